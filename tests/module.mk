@@ -1,0 +1,23 @@
+# tests/: CUnit unit tests (one binary per tests/unit/test_*.c), the
+# workload applications (tests/apps/module.mk) and end-to-end scripts.
+include tests/apps/module.mk
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+
+# Extra link inputs per unit test binary: UNIT_LIBS_<name> (set by modules).
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TF_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_LIBS_test_$*) $(TF_LIB) -lcunit $(RT_LIBS) -lOpenCL
+
+ALL_TARGETS += $(UNIT_BINS)
+
+test-unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+# End-to-end tests: every tests/e2e/*.sh gets the build dir as $1.
+E2E_SCRIPTS := $(sort $(wildcard tests/e2e/*.sh))
+test-e2e: all
+	@bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)
+test-e2e-san: all
+	@CLRR_SAN=1 bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)

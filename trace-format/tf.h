@@ -1,0 +1,312 @@
+/* tf.h — the clrr trace container: writer, reader, blob store.
+ *
+ * A trace is one append-only file (see FORMAT.md for the byte layout):
+ * a file header, then chunks. RECORD chunks hold msgpack records (calls,
+ * signatures, environment, late data); BLOB chunks hold pieces of
+ * content-addressed blobs (XXH3-128). An optional INDEX chunk and trailer at
+ * the end only speed up random access: a reader never needs them.
+ *
+ * Error convention: every function returning tf_status returns TF_OK (0) on
+ * success, TF_END (1) at the end of a stream, or a negative TF_ERR_*.
+ * tf_strerror() names a status; tf_reader_error() gives the detailed message
+ * (with file offsets) of a reader's last error.
+ */
+#ifndef CLRR_TF_H
+#define CLRR_TF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TF_FORMAT_MAJOR 1
+#define TF_FORMAT_MINOR 0
+
+typedef enum tf_status {
+    TF_OK = 0,
+    TF_END = 1,               /* no more items */
+    TF_ERR_IO = -1,           /* open/read/write/seek failed (errno kept in the message) */
+    TF_ERR_NOMEM = -2,
+    TF_ERR_NOT_TRACE = -3,    /* bad magic: not a clrr trace */
+    TF_ERR_VERSION = -4,      /* a major version this build cannot read */
+    TF_ERR_CORRUPT = -5,      /* checksum, length or encoding error */
+    TF_ERR_LIMIT = -6,        /* a size or count beyond the reader's limits */
+    TF_ERR_ARG = -7,          /* bad argument from the caller */
+    TF_ERR_NOT_FOUND = -8,    /* blob or signature not in the trace */
+    TF_ERR_FAILED = -9        /* writer in failed state (earlier I/O error) */
+} tf_status;
+
+/*! tf_strerror() : @return a static string naming @p s. Thread-safe. */
+const char *tf_strerror(tf_status s);
+
+/* ---------------------------------------------------------------- values */
+
+/* A blob reference: content hash (XXH3-128, canonical big-endian bytes as
+ * produced by XXH128_canonicalFromHash) and total length in bytes. */
+typedef struct tf_blobref {
+    uint8_t hash[16];
+    uint64_t size;
+} tf_blobref;
+
+/*! tf_hash() : XXH3-128 of @p len bytes at @p data into @p out->hash; sets
+ *  out->size = len. Thread-safe. */
+void tf_hash(const void *data, size_t len, tf_blobref *out);
+
+typedef enum tf_type {
+    TF_NIL = 0, TF_BOOL, TF_INT, TF_UINT, TF_F64, TF_STR, TF_BIN,
+    TF_ARRAY, TF_MAP, TF_BLOB
+} tf_type;
+
+/* A decoded value. Strings are NOT NUL-terminated (use len). Storage belongs
+ * to the reader's arena: valid until the next tf_reader_next() or close. */
+typedef struct tf_value tf_value;
+struct tf_value {
+    tf_type type;
+    union {
+        int b;
+        int64_t i;
+        uint64_t u;
+        double f;
+        struct { const char *ptr; uint32_t len; } str;   /* TF_STR, TF_BIN */
+        struct { const tf_value *items; uint32_t n; } arr;
+        struct { const tf_value *keys; const tf_value *vals; uint32_t n; } map;
+        tf_blobref blob;
+    } v;
+};
+
+/*! tf_map_get() : value of key @p key in map @p m, or NULL (also when m is
+ *  not a map). */
+const tf_value *tf_map_get(const tf_value *m, const char *key);
+/*! tf_value_u64() : integer value of @p v (TF_UINT, non-negative TF_INT,
+ *  TF_BOOL) into *out. @return 1 on success, 0 if not such a value. */
+int tf_value_u64(const tf_value *v, uint64_t *out);
+/*! tf_value_i64() : like tf_value_u64 for signed values. */
+int tf_value_i64(const tf_value *v, int64_t *out);
+
+/* ------------------------------------------------------------ signatures */
+
+/* Parameter kinds, stored in SIG records (FORMAT.md, "Signatures"). */
+typedef enum tf_kind {
+    TF_KIND_VALUE = 0,    /* integer, enum, bitfield, float: TF_INT/UINT/F64 */
+    TF_KIND_HANDLE = 1,   /* OpenCL object: stable id (uint, 0 = NULL) */
+    TF_KIND_STRING = 2,   /* NUL-terminated string: TF_STR or nil */
+    TF_KIND_ARRAY = 3,    /* array of values/handles/strings: TF_ARRAY or nil */
+    TF_KIND_BLOB = 4,     /* bytes: TF_BLOB (blob store) or TF_BIN (small), nil */
+    TF_KIND_CALLBACK = 5, /* function pointer: TF_BOOL (present) */
+    TF_KIND_USERDATA = 6, /* opaque pointer: TF_UINT (pointer value, for identity only) */
+    TF_KIND_PROPS = 7,    /* 0-terminated property list: TF_ARRAY of ints, or nil */
+    TF_KIND_PTR = 8,      /* host/SVM/mapped pointer whose identity matters: TF_UINT id */
+    TF_KIND_STRUCT = 9    /* struct by pointer (image format/desc): TF_ARRAY of fields */
+} tf_kind;
+
+typedef enum tf_dir { TF_DIR_IN = 1, TF_DIR_OUT = 2, TF_DIR_INOUT = 3 } tf_dir;
+
+typedef struct tf_param {
+    const char *name;     /* NUL-terminated */
+    const char *type;     /* C type as declared, e.g. "const size_t *" */
+    uint8_t kind;         /* tf_kind */
+    uint8_t dir;          /* tf_dir */
+} tf_param;
+
+typedef struct tf_sig {
+    uint32_t id;
+    const char *name;     /* function name, e.g. "clEnqueueWriteBuffer" */
+    const char *ret_type; /* e.g. "cl_int", "cl_mem" */
+    uint32_t nparams;
+    const tf_param *params;
+} tf_sig;
+
+/* ------------------------------------------------------------------ writer */
+
+typedef struct tf_writer tf_writer;
+
+typedef struct tf_writer_opts {
+    int level;               /* zstd level; 0 = default (1); negative = fast */
+    size_t memory_budget;    /* bytes queued before producers wait; 0 = 256 MiB */
+    unsigned flush_ms;       /* periodic flush interval; 0 = 200 ms */
+    size_t chunk_size;       /* raw record-chunk size that triggers a seal; 0 = 1 MiB */
+} tf_writer_opts;
+
+/*! tf_writer_open() : creates (truncates) @p path, writes the file header and
+ *  starts the background writer thread. @p opts may be NULL (defaults).
+ *  On success *out owns the writer; close it with tf_writer_close(). */
+tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts *opts);
+
+/*! tf_writer_close() : seals and writes everything queued, writes the INDEX
+ *  chunk and trailer, stops the thread, closes the file, frees @p w.
+ *  Accepts NULL. @return the writer's status (first error seen, if any). */
+tf_status tf_writer_close(tf_writer *w);
+
+/* Record encoding. A record is encoded between tf_writer_lock() and
+ * tf_writer_unlock(), which hold the writer's record mutex: records from
+ * concurrent threads never interleave, and file order is lock order.
+ * Encode exactly one msgpack value (the record array) per lock/unlock. */
+typedef struct tf_enc tf_enc;
+
+/*! tf_writer_lock() : @return the encoder for the open record chunk; the
+ *  caller holds the record mutex until tf_writer_unlock(). Never NULL. */
+tf_enc *tf_writer_lock(tf_writer *w);
+/*! tf_writer_unlock() : releases the record mutex; seals the chunk when it
+ *  has reached chunk_size (the background thread compresses it). */
+void tf_writer_unlock(tf_writer *w);
+
+void tf_enc_nil(tf_enc *e);
+void tf_enc_bool(tf_enc *e, int v);
+void tf_enc_int(tf_enc *e, int64_t v);
+void tf_enc_uint(tf_enc *e, uint64_t v);
+void tf_enc_f64(tf_enc *e, double v);
+void tf_enc_str(tf_enc *e, const char *s, size_t len);
+void tf_enc_cstr(tf_enc *e, const char *s);          /* nil when s == NULL */
+void tf_enc_bin(tf_enc *e, const void *p, size_t len);
+void tf_enc_array(tf_enc *e, uint32_t n);            /* then n values */
+void tf_enc_map(tf_enc *e, uint32_t n);              /* then n key/value pairs */
+void tf_enc_blobref(tf_enc *e, const tf_blobref *b); /* msgpack ext type 1 */
+
+/*! tf_writer_blob() : stores @p len bytes at @p data in the blob store unless
+ *  the same bytes are already stored, and sets *ref. Copies the data (the
+ *  caller may reuse its buffer on return), in pieces of at most
+ *  TF_BLOB_PIECE bytes; waits while the queue is over the memory budget.
+ *  Must NOT be called while holding tf_writer_lock(). Thread-safe.
+ *  @return TF_OK, or TF_ERR_FAILED when the writer has failed (ref is still
+ *  set, so the call record stays well-formed). */
+#define TF_BLOB_PIECE ((size_t)1 << 20)
+tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref *ref);
+
+/*! tf_writer_flush() : seals the open record chunk now. When @p wait is
+ *  non-zero, returns once everything sealed so far is written to the file
+ *  (write(2) done: it survives SIGKILL). Thread-safe. */
+tf_status tf_writer_flush(tf_writer *w, int wait);
+
+/*! tf_writer_crash_flush() : for fatal-signal handlers. Async-signal-safe
+ *  best effort: seals the open record chunk uncompressed if its mutex can be
+ *  taken, and waits up to @p timeout_ms for the background thread to write
+ *  what is queued. Never blocks longer; never allocates. */
+void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms);
+
+/*! tf_writer_status() : TF_OK, or the first error the writer hit (then it
+ *  drops further data without blocking producers). Thread-safe. */
+tf_status tf_writer_status(const tf_writer *w);
+/*! tf_writer_errmsg() : message for the first error ("" when none). */
+const char *tf_writer_errmsg(const tf_writer *w);
+
+typedef struct tf_writer_stats {
+    uint64_t records, record_bytes_raw;   /* msgpack bytes before compression */
+    uint64_t blob_calls, blob_bytes_in;   /* tf_writer_blob() calls and bytes passed */
+    uint64_t blobs_stored, blob_bytes_stored; /* unique blobs and their bytes */
+    uint64_t file_bytes;                  /* bytes written to the file so far */
+    uint64_t waits;                       /* times a producer waited on the budget */
+} tf_writer_stats;
+void tf_writer_get_stats(tf_writer *w, tf_writer_stats *out);
+
+/* ------------------------------------------------------------------ reader */
+
+typedef struct tf_reader tf_reader;
+
+typedef struct tf_reader_opts {
+    size_t max_chunk;        /* largest raw chunk accepted; 0 = 64 MiB */
+    size_t max_memory;       /* arena + tables cap; 0 = 1 GiB */
+} tf_reader_opts;
+
+/*! tf_reader_open() : opens @p path and reads the file header (and the ENV
+ *  record if it is first). @p opts may be NULL. Reads the index when a
+ *  valid trailer is present; never depends on it. */
+tf_status tf_reader_open(tf_reader **out, const char *path, const tf_reader_opts *opts);
+void tf_reader_close(tf_reader *r);   /* accepts NULL */
+
+/*! tf_reader_error() : detailed message of the last error, "" if none. */
+const char *tf_reader_error(const tf_reader *r);
+
+/*! tf_reader_env() : the ENV map (recorder version, command line, platforms
+ *  and devices), or NULL when the trace has none. Owned by the reader, valid
+ *  until close. */
+const tf_value *tf_reader_env(tf_reader *r);
+
+typedef enum tf_item_type {
+    TF_ITEM_CALL = 1,     /* a call (BEGIN + END merged) */
+    TF_ITEM_DEVTIME = 2,  /* device timing of an earlier enqueue */
+    TF_ITEM_DATA = 3,     /* late data of an earlier call (e.g. non-blocking read) */
+    TF_ITEM_NOTE = 4      /* recorder note (e.g. data not capturable) */
+} tf_item_type;
+
+typedef struct tf_call {
+    uint64_t seq;            /* global call sequence number, from 1 */
+    uint64_t tid;            /* recording thread (small integer, from 1) */
+    const tf_sig *sig;
+    int64_t t_begin, t_end;  /* host CLOCK_MONOTONIC ns; t_end = 0 if !complete */
+    const tf_value *args;    /* sig->nparams values: inputs (nil for pure outputs) */
+    int complete;            /* 0: the call never returned (crash, kill, hang) */
+    tf_value ret;            /* return value (nil when !complete or void) */
+    const tf_value *outs;    /* sig->nparams values: outputs (nil when none); NULL if !complete */
+    const tf_value *pre;     /* map of extra data recorded before the call, or NULL */
+    const tf_value *post;    /* map of extra data recorded after the call, or NULL */
+} tf_call;
+
+typedef struct tf_devtime {
+    uint64_t seq;            /* the enqueue call */
+    uint64_t queued, submit, start, end;  /* device ns (CL_PROFILING_COMMAND_*) */
+} tf_devtime;
+
+typedef struct tf_data {
+    uint64_t seq;            /* the call the data belongs to */
+    const char *key;         /* NUL-terminated, e.g. "read" */
+    tf_value value;
+} tf_data;
+
+typedef struct tf_note {
+    uint64_t seq;            /* 0 when not tied to a call */
+    uint64_t object;         /* object id, 0 when none */
+    const char *text;        /* NUL-terminated */
+} tf_note;
+
+typedef struct tf_item {
+    tf_item_type type;
+    union { tf_call call; tf_devtime devtime; tf_data data; tf_note note; } u;
+} tf_item;
+
+/*! tf_reader_next() : next item in file order; calls are yielded when their
+ *  END record is read (completion order), and calls that never completed
+ *  at end of file. *item and everything it points to live in the reader's
+ *  arena until the next call. @return TF_OK, TF_END, or an error (then
+ *  tf_reader_error() says what and where). A truncated final chunk is not
+ *  an error: it ends the stream and tf_reader_info()->truncated is set. */
+tf_status tf_reader_next(tf_reader *r, tf_item *item);
+
+/*! tf_reader_rewind() : restart iteration at the first record. */
+tf_status tf_reader_rewind(tf_reader *r);
+
+/*! tf_reader_sig() : signature @p id, or NULL. Valid until close. */
+const tf_sig *tf_reader_sig(tf_reader *r, uint32_t id);
+
+/*! tf_reader_blob() : copies @p len bytes from offset @p off of blob @p ref
+ *  into @p dst (caller-owned, at least len bytes). Random access: uses the
+ *  index, or a scan of chunk headers (once) when there is none.
+ *  @return TF_OK, TF_ERR_NOT_FOUND if the blob (or that piece) is absent,
+ *  TF_ERR_ARG if off+len > ref->size, or a read error. */
+tf_status tf_reader_blob(tf_reader *r, const tf_blobref *ref, uint64_t off,
+                         void *dst, size_t len);
+
+typedef struct tf_reader_info {
+    uint16_t major, minor;
+    uint64_t file_bytes;
+    uint64_t record_chunks, blob_chunks;
+    uint64_t record_bytes_raw, record_bytes_stored;
+    uint64_t blobs, blob_bytes_raw, blob_bytes_stored;  /* unique blobs */
+    int has_index;            /* a valid index/trailer was found */
+    int truncated;            /* the file ends in an incomplete chunk */
+    uint64_t valid_bytes;     /* bytes up to the end of the last whole chunk */
+} tf_reader_info;
+
+/*! tf_reader_info() : container-level facts. Blob and chunk totals are
+ *  complete once the index was read or the headers scanned (tf_reader_blob
+ *  or tf_reader_scan does that). */
+const tf_reader_info *tf_reader_info(tf_reader *r);
+/*! tf_reader_scan() : scans every chunk header (no decompression) so that
+ *  tf_reader_info() totals are complete. */
+tf_status tf_reader_scan(tf_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLRR_TF_H */
