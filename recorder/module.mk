@@ -5,3 +5,15 @@ $(RECCTL_LIB): $(call objs,recorder/controls.c)
 	@mkdir -p $(@D)
 	ar rcs $@ $^
 ALL_TARGETS += $(RECCTL_LIB)
+
+REC_SRCS := $(filter-out recorder/controls.c,$(wildcard recorder/*.c))
+REC_OBJS := $(call objs,$(REC_SRCS)) $(B)/obj/gen/rec_gen.o
+MOD_CFLAGS_recorder := -fvisibility=hidden
+$(REC_OBJS): $(B)/gen/rec_gen.h
+$(B)/obj/gen/rec_gen.o: CFLAGS += -fvisibility=hidden
+REC_LIB := $(B)/lib/libclrr.so
+$(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(TF_LIB) $(B)/gen/rec_exports.map
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -shared -o $@ $(REC_OBJS) $(RECCTL_LIB) $(TF_LIB) \
+	    -Wl,--version-script=$(B)/gen/rec_exports.map -Wl,-z,defs $(RT_LIBS)
+ALL_TARGETS += $(REC_LIB)

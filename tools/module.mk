@@ -1,7 +1,29 @@
 # tools/: the `clrr` command (tools/clrr/, one file per subcommand) and the
-# code generator (tools/gen/).
+# code generator (tools/gen/), which produces build/gen/ from the OpenCL
+# headers and recorder/api.overlay.
+LLVM_INC := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+LLVM_LIB := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+MOD_CFLAGS_tools := -I$(LLVM_INC)
+
+GEN_SRCS := $(wildcard tools/gen/*.c)
+GEN_BIN := $(B)/bin/clrr-gen
+$(GEN_BIN): $(call objs,$(GEN_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -L$(LLVM_LIB) -lclang -Wl,-rpath,$(LLVM_LIB)
+
+GEN_OUT := $(B)/gen/rec_gen.h $(B)/gen/rec_gen.c $(B)/gen/rec_exports.map $(B)/gen/cl_names.c
+$(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
+	@mkdir -p $(B)/gen
+	ASAN_OPTIONS=detect_leaks=0 $(GEN_BIN) recorder/api.overlay $(B)/gen tools/gen/api_tu.h \
+	    -x c -DCL_TARGET_OPENCL_VERSION=300 -I$(shell $(LLVM_CONFIG) --libdir)/clang/16/include
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
 CLI_SRCS := $(wildcard tools/clrr/*.c)
-CLI_OBJS := $(call objs,$(CLI_SRCS))
+CLI_OBJS := $(call objs,$(CLI_SRCS)) $(B)/obj/gen/cl_names.o
+$(CLI_OBJS): $(B)/gen/rec_gen.h
 $(B)/bin/clrr: $(CLI_OBJS) $(TF_LIB) $(RECCTL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(TF_LIB) $(RECCTL_LIB) $(RT_LIBS) -lOpenCL

@@ -1,0 +1,428 @@
+/* rec_core.c — recorder life cycle and the record protocol used by every
+ * generated entry point: initialization (layer or preload), the environment
+ * record, BEGIN/END records, signals and exit. */
+#include "recorder/rec_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+rec_state rec_g;
+rec_next_table rec_next;
+
+static pthread_once_t rec_init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t rec_env_once = PTHREAD_ONCE_INIT;
+static pthread_once_t rec_preload_flag = PTHREAD_ONCE_INIT;
+static _Atomic uint8_t rec_sig_written[REC_FN_COUNT];
+static _Atomic uint64_t rec_tid_next;
+static __thread uint64_t rec_tid;
+static _Atomic int64_t rec_last_flush;
+
+int64_t rec_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rec_report_writer_error(void)
+{
+    if (!rec_g.w || tf_writer_status(rec_g.w) == TF_OK)
+        return;
+    if (atomic_exchange(&rec_g.error_reported, 1))
+        return;
+    fprintf(stderr, "clrr: cannot write trace %s: %s; the application goes on unrecorded\n",
+            rec_g.ctl.output, tf_writer_errmsg(rec_g.w));
+}
+
+/* ------------------------------------------------------------ signals */
+static const int rec_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+                                        SIGTERM, SIGINT, SIGQUIT, SIGHUP};
+#define REC_NSIG (sizeof rec_fatal_signals / sizeof rec_fatal_signals[0])
+static struct sigaction rec_old_actions[REC_NSIG];
+
+static void rec_on_signal(int sig, siginfo_t *info, void *uctx)
+{
+    (void)info;
+    (void)uctx;
+    if (rec_g.w)
+        tf_writer_crash_flush(rec_g.w, 2000);
+    for (size_t i = 0; i < REC_NSIG; i++) {
+        if (rec_fatal_signals[i] != sig)
+            continue;
+        sigaction(sig, &rec_old_actions[i], NULL);   /* chain: theirs, or the default */
+        break;
+    }
+    if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE)
+        raise(sig);
+    /* synchronous faults: returning re-executes the faulting instruction */
+}
+
+static void rec_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = rec_on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < REC_NSIG; i++) {
+        sigaction(rec_fatal_signals[i], NULL, &rec_old_actions[i]);
+        /* an ignored signal stays ignored: nothing the application sees changes */
+        if (rec_old_actions[i].sa_handler == SIG_IGN)
+            continue;
+        sigaction(rec_fatal_signals[i], &sa, NULL);
+    }
+}
+
+/* --------------------------------------------------------------- life */
+static void rec_shutdown(void)
+{
+    if (!rec_g.active)
+        return;
+    rec_events_stop();
+    rec_g.active = 0;
+    tf_status st = tf_writer_close(rec_g.w);
+    if (st != TF_OK && !atomic_exchange(&rec_g.error_reported, 1))
+        fprintf(stderr, "clrr: trace %s is incomplete: %s\n", rec_g.ctl.output, tf_strerror(st));
+}
+
+static void rec_init(void)
+{
+    char err[256];
+    if (rec_controls_from_env(&rec_g.ctl, err, sizeof err)) {
+        fprintf(stderr, "clrr: %s; not recording\n", err);
+        return;
+    }
+    tf_writer_opts o = {.level = rec_g.ctl.level, .memory_budget = rec_g.ctl.memory,
+                        .flush_ms = (unsigned)rec_g.ctl.flush_ms};
+    tf_status st = tf_writer_open(&rec_g.w, rec_g.ctl.output, &o);
+    if (st != TF_OK) {
+        fprintf(stderr, "clrr: cannot create trace %s: %s; the application goes on unrecorded\n",
+                rec_g.ctl.output, rec_g.w ? tf_writer_errmsg(rec_g.w) : tf_strerror(st));
+        tf_writer_close(rec_g.w);
+        rec_g.w = NULL;
+        return;
+    }
+    rec_g.active = 1;
+    rec_install_signals();
+    rec_events_start();
+    atexit(rec_shutdown);
+}
+
+/* Layer mode: called from clInitLayer with the next layer's table. */
+void rec_layer_init(struct _cl_icd_dispatch *ours, const struct _cl_icd_dispatch *next)
+{
+    rec_gen_fill_dispatch(ours, next);
+    rec_g.layer_mode = 1;
+    pthread_once(&rec_init_once, rec_init);
+}
+
+static void rec_preload_init(void)
+{
+    rec_gen_fill_next_dlsym();
+    pthread_once(&rec_init_once, rec_init);
+}
+
+void rec_preload_once(void)
+{
+    pthread_once(&rec_preload_flag, rec_preload_init);
+}
+
+/* -------------------------------------------------------- environment */
+static void rec_env_str(tf_enc *e, const char *key, const char *val)
+{
+    tf_enc_cstr(e, key);
+    tf_enc_cstr(e, val ? val : "");
+}
+
+static void rec_env_uint(tf_enc *e, const char *key, uint64_t v)
+{
+    tf_enc_cstr(e, key);
+    tf_enc_uint(e, v);
+}
+
+/* Reads /proc/self/cmdline into an encoded array of strings. */
+static void rec_env_cmdline(tf_enc *e)
+{
+    static char buf[16384];
+    size_t n = 0;
+    FILE *fp = fopen("/proc/self/cmdline", "r");
+    if (fp) {
+        n = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+    }
+    buf[n] = 0;
+    uint32_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += buf[i] == 0;
+    tf_enc_cstr(e, "cmdline");
+    tf_enc_array(e, count);
+    for (size_t i = 0, k = 0; k < count; k++) {
+        tf_enc_cstr(e, buf + i);
+        i += strlen(buf + i) + 1;
+    }
+}
+
+static char *rec_query_str(cl_platform_id p, cl_device_id d, cl_uint what)
+{
+    size_t n = 0;
+    cl_int err = p ? rec_next.clGetPlatformInfo(p, what, 0, NULL, &n)
+                   : rec_next.clGetDeviceInfo(d, what, 0, NULL, &n);
+    if (err || !n || n > (1u << 20))
+        return NULL;
+    char *s = calloc(1, n + 1);
+    if (!s)
+        return NULL;
+    err = p ? rec_next.clGetPlatformInfo(p, what, n, s, NULL)
+            : rec_next.clGetDeviceInfo(d, what, n, s, NULL);
+    if (err) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static uint64_t rec_query_u(cl_device_id d, cl_uint what, size_t size)
+{
+    uint64_t v = 0;
+    if (rec_next.clGetDeviceInfo(d, what, size, &v, NULL))
+        return 0;
+    return v;
+}
+
+static void rec_env_device(tf_enc *e, cl_device_id d)
+{
+    static const struct { const char *key; cl_uint what; } strs[] = {
+        {"name", CL_DEVICE_NAME}, {"vendor", CL_DEVICE_VENDOR}, {"version", CL_DEVICE_VERSION},
+        {"driver_version", CL_DRIVER_VERSION}, {"opencl_c_version", CL_DEVICE_OPENCL_C_VERSION},
+        {"extensions", CL_DEVICE_EXTENSIONS}};
+    tf_enc_map(e, 6 + 5);
+    rec_env_uint(e, "id", rec_obj_id(d));
+    for (size_t i = 0; i < 6; i++) {
+        char *s = rec_query_str(NULL, d, strs[i].what);
+        rec_env_str(e, strs[i].key, s);
+        free(s);
+    }
+    rec_env_uint(e, "type", rec_query_u(d, CL_DEVICE_TYPE, sizeof(cl_device_type)));
+    rec_env_uint(e, "compute_units", rec_query_u(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cl_uint)));
+    rec_env_uint(e, "global_mem", rec_query_u(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(cl_ulong)));
+    rec_env_uint(e, "max_wg_size", rec_query_u(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t)));
+}
+
+static void rec_env_platforms(tf_enc *e)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (!rec_next.clGetPlatformIDs || rec_next.clGetPlatformIDs(16, plats, &np) || np > 16)
+        np = 0;
+    tf_enc_cstr(e, "platforms");
+    tf_enc_array(e, np);
+    for (cl_uint i = 0; i < np; i++) {
+        static const struct { const char *key; cl_uint what; } strs[] = {
+            {"name", CL_PLATFORM_NAME}, {"vendor", CL_PLATFORM_VENDOR},
+            {"version", CL_PLATFORM_VERSION}, {"profile", CL_PLATFORM_PROFILE},
+            {"extensions", CL_PLATFORM_EXTENSIONS}};
+        tf_enc_map(e, 7);
+        rec_env_uint(e, "id", rec_obj_id(plats[i]));
+        for (size_t k = 0; k < 5; k++) {
+            char *s = rec_query_str(plats[i], NULL, strs[k].what);
+            rec_env_str(e, strs[k].key, s);
+            free(s);
+        }
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        if (rec_next.clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) || nd > 64)
+            nd = 0;
+        tf_enc_cstr(e, "devices");
+        tf_enc_array(e, nd);
+        for (cl_uint k = 0; k < nd; k++)
+            rec_env_device(e, devs[k]);
+    }
+}
+
+static void rec_write_env(void)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    /* register platforms and devices before taking the record lock */
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (rec_next.clGetPlatformIDs && !rec_next.clGetPlatformIDs(16, plats, &np))
+        for (cl_uint i = 0; i < np && i < 16; i++)
+            rec_obj_created(plats[i], REC_OBJ_PLATFORM);
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, 0);
+    tf_enc_map(e, 8);
+    rec_env_str(e, "recorder", "clrr " CLRR_VERSION);
+    rec_env_cmdline(e);
+    rec_env_uint(e, "pid", (uint64_t)getpid());
+    rec_env_uint(e, "start_unix_ns", (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    rec_env_str(e, "hostname", host);
+    rec_env_str(e, "layer_mode", rec_g.layer_mode ? "layer" : "preload");
+    rec_env_uint(e, "capture_data", (uint64_t)rec_g.ctl.capture_data);
+    rec_env_platforms(e);
+    tf_writer_unlock(rec_g.w);
+}
+
+/* --------------------------------------------------------- call records */
+int rec_enter(rec_call *c, unsigned fn)
+{
+    if (!rec_g.active)
+        return 0;
+    pthread_once(&rec_env_once, rec_write_env);
+    if (!rec_tid)
+        rec_tid = atomic_fetch_add(&rec_tid_next, 1) + 1;
+    c->fn = fn;
+    c->tid = rec_tid;
+    c->seq = atomic_fetch_add(&rec_g.seq, 1) + 1;
+    c->capture = rec_g.ctl.capture_data
+                 && (!rec_g.ctl.first_call || c->seq >= rec_g.ctl.first_call)
+                 && (!rec_g.ctl.last_call || c->seq <= rec_g.ctl.last_call);
+    c->npre = c->npost = 0;
+    c->ret_override = 0;
+    for (int i = 0; i < 16; i++)
+        c->in[i].state = c->out[i].state = REC_SLOT_NONE;
+    c->t0 = rec_now_ns();
+    return 1;
+}
+
+void rec_after(rec_call *c)
+{
+    (void)c;
+    if (rec_g.w && tf_writer_status(rec_g.w) != TF_OK)
+        rec_report_writer_error();
+}
+
+static void rec_write_sig(tf_enc *e, const tf_sig *s)
+{
+    tf_enc_array(e, 5);
+    tf_enc_uint(e, 1);
+    tf_enc_uint(e, s->id);
+    tf_enc_cstr(e, s->name);
+    tf_enc_cstr(e, s->ret_type);
+    tf_enc_array(e, s->nparams);
+    for (uint32_t i = 0; i < s->nparams; i++) {
+        tf_enc_array(e, 4);
+        tf_enc_cstr(e, s->params[i].name);
+        tf_enc_cstr(e, s->params[i].type);
+        tf_enc_uint(e, s->params[i].kind);
+        tf_enc_uint(e, s->params[i].dir);
+    }
+}
+
+tf_enc *rec_begin(rec_call *c)
+{
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    if (!atomic_load_explicit(&rec_sig_written[c->fn], memory_order_relaxed)) {
+        rec_write_sig(e, &rec_gen_sigs[c->fn]);
+        atomic_store(&rec_sig_written[c->fn], 1);
+    }
+    tf_enc_array(e, 7);
+    tf_enc_uint(e, 2);
+    tf_enc_uint(e, c->seq);
+    tf_enc_uint(e, c->tid);
+    tf_enc_uint(e, rec_gen_sigs[c->fn].id);
+    tf_enc_int(e, c->t0);
+    return c->e = e;
+}
+
+static void rec_enc_extras(tf_enc *e, rec_extra *x, int n)
+{
+    if (!n) {
+        tf_enc_nil(e);
+        return;
+    }
+    tf_enc_map(e, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        tf_enc_cstr(e, x[i].key);
+        if (x[i].uints) {
+            tf_enc_array(e, x[i].slot.n);
+            for (uint32_t k = 0; k < x[i].slot.n; k++)
+                tf_enc_uint(e, x[i].uints[k]);
+        } else {
+            rec_enc_slot(e, &x[i].slot);
+        }
+    }
+}
+
+void rec_begin_done(rec_call *c)
+{
+    tf_enc *e = c->e;
+    rec_enc_extras(e, c->pre, c->npre);
+    tf_writer_unlock(rec_g.w);
+}
+
+tf_enc *rec_end(rec_call *c)
+{
+    int64_t t1 = rec_now_ns();
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    tf_enc_array(e, 6);
+    tf_enc_uint(e, 3);
+    tf_enc_uint(e, c->seq);
+    tf_enc_int(e, t1);
+    return c->e = e;
+}
+
+static void rec_free_slot(rec_slot *s)
+{
+    if (s->state == REC_SLOT_BLOBS)
+        free(s->v.blobs);
+    s->state = REC_SLOT_NONE;
+}
+
+static void rec_free_extras(rec_extra *x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(x[i].uints);
+        rec_free_slot(&x[i].slot);
+    }
+}
+
+void rec_end_done(rec_call *c)
+{
+    tf_enc *e = c->e;
+    rec_enc_extras(e, c->post, c->npost);
+    tf_writer_unlock(rec_g.w);
+    for (int i = 0; i < 16; i++) {
+        rec_free_slot(&c->in[i]);
+        rec_free_slot(&c->out[i]);
+    }
+    rec_free_extras(c->pre, c->npre);
+    rec_free_extras(c->post, c->npost);
+    const char *cat = rec_gen_categories[c->fn];
+    if (cat[0] == 's') {   /* "sync": the application waited; make it durable soon */
+        int64_t now = rec_now_ns();
+        if (now - atomic_load(&rec_last_flush) > 50000000) {
+            atomic_store(&rec_last_flush, now);
+            tf_writer_flush(rec_g.w, 0);
+        }
+    }
+}
+
+void rec_note(uint64_t seq, const void *obj, const char *fmt, ...)
+{
+    if (!rec_g.active)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    uint64_t id = rec_obj_id(obj);
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    tf_enc_array(e, 4);
+    tf_enc_uint(e, 6);
+    tf_enc_uint(e, seq);
+    tf_enc_uint(e, id);
+    tf_enc_cstr(e, text);
+    tf_writer_unlock(rec_g.w);
+}

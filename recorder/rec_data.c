@@ -1,0 +1,224 @@
+/* rec_data.c — capturing data (inline bytes or blobs) and encoding the
+ * values generated entry points cannot encode alone: handles, data slots,
+ * property lists, structs; and the length helpers named in api.overlay. */
+#include "recorder/rec_int.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+size_t rec_cap_count(size_t n)
+{
+    return n > REC_MAX_COUNT ? REC_MAX_COUNT : n;
+}
+
+void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len)
+{
+    if (!p) {
+        s->state = REC_SLOT_NULL;
+    } else if (!c->capture) {
+        s->state = REC_SLOT_SKIPPED;
+    } else if (len <= REC_INLINE_MAX) {
+        s->state = REC_SLOT_INLINE;
+        s->n = (uint32_t)len;
+        memcpy(s->v.bytes, p, len);
+    } else {
+        s->state = REC_SLOT_BLOB;
+        tf_writer_blob(rec_g.w, p, len, &s->v.blob);
+    }
+}
+
+void rec_cap_in(rec_call *c, unsigned i, const void *p, size_t len)
+{
+    rec_slot_fill(c, &c->in[i], p, len);
+}
+
+void rec_cap_out(rec_call *c, unsigned i, const void *p, size_t len)
+{
+    rec_slot_fill(c, &c->out[i], p, len);
+}
+
+void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_bool blocking,
+                      cl_event ev)
+{
+    if (!p || !c->capture || blocking) {
+        rec_slot_fill(c, &c->out[i], p, len);
+        return;
+    }
+    if (!ev) {
+        /* no event to learn completion from (device timing and the stand-in
+         * event are both off): say so rather than record wrong data */
+        c->out[i].state = REC_SLOT_SKIPPED;
+        return;
+    }
+    c->out[i].state = REC_SLOT_DEFERRED;
+    rec_defer_capture(c->seq, rec_gen_sigs[c->fn].params[i].name, ev, p, len);
+}
+
+void rec_enc_slot(tf_enc *e, const rec_slot *s)
+{
+    switch (s->state) {
+    case REC_SLOT_SKIPPED:
+        tf_enc_bool(e, 0);
+        break;
+    case REC_SLOT_BLOB:
+        tf_enc_blobref(e, &s->v.blob);
+        break;
+    case REC_SLOT_INLINE:
+        tf_enc_bin(e, s->v.bytes, s->n);
+        break;
+    case REC_SLOT_UINT:
+        tf_enc_uint(e, s->v.u);
+        break;
+    case REC_SLOT_BLOBS:
+        tf_enc_array(e, s->n);
+        for (uint32_t k = 0; k < s->n; k++)
+            tf_enc_blobref(e, &s->v.blobs[k]);
+        break;
+    default:
+        tf_enc_nil(e);
+    }
+}
+
+void rec_enc_in(tf_enc *e, rec_call *c, unsigned i)
+{
+    rec_enc_slot(e, &c->in[i]);
+}
+
+void rec_enc_out(tf_enc *e, rec_call *c, unsigned i)
+{
+    rec_enc_slot(e, &c->out[i]);
+}
+
+void rec_enc_handle(tf_enc *e, const void *h)
+{
+    tf_enc_uint(e, rec_obj_id(h));
+}
+
+void rec_enc_handle_new(tf_enc *e, const void *h, unsigned kind)
+{
+    tf_enc_uint(e, rec_obj_created(h, kind));
+}
+
+rec_extra *rec_extra_add(rec_call *c, int post, const char *key)
+{
+    int *n = post ? &c->npost : &c->npre;
+    if (*n >= REC_MAX_EXTRA)
+        return NULL;
+    rec_extra *x = &(post ? c->post : c->pre)[(*n)++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->key, sizeof x->key, "%s", key);
+    return x;
+}
+
+/* Property lists are 0-terminated key/value pairs of 64-bit integers (all
+ * flavours are intptr_t or cl_ulong sized on the platforms we support).
+ * Values that are objects (CL_CONTEXT_PLATFORM) are recorded as ids. */
+void rec_enc_props(tf_enc *e, const void *p, unsigned flavour)
+{
+    _Static_assert(sizeof(cl_context_properties) == 8 && sizeof(cl_queue_properties) == 8,
+                   "64-bit property lists");
+    if (!p) {
+        tf_enc_nil(e);
+        return;
+    }
+    const uint64_t *v = p;
+    uint32_t n = 0;
+    while (n < 128 && v[n])
+        n += 2;
+    tf_enc_array(e, n + 1);
+    for (uint32_t i = 0; i < n; i += 2) {
+        tf_enc_uint(e, v[i]);
+        if (flavour == REC_PROPS_context && v[i] == CL_CONTEXT_PLATFORM)
+            tf_enc_uint(e, rec_obj_id((const void *)(uintptr_t)v[i + 1]));
+        else
+            tf_enc_uint(e, v[i + 1]);
+    }
+    tf_enc_uint(e, 0);
+}
+
+void rec_enc_struct_cl_image_format(tf_enc *e, const cl_image_format *f)
+{
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, f->image_channel_order);
+    tf_enc_uint(e, f->image_channel_data_type);
+}
+
+void rec_enc_struct_cl_image_desc(tf_enc *e, const cl_image_desc *d)
+{
+    tf_enc_array(e, 10);
+    tf_enc_uint(e, d->image_type);
+    tf_enc_uint(e, d->image_width);
+    tf_enc_uint(e, d->image_height);
+    tf_enc_uint(e, d->image_depth);
+    tf_enc_uint(e, d->image_array_size);
+    tf_enc_uint(e, d->image_row_pitch);
+    tf_enc_uint(e, d->image_slice_pitch);
+    tf_enc_uint(e, d->num_mip_levels);
+    tf_enc_uint(e, d->num_samples);
+    rec_enc_handle(e, d->mem_object);
+}
+
+void rec_enc_struct_cl_buffer_region(tf_enc *e, const cl_buffer_region *r)
+{
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, r->origin);
+    tf_enc_uint(e, r->size);
+}
+
+/* Bytes of host memory a rect transfer touches, from the host pointer. */
+size_t rec_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch)
+{
+    if (!origin || !region || !region[0] || !region[1] || !region[2])
+        return 0;
+    if (!row_pitch)
+        row_pitch = region[0];
+    if (!slice_pitch)
+        slice_pitch = row_pitch * region[1];
+    return (origin[2] + region[2] - 1) * slice_pitch + (origin[1] + region[1] - 1) * row_pitch
+           + origin[0] + region[0];
+}
+
+size_t rec_image_elem_size(const cl_image_format *f)
+{
+    size_t ch;
+    switch (f->image_channel_order) {
+    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_DEPTH: case CL_Rx:
+        ch = 1;
+        break;
+    case CL_RG: case CL_RA: case CL_RGx:
+        ch = 2;
+        break;
+    case CL_RGB: case CL_RGBx:
+        ch = 3;
+        break;
+    default:
+        ch = 4;
+    }
+    switch (f->image_channel_data_type) {
+    case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8:
+        return ch;
+    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16:
+    case CL_HALF_FLOAT:
+        return 2 * ch;
+    case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555:
+        return 2;
+    case CL_UNORM_INT_101010:
+        return 4;
+    default:
+        return 4 * ch;
+    }
+}
+
+/* Bytes of host memory an image transfer touches (pitches 0 = tight). */
+size_t rec_len_image(cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch)
+{
+    rec_obj_info info;
+    if (!region || !rec_obj_get(image, &info) || !info.elem_size)
+        return 0;
+    if (!row_pitch)
+        row_pitch = region[0] * info.elem_size;
+    if (!slice_pitch)
+        slice_pitch = row_pitch * region[1];
+    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0] * info.elem_size;
+}

@@ -1,0 +1,182 @@
+/* rec_int.h — recorder internals shared by the generated entry points
+ * (build/gen/rec_gen.c) and the hand-written runtime (recorder/rec_*.c,
+ * recorder/hooks_*.c). Not a public header. */
+#ifndef CLRR_REC_INT_H
+#define CLRR_REC_INT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "recorder/rec.h"
+#include "trace-format/tf.h"
+#include "rec_gen.h"
+
+#define REC_EXPORT __attribute__((visibility("default")))
+#define REC_MAX_COUNT 65536u   /* longest array recorded element by element */
+#define REC_INLINE_MAX 64      /* data up to this size is stored inline (bin), not as a blob */
+
+/* Object kinds (handle types). */
+enum rec_obj_kind {
+    REC_OBJ_UNKNOWN = 0, REC_OBJ_PLATFORM, REC_OBJ_DEVICE, REC_OBJ_CONTEXT, REC_OBJ_QUEUE,
+    REC_OBJ_MEM, REC_OBJ_PROGRAM, REC_OBJ_KERNEL, REC_OBJ_EVENT, REC_OBJ_SAMPLER,
+    REC_OBJ_COMMAND_BUFFER, REC_OBJ_SEMAPHORE, REC_OBJ_MUTABLE_COMMAND, REC_OBJ_ACCELERATOR
+};
+
+/* Property list flavours for rec_enc_props(). */
+enum rec_props { REC_PROPS_plain, REC_PROPS_context, REC_PROPS_queue, REC_PROPS_mem,
+                 REC_PROPS_pipe, REC_PROPS_partition, REC_PROPS_sampler };
+
+/* What one parameter's data slot holds (rec_call.in / .out). */
+enum rec_slot_state {
+    REC_SLOT_NONE = 0,     /* nothing set: encodes nil */
+    REC_SLOT_NULL,         /* NULL pointer: nil */
+    REC_SLOT_SKIPPED,      /* data exists but was not captured: false */
+    REC_SLOT_BLOB,         /* blob store reference */
+    REC_SLOT_INLINE,       /* small data copied into the slot: bin */
+    REC_SLOT_UINT,         /* an integer (a handle id, an address): uint */
+    REC_SLOT_BLOBS,        /* an array of blob references (heap, freed by rec_end_done) */
+    REC_SLOT_DEFERRED      /* captured later as a DATA record: nil */
+};
+
+typedef struct rec_slot {
+    uint8_t state;
+    uint32_t n;                     /* REC_SLOT_INLINE: bytes; REC_SLOT_BLOBS: count */
+    union {
+        tf_blobref blob;
+        uint64_t u;
+        uint8_t bytes[REC_INLINE_MAX];
+        tf_blobref *blobs;
+    } v;
+} rec_slot;
+
+/* Extra named data attached to a call (BEGIN "pre" / END "post" maps). */
+#define REC_MAX_EXTRA 8
+typedef struct rec_extra {
+    char key[32];
+    rec_slot slot;
+    uint64_t *uints;                /* when set: an array of n uints (heap, freed) */
+} rec_extra;
+
+struct rec_call {
+    uint32_t fn;
+    int capture;                    /* data capture on for this call */
+    uint64_t seq, tid;
+    int64_t t0;
+    int32_t ret_override;           /* answer of a pre hook that returned 1 */
+    rec_slot in[16], out[16];
+    rec_extra pre[REC_MAX_EXTRA], post[REC_MAX_EXTRA];
+    int npre, npost;
+    tf_enc *e;                      /* the encoder while the record lock is held */
+    uint64_t hook_u;                /* scratch for a pre hook to tell its post hook */
+    const void *hook_p;
+    uint64_t scratch[64];           /* storage a pre hook hands to the driver */
+};
+
+/* ----------------------------------------------------------- rec_core.c */
+extern rec_next_table rec_next;
+extern const tf_sig rec_gen_sigs[REC_FN_COUNT];
+extern const char *const rec_gen_categories[REC_FN_COUNT];
+
+/* Recording state. Set once at initialization. */
+typedef struct rec_state {
+    rec_controls ctl;
+    tf_writer *w;
+    int active;                     /* recording */
+    int layer_mode;
+    _Atomic uint64_t seq;
+    _Atomic int error_reported;
+} rec_state;
+extern rec_state rec_g;
+
+int rec_enter(rec_call *c, unsigned fn);     /* 0: not recording, call through */
+void rec_after(rec_call *c);                 /* right after the driver returned */
+tf_enc *rec_begin(rec_call *c);              /* takes the record lock; writes SIG when first */
+void rec_begin_done(rec_call *c);            /* "pre" map, releases the lock */
+tf_enc *rec_end(rec_call *c);
+void rec_end_done(rec_call *c);              /* "post" map, releases the lock, frees slots */
+void rec_preload_once(void);
+int64_t rec_now_ns(void);
+void rec_report_writer_error(void);          /* one line on stderr, once */
+
+/* Writes a NOTE record. */
+void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ----------------------------------------------------------- rec_objs.c */
+/* Handles become stable ids: a new id on first sight, dropped when the
+ * application's reference count reaches zero. Thread-safe. */
+uint64_t rec_obj_id(const void *h);                          /* 0 for NULL */
+uint64_t rec_obj_created(const void *h, unsigned kind);      /* a fresh object: new id */
+void rec_obj_retain(const void *h);
+void rec_obj_release(const void *h);
+
+/* Per-object facts hooks keep (all under the table's lock, copied out). */
+typedef struct rec_obj_info {
+    unsigned kind;
+    uint64_t id;
+    /* memory objects */
+    size_t size;                    /* bytes (buffers), 0 if unknown */
+    uint64_t flags;
+    void *host_ptr;                 /* USE_HOST_PTR: the application's memory */
+    size_t elem_size;               /* images: bytes per pixel */
+    uint8_t host_hash[16];          /* last captured contents of host_ptr */
+    int host_hash_valid;
+    /* queues */
+    int app_profiling;              /* the application asked for profiling */
+    int profiling;                  /* the queue has profiling (ours or theirs) */
+    uint64_t props[16];             /* the application's property list (queues) */
+    int nprops;                     /* -1: created without a list */
+    /* events */
+    const void *queue;
+} rec_obj_info;
+int rec_obj_get(const void *h, rec_obj_info *out);           /* 1 when known */
+void rec_obj_set(const void *h, const rec_obj_info *in);     /* replaces (keeps id/kind) */
+/* Kernel arguments that are memory objects, for host-pointer snapshots. */
+void rec_kernel_set_arg(const void *kernel, unsigned index, const void *mem);
+int rec_kernel_mems(const void *kernel, const void **mems, int max);
+int rec_obj_is_arg_object(const void *h);   /* a live mem object, sampler or queue */
+
+/* ----------------------------------------------------------- rec_data.c */
+size_t rec_cap_count(size_t n);
+void rec_cap_in(rec_call *c, unsigned i, const void *p, size_t len);
+void rec_cap_out(rec_call *c, unsigned i, const void *p, size_t len);
+void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_bool blocking,
+                      cl_event ev);
+/* Fills a slot from memory: inline, blob, or skipped when capture is off. */
+void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
+void rec_enc_in(tf_enc *e, rec_call *c, unsigned i);
+void rec_enc_out(tf_enc *e, rec_call *c, unsigned i);
+void rec_enc_slot(tf_enc *e, const rec_slot *s);
+void rec_enc_handle(tf_enc *e, const void *h);
+void rec_enc_handle_new(tf_enc *e, const void *h, unsigned kind);
+void rec_enc_props(tf_enc *e, const void *p, unsigned flavour);
+void rec_enc_struct_cl_image_format(tf_enc *e, const cl_image_format *f);
+void rec_enc_struct_cl_image_desc(tf_enc *e, const cl_image_desc *d);
+void rec_enc_struct_cl_buffer_region(tf_enc *e, const cl_buffer_region *r);
+/* Adds a named entry to the call's pre or post map. */
+rec_extra *rec_extra_add(rec_call *c, int post, const char *key);
+size_t rec_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch);
+size_t rec_len_image(cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch);
+size_t rec_image_elem_size(const cl_image_format *f);
+
+/* --------------------------------------------------------- rec_events.c */
+/* Whether the recorder needs an event for this command when the
+ * application passed none (device timing, or a non-blocking read-back). */
+int rec_want_event(rec_call *c, cl_bool blocking);
+/* Tracks an enqueued command's event: device times once complete, and the
+ * release of a stand-in event (@p owned). */
+void rec_track_event(rec_call *c, cl_event ev, int owned);
+/* A read-back to capture when @p ev completes (non-blocking reads, maps). */
+void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p, size_t len);
+/* Captures every completed deferred read-back and device time now. */
+void rec_events_poll(int wait_all);
+void rec_events_start(void);
+void rec_events_stop(void);
+
+/* -------------------------------------------------------- rec_gen.c glue */
+void rec_gen_fill_dispatch(struct _cl_icd_dispatch *ours, const struct _cl_icd_dispatch *next);
+void rec_gen_fill_next_dlsym(void);
+void *rec_gen_ext_wrap(const char *name, void *next_fn);
+int rec_ext_bind(void **slot, void *next_fn);
+
+#endif

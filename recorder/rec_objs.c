@@ -1,0 +1,186 @@
+/* rec_objs.c — the handle table: OpenCL object pointers to stable trace
+ * ids, application reference counts, and the facts hooks keep per object.
+ * One mutex; never held while taking the writer's record lock. */
+#include "recorder/rec_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REC_BUCKETS 4096u
+#define REC_MAX_KARGS 64
+
+typedef struct rec_obj {
+    struct rec_obj *next;
+    const void *h;
+    int32_t refs;
+    rec_obj_info info;
+    const void *kargs[REC_MAX_KARGS];   /* kernels: memory object per argument */
+} rec_obj;
+
+static rec_obj *rec_buckets[REC_BUCKETS];
+static pthread_mutex_t rec_obj_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t rec_next_id = 1;
+
+static unsigned rec_hash_ptr(const void *h)
+{
+    uintptr_t x = (uintptr_t)h;
+    x ^= x >> 17;
+    x *= 0xed5ad4bbu;
+    x ^= x >> 11;
+    return (unsigned)(x % REC_BUCKETS);
+}
+
+static rec_obj *rec_find(const void *h)
+{
+    for (rec_obj *o = rec_buckets[rec_hash_ptr(h)]; o; o = o->next)
+        if (o->h == h)
+            return o;
+    return NULL;
+}
+
+static rec_obj *rec_insert(const void *h, unsigned kind)
+{
+    rec_obj *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->h = h;
+    o->refs = 1;
+    o->info.kind = kind;
+    o->info.id = rec_next_id++;
+    o->info.nprops = -1;
+    unsigned b = rec_hash_ptr(h);
+    o->next = rec_buckets[b];
+    rec_buckets[b] = o;
+    return o;
+}
+
+static void rec_remove(const void *h)
+{
+    rec_obj **pp = &rec_buckets[rec_hash_ptr(h)];
+    for (; *pp; pp = &(*pp)->next) {
+        if ((*pp)->h == h) {
+            rec_obj *o = *pp;
+            *pp = o->next;
+            free(o);
+            return;
+        }
+    }
+}
+
+uint64_t rec_obj_id(const void *h)
+{
+    if (!h)
+        return 0;
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    if (!o)
+        o = rec_insert(h, REC_OBJ_UNKNOWN);   /* made before we saw it (or by the driver) */
+    uint64_t id = o ? o->info.id : 0;
+    pthread_mutex_unlock(&rec_obj_lock);
+    return id;
+}
+
+uint64_t rec_obj_created(const void *h, unsigned kind)
+{
+    if (!h)
+        return 0;
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    if (o && kind != REC_OBJ_PLATFORM && kind != REC_OBJ_DEVICE && o->info.kind == kind
+        && o->refs > 0 && kind != REC_OBJ_UNKNOWN) {
+        /* the same pointer handed out again while we think it is alive:
+         * root devices, platforms and queries returning existing objects */
+    } else if (!o) {
+        o = rec_insert(h, kind);
+    } else if (o->info.kind == REC_OBJ_UNKNOWN) {
+        o->info.kind = kind;
+    }
+    uint64_t id = o ? o->info.id : 0;
+    pthread_mutex_unlock(&rec_obj_lock);
+    return id;
+}
+
+void rec_obj_retain(const void *h)
+{
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    if (o)
+        o->refs++;
+    pthread_mutex_unlock(&rec_obj_lock);
+}
+
+void rec_obj_release(const void *h)
+{
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    /* platforms and root devices are not reference counted */
+    if (o && o->info.kind != REC_OBJ_PLATFORM && o->info.kind != REC_OBJ_DEVICE && --o->refs <= 0)
+        rec_remove(h);
+    pthread_mutex_unlock(&rec_obj_lock);
+}
+
+int rec_obj_get(const void *h, rec_obj_info *out)
+{
+    if (!h)
+        return 0;
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    if (o)
+        *out = o->info;
+    pthread_mutex_unlock(&rec_obj_lock);
+    return o != NULL;
+}
+
+void rec_obj_set(const void *h, const rec_obj_info *in)
+{
+    if (!h)
+        return;
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    if (!o)
+        o = rec_insert(h, in->kind);
+    if (o) {
+        uint64_t id = o->info.id;
+        unsigned kind = o->info.kind != REC_OBJ_UNKNOWN ? o->info.kind : in->kind;
+        o->info = *in;
+        o->info.id = id;
+        o->info.kind = kind;
+    }
+    pthread_mutex_unlock(&rec_obj_lock);
+}
+
+void rec_kernel_set_arg(const void *kernel, unsigned index, const void *mem)
+{
+    if (index >= REC_MAX_KARGS)
+        return;
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(kernel);
+    if (o)
+        o->kargs[index] = mem;
+    pthread_mutex_unlock(&rec_obj_lock);
+}
+
+int rec_kernel_mems(const void *kernel, const void **mems, int max)
+{
+    int n = 0;
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(kernel);
+    for (int i = 0; o && i < REC_MAX_KARGS && n < max; i++)
+        if (o->kargs[i])
+            mems[n++] = o->kargs[i];
+    pthread_mutex_unlock(&rec_obj_lock);
+    return n;
+}
+
+/* Is @p h a live memory object, sampler or queue (a kernel argument that
+ * must be recorded as a handle)? */
+int rec_obj_is_arg_object(const void *h)
+{
+    pthread_mutex_lock(&rec_obj_lock);
+    rec_obj *o = rec_find(h);
+    int yes = o && (o->info.kind == REC_OBJ_MEM || o->info.kind == REC_OBJ_SAMPLER
+                    || o->info.kind == REC_OBJ_QUEUE);
+    pthread_mutex_unlock(&rec_obj_lock);
+    return yes;
+}
