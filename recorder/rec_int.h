@@ -173,6 +173,12 @@ void rec_events_poll(int wait_all);
 void rec_events_start(void);
 void rec_events_stop(void);
 
+/* -------------------------------------------------------- hooks_query.c */
+/* Query answers that are objects (CL_CONTEXT_DEVICES, CL_KERNEL_PROGRAM…)
+ * are recorded as ids in the call's "post" map under "handles". */
+void rec_query_handles(rec_call *c, int ok, cl_uint param_name, const void *value,
+                       const size_t *size_ret);
+
 /* -------------------------------------------------------- rec_gen.c glue */
 void rec_gen_fill_dispatch(struct _cl_icd_dispatch *ours, const struct _cl_icd_dispatch *next);
 void rec_gen_fill_next_dlsym(void);

@@ -270,7 +270,7 @@ typedef struct tf_item {
  *  at end of file. *item and everything it points to live in the reader's
  *  arena until the next call. @return TF_OK, TF_END, or an error (then
  *  tf_reader_error() says what and where). A truncated final chunk is not
- *  an error: it ends the stream and tf_reader_info()->truncated is set. */
+ *  an error: it ends the stream and tf_reader_get_info()->truncated is set. */
 tf_status tf_reader_next(tf_reader *r, tf_item *item);
 
 /*! tf_reader_rewind() : restart iteration at the first record. */
@@ -298,12 +298,12 @@ typedef struct tf_reader_info {
     uint64_t valid_bytes;     /* bytes up to the end of the last whole chunk */
 } tf_reader_info;
 
-/*! tf_reader_info() : container-level facts. Blob and chunk totals are
+/*! tf_reader_get_info() : container-level facts. Blob and chunk totals are
  *  complete once the index was read or the headers scanned (tf_reader_blob
  *  or tf_reader_scan does that). */
-const tf_reader_info *tf_reader_info(tf_reader *r);
+const tf_reader_info *tf_reader_get_info(tf_reader *r);
 /*! tf_reader_scan() : scans every chunk header (no decompression) so that
- *  tf_reader_info() totals are complete. */
+ *  tf_reader_get_info() totals are complete. */
 tf_status tf_reader_scan(tf_reader *r);
 
 #ifdef __cplusplus

@@ -376,7 +376,7 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
             gen_enc_out(o, &f->p[i], i);
         fputs("    }\n", o);
     }
-    fputs("    rec_end_done(c);\n", o);
+    fputs("    rec_end_done(c);\n    (void)ok;\n", o);
     if (ev)
         fprintf(o, "    if (ok && a_%s) rec_track_event(c, *a_%s, a_%s == &s_%s);\n", ev->name,
                 ev->name, ev->name, ev->name);

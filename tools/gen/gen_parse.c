@@ -3,6 +3,7 @@
 #include "tools/gen/gen.h"
 
 #include <clang-c/Index.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +74,19 @@ static void gen_add_func(gen_api *api, CXCursor c, const char *name)
         CXType ct = clang_getCanonicalType(t);
         p->name = gen_cx(clang_getCursorSpelling(a));
         p->type = gen_cx(clang_getTypeSpelling(t));
+        if (ct.kind == CXType_IncompleteArray || ct.kind == CXType_ConstantArray) {
+            /* "T name[]" is a pointer parameter: declare it as "T *" */
+            CXType et = clang_getArrayElementType(ct);
+            char *es = gen_cx(clang_getTypeSpelling(et));
+            free(p->type);
+            p->type = malloc(strlen(es) + 3);
+            sprintf(p->type, "%s *", es);
+            free(es);
+        }
+        int is_array = ct.kind == CXType_IncompleteArray || ct.kind == CXType_ConstantArray;
         p->handle_kind = gen_handle_kind(p->type);
-        if (ct.kind == CXType_Pointer && !p->handle_kind) {
-            CXType pt = clang_getPointeeType(t);
+        if ((ct.kind == CXType_Pointer || is_array) && !p->handle_kind) {
+            CXType pt = is_array ? clang_getArrayElementType(ct) : clang_getPointeeType(t);
             CXType cpt = clang_getCanonicalType(pt);
             p->is_fnptr = cpt.kind == CXType_FunctionProto || cpt.kind == CXType_FunctionNoProto;
             p->is_ptr = 1;

@@ -1,0 +1,98 @@
+/* hooks_program.c — program sources and binaries, kernel arguments. */
+#include "recorder/rec_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* clCreateProgramWithSource: the strings, joined, become one blob (the
+ * exact source the compiler sees). Sources are always captured: without
+ * them nothing can be replayed or analyzed. */
+int rec_pre_clCreateProgramWithSource(rec_call *c, cl_context *a_context, cl_uint *a_count,
+                                      const char ***a_strings, const size_t **a_lengths,
+                                      cl_int **a_errcode_ret)
+{
+    (void)a_context;
+    (void)a_errcode_ret;
+    const char **s = *a_strings;
+    const size_t *len = *a_lengths;
+    if (!s || !*a_count) {
+        c->in[2].state = REC_SLOT_NULL;
+        return 0;
+    }
+    size_t total = 0;
+    for (cl_uint i = 0; i < *a_count; i++)
+        total += !s[i] ? 0 : (len && len[i]) ? len[i] : strlen(s[i]);
+    char *joined = malloc(total ? total : 1);
+    if (!joined) {
+        c->in[2].state = REC_SLOT_SKIPPED;
+        return 0;
+    }
+    size_t off = 0;
+    for (cl_uint i = 0; i < *a_count; i++) {
+        if (!s[i])
+            continue;
+        size_t n = (len && len[i]) ? len[i] : strlen(s[i]);
+        memcpy(joined + off, s[i], n);
+        off += n;
+    }
+    int cap = c->capture;
+    c->capture = 1;
+    rec_slot_fill(c, &c->in[2], joined, total);
+    c->capture = cap;
+    free(joined);
+    return 0;
+}
+
+/* clCreateProgramWithBinary: one blob per device binary. */
+int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uint *a_num_devices,
+                                      const cl_device_id **a_device_list, const size_t **a_lengths,
+                                      const unsigned char ***a_binaries, cl_int **a_binary_status,
+                                      cl_int **a_errcode_ret)
+{
+    (void)a_context;
+    (void)a_device_list;
+    (void)a_binary_status;
+    (void)a_errcode_ret;
+    cl_uint n = *a_num_devices;
+    const unsigned char **bin = *a_binaries;
+    if (!bin || !*a_lengths || !n || n > 1024) {
+        c->in[4].state = REC_SLOT_NULL;
+        return 0;
+    }
+    tf_blobref *refs = calloc(n, sizeof *refs);
+    if (!refs) {
+        c->in[4].state = REC_SLOT_SKIPPED;
+        return 0;
+    }
+    for (cl_uint i = 0; i < n; i++)
+        if (bin[i])
+            tf_writer_blob(rec_g.w, bin[i], (*a_lengths)[i], &refs[i]);
+    c->in[4].state = REC_SLOT_BLOBS;
+    c->in[4].n = n;
+    c->in[4].v.blobs = refs;
+    return 0;
+}
+
+/* clSetKernelArg: an argument that is a memory object, sampler or queue is
+ * recorded as its id (uint); anything else as its bytes (bin); a NULL value
+ * (local memory) as nil. Argument values are always captured. */
+int rec_pre_clSetKernelArg(rec_call *c, cl_kernel *a_kernel, cl_uint *a_arg_index,
+                           size_t *a_arg_size, const void **a_arg_value)
+{
+    const void *v = *a_arg_value;
+    const void *obj = NULL;
+    if (v && *a_arg_size == sizeof(void *))
+        memcpy(&obj, v, sizeof obj);
+    if (obj && rec_obj_is_arg_object(obj)) {
+        c->in[3].state = REC_SLOT_UINT;
+        c->in[3].v.u = rec_obj_id(obj);
+        rec_kernel_set_arg(*a_kernel, *a_arg_index, obj);
+        return 0;
+    }
+    rec_kernel_set_arg(*a_kernel, *a_arg_index, NULL);
+    int cap = c->capture;
+    c->capture = 1;
+    rec_slot_fill(c, &c->in[3], v, *a_arg_size);
+    c->capture = cap;
+    return 0;
+}
