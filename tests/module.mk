@@ -21,3 +21,11 @@ test-e2e: all
 	@bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)
 test-e2e-san: all
 	@CLRR_SAN=1 bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)
+
+# Small OpenCL programs the end-to-end tests drive (tests/progs/*.c).
+PROG_SRCS := $(wildcard tests/progs/*.c)
+PROG_BINS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRCS))
+$(B)/tests/progs/%: $(B)/obj/tests/progs/%.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL -lm
+ALL_TARGETS += $(PROG_BINS)

@@ -1,0 +1,22 @@
+# Shared helpers for end-to-end tests (sourced). $B is the build folder.
+B=${1:?usage: test.sh BUILD_DIR}
+CLRR=$B/bin/clrr
+LAYER=$B/lib/libclrr.so
+APPS=$B/apps
+TMP=$(mktemp -d /tmp/clrr-e2e.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+# The layer built with ASan runs inside programs that are not: preload the
+# runtime for those (third-party clients), and never report their leaks.
+export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+asan_rt() {
+    [ "${CLRR_SAN:-0}" = 1 ] && clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null
+}
+# run_foreign CMD...: run a program we did not build (clinfo, python) so
+# that an ASan layer can load into it.
+run_foreign() {
+    local rt; rt=$(asan_rt)
+    if [ -n "$rt" ]; then LD_PRELOAD="$rt${LD_PRELOAD:+:$LD_PRELOAD}" "$@"; else "$@"; fi
+}
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+need() { [ -e "$1" ] || skip "missing $1"; }

@@ -1,0 +1,26 @@
+# The recorder changes nothing the application observes (queue properties,
+# profiling answers, data) and captures what it must: late data of a
+# non-blocking read, unmap data, host-pointer snapshots, device times,
+# deduplicated repeated writes; in layer and preload modes.
+. "$(dirname "$0")/lib.sh"
+need "$LAYER"; need "$CLRR"
+P=$B/tests/progs/rec_probe
+need "$P"
+"$P" >"$TMP/plain.txt" || fail "rec_probe fails on its own"
+for mode in layer preload; do
+    opt=""; [ $mode = preload ] && opt="--preload"
+    "$CLRR" record $opt -o "$TMP/$mode.clrr" -- "$P" >"$TMP/$mode.txt" || fail "$mode: recorded run failed"
+    diff "$TMP/plain.txt" "$TMP/$mode.txt" || fail "$mode: the application saw something different"
+    "$CLRR" dump --json "$TMP/$mode.clrr" >"$TMP/$mode.json" || fail "$mode: dump failed"
+    j="$TMP/$mode.json"
+    grep -q '"type":"data".*"key":"ptr"' "$j" || fail "$mode: no late data for the non-blocking read"
+    grep '"fn":"clEnqueueUnmapMemObject"' "$j" | grep -q '"pre":{"data"' || fail "$mode: no unmap data"
+    grep '"fn":"clEnqueueNDRangeKernel"' "$j" | grep -q '"host\.' || fail "$mode: no host-pointer snapshot"
+    n=$(grep -c '"type":"devtime"' "$j"); [ "$n" -ge 2 ] || fail "$mode: $n device times (want >= 2)"
+    grep -q '"layer_mode":"'$mode'"' <("$CLRR" info --json "$TMP/$mode.clrr") || \
+        "$CLRR" info "$TMP/$mode.clrr" | grep -qi "$mode" || fail "$mode: mode not recorded"
+    # 8 writes of the same MiB are stored once: the trace is far below 8 MiB
+    size=$(stat -c %s "$TMP/$mode.clrr")
+    [ "$size" -lt 3000000 ] || fail "$mode: trace is $size bytes; repeated data not deduplicated"
+done
+echo ok
