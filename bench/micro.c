@@ -1,0 +1,131 @@
+/* micro.c — recorder microbenchmarks (run plain and under `clrr record`
+ * by bench/run.sh, which computes the overhead from the two).
+ *
+ *   micro calls N           N x (clSetKernelArg + clEnqueueNDRangeKernel of
+ *                           one work-item), clFinish every 256 launches
+ *   micro data N varying    N x (16 MiB write + kernel + 16 MiB read), the
+ *                           input changes every iteration
+ *   micro data N repeated   the same, with the same input every iteration
+ *
+ * Prints one line: `mode=... iters=N calls=C bytes=B ns=T` where calls is
+ * the number of OpenCL calls in the timed loop and bytes the bytes moved
+ * between host and device. The input is integer data with the structure of
+ * real measurements (a slowly varying signal plus small noise), neither
+ * random (incompressible) nor constant (trivially compressible). */
+#include <CL/cl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(x) do { cl_int e_ = (x); if (e_ != CL_SUCCESS) { \
+    fprintf(stderr, "micro: %s failed: %d\n", #x, e_); exit(2); } } while (0)
+
+static const char *src =
+    "__kernel void tiny(int v, __global int *o) { if (get_global_id(0) == 0) o[0] = v; }\n"
+    "__kernel void scale(__global const int *a, __global int *b) {\n"
+    "    size_t i = get_global_id(0); b[i] = a[i] * 3 + 1; }\n";
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "data"))) {
+        fprintf(stderr, "usage: micro calls N | micro data N varying|repeated\n");
+        return 2;
+    }
+    long iters = atol(argv[2]);
+    int repeated = argc > 3 && !strcmp(argv[3], "repeated");
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_int err;
+    CHECK(clGetPlatformIDs(1, &plat, NULL));
+    CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    const char *want = getenv("CLRR_APP_DEVICE");
+    if (want && !strcmp(want, "gpu"))
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_GPU, 1, &dev, NULL);
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    CHECK(err);
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(p, 1, &dev, "", NULL, NULL));
+    double t0, t1;
+    long calls = 0;
+    unsigned long long bytes = 0;
+    if (!strcmp(argv[1], "calls")) {
+        cl_kernel k = clCreateKernel(p, "tiny", &err);
+        CHECK(err);
+        cl_mem o = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+        CHECK(err);
+        CHECK(clSetKernelArg(k, 1, sizeof o, &o));
+        size_t one = 1;
+        t0 = now_ns();
+        for (long i = 0; i < iters; i++) {
+            int v = (int)i;
+            CHECK(clSetKernelArg(k, 0, sizeof v, &v));
+            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+            calls += 2;
+            if ((i & 255) == 255) {
+                CHECK(clFinish(q));
+                calls++;
+            }
+        }
+        CHECK(clFinish(q));
+        calls++;
+        t1 = now_ns();
+        clReleaseMemObject(o);
+        clReleaseKernel(k);
+    } else {
+        size_t n = (16u << 20) / sizeof(int);
+        int *in = malloc(n * sizeof(int)), *out = malloc(n * sizeof(int));
+        if (!in || !out)
+            return 2;
+        cl_kernel k = clCreateKernel(p, "scale", &err);
+        CHECK(err);
+        cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_ONLY, n * sizeof(int), NULL, &err);
+        CHECK(err);
+        cl_mem b = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, n * sizeof(int), NULL, &err);
+        CHECK(err);
+        CHECK(clSetKernelArg(k, 0, sizeof a, &a));
+        CHECK(clSetKernelArg(k, 1, sizeof b, &b));
+        uint32_t rng = 12345;
+        t0 = now_ns();
+        for (long it = 0; it < iters; it++) {
+            if (!repeated || it == 0)
+                for (size_t i = 0; i < n; i++) {
+                    rng = rng * 1664525u + 1013904223u;
+                    in[i] = (int)((i / 64 + (size_t)it * 7) % 4096) + (int)(rng >> 28);
+                }
+            CHECK(clEnqueueWriteBuffer(q, a, CL_FALSE, 0, n * sizeof(int), in, 0, NULL, NULL));
+            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL));
+            CHECK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, n * sizeof(int), out, 0, NULL, NULL));
+            if (out[n - 1] != in[n - 1] * 3 + 1) {
+                fprintf(stderr, "micro: wrong result\n");
+                return 1;
+            }
+            calls += 3;
+            bytes += 2ull * n * sizeof(int);
+        }
+        t1 = now_ns();
+        clReleaseMemObject(a);
+        clReleaseMemObject(b);
+        clReleaseKernel(k);
+        free(in);
+        free(out);
+    }
+    printf("mode=%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f\n", argv[1],
+           !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "", iters, calls,
+           bytes, t1 - t0);
+    clReleaseProgram(p);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}

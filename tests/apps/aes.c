@@ -1,0 +1,750 @@
+/*
+ * aes — clrr workload: a block cipher, AES-128 in ECB mode.
+ *
+ * Each work-item encrypts one 16-byte block with the real AES-128 structure:
+ * AddRoundKey, 9 rounds of SubBytes/ShiftRows/MixColumns/AddRoundKey, and a
+ * final round without MixColumns. The S-box lives in a __constant buffer and
+ * the 176 bytes of round keys (expanded on the host) in another; both are
+ * kernel arguments. Every host-loop iteration uses a new key and plaintext.
+ *
+ * What clrr can exploit: integer work with table look-ups (data-dependent
+ * __constant reads), 16 bytes in and 16 bytes out per work-item, so the
+ * kernel is roughly balanced between memory and compute; input and output
+ * regions are contiguous and proportional to the work-group range, so a split
+ * pass only needs to transfer each device's slice. `--devices M` is the
+ * hand-partitioned reference of that split: contiguous work-group ranges,
+ * one queue and one input/output buffer pair per device, global work offset.
+ *
+ * Verification: exact (byte for byte) against a host AES-128, which is itself
+ * checked against the FIPS-197 appendix C.1 test vector at start-up.
+ */
+#include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define APP "aes"
+#define MAX_DEVICES 64
+#define LOCAL_SIZE 64
+#define BLOCK 16
+#define RK_BYTES 176 /* 11 round keys of 16 bytes */
+
+static const char *kernel_source =
+    "uchar xtime(uchar b)\n"
+    "{\n"
+    "    return (uchar)((b << 1) ^ ((b & 0x80) ? 0x1b : 0x00));\n"
+    "}\n"
+    "\n"
+    "void add_round_key(uchar *s, __constant uchar *k)\n"
+    "{\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        s[i] ^= k[i];\n"
+    "}\n"
+    "\n"
+    "void sub_bytes(uchar *s, __constant uchar *sbox)\n"
+    "{\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        s[i] = sbox[s[i]];\n"
+    "}\n"
+    "\n"
+    "/* state byte (row r, column c) is s[r + 4c]; row r rotates left by r */\n"
+    "void shift_rows(uchar *s)\n"
+    "{\n"
+    "    uchar t[16];\n"
+    "    for (int c = 0; c < 4; c++)\n"
+    "        for (int r = 0; r < 4; r++)\n"
+    "            t[r + 4 * c] = s[r + 4 * ((c + r) & 3)];\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        s[i] = t[i];\n"
+    "}\n"
+    "\n"
+    "void mix_columns(uchar *s)\n"
+    "{\n"
+    "    for (int c = 0; c < 4; c++) {\n"
+    "        uchar *col = s + 4 * c;\n"
+    "        uchar a0 = col[0], a1 = col[1], a2 = col[2], a3 = col[3];\n"
+    "        uchar all = a0 ^ a1 ^ a2 ^ a3;\n"
+    "        col[0] = a0 ^ all ^ xtime(a0 ^ a1);\n"
+    "        col[1] = a1 ^ all ^ xtime(a1 ^ a2);\n"
+    "        col[2] = a2 ^ all ^ xtime(a2 ^ a3);\n"
+    "        col[3] = a3 ^ all ^ xtime(a3 ^ a0);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "__kernel void aes128_encrypt(__global const uchar *in, __global uchar *out,\n"
+    "                             __constant uchar *rk, __constant uchar *sbox, ulong n)\n"
+    "{\n"
+    "    size_t gid = get_global_id(0);\n"
+    "    if (gid >= n)\n"
+    "        return;\n"
+    "    size_t base = (gid - get_global_offset(0)) * 16;\n"
+    "    uchar s[16];\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        s[i] = in[base + i];\n"
+    "    add_round_key(s, rk);\n"
+    "    for (int round = 1; round < 10; round++) {\n"
+    "        sub_bytes(s, sbox);\n"
+    "        shift_rows(s);\n"
+    "        mix_columns(s);\n"
+    "        add_round_key(s, rk + 16 * round);\n"
+    "    }\n"
+    "    sub_bytes(s, sbox);\n"
+    "    shift_rows(s);\n"
+    "    add_round_key(s, rk + 160);\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        out[base + i] = s[i];\n"
+    "}\n";
+
+/* ------------------------------------------------------------ options */
+
+struct opts {
+    size_t size;        /* 16-byte blocks */
+    unsigned iters;     /* host loop repetitions */
+    const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* devices to split over */
+    uint64_t seed;
+    int quiet;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " APP " [--size N] [--iters K] [--device SPEC] [--devices M]\n"
+            "           [--seed S] [--quiet] [--help]\n"
+            "  --size N       16-byte blocks to encrypt, one per work-item (default 262144)\n"
+            "  --iters K      repeat the host loop (write key and plaintext, encrypt, read\n"
+            "                 back) K times with a new key and plaintext (default 1)\n"
+            "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
+            "                 substring of the device or platform name (default: env\n"
+            "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
+            "  --devices M    split the blocks over the first M matching devices\n"
+            "  --seed S       seed of the generated inputs (default 1)\n"
+            "  --quiet        print nothing on success\n");
+}
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(APP ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
+            (unsigned long long)min, (unsigned long long)max);
+    return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, O_SIZE},
+        {"iters", required_argument, NULL, O_ITERS},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"devices", required_argument, NULL, O_DEVICES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct opts){.size = 262144, .iters = 1, .devices = 1, .seed = 1};
+    o->device = getenv("CLRR_APP_DEVICE");
+    if (o->device && !*o->device)
+        o->device = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, SIZE_MAX / 64); break;
+        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_DEVICES: o->devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_HELP: usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void check(cl_int err, const char *fn)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, APP ": %s failed: %d\n", fn, err);
+        exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", n);
+    return p;
+}
+
+static size_t mul_size(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / b)
+        die("size overflow (%zu * %zu)", a, b);
+    return a * b;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of one host-loop iteration, derived from (--seed, iteration). */
+static uint64_t iter_seed(uint64_t seed, unsigned iter)
+{
+    return splitmix64(seed ^ splitmix64(iter));
+}
+
+/* ---------------------------------------------------------- devices */
+
+/* Device or platform string property, malloc'ed. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    if (dev)
+        check(clGetDeviceInfo(dev, param, 0, NULL, &n), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, 0, NULL, &n), "clGetPlatformInfo");
+    char *s = xmalloc(n + 1);
+    if (dev)
+        check(clGetDeviceInfo(dev, param, n, s, NULL), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, n, s, NULL), "clGetPlatformInfo");
+    s[n] = '\0';
+    return s;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return n == 0;
+}
+
+#define TYPE_MASK \
+    (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+static cl_device_type device_type(cl_device_id dev)
+{
+    cl_device_type type;
+    check(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo");
+    return type & TYPE_MASK;
+}
+
+/* The device type SPEC names, or 0 when SPEC is not a type. */
+static cl_device_type spec_type(const char *spec)
+{
+    if (!strcasecmp(spec, "cpu"))
+        return CL_DEVICE_TYPE_CPU;
+    if (!strcasecmp(spec, "gpu"))
+        return CL_DEVICE_TYPE_GPU;
+    if (!strcasecmp(spec, "accelerator"))
+        return CL_DEVICE_TYPE_ACCELERATOR;
+    return 0;
+}
+
+static int name_matches(cl_device_id dev, cl_platform_id plat, const char *spec)
+{
+    char *dname = info_string(dev, NULL, CL_DEVICE_NAME);
+    char *pname = info_string(NULL, plat, CL_PLATFORM_NAME);
+    int hit = contains_nocase(dname, spec) || contains_nocase(pname, spec);
+    free(dname);
+    free(pname);
+    return hit;
+}
+
+static int is_index(const char *spec)
+{
+    if (!*spec)
+        return 0;
+    for (const char *p = spec; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* Every device of every platform, in order, with its platform; returns the count. */
+static unsigned list_devices(cl_device_id *all, cl_platform_id *owner, unsigned cap)
+{
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+        die("no OpenCL platform found");
+    check(err, "clGetPlatformIDs");
+    cl_platform_id *plats = xmalloc(nplat * sizeof *plats);
+    check(clGetPlatformIDs(nplat, plats, NULL), "clGetPlatformIDs");
+    unsigned nall = 0;
+    for (cl_uint p = 0; p < nplat && nall < cap; p++) {
+        cl_uint nd = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (err == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        check(err, "clGetDeviceIDs");
+        if (nd > cap - nall)
+            nd = cap - nall;
+        check(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, all + nall, NULL), "clGetDeviceIDs");
+        for (cl_uint d = 0; d < nd; d++)
+            owner[nall + d] = plats[p];
+        nall += nd;
+    }
+    free(plats);
+    if (nall == 0)
+        die("no OpenCL device found");
+    return nall;
+}
+
+/*
+ * Picks `want` devices for SPEC into devs[]: the device SPEC designates (an
+ * index; the first of a type; the first whose device or platform name
+ * contains SPEC; by default the first GPU, else device 0), then the next
+ * devices, in order and wrapping around, that match too (for an index or the
+ * default: those of the same type). Returns their platform; they must all
+ * belong to it, since they share one context.
+ */
+static cl_platform_id select_devices(const char *spec, unsigned want, cl_device_id *devs)
+{
+    cl_device_id all[256];
+    cl_platform_id owner[256], chosen[MAX_DEVICES];
+    unsigned nall = list_devices(all, owner, 256), first = 0;
+    cl_device_type type = 0;
+    if (!spec) {
+        first = nall;
+        for (unsigned i = 0; i < nall && first == nall; i++)
+            if (device_type(all[i]) & CL_DEVICE_TYPE_GPU)
+                first = i;
+        if (first == nall)
+            first = 0;
+        type = device_type(all[first]);
+    } else if (is_index(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= nall)
+            die("no device with index %s (%u devices)", spec, nall);
+        first = (unsigned)idx;
+        type = device_type(all[first]);
+    } else {
+        type = spec_type(spec); /* 0: match by name */
+    }
+    unsigned n = 0;
+    for (unsigned k = 0; k < nall && n < want; k++) {
+        unsigned i = (first + k) % nall;
+        if (type ? (device_type(all[i]) & type) != 0 : name_matches(all[i], owner[i], spec)) {
+            chosen[n] = owner[i];
+            devs[n++] = all[i];
+        }
+    }
+    if (n == 0)
+        die("no device matches '%s'", spec ? spec : "(default)");
+    if (n < want)
+        die("only %u device(s) match '%s', %u requested with --devices", n,
+            spec ? spec : "(default)", want);
+    for (unsigned d = 1; d < n; d++)
+        if (chosen[d] != chosen[0])
+            die("the selected devices belong to several platforms; pick devices of one");
+    return chosen[0];
+}
+
+/* Names of the devices joined with " + ", malloc'ed. */
+static char *device_label(const cl_device_id *devs, unsigned n)
+{
+    size_t len = 1;
+    char *names[MAX_DEVICES];
+    for (unsigned i = 0; i < n; i++) {
+        names[i] = info_string(devs[i], NULL, CL_DEVICE_NAME);
+        len += strlen(names[i]) + 3;
+        memmove(names[i], names[i] + strspn(names[i], " "), strlen(names[i]) + 1);
+    }
+    char *s = xmalloc(len);
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " + ");
+        strcat(s, names[i]);
+        free(names[i]);
+    }
+    return s;
+}
+
+static cl_program build_program(cl_context ctx, unsigned ndev, const cl_device_id *devs,
+                                const char *src)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, ndev, devs, "-cl-std=CL1.2", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        for (unsigned i = 0; i < ndev; i++) {
+            size_t n = 0;
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n),
+                  "clGetProgramBuildInfo");
+            char *log = xmalloc(n + 1);
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, n, log, NULL),
+                  "clGetProgramBuildInfo");
+            log[n] = '\0';
+            fprintf(stderr, APP ": build log (device %u):\n%s\n", i, log);
+            free(log);
+        }
+    }
+    check(err, "clBuildProgram");
+    return prog;
+}
+
+/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
+struct rng {
+    uint64_t s;
+};
+
+static struct rng rng_make(uint64_t seed)
+{
+    return (struct rng){splitmix64(seed) | 1};
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+/* ---------------------------------------------------------- host AES */
+
+static const uint8_t sbox[256] = {
+    0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76,
+    0xca, 0x82, 0xc9, 0x7d, 0xfa, 0x59, 0x47, 0xf0, 0xad, 0xd4, 0xa2, 0xaf, 0x9c, 0xa4, 0x72, 0xc0,
+    0xb7, 0xfd, 0x93, 0x26, 0x36, 0x3f, 0xf7, 0xcc, 0x34, 0xa5, 0xe5, 0xf1, 0x71, 0xd8, 0x31, 0x15,
+    0x04, 0xc7, 0x23, 0xc3, 0x18, 0x96, 0x05, 0x9a, 0x07, 0x12, 0x80, 0xe2, 0xeb, 0x27, 0xb2, 0x75,
+    0x09, 0x83, 0x2c, 0x1a, 0x1b, 0x6e, 0x5a, 0xa0, 0x52, 0x3b, 0xd6, 0xb3, 0x29, 0xe3, 0x2f, 0x84,
+    0x53, 0xd1, 0x00, 0xed, 0x20, 0xfc, 0xb1, 0x5b, 0x6a, 0xcb, 0xbe, 0x39, 0x4a, 0x4c, 0x58, 0xcf,
+    0xd0, 0xef, 0xaa, 0xfb, 0x43, 0x4d, 0x33, 0x85, 0x45, 0xf9, 0x02, 0x7f, 0x50, 0x3c, 0x9f, 0xa8,
+    0x51, 0xa3, 0x40, 0x8f, 0x92, 0x9d, 0x38, 0xf5, 0xbc, 0xb6, 0xda, 0x21, 0x10, 0xff, 0xf3, 0xd2,
+    0xcd, 0x0c, 0x13, 0xec, 0x5f, 0x97, 0x44, 0x17, 0xc4, 0xa7, 0x7e, 0x3d, 0x64, 0x5d, 0x19, 0x73,
+    0x60, 0x81, 0x4f, 0xdc, 0x22, 0x2a, 0x90, 0x88, 0x46, 0xee, 0xb8, 0x14, 0xde, 0x5e, 0x0b, 0xdb,
+    0xe0, 0x32, 0x3a, 0x0a, 0x49, 0x06, 0x24, 0x5c, 0xc2, 0xd3, 0xac, 0x62, 0x91, 0x95, 0xe4, 0x79,
+    0xe7, 0xc8, 0x37, 0x6d, 0x8d, 0xd5, 0x4e, 0xa9, 0x6c, 0x56, 0xf4, 0xea, 0x65, 0x7a, 0xae, 0x08,
+    0xba, 0x78, 0x25, 0x2e, 0x1c, 0xa6, 0xb4, 0xc6, 0xe8, 0xdd, 0x74, 0x1f, 0x4b, 0xbd, 0x8b, 0x8a,
+    0x70, 0x3e, 0xb5, 0x66, 0x48, 0x03, 0xf6, 0x0e, 0x61, 0x35, 0x57, 0xb9, 0x86, 0xc1, 0x1d, 0x9e,
+    0xe1, 0xf8, 0x98, 0x11, 0x69, 0xd9, 0x8e, 0x94, 0x9b, 0x1e, 0x87, 0xe9, 0xce, 0x55, 0x28, 0xdf,
+    0x8c, 0xa1, 0x89, 0x0d, 0xbf, 0xe6, 0x42, 0x68, 0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16,
+};
+
+/* FIPS-197 5.2: 16-byte key -> 11 round keys (176 bytes). */
+static void expand_key(const uint8_t key[16], uint8_t rk[RK_BYTES])
+{
+    uint8_t rcon = 0x01;
+    memcpy(rk, key, 16);
+    for (int i = 16; i < RK_BYTES; i += 4) {
+        uint8_t t[4] = {rk[i - 4], rk[i - 3], rk[i - 2], rk[i - 1]};
+        if (i % 16 == 0) {
+            uint8_t t0 = t[0];
+            t[0] = sbox[t[1]] ^ rcon;
+            t[1] = sbox[t[2]];
+            t[2] = sbox[t[3]];
+            t[3] = sbox[t0];
+            rcon = (uint8_t)((rcon << 1) ^ ((rcon & 0x80) ? 0x1b : 0));
+        }
+        for (int j = 0; j < 4; j++)
+            rk[i + j] = rk[i - 16 + j] ^ t[j];
+    }
+}
+
+static uint8_t xtime(uint8_t b)
+{
+    return (uint8_t)((b << 1) ^ ((b & 0x80) ? 0x1b : 0x00));
+}
+
+static void add_round_key(uint8_t *s, const uint8_t *k)
+{
+    for (int i = 0; i < 16; i++)
+        s[i] ^= k[i];
+}
+
+static void sub_bytes(uint8_t *s)
+{
+    for (int i = 0; i < 16; i++)
+        s[i] = sbox[s[i]];
+}
+
+static void shift_rows(uint8_t *s)
+{
+    uint8_t t[16];
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            t[r + 4 * c] = s[r + 4 * ((c + r) & 3)];
+    memcpy(s, t, 16);
+}
+
+static void mix_columns(uint8_t *s)
+{
+    for (int c = 0; c < 4; c++) {
+        uint8_t *col = s + 4 * c;
+        uint8_t a0 = col[0], a1 = col[1], a2 = col[2], a3 = col[3];
+        uint8_t all = a0 ^ a1 ^ a2 ^ a3;
+        col[0] = a0 ^ all ^ xtime(a0 ^ a1);
+        col[1] = a1 ^ all ^ xtime(a1 ^ a2);
+        col[2] = a2 ^ all ^ xtime(a2 ^ a3);
+        col[3] = a3 ^ all ^ xtime(a3 ^ a0);
+    }
+}
+
+static void encrypt_block(const uint8_t rk[RK_BYTES], const uint8_t in[16], uint8_t out[16])
+{
+    uint8_t s[16];
+    memcpy(s, in, 16);
+    add_round_key(s, rk);
+    for (int round = 1; round < 10; round++) {
+        sub_bytes(s);
+        shift_rows(s);
+        mix_columns(s);
+        add_round_key(s, rk + 16 * round);
+    }
+    sub_bytes(s);
+    shift_rows(s);
+    add_round_key(s, rk + 160);
+    memcpy(out, s, 16);
+}
+
+/* FIPS-197 appendix C.1: the host implementation must reproduce it. */
+static void self_test(void)
+{
+    static const uint8_t key[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                    0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f};
+    static const uint8_t plain[16] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+                                      0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff};
+    static const uint8_t expect[16] = {0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30,
+                                       0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a};
+    uint8_t rk[RK_BYTES], out[16];
+    expand_key(key, rk);
+    encrypt_block(rk, plain, out);
+    if (memcmp(out, expect, 16) != 0) {
+        fprintf(stderr, APP ": FAILED: host AES-128 does not reproduce FIPS-197 C.1\n");
+        exit(1);
+    }
+}
+
+/* ------------------------------------------------------------ workload */
+
+/* One device's share: blocks [first, first + count). */
+struct part {
+    cl_device_id dev;
+    cl_command_queue queue;
+    cl_kernel kernel;
+    cl_mem in, out; /* this part's blocks only */
+    cl_mem rk;      /* round keys */
+    size_t first, count;
+};
+
+struct app {
+    struct opts o;
+    cl_context ctx;
+    cl_program prog;
+    cl_mem sbox; /* shared, read-only */
+    unsigned nparts;
+    struct part part[MAX_DEVICES];
+    char *label;
+    uint8_t rk[RK_BYTES];
+    uint8_t *plain, *cipher, *ref; /* size * 16 bytes each */
+};
+
+/* Contiguous work-group ranges, as even as possible, one per device. */
+static void partition(struct app *a, const cl_device_id *devs)
+{
+    size_t groups = (a->o.size + LOCAL_SIZE - 1) / LOCAL_SIZE;
+    for (unsigned d = 0; d < a->nparts; d++) {
+        size_t g0 = groups * d / a->nparts, g1 = groups * (d + 1) / a->nparts;
+        struct part *p = &a->part[d];
+        p->dev = devs[d];
+        p->first = g0 * LOCAL_SIZE;
+        size_t end = g1 * LOCAL_SIZE < a->o.size ? g1 * LOCAL_SIZE : a->o.size;
+        p->count = end > p->first ? end - p->first : 0;
+    }
+}
+
+static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes, void *host)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, flags, bytes, host, &err);
+    check(err, "clCreateBuffer");
+    return m;
+}
+
+static void setup(struct app *a)
+{
+    cl_device_id devs[MAX_DEVICES];
+    cl_int err;
+    cl_platform_id plat = select_devices(a->o.device, a->o.devices, devs);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    a->nparts = a->o.devices;
+    a->ctx = clCreateContext(props, a->nparts, devs, NULL, NULL, &err);
+    check(err, "clCreateContext");
+    a->prog = build_program(a->ctx, a->nparts, devs, kernel_source);
+    a->label = device_label(devs, a->nparts);
+    a->sbox = create_buffer(a->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof sbox,
+                            (void *)sbox);
+    partition(a, devs);
+    for (unsigned d = 0; d < a->nparts; d++) {
+        struct part *p = &a->part[d];
+        p->queue = clCreateCommandQueueWithProperties(a->ctx, p->dev, NULL, &err);
+        check(err, "clCreateCommandQueueWithProperties");
+        p->kernel = clCreateKernel(a->prog, "aes128_encrypt", &err);
+        check(err, "clCreateKernel");
+        if (!p->count)
+            continue;
+        size_t bytes = mul_size(p->count, BLOCK);
+        p->in = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes, NULL);
+        p->out = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes, NULL);
+        p->rk = create_buffer(a->ctx, CL_MEM_READ_ONLY, RK_BYTES, NULL);
+    }
+    size_t bytes = mul_size(a->o.size, BLOCK);
+    a->plain = xmalloc(bytes);
+    a->cipher = xmalloc(bytes);
+    a->ref = xmalloc(bytes);
+}
+
+/* Key and plaintext of one iteration. */
+static void make_inputs(struct app *a, uint64_t seed)
+{
+    struct rng r = rng_make(seed);
+    uint8_t key[16];
+    for (int i = 0; i < 16; i++)
+        key[i] = (uint8_t)(rng_next(&r) >> 56);
+    expand_key(key, a->rk);
+    size_t bytes = a->o.size * BLOCK;
+    for (size_t i = 0; i < bytes; i += 8) {
+        uint64_t v = rng_next(&r);
+        for (size_t j = 0; j < 8 && i + j < bytes; j++)
+            a->plain[i + j] = (uint8_t)(v >> (8 * j));
+    }
+}
+
+/* Writes key and plaintext, encrypts, reads back; returns the wall time in ms. */
+static double run_iteration(struct app *a)
+{
+    cl_ulong n = a->o.size;
+    double t0 = now_ms();
+    for (unsigned d = 0; d < a->nparts; d++) {
+        struct part *p = &a->part[d];
+        if (!p->count)
+            continue;
+        size_t off = p->first * BLOCK, bytes = p->count * BLOCK;
+        check(clEnqueueWriteBuffer(p->queue, p->rk, CL_FALSE, 0, RK_BYTES, a->rk, 0, NULL, NULL),
+              "clEnqueueWriteBuffer");
+        check(clEnqueueWriteBuffer(p->queue, p->in, CL_FALSE, 0, bytes, a->plain + off, 0, NULL,
+                                   NULL),
+              "clEnqueueWriteBuffer");
+        check(clSetKernelArg(p->kernel, 0, sizeof p->in, &p->in), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 1, sizeof p->out, &p->out), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 2, sizeof p->rk, &p->rk), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 3, sizeof a->sbox, &a->sbox), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 4, sizeof n, &n), "clSetKernelArg");
+        size_t offset = p->first, local = LOCAL_SIZE;
+        size_t global = (p->count + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE;
+        check(clEnqueueNDRangeKernel(p->queue, p->kernel, 1, &offset, &global, &local, 0, NULL,
+                                     NULL),
+              "clEnqueueNDRangeKernel");
+        check(clEnqueueReadBuffer(p->queue, p->out, CL_FALSE, 0, bytes, a->cipher + off, 0, NULL,
+                                  NULL),
+              "clEnqueueReadBuffer");
+    }
+    for (unsigned d = 0; d < a->nparts; d++)
+        check(clFinish(a->part[d].queue), "clFinish");
+    return now_ms() - t0;
+}
+
+static int verify(const struct app *a, unsigned iter)
+{
+    for (size_t b = 0; b < a->o.size; b++)
+        encrypt_block(a->rk, a->plain + b * BLOCK, a->ref + b * BLOCK);
+    for (size_t i = 0; i < a->o.size * BLOCK; i++) {
+        if (a->cipher[i] != a->ref[i]) {
+            fprintf(stderr,
+                    APP ": FAILED: iteration %u: block %zu byte %zu: got 0x%02x, expected "
+                        "0x%02x\n",
+                    iter, i / BLOCK, i % BLOCK, a->cipher[i], a->ref[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void teardown(struct app *a)
+{
+    for (unsigned d = 0; d < a->nparts; d++) {
+        struct part *p = &a->part[d];
+        if (p->count) {
+            check(clReleaseMemObject(p->in), "clReleaseMemObject");
+            check(clReleaseMemObject(p->out), "clReleaseMemObject");
+            check(clReleaseMemObject(p->rk), "clReleaseMemObject");
+        }
+        check(clReleaseKernel(p->kernel), "clReleaseKernel");
+        check(clReleaseCommandQueue(p->queue), "clReleaseCommandQueue");
+    }
+    check(clReleaseMemObject(a->sbox), "clReleaseMemObject");
+    check(clReleaseProgram(a->prog), "clReleaseProgram");
+    check(clReleaseContext(a->ctx), "clReleaseContext");
+    free(a->plain);
+    free(a->cipher);
+    free(a->ref);
+    free(a->label);
+}
+
+int main(int argc, char **argv)
+{
+    struct app a = {0};
+    parse_opts(argc, argv, &a.o);
+    self_test();
+    setup(&a);
+    double ms = 0.0;
+    int failed = 0;
+    for (unsigned it = 0; it < a.o.iters && !failed; it++) {
+        make_inputs(&a, iter_seed(a.o.seed, it));
+        ms += run_iteration(&a);
+        failed = verify(&a, it);
+    }
+    if (!failed && !a.o.quiet)
+        printf(APP ": ok size=%zu iters=%u device=\"%s\" ocl_ms=%.3f\n", a.o.size, a.o.iters,
+               a.label, ms);
+    teardown(&a);
+    return failed;
+}

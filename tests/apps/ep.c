@@ -1,0 +1,642 @@
+/*
+ * ep — clrr workload: embarrassingly parallel and compute-bound, in the
+ * spirit of NPB EP.
+ *
+ * Each work-item draws `--pairs` pairs of uniform deviates from its own
+ * 64-bit LCG (seeded by hashing the run seed with its global id), turns each
+ * pair into two Gaussian deviates with Box–Muller (log, sqrt, cos, sin), and
+ * writes the sums of the deviates and a 10-bin histogram of max(|x|,|y|) into
+ * its own slots of two output buffers; the host reduces them.
+ *
+ * What clrr can exploit: no input buffer at all (only scalar arguments), a
+ * tiny output, arithmetic-bound work, independent work-items that each write
+ * one contiguous slot. A split pass can give contiguous work-group ranges to
+ * several devices with no input transfer and a contiguous output merge.
+ * `--devices M` is the hand-partitioned reference of that split: one queue and
+ * one pair of output buffers per device, each launch covering a contiguous
+ * range of work-groups through a global work offset. Nothing to fuse.
+ *
+ * Verification: the host replays the generator bit-exactly in C, but its
+ * logf/sqrtf/cosf/sinf may differ from the device's by a few ulp (OpenCL 1.2
+ * allows up to 4 ulp) and the device may contract a*b+c into fma. Hence:
+ *   sums:   per work-item, |got - exp| <= 1e-5 * sum|deviates| + 1e-6;
+ *   counts: per bin over all work-items, |got - exp| <= 1 + 1e-6 * pairs drawn
+ *           (a deviate within a few ulp of an integer may land in the
+ *           neighbouring bin).
+ */
+#include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define APP "ep"
+#define MAX_DEVICES 64
+#define LOCAL_SIZE 64
+#define NQ 10 /* histogram bins, as in NPB EP */
+
+static const char *kernel_source =
+    "#define NQ 10\n"
+    "\n"
+    "/* splitmix64 finalizer: decorrelates the per-item LCG seeds */\n"
+    "ulong mix64(ulong z)\n"
+    "{\n"
+    "    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;\n"
+    "    z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;\n"
+    "    return z ^ (z >> 31);\n"
+    "}\n"
+    "\n"
+    "/* 64-bit LCG step; top 24 bits, odd, scaled into (0,1) exactly */\n"
+    "float next_uniform(ulong *s)\n"
+    "{\n"
+    "    *s = *s * 6364136223846793005UL + 1442695040888963407UL;\n"
+    "    return (float)((uint)(*s >> 40) | 1u) * (1.0f / 16777216.0f);\n"
+    "}\n"
+    "\n"
+    "__kernel void ep(ulong seed, uint pairs, ulong n,\n"
+    "                 __global float2 *sums, __global uint *counts)\n"
+    "{\n"
+    "    size_t gid = get_global_id(0);\n"
+    "    if (gid >= n)\n"
+    "        return;\n"
+    "    size_t slot = gid - get_global_offset(0);\n"
+    "    ulong s = mix64(seed + (ulong)gid * 0x9E3779B97F4A7C15UL);\n"
+    "    uint q[NQ];\n"
+    "    for (int l = 0; l < NQ; l++)\n"
+    "        q[l] = 0;\n"
+    "    float sx = 0.0f, sy = 0.0f;\n"
+    "    for (uint p = 0; p < pairs; p++) {\n"
+    "        float u1 = next_uniform(&s);\n"
+    "        float u2 = next_uniform(&s);\n"
+    "        float r = sqrt(-2.0f * log(u1));\n"
+    "        float t = 6.28318530718f * u2;\n"
+    "        float x = r * cos(t);\n"
+    "        float y = r * sin(t);\n"
+    "        sx += x;\n"
+    "        sy += y;\n"
+    "        uint l = (uint)fmax(fabs(x), fabs(y));\n"
+    "        if (l < NQ)\n"
+    "            q[l]++;\n"
+    "    }\n"
+    "    sums[slot] = (float2)(sx, sy);\n"
+    "    for (int l = 0; l < NQ; l++)\n"
+    "        counts[slot * NQ + l] = q[l];\n"
+    "}\n";
+
+/* ------------------------------------------------------------ options */
+
+struct opts {
+    size_t size;        /* work-items */
+    unsigned iters;     /* host loop repetitions */
+    const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* devices to split over */
+    uint64_t seed;
+    int quiet;
+    unsigned pairs; /* --pairs: random pairs per work-item */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " APP " [--size N] [--iters K] [--device SPEC] [--devices M]\n"
+            "          [--seed S] [--quiet] [--pairs P] [--help]\n"
+            "  --size N       work-items (default 32768)\n"
+            "  --iters K      repeat the host loop (run, read back) K times (default 1)\n"
+            "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
+            "                 substring of the device or platform name (default: env\n"
+            "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
+            "  --devices M    split the work-items over the first M matching devices\n"
+            "  --seed S       seed of the generated inputs (default 1)\n"
+            "  --quiet        print nothing on success\n"
+            "  --pairs P      random pairs per work-item (default 256)\n");
+}
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(APP ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
+            (unsigned long long)min, (unsigned long long)max);
+    return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP, O_PAIRS };
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, O_SIZE},
+        {"iters", required_argument, NULL, O_ITERS},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"devices", required_argument, NULL, O_DEVICES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},
+        {"pairs", required_argument, NULL, O_PAIRS},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct opts){.size = 32768, .iters = 1, .devices = 1, .seed = 1, .pairs = 256};
+    o->device = getenv("CLRR_APP_DEVICE");
+    if (o->device && !*o->device)
+        o->device = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, UINT64_MAX / 64); break;
+        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_DEVICES: o->devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_PAIRS: o->pairs = parse_u64("--pairs", optarg, 1, 1u << 30); break;
+        case O_HELP: usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void check(cl_int err, const char *fn)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, APP ": %s failed: %d\n", fn, err);
+        exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", n);
+    return p;
+}
+
+static size_t mul_size(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / b)
+        die("size overflow (%zu * %zu)", a, b);
+    return a * b;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of one host-loop iteration, derived from (--seed, iteration). */
+static uint64_t iter_seed(uint64_t seed, unsigned iter)
+{
+    return splitmix64(seed ^ splitmix64(iter));
+}
+
+/* ---------------------------------------------------------- devices */
+
+/* Device or platform string property, malloc'ed. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    if (dev)
+        check(clGetDeviceInfo(dev, param, 0, NULL, &n), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, 0, NULL, &n), "clGetPlatformInfo");
+    char *s = xmalloc(n + 1);
+    if (dev)
+        check(clGetDeviceInfo(dev, param, n, s, NULL), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, n, s, NULL), "clGetPlatformInfo");
+    s[n] = '\0';
+    return s;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return n == 0;
+}
+
+#define TYPE_MASK \
+    (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+static cl_device_type device_type(cl_device_id dev)
+{
+    cl_device_type type;
+    check(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo");
+    return type & TYPE_MASK;
+}
+
+/* The device type SPEC names, or 0 when SPEC is not a type. */
+static cl_device_type spec_type(const char *spec)
+{
+    if (!strcasecmp(spec, "cpu"))
+        return CL_DEVICE_TYPE_CPU;
+    if (!strcasecmp(spec, "gpu"))
+        return CL_DEVICE_TYPE_GPU;
+    if (!strcasecmp(spec, "accelerator"))
+        return CL_DEVICE_TYPE_ACCELERATOR;
+    return 0;
+}
+
+static int name_matches(cl_device_id dev, cl_platform_id plat, const char *spec)
+{
+    char *dname = info_string(dev, NULL, CL_DEVICE_NAME);
+    char *pname = info_string(NULL, plat, CL_PLATFORM_NAME);
+    int hit = contains_nocase(dname, spec) || contains_nocase(pname, spec);
+    free(dname);
+    free(pname);
+    return hit;
+}
+
+static int is_index(const char *spec)
+{
+    if (!*spec)
+        return 0;
+    for (const char *p = spec; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* Every device of every platform, in order, with its platform; returns the count. */
+static unsigned list_devices(cl_device_id *all, cl_platform_id *owner, unsigned cap)
+{
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+        die("no OpenCL platform found");
+    check(err, "clGetPlatformIDs");
+    cl_platform_id *plats = xmalloc(nplat * sizeof *plats);
+    check(clGetPlatformIDs(nplat, plats, NULL), "clGetPlatformIDs");
+    unsigned nall = 0;
+    for (cl_uint p = 0; p < nplat && nall < cap; p++) {
+        cl_uint nd = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (err == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        check(err, "clGetDeviceIDs");
+        if (nd > cap - nall)
+            nd = cap - nall;
+        check(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, all + nall, NULL), "clGetDeviceIDs");
+        for (cl_uint d = 0; d < nd; d++)
+            owner[nall + d] = plats[p];
+        nall += nd;
+    }
+    free(plats);
+    if (nall == 0)
+        die("no OpenCL device found");
+    return nall;
+}
+
+/*
+ * Picks `want` devices for SPEC into devs[]: the device SPEC designates (an
+ * index; the first of a type; the first whose device or platform name
+ * contains SPEC; by default the first GPU, else device 0), then the next
+ * devices, in order and wrapping around, that match too (for an index or the
+ * default: those of the same type). Returns their platform; they must all
+ * belong to it, since they share one context.
+ */
+static cl_platform_id select_devices(const char *spec, unsigned want, cl_device_id *devs)
+{
+    cl_device_id all[256];
+    cl_platform_id owner[256], chosen[MAX_DEVICES];
+    unsigned nall = list_devices(all, owner, 256), first = 0;
+    cl_device_type type = 0;
+    if (!spec) {
+        first = nall;
+        for (unsigned i = 0; i < nall && first == nall; i++)
+            if (device_type(all[i]) & CL_DEVICE_TYPE_GPU)
+                first = i;
+        if (first == nall)
+            first = 0;
+        type = device_type(all[first]);
+    } else if (is_index(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= nall)
+            die("no device with index %s (%u devices)", spec, nall);
+        first = (unsigned)idx;
+        type = device_type(all[first]);
+    } else {
+        type = spec_type(spec); /* 0: match by name */
+    }
+    unsigned n = 0;
+    for (unsigned k = 0; k < nall && n < want; k++) {
+        unsigned i = (first + k) % nall;
+        if (type ? (device_type(all[i]) & type) != 0 : name_matches(all[i], owner[i], spec)) {
+            chosen[n] = owner[i];
+            devs[n++] = all[i];
+        }
+    }
+    if (n == 0)
+        die("no device matches '%s'", spec ? spec : "(default)");
+    if (n < want)
+        die("only %u device(s) match '%s', %u requested with --devices", n,
+            spec ? spec : "(default)", want);
+    for (unsigned d = 1; d < n; d++)
+        if (chosen[d] != chosen[0])
+            die("the selected devices belong to several platforms; pick devices of one");
+    return chosen[0];
+}
+
+/* Names of the devices joined with " + ", malloc'ed. */
+static char *device_label(const cl_device_id *devs, unsigned n)
+{
+    size_t len = 1;
+    char *names[MAX_DEVICES];
+    for (unsigned i = 0; i < n; i++) {
+        names[i] = info_string(devs[i], NULL, CL_DEVICE_NAME);
+        len += strlen(names[i]) + 3;
+        memmove(names[i], names[i] + strspn(names[i], " "), strlen(names[i]) + 1);
+    }
+    char *s = xmalloc(len);
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " + ");
+        strcat(s, names[i]);
+        free(names[i]);
+    }
+    return s;
+}
+
+static cl_program build_program(cl_context ctx, unsigned ndev, const cl_device_id *devs,
+                                const char *src)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, ndev, devs, "-cl-std=CL1.2", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        for (unsigned i = 0; i < ndev; i++) {
+            size_t n = 0;
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n),
+                  "clGetProgramBuildInfo");
+            char *log = xmalloc(n + 1);
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, n, log, NULL),
+                  "clGetProgramBuildInfo");
+            log[n] = '\0';
+            fprintf(stderr, APP ": build log (device %u):\n%s\n", i, log);
+            free(log);
+        }
+    }
+    check(err, "clBuildProgram");
+    return prog;
+}
+
+/* ------------------------------------------------------------ workload */
+
+/* One device's share: work-items [first, first + count). */
+struct part {
+    cl_device_id dev;
+    cl_command_queue queue;
+    cl_kernel kernel;
+    cl_mem sums;   /* float2 per work-item of this part */
+    cl_mem counts; /* NQ uints per work-item of this part */
+    size_t first, count;
+};
+
+struct app {
+    struct opts o;
+    cl_context ctx;
+    cl_program prog;
+    unsigned nparts;
+    struct part part[MAX_DEVICES];
+    char *label;
+    float *sums;      /* device results, 2 per work-item */
+    cl_uint *counts;  /* device results, NQ per work-item */
+    float *ref_sums;  /* host reference, 2 per work-item */
+    float *ref_abs;   /* host reference: sum of |deviates| per work-item */
+    cl_uint *ref_counts;
+};
+
+/* Contiguous work-group ranges, as even as possible, one per device. */
+static void partition(struct app *a, const cl_device_id *devs)
+{
+    size_t groups = (a->o.size + LOCAL_SIZE - 1) / LOCAL_SIZE;
+    for (unsigned d = 0; d < a->nparts; d++) {
+        size_t g0 = groups * d / a->nparts, g1 = groups * (d + 1) / a->nparts;
+        struct part *p = &a->part[d];
+        p->dev = devs[d];
+        p->first = g0 * LOCAL_SIZE;
+        size_t end = g1 * LOCAL_SIZE < a->o.size ? g1 * LOCAL_SIZE : a->o.size;
+        p->count = end > p->first ? end - p->first : 0;
+    }
+}
+
+static void setup(struct app *a)
+{
+    cl_device_id devs[MAX_DEVICES];
+    cl_int err;
+    cl_platform_id plat = select_devices(a->o.device, a->o.devices, devs);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    a->nparts = a->o.devices;
+    a->ctx = clCreateContext(props, a->nparts, devs, NULL, NULL, &err);
+    check(err, "clCreateContext");
+    a->prog = build_program(a->ctx, a->nparts, devs, kernel_source);
+    a->label = device_label(devs, a->nparts);
+    partition(a, devs);
+    for (unsigned d = 0; d < a->nparts; d++) {
+        struct part *p = &a->part[d];
+        p->queue = clCreateCommandQueueWithProperties(a->ctx, p->dev, NULL, &err);
+        check(err, "clCreateCommandQueueWithProperties");
+        p->kernel = clCreateKernel(a->prog, "ep", &err);
+        check(err, "clCreateKernel");
+        if (!p->count)
+            continue;
+        p->sums = clCreateBuffer(a->ctx, CL_MEM_WRITE_ONLY, mul_size(p->count, 2 * sizeof(float)),
+                                 NULL, &err);
+        check(err, "clCreateBuffer");
+        p->counts = clCreateBuffer(a->ctx, CL_MEM_WRITE_ONLY,
+                                   mul_size(p->count, NQ * sizeof(cl_uint)), NULL, &err);
+        check(err, "clCreateBuffer");
+    }
+    size_t n = a->o.size;
+    a->sums = xmalloc(mul_size(n, 2 * sizeof(float)));
+    a->counts = xmalloc(mul_size(n, NQ * sizeof(cl_uint)));
+    a->ref_sums = xmalloc(mul_size(n, 2 * sizeof(float)));
+    a->ref_abs = xmalloc(mul_size(n, sizeof(float)));
+    a->ref_counts = xmalloc(mul_size(n, NQ * sizeof(cl_uint)));
+}
+
+/* Launches every part, reads the results back; returns the wall time in ms. */
+static double run_iteration(struct app *a, uint64_t seed)
+{
+    cl_ulong s = seed, n = a->o.size;
+    cl_uint pairs = a->o.pairs;
+    double t0 = now_ms();
+    for (unsigned d = 0; d < a->nparts; d++) {
+        struct part *p = &a->part[d];
+        if (!p->count)
+            continue;
+        check(clSetKernelArg(p->kernel, 0, sizeof s, &s), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 1, sizeof pairs, &pairs), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 2, sizeof n, &n), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 3, sizeof p->sums, &p->sums), "clSetKernelArg");
+        check(clSetKernelArg(p->kernel, 4, sizeof p->counts, &p->counts), "clSetKernelArg");
+        size_t offset = p->first, local = LOCAL_SIZE;
+        size_t global = (p->count + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE;
+        check(clEnqueueNDRangeKernel(p->queue, p->kernel, 1, &offset, &global, &local, 0, NULL,
+                                     NULL),
+              "clEnqueueNDRangeKernel");
+        check(clEnqueueReadBuffer(p->queue, p->sums, CL_FALSE, 0, p->count * 2 * sizeof(float),
+                                  a->sums + 2 * p->first, 0, NULL, NULL),
+              "clEnqueueReadBuffer");
+        check(clEnqueueReadBuffer(p->queue, p->counts, CL_FALSE, 0,
+                                  p->count * NQ * sizeof(cl_uint), a->counts + NQ * p->first, 0,
+                                  NULL, NULL),
+              "clEnqueueReadBuffer");
+    }
+    for (unsigned d = 0; d < a->nparts; d++)
+        check(clFinish(a->part[d].queue), "clFinish");
+    return now_ms() - t0;
+}
+
+/* Host mirror of the kernel's generator. */
+static float next_uniform(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((uint32_t)(*s >> 40) | 1u) * (1.0f / 16777216.0f);
+}
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void reference(struct app *a, uint64_t seed)
+{
+    for (size_t i = 0; i < a->o.size; i++) {
+        uint64_t s = mix64(seed + (uint64_t)i * 0x9E3779B97F4A7C15ull);
+        cl_uint *q = a->ref_counts + NQ * i;
+        memset(q, 0, NQ * sizeof *q);
+        float sx = 0.0f, sy = 0.0f, sabs = 0.0f;
+        for (unsigned p = 0; p < a->o.pairs; p++) {
+            float u1 = next_uniform(&s);
+            float u2 = next_uniform(&s);
+            float r = sqrtf(-2.0f * logf(u1));
+            float t = 6.28318530718f * u2;
+            float x = r * cosf(t), y = r * sinf(t);
+            sx += x;
+            sy += y;
+            sabs += fabsf(x) + fabsf(y);
+            unsigned l = (unsigned)fmaxf(fabsf(x), fabsf(y));
+            if (l < NQ)
+                q[l]++;
+        }
+        a->ref_sums[2 * i] = sx;
+        a->ref_sums[2 * i + 1] = sy;
+        a->ref_abs[i] = sabs;
+    }
+}
+
+/* Returns 0 when the device results match the reference (rules at the top). */
+static int verify(const struct app *a, unsigned iter)
+{
+    size_t n = a->o.size;
+    for (size_t i = 0; i < 2 * n; i++) {
+        double got = a->sums[i], exp = a->ref_sums[i];
+        if (!(fabs(got - exp) <= 1e-5 * a->ref_abs[i / 2] + 1e-6)) {
+            fprintf(stderr,
+                    APP ": FAILED: iteration %u: sum %c of work-item %zu: got %.9g, expected "
+                        "%.9g\n",
+                    iter, i % 2 ? 'y' : 'x', i / 2, got, exp);
+            return 1;
+        }
+    }
+    double allowed = 1.0 + 1e-6 * (double)n * a->o.pairs;
+    for (unsigned l = 0; l < NQ; l++) {
+        uint64_t got = 0, exp = 0;
+        for (size_t i = 0; i < n; i++) {
+            got += a->counts[NQ * i + l];
+            exp += a->ref_counts[NQ * i + l];
+        }
+        if (fabs((double)got - (double)exp) > allowed) {
+            fprintf(stderr,
+                    APP ": FAILED: iteration %u: count of bin %u: got %llu, expected %llu "
+                        "(allowed difference %.0f)\n",
+                    iter, l, (unsigned long long)got, (unsigned long long)exp, allowed);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void teardown(struct app *a)
+{
+    for (unsigned d = 0; d < a->nparts; d++) {
+        struct part *p = &a->part[d];
+        if (p->sums)
+            check(clReleaseMemObject(p->sums), "clReleaseMemObject");
+        if (p->counts)
+            check(clReleaseMemObject(p->counts), "clReleaseMemObject");
+        check(clReleaseKernel(p->kernel), "clReleaseKernel");
+        check(clReleaseCommandQueue(p->queue), "clReleaseCommandQueue");
+    }
+    check(clReleaseProgram(a->prog), "clReleaseProgram");
+    check(clReleaseContext(a->ctx), "clReleaseContext");
+    free(a->sums);
+    free(a->counts);
+    free(a->ref_sums);
+    free(a->ref_abs);
+    free(a->ref_counts);
+    free(a->label);
+}
+
+int main(int argc, char **argv)
+{
+    struct app a = {0};
+    parse_opts(argc, argv, &a.o);
+    setup(&a);
+    double ms = 0.0;
+    int failed = 0;
+    for (unsigned it = 0; it < a.o.iters && !failed; it++) {
+        uint64_t seed = iter_seed(a.o.seed, it);
+        ms += run_iteration(&a, seed);
+        reference(&a, seed);
+        failed = verify(&a, it);
+    }
+    if (!failed && !a.o.quiet)
+        printf(APP ": ok size=%zu iters=%u device=\"%s\" ocl_ms=%.3f\n", a.o.size, a.o.iters,
+               a.label, ms);
+    teardown(&a);
+    return failed;
+}

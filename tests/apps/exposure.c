@@ -1,0 +1,933 @@
+/*
+ * exposure — clrr workload: exposure fusion (after Mertens et al.), grey
+ * float images, built from many small generic kernels.
+ *
+ * Per host-loop iteration, K images (--images) of one scene at different
+ * exposures are written to the device and fused with pyramids of depth D
+ * (--depth):
+ *   weights    per image: contrast (|Laplacian|), well-exposedness
+ *              (exp(-(v-0.5)^2 / 0.08)), weight = contrast * exposedness + eps;
+ *              normalized by their sum over the images
+ *   pyramids   Gaussian pyramid of each weight map and of each image,
+ *              Laplacian pyramid of each image (level - upsample(next level))
+ *   blend      per level, sum over images of weight * Laplacian
+ *   collapse   from the top level: level += upsample(level above)
+ * and the fused image is read back. downsample = blur_h, blur_v, decimate;
+ * upsample = expand (zero insertion), blur_h, blur_v (5-tap binomial filter,
+ * borders clamped). Each step is a separate launch of a small kernel:
+ * 5K + 10K(D-1) + KD + 4(D-1) launches per iteration, 166 at K=3, D=5.
+ *
+ * What clrr can exploit: long chains of element-wise and stencil kernels on
+ * the same index space (vertical fusion: blur_h+blur_v+decimate, expand+blur,
+ * subtract, multiply-add), independent chains per image (horizontal fusion,
+ * concurrent queues), scratch buffers reused across chains (false write-after-
+ * read dependencies that renaming removes), and launches whose size shrinks
+ * by 4 per level, down to a few pixels (launch overhead dominates; a cost
+ * model should keep the small levels on one device). Memory-bound.
+ *
+ * Verification: the host runs the same pipeline in C. The device may
+ * contract the filters into fmas, its exp may be 3 ulp and its division
+ * 2.5 ulp off, so the fused image must satisfy |got - exp| <= 1e-4 * |exp|
+ * + 1e-4 (errors seen are about 1e-6).
+ */
+#include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define APP "exposure"
+#define MAX_DEVICES 64
+#define MAX_IMAGES 64
+#define MAX_DEPTH 16
+#define LOCAL_SIZE 64
+#define TILE 16 /* 2D work-groups are TILE x TILE */
+
+static const char *kernel_source =
+    "#define IDX(x, y, w) ((size_t)(y) * (w) + (x))\n"
+    "\n"
+    "/* 5-tap binomial filter (1 4 6 4 1) / 16 along x, clamped borders */\n"
+    "__kernel void blur_h(__global const float *src, __global float *dst, int w, int h)\n"
+    "{\n"
+    "    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    if (x >= w || y >= h)\n"
+    "        return;\n"
+    "    __global const float *row = src + IDX(0, y, w);\n"
+    "    float l2 = row[max(x - 2, 0)], l1 = row[max(x - 1, 0)], c = row[x];\n"
+    "    float r1 = row[min(x + 1, w - 1)], r2 = row[min(x + 2, w - 1)];\n"
+    "    dst[IDX(x, y, w)] = 0.375f * c + 0.25f * (l1 + r1) + 0.0625f * (l2 + r2);\n"
+    "}\n"
+    "\n"
+    "/* the same filter along y */\n"
+    "__kernel void blur_v(__global const float *src, __global float *dst, int w, int h)\n"
+    "{\n"
+    "    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    if (x >= w || y >= h)\n"
+    "        return;\n"
+    "    float u2 = src[IDX(x, max(y - 2, 0), w)], u1 = src[IDX(x, max(y - 1, 0), w)];\n"
+    "    float c = src[IDX(x, y, w)];\n"
+    "    float d1 = src[IDX(x, min(y + 1, h - 1), w)], d2 = src[IDX(x, min(y + 2, h - 1), w)];\n"
+    "    dst[IDX(x, y, w)] = 0.375f * c + 0.25f * (u1 + d1) + 0.0625f * (u2 + d2);\n"
+    "}\n"
+    "\n"
+    "/* src is w x h, dst is (w+1)/2 x (h+1)/2: keep even pixels */\n"
+    "__kernel void decimate(__global const float *src, __global float *dst, int w, int h)\n"
+    "{\n"
+    "    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    int w2 = (w + 1) / 2, h2 = (h + 1) / 2;\n"
+    "    if (x >= w2 || y >= h2)\n"
+    "        return;\n"
+    "    dst[IDX(x, y, w2)] = src[IDX(2 * x, 2 * y, w)];\n"
+    "}\n"
+    "\n"
+    "/* dst is w x h, src is (w+1)/2 x (h+1)/2: zero insertion, gain 4 */\n"
+    "__kernel void expand(__global const float *src, __global float *dst, int w, int h)\n"
+    "{\n"
+    "    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    if (x >= w || y >= h)\n"
+    "        return;\n"
+    "    int w2 = (w + 1) / 2;\n"
+    "    dst[IDX(x, y, w)] = ((x | y) & 1) ? 0.0f : 4.0f * src[IDX(x / 2, y / 2, w2)];\n"
+    "}\n"
+    "\n"
+    "__kernel void contrast(__global const float *src, __global float *dst, int w, int h)\n"
+    "{\n"
+    "    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    if (x >= w || y >= h)\n"
+    "        return;\n"
+    "    float c = src[IDX(x, y, w)];\n"
+    "    float l = src[IDX(max(x - 1, 0), y, w)], r = src[IDX(min(x + 1, w - 1), y, w)];\n"
+    "    float u = src[IDX(x, max(y - 1, 0), w)], d = src[IDX(x, min(y + 1, h - 1), w)];\n"
+    "    dst[IDX(x, y, w)] = fabs(4.0f * c - l - r - u - d);\n"
+    "}\n"
+    "\n"
+    "__kernel void well_exposed(__global const float *src, __global float *dst, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        dst[i] = exp(-12.5f * (src[i] - 0.5f) * (src[i] - 0.5f));\n"
+    "}\n"
+    "\n"
+    "__kernel void weight(__global const float *c, __global const float *e,\n"
+    "                     __global float *w, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        w[i] = c[i] * e[i] + 1e-6f;\n"
+    "}\n"
+    "\n"
+    "__kernel void copy(__global const float *src, __global float *dst, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        dst[i] = src[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void accumulate(__global float *acc, __global const float *b, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        acc[i] += b[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void divide_by(__global float *x, __global const float *s, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        x[i] /= s[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void subtract(__global const float *a, __global const float *b,\n"
+    "                       __global float *c, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        c[i] = a[i] - b[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void mul(__global const float *a, __global const float *b,\n"
+    "                  __global float *c, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        c[i] = a[i] * b[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void madd(__global float *acc, __global const float *a,\n"
+    "                   __global const float *b, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        acc[i] += a[i] * b[i];\n"
+    "}\n";
+
+/* ------------------------------------------------------------ options */
+
+struct opts {
+    size_t size;        /* image side */
+    unsigned iters;     /* host loop repetitions */
+    const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    uint64_t seed;
+    int quiet;
+    unsigned images; /* --images */
+    unsigned depth;  /* --depth */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " APP " [--size N] [--iters K] [--device SPEC] [--devices 1]\n"
+            "                [--seed S] [--quiet] [--images K] [--depth D] [--help]\n"
+            "  --size N       image side, each image is N x N floats (default 1024)\n"
+            "  --iters K      repeat the host loop (write images, fuse, read back) K times\n"
+            "                 with new images each time (default 1)\n"
+            "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
+            "                 substring of the device or platform name (default: env\n"
+            "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
+            "  --devices M    only 1 is supported (one device)\n"
+            "  --seed S       seed of the generated inputs (default 1)\n"
+            "  --quiet        print nothing on success\n"
+            "  --images K     exposures to fuse, 1..64 (default 3)\n"
+            "  --depth D      pyramid levels, 1..16 (default 5)\n");
+}
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(APP ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
+            (unsigned long long)min, (unsigned long long)max);
+    return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP , O_IMAGES, O_DEPTH };
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, O_SIZE},
+        {"iters", required_argument, NULL, O_ITERS},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"devices", required_argument, NULL, O_DEVICES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},
+        {"images", required_argument, NULL, O_IMAGES},
+        {"depth", required_argument, NULL, O_DEPTH},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct opts){.size = 1024, .iters = 1, .seed = 1, .images = 3, .depth = 5};
+    o->device = getenv("CLRR_APP_DEVICE");
+    if (o->device && !*o->device)
+        o->device = NULL;
+    unsigned devices = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
+        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_IMAGES: o->images = parse_u64("--images", optarg, 1, MAX_IMAGES); break;
+        case O_DEPTH: o->depth = parse_u64("--depth", optarg, 1, MAX_DEPTH); break;
+        case O_HELP: usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+    if (devices > 1)
+        die("--devices %u: this workload runs on one device only", devices);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void check(cl_int err, const char *fn)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, APP ": %s failed: %d\n", fn, err);
+        exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", n);
+    return p;
+}
+
+static size_t mul_size(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / b)
+        die("size overflow (%zu * %zu)", a, b);
+    return a * b;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of one host-loop iteration, derived from (--seed, iteration). */
+static uint64_t iter_seed(uint64_t seed, unsigned iter)
+{
+    return splitmix64(seed ^ splitmix64(iter));
+}
+
+/* ---------------------------------------------------------- devices */
+
+/* Device or platform string property, malloc'ed. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    if (dev)
+        check(clGetDeviceInfo(dev, param, 0, NULL, &n), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, 0, NULL, &n), "clGetPlatformInfo");
+    char *s = xmalloc(n + 1);
+    if (dev)
+        check(clGetDeviceInfo(dev, param, n, s, NULL), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, n, s, NULL), "clGetPlatformInfo");
+    s[n] = '\0';
+    return s;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return n == 0;
+}
+
+#define TYPE_MASK \
+    (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+static cl_device_type device_type(cl_device_id dev)
+{
+    cl_device_type type;
+    check(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo");
+    return type & TYPE_MASK;
+}
+
+/* The device type SPEC names, or 0 when SPEC is not a type. */
+static cl_device_type spec_type(const char *spec)
+{
+    if (!strcasecmp(spec, "cpu"))
+        return CL_DEVICE_TYPE_CPU;
+    if (!strcasecmp(spec, "gpu"))
+        return CL_DEVICE_TYPE_GPU;
+    if (!strcasecmp(spec, "accelerator"))
+        return CL_DEVICE_TYPE_ACCELERATOR;
+    return 0;
+}
+
+static int name_matches(cl_device_id dev, cl_platform_id plat, const char *spec)
+{
+    char *dname = info_string(dev, NULL, CL_DEVICE_NAME);
+    char *pname = info_string(NULL, plat, CL_PLATFORM_NAME);
+    int hit = contains_nocase(dname, spec) || contains_nocase(pname, spec);
+    free(dname);
+    free(pname);
+    return hit;
+}
+
+static int is_index(const char *spec)
+{
+    if (!*spec)
+        return 0;
+    for (const char *p = spec; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* Every device of every platform, in order, with its platform; returns the count. */
+static unsigned list_devices(cl_device_id *all, cl_platform_id *owner, unsigned cap)
+{
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+        die("no OpenCL platform found");
+    check(err, "clGetPlatformIDs");
+    cl_platform_id *plats = xmalloc(nplat * sizeof *plats);
+    check(clGetPlatformIDs(nplat, plats, NULL), "clGetPlatformIDs");
+    unsigned nall = 0;
+    for (cl_uint p = 0; p < nplat && nall < cap; p++) {
+        cl_uint nd = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (err == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        check(err, "clGetDeviceIDs");
+        if (nd > cap - nall)
+            nd = cap - nall;
+        check(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, all + nall, NULL), "clGetDeviceIDs");
+        for (cl_uint d = 0; d < nd; d++)
+            owner[nall + d] = plats[p];
+        nall += nd;
+    }
+    free(plats);
+    if (nall == 0)
+        die("no OpenCL device found");
+    return nall;
+}
+
+/*
+ * Picks `want` devices for SPEC into devs[]: the device SPEC designates (an
+ * index; the first of a type; the first whose device or platform name
+ * contains SPEC; by default the first GPU, else device 0), then the next
+ * devices, in order and wrapping around, that match too (for an index or the
+ * default: those of the same type). Returns their platform; they must all
+ * belong to it, since they share one context.
+ */
+static cl_platform_id select_devices(const char *spec, unsigned want, cl_device_id *devs)
+{
+    cl_device_id all[256];
+    cl_platform_id owner[256], chosen[MAX_DEVICES];
+    unsigned nall = list_devices(all, owner, 256), first = 0;
+    cl_device_type type = 0;
+    if (!spec) {
+        first = nall;
+        for (unsigned i = 0; i < nall && first == nall; i++)
+            if (device_type(all[i]) & CL_DEVICE_TYPE_GPU)
+                first = i;
+        if (first == nall)
+            first = 0;
+        type = device_type(all[first]);
+    } else if (is_index(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= nall)
+            die("no device with index %s (%u devices)", spec, nall);
+        first = (unsigned)idx;
+        type = device_type(all[first]);
+    } else {
+        type = spec_type(spec); /* 0: match by name */
+    }
+    unsigned n = 0;
+    for (unsigned k = 0; k < nall && n < want; k++) {
+        unsigned i = (first + k) % nall;
+        if (type ? (device_type(all[i]) & type) != 0 : name_matches(all[i], owner[i], spec)) {
+            chosen[n] = owner[i];
+            devs[n++] = all[i];
+        }
+    }
+    if (n == 0)
+        die("no device matches '%s'", spec ? spec : "(default)");
+    if (n < want)
+        die("only %u device(s) match '%s', %u requested with --devices", n,
+            spec ? spec : "(default)", want);
+    for (unsigned d = 1; d < n; d++)
+        if (chosen[d] != chosen[0])
+            die("the selected devices belong to several platforms; pick devices of one");
+    return chosen[0];
+}
+
+/* Names of the devices joined with " + ", malloc'ed. */
+static char *device_label(const cl_device_id *devs, unsigned n)
+{
+    size_t len = 1;
+    char *names[MAX_DEVICES];
+    for (unsigned i = 0; i < n; i++) {
+        names[i] = info_string(devs[i], NULL, CL_DEVICE_NAME);
+        len += strlen(names[i]) + 3;
+        memmove(names[i], names[i] + strspn(names[i], " "), strlen(names[i]) + 1);
+    }
+    char *s = xmalloc(len);
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " + ");
+        strcat(s, names[i]);
+        free(names[i]);
+    }
+    return s;
+}
+
+static cl_program build_program(cl_context ctx, unsigned ndev, const cl_device_id *devs,
+                                const char *src)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, ndev, devs, "-cl-std=CL1.2", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        for (unsigned i = 0; i < ndev; i++) {
+            size_t n = 0;
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n),
+                  "clGetProgramBuildInfo");
+            char *log = xmalloc(n + 1);
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, n, log, NULL),
+                  "clGetProgramBuildInfo");
+            log[n] = '\0';
+            fprintf(stderr, APP ": build log (device %u):\n%s\n", i, log);
+            free(log);
+        }
+    }
+    check(err, "clBuildProgram");
+    return prog;
+}
+
+/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
+struct rng {
+    uint64_t s;
+};
+
+static struct rng rng_make(uint64_t seed)
+{
+    return (struct rng){splitmix64(seed) | 1};
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, 1), 24 random bits. */
+static float rng_float(struct rng *r)
+{
+    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* ---------------------------------------------------------- operations */
+
+/*
+ * Every step of the pipeline is one operation on buffer ids; the device
+ * executor enqueues the kernel of the same name, the host executor computes
+ * it in C, so one description of the pipeline drives both.
+ * 2D operations take (src, dst, int w, int h), element-wise ones their
+ * buffers and (ulong n).
+ */
+enum op {
+    OP_BLUR_H, OP_BLUR_V, OP_DECIMATE, OP_EXPAND, OP_CONTRAST,
+    OP_WELL_EXPOSED, OP_WEIGHT, OP_COPY, OP_ACCUMULATE, OP_DIVIDE_BY,
+    OP_SUBTRACT, OP_MUL, OP_MADD, NOPS
+};
+
+static const struct {
+    const char *kernel;
+    int nbuf;
+    int is_2d;
+} ops[NOPS] = {
+    [OP_BLUR_H] = {"blur_h", 2, 1},
+    [OP_BLUR_V] = {"blur_v", 2, 1},
+    [OP_DECIMATE] = {"decimate", 2, 1},
+    [OP_EXPAND] = {"expand", 2, 1},
+    [OP_CONTRAST] = {"contrast", 2, 1},
+    [OP_WELL_EXPOSED] = {"well_exposed", 2, 0},
+    [OP_WEIGHT] = {"weight", 3, 0},
+    [OP_COPY] = {"copy", 2, 0},
+    [OP_ACCUMULATE] = {"accumulate", 2, 0},
+    [OP_DIVIDE_BY] = {"divide_by", 2, 0},
+    [OP_SUBTRACT] = {"subtract", 3, 0},
+    [OP_MUL] = {"mul", 3, 0},
+    [OP_MADD] = {"madd", 3, 0},
+};
+
+#define MAX_BUFS (3 * MAX_IMAGES * MAX_DEPTH + MAX_DEPTH + 8)
+
+struct app {
+    struct opts o;
+    size_t w[MAX_DEPTH], h[MAX_DEPTH]; /* level sizes */
+    /* buffer ids; gauss[k][0] is img[k], lap[k][depth-1] is gauss[k][depth-1] */
+    int img[MAX_IMAGES], gauss[MAX_IMAGES][MAX_DEPTH], lap[MAX_IMAGES][MAX_DEPTH];
+    int weight[MAX_IMAGES][MAX_DEPTH], blend[MAX_DEPTH];
+    int con, expo, sum, t1, t2, up; /* level-0 scratch */
+    int nbufs;
+    size_t buf_elems[MAX_BUFS];
+    cl_mem dev[MAX_BUFS];
+    float *host[MAX_BUFS]; /* host mirror of every buffer */
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program prog;
+    cl_kernel kern[NOPS];
+    char *label;
+    float *result; /* device result */
+    unsigned long launches;
+};
+
+typedef void exec_fn(struct app *a, enum op op, const int *buf, size_t w, size_t h);
+
+static size_t clampi(long v, size_t n)
+{
+    return v < 0 ? 0 : (size_t)v >= n ? n - 1 : (size_t)v;
+}
+
+/* Host version of each kernel, same expressions. */
+static void host_op(struct app *a, enum op op, const int *buf, size_t w, size_t h)
+{
+    float *s = a->host[buf[0]], *d = a->host[buf[1]], *e = ops[op].nbuf > 2 ? a->host[buf[2]] : NULL;
+    size_t n = w * h;
+    switch (op) {
+    case OP_BLUR_H:
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++) {
+                const float *row = s + y * w;
+                float l2 = row[clampi((long)x - 2, w)], l1 = row[clampi((long)x - 1, w)];
+                float c = row[x], r1 = row[clampi((long)x + 1, w)], r2 = row[clampi((long)x + 2, w)];
+                d[y * w + x] = 0.375f * c + 0.25f * (l1 + r1) + 0.0625f * (l2 + r2);
+            }
+        break;
+    case OP_BLUR_V:
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++) {
+                float u2 = s[clampi((long)y - 2, h) * w + x], u1 = s[clampi((long)y - 1, h) * w + x];
+                float c = s[y * w + x];
+                float d1 = s[clampi((long)y + 1, h) * w + x], d2 = s[clampi((long)y + 2, h) * w + x];
+                d[y * w + x] = 0.375f * c + 0.25f * (u1 + d1) + 0.0625f * (u2 + d2);
+            }
+        break;
+    case OP_DECIMATE:
+        for (size_t y = 0; y < (h + 1) / 2; y++)
+            for (size_t x = 0; x < (w + 1) / 2; x++)
+                d[y * ((w + 1) / 2) + x] = s[2 * y * w + 2 * x];
+        break;
+    case OP_EXPAND:
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++)
+                d[y * w + x] = ((x | y) & 1) ? 0.0f : 4.0f * s[(y / 2) * ((w + 1) / 2) + x / 2];
+        break;
+    case OP_CONTRAST:
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++) {
+                float c = s[y * w + x];
+                float l = s[y * w + clampi((long)x - 1, w)], r = s[y * w + clampi((long)x + 1, w)];
+                float u = s[clampi((long)y - 1, h) * w + x], dn = s[clampi((long)y + 1, h) * w + x];
+                d[y * w + x] = fabsf(4.0f * c - l - r - u - dn);
+            }
+        break;
+    case OP_WELL_EXPOSED:
+        for (size_t i = 0; i < n; i++)
+            d[i] = expf(-12.5f * (s[i] - 0.5f) * (s[i] - 0.5f));
+        break;
+    case OP_WEIGHT:
+        for (size_t i = 0; i < n; i++)
+            e[i] = s[i] * d[i] + 1e-6f;
+        break;
+    case OP_COPY: memcpy(d, s, n * sizeof *d); break;
+    case OP_ACCUMULATE:
+        for (size_t i = 0; i < n; i++)
+            s[i] += d[i];
+        break;
+    case OP_DIVIDE_BY:
+        for (size_t i = 0; i < n; i++)
+            s[i] /= d[i];
+        break;
+    case OP_SUBTRACT:
+        for (size_t i = 0; i < n; i++)
+            e[i] = s[i] - d[i];
+        break;
+    case OP_MUL:
+        for (size_t i = 0; i < n; i++)
+            e[i] = s[i] * d[i];
+        break;
+    case OP_MADD:
+        for (size_t i = 0; i < n; i++)
+            s[i] += d[i] * e[i];
+        break;
+    case NOPS: break;
+    }
+}
+
+/* Enqueues the kernel of op; for 2D ops (w, h) as in the kernel's arguments. */
+static void device_op(struct app *a, enum op op, const int *buf, size_t w, size_t h)
+{
+    cl_kernel k = a->kern[op];
+    int nbuf = ops[op].nbuf;
+    for (int i = 0; i < nbuf; i++)
+        check(clSetKernelArg(k, i, sizeof(cl_mem), &a->dev[buf[i]]), "clSetKernelArg");
+    if (ops[op].is_2d) {
+        cl_int wi = (cl_int)w, hi = (cl_int)h;
+        check(clSetKernelArg(k, nbuf, sizeof wi, &wi), "clSetKernelArg");
+        check(clSetKernelArg(k, nbuf + 1, sizeof hi, &hi), "clSetKernelArg");
+        size_t gw = op == OP_DECIMATE ? (w + 1) / 2 : w, gh = op == OP_DECIMATE ? (h + 1) / 2 : h;
+        size_t global[2] = {(gw + TILE - 1) / TILE * TILE, (gh + TILE - 1) / TILE * TILE};
+        size_t local[2] = {TILE, TILE};
+        check(clEnqueueNDRangeKernel(a->queue, k, 2, NULL, global, local, 0, NULL, NULL),
+              "clEnqueueNDRangeKernel");
+    } else {
+        cl_ulong n = w * h;
+        check(clSetKernelArg(k, nbuf, sizeof n, &n), "clSetKernelArg");
+        size_t global = (w * h + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE, local = LOCAL_SIZE;
+        check(clEnqueueNDRangeKernel(a->queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+              "clEnqueueNDRangeKernel");
+    }
+    a->launches++;
+}
+
+/* ------------------------------------------------------------ pipeline */
+
+static void op2(exec_fn *ex, struct app *a, enum op op, int b0, int b1, size_t w, size_t h)
+{
+    ex(a, op, (int[]){b0, b1}, w, h);
+}
+
+static void op3(exec_fn *ex, struct app *a, enum op op, int b0, int b1, int b2, size_t w,
+                size_t h)
+{
+    ex(a, op, (int[]){b0, b1, b2}, w, h);
+}
+
+/* dst (level l+1) = decimate(blur(src (level l))) */
+static void downsample(exec_fn *ex, struct app *a, int src, int dst, unsigned l)
+{
+    op2(ex, a, OP_BLUR_H, src, a->t1, a->w[l], a->h[l]);
+    op2(ex, a, OP_BLUR_V, a->t1, a->t2, a->w[l], a->h[l]);
+    op2(ex, a, OP_DECIMATE, a->t2, dst, a->w[l], a->h[l]);
+}
+
+/* dst (level l) = blur(expand(src (level l+1))) */
+static void upsample(exec_fn *ex, struct app *a, int src, int dst, unsigned l)
+{
+    op2(ex, a, OP_EXPAND, src, a->t1, a->w[l], a->h[l]);
+    op2(ex, a, OP_BLUR_H, a->t1, a->t2, a->w[l], a->h[l]);
+    op2(ex, a, OP_BLUR_V, a->t2, dst, a->w[l], a->h[l]);
+}
+
+static void make_weights(exec_fn *ex, struct app *a)
+{
+    unsigned K = a->o.images;
+    size_t w = a->w[0], h = a->h[0];
+    for (unsigned k = 0; k < K; k++) {
+        op2(ex, a, OP_CONTRAST, a->img[k], a->con, w, h);
+        op2(ex, a, OP_WELL_EXPOSED, a->img[k], a->expo, w, h);
+        op3(ex, a, OP_WEIGHT, a->con, a->expo, a->weight[k][0], w, h);
+    }
+    op2(ex, a, OP_COPY, a->weight[0][0], a->sum, w, h);
+    for (unsigned k = 1; k < K; k++)
+        op2(ex, a, OP_ACCUMULATE, a->sum, a->weight[k][0], w, h);
+    for (unsigned k = 0; k < K; k++)
+        op2(ex, a, OP_DIVIDE_BY, a->weight[k][0], a->sum, w, h);
+}
+
+static void make_pyramids(exec_fn *ex, struct app *a)
+{
+    unsigned K = a->o.images, D = a->o.depth;
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned l = 1; l < D; l++)
+            downsample(ex, a, a->weight[k][l - 1], a->weight[k][l], l - 1);
+    for (unsigned k = 0; k < K; k++) {
+        for (unsigned l = 1; l < D; l++)
+            downsample(ex, a, a->gauss[k][l - 1], a->gauss[k][l], l - 1);
+        for (unsigned l = 0; l + 1 < D; l++) {
+            upsample(ex, a, a->gauss[k][l + 1], a->up, l);
+            op3(ex, a, OP_SUBTRACT, a->gauss[k][l], a->up, a->lap[k][l], a->w[l], a->h[l]);
+        }
+    }
+}
+
+static void blend_and_collapse(exec_fn *ex, struct app *a)
+{
+    unsigned K = a->o.images, D = a->o.depth;
+    for (unsigned l = 0; l < D; l++) {
+        op3(ex, a, OP_MUL, a->weight[0][l], a->lap[0][l], a->blend[l], a->w[l], a->h[l]);
+        for (unsigned k = 1; k < K; k++)
+            op3(ex, a, OP_MADD, a->blend[l], a->weight[k][l], a->lap[k][l], a->w[l], a->h[l]);
+    }
+    for (unsigned l = D - 1; l-- > 0;) {
+        upsample(ex, a, a->blend[l + 1], a->up, l);
+        op2(ex, a, OP_ACCUMULATE, a->blend[l], a->up, a->w[l], a->h[l]);
+    }
+}
+
+/* The whole fusion; the result is blend[0]. */
+static void pipeline(exec_fn *ex, struct app *a)
+{
+    make_weights(ex, a);
+    make_pyramids(ex, a);
+    blend_and_collapse(ex, a);
+}
+
+/* ------------------------------------------------------------ workload */
+
+static int new_buffer(struct app *a, unsigned level)
+{
+    cl_int err;
+    int id = a->nbufs++;
+    size_t n = mul_size(a->w[level], a->h[level]);
+    a->buf_elems[id] = n;
+    a->dev[id] = clCreateBuffer(a->ctx, CL_MEM_READ_WRITE, mul_size(n, sizeof(float)), NULL, &err);
+    check(err, "clCreateBuffer");
+    a->host[id] = xmalloc(n * sizeof(float));
+    return id;
+}
+
+static void create_buffers(struct app *a)
+{
+    unsigned K = a->o.images, D = a->o.depth;
+    for (unsigned l = 0; l < D; l++) {
+        a->w[l] = l ? (a->w[l - 1] + 1) / 2 : a->o.size;
+        a->h[l] = l ? (a->h[l - 1] + 1) / 2 : a->o.size;
+    }
+    for (unsigned k = 0; k < K; k++) {
+        a->img[k] = a->gauss[k][0] = new_buffer(a, 0);
+        for (unsigned l = 1; l < D; l++)
+            a->gauss[k][l] = new_buffer(a, l);
+        for (unsigned l = 0; l + 1 < D; l++)
+            a->lap[k][l] = new_buffer(a, l);
+        a->lap[k][D - 1] = a->gauss[k][D - 1];
+        for (unsigned l = 0; l < D; l++)
+            a->weight[k][l] = new_buffer(a, l);
+    }
+    for (unsigned l = 0; l < D; l++)
+        a->blend[l] = new_buffer(a, l);
+    a->con = new_buffer(a, 0);
+    a->expo = new_buffer(a, 0);
+    a->sum = new_buffer(a, 0);
+    a->t1 = new_buffer(a, 0);
+    a->t2 = new_buffer(a, 0);
+    a->up = new_buffer(a, 0);
+}
+
+static void setup(struct app *a)
+{
+    cl_device_id dev;
+    cl_int err;
+    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    check(err, "clCreateContext");
+    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
+    check(err, "clCreateCommandQueueWithProperties");
+    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
+    a->label = device_label(&dev, 1);
+    for (int op = 0; op < NOPS; op++) {
+        a->kern[op] = clCreateKernel(a->prog, ops[op].kernel, &err);
+        check(err, "clCreateKernel");
+    }
+    create_buffers(a);
+    a->result = xmalloc(mul_size(a->buf_elems[a->blend[0]], sizeof(float)));
+}
+
+/* K exposures of one scene (radiance up to about 1.2), clipped to [0, 1]. */
+static void make_images(struct app *a, uint64_t seed)
+{
+    struct rng r = rng_make(seed);
+    size_t n = a->o.size;
+    float fx = 0.005f + 0.03f * rng_float(&r), fy = 0.005f + 0.03f * rng_float(&r);
+    float cx = (float)n * rng_float(&r), cy = (float)n * rng_float(&r);
+    float *scene = a->host[a->t1]; /* scratch, overwritten by the pipeline */
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++) {
+            float dx = (float)x - cx, dy = (float)y - cy;
+            float v = 0.3f + 0.25f * sinf(fx * (float)x) * cosf(fy * (float)y);
+            if (dx * dx + dy * dy < 0.05f * (float)(n * n))
+                v += 0.6f; /* a bright disc */
+            scene[y * n + x] = v + 0.05f * rng_float(&r);
+        }
+    unsigned K = a->o.images;
+    for (unsigned k = 0; k < K; k++) {
+        float gain = exp2f((float)k - 0.5f * (float)(K - 1));
+        float *img = a->host[a->img[k]];
+        for (size_t i = 0; i < n * n; i++)
+            img[i] = fminf(scene[i] * gain, 1.0f);
+    }
+}
+
+/* Writes the images, runs the pipeline, reads back; returns wall ms. */
+static double run_iteration(struct app *a)
+{
+    size_t bytes = a->buf_elems[a->img[0]] * sizeof(float);
+    double t0 = now_ms();
+    for (unsigned k = 0; k < a->o.images; k++)
+        check(clEnqueueWriteBuffer(a->queue, a->dev[a->img[k]], CL_FALSE, 0, bytes,
+                                   a->host[a->img[k]], 0, NULL, NULL),
+              "clEnqueueWriteBuffer");
+    pipeline(device_op, a);
+    check(clEnqueueReadBuffer(a->queue, a->dev[a->blend[0]], CL_FALSE, 0, bytes, a->result, 0,
+                              NULL, NULL),
+          "clEnqueueReadBuffer");
+    check(clFinish(a->queue), "clFinish");
+    return now_ms() - t0;
+}
+
+static int verify(struct app *a, unsigned iter)
+{
+    pipeline(host_op, a);
+    const float *exp = a->host[a->blend[0]];
+    size_t n = a->buf_elems[a->blend[0]];
+    for (size_t i = 0; i < n; i++) {
+        if (!(fabsf(a->result[i] - exp[i]) <= 1e-4f * fabsf(exp[i]) + 1e-4f)) {
+            fprintf(stderr,
+                    APP ": FAILED: iteration %u: fused pixel %zu (x=%zu y=%zu): got %.9g, "
+                        "expected %.9g\n",
+                    iter, i, i % a->o.size, i / a->o.size, a->result[i], exp[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void teardown(struct app *a)
+{
+    for (int i = 0; i < a->nbufs; i++) {
+        check(clReleaseMemObject(a->dev[i]), "clReleaseMemObject");
+        free(a->host[i]);
+    }
+    for (int op = 0; op < NOPS; op++)
+        check(clReleaseKernel(a->kern[op]), "clReleaseKernel");
+    check(clReleaseProgram(a->prog), "clReleaseProgram");
+    check(clReleaseCommandQueue(a->queue), "clReleaseCommandQueue");
+    check(clReleaseContext(a->ctx), "clReleaseContext");
+    free(a->result);
+    free(a->label);
+}
+
+int main(int argc, char **argv)
+{
+    static struct app a; /* large: buffer tables */
+    parse_opts(argc, argv, &a.o);
+    setup(&a);
+    double ms = 0.0;
+    int failed = 0;
+    for (unsigned it = 0; it < a.o.iters && !failed; it++) {
+        make_images(&a, iter_seed(a.o.seed, it));
+        ms += run_iteration(&a);
+        failed = verify(&a, it);
+    }
+    if (!failed && !a.o.quiet)
+        printf(APP ": ok size=%zu iters=%u device=\"%s\" ocl_ms=%.3f\n", a.o.size, a.o.iters,
+               a.label, ms);
+    teardown(&a);
+    return failed;
+}

@@ -1,0 +1,580 @@
+/*
+ * geomatrix — clrr workload: element-wise geometric mean of n matrices,
+ * composed from generic array kernels the way an array library does it.
+ *
+ * Per host-loop iteration: write the n input matrices (side --size), then
+ *   t1 = mul(m0, m1); t2 = mul(t1, m2); ...; t(n-1) = mul(t(n-2), m(n-1));
+ *   out = pow_scalar(t(n-1), 1/n)
+ * where every t is a fresh temporary buffer created just before its launch
+ * and released right after the launch that consumes it (as a reference-
+ * counted array library would), and read back out. That is n launches per
+ * iteration (n-1 mul, 1 pow_scalar), n input writes, one read.
+ *
+ * What clrr can exploit: a chain of element-wise kernels with identical
+ * index spaces, each reading what the previous one wrote at the same index:
+ * vertical fusion collapses the chain into one kernel that reads the n
+ * inputs once and writes out once, and every temporary becomes dead (no
+ * allocation, no traffic). Memory-bound; contiguous; trivially splittable.
+ *
+ * Verification: the products are correctly rounded on both sides, but the
+ * device's pow may be 16 ulp off (OpenCL 1.2), so |got - exp| <= 1e-5 * |exp|
+ * + 1e-30. Inputs are in [0.5, 1.5), and --n is capped at 256 so that the
+ * products stay far from float overflow and denormals.
+ */
+#include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define APP "geomatrix"
+#define MAX_DEVICES 64
+#define LOCAL_SIZE 64
+#define MAX_N 256
+
+static const char *kernel_source =
+    "__kernel void mul(__global const float *a, __global const float *b,\n"
+    "                  __global float *c, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        c[i] = a[i] * b[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void pow_scalar(__global const float *a, float p, __global float *c, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        c[i] = pow(a[i], p);\n"
+    "}\n";
+
+/* ------------------------------------------------------------ options */
+
+struct opts {
+    size_t size;        /* matrix side */
+    unsigned iters;     /* host loop repetitions */
+    const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    uint64_t seed;
+    int quiet;
+    unsigned n; /* --n: number of matrices */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " APP " [--size N] [--iters K] [--device SPEC] [--devices 1]\n"
+            "                 [--seed S] [--quiet] [--n M] [--help]\n"
+            "  --size N       matrix side, each matrix is N x N floats (default 512)\n"
+            "  --iters K      repeat the host loop (write matrices, n kernels, read back)\n"
+            "                 K times with new matrices each time (default 1)\n"
+            "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
+            "                 substring of the device or platform name (default: env\n"
+            "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
+            "  --devices M    only 1 is supported (one device)\n"
+            "  --seed S       seed of the generated inputs (default 1)\n"
+            "  --quiet        print nothing on success\n"
+            "  --n M          number of matrices, 1..256 (default 8)\n");
+}
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(APP ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
+            (unsigned long long)min, (unsigned long long)max);
+    return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP , O_N };
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, O_SIZE},
+        {"iters", required_argument, NULL, O_ITERS},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"devices", required_argument, NULL, O_DEVICES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},
+        {"n", required_argument, NULL, O_N},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct opts){.size = 512, .iters = 1, .seed = 1, .n = 8};
+    o->device = getenv("CLRR_APP_DEVICE");
+    if (o->device && !*o->device)
+        o->device = NULL;
+    unsigned devices = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
+        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_N: o->n = parse_u64("--n", optarg, 1, MAX_N); break;
+        case O_HELP: usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+    if (devices > 1)
+        die("--devices %u: this workload runs on one device only", devices);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void check(cl_int err, const char *fn)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, APP ": %s failed: %d\n", fn, err);
+        exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", n);
+    return p;
+}
+
+static size_t mul_size(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / b)
+        die("size overflow (%zu * %zu)", a, b);
+    return a * b;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of one host-loop iteration, derived from (--seed, iteration). */
+static uint64_t iter_seed(uint64_t seed, unsigned iter)
+{
+    return splitmix64(seed ^ splitmix64(iter));
+}
+
+/* ---------------------------------------------------------- devices */
+
+/* Device or platform string property, malloc'ed. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    if (dev)
+        check(clGetDeviceInfo(dev, param, 0, NULL, &n), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, 0, NULL, &n), "clGetPlatformInfo");
+    char *s = xmalloc(n + 1);
+    if (dev)
+        check(clGetDeviceInfo(dev, param, n, s, NULL), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, n, s, NULL), "clGetPlatformInfo");
+    s[n] = '\0';
+    return s;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return n == 0;
+}
+
+#define TYPE_MASK \
+    (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+static cl_device_type device_type(cl_device_id dev)
+{
+    cl_device_type type;
+    check(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo");
+    return type & TYPE_MASK;
+}
+
+/* The device type SPEC names, or 0 when SPEC is not a type. */
+static cl_device_type spec_type(const char *spec)
+{
+    if (!strcasecmp(spec, "cpu"))
+        return CL_DEVICE_TYPE_CPU;
+    if (!strcasecmp(spec, "gpu"))
+        return CL_DEVICE_TYPE_GPU;
+    if (!strcasecmp(spec, "accelerator"))
+        return CL_DEVICE_TYPE_ACCELERATOR;
+    return 0;
+}
+
+static int name_matches(cl_device_id dev, cl_platform_id plat, const char *spec)
+{
+    char *dname = info_string(dev, NULL, CL_DEVICE_NAME);
+    char *pname = info_string(NULL, plat, CL_PLATFORM_NAME);
+    int hit = contains_nocase(dname, spec) || contains_nocase(pname, spec);
+    free(dname);
+    free(pname);
+    return hit;
+}
+
+static int is_index(const char *spec)
+{
+    if (!*spec)
+        return 0;
+    for (const char *p = spec; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* Every device of every platform, in order, with its platform; returns the count. */
+static unsigned list_devices(cl_device_id *all, cl_platform_id *owner, unsigned cap)
+{
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+        die("no OpenCL platform found");
+    check(err, "clGetPlatformIDs");
+    cl_platform_id *plats = xmalloc(nplat * sizeof *plats);
+    check(clGetPlatformIDs(nplat, plats, NULL), "clGetPlatformIDs");
+    unsigned nall = 0;
+    for (cl_uint p = 0; p < nplat && nall < cap; p++) {
+        cl_uint nd = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (err == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        check(err, "clGetDeviceIDs");
+        if (nd > cap - nall)
+            nd = cap - nall;
+        check(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, all + nall, NULL), "clGetDeviceIDs");
+        for (cl_uint d = 0; d < nd; d++)
+            owner[nall + d] = plats[p];
+        nall += nd;
+    }
+    free(plats);
+    if (nall == 0)
+        die("no OpenCL device found");
+    return nall;
+}
+
+/*
+ * Picks `want` devices for SPEC into devs[]: the device SPEC designates (an
+ * index; the first of a type; the first whose device or platform name
+ * contains SPEC; by default the first GPU, else device 0), then the next
+ * devices, in order and wrapping around, that match too (for an index or the
+ * default: those of the same type). Returns their platform; they must all
+ * belong to it, since they share one context.
+ */
+static cl_platform_id select_devices(const char *spec, unsigned want, cl_device_id *devs)
+{
+    cl_device_id all[256];
+    cl_platform_id owner[256], chosen[MAX_DEVICES];
+    unsigned nall = list_devices(all, owner, 256), first = 0;
+    cl_device_type type = 0;
+    if (!spec) {
+        first = nall;
+        for (unsigned i = 0; i < nall && first == nall; i++)
+            if (device_type(all[i]) & CL_DEVICE_TYPE_GPU)
+                first = i;
+        if (first == nall)
+            first = 0;
+        type = device_type(all[first]);
+    } else if (is_index(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= nall)
+            die("no device with index %s (%u devices)", spec, nall);
+        first = (unsigned)idx;
+        type = device_type(all[first]);
+    } else {
+        type = spec_type(spec); /* 0: match by name */
+    }
+    unsigned n = 0;
+    for (unsigned k = 0; k < nall && n < want; k++) {
+        unsigned i = (first + k) % nall;
+        if (type ? (device_type(all[i]) & type) != 0 : name_matches(all[i], owner[i], spec)) {
+            chosen[n] = owner[i];
+            devs[n++] = all[i];
+        }
+    }
+    if (n == 0)
+        die("no device matches '%s'", spec ? spec : "(default)");
+    if (n < want)
+        die("only %u device(s) match '%s', %u requested with --devices", n,
+            spec ? spec : "(default)", want);
+    for (unsigned d = 1; d < n; d++)
+        if (chosen[d] != chosen[0])
+            die("the selected devices belong to several platforms; pick devices of one");
+    return chosen[0];
+}
+
+/* Names of the devices joined with " + ", malloc'ed. */
+static char *device_label(const cl_device_id *devs, unsigned n)
+{
+    size_t len = 1;
+    char *names[MAX_DEVICES];
+    for (unsigned i = 0; i < n; i++) {
+        names[i] = info_string(devs[i], NULL, CL_DEVICE_NAME);
+        len += strlen(names[i]) + 3;
+        memmove(names[i], names[i] + strspn(names[i], " "), strlen(names[i]) + 1);
+    }
+    char *s = xmalloc(len);
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " + ");
+        strcat(s, names[i]);
+        free(names[i]);
+    }
+    return s;
+}
+
+static cl_program build_program(cl_context ctx, unsigned ndev, const cl_device_id *devs,
+                                const char *src)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, ndev, devs, "-cl-std=CL1.2", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        for (unsigned i = 0; i < ndev; i++) {
+            size_t n = 0;
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n),
+                  "clGetProgramBuildInfo");
+            char *log = xmalloc(n + 1);
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, n, log, NULL),
+                  "clGetProgramBuildInfo");
+            log[n] = '\0';
+            fprintf(stderr, APP ": build log (device %u):\n%s\n", i, log);
+            free(log);
+        }
+    }
+    check(err, "clBuildProgram");
+    return prog;
+}
+
+/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
+struct rng {
+    uint64_t s;
+};
+
+static struct rng rng_make(uint64_t seed)
+{
+    return (struct rng){splitmix64(seed) | 1};
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, 1), 24 random bits. */
+static float rng_float(struct rng *r)
+{
+    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* ------------------------------------------------------------ workload */
+
+struct app {
+    struct opts o;
+    size_t elems; /* size * size */
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program prog;
+    cl_kernel mul_k, pow_k;
+    cl_mem in[MAX_N]; /* the n input matrices */
+    cl_mem out;
+    char *label;
+    float *h_in;  /* n matrices back to back */
+    float *h_out; /* device result */
+};
+
+static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
+    check(err, "clCreateBuffer");
+    return m;
+}
+
+static cl_kernel create_kernel(cl_program prog, const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, name, &err);
+    check(err, "clCreateKernel");
+    return k;
+}
+
+static void setup(struct app *a)
+{
+    cl_device_id dev;
+    cl_int err;
+    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    check(err, "clCreateContext");
+    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
+    check(err, "clCreateCommandQueueWithProperties");
+    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
+    a->label = device_label(&dev, 1);
+    a->mul_k = create_kernel(a->prog, "mul");
+    a->pow_k = create_kernel(a->prog, "pow_scalar");
+
+    a->elems = mul_size(a->o.size, a->o.size);
+    size_t bytes = mul_size(a->elems, sizeof(float));
+    for (unsigned k = 0; k < a->o.n; k++)
+        a->in[k] = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
+    a->out = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes);
+    a->h_in = xmalloc(mul_size(bytes, a->o.n));
+    a->h_out = xmalloc(bytes);
+}
+
+static void make_inputs(struct app *a, uint64_t seed)
+{
+    struct rng r = rng_make(seed);
+    size_t total = a->elems * a->o.n;
+    for (size_t i = 0; i < total; i++)
+        a->h_in[i] = 0.5f + rng_float(&r);
+}
+
+/* Enqueues c = mul(x, y) over all elements. */
+static void enqueue_mul(struct app *a, cl_mem x, cl_mem y, cl_mem c)
+{
+    cl_ulong n = a->elems;
+    size_t global = (a->elems + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE, local = LOCAL_SIZE;
+    check(clSetKernelArg(a->mul_k, 0, sizeof x, &x), "clSetKernelArg");
+    check(clSetKernelArg(a->mul_k, 1, sizeof y, &y), "clSetKernelArg");
+    check(clSetKernelArg(a->mul_k, 2, sizeof c, &c), "clSetKernelArg");
+    check(clSetKernelArg(a->mul_k, 3, sizeof n, &n), "clSetKernelArg");
+    check(clEnqueueNDRangeKernel(a->queue, a->mul_k, 1, NULL, &global, &local, 0, NULL, NULL),
+          "clEnqueueNDRangeKernel");
+}
+
+/* Enqueues c = pow(x, p) over all elements. */
+static void enqueue_pow(struct app *a, cl_mem x, float p, cl_mem c)
+{
+    cl_ulong n = a->elems;
+    size_t global = (a->elems + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE, local = LOCAL_SIZE;
+    check(clSetKernelArg(a->pow_k, 0, sizeof x, &x), "clSetKernelArg");
+    check(clSetKernelArg(a->pow_k, 1, sizeof p, &p), "clSetKernelArg");
+    check(clSetKernelArg(a->pow_k, 2, sizeof c, &c), "clSetKernelArg");
+    check(clSetKernelArg(a->pow_k, 3, sizeof n, &n), "clSetKernelArg");
+    check(clEnqueueNDRangeKernel(a->queue, a->pow_k, 1, NULL, &global, &local, 0, NULL, NULL),
+          "clEnqueueNDRangeKernel");
+}
+
+/* Writes the inputs, runs the chain, reads back; returns wall ms. */
+static double run_iteration(struct app *a)
+{
+    size_t bytes = a->elems * sizeof(float);
+    double t0 = now_ms();
+    for (unsigned k = 0; k < a->o.n; k++)
+        check(clEnqueueWriteBuffer(a->queue, a->in[k], CL_FALSE, 0, bytes,
+                                   a->h_in + k * a->elems, 0, NULL, NULL),
+              "clEnqueueWriteBuffer");
+    cl_mem acc = a->in[0]; /* a temporary from the second step on */
+    for (unsigned k = 1; k < a->o.n; k++) {
+        cl_mem t = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
+        enqueue_mul(a, acc, a->in[k], t);
+        if (k > 1) /* released after use; freed when the launch completes */
+            check(clReleaseMemObject(acc), "clReleaseMemObject");
+        acc = t;
+    }
+    enqueue_pow(a, acc, 1.0f / (float)a->o.n, a->out);
+    if (a->o.n > 1)
+        check(clReleaseMemObject(acc), "clReleaseMemObject");
+    check(clEnqueueReadBuffer(a->queue, a->out, CL_FALSE, 0, bytes, a->h_out, 0, NULL, NULL),
+          "clEnqueueReadBuffer");
+    check(clFinish(a->queue), "clFinish");
+    return now_ms() - t0;
+}
+
+static int verify(const struct app *a, unsigned iter)
+{
+    float p = 1.0f / (float)a->o.n;
+    for (size_t i = 0; i < a->elems; i++) {
+        float prod = a->h_in[i];
+        for (unsigned k = 1; k < a->o.n; k++)
+            prod *= a->h_in[k * a->elems + i];
+        double exp = powf(prod, p), got = a->h_out[i];
+        if (!(fabs(got - exp) <= 1e-5 * fabs(exp) + 1e-30)) {
+            fprintf(stderr, APP ": FAILED: iteration %u: element %zu: got %.9g, expected %.9g\n",
+                    iter, i, got, exp);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void teardown(struct app *a)
+{
+    for (unsigned k = 0; k < a->o.n; k++)
+        check(clReleaseMemObject(a->in[k]), "clReleaseMemObject");
+    check(clReleaseMemObject(a->out), "clReleaseMemObject");
+    check(clReleaseKernel(a->mul_k), "clReleaseKernel");
+    check(clReleaseKernel(a->pow_k), "clReleaseKernel");
+    check(clReleaseProgram(a->prog), "clReleaseProgram");
+    check(clReleaseCommandQueue(a->queue), "clReleaseCommandQueue");
+    check(clReleaseContext(a->ctx), "clReleaseContext");
+    free(a->h_in);
+    free(a->h_out);
+    free(a->label);
+}
+
+int main(int argc, char **argv)
+{
+    struct app a = {0};
+    parse_opts(argc, argv, &a.o);
+    setup(&a);
+    double ms = 0.0;
+    int failed = 0;
+    for (unsigned it = 0; it < a.o.iters && !failed; it++) {
+        make_inputs(&a, iter_seed(a.o.seed, it));
+        ms += run_iteration(&a);
+        failed = verify(&a, it);
+    }
+    if (!failed && !a.o.quiet)
+        printf(APP ": ok size=%zu iters=%u device=\"%s\" ocl_ms=%.3f\n", a.o.size, a.o.iters,
+               a.label, ms);
+    teardown(&a);
+    return failed;
+}

@@ -1,0 +1,574 @@
+/*
+ * jacobi — clrr workload: Jacobi iteration on a 2D grid (PolyBench
+ * jacobi-2d style), device-resident.
+ *
+ * The grid (side --size) is written once to A and copied to B on the device
+ * (clEnqueueCopyBuffer); then --iters times: jacobi (reads A, writes the
+ * interior of B: 0.2 * (centre + 4 neighbours)) and copy (B -> A, every
+ * element); A is read back at the end. 2 * iters launches, no transfer in
+ * between.
+ *
+ * What clrr can exploit: data that stays on the device across many small
+ * launches (no redundant transfers to remove; a recorder must not assume
+ * reads follow every kernel); the copy kernel is pure data movement that
+ * fusion with the stencil (or buffer swapping) removes; the stencil reads a
+ * one-row halo around the rows it writes, so a split by rows needs halo
+ * exchange after every iteration (a cost model should see that). Memory-bound.
+ *
+ * Verification: the host runs the same iterations in C with the same
+ * summation order; results are expected to be identical, the tolerance
+ * |got - exp| <= 1e-6 * |exp| + 1e-7 only allows for a compiler that
+ * reorders the additions.
+ */
+#include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define APP "jacobi"
+#define MAX_DEVICES 64
+#define LOCAL_SIZE 64
+#define TILE 16 /* the stencil's work-groups are TILE x TILE */
+
+static const char *kernel_source =
+    "__kernel void jacobi(__global const float *a, __global float *b, int n)\n"
+    "{\n"
+    "    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    if (x < 1 || y < 1 || x >= n - 1 || y >= n - 1)\n"
+    "        return;\n"
+    "    size_t i = (size_t)y * n + x;\n"
+    "    b[i] = 0.2f * (a[i] + a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
+    "}\n"
+    "\n"
+    "__kernel void copy(__global const float *src, __global float *dst, ulong count)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < count)\n"
+    "        dst[i] = src[i];\n"
+    "}\n";
+
+/* ------------------------------------------------------------ options */
+
+struct opts {
+    size_t size;        /* grid side */
+    unsigned iters;     /* Jacobi iterations */
+    const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    uint64_t seed;
+    int quiet;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " APP " [--size N] [--iters K] [--device SPEC] [--devices 1]\n"
+            "              [--seed S] [--quiet] [--help]\n"
+            "  --size N       grid side, the grid is N x N floats (default 1024)\n"
+            "  --iters K      Jacobi iterations, each a stencil and a copy launch (default 20)\n"
+            "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
+            "                 substring of the device or platform name (default: env\n"
+            "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
+            "  --devices M    only 1 is supported (one device)\n"
+            "  --seed S       seed of the generated inputs (default 1)\n"
+            "  --quiet        print nothing on success\n");
+}
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(APP ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
+            (unsigned long long)min, (unsigned long long)max);
+    return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP  };
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, O_SIZE},
+        {"iters", required_argument, NULL, O_ITERS},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"devices", required_argument, NULL, O_DEVICES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct opts){.size = 1024, .iters = 20, .seed = 1};
+    o->device = getenv("CLRR_APP_DEVICE");
+    if (o->device && !*o->device)
+        o->device = NULL;
+    unsigned devices = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
+        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_HELP: usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+    if (devices > 1)
+        die("--devices %u: this workload runs on one device only", devices);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void check(cl_int err, const char *fn)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, APP ": %s failed: %d\n", fn, err);
+        exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", n);
+    return p;
+}
+
+static size_t mul_size(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / b)
+        die("size overflow (%zu * %zu)", a, b);
+    return a * b;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of one host-loop iteration, derived from (--seed, iteration). */
+static uint64_t iter_seed(uint64_t seed, unsigned iter)
+{
+    return splitmix64(seed ^ splitmix64(iter));
+}
+
+/* ---------------------------------------------------------- devices */
+
+/* Device or platform string property, malloc'ed. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    if (dev)
+        check(clGetDeviceInfo(dev, param, 0, NULL, &n), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, 0, NULL, &n), "clGetPlatformInfo");
+    char *s = xmalloc(n + 1);
+    if (dev)
+        check(clGetDeviceInfo(dev, param, n, s, NULL), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, n, s, NULL), "clGetPlatformInfo");
+    s[n] = '\0';
+    return s;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return n == 0;
+}
+
+#define TYPE_MASK \
+    (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+static cl_device_type device_type(cl_device_id dev)
+{
+    cl_device_type type;
+    check(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo");
+    return type & TYPE_MASK;
+}
+
+/* The device type SPEC names, or 0 when SPEC is not a type. */
+static cl_device_type spec_type(const char *spec)
+{
+    if (!strcasecmp(spec, "cpu"))
+        return CL_DEVICE_TYPE_CPU;
+    if (!strcasecmp(spec, "gpu"))
+        return CL_DEVICE_TYPE_GPU;
+    if (!strcasecmp(spec, "accelerator"))
+        return CL_DEVICE_TYPE_ACCELERATOR;
+    return 0;
+}
+
+static int name_matches(cl_device_id dev, cl_platform_id plat, const char *spec)
+{
+    char *dname = info_string(dev, NULL, CL_DEVICE_NAME);
+    char *pname = info_string(NULL, plat, CL_PLATFORM_NAME);
+    int hit = contains_nocase(dname, spec) || contains_nocase(pname, spec);
+    free(dname);
+    free(pname);
+    return hit;
+}
+
+static int is_index(const char *spec)
+{
+    if (!*spec)
+        return 0;
+    for (const char *p = spec; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* Every device of every platform, in order, with its platform; returns the count. */
+static unsigned list_devices(cl_device_id *all, cl_platform_id *owner, unsigned cap)
+{
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+        die("no OpenCL platform found");
+    check(err, "clGetPlatformIDs");
+    cl_platform_id *plats = xmalloc(nplat * sizeof *plats);
+    check(clGetPlatformIDs(nplat, plats, NULL), "clGetPlatformIDs");
+    unsigned nall = 0;
+    for (cl_uint p = 0; p < nplat && nall < cap; p++) {
+        cl_uint nd = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (err == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        check(err, "clGetDeviceIDs");
+        if (nd > cap - nall)
+            nd = cap - nall;
+        check(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, all + nall, NULL), "clGetDeviceIDs");
+        for (cl_uint d = 0; d < nd; d++)
+            owner[nall + d] = plats[p];
+        nall += nd;
+    }
+    free(plats);
+    if (nall == 0)
+        die("no OpenCL device found");
+    return nall;
+}
+
+/*
+ * Picks `want` devices for SPEC into devs[]: the device SPEC designates (an
+ * index; the first of a type; the first whose device or platform name
+ * contains SPEC; by default the first GPU, else device 0), then the next
+ * devices, in order and wrapping around, that match too (for an index or the
+ * default: those of the same type). Returns their platform; they must all
+ * belong to it, since they share one context.
+ */
+static cl_platform_id select_devices(const char *spec, unsigned want, cl_device_id *devs)
+{
+    cl_device_id all[256];
+    cl_platform_id owner[256], chosen[MAX_DEVICES];
+    unsigned nall = list_devices(all, owner, 256), first = 0;
+    cl_device_type type = 0;
+    if (!spec) {
+        first = nall;
+        for (unsigned i = 0; i < nall && first == nall; i++)
+            if (device_type(all[i]) & CL_DEVICE_TYPE_GPU)
+                first = i;
+        if (first == nall)
+            first = 0;
+        type = device_type(all[first]);
+    } else if (is_index(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= nall)
+            die("no device with index %s (%u devices)", spec, nall);
+        first = (unsigned)idx;
+        type = device_type(all[first]);
+    } else {
+        type = spec_type(spec); /* 0: match by name */
+    }
+    unsigned n = 0;
+    for (unsigned k = 0; k < nall && n < want; k++) {
+        unsigned i = (first + k) % nall;
+        if (type ? (device_type(all[i]) & type) != 0 : name_matches(all[i], owner[i], spec)) {
+            chosen[n] = owner[i];
+            devs[n++] = all[i];
+        }
+    }
+    if (n == 0)
+        die("no device matches '%s'", spec ? spec : "(default)");
+    if (n < want)
+        die("only %u device(s) match '%s', %u requested with --devices", n,
+            spec ? spec : "(default)", want);
+    for (unsigned d = 1; d < n; d++)
+        if (chosen[d] != chosen[0])
+            die("the selected devices belong to several platforms; pick devices of one");
+    return chosen[0];
+}
+
+/* Names of the devices joined with " + ", malloc'ed. */
+static char *device_label(const cl_device_id *devs, unsigned n)
+{
+    size_t len = 1;
+    char *names[MAX_DEVICES];
+    for (unsigned i = 0; i < n; i++) {
+        names[i] = info_string(devs[i], NULL, CL_DEVICE_NAME);
+        len += strlen(names[i]) + 3;
+        memmove(names[i], names[i] + strspn(names[i], " "), strlen(names[i]) + 1);
+    }
+    char *s = xmalloc(len);
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " + ");
+        strcat(s, names[i]);
+        free(names[i]);
+    }
+    return s;
+}
+
+static cl_program build_program(cl_context ctx, unsigned ndev, const cl_device_id *devs,
+                                const char *src)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, ndev, devs, "-cl-std=CL1.2", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        for (unsigned i = 0; i < ndev; i++) {
+            size_t n = 0;
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n),
+                  "clGetProgramBuildInfo");
+            char *log = xmalloc(n + 1);
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, n, log, NULL),
+                  "clGetProgramBuildInfo");
+            log[n] = '\0';
+            fprintf(stderr, APP ": build log (device %u):\n%s\n", i, log);
+            free(log);
+        }
+    }
+    check(err, "clBuildProgram");
+    return prog;
+}
+
+/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
+struct rng {
+    uint64_t s;
+};
+
+static struct rng rng_make(uint64_t seed)
+{
+    return (struct rng){splitmix64(seed) | 1};
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, 1), 24 random bits. */
+static float rng_float(struct rng *r)
+{
+    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* ------------------------------------------------------------ workload */
+
+struct app {
+    struct opts o;
+    size_t elems; /* size * size */
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program prog;
+    cl_kernel jacobi_k, copy_k;
+    cl_mem a, b;
+    char *label;
+    float *h_grid;   /* input */
+    float *h_result; /* device result */
+    float *r_a, *r_b; /* host reference */
+};
+
+static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
+    check(err, "clCreateBuffer");
+    return m;
+}
+
+static cl_kernel create_kernel(cl_program prog, const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, name, &err);
+    check(err, "clCreateKernel");
+    return k;
+}
+
+static void setup(struct app *a)
+{
+    cl_device_id dev;
+    cl_int err;
+    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    check(err, "clCreateContext");
+    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
+    check(err, "clCreateCommandQueueWithProperties");
+    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
+    a->label = device_label(&dev, 1);
+    a->jacobi_k = create_kernel(a->prog, "jacobi");
+    a->copy_k = create_kernel(a->prog, "copy");
+
+    a->elems = mul_size(a->o.size, a->o.size);
+    size_t bytes = mul_size(a->elems, sizeof(float));
+    a->a = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
+    a->b = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
+    a->h_grid = xmalloc(bytes);
+    a->h_result = xmalloc(bytes);
+    a->r_a = xmalloc(bytes);
+    a->r_b = xmalloc(bytes);
+}
+
+/* Random interior in [0, 1), a hot top edge (1) and a warm left edge (0.5). */
+static void make_grid(struct app *a)
+{
+    struct rng r = rng_make(iter_seed(a->o.seed, 0));
+    size_t n = a->o.size;
+    for (size_t y = 0; y < n; y++)
+        for (size_t x = 0; x < n; x++)
+            a->h_grid[y * n + x] = y == 0 ? 1.0f : x == 0 ? 0.5f : rng_float(&r);
+}
+
+/* Writes the grid, iterates, reads back; returns wall ms. */
+static double run(struct app *a)
+{
+    size_t n = a->o.size, bytes = a->elems * sizeof(float);
+    size_t global2[2] = {(n + TILE - 1) / TILE * TILE, (n + TILE - 1) / TILE * TILE};
+    size_t local2[2] = {TILE, TILE};
+    size_t global1 = (a->elems + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE, local1 = LOCAL_SIZE;
+    cl_int side = (cl_int)n;
+    cl_ulong count = a->elems;
+    check(clSetKernelArg(a->jacobi_k, 0, sizeof a->a, &a->a), "clSetKernelArg");
+    check(clSetKernelArg(a->jacobi_k, 1, sizeof a->b, &a->b), "clSetKernelArg");
+    check(clSetKernelArg(a->jacobi_k, 2, sizeof side, &side), "clSetKernelArg");
+    check(clSetKernelArg(a->copy_k, 0, sizeof a->b, &a->b), "clSetKernelArg");
+    check(clSetKernelArg(a->copy_k, 1, sizeof a->a, &a->a), "clSetKernelArg");
+    check(clSetKernelArg(a->copy_k, 2, sizeof count, &count), "clSetKernelArg");
+
+    double t0 = now_ms();
+    check(clEnqueueWriteBuffer(a->queue, a->a, CL_FALSE, 0, bytes, a->h_grid, 0, NULL, NULL),
+          "clEnqueueWriteBuffer");
+    check(clEnqueueCopyBuffer(a->queue, a->a, a->b, 0, 0, bytes, 0, NULL, NULL),
+          "clEnqueueCopyBuffer");
+    for (unsigned it = 0; it < a->o.iters; it++) {
+        check(clEnqueueNDRangeKernel(a->queue, a->jacobi_k, 2, NULL, global2, local2, 0, NULL,
+                                     NULL),
+              "clEnqueueNDRangeKernel");
+        check(clEnqueueNDRangeKernel(a->queue, a->copy_k, 1, NULL, &global1, &local1, 0, NULL,
+                                     NULL),
+              "clEnqueueNDRangeKernel");
+    }
+    check(clEnqueueReadBuffer(a->queue, a->a, CL_FALSE, 0, bytes, a->h_result, 0, NULL, NULL),
+          "clEnqueueReadBuffer");
+    check(clFinish(a->queue), "clFinish");
+    return now_ms() - t0;
+}
+
+static void reference(struct app *a)
+{
+    size_t n = a->o.size;
+    float *A = a->r_a, *B = a->r_b;
+    memcpy(A, a->h_grid, a->elems * sizeof *A);
+    memcpy(B, a->h_grid, a->elems * sizeof *B);
+    for (unsigned it = 0; it < a->o.iters; it++) {
+        for (size_t y = 1; y + 1 < n; y++)
+            for (size_t x = 1; x + 1 < n; x++) {
+                size_t i = y * n + x;
+                B[i] = 0.2f * (A[i] + A[i - 1] + A[i + 1] + A[i - n] + A[i + n]);
+            }
+        memcpy(A, B, a->elems * sizeof *A);
+    }
+}
+
+static int verify(struct app *a)
+{
+    reference(a);
+    size_t n = a->o.size;
+    for (size_t i = 0; i < a->elems; i++) {
+        double got = a->h_result[i], exp = a->r_a[i];
+        if (!(fabs(got - exp) <= 1e-6 * fabs(exp) + 1e-7)) {
+            fprintf(stderr,
+                    APP ": FAILED: element %zu (x=%zu y=%zu) after %u iterations: got %.9g, "
+                        "expected %.9g\n",
+                    i, i % n, i / n, a->o.iters, got, exp);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void teardown(struct app *a)
+{
+    check(clReleaseMemObject(a->a), "clReleaseMemObject");
+    check(clReleaseMemObject(a->b), "clReleaseMemObject");
+    check(clReleaseKernel(a->jacobi_k), "clReleaseKernel");
+    check(clReleaseKernel(a->copy_k), "clReleaseKernel");
+    check(clReleaseProgram(a->prog), "clReleaseProgram");
+    check(clReleaseCommandQueue(a->queue), "clReleaseCommandQueue");
+    check(clReleaseContext(a->ctx), "clReleaseContext");
+    free(a->h_grid);
+    free(a->h_result);
+    free(a->r_a);
+    free(a->r_b);
+    free(a->label);
+}
+
+int main(int argc, char **argv)
+{
+    struct app a = {0};
+    parse_opts(argc, argv, &a.o);
+    setup(&a);
+    make_grid(&a);
+    double ms = run(&a);
+    int failed = verify(&a);
+    if (!failed && !a.o.quiet)
+        printf(APP ": ok size=%zu iters=%u device=\"%s\" ocl_ms=%.3f\n", a.o.size, a.o.iters,
+               a.label, ms);
+    teardown(&a);
+    return failed;
+}

@@ -1,0 +1,568 @@
+/*
+ * overlap — clrr workload: the naive copy/compute pattern.
+ *
+ * Every iteration writes two input buffers (non-blocking clEnqueueWriteBuffer),
+ * runs one kernel c = f(a, b) and reads c back (non-blocking, or blocking with
+ * --blocking-read), all in ONE in-order queue, reusing the same three device
+ * buffers; one clFinish at the end. The inputs of every iteration are
+ * generated before the timed loop (host memory: 3 * iters * size floats).
+ * f is a per-element recurrence of --work rounds of multiply-adds (a plane
+ * rotation plus a decaying accumulator); --work sets the compute/transfer
+ * balance: the default 32 is compute-bound on PoCL but transfer-bound on a
+ * discrete GPU, where a few thousand rounds make kernel and copies similar.
+ *
+ * What clrr can exploit: on one in-order queue nothing overlaps; the only
+ * real dependencies are write(i) -> kernel(i) -> read(i), plus false
+ * write-after-read dependencies from reusing the buffers. Renaming the
+ * buffers (double buffering) and spreading iterations over two or three
+ * queues lets the writes of iteration i+1 and the read of i-1 run during the
+ * kernel of i. Contiguous, element-wise, memory/transfer-bound.
+ *
+ * Verification: every iteration's output against a host loop in C. The
+ * device may contract the multiply-adds into fmas, and the rounding drift of
+ * the rotation grows with the rounds R, so
+ * |got - exp| <= (1e-5 + 1e-7 * R) * (|exp| + 1).
+ */
+#include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define APP "overlap"
+#define MAX_DEVICES 64
+#define LOCAL_SIZE 64
+
+static const char *kernel_source =
+    "__kernel void combine(__global const float *a, __global const float *b,\n"
+    "                      __global float *c, uint rounds, ulong n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float x = a[i], y = b[i], acc = 0.0f;\n"
+    "    for (uint r = 0; r < rounds; r++) {\n"
+    "        acc = acc * 0.5f + x * y;\n"
+    "        float t = x * 0.8f - y * 0.6f; /* rotation: no growth, no decay */\n"
+    "        y = x * 0.6f + y * 0.8f;\n"
+    "        x = t;\n"
+    "    }\n"
+    "    c[i] = acc;\n"
+    "}\n";
+
+/* ------------------------------------------------------------ options */
+
+struct opts {
+    size_t size;        /* elements per buffer */
+    unsigned iters;     /* iterations of write, kernel, read */
+    const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    uint64_t seed;
+    int quiet;
+    unsigned work;      /* --work: rounds of the recurrence per element */
+    int blocking_read;  /* --blocking-read */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " APP " [--size N] [--iters K] [--device SPEC] [--devices 1]\n"
+            "               [--seed S] [--quiet] [--work R] [--blocking-read] [--help]\n"
+            "  --size N         floats per buffer (default 262144, 1 MiB)\n"
+            "  --iters K        iterations of write a and b, kernel, read c (default 16)\n"
+            "  --device SPEC    device index over all platforms, cpu|gpu|accelerator, or a\n"
+            "                   substring of the device or platform name (default: env\n"
+            "                   CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
+            "  --devices M      only 1 is supported (one device)\n"
+            "  --seed S         seed of the generated inputs (default 1)\n"
+            "  --quiet          print nothing on success\n"
+            "  --work R         rounds of multiply-adds per element (default 32)\n"
+            "  --blocking-read  read c back with a blocking read in every iteration\n");
+}
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(APP ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
+            (unsigned long long)min, (unsigned long long)max);
+    return v;
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP , O_WORK, O_BLOCKING_READ };
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, O_SIZE},
+        {"iters", required_argument, NULL, O_ITERS},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"devices", required_argument, NULL, O_DEVICES},
+        {"seed", required_argument, NULL, O_SEED},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP},
+        {"work", required_argument, NULL, O_WORK},
+        {"blocking-read", no_argument, NULL, O_BLOCKING_READ},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct opts){.size = 262144, .iters = 16, .seed = 1, .work = 32};
+    o->device = getenv("CLRR_APP_DEVICE");
+    if (o->device && !*o->device)
+        o->device = NULL;
+    unsigned devices = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, SIZE_MAX / 64); break;
+        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
+        case O_DEVICE: o->device = optarg; break;
+        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_WORK: o->work = parse_u64("--work", optarg, 0, 1u << 20); break;
+        case O_BLOCKING_READ: o->blocking_read = 1; break;
+        case O_HELP: usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+    if (devices > 1)
+        die("--devices %u: this workload runs on one device only", devices);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static void check(cl_int err, const char *fn)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, APP ": %s failed: %d\n", fn, err);
+        exit(2);
+    }
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of host memory (%zu bytes)", n);
+    return p;
+}
+
+static size_t mul_size(size_t a, size_t b)
+{
+    if (b && a > SIZE_MAX / b)
+        die("size overflow (%zu * %zu)", a, b);
+    return a * b;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Seed of one host-loop iteration, derived from (--seed, iteration). */
+static uint64_t iter_seed(uint64_t seed, unsigned iter)
+{
+    return splitmix64(seed ^ splitmix64(iter));
+}
+
+/* ---------------------------------------------------------- devices */
+
+/* Device or platform string property, malloc'ed. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    if (dev)
+        check(clGetDeviceInfo(dev, param, 0, NULL, &n), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, 0, NULL, &n), "clGetPlatformInfo");
+    char *s = xmalloc(n + 1);
+    if (dev)
+        check(clGetDeviceInfo(dev, param, n, s, NULL), "clGetDeviceInfo");
+    else
+        check(clGetPlatformInfo(plat, param, n, s, NULL), "clGetPlatformInfo");
+    s[n] = '\0';
+    return s;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return n == 0;
+}
+
+#define TYPE_MASK \
+    (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+static cl_device_type device_type(cl_device_id dev)
+{
+    cl_device_type type;
+    check(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo");
+    return type & TYPE_MASK;
+}
+
+/* The device type SPEC names, or 0 when SPEC is not a type. */
+static cl_device_type spec_type(const char *spec)
+{
+    if (!strcasecmp(spec, "cpu"))
+        return CL_DEVICE_TYPE_CPU;
+    if (!strcasecmp(spec, "gpu"))
+        return CL_DEVICE_TYPE_GPU;
+    if (!strcasecmp(spec, "accelerator"))
+        return CL_DEVICE_TYPE_ACCELERATOR;
+    return 0;
+}
+
+static int name_matches(cl_device_id dev, cl_platform_id plat, const char *spec)
+{
+    char *dname = info_string(dev, NULL, CL_DEVICE_NAME);
+    char *pname = info_string(NULL, plat, CL_PLATFORM_NAME);
+    int hit = contains_nocase(dname, spec) || contains_nocase(pname, spec);
+    free(dname);
+    free(pname);
+    return hit;
+}
+
+static int is_index(const char *spec)
+{
+    if (!*spec)
+        return 0;
+    for (const char *p = spec; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+/* Every device of every platform, in order, with its platform; returns the count. */
+static unsigned list_devices(cl_device_id *all, cl_platform_id *owner, unsigned cap)
+{
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+        die("no OpenCL platform found");
+    check(err, "clGetPlatformIDs");
+    cl_platform_id *plats = xmalloc(nplat * sizeof *plats);
+    check(clGetPlatformIDs(nplat, plats, NULL), "clGetPlatformIDs");
+    unsigned nall = 0;
+    for (cl_uint p = 0; p < nplat && nall < cap; p++) {
+        cl_uint nd = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        if (err == CL_DEVICE_NOT_FOUND || nd == 0)
+            continue;
+        check(err, "clGetDeviceIDs");
+        if (nd > cap - nall)
+            nd = cap - nall;
+        check(clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, all + nall, NULL), "clGetDeviceIDs");
+        for (cl_uint d = 0; d < nd; d++)
+            owner[nall + d] = plats[p];
+        nall += nd;
+    }
+    free(plats);
+    if (nall == 0)
+        die("no OpenCL device found");
+    return nall;
+}
+
+/*
+ * Picks `want` devices for SPEC into devs[]: the device SPEC designates (an
+ * index; the first of a type; the first whose device or platform name
+ * contains SPEC; by default the first GPU, else device 0), then the next
+ * devices, in order and wrapping around, that match too (for an index or the
+ * default: those of the same type). Returns their platform; they must all
+ * belong to it, since they share one context.
+ */
+static cl_platform_id select_devices(const char *spec, unsigned want, cl_device_id *devs)
+{
+    cl_device_id all[256];
+    cl_platform_id owner[256], chosen[MAX_DEVICES];
+    unsigned nall = list_devices(all, owner, 256), first = 0;
+    cl_device_type type = 0;
+    if (!spec) {
+        first = nall;
+        for (unsigned i = 0; i < nall && first == nall; i++)
+            if (device_type(all[i]) & CL_DEVICE_TYPE_GPU)
+                first = i;
+        if (first == nall)
+            first = 0;
+        type = device_type(all[first]);
+    } else if (is_index(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= nall)
+            die("no device with index %s (%u devices)", spec, nall);
+        first = (unsigned)idx;
+        type = device_type(all[first]);
+    } else {
+        type = spec_type(spec); /* 0: match by name */
+    }
+    unsigned n = 0;
+    for (unsigned k = 0; k < nall && n < want; k++) {
+        unsigned i = (first + k) % nall;
+        if (type ? (device_type(all[i]) & type) != 0 : name_matches(all[i], owner[i], spec)) {
+            chosen[n] = owner[i];
+            devs[n++] = all[i];
+        }
+    }
+    if (n == 0)
+        die("no device matches '%s'", spec ? spec : "(default)");
+    if (n < want)
+        die("only %u device(s) match '%s', %u requested with --devices", n,
+            spec ? spec : "(default)", want);
+    for (unsigned d = 1; d < n; d++)
+        if (chosen[d] != chosen[0])
+            die("the selected devices belong to several platforms; pick devices of one");
+    return chosen[0];
+}
+
+/* Names of the devices joined with " + ", malloc'ed. */
+static char *device_label(const cl_device_id *devs, unsigned n)
+{
+    size_t len = 1;
+    char *names[MAX_DEVICES];
+    for (unsigned i = 0; i < n; i++) {
+        names[i] = info_string(devs[i], NULL, CL_DEVICE_NAME);
+        len += strlen(names[i]) + 3;
+        memmove(names[i], names[i] + strspn(names[i], " "), strlen(names[i]) + 1);
+    }
+    char *s = xmalloc(len);
+    s[0] = '\0';
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " + ");
+        strcat(s, names[i]);
+        free(names[i]);
+    }
+    return s;
+}
+
+static cl_program build_program(cl_context ctx, unsigned ndev, const cl_device_id *devs,
+                                const char *src)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, ndev, devs, "-cl-std=CL1.2", NULL, NULL);
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+        for (unsigned i = 0; i < ndev; i++) {
+            size_t n = 0;
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n),
+                  "clGetProgramBuildInfo");
+            char *log = xmalloc(n + 1);
+            check(clGetProgramBuildInfo(prog, devs[i], CL_PROGRAM_BUILD_LOG, n, log, NULL),
+                  "clGetProgramBuildInfo");
+            log[n] = '\0';
+            fprintf(stderr, APP ": build log (device %u):\n%s\n", i, log);
+            free(log);
+        }
+    }
+    check(err, "clBuildProgram");
+    return prog;
+}
+
+/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
+struct rng {
+    uint64_t s;
+};
+
+static struct rng rng_make(uint64_t seed)
+{
+    return (struct rng){splitmix64(seed) | 1};
+}
+
+static uint64_t rng_next(struct rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, 1), 24 random bits. */
+static float rng_float(struct rng *r)
+{
+    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* ------------------------------------------------------------ workload */
+
+struct app {
+    struct opts o;
+    cl_context ctx;
+    cl_command_queue queue;
+    cl_program prog;
+    cl_kernel kernel;
+    cl_mem a, b, c;
+    char *label;
+    float *h_a, *h_b, *h_c; /* iters * size each: inputs and device results */
+};
+
+static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
+    check(err, "clCreateBuffer");
+    return m;
+}
+
+static void setup(struct app *a)
+{
+    cl_device_id dev;
+    cl_int err;
+    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    check(err, "clCreateContext");
+    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
+    check(err, "clCreateCommandQueueWithProperties");
+    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
+    a->label = device_label(&dev, 1);
+    a->kernel = clCreateKernel(a->prog, "combine", &err);
+    check(err, "clCreateKernel");
+
+    size_t bytes = mul_size(a->o.size, sizeof(float));
+    a->a = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
+    a->b = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
+    a->c = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes);
+    size_t all = mul_size(bytes, a->o.iters);
+    a->h_a = xmalloc(all);
+    a->h_b = xmalloc(all);
+    a->h_c = xmalloc(all);
+}
+
+/* Inputs of every iteration, each from (seed, iteration), in [-1, 1). */
+static void make_inputs(struct app *a)
+{
+    size_t n = a->o.size;
+    for (unsigned it = 0; it < a->o.iters; it++) {
+        struct rng r = rng_make(iter_seed(a->o.seed, it));
+        for (size_t i = 0; i < n; i++) {
+            a->h_a[it * n + i] = 2.0f * rng_float(&r) - 1.0f;
+            a->h_b[it * n + i] = 2.0f * rng_float(&r) - 1.0f;
+        }
+    }
+}
+
+/* All iterations on the one queue; returns wall ms. */
+static double run(struct app *a)
+{
+    size_t n = a->o.size, bytes = n * sizeof(float);
+    size_t global = (n + LOCAL_SIZE - 1) / LOCAL_SIZE * LOCAL_SIZE, local = LOCAL_SIZE;
+    cl_uint rounds = a->o.work;
+    cl_ulong count = n;
+    cl_bool blocking = a->o.blocking_read ? CL_TRUE : CL_FALSE;
+    double t0 = now_ms();
+    for (unsigned it = 0; it < a->o.iters; it++) {
+        check(clEnqueueWriteBuffer(a->queue, a->a, CL_FALSE, 0, bytes, a->h_a + it * n, 0, NULL,
+                                   NULL),
+              "clEnqueueWriteBuffer");
+        check(clEnqueueWriteBuffer(a->queue, a->b, CL_FALSE, 0, bytes, a->h_b + it * n, 0, NULL,
+                                   NULL),
+              "clEnqueueWriteBuffer");
+        check(clSetKernelArg(a->kernel, 0, sizeof a->a, &a->a), "clSetKernelArg");
+        check(clSetKernelArg(a->kernel, 1, sizeof a->b, &a->b), "clSetKernelArg");
+        check(clSetKernelArg(a->kernel, 2, sizeof a->c, &a->c), "clSetKernelArg");
+        check(clSetKernelArg(a->kernel, 3, sizeof rounds, &rounds), "clSetKernelArg");
+        check(clSetKernelArg(a->kernel, 4, sizeof count, &count), "clSetKernelArg");
+        check(clEnqueueNDRangeKernel(a->queue, a->kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+              "clEnqueueNDRangeKernel");
+        check(clEnqueueReadBuffer(a->queue, a->c, blocking, 0, bytes, a->h_c + it * n, 0, NULL,
+                                  NULL),
+              "clEnqueueReadBuffer");
+    }
+    check(clFinish(a->queue), "clFinish");
+    return now_ms() - t0;
+}
+
+static float combine(float x, float y, unsigned rounds)
+{
+    float acc = 0.0f;
+    for (unsigned r = 0; r < rounds; r++) {
+        acc = acc * 0.5f + x * y;
+        float t = x * 0.8f - y * 0.6f; /* rotation: no growth, no decay */
+        y = x * 0.6f + y * 0.8f;
+        x = t;
+    }
+    return acc;
+}
+
+static int verify(const struct app *a)
+{
+    size_t n = a->o.size;
+    double tol = 1e-5 + 1e-7 * a->o.work; /* rounding drift grows with the rounds */
+    for (unsigned it = 0; it < a->o.iters; it++)
+        for (size_t i = 0; i < n; i++) {
+            size_t j = it * n + i;
+            double exp = combine(a->h_a[j], a->h_b[j], a->o.work), got = a->h_c[j];
+            if (!(fabs(got - exp) <= tol * (fabs(exp) + 1.0))) {
+                fprintf(stderr,
+                        APP ": FAILED: iteration %u: element %zu: got %.9g, expected %.9g\n", it,
+                        i, got, exp);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+static void teardown(struct app *a)
+{
+    check(clReleaseMemObject(a->a), "clReleaseMemObject");
+    check(clReleaseMemObject(a->b), "clReleaseMemObject");
+    check(clReleaseMemObject(a->c), "clReleaseMemObject");
+    check(clReleaseKernel(a->kernel), "clReleaseKernel");
+    check(clReleaseProgram(a->prog), "clReleaseProgram");
+    check(clReleaseCommandQueue(a->queue), "clReleaseCommandQueue");
+    check(clReleaseContext(a->ctx), "clReleaseContext");
+    free(a->h_a);
+    free(a->h_b);
+    free(a->h_c);
+    free(a->label);
+}
+
+int main(int argc, char **argv)
+{
+    struct app a = {0};
+    parse_opts(argc, argv, &a.o);
+    setup(&a);
+    make_inputs(&a);
+    double ms = run(&a);
+    int failed = verify(&a);
+    if (!failed && !a.o.quiet)
+        printf(APP ": ok size=%zu iters=%u device=\"%s\" ocl_ms=%.3f\n", a.o.size, a.o.iters,
+               a.label, ms);
+    teardown(&a);
+    return failed;
+}
