@@ -23,7 +23,7 @@ typedef struct rec_pending {
 static pthread_mutex_t rec_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rec_ev_cond = PTHREAD_COND_INITIALIZER;
 static rec_pending *rec_pend;
-static size_t rec_npend, rec_cappend;
+static size_t rec_head, rec_npend, rec_cappend;   /* live entries: [rec_head, rec_npend) */
 static pthread_t rec_ev_thread;
 static int rec_ev_running, rec_ev_stop;
 
@@ -32,7 +32,8 @@ int rec_want_event(rec_call *c, cl_bool blocking)
     return rec_g.ctl.device_timing || (!blocking && c->capture);
 }
 
-static void rec_push(const rec_pending *p)
+/* Queues an entry. @return the number of live entries. */
+static size_t rec_push(const rec_pending *p)
 {
     pthread_mutex_lock(&rec_ev_lock);
     if (rec_npend == rec_cappend) {
@@ -41,14 +42,16 @@ static void rec_push(const rec_pending *p)
         if (!n) {
             pthread_mutex_unlock(&rec_ev_lock);
             rec_next.clReleaseEvent(p->ev);
-            return;
+            return 0;
         }
         rec_pend = n;
         rec_cappend = cap;
     }
     rec_pend[rec_npend++] = *p;
+    size_t live = rec_npend - rec_head;
     pthread_cond_signal(&rec_ev_cond);
     pthread_mutex_unlock(&rec_ev_lock);
+    return live;
 }
 
 void rec_track_event(rec_call *c, cl_event ev, int owned)
@@ -63,7 +66,9 @@ void rec_track_event(rec_call *c, cl_event ev, int owned)
     if (!owned)
         rec_next.clRetainEvent(ev);
     rec_pending p = {.ev = ev, .seq = c->seq, .timing = 1};
-    rec_push(&p);
+    /* keep few events alive: drivers slow down with many (PoCL tracks them) */
+    if (rec_push(&p) > 32)
+        rec_events_poll(0);
 }
 
 void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p, size_t len)
@@ -73,21 +78,28 @@ void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p
     rec_push(&x);
 }
 
-static void rec_write_devtime(const rec_pending *p)
+/* Device times of a completed command: 0 when not available. Only START
+ * and END are asked (two driver calls); QUEUED and SUBMIT are recorded as 0.
+ * @return 1 when END was available (the command completed). */
+static int rec_write_devtime(const rec_pending *p)
 {
-    cl_ulong t[4];
-    static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                              CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
-    for (int i = 0; i < 4; i++)
-        if (rec_next.clGetEventProfilingInfo(p->ev, what[i], sizeof t[i], &t[i], NULL) != CL_SUCCESS)
-            return;   /* a queue without profiling: no device time */
+    cl_ulong start = 0, end = 0;
+    if (rec_next.clGetEventProfilingInfo(p->ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL)
+        != CL_SUCCESS)
+        return 0;
+    if (rec_next.clGetEventProfilingInfo(p->ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL)
+        != CL_SUCCESS)
+        start = 0;
     tf_enc *e = tf_writer_lock(rec_g.w);
     tf_enc_array(e, 6);
     tf_enc_uint(e, 4);
     tf_enc_uint(e, p->seq);
-    for (int i = 0; i < 4; i++)
-        tf_enc_uint(e, t[i]);
+    tf_enc_uint(e, 0);
+    tf_enc_uint(e, 0);
+    tf_enc_uint(e, start);
+    tf_enc_uint(e, end);
     tf_writer_unlock(rec_g.w);
+    return 1;
 }
 
 static void rec_write_data(const rec_pending *p, int status)
@@ -109,30 +121,52 @@ static void rec_write_data(const rec_pending *p, int status)
     tf_writer_unlock(rec_g.w);
 }
 
-/* Handles every entry whose command has completed (or all, waiting). */
+/* Handles entries whose command has completed, oldest first. Commands
+ * mostly complete in order, so the scan stops after a few incomplete ones:
+ * a poll costs O(completed), not O(pending). Done entries are marked (ev =
+ * NULL) and the head advances over them. */
 void rec_events_poll(int wait_all)
 {
     if (!rec_g.active)
         return;
     pthread_mutex_lock(&rec_ev_lock);
-    for (size_t i = 0; i < rec_npend;) {
+    int incomplete = 0;
+    for (size_t i = rec_head; i < rec_npend && incomplete < 8; i++) {
         rec_pending *p = &rec_pend[i];
-        cl_int st = CL_QUEUED;
+        if (!p->ev)
+            continue;
         if (wait_all)
             rec_next.clWaitForEvents(1, &p->ev);
-        if (rec_next.clGetEventInfo(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL)
-            != CL_SUCCESS)
-            st = -1;
-        if (st > CL_COMPLETE) {
-            i++;
-            continue;
-        }
-        if (p->key)
+        if (p->key) {
+            cl_int st = CL_QUEUED;
+            if (rec_next.clGetEventInfo(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                                        NULL) != CL_SUCCESS)
+                st = -1;
+            if (st > CL_COMPLETE) {
+                incomplete++;
+                continue;
+            }
             rec_write_data(p, st);
-        else if (p->timing && st == CL_COMPLETE)
-            rec_write_devtime(p);
+        } else if (!rec_write_devtime(p)) {
+            /* END not available: still running, or failed (then status < 0) */
+            cl_int st = CL_QUEUED;
+            rec_next.clGetEventInfo(p->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+            if (st >= CL_COMPLETE) {
+                incomplete++;
+                continue;
+            }
+        }
         rec_next.clReleaseEvent(p->ev);
-        rec_pend[i] = rec_pend[--rec_npend];
+        p->ev = NULL;
+    }
+    while (rec_head < rec_npend && !rec_pend[rec_head].ev)
+        rec_head++;
+    if (rec_head == rec_npend) {
+        rec_head = rec_npend = 0;
+    } else if (rec_head > 4096 && rec_head * 2 > rec_npend) {
+        memmove(rec_pend, rec_pend + rec_head, (rec_npend - rec_head) * sizeof *rec_pend);
+        rec_npend -= rec_head;
+        rec_head = 0;
     }
     pthread_mutex_unlock(&rec_ev_lock);
 }
@@ -142,13 +176,13 @@ static void *rec_ev_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&rec_ev_lock);
     while (!rec_ev_stop) {
-        if (!rec_npend) {
+        if (rec_head == rec_npend) {
             pthread_cond_wait(&rec_ev_cond, &rec_ev_lock);
             continue;
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 2000000;   /* 2 ms */
+        ts.tv_nsec += 50000000;  /* 50 ms: sync calls poll sooner */
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
