@@ -12,8 +12,11 @@ MOD_CFLAGS_recorder := -fvisibility=hidden
 $(REC_OBJS): $(B)/gen/rec_gen.h
 $(B)/obj/gen/rec_gen.o: CFLAGS += -fvisibility=hidden
 REC_LIB := $(B)/lib/libclrr.so
+# every symbol resolved at link time, except under ASan (its runtime comes
+# from the executable)
+REC_DEFS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
 $(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(TF_LIB) $(B)/gen/rec_exports.map
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -o $@ $(REC_OBJS) $(RECCTL_LIB) $(TF_LIB) \
-	    -Wl,--version-script=$(B)/gen/rec_exports.map -Wl,-z,defs $(RT_LIBS)
+	    -Wl,--version-script=$(B)/gen/rec_exports.map $(REC_DEFS) $(RT_LIBS)
 ALL_TARGETS += $(REC_LIB)

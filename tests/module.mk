@@ -16,7 +16,7 @@ test-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 # End-to-end tests: every tests/e2e/*.sh gets the build dir as $1.
-E2E_SCRIPTS := $(sort $(wildcard tests/e2e/*.sh))
+E2E_SCRIPTS := $(sort $(filter-out tests/e2e/lib.sh tests/e2e/run.sh,$(wildcard tests/e2e/*.sh)))
 test-e2e: all
 	@bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)
 test-e2e-san: all

@@ -215,6 +215,12 @@ typedef struct tf_reader_opts {
 tf_status tf_reader_open(tf_reader **out, const char *path, const tf_reader_opts *opts);
 void tf_reader_close(tf_reader *r);   /* accepts NULL */
 
+/*! tf_reader_open_error() : message of the last failed tf_reader_open() in
+ *  the calling thread, e.g. "a.clrr: format version 2.0; this build reads
+ *  1.x" ("" after a successful open). Thread-local storage. (Added in 1.0
+ *  of this header: a failed open has no reader to ask tf_reader_error.) */
+const char *tf_reader_open_error(void);
+
 /*! tf_reader_error() : detailed message of the last error, "" if none. */
 const char *tf_reader_error(const tf_reader *r);
 

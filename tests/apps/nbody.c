@@ -23,17 +23,19 @@
  * --iters K is the number of steps (default 10); inputs are generated once.
  *
  * --devices M splits the bodies into M equal contiguous ranges, one per
- * device (own context, queue and full-size buffers each, launched with a
- * global work offset); after every step but the last, each device's new
- * positions are read back and written to every other device (host-staged
- * all-gather).
+ * device (own context, queue and full-size buffers each; the range's
+ * first body is a kernel argument rather than a global work offset: PoCL
+ * 5.0 aborts at release when two of its devices ran the same kernel, one
+ * with a non-zero offset);
+ * after every step but the last, each device's new positions are read back
+ * and written to every other device (host-staged all-gather).
  *
  * Verification: the last step is recomputed on the host in double from
  * the state before it (as read back; every body for N <= 16384, else a
  * spread sample); and when N * N * K <= 2^29 and K <= 200, the whole
  * trajectory is also simulated on the host in double from the initial
- * state (beyond about 500 steps, the float and double trajectories of the
- * closest pairs drift apart by more than any useful tolerance).
+ * state (after several hundred steps, the float and double trajectories
+ * of close pairs drift apart by more than any useful tolerance).
  *
  * Usage: nbody [--size N] [--iters K] [--device SPEC] [--devices M]
  *              [--seed S] [--quiet]
@@ -96,16 +98,16 @@ static const char *kernel_source =
     "    return d * (mj * inv * inv * inv);\n"
     "}\n"
     "\n"
-    "/* One step for bodies [get_global_offset(0), end): heavy bodies (in the\n"
-    " * window) feel all n bodies, light ones only the heavy ones. */\n"
+    "/* One step for bodies [first, end): heavy bodies (in the window)\n"
+    " * feel all n bodies, light ones only the heavy ones. */\n"
     "__kernel void nbody_step(__global const float4 *pos_in,\n"
     "                         __global const float4 *vel_in,\n"
     "                         __global float4 *pos_out, __global float4 *vel_out,\n"
-    "                         const uint n, const uint end, const uint win,\n"
-    "                         const uint win_len, const float heavy,\n"
-    "                         const float eps2, const float dt)\n"
+    "                         const uint n, const uint first, const uint end,\n"
+    "                         const uint win, const uint win_len,\n"
+    "                         const float heavy, const float eps2, const float dt)\n"
     "{\n"
-    "    const uint i = get_global_id(0);\n"
+    "    const uint i = first + get_global_id(0);\n"
     "    if (i >= end)\n"
     "        return;\n"
     "    const float4 pi = pos_in[i];\n"
@@ -240,13 +242,21 @@ static void *xmalloc(size_t count, size_t elem)
     return p;
 }
 
-static size_t parse_count(const char *opt, const char *arg, size_t max)
+static unsigned long long parse_u64(const char *opt, const char *arg)
 {
     char *end;
     unsigned long long v;
     errno = 0;
     v = strtoull(arg, &end, 0);
-    if (errno || end == arg || *end || arg[0] == '-' || v == 0 || v > max)
+    if (errno || end == arg || *end || strchr(arg, '-'))
+        die("invalid %s '%s' (an unsigned integer)", opt, arg);
+    return v;
+}
+
+static size_t parse_count(const char *opt, const char *arg, size_t max)
+{
+    unsigned long long v = parse_u64(opt, arg);
+    if (v == 0 || v > max)
         die("invalid %s '%s' (a positive integer up to %zu)", opt, arg, max);
     return (size_t)v;
 }
@@ -278,7 +288,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         case 'k': o->iters = (unsigned)parse_count("--iters", optarg, UINT32_MAX); break;
         case 'd': o->device = optarg; break;
         case 'm': o->devices = (unsigned)parse_count("--devices", optarg, MAX_DEVICES); break;
-        case 's': o->seed = strtoull(optarg, NULL, 0); break;
+        case 's': o->seed = parse_u64("--seed", optarg); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
@@ -570,9 +580,9 @@ static void read_bodies(struct lane *l, cl_mem m, size_t first, size_t count,
 static void lane_step(struct lane *l, const struct sim *s, unsigned step)
 {
     int in = step % 2, out = 1 - in;
-    size_t offset = l->first, global = round_up(l->count, LOCAL_SIZE);
-    size_t local = LOCAL_SIZE;
-    cl_uint n = (cl_uint)s->n, end = (cl_uint)(l->first + l->count);
+    size_t global = round_up(l->count, LOCAL_SIZE), local = LOCAL_SIZE;
+    cl_uint n = (cl_uint)s->n, first = (cl_uint)l->first;
+    cl_uint end = (cl_uint)(l->first + l->count);
     cl_uint win = window_at(s, step);
     cl_float heavy = HEAVY, eps2 = EPS2, dt = DT;
     cl_kernel k = l->kernel;
@@ -582,14 +592,15 @@ static void lane_step(struct lane *l, const struct sim *s, unsigned step)
     CHECK("clSetKernelArg", clSetKernelArg(k, 2, sizeof(cl_mem), &l->pos[out]));
     CHECK("clSetKernelArg", clSetKernelArg(k, 3, sizeof(cl_mem), &l->vel[out]));
     CHECK("clSetKernelArg", clSetKernelArg(k, 4, sizeof n, &n));
-    CHECK("clSetKernelArg", clSetKernelArg(k, 5, sizeof end, &end));
-    CHECK("clSetKernelArg", clSetKernelArg(k, 6, sizeof win, &win));
-    CHECK("clSetKernelArg", clSetKernelArg(k, 7, sizeof s->win_len, &s->win_len));
-    CHECK("clSetKernelArg", clSetKernelArg(k, 8, sizeof heavy, &heavy));
-    CHECK("clSetKernelArg", clSetKernelArg(k, 9, sizeof eps2, &eps2));
-    CHECK("clSetKernelArg", clSetKernelArg(k, 10, sizeof dt, &dt));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 5, sizeof first, &first));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 6, sizeof end, &end));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 7, sizeof win, &win));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 8, sizeof s->win_len, &s->win_len));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 9, sizeof heavy, &heavy));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 10, sizeof eps2, &eps2));
+    CHECK("clSetKernelArg", clSetKernelArg(k, 11, sizeof dt, &dt));
     CHECK("clEnqueueNDRangeKernel", clEnqueueNDRangeKernel(l->queue, k, 1,
-          &offset, &global, &local, 0, NULL, NULL));
+          NULL, &global, &local, 0, NULL, NULL));
 }
 
 /* Runs all the steps on all lanes. pos0/vel0: initial state; stage[2]:

@@ -180,13 +180,21 @@ static void *xmalloc(size_t count, size_t elem)
     return p;
 }
 
-static size_t parse_count(const char *opt, const char *arg, size_t max)
+static unsigned long long parse_u64(const char *opt, const char *arg)
 {
     char *end;
     unsigned long long v;
     errno = 0;
     v = strtoull(arg, &end, 0);
-    if (errno || end == arg || *end || arg[0] == '-' || v == 0 || v > max)
+    if (errno || end == arg || *end || strchr(arg, '-'))
+        die("invalid %s '%s' (an unsigned integer)", opt, arg);
+    return v;
+}
+
+static size_t parse_count(const char *opt, const char *arg, size_t max)
+{
+    unsigned long long v = parse_u64(opt, arg);
+    if (v == 0 || v > max)
         die("invalid %s '%s' (a positive integer up to %zu)", opt, arg, max);
     return (size_t)v;
 }
@@ -218,7 +226,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         case 'k': o->iters = (unsigned)parse_count("--iters", optarg, UINT32_MAX); break;
         case 'd': o->device = optarg; break;
         case 'm': o->devices = (unsigned)parse_count("--devices", optarg, MAX_DEVICES); break;
-        case 's': o->seed = strtoull(optarg, NULL, 0); break;
+        case 's': o->seed = parse_u64("--seed", optarg); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);

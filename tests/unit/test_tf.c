@@ -1,0 +1,667 @@
+/* test_tf.c — trace-format: writer and reader behaviour. Round trips of
+ * every record and value type, concurrent writers, blob dedup, big blobs,
+ * compression, index and scan, writer failure, memory budget, periodic and
+ * crash flushes. Robustness against damaged files is in test_tf_corrupt.c. */
+#include "test_tf_common.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define MIB ((size_t)1 << 20)
+
+static double tt_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* -------------------------------------------------------------- round trip */
+
+#define RT_NP 10
+
+static void rt_write(const char *path, tf_blobref *ref, uint8_t *small)
+{
+    tf_writer *w = NULL;
+    tf_enc *e;
+    static const uint8_t bin3[3] = { 0, 0xff, 7 };
+
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    tt_fill(small, 100, 1, 0);
+    CU_ASSERT(tf_writer_blob(w, small, 100, ref) == TF_OK);
+
+    e = tf_writer_lock(w);                       /* ENV [0, map] */
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, 0);
+    tf_enc_map(e, 3);
+    tf_enc_cstr(e, "version");
+    tf_enc_cstr(e, "0.1.0");
+    tf_enc_cstr(e, "argv");
+    tf_enc_array(e, 2);
+    tf_enc_cstr(e, "./app");
+    tf_enc_cstr(e, "-x");
+    tf_enc_cstr(e, "pid");
+    tf_enc_uint(e, 1234);
+    tf_writer_unlock(w);
+
+    tt_sig(w, 7, "clEverything", RT_NP);
+
+    e = tf_writer_lock(w);                       /* BEGIN with one value of each type */
+    tf_enc_array(e, 7);
+    tf_enc_uint(e, 2);
+    tf_enc_uint(e, 1);
+    tf_enc_uint(e, 3);
+    tf_enc_uint(e, 7);
+    tf_enc_int(e, 123456789);
+    tf_enc_array(e, RT_NP);
+    tf_enc_nil(e);
+    tf_enc_bool(e, 1);
+    tf_enc_int(e, -5);
+    tf_enc_uint(e, UINT64_MAX);
+    tf_enc_f64(e, 3.25);
+    tf_enc_str(e, "hello", 5);
+    tf_enc_bin(e, bin3, 3);
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, 1);
+    tf_enc_int(e, INT64_MIN);
+    tf_enc_map(e, 1);
+    tf_enc_cstr(e, "k");
+    tf_enc_int(e, -1);
+    tf_enc_blobref(e, ref);
+    tf_enc_map(e, 1);                            /* pre */
+    tf_enc_cstr(e, "note");
+    tf_enc_cstr(e, NULL);
+    tf_writer_unlock(w);
+
+    tt_begin(w, 2, 4, 7, RT_NP, 0);              /* never ends */
+
+    e = tf_writer_lock(w);                       /* END of call 1 */
+    tf_enc_array(e, 6);
+    tf_enc_uint(e, 3);
+    tf_enc_uint(e, 1);
+    tf_enc_int(e, 123456999);
+    tf_enc_int(e, -30);
+    tf_enc_array(e, RT_NP);
+    for (int i = 0; i < RT_NP; i++)
+        tf_enc_uint(e, 90 + (unsigned)i);
+    tf_enc_map(e, 1);
+    tf_enc_cstr(e, "ok");
+    tf_enc_bool(e, 0);
+    tf_writer_unlock(w);
+
+    e = tf_writer_lock(w);                       /* DEVTIME */
+    tf_enc_array(e, 6);
+    tf_enc_uint(e, 4);
+    tf_enc_uint(e, 1);
+    tf_enc_uint(e, 10);
+    tf_enc_uint(e, 20);
+    tf_enc_uint(e, 30);
+    tf_enc_uint(e, 40);
+    tf_writer_unlock(w);
+
+    e = tf_writer_lock(w);                       /* DATA */
+    tf_enc_array(e, 4);
+    tf_enc_uint(e, 5);
+    tf_enc_uint(e, 1);
+    tf_enc_cstr(e, "read");
+    tf_enc_bin(e, bin3, 3);
+    tf_writer_unlock(w);
+
+    e = tf_writer_lock(w);                       /* NOTE */
+    tf_enc_array(e, 4);
+    tf_enc_uint(e, 6);
+    tf_enc_uint(e, 0);
+    tf_enc_uint(e, 42);
+    tf_enc_cstr(e, "cannot capture");
+    tf_writer_unlock(w);
+
+    e = tf_writer_lock(w);                       /* a record type from the future */
+    tf_enc_array(e, 3);
+    tf_enc_uint(e, 9);
+    tf_enc_cstr(e, "future");
+    tf_enc_f64(e, 1.5);
+    tf_writer_unlock(w);
+
+    e = tf_writer_lock(w);                       /* DEVTIME with an extra field */
+    tf_enc_array(e, 7);
+    tf_enc_uint(e, 4);
+    tf_enc_uint(e, 2);
+    for (int i = 0; i < 4; i++)
+        tf_enc_uint(e, 5);
+    tf_enc_cstr(e, "extra");
+    tf_writer_unlock(w);
+
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+}
+
+static void rt_check_call1(const tf_call *c, const tf_blobref *ref)
+{
+    const tf_value *a = c->args, *v;
+    uint64_t u;
+    int64_t i;
+
+    CU_ASSERT(c->seq == 1 && c->tid == 3 && c->complete == 1);
+    CU_ASSERT(c->t_begin == 123456789 && c->t_end == 123456999);
+    CU_ASSERT_FATAL(c->sig != NULL);
+    CU_ASSERT(strcmp(c->sig->name, "clEverything") == 0 && c->sig->nparams == RT_NP);
+    CU_ASSERT(strcmp(c->sig->params[3].name, "p3") == 0 && strcmp(c->sig->params[3].type, "cl_uint") == 0);
+    CU_ASSERT(c->sig->params[3].kind == TF_KIND_VALUE && c->sig->params[3].dir == TF_DIR_IN);
+    CU_ASSERT(a[0].type == TF_NIL);
+    CU_ASSERT(a[1].type == TF_BOOL && a[1].v.b == 1);
+    CU_ASSERT(a[2].type == TF_INT && a[2].v.i == -5);
+    CU_ASSERT(a[3].type == TF_UINT && a[3].v.u == UINT64_MAX);
+    CU_ASSERT(!tf_value_i64(&a[3], &i) && tf_value_u64(&a[3], &u) && u == UINT64_MAX);
+    CU_ASSERT(a[4].type == TF_F64 && a[4].v.f == 3.25);
+    CU_ASSERT(a[5].type == TF_STR && a[5].v.str.len == 5 && memcmp(a[5].v.str.ptr, "hello", 5) == 0);
+    CU_ASSERT(a[6].type == TF_BIN && a[6].v.str.len == 3 && (uint8_t)a[6].v.str.ptr[1] == 0xff);
+    CU_ASSERT(a[7].type == TF_ARRAY && a[7].v.arr.n == 2);
+    CU_ASSERT(a[7].v.arr.items[0].type == TF_UINT && a[7].v.arr.items[1].v.i == INT64_MIN);
+    CU_ASSERT(a[8].type == TF_MAP && (v = tf_map_get(&a[8], "k")) != NULL && tf_value_i64(v, &i) && i == -1);
+    CU_ASSERT(!tf_value_u64(tf_map_get(&a[8], "k"), &u));
+    CU_ASSERT(tf_map_get(&a[8], "nope") == NULL && tf_map_get(&a[7], "k") == NULL);
+    CU_ASSERT(a[9].type == TF_BLOB && a[9].v.blob.size == 100 && memcmp(a[9].v.blob.hash, ref->hash, 16) == 0);
+    CU_ASSERT(c->ret.type == TF_INT && c->ret.v.i == -30);
+    CU_ASSERT_FATAL(c->outs != NULL);
+    CU_ASSERT(c->outs[9].type == TF_UINT && c->outs[9].v.u == 99);
+    CU_ASSERT_FATAL(c->pre != NULL);
+    CU_ASSERT((v = tf_map_get(c->pre, "note")) != NULL && v->type == TF_NIL);
+    CU_ASSERT(c->post != NULL && (v = tf_map_get(c->post, "ok")) != NULL && v->type == TF_BOOL && !v->v.b);
+}
+
+static void test_roundtrip(void)
+{
+    char path[64];
+    tf_blobref ref;
+    uint8_t small[100], back[100];
+    tf_reader *r = NULL;
+    tf_item it;
+    const tf_value *env, *v;
+    uint64_t u;
+
+    tt_tmp(path);
+    rt_write(path, &ref, small);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(strcmp(tf_reader_open_error(), "") == 0);
+    CU_ASSERT(tf_reader_get_info(r)->major == 1 && tf_reader_get_info(r)->minor == 0);
+    env = tf_reader_env(r);
+    CU_ASSERT_FATAL(env != NULL && env->type == TF_MAP);
+    CU_ASSERT((v = tf_map_get(env, "version")) && v->type == TF_STR && v->v.str.len == 5);
+    CU_ASSERT((v = tf_map_get(env, "pid")) && tf_value_u64(v, &u) && u == 1234);
+    CU_ASSERT((v = tf_map_get(env, "argv")) && v->type == TF_ARRAY && v->v.arr.n == 2);
+
+    for (int pass = 0; pass < 2; pass++) {
+        CU_ASSERT_FATAL(tf_reader_next(r, &it) == TF_OK);
+        CU_ASSERT_FATAL(it.type == TF_ITEM_CALL);
+        rt_check_call1(&it.u.call, &ref);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_DEVTIME);
+        CU_ASSERT(it.u.devtime.seq == 1 && it.u.devtime.queued == 10 && it.u.devtime.end == 40);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_DATA);
+        CU_ASSERT(strcmp(it.u.data.key, "read") == 0 && it.u.data.value.type == TF_BIN);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_NOTE);
+        CU_ASSERT(it.u.note.object == 42 && strcmp(it.u.note.text, "cannot capture") == 0);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_DEVTIME && it.u.devtime.seq == 2);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_CALL);
+        CU_ASSERT(it.u.call.seq == 2 && it.u.call.complete == 0 && it.u.call.outs == NULL);
+        CU_ASSERT(it.u.call.ret.type == TF_NIL && it.u.call.t_end == 0 && it.u.call.pre == NULL);
+        CU_ASSERT(it.u.call.args[4].type == TF_UINT && it.u.call.args[4].v.u == 4);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_END);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_END);
+        CU_ASSERT(tf_reader_rewind(r) == TF_OK);
+    }
+    CU_ASSERT(tf_reader_sig(r, 7) != NULL && tf_reader_sig(r, 8) == NULL);
+    CU_ASSERT(tf_reader_blob(r, &ref, 0, back, 100) == TF_OK && memcmp(back, small, 100) == 0);
+    CU_ASSERT(tf_reader_get_info(r)->has_index == 1 && tf_reader_get_info(r)->truncated == 0);
+    CU_ASSERT(tf_reader_get_info(r)->blobs == 1 && tf_reader_get_info(r)->record_chunks == 1);
+    CU_ASSERT(tf_reader_get_info(r)->valid_bytes == tt_fsize(path));
+    tf_reader_close(r);
+    unlink(path);
+}
+
+static void test_misc_api(void)
+{
+    tf_value v = { .type = TF_INT, .v.i = -1 };
+    uint64_t u;
+    int64_t i;
+    tf_blobref a, b;
+
+    CU_ASSERT(!tf_value_u64(&v, &u) && tf_value_i64(&v, &i) && i == -1);
+    v.type = TF_BOOL;
+    v.v.b = 1;
+    CU_ASSERT(tf_value_u64(&v, &u) && u == 1);
+    v.type = TF_STR;
+    CU_ASSERT(!tf_value_u64(&v, &u) && !tf_value_i64(&v, &i) && !tf_value_u64(NULL, &u));
+    CU_ASSERT(tf_map_get(NULL, "x") == NULL);
+    for (int s = TF_ERR_FAILED; s <= TF_END; s++)
+        CU_ASSERT(tf_strerror((tf_status)s) != NULL && *tf_strerror((tf_status)s));
+    tf_hash("abc", 3, &a);
+    tf_hash("abd", 3, &b);
+    CU_ASSERT(a.size == 3 && memcmp(a.hash, b.hash, 16) != 0);
+    CU_ASSERT(tf_writer_close(NULL) == TF_OK);
+    tf_reader_close(NULL);
+    CU_ASSERT(tf_writer_open(NULL, "/tmp/x", NULL) == TF_ERR_ARG);
+}
+
+/* ------------------------------------------------------------ many threads */
+
+#define MT_THREADS 4
+#define MT_PER     20000
+
+static void *mt_body(void *arg)
+{
+    tf_writer *w = *(tf_writer **)((void **)arg)[0];
+    uint64_t t = (uint64_t)(uintptr_t)((void **)arg)[1];
+
+    for (uint64_t i = 0; i < MT_PER; i++) {
+        uint64_t seq = t * 1000000 + i + 1;
+        tt_begin(w, seq, t + 1, 1, 2, i);
+        tt_end(w, seq, 2, 0);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    char path[64];
+    tf_writer *w = NULL;
+    tf_writer_opts o = { .chunk_size = 16 << 10 };
+    pthread_t th[MT_THREADS];
+    void *args[MT_THREADS][2];
+    tf_writer_stats st;
+    uint64_t last[MT_THREADS] = { 0 };
+    size_t count[MT_THREADS] = { 0 };
+    tt_read rd;
+    int ordered = 1;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (uintptr_t t = 0; t < MT_THREADS; t++) {
+        args[t][0] = &w;
+        args[t][1] = (void *)t;
+        CU_ASSERT_FATAL(pthread_create(&th[t], NULL, mt_body, args[t]) == 0);
+    }
+    for (int t = 0; t < MT_THREADS; t++)
+        pthread_join(th[t], NULL);
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.records == 1 + 2 * MT_THREADS * MT_PER);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    rd = tt_read_all(path, NULL, NULL);
+    CU_ASSERT(rd.status == TF_END);
+    CU_ASSERT(rd.ncalls == MT_THREADS * MT_PER && rd.ncomplete == rd.ncalls);
+    for (size_t i = 0; i < rd.ncalls; i++) {
+        uint64_t t = rd.seqs[i] / 1000000;
+        CU_ASSERT_FATAL(t < MT_THREADS);
+        if (rd.seqs[i] <= last[t])
+            ordered = 0;
+        last[t] = rd.seqs[i];
+        count[t]++;
+    }
+    CU_ASSERT(ordered);
+    for (int t = 0; t < MT_THREADS; t++)
+        CU_ASSERT(count[t] == MT_PER && last[t] == (uint64_t)t * 1000000 + MT_PER);
+    tt_read_free(&rd);
+    unlink(path);
+}
+
+/* ------------------------------------------------------------------ blobs */
+
+static void test_dedup(void)
+{
+    char path[64];
+    size_t n = 3 * MIB;
+    uint8_t *data = malloc(n), *back = malloc(n);
+    tf_writer *w = NULL;
+    tf_reader *r = NULL;
+    tf_blobref ref, ref2;
+    tf_writer_stats st;
+
+    tt_tmp(path);
+    tt_fill(data, n, 42, 0);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    for (int i = 0; i < 100; i++) {
+        CU_ASSERT(tf_writer_blob(w, data, n, i ? &ref2 : &ref) == TF_OK);
+        if (i) {
+            CU_ASSERT(memcmp(&ref, &ref2, sizeof(ref)) == 0);
+        }
+    }
+    CU_ASSERT(tf_writer_blob(w, data, 0, &ref2) == TF_OK && ref2.size == 0);
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.blob_calls == 101 && st.blob_bytes_in == 100 * (uint64_t)n);
+    CU_ASSERT(st.blobs_stored == 1 && st.blob_bytes_stored == n);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    CU_ASSERT(tt_fsize(path) > n && tt_fsize(path) < n + 64 * 1024);
+
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    memset(back, 0, n);
+    CU_ASSERT(tf_reader_blob(r, &ref, 0, back, n) == TF_OK && memcmp(back, data, n) == 0);
+    CU_ASSERT(tf_reader_blob(r, &ref2, 0, back, 0) == TF_OK);
+    CU_ASSERT(tf_reader_get_info(r)->blobs == 1 && tf_reader_get_info(r)->blob_chunks == 3);
+    CU_ASSERT(tf_reader_get_info(r)->blob_bytes_raw == n);
+    tf_reader_close(r);
+    unlink(path);
+    free(data);
+    free(back);
+}
+
+/* Reads @p ref of @p size bytes back from @p path in whole and around every
+ * piece boundary; expects the index when @p indexed. */
+static void big_check(const char *path, const tf_blobref *ref, const uint8_t *data, size_t size, int indexed)
+{
+    tf_reader *r = NULL;
+    uint8_t *back = malloc(size), two[2];
+    tf_blobref bad = *ref;
+    int ok = 1;
+
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(tf_reader_get_info(r)->has_index == indexed);
+    for (size_t k = 1; k * TF_BLOB_PIECE < size; k++) {
+        size_t off = k * TF_BLOB_PIECE - 1;
+        if (tf_reader_blob(r, ref, off, two, 2) != TF_OK || memcmp(two, data + off, 2) != 0)
+            ok = 0;
+    }
+    CU_ASSERT(ok);
+    CU_ASSERT(tf_reader_blob(r, ref, size - 1, two, 1) == TF_OK && two[0] == data[size - 1]);
+    CU_ASSERT(tf_reader_blob(r, ref, 0, back, size) == TF_OK && memcmp(back, data, size) == 0);
+    CU_ASSERT(tf_reader_blob(r, ref, size, two, 0) == TF_OK);
+    CU_ASSERT(tf_reader_blob(r, ref, size - 1, two, 2) == TF_ERR_ARG);
+    bad.hash[0] ^= 1;
+    CU_ASSERT(tf_reader_blob(r, &bad, 0, two, 1) == TF_ERR_NOT_FOUND);
+    CU_ASSERT(strstr(tf_reader_error(r), "not in the trace") != NULL);
+    bad = *ref;
+    bad.size++;
+    CU_ASSERT(tf_reader_blob(r, &bad, 0, two, 1) == TF_ERR_NOT_FOUND);
+    CU_ASSERT(tf_reader_scan(r) == TF_OK);
+    CU_ASSERT(tf_reader_get_info(r)->blob_chunks == (size + TF_BLOB_PIECE - 1) / TF_BLOB_PIECE);
+    CU_ASSERT(tf_reader_get_info(r)->truncated == 0);
+    tf_reader_close(r);
+    free(back);
+}
+
+static void test_big_blob_and_index(void)
+{
+    char path[64];
+    size_t size = 40 * MIB + 12345;
+    uint8_t *data = malloc(size);
+    tf_writer *w = NULL;
+    tf_blobref ref;
+
+    tt_tmp(path);
+    tt_fill(data, size, 7, 0);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    CU_ASSERT(tf_writer_blob(w, data, size, &ref) == TF_OK);
+    tt_sig(w, 1, "clWrite", 0);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    big_check(path, &ref, data, size, 1);
+    CU_ASSERT(truncate(path, (off_t)(tt_fsize(path) - 32)) == 0);   /* no trailer: scan */
+    big_check(path, &ref, data, size, 0);
+    unlink(path);
+    free(data);
+}
+
+static void test_compression(void)
+{
+    char path[64];
+    size_t n = 8 * MIB;
+    uint8_t *data = malloc(n), *back = malloc(n);
+    tf_writer *w = NULL;
+    tf_reader *r = NULL;
+    tf_blobref ref;
+    tf_writer_stats st;
+
+    tt_tmp(path);
+    tt_fill(data, n, 3, 1);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    CU_ASSERT(tf_writer_blob(w, data, n, &ref) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (uint64_t i = 1; i <= 20000; i++) {
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+    }
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_OK);
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.file_bytes == tt_fsize(path));
+    CU_ASSERT(st.record_bytes_raw > 20000 * 20);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    CU_ASSERT(tt_fsize(path) < (n + st.record_bytes_raw) / 8);
+
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(tf_reader_blob(r, &ref, 0, back, n) == TF_OK && memcmp(back, data, n) == 0);
+    CU_ASSERT(tf_reader_get_info(r)->record_bytes_stored < tf_reader_get_info(r)->record_bytes_raw / 2);
+    CU_ASSERT(tf_reader_get_info(r)->blob_bytes_stored < n / 8);
+    tf_reader_close(r);
+    unlink(path);
+    free(data);
+    free(back);
+}
+
+/* -------------------------------------------------------- writer failure */
+
+static void test_writer_failure(void)
+{
+    char path[64];
+    struct rlimit old, lim;
+    uint8_t *data = malloc(MIB);
+    tf_writer *w = NULL;
+    tf_writer_opts o = { .chunk_size = 4096 };
+    tf_blobref ref, want;
+    tt_read rd;
+    double t0, slowest = 0;
+
+    CU_ASSERT(tf_writer_open(&w, "/dev/full", NULL) == TF_ERR_IO && w == NULL);
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_OK && tf_writer_status(w) == TF_OK);
+    CU_ASSERT(strcmp(tf_writer_errmsg(w), "") == 0);
+
+    signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 512 * 1024;
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    for (uint64_t i = 1; i <= 64; i++) {
+        tt_fill(data, MIB, i, 0);
+        t0 = tt_now();
+        tf_writer_blob(w, data, MIB, &ref);
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+        if (tt_now() - t0 > slowest)
+            slowest = tt_now() - t0;
+        tf_hash(data, MIB, &want);
+        CU_ASSERT(memcmp(&ref, &want, sizeof(ref)) == 0);   /* filled even when failed */
+        if (i == 32) {
+            CU_ASSERT(tf_writer_flush(w, 1) == TF_ERR_FAILED);
+        }
+    }
+    CU_ASSERT(tf_writer_status(w) == TF_ERR_FAILED);
+    CU_ASSERT(strstr(tf_writer_errmsg(w), "File too large") != NULL);
+    CU_ASSERT(tf_writer_blob(w, "x", 1, &ref) == TF_ERR_FAILED && ref.size == 1);
+    CU_ASSERT(slowest < 2.0);                               /* producers never block for long */
+    CU_ASSERT(tf_writer_close(w) == TF_ERR_FAILED);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_DFL);
+
+    CU_ASSERT(tt_fsize(path) <= 512 * 1024);
+    rd = tt_read_all(path, NULL, NULL);                     /* what reached the file reads */
+    CU_ASSERT(rd.status == TF_END);
+    tt_read_free(&rd);
+    unlink(path);
+    free(data);
+}
+
+/* ---------------------------------------------------------- memory budget */
+
+static void test_budget(void)
+{
+    char path[64];
+    size_t n = 3 * MIB;
+    uint8_t *data = malloc(n), *back = malloc(n);
+    tf_writer *w = NULL;
+    tf_reader *r = NULL;
+    tf_writer_opts o = { .memory_budget = MIB, .level = 3 };
+    tf_blobref ref[10];
+    tf_writer_stats st;
+    int ok = 1;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    for (int i = 0; i < 10; i++) {
+        tt_fill(data, n, 100 + (uint64_t)i, i & 1);
+        CU_ASSERT(tf_writer_blob(w, data, n, &ref[i]) == TF_OK);
+    }
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.waits > 0);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    for (int i = 0; i < 10; i++) {
+        tt_fill(data, n, 100 + (uint64_t)i, i & 1);
+        if (tf_reader_blob(r, &ref[i], 0, back, n) != TF_OK || memcmp(back, data, n) != 0)
+            ok = 0;
+    }
+    CU_ASSERT(ok);
+    tf_reader_close(r);
+    unlink(path);
+    free(data);
+    free(back);
+}
+
+/* ---------------------------------------------------------------- flushes */
+
+static void test_periodic_flush(void)
+{
+    char path[64];
+    tf_writer *w = NULL;
+    tf_writer_opts o = { .flush_ms = 20 };
+    struct timespec ts = { 0, 300 * 1000 * 1000 };
+    tt_read rd;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (uint64_t i = 1; i <= 100; i++) {
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+    }
+    nanosleep(&ts, NULL);
+    rd = tt_read_all(path, NULL, NULL);          /* while the writer is open */
+    CU_ASSERT(rd.status == TF_END && rd.ncomplete == 100);
+    tt_read_free(&rd);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    unlink(path);
+}
+
+static tf_writer *g_crash_w;
+
+static void crash_handler(int sig)
+{
+    (void)sig;
+    tf_writer_crash_flush(g_crash_w, 5000);
+    _exit(0);
+}
+
+/* Child: 500 calls each with a blob, a waited flush, 300 more calls; then
+ * SIGSEGV (handler: crash flush) or SIGKILL. */
+static void crash_child(const char *path, int sig)
+{
+    tf_writer_opts o = { .flush_ms = 100000 };
+    struct sigaction sa;
+    uint8_t data[4096];
+    tf_blobref ref;
+
+    if (tf_writer_open(&g_crash_w, path, &o) != TF_OK)
+        _exit(2);
+    tt_sig(g_crash_w, 1, "clWork", 2);
+    for (uint64_t i = 1; i <= 800; i++) {
+        if (i <= 500) {
+            tt_fill(data, sizeof(data), i, 0);
+            tf_writer_blob(g_crash_w, data, sizeof(data), &ref);
+        }
+        tt_begin(g_crash_w, i, 1, 1, 2, i);
+        tt_end(g_crash_w, i, 2, 0);
+        if (i <= 500)
+            tt_data_blob(g_crash_w, i, &ref);
+        if (i == 500 && tf_writer_flush(g_crash_w, 1) != TF_OK)
+            _exit(3);
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = crash_handler;
+    sigaction(SIGSEGV, &sa, NULL);
+    raise(sig);
+    _exit(4);
+}
+
+static void crash_run(int sig, size_t want_calls)
+{
+    char path[64];
+    pid_t pid;
+    int wst = 0;
+    tf_reader *r = NULL;
+    tf_item it;
+    tf_status s;
+    uint8_t data[4096], back[4096];
+    size_t calls = 0, blobs_ok = 0;
+
+    tt_tmp(path);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0)
+        crash_child(path, sig);
+    waitpid(pid, &wst, 0);
+    if (sig == SIGKILL) {
+        CU_ASSERT(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL);
+    } else {
+        CU_ASSERT(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+    }
+
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    while ((s = tf_reader_next(r, &it)) == TF_OK) {
+        if (it.type == TF_ITEM_CALL) {
+            CU_ASSERT(it.u.call.complete && it.u.call.seq == calls + 1);
+            calls++;
+        } else if (it.type == TF_ITEM_DATA && it.u.data.value.type == TF_BLOB) {
+            /* the blob went in before the record that names it */
+            tt_fill(data, sizeof(data), it.u.data.seq, 0);
+            if (tf_reader_blob(r, &it.u.data.value.v.blob, 0, back, sizeof(back)) == TF_OK &&
+                memcmp(back, data, sizeof(data)) == 0)
+                blobs_ok++;
+        }
+    }
+    CU_ASSERT(s == TF_END);
+    CU_ASSERT(calls >= want_calls);
+    CU_ASSERT(blobs_ok == 500);
+    CU_ASSERT(tf_reader_get_info(r)->has_index == 0);
+    tf_reader_close(r);
+    unlink(path);
+}
+
+static void test_crash_flush(void) { crash_run(SIGSEGV, 800); }
+static void test_kill_after_flush(void) { crash_run(SIGKILL, 500); }
+
+int main(void)
+{
+    CU_pSuite s;
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    s = CU_add_suite("trace-format", NULL, NULL);
+    CU_add_test(s, "round trip of every record and value type", test_roundtrip);
+    CU_add_test(s, "value helpers and small API", test_misc_api);
+    CU_add_test(s, "4 threads: every record once, per-thread order", test_threads);
+    CU_add_test(s, "dedup: 100 x 3 MiB stored once", test_dedup);
+    CU_add_test(s, "40 MiB blob: pieces, random access, index and scan", test_big_blob_and_index);
+    CU_add_test(s, "compression shrinks compressible data", test_compression);
+    CU_add_test(s, "writer failure: failed state, no blocking", test_writer_failure);
+    CU_add_test(s, "memory budget: producers wait, data complete", test_budget);
+    CU_add_test(s, "periodic flush makes records readable", test_periodic_flush);
+    CU_add_test(s, "crash flush from a SIGSEGV handler", test_crash_flush);
+    CU_add_test(s, "SIGKILL after a waited flush", test_kill_after_flush);
+    return tt_run();
+}

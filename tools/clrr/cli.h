@@ -1,0 +1,135 @@
+/* cli.h — internal header of the `clrr` command (tools/clrr/).
+ *
+ * Each subcommand lives in its own cmd_<name>.c and exports one
+ * `const cli_command cli_cmd_<name>`; main.c lists them in CLI_COMMANDS.
+ * This header holds that type and the helpers the subcommands share:
+ * error lines, human formatting of sizes and times, JSON output, and the
+ * printing of decoded trace values (used by dump and info).
+ *
+ * Nothing here is thread-safe; the command is single-threaded.
+ */
+#ifndef CLRR_CLI_H
+#define CLRR_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace-format/tf.h"
+
+/* Exit statuses shared by every subcommand. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1     /* the operation failed (unreadable trace, ...) */
+#define CLI_EXIT_USAGE 2    /* bad command line */
+
+/* One subcommand. run() gets argv with argv[0] = the subcommand name, so
+ * getopt_long() can be used directly; it returns the process exit status. */
+typedef struct cli_command {
+    const char *name;       /* "dump" */
+    const char *synopsis;   /* one line for `clrr --help` */
+    const char *usage;      /* full text for `clrr dump --help`, "\n"-terminated;
+                             * may be NULL when the command prints its own
+                             * (see help below) */
+    int (*run)(int argc, char **argv);
+    void (*help)(FILE *f);  /* optional: prints the usage when it is built at
+                             * run time (record's options come from a table) */
+} cli_command;
+
+/*! cli_print_usage() : writes @p cmd's usage to @p f (help() or usage). */
+void cli_print_usage(const cli_command *cmd, FILE *f);
+
+/* ------------------------------------------------------------ errors */
+
+/*! cli_set_command() : names the running subcommand for cli_err()
+ *  (NULL: plain "clrr"). Called by main() before run(). */
+void cli_set_command(const char *name);
+
+/*! cli_err() : prints "clrr CMD: message" as ONE line on stderr; newlines and
+ *  control characters inside the message are replaced by spaces. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*! cli_usage_err() : cli_err() followed by the usual " (see 'clrr CMD
+ *  --help')" hint; @return CLI_EXIT_USAGE. */
+int cli_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*! cli_opt_err() : reports what getopt_long() just rejected (@p c is the
+ *  '?' or ':' it returned; use an optstring starting with "+:").
+ *  @return CLI_EXIT_USAGE. */
+int cli_opt_err(char **argv, int c);
+
+/* ------------------------------------------------------------ traces */
+
+/*! cli_open_trace() : opens @p path for reading; on failure prints one line
+ *  ("clrr CMD: PATH: <status>: <detail>") and returns NULL. */
+tf_reader *cli_open_trace(const char *path);
+
+/*! cli_trace_err() : prints the one-line error for status @p s of reader
+ *  @p r (may be NULL) on trace @p path. @return CLI_EXIT_FAIL. */
+int cli_trace_err(tf_reader *r, const char *path, tf_status s);
+
+/*! cli_trace_info() : the reader's container facts (tf_reader_info()). */
+const struct tf_reader_info *cli_trace_info(tf_reader *r);
+
+/* ------------------------------------------------------------ formatting */
+
+/* Buffers for the formatters below; results are NUL-terminated. */
+#define CLI_FMT_CAP 32
+
+/*! cli_fmt_size() : "512 B", "1.5 KiB", "12.3 MiB", ... into @p buf. @return buf */
+char *cli_fmt_size(uint64_t bytes, char buf[CLI_FMT_CAP]);
+/*! cli_fmt_ns() : "850ns", "12.3us", "4.56ms", "1.234s", "2m03.4s" into @p buf. */
+char *cli_fmt_ns(int64_t ns, char buf[CLI_FMT_CAP]);
+/*! cli_fmt_hash() : the first @p ndigits (<= 32) hex digits of @p ref's hash. */
+char *cli_fmt_hash(const tf_blobref *ref, int ndigits, char buf[CLI_FMT_CAP + 4]);
+
+/*! cli_device_type_name() : "GPU", "CPU", "ACCELERATOR", "CUSTOM" or
+ *  "OTHER" for a CL_DEVICE_TYPE_* bit set. */
+const char *cli_device_type_name(uint64_t type);
+
+/* ------------------------------------------------------------ JSON */
+
+/*! cli_json_str() : writes @p len bytes at @p s as a quoted JSON string.
+ *  Invalid UTF-8 bytes become U+FFFD; control characters are escaped. */
+void cli_json_str(FILE *f, const char *s, size_t len);
+/*! cli_json_cstr() : cli_json_str() of a NUL-terminated string (null if NULL). */
+void cli_json_cstr(FILE *f, const char *s);
+/*! cli_json_value() : writes @p v as JSON: nil -> null, blob ->
+ *  {"blob":"<32 hex>","size":N}, bin -> {"bin":"<hex>"}, non-finite floats
+ *  as strings, map keys that are not strings as their JSON text. */
+void cli_json_value(FILE *f, const tf_value *v);
+
+/* ------------------------------------------------------------ values (human) */
+
+/* Limits of the human form: longer strings, arrays and bins are shortened. */
+#define CLI_STR_MAX 64
+#define CLI_ARRAY_MAX 16
+
+/*! cli_print_str() : writes a C-style quoted, escaped string; when @p max is
+ *  non-zero and the string is longer, it is cut and followed by
+ *  "...(N chars)". */
+void cli_print_str(FILE *f, const char *s, size_t len, size_t max);
+
+/*! cli_print_value() : writes @p v in the human form without any knowledge
+ *  of what it means (numbers, quoted strings, [..], {k=v}, <N B blob HASH…>). */
+void cli_print_value(FILE *f, const tf_value *v);
+
+/*! cli_print_param() : writes parameter @p i of @p sig holding @p v in the
+ *  human form, using the parameter's kind and C type: handles as #id,
+ *  enumerants and bitfields by name, error codes by name, cl_bool as
+ *  CL_TRUE/CL_FALSE, nil as NULL. */
+void cli_print_param(FILE *f, const tf_sig *sig, uint32_t i, const tf_value *v);
+
+/*! cli_print_ret() : writes a call's return value in the human form
+ *  (cl_int as an error name, handles as #id). */
+void cli_print_ret(FILE *f, const tf_sig *sig, const tf_value *v);
+
+/*! cli_type_is_handle() : 1 when the C type @p ctype (e.g. "const cl_event *")
+ *  names an OpenCL object type, possibly through pointers. */
+int cli_type_is_handle(const char *ctype);
+
+/*! cli_value_data_bytes() : the bytes of data that @p v carries: sizes of
+ *  blob references and lengths of bins, summed through arrays and maps.
+ *  Adds the blob part alone to *blob_bytes (may be NULL). */
+uint64_t cli_value_data_bytes(const tf_value *v, uint64_t *blob_bytes);
+
+#endif /* CLRR_CLI_H */

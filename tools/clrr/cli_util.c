@@ -1,0 +1,330 @@
+/* cli_util.c — helpers shared by the subcommands: error lines, opening a
+ * trace, human sizes and times, JSON strings and values. */
+#include "tools/clrr/cli.h"
+
+#include <CL/cl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *cli_cmd_name;
+
+void cli_set_command(const char *name)
+{
+    cli_cmd_name = name;
+}
+
+void cli_print_usage(const cli_command *cmd, FILE *f)
+{
+    if (cmd->help)
+        cmd->help(f);
+    else if (cmd->usage)
+        fputs(cmd->usage, f);
+}
+
+/* Formats the message into one line: control characters become spaces. */
+static void cli_verr(const char *suffix, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    fflush(stdout);
+    if (cli_cmd_name)
+        fprintf(stderr, "clrr %s: %s%s\n", cli_cmd_name, msg, suffix);
+    else
+        fprintf(stderr, "clrr: %s%s\n", msg, suffix);
+}
+
+void cli_err(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_verr("", fmt, ap);
+    va_end(ap);
+}
+
+int cli_usage_err(const char *fmt, ...)
+{
+    char hint[96];
+    if (cli_cmd_name)
+        snprintf(hint, sizeof hint, " (see 'clrr %s --help')", cli_cmd_name);
+    else
+        snprintf(hint, sizeof hint, " (see 'clrr --help')");
+    va_list ap;
+    va_start(ap, fmt);
+    cli_verr(hint, fmt, ap);
+    va_end(ap);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_opt_err(char **argv, int c)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    if (c == ':')
+        return cli_usage_err("option '%s' needs a value", arg);
+    if (strncmp(arg, "--", 2) && optopt > 0x20 && optopt < 0x7f)
+        return cli_usage_err("invalid option '-%c'", optopt);
+    return cli_usage_err("invalid option '%s'", arg);
+}
+
+/* ------------------------------------------------------------ traces */
+
+int cli_trace_err(tf_reader *r, const char *path, tf_status s)
+{
+    const char *detail = r ? tf_reader_error(r) : "";
+    if (detail && *detail)
+        cli_err("%s: %s: %s", path, tf_strerror(s), detail);
+    else
+        cli_err("%s: %s", path, tf_strerror(s));
+    return CLI_EXIT_FAIL;
+}
+
+tf_reader *cli_open_trace(const char *path)
+{
+    tf_reader *r = NULL;
+    errno = 0;
+    tf_status s = tf_reader_open(&r, path, NULL);
+    if (s == TF_OK && r)
+        return r;
+    if (s == TF_OK)
+        s = TF_ERR_FAILED;
+    if (!r && s == TF_ERR_IO && errno)
+        cli_err("%s: %s: %s", path, tf_strerror(s), strerror(errno));
+    else
+        cli_trace_err(r, path, s);
+    tf_reader_close(r);
+    return NULL;
+}
+
+const struct tf_reader_info *cli_trace_info(tf_reader *r)
+{
+    return tf_reader_get_info(r);
+}
+
+/* ------------------------------------------------------------ formatting */
+
+char *cli_fmt_size(uint64_t bytes, char buf[CLI_FMT_CAP])
+{
+    static const char *units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    if (bytes < 1024) {
+        snprintf(buf, CLI_FMT_CAP, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    double v = (double)bytes;
+    int u = -1;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, CLI_FMT_CAP, v < 10.0 ? "%.2f %s" : v < 100.0 ? "%.1f %s" : "%.0f %s",
+             v, units[u]);
+    return buf;
+}
+
+char *cli_fmt_ns(int64_t ns, char buf[CLI_FMT_CAP])
+{
+    const char *sign = "";
+    uint64_t a = (uint64_t)ns;
+    if (ns < 0) {
+        sign = "-";
+        a = -(uint64_t)ns;
+    }
+    double v = (double)a;
+    if (a < 1000)
+        snprintf(buf, CLI_FMT_CAP, "%s%" PRIu64 "ns", sign, a);
+    else if (a < 1000000)
+        snprintf(buf, CLI_FMT_CAP, "%s%.*fus", sign, a < 10000 ? 2 : 1, v / 1e3);
+    else if (a < 1000000000)
+        snprintf(buf, CLI_FMT_CAP, "%s%.*fms", sign, a < 10000000 ? 2 : 1, v / 1e6);
+    else if (a < 60000000000ULL)
+        snprintf(buf, CLI_FMT_CAP, "%s%.3fs", sign, v / 1e9);
+    else
+        snprintf(buf, CLI_FMT_CAP, "%s%" PRIu64 "m%04.1fs", sign, (uint64_t)(a / 60000000000ULL),
+                 (double)(a % 60000000000ULL) / 1e9);
+    return buf;
+}
+
+const char *cli_device_type_name(uint64_t type)
+{
+    if (type & CL_DEVICE_TYPE_GPU) return "GPU";
+    if (type & CL_DEVICE_TYPE_CPU) return "CPU";
+    if (type & CL_DEVICE_TYPE_ACCELERATOR) return "ACCELERATOR";
+    if (type & CL_DEVICE_TYPE_CUSTOM) return "CUSTOM";
+    return "OTHER";
+}
+
+char *cli_fmt_hash(const tf_blobref *ref, int ndigits, char buf[CLI_FMT_CAP + 4])
+{
+    static const char hex[] = "0123456789abcdef";
+    if (ndigits > 32)
+        ndigits = 32;
+    for (int i = 0; i < ndigits; i++)
+        buf[i] = hex[(ref->hash[i / 2] >> (i % 2 ? 0 : 4)) & 15];
+    buf[ndigits] = 0;
+    return buf;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static size_t cli_utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len;
+    uint32_t cp, min;
+    if (s[0] < 0x80)
+        return 1;
+    if ((s[0] & 0xe0) == 0xc0) { len = 2; cp = s[0] & 0x1f; min = 0x80; }
+    else if ((s[0] & 0xf0) == 0xe0) { len = 3; cp = s[0] & 0x0f; min = 0x800; }
+    else if ((s[0] & 0xf8) == 0xf0) { len = 4; cp = s[0] & 0x07; min = 0x10000; }
+    else return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+void cli_json_str(FILE *f, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    putc('"', f);
+    for (size_t i = 0; i < len;) {
+        unsigned char c = p[i];
+        if (c == '"' || c == '\\') {
+            putc('\\', f);
+            putc(c, f);
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            switch (c) {
+            case '\n': fputs("\\n", f); break;
+            case '\t': fputs("\\t", f); break;
+            case '\r': fputs("\\r", f); break;
+            default: fprintf(f, "\\u%04x", c); break;
+            }
+            i++;
+        } else if (c < 0x80) {
+            putc(c, f);
+            i++;
+        } else {
+            size_t n = cli_utf8_len(p + i, len - i);
+            if (n) {
+                fwrite(p + i, 1, n, f);
+                i += n;
+            } else {
+                fputs("\\ufffd", f);
+                i++;
+            }
+        }
+    }
+    putc('"', f);
+}
+
+void cli_json_cstr(FILE *f, const char *s)
+{
+    if (s)
+        cli_json_str(f, s, strlen(s));
+    else
+        fputs("null", f);
+}
+
+static void cli_json_hex(FILE *f, const void *data, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        putc(hex[p[i] >> 4], f);
+        putc(hex[p[i] & 15], f);
+    }
+}
+
+#define CLI_MAX_DEPTH 64
+
+static void cli_json_value_d(FILE *f, const tf_value *v, int depth)
+{
+    if (!v) {
+        fputs("null", f);
+        return;
+    }
+    if (depth > CLI_MAX_DEPTH) {
+        fputs("\"...\"", f);
+        return;
+    }
+    switch (v->type) {
+    case TF_NIL: fputs("null", f); break;
+    case TF_BOOL: fputs(v->v.b ? "true" : "false", f); break;
+    case TF_INT: fprintf(f, "%" PRId64, v->v.i); break;
+    case TF_UINT: fprintf(f, "%" PRIu64, v->v.u); break;
+    case TF_F64:
+        if (isnan(v->v.f))
+            fputs("\"NaN\"", f);
+        else if (isinf(v->v.f))
+            fputs(v->v.f > 0 ? "\"Infinity\"" : "\"-Infinity\"", f);
+        else
+            fprintf(f, "%.17g", v->v.f);
+        break;
+    case TF_STR: cli_json_str(f, v->v.str.ptr, v->v.str.len); break;
+    case TF_BIN:
+        fputs("{\"bin\":\"", f);
+        cli_json_hex(f, v->v.str.ptr, v->v.str.len);
+        fputs("\"}", f);
+        break;
+    case TF_BLOB:
+        fputs("{\"blob\":\"", f);
+        cli_json_hex(f, v->v.blob.hash, sizeof v->v.blob.hash);
+        fprintf(f, "\",\"size\":%" PRIu64 "}", v->v.blob.size);
+        break;
+    case TF_ARRAY:
+        putc('[', f);
+        for (uint32_t i = 0; i < v->v.arr.n; i++) {
+            if (i)
+                putc(',', f);
+            cli_json_value_d(f, &v->v.arr.items[i], depth + 1);
+        }
+        putc(']', f);
+        break;
+    case TF_MAP:
+        putc('{', f);
+        for (uint32_t i = 0; i < v->v.map.n; i++) {
+            const tf_value *k = &v->v.map.keys[i];
+            if (i)
+                putc(',', f);
+            if (k->type == TF_STR) {
+                cli_json_str(f, k->v.str.ptr, k->v.str.len);
+            } else {
+                /* Keys must be strings: write the key's JSON text as one. */
+                char *text = NULL;
+                size_t tlen = 0;
+                FILE *m = open_memstream(&text, &tlen);
+                if (m) {
+                    cli_json_value_d(m, k, depth + 1);
+                    fclose(m);
+                }
+                cli_json_str(f, text ? text : "", text ? tlen : 0);
+                free(text);
+            }
+            putc(':', f);
+            cli_json_value_d(f, &v->v.map.vals[i], depth + 1);
+        }
+        putc('}', f);
+        break;
+    default:
+        fputs("null", f);
+        break;
+    }
+}
+
+void cli_json_value(FILE *f, const tf_value *v)
+{
+    cli_json_value_d(f, v, 0);
+}

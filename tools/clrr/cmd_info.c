@@ -1,0 +1,228 @@
+/* cmd_info.c — `clrr info FILE [--json]`: what a trace holds. Reads the ENV
+ * record, streams every item once (bounded memory: one counter per
+ * signature), and asks the reader for the container totals. */
+#include "tools/clrr/cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/clrr/info_int.h"
+
+static const char cli_info_usage[] =
+    "Usage: clrr info FILE [--json]\n"
+    "Summarize a trace: the recorded command and devices, counts of calls, kernel\n"
+    "launches and transfers, bytes moved each way, durations, storage and\n"
+    "compression, and the most frequent functions.\n"
+    "\n"
+    "Options:\n"
+    "  --json         one JSON object with the same facts\n"
+    "  -h, --help     show this help\n";
+
+/* Prefixes of the function names that count as transfers. */
+static const char *const cli_transfer_prefixes[] = {
+    "clEnqueueRead", "clEnqueueWrite", "clEnqueueCopy", "clEnqueueFill",
+    "clEnqueueMap", "clEnqueueUnmap", "clEnqueueSVMMemcpy", "clEnqueueSVMMemFill",
+    "clEnqueueSVMMap", "clEnqueueSVMUnmap",
+};
+
+static int cli_is_transfer(const char *fn)
+{
+    for (size_t i = 0; i < sizeof cli_transfer_prefixes / sizeof cli_transfer_prefixes[0]; i++)
+        if (!strncmp(fn, cli_transfer_prefixes[i], strlen(cli_transfer_prefixes[i])))
+            return 1;
+    return 0;
+}
+
+static int cli_is_launch(const char *fn)
+{
+    return !strcmp(fn, "clEnqueueNDRangeKernel") || !strcmp(fn, "clEnqueueTask");
+}
+
+/* ------------------------------------------------------------ per function */
+
+/* Open-addressing table: signature id -> count. */
+static int cli_fn_add(cli_info_stats *st, const tf_sig *sig)
+{
+    if (st->nfn * 2 >= st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 256;
+        cli_fn_count *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < st->cap; i++) {
+            if (!st->fns[i].name)
+                continue;
+            size_t h = (st->fns[i].id * 2654435761u) & (cap - 1);
+            while (t[h].name)
+                h = (h + 1) & (cap - 1);
+            t[h] = st->fns[i];
+        }
+        free(st->fns);
+        st->fns = t;
+        st->cap = cap;
+    }
+    size_t h = (sig->id * 2654435761u) & (st->cap - 1);
+    while (st->fns[h].name && st->fns[h].id != sig->id)
+        h = (h + 1) & (st->cap - 1);
+    if (!st->fns[h].name) {
+        st->fns[h].name = sig->name ? sig->name : "?";
+        st->fns[h].id = sig->id;
+        st->nfn++;
+    }
+    st->fns[h].count++;
+    return 0;
+}
+
+static int cli_fn_by_name(const void *a, const void *b)
+{
+    const cli_fn_count *x = a, *y = b;
+    if (!x->name || !y->name)
+        return !x->name - !y->name;
+    return strcmp(x->name, y->name);
+}
+
+static int cli_fn_by_count(const void *a, const void *b)
+{
+    const cli_fn_count *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* Compacts the table into st->fns[0..nfn), one entry per function name
+ * (signatures of the same name merged), most frequent first. */
+static void cli_fn_finish(cli_info_stats *st)
+{
+    if (!st->fns)
+        return;
+    qsort(st->fns, st->cap, sizeof *st->fns, cli_fn_by_name);
+    size_t n = 0;
+    for (size_t i = 0; i < st->cap && st->fns[i].name; i++) {
+        if (n && !strcmp(st->fns[n - 1].name, st->fns[i].name))
+            st->fns[n - 1].count += st->fns[i].count;
+        else
+            st->fns[n++] = st->fns[i];
+    }
+    st->nfn = n;
+    qsort(st->fns, n, sizeof *st->fns, cli_fn_by_count);
+}
+
+/* ------------------------------------------------------------ streaming */
+
+static void cli_info_call(cli_info_stats *st, const tf_call *c)
+{
+    st->calls++;
+    if (!c->complete)
+        st->incomplete++;
+    if (!st->have_time || c->t_begin < st->t_first)
+        st->t_first = c->t_begin;
+    int64_t last = c->complete ? c->t_end : c->t_begin;
+    if (!st->have_time || last > st->t_last)
+        st->t_last = last;
+    st->have_time = 1;
+    const tf_sig *sig = c->sig;
+    if (!sig)
+        return;
+    if (cli_fn_add(st, sig))
+        st->oom = 1;
+    const char *fn = sig->name ? sig->name : "";
+    if (cli_is_launch(fn))
+        st->launches++;
+    if (cli_is_transfer(fn))
+        st->transfers++;
+    for (uint32_t i = 0; i < sig->nparams; i++) {
+        if (c->args)
+            st->h2d += cli_value_data_bytes(&c->args[i], &st->blob_refs);
+        if (c->outs)
+            st->d2h += cli_value_data_bytes(&c->outs[i], &st->blob_refs);
+    }
+    st->h2d += cli_value_data_bytes(c->pre, &st->blob_refs);
+    st->d2h += cli_value_data_bytes(c->post, &st->blob_refs);
+}
+
+static void cli_info_item(cli_info_stats *st, const tf_item *it)
+{
+    switch (it->type) {
+    case TF_ITEM_CALL:
+        cli_info_call(st, &it->u.call);
+        break;
+    case TF_ITEM_DEVTIME:
+        st->devtimes++;
+        if (it->u.devtime.end >= it->u.devtime.start && it->u.devtime.start)
+            st->devtime_ns += it->u.devtime.end - it->u.devtime.start;
+        break;
+    case TF_ITEM_DATA:
+        st->data_items++;
+        st->d2h += cli_value_data_bytes(&it->u.data.value, &st->blob_refs);
+        break;
+    case TF_ITEM_NOTE:
+        st->notes++;
+        break;
+    default:
+        break;
+    }
+}
+
+static int cli_info_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int json = 0, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'h': fputs(cli_info_usage, stdout); return CLI_EXIT_OK;
+        default: return cli_opt_err(argv, c);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_err("missing trace file");
+    if (optind + 1 < argc)
+        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+    tf_reader *r = cli_open_trace(path);
+    if (!r)
+        return CLI_EXIT_FAIL;
+
+    int rc = CLI_EXIT_OK;
+    cli_info_stats st = { 0 };
+    tf_item it;
+    tf_status s;
+    while ((s = tf_reader_next(r, &it)) == TF_OK)
+        cli_info_item(&st, &it);
+    if (s != TF_END) {
+        rc = cli_trace_err(r, path, s);
+        goto out;
+    }
+    if ((s = tf_reader_scan(r)) != TF_OK && s != TF_END) {
+        rc = cli_trace_err(r, path, s);
+        goto out;
+    }
+    if (st.oom) {
+        cli_err("%s: out of memory counting functions", path);
+        rc = CLI_EXIT_FAIL;
+        goto out;
+    }
+    cli_fn_finish(&st);
+    st.path = path;
+    st.info = cli_trace_info(r);
+    st.env = tf_reader_env(r);
+    if (json)
+        cli_info_print_json(stdout, &st);
+    else
+        cli_info_print_human(stdout, &st);
+out:
+    free(st.fns);
+    tf_reader_close(r);
+    return rc;
+}
+
+const cli_command cli_cmd_info = {
+    "info", "summarize a trace: command, devices, counts, bytes, durations, storage",
+    cli_info_usage, cli_info_run, NULL,
+};

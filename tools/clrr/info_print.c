@@ -1,0 +1,255 @@
+/* info_print.c — `clrr info` output: the human summary and the JSON object.
+ * Everything read from the ENV map is untrusted: missing keys and wrong
+ * types are tolerated, strings are sanitized before they reach a terminal. */
+#include "tools/clrr/info_int.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#define CLI_TOP_FUNCTIONS 10
+
+/* ------------------------------------------------------------ ENV access */
+
+static const tf_value *cli_env_str(const tf_value *m, const char *key)
+{
+    const tf_value *v = tf_map_get(m, key);
+    return v && v->type == TF_STR ? v : NULL;
+}
+
+static int cli_env_u64(const tf_value *m, const char *key, uint64_t *out)
+{
+    const tf_value *v = tf_map_get(m, key);
+    return v && v->type != TF_BOOL && tf_value_u64(v, out);
+}
+
+static const tf_value *cli_env_array(const tf_value *m, const char *key)
+{
+    const tf_value *v = tf_map_get(m, key);
+    return v && v->type == TF_ARRAY ? v : NULL;
+}
+
+/* A string with control characters shown as '?', at most 200 bytes. */
+static void cli_put(FILE *f, const tf_value *s, const char *fallback)
+{
+    if (!s || s->type != TF_STR) {
+        fputs(fallback, f);
+        return;
+    }
+    uint32_t n = s->v.str.len < 200 ? s->v.str.len : 200;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s->v.str.ptr[i];
+        putc(c < 0x20 || c == 0x7f ? '?' : c, f);
+    }
+    if (n < s->v.str.len)
+        fputs("…", f);
+}
+
+/* A command-line word, quoted for a POSIX shell when it needs to be. */
+static void cli_put_word(FILE *f, const tf_value *s)
+{
+    if (!s || s->type != TF_STR) {
+        fputs("?", f);
+        return;
+    }
+    const char *p = s->v.str.ptr;
+    uint32_t n = s->v.str.len;
+    int plain = n > 0;
+    for (uint32_t i = 0; i < n && plain; i++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+-@%",
+                       p[i]) && p[i];
+    if (plain) {
+        fwrite(p, 1, n, f);
+        return;
+    }
+    putc('\'', f);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '\'')
+            fputs("'\\''", f);
+        else
+            putc(c < 0x20 || c == 0x7f ? '?' : c, f);
+    }
+    putc('\'', f);
+}
+
+static int cli_fmt_unix(uint64_t ns, char *buf, size_t cap, int iso)
+{
+    time_t t = (time_t)(ns / 1000000000u);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm))
+        return 0;
+    return strftime(buf, cap, iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S UTC", &tm) > 0;
+}
+
+static double cli_ratio(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
+
+/* ------------------------------------------------------------ human */
+
+static void cli_info_env_human(FILE *f, const tf_value *env)
+{
+    uint64_t u;
+    char tb[64];
+    const tf_value *cmd = cli_env_array(env, "cmdline");
+    fputs("command    ", f);
+    if (!cmd || !cmd->v.arr.n)
+        fputs("(unknown)", f);
+    for (uint32_t i = 0; cmd && i < cmd->v.arr.n; i++) {
+        if (i)
+            putc(' ', f);
+        cli_put_word(f, &cmd->v.arr.items[i]);
+    }
+    fputs("\nrecorded   ", f);
+    if (cli_env_u64(env, "start_unix_ns", &u) && cli_fmt_unix(u, tb, sizeof tb, 0))
+        fputs(tb, f);
+    else
+        fputs("(time unknown)", f);
+    if (cli_env_str(env, "hostname")) {
+        fputs(" on ", f);
+        cli_put(f, cli_env_str(env, "hostname"), "");
+    }
+    if (cli_env_u64(env, "pid", &u))
+        fprintf(f, ", pid %" PRIu64, u);
+    fputs(", by ", f);
+    cli_put(f, cli_env_str(env, "recorder"), "(unknown recorder)");
+    if (cli_env_str(env, "layer_mode")) {
+        fputs(" (", f);
+        cli_put(f, cli_env_str(env, "layer_mode"), "");
+        putc(')', f);
+    }
+    putc('\n', f);
+    const tf_value *plats = cli_env_array(env, "platforms");
+    for (uint32_t p = 0; plats && p < plats->v.arr.n; p++) {
+        const tf_value *pl = &plats->v.arr.items[p];
+        fputs("platform   ", f);
+        if (cli_env_u64(pl, "id", &u))
+            fprintf(f, "#%" PRIu64 " ", u);
+        cli_put(f, cli_env_str(pl, "name"), "(unnamed)");
+        fputs(", ", f);
+        cli_put(f, cli_env_str(pl, "version"), "(version unknown)");
+        putc('\n', f);
+        const tf_value *devs = cli_env_array(pl, "devices");
+        for (uint32_t d = 0; devs && d < devs->v.arr.n; d++) {
+            const tf_value *dv = &devs->v.arr.items[d];
+            char sz[CLI_FMT_CAP];
+            fputs("  device   ", f);
+            if (cli_env_u64(dv, "id", &u))
+                fprintf(f, "#%" PRIu64 " ", u);
+            if (cli_env_u64(dv, "type", &u))
+                fprintf(f, "%s ", cli_device_type_name(u));
+            cli_put(f, cli_env_str(dv, "name"), "(unnamed)");
+            if (cli_env_u64(dv, "compute_units", &u))
+                fprintf(f, ", %" PRIu64 " compute units", u);
+            if (cli_env_u64(dv, "global_mem", &u))
+                fprintf(f, ", %s", cli_fmt_size(u, sz));
+            if (cli_env_u64(dv, "max_wg_size", &u))
+                fprintf(f, ", max work-group %" PRIu64, u);
+            if (cli_env_str(dv, "opencl_c_version")) {
+                fputs(", ", f);
+                cli_put(f, cli_env_str(dv, "opencl_c_version"), "");
+            }
+            putc('\n', f);
+        }
+    }
+}
+
+void cli_info_print_human(FILE *f, const cli_info_stats *st)
+{
+    const struct tf_reader_info *in = st->info;
+    char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
+    fprintf(f, "trace      %s: %s, format %u.%u, %s\n", st->path, cli_fmt_size(in->file_bytes, a),
+            (unsigned)in->major, (unsigned)in->minor, in->has_index ? "indexed" : "no index");
+    if (in->truncated)
+        fprintf(f, "           TRUNCATED: the recording ended abruptly (killed or crashed);"
+                   " %s readable\n", cli_fmt_size(in->valid_bytes, a));
+    if (st->env)
+        cli_info_env_human(f, st->env);
+    else
+        fputs("command    (no environment record)\n", f);
+    fprintf(f, "calls      %" PRIu64, st->calls);
+    if (st->incomplete)
+        fprintf(f, " (%" PRIu64 " never returned)", st->incomplete);
+    fprintf(f, ", %zu distinct functions\n", st->nfn);
+    fprintf(f, "kernels    %" PRIu64 " launches\n", st->launches);
+    fprintf(f, "transfers  %" PRIu64 "; data host→device %s, device→host %s\n", st->transfers,
+            cli_fmt_size(st->h2d, a), cli_fmt_size(st->d2h, b));
+    fprintf(f, "device     %" PRIu64 " timings, %s summed device time\n", st->devtimes,
+            cli_fmt_ns((int64_t)st->devtime_ns, a));
+    if (st->data_items || st->notes)
+        fprintf(f, "late items %" PRIu64 " data, %" PRIu64 " notes\n", st->data_items, st->notes);
+    fprintf(f, "duration   %s (first call to last return)\n",
+            cli_fmt_ns(st->have_time ? st->t_last - st->t_first : 0, a));
+    fprintf(f, "records    %s raw, %s stored in %" PRIu64 " chunks\n",
+            cli_fmt_size(in->record_bytes_raw, a), cli_fmt_size(in->record_bytes_stored, b),
+            in->record_chunks);
+    fprintf(f, "blobs      %" PRIu64 ": %s referenced, %s unique, %s stored\n", in->blobs,
+            cli_fmt_size(st->blob_refs, a), cli_fmt_size(in->blob_bytes_raw, b),
+            cli_fmt_size(in->blob_bytes_stored, c));
+    fprintf(f, "ratios     compression %.2fx, dedup %.2fx\n",
+            cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
+                      in->record_bytes_stored + in->blob_bytes_stored),
+            cli_ratio(st->blob_refs, in->blob_bytes_raw));
+    if (st->nfn)
+        fputs("top functions\n", f);
+    for (size_t i = 0; i < st->nfn && i < CLI_TOP_FUNCTIONS; i++)
+        fprintf(f, "  %10" PRIu64 "  %s\n", st->fns[i].count, st->fns[i].name);
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static void cli_json_env_field(FILE *f, const tf_value *env, const char *key)
+{
+    fprintf(f, ",\"%s\":", key);
+    cli_json_value(f, env ? tf_map_get(env, key) : NULL);
+}
+
+void cli_info_print_json(FILE *f, const cli_info_stats *st)
+{
+    const struct tf_reader_info *in = st->info;
+    fputs("{\"file\":", f);
+    cli_json_cstr(f, st->path);
+    fprintf(f, ",\"file_bytes\":%" PRIu64 ",\"format\":\"%u.%u\",\"has_index\":%s,"
+               "\"truncated\":%s,\"valid_bytes\":%" PRIu64,
+            in->file_bytes, (unsigned)in->major, (unsigned)in->minor,
+            in->has_index ? "true" : "false", in->truncated ? "true" : "false", in->valid_bytes);
+    static const char *const keys[] = { "recorder", "cmdline", "pid", "hostname", "layer_mode",
+                                        "start_unix_ns" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        cli_json_env_field(f, st->env, keys[i]);
+    uint64_t u;
+    char tb[64];
+    fputs(",\"recorded_at\":", f);
+    if (st->env && cli_env_u64(st->env, "start_unix_ns", &u) && cli_fmt_unix(u, tb, sizeof tb, 1))
+        cli_json_cstr(f, tb);
+    else
+        fputs("null", f);
+    cli_json_env_field(f, st->env, "platforms");
+    fprintf(f, ",\"calls\":%" PRIu64 ",\"incomplete_calls\":%" PRIu64 ",\"functions\":%zu"
+               ",\"kernel_launches\":%" PRIu64 ",\"transfers\":%" PRIu64
+               ",\"bytes_host_to_device\":%" PRIu64 ",\"bytes_device_to_host\":%" PRIu64
+               ",\"device_timings\":%" PRIu64 ",\"device_time_ns\":%" PRIu64
+               ",\"data_items\":%" PRIu64 ",\"notes\":%" PRIu64 ",\"duration_ns\":%" PRId64,
+            st->calls, st->incomplete, st->nfn, st->launches, st->transfers, st->h2d, st->d2h,
+            st->devtimes, st->devtime_ns, st->data_items, st->notes,
+            st->have_time ? st->t_last - st->t_first : 0);
+    fprintf(f, ",\"record_chunks\":%" PRIu64 ",\"blob_chunks\":%" PRIu64
+               ",\"record_bytes_raw\":%" PRIu64 ",\"record_bytes_stored\":%" PRIu64
+               ",\"blobs\":%" PRIu64 ",\"blob_bytes_unique\":%" PRIu64
+               ",\"blob_bytes_stored\":%" PRIu64 ",\"blob_bytes_referenced\":%" PRIu64
+               ",\"compression_ratio\":%.4f,\"dedup_ratio\":%.4f",
+            in->record_chunks, in->blob_chunks, in->record_bytes_raw, in->record_bytes_stored,
+            in->blobs, in->blob_bytes_raw, in->blob_bytes_stored, st->blob_refs,
+            cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
+                      in->record_bytes_stored + in->blob_bytes_stored),
+            cli_ratio(st->blob_refs, in->blob_bytes_raw));
+    fputs(",\"function_counts\":[", f);
+    for (size_t i = 0; i < st->nfn; i++) {
+        fputs(i ? ",{\"fn\":" : "{\"fn\":", f);
+        cli_json_cstr(f, st->fns[i].name);
+        fprintf(f, ",\"count\":%" PRIu64 "}", st->fns[i].count);
+    }
+    fputs("]}\n", f);
+}

@@ -1,0 +1,92 @@
+/* main.c — the `clrr` command: dispatch over the table of subcommands.
+ *
+ * Adding a subcommand: write tools/clrr/cmd_<name>.c exporting
+ * `const cli_command cli_cmd_<name>` and add X(<name>) to CLI_COMMANDS below,
+ * at its place in DESIGN.md's "Command line (contract)". */
+#include "tools/clrr/cli.h"
+
+#include <string.h>
+
+#define CLI_COMMANDS(X) \
+    X(record)           \
+    X(info)             \
+    X(dump)             \
+    X(devices)
+
+#define CLI_DECLARE(name) extern const cli_command cli_cmd_##name;
+CLI_COMMANDS(CLI_DECLARE)
+#undef CLI_DECLARE
+
+static const cli_command *const cli_commands[] = {
+#define CLI_ENTRY(name) &cli_cmd_##name,
+    CLI_COMMANDS(CLI_ENTRY)
+#undef CLI_ENTRY
+};
+
+#define CLI_NCOMMANDS (sizeof cli_commands / sizeof cli_commands[0])
+
+static void cli_main_usage(FILE *f)
+{
+    fputs("Usage: clrr COMMAND [OPTIONS] [ARGS]\n"
+          "Record, analyze, optimize and replay OpenCL applications.\n"
+          "\n"
+          "Commands:\n", f);
+    for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", cli_commands[i]->name, cli_commands[i]->synopsis);
+    fputs("\n"
+          "Options:\n"
+          "  -h, --help     show this help; 'clrr COMMAND --help' shows a command's options\n"
+          "  --version      show the version\n"
+          "\n"
+          "Exit status: 0 success, 1 failed operation, 2 usage error\n"
+          "(record: the exit status of the recorded command).\n", f);
+}
+
+static const cli_command *cli_find(const char *name)
+{
+    for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+        if (!strcmp(cli_commands[i]->name, name))
+            return cli_commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cli_main_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *arg = argv[1];
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+        cli_main_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(arg, "--version") || !strcmp(arg, "-V")) {
+        printf("clrr %s\n", CLRR_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(arg, "help")) {   /* clrr help [COMMAND] */
+        if (argc < 3) {
+            cli_main_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        const cli_command *c = cli_find(argv[2]);
+        if (!c)
+            return cli_usage_err("unknown command '%s'", argv[2]);
+        cli_print_usage(c, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (arg[0] == '-')
+        return cli_usage_err("unknown option '%s'", arg);
+    const cli_command *cmd = cli_find(arg);
+    if (!cmd)
+        return cli_usage_err("unknown command '%s'", arg);
+    cli_set_command(cmd->name);
+    int rc = cmd->run(argc - 1, argv + 1);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_err("error writing the output");
+        if (rc == CLI_EXIT_OK)
+            rc = CLI_EXIT_FAIL;
+    }
+    return rc;
+}

@@ -1,0 +1,302 @@
+/* tf_writer.c — the writer's life cycle and record path: open, lock/unlock
+ * around record encoding, flush, crash flush, close, status and stats.
+ * The background thread is in tf_wthread.c, blobs in tf_wblob.c. */
+#include "trace-format/tf_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TF_DEF_LEVEL     1
+#define TF_DEF_BUDGET    ((size_t)256 << 20)
+#define TF_DEF_FLUSH_MS  200
+#define TF_DEF_CHUNK     ((size_t)1 << 20)
+#define TF_CHUNK_SLACK   ((size_t)64 << 10)   /* room past chunk_size for the record that fills it */
+
+static int tf_failed(const tf_writer *w)
+{
+    return atomic_load_explicit(&w->failed, memory_order_acquire);
+}
+
+/* Initializes the locks and condition variables (the thread's wakeup uses
+ * CLOCK_MONOTONIC). @return 0 or an errno value. */
+static int tf_writer_init_sync(tf_writer *w)
+{
+    pthread_condattr_t ca;
+    int e;
+
+    if ((e = pthread_condattr_init(&ca)) != 0)
+        return e;
+    e = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (e == 0)
+        e = pthread_cond_init(&w->qcv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (e != 0)
+        return e;
+    pthread_mutex_init(&w->rmu, NULL);
+    pthread_mutex_init(&w->qmu, NULL);
+    pthread_mutex_init(&w->bmu, NULL);
+    pthread_cond_init(&w->space_cv, NULL);
+    pthread_cond_init(&w->done_cv, NULL);
+    return 0;
+}
+
+/* Starts the background thread with every signal blocked, so that the
+ * application's signals are never delivered to it. */
+static int tf_writer_start(tf_writer *w)
+{
+    sigset_t all, old;
+    int e;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    e = pthread_create(&w->thread, NULL, tf_wthread_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e == 0)
+        w->thread_started = 1;
+    return e;
+}
+
+static void tf_writer_free(tf_writer *w)
+{
+    tf_job *j, *next;
+
+    if (w->fd >= 0)
+        close(w->fd);
+    for (j = w->head; j; j = next) {
+        next = j->next;
+        free(j);
+    }
+    free(w->open);
+    tf_wset_free(w);
+    ZSTD_freeCCtx(w->cctx);
+    free(w->zbuf);
+    free(w->irec);
+    free(w->ipiece);
+    free(w->path);
+    pthread_mutex_destroy(&w->rmu);
+    pthread_mutex_destroy(&w->qmu);
+    pthread_mutex_destroy(&w->bmu);
+    pthread_cond_destroy(&w->qcv);
+    pthread_cond_destroy(&w->space_cv);
+    pthread_cond_destroy(&w->done_cv);
+    free(w);
+}
+
+tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts *opts)
+{
+    tf_status status = TF_OK;
+    tf_writer *w = NULL;
+    uint8_t hdr[TF_FILE_HDR_SIZE];
+    int e;
+
+    if (out == NULL || path == NULL)
+        return TF_ERR_ARG;
+    *out = NULL;
+    w = calloc(1, sizeof(*w));
+    if (w == NULL)
+        return TF_ERR_NOMEM;
+    w->fd = -1;
+    if ((e = tf_writer_init_sync(w)) != 0) {
+        free(w);
+        errno = e;
+        return TF_ERR_NOMEM;
+    }
+    w->level = opts && opts->level ? opts->level : TF_DEF_LEVEL;
+    w->budget = opts && opts->memory_budget ? opts->memory_budget : TF_DEF_BUDGET;
+    w->flush_ms = opts && opts->flush_ms ? opts->flush_ms : TF_DEF_FLUSH_MS;
+    w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : TF_DEF_CHUNK;
+    w->open_cap = w->chunk_size + TF_CHUNK_SLACK;
+    tf_enc_init(w);
+
+    w->path = strdup(path);
+    w->cctx = ZSTD_createCCtx();
+    if (w->path == NULL || w->cctx == NULL) {
+        status = TF_ERR_NOMEM;
+        goto out;
+    }
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        status = TF_ERR_IO;
+        goto out;
+    }
+    tf_file_hdr_put(hdr);
+    if ((e = tf_write_all(w->fd, hdr, sizeof(hdr))) != 0) {
+        errno = e;
+        status = TF_ERR_IO;
+        goto out;
+    }
+    w->off = sizeof(hdr);
+    w->st_file_bytes = w->off;
+    if ((e = tf_writer_start(w)) != 0) {
+        errno = e;
+        status = TF_ERR_NOMEM;
+        goto out;
+    }
+    *out = w;
+out:
+    if (status != TF_OK) {
+        e = errno;
+        tf_writer_free(w);
+        errno = e;
+    }
+    return status;
+}
+
+tf_enc *tf_writer_lock(tf_writer *w)
+{
+    if (atomic_load_explicit(&w->queued, memory_order_relaxed) > w->budget) {
+        pthread_mutex_lock(&w->qmu);
+        tf_wwait_space_locked(w, 0);
+        pthread_mutex_unlock(&w->qmu);
+    }
+    pthread_mutex_lock(&w->rmu);
+    w->rec_start = w->open ? w->open->len : 0;
+    return &w->enc;
+}
+
+void tf_writer_unlock(tf_writer *w)
+{
+    tf_job *j = w->open;
+    int lost = w->enc_err;
+
+    if (lost || tf_failed(w)) {
+        if (j)
+            j->len = tf_failed(w) ? 0 : w->rec_start;   /* drop the partial record */
+    } else if (j && j->len > w->rec_start) {
+        w->st_records++;
+        w->st_rec_bytes += j->len - w->rec_start;
+        if (j->len >= w->chunk_size)
+            tf_wseal_locked(w);
+    }
+    w->enc_err = 0;
+    pthread_mutex_unlock(&w->rmu);
+    if (lost)
+        tf_wfail(w, ENOMEM, "encoding a record");
+}
+
+tf_status tf_writer_flush(tf_writer *w, int wait)
+{
+    uint64_t target;
+
+    if (w == NULL)
+        return TF_ERR_ARG;
+    pthread_mutex_lock(&w->rmu);
+    tf_wseal_locked(w);
+    pthread_mutex_unlock(&w->rmu);
+    if (wait) {
+        pthread_mutex_lock(&w->qmu);
+        target = atomic_load(&w->last_id);
+        while (!tf_failed(w) && atomic_load(&w->done_id) < target)
+            pthread_cond_wait(&w->done_cv, &w->qmu);
+        pthread_mutex_unlock(&w->qmu);
+    }
+    return tf_writer_status(w);
+}
+
+/* Crash flush, holding rmu (taken with trylock): hands the open chunk to the
+ * thread as an uncompressed job. Takes qmu only by trylock. @return 1 when
+ * nothing is left to hand over. */
+static int tf_crash_seal(tf_writer *w)
+{
+    tf_job *j = w->open;
+
+    if (j == NULL || j->len == 0)
+        return 1;
+    if (pthread_mutex_trylock(&w->qmu) != 0)
+        return 0;
+    w->open = NULL;
+    j->type = TF_CHUNK_RECORD;
+    j->raw = 1;
+    j->cost = j->len + TF_HDR_ROOM;
+    atomic_fetch_add(&w->queued, j->cost);
+    tf_wq_push_locked(w, j);
+    pthread_mutex_unlock(&w->qmu);
+    return 1;
+}
+
+void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms)
+{
+    struct timespec tick = { 0, 1000000 };   /* 1 ms */
+    unsigned waited = 0;
+    int sealed = 0;
+
+    if (w == NULL || !w->thread_started)
+        return;
+    for (;;) {
+        if (!sealed && pthread_mutex_trylock(&w->rmu) == 0) {
+            sealed = tf_crash_seal(w);
+            pthread_mutex_unlock(&w->rmu);
+        }
+        if (tf_failed(w) || (sealed && atomic_load(&w->done_id) >= atomic_load(&w->last_id)))
+            return;
+        if (waited >= timeout_ms)
+            return;
+        nanosleep(&tick, NULL);
+        waited++;
+    }
+}
+
+tf_status tf_writer_close(tf_writer *w)
+{
+    tf_status status;
+    int e;
+
+    if (w == NULL)
+        return TF_OK;
+    if (w->thread_started) {
+        tf_writer_flush(w, 1);
+        pthread_mutex_lock(&w->qmu);
+        w->stop = 1;
+        pthread_cond_signal(&w->qcv);
+        pthread_mutex_unlock(&w->qmu);
+        pthread_join(w->thread, NULL);
+        w->thread_started = 0;
+    }
+    if (!tf_failed(w) && (e = tf_widx_write(w)) != 0)
+        tf_wfail(w, e, "writing the index");
+    if (w->fd >= 0) {
+        if (close(w->fd) != 0 && !tf_failed(w))
+            tf_wfail(w, errno, "closing the file");
+        w->fd = -1;
+    }
+    status = tf_writer_status(w);
+    tf_writer_free(w);
+    return status;
+}
+
+tf_status tf_writer_status(const tf_writer *w)
+{
+    if (w == NULL)
+        return TF_ERR_ARG;
+    return tf_failed(w) ? TF_ERR_FAILED : TF_OK;
+}
+
+const char *tf_writer_errmsg(const tf_writer *w)
+{
+    return w && tf_failed(w) ? w->errmsg : "";
+}
+
+void tf_writer_get_stats(tf_writer *w, tf_writer_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (w == NULL)
+        return;
+    pthread_mutex_lock(&w->rmu);
+    out->records = w->st_records;
+    out->record_bytes_raw = w->st_rec_bytes;
+    pthread_mutex_unlock(&w->rmu);
+    pthread_mutex_lock(&w->bmu);
+    out->blob_calls = w->st_blob_calls;
+    out->blob_bytes_in = w->st_blob_in;
+    out->blobs_stored = w->st_blobs;
+    out->blob_bytes_stored = w->st_blob_stored;
+    pthread_mutex_unlock(&w->bmu);
+    pthread_mutex_lock(&w->qmu);
+    out->file_bytes = w->st_file_bytes;
+    out->waits = w->st_waits;
+    pthread_mutex_unlock(&w->qmu);
+}
