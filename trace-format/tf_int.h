@@ -134,10 +134,21 @@ struct tf_job {
 #define TF_JOB_PAYLOAD(j) ((uint8_t *)((j) + 1) + TF_HDR_ROOM)
 
 tf_job *tf_job_new(size_t cap);            /* malloc; NULL on failure */
+/* A job of at least @p cap payload bytes: a recycled one from the pool
+ * when cap is close to big_cap, else a new one. Takes qmu briefly. */
+tf_job *tf_job_get(tf_writer *w, size_t cap);
+/* Returns a written job to the pool, or frees it (qmu held). */
+void tf_job_put_locked(tf_writer *w, tf_job *j);
 
+/* The record encoder: a cursor into the open record chunk, valid between
+ * tf_enc_begin() and tf_enc_end() (both under rmu). */
 struct tf_enc {
-    msgpack_packer pk;           /* writes into the writer's open record chunk */
+    uint8_t *p, *end;            /* next byte, end of capacity */
+    tf_writer *w;
+    int err;                     /* no memory: the record is lost */
 };
+void tf_enc_begin(tf_writer *w);           /* tf_writer_lock */
+void tf_enc_end(tf_writer *w);             /* tf_writer_unlock: open->len = p */
 
 typedef struct tf_idx_rec { uint64_t off, raw, stored; } tf_idx_rec;
 typedef struct tf_idx_piece {
@@ -154,7 +165,6 @@ struct tf_writer {
     tf_enc enc;
     tf_job *open;                /* open record chunk, NULL until first byte */
     size_t rec_start;            /* open->len when the record began */
-    int enc_err;                 /* allocation failed while encoding */
     size_t chunk_size, open_cap;
     uint64_t st_records, st_rec_bytes;
 
@@ -170,6 +180,8 @@ struct tf_writer {
     size_t budget;
     int stop;
     uint64_t st_waits, st_file_bytes;
+    tf_job *pool;                /* written jobs of big_cap bytes, for reuse */
+    size_t npool, pool_max, big_cap;
 
     /* Dedup set, under bmu. */
     pthread_mutex_t bmu;
@@ -225,9 +237,6 @@ int tf_widx_write(tf_writer *w);
 
 /* tf_wblob.c */
 void tf_wset_free(tf_writer *w);
-
-/* tf_enc.c */
-void tf_enc_init(tf_writer *w);
 
 /* ------------------------------------------------------------ msgpack walk */
 

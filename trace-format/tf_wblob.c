@@ -97,7 +97,7 @@ static tf_status tf_wpiece(tf_writer *w, const tf_blobref *ref, const uint8_t *s
     atomic_fetch_add(&w->queued, cost);
     pthread_mutex_unlock(&w->qmu);
 
-    j = tf_job_new(n);
+    j = tf_job_get(w, n);
     if (j) {
         j->type = TF_CHUNK_BLOB;
         j->len = n;

@@ -15,6 +15,7 @@
 #define TF_DEF_FLUSH_MS  200
 #define TF_DEF_CHUNK     ((size_t)1 << 20)
 #define TF_CHUNK_SLACK   ((size_t)64 << 10)   /* room past chunk_size for the record that fills it */
+#define TF_POOL_MAX      8                    /* recycled big buffers kept */
 
 static int tf_failed(const tf_writer *w)
 {
@@ -70,6 +71,10 @@ static void tf_writer_free(tf_writer *w)
         next = j->next;
         free(j);
     }
+    for (j = w->pool; j; j = next) {
+        next = j->next;
+        free(j);
+    }
     free(w->open);
     tf_wset_free(w);
     ZSTD_freeCCtx(w->cctx);
@@ -110,7 +115,9 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     w->flush_ms = opts && opts->flush_ms ? opts->flush_ms : TF_DEF_FLUSH_MS;
     w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : TF_DEF_CHUNK;
     w->open_cap = w->chunk_size + TF_CHUNK_SLACK;
-    tf_enc_init(w);
+    w->big_cap = w->open_cap > TF_BLOB_PIECE ? w->open_cap : TF_BLOB_PIECE;
+    w->pool_max = w->budget / w->big_cap / 4;
+    w->pool_max = w->pool_max < 2 ? 2 : w->pool_max > TF_POOL_MAX ? TF_POOL_MAX : w->pool_max;
 
     w->path = strdup(path);
     w->cctx = ZSTD_createCCtx();
@@ -154,14 +161,17 @@ tf_enc *tf_writer_lock(tf_writer *w)
         pthread_mutex_unlock(&w->qmu);
     }
     pthread_mutex_lock(&w->rmu);
-    w->rec_start = w->open ? w->open->len : 0;
+    tf_enc_begin(w);
     return &w->enc;
 }
 
 void tf_writer_unlock(tf_writer *w)
 {
-    tf_job *j = w->open;
-    int lost = w->enc_err;
+    tf_job *j;
+    int lost = w->enc.err;
+
+    tf_enc_end(w);
+    j = w->open;
 
     if (lost || tf_failed(w)) {
         if (j)
@@ -172,7 +182,6 @@ void tf_writer_unlock(tf_writer *w)
         if (j->len >= w->chunk_size)
             tf_wseal_locked(w);
     }
-    w->enc_err = 0;
     pthread_mutex_unlock(&w->rmu);
     if (lost)
         tf_wfail(w, ENOMEM, "encoding a record");

@@ -227,9 +227,7 @@ void *tf_wthread_main(void *arg)
         w->st_file_bytes = w->off;
         pthread_cond_broadcast(&w->space_cv);
         pthread_cond_broadcast(&w->done_cv);
-        pthread_mutex_unlock(&w->qmu);
-        free(j);
-        pthread_mutex_lock(&w->qmu);
+        tf_job_put_locked(w, j);
     }
     pthread_mutex_unlock(&w->qmu);
     return NULL;

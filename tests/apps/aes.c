@@ -125,7 +125,9 @@ static void usage(FILE *f)
             "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
             "                 substring of the device or platform name (default: env\n"
             "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
-            "  --devices M    split the blocks over the first M matching devices\n"
+            "  --devices M    split the blocks over M devices: the one SPEC designates\n"
+            "                 and the next ones that match it (of the same type for an\n"
+            "                 index or the default), in one context (default 1)\n"
             "  --seed S       seed of the generated inputs (default 1)\n"
             "  --quiet        print nothing on success\n");
 }
@@ -144,8 +146,9 @@ static _Noreturn void die(const char *fmt, ...)
 static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
 {
     char *end;
+    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, base);
     if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
         die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
             (unsigned long long)min, (unsigned long long)max);

@@ -112,7 +112,9 @@ static void usage(FILE *f)
             "  --device SPEC  device index over all platforms, cpu|gpu|accelerator, or a\n"
             "                 substring of the device or platform name (default: env\n"
             "                 CLRR_APP_DEVICE, else the first GPU, else the first device)\n"
-            "  --devices M    split the work-items over the first M matching devices\n"
+            "  --devices M    split the work-items over M devices: the one SPEC designates\n"
+            "                 and the next ones that match it (of the same type for an\n"
+            "                 index or the default), in one context (default 1)\n"
             "  --seed S       seed of the generated inputs (default 1)\n"
             "  --quiet        print nothing on success\n"
             "  --pairs P      random pairs per work-item (default 256)\n");
@@ -132,8 +134,9 @@ static _Noreturn void die(const char *fmt, ...)
 static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
 {
     char *end;
+    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, base);
     if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
         die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
             (unsigned long long)min, (unsigned long long)max);
@@ -161,7 +164,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, UINT64_MAX / 64); break;
+        case O_SIZE: o->size = parse_u64("--size", optarg, 1, SIZE_MAX / 64); break;
         case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
         case O_DEVICE: o->device = optarg; break;
         case O_DEVICES: o->devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;

@@ -118,8 +118,9 @@ static _Noreturn void die(const char *fmt, ...)
 static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
 {
     char *end;
+    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, base);
     if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
         die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
             (unsigned long long)min, (unsigned long long)max);
@@ -128,7 +129,9 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
-    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP  };
+    enum {
+        O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP
+    };
     static const struct option longopts[] = {
         {"size", required_argument, NULL, O_SIZE},
         {"iters", required_argument, NULL, O_ITERS},

@@ -20,6 +20,16 @@ LAYER=$(realpath "$B/lib/libclrr.so")
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:exitcode=86"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=87"
 unset OPENCL_LAYERS LD_PRELOAD
+# Programs we did not build (sh, clinfo, python3) get the ASan runtime
+# preloaded through `env` when the layer is an ASan build (CLRR_SAN=1): the
+# layer needs it first, and only the recorded program may get it (clrr has
+# its own). Preload mode cannot load the ASan layer into them at all.
+FOREIGN=()
+if [ "${CLRR_SAN:-0}" = 1 ]; then
+    rt=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
+    [ -f "$rt" ] || { echo "skip: no shared ASan runtime for programs we did not build"; exit 77; }
+    FOREIGN=(env "LD_PRELOAD=$rt")
+fi
 cd "$T" || exit 1
 
 # --- the launcher (commands that make no OpenCL call)
@@ -33,9 +43,10 @@ out=$("$CLRR" record --level=5 --no-device-timing --memory=64M --quiet -o o.clrr
 [ "$out" = "5|0|64M|1|$T/o.clrr|$LAYER|" ] || fail "environment of the recorded command: '$out'"
 out=$(OPENCL_LAYERS=/some/layer.so "$CLRR" record -- sh -c 'echo "$OPENCL_LAYERS|$CLRR_OUTPUT"' 2>/dev/null)
 [ "$out" = "/some/layer.so:$LAYER|$T/sh.clrr" ] || fail "OPENCL_LAYERS not appended, or default output wrong: '$out'"
-out=$(LD_PRELOAD=libfoo.so "$CLRR" record --preload -o p.clrr -- sh -c 'echo "${OPENCL_LAYERS:-}|$LD_PRELOAD|$CLRR_OUTPUT"' 2>/dev/null)
-[ "$out" = "|$LAYER:libfoo.so|$T/p.clrr" ] ||
-    fail "--preload environment: '$out'"
+if [ ${#FOREIGN[@]} -eq 0 ]; then
+    out=$(LD_PRELOAD=libfoo.so "$CLRR" record --preload -o p.clrr -- sh -c 'echo "${OPENCL_LAYERS:-}|$LD_PRELOAD|$CLRR_OUTPUT"' 2>/dev/null)
+    [ "$out" = "|$LAYER:libfoo.so|$T/p.clrr" ] || fail "--preload environment: '$out'"
+fi
 
 # Every control of the table is accepted with its default value.
 REC_H=$SRC/recorder/rec.h
@@ -126,7 +137,7 @@ q.finish()
 time.sleep(1.0)
 os.kill(os.getpid(), signal.SIGKILL)
 EOF
-    PYOPENCL_NO_CACHE=1 "$CLRR" record --flush-ms=50 -o killed.clrr -- $PY killed.py >/dev/null 2>err
+    PYOPENCL_NO_CACHE=1 "$CLRR" record --flush-ms=50 -o killed.clrr -- "${FOREIGN[@]}" $PY killed.py >/dev/null 2>err
     rc=$?
     [ $rc -eq 137 ] || fail "killed recording: exit $rc, expected 137: $(cat err)"
     grep -q "killed by signal 9 (trace kept: $T/killed.clrr)" err || fail "killed recording: $(cat err)"

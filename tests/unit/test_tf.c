@@ -5,6 +5,7 @@
 #include "test_tf_common.h"
 
 #include <errno.h>
+#include <msgpack.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -244,6 +245,108 @@ static void test_misc_api(void)
     CU_ASSERT(tf_writer_close(NULL) == TF_OK);
     tf_reader_close(NULL);
     CU_ASSERT(tf_writer_open(NULL, "/tmp/x", NULL) == TF_ERR_ARG);
+}
+
+/* --------------------------------------- encoder bytes == msgpack-c's */
+
+/* Encodes the same values through tf_enc_* and through msgpack-c's
+ * msgpack_packer; calls @p both once per value with the encoder to use. */
+typedef struct enc_pair { tf_enc *e; msgpack_packer *pk; } enc_pair;
+
+static void enc_values(enc_pair *x, char *big)
+{
+    static const uint64_t us[] = { 0, 1, 127, 128, 255, 256, 65535, 65536, UINT32_MAX,
+                                   (uint64_t)UINT32_MAX + 1, UINT64_MAX };
+    static const int64_t is[] = { 0, 5, 127, 128, 70000, -1, -31, -32, -33, -127, -128, -129, -32767,
+                                  -32768, -32769, INT32_MIN, (int64_t)INT32_MIN - 1, INT64_MIN, INT64_MAX };
+    static const size_t lens[] = { 0, 1, 31, 32, 255, 256, 65535, 65536 };
+    static const uint32_t counts[] = { 0, 1, 15, 16, 65535, 65536 };
+    static const double fs[] = { 0.0, -1.5, 1e300 };
+    tf_blobref b;
+
+    tf_hash("blob", 4, &b);
+    for (size_t i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+        tf_enc_uint(x->e, us[i]);
+        msgpack_pack_uint64(x->pk, us[i]);
+    }
+    for (size_t i = 0; i < sizeof(is) / sizeof(is[0]); i++) {
+        tf_enc_int(x->e, is[i]);
+        msgpack_pack_int64(x->pk, is[i]);
+    }
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        tf_enc_str(x->e, big, lens[i]);
+        msgpack_pack_str_with_body(x->pk, big, lens[i]);
+        tf_enc_bin(x->e, big, lens[i]);
+        msgpack_pack_bin_with_body(x->pk, big, lens[i]);
+    }
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        tf_enc_array(x->e, counts[i]);
+        msgpack_pack_array(x->pk, counts[i]);
+        tf_enc_map(x->e, counts[i]);
+        msgpack_pack_map(x->pk, counts[i]);
+        for (uint32_t k = 0; k < 3 * counts[i]; k++) {   /* the array's items, the map's pairs */
+            tf_enc_nil(x->e);
+            msgpack_pack_nil(x->pk);
+        }
+    }
+    for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
+        tf_enc_f64(x->e, fs[i]);
+        msgpack_pack_double(x->pk, fs[i]);
+    }
+    tf_enc_bool(x->e, 1);
+    msgpack_pack_true(x->pk);
+    tf_enc_bool(x->e, 0);
+    msgpack_pack_false(x->pk);
+    tf_enc_cstr(x->e, NULL);
+    msgpack_pack_nil(x->pk);
+    tf_enc_cstr(x->e, "clFinish");
+    msgpack_pack_str_with_body(x->pk, "clFinish", 8);
+    tf_enc_blobref(x->e, &b);
+    {
+        uint8_t body[24];
+        memcpy(body, b.hash, 16);
+        for (int k = 0; k < 8; k++)
+            body[16 + k] = (uint8_t)(b.size >> 8 * k);
+        msgpack_pack_ext_with_body(x->pk, body, 24, 1);
+    }
+}
+
+static void test_encoder_bytes(void)
+{
+    char path[64], *big = malloc(65536);
+    tf_writer *w = NULL;
+    tf_writer_opts o = { .flush_ms = 100000, .chunk_size = 64 << 20 };
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    enc_pair x;
+    uint8_t *file;
+    FILE *f;
+    size_t n;
+
+    memset(big, 'q', 65536);
+    tt_tmp(path);
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    x.e = tf_writer_lock(w);
+    x.pk = &pk;
+    enc_values(&x, big);
+    tf_writer_unlock(w);
+    tf_writer_crash_flush(w, 5000);               /* the open chunk goes out uncompressed */
+
+    n = (size_t)tt_fsize(path);
+    CU_ASSERT_FATAL(n == 32 + 40 + sb.size);
+    file = malloc(n);
+    f = fopen(path, "rb");
+    CU_ASSERT_FATAL(f && fread(file, 1, n, f) == n);
+    fclose(f);
+    CU_ASSERT(file[32 + 4] == 1 && file[32 + 5] == 0);   /* a RECORD chunk, codec none */
+    CU_ASSERT(memcmp(file + 72, sb.data, sb.size) == 0);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    msgpack_sbuffer_destroy(&sb);
+    free(file);
+    free(big);
+    unlink(path);
 }
 
 /* ------------------------------------------------------------ many threads */
@@ -654,6 +757,7 @@ int main(void)
     s = CU_add_suite("trace-format", NULL, NULL);
     CU_add_test(s, "round trip of every record and value type", test_roundtrip);
     CU_add_test(s, "value helpers and small API", test_misc_api);
+    CU_add_test(s, "encoder bytes equal msgpack-c's msgpack_packer", test_encoder_bytes);
     CU_add_test(s, "4 threads: every record once, per-thread order", test_threads);
     CU_add_test(s, "dedup: 100 x 3 MiB stored once", test_dedup);
     CU_add_test(s, "40 MiB blob: pieces, random access, index and scan", test_big_blob_and_index);

@@ -124,6 +124,7 @@ static tf_status ct_read_everything(const char *path, tt_read *calls, tf_reader_
     tf_status s;
     uint8_t back[2000];
 
+    tt_read_free(calls);                 /* calls is reused from call to call */
     memset(calls, 0, sizeof(*calls));
     s = tf_reader_open(&r, path, NULL);
     if (s != TF_OK)
@@ -155,7 +156,7 @@ static void test_truncation(void)
     char full[64], cut[64];
     size_t n, bad = 0;
     uint8_t *bytes;
-    tt_read rd;
+    tt_read rd = { 0 };
     tf_reader_info info;
 
     tt_tmp(full);
@@ -195,7 +196,7 @@ static void test_byte_flips(void)
     char full[64], dam[64], msg[512];
     size_t n, bad = 0;
     uint8_t *bytes;
-    tt_read rd;
+    tt_read rd = { 0 };
     tf_reader *r = NULL;
     tf_item it;
 
@@ -236,7 +237,7 @@ static void test_hostile_chunks(void)
     uint8_t rec[64], z[256];
     char path[64], msg[512];
     size_t len, zn;
-    tt_read rd;
+    tt_read rd = { 0 };
     tf_reader_info info;
     tf_reader *r = NULL;
 
@@ -326,6 +327,7 @@ static void test_hostile_chunks(void)
     CU_ASSERT(tf_reader_scan(r) == TF_ERR_CORRUPT);
     CU_ASSERT(strstr(tf_reader_error(r), "outside its blob") != NULL);
     tf_reader_close(r);
+    tt_read_free(&rd);
     unlink(path);
 }
 

@@ -67,8 +67,8 @@ tf_reader *cli_open_trace(const char *path);
  *  @p r (may be NULL) on trace @p path. @return CLI_EXIT_FAIL. */
 int cli_trace_err(tf_reader *r, const char *path, tf_status s);
 
-/*! cli_trace_info() : the reader's container facts (tf_reader_info()). */
-const struct tf_reader_info *cli_trace_info(tf_reader *r);
+/*! cli_trace_info() : the reader's container facts (tf_reader_get_info()). */
+const tf_reader_info *cli_trace_info(tf_reader *r);
 
 /* ------------------------------------------------------------ formatting */
 

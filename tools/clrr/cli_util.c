@@ -88,21 +88,25 @@ int cli_trace_err(tf_reader *r, const char *path, tf_status s)
 tf_reader *cli_open_trace(const char *path)
 {
     tf_reader *r = NULL;
-    errno = 0;
     tf_status s = tf_reader_open(&r, path, NULL);
     if (s == TF_OK && r)
         return r;
     if (s == TF_OK)
         s = TF_ERR_FAILED;
-    if (!r && s == TF_ERR_IO && errno)
-        cli_err("%s: %s: %s", path, tf_strerror(s), strerror(errno));
+    /* The detail often starts with the path already: do not repeat it. */
+    const char *detail = tf_reader_open_error();
+    size_t plen = strlen(path);
+    if (detail && !strncmp(detail, path, plen) && detail[plen] == ':')
+        detail += plen + 1 + (detail[plen + 1] == ' ');
+    if (detail && *detail)
+        cli_err("%s: %s: %s", path, tf_strerror(s), detail);
     else
         cli_trace_err(r, path, s);
     tf_reader_close(r);
     return NULL;
 }
 
-const struct tf_reader_info *cli_trace_info(tf_reader *r)
+const tf_reader_info *cli_trace_info(tf_reader *r)
 {
     return tf_reader_get_info(r);
 }

@@ -57,6 +57,18 @@ static void cli_print_bin(FILE *f, const char *p, uint32_t len)
         cli_print_str(f, p, n, CLI_STR_MAX);
         return;
     }
+    if (len == 1 || len == 2 || len == 4 || len == 8) {
+        /* a scalar (an info query's answer, a kernel argument): its value
+         * on the little-endian host that recorded it */
+        uint64_t u = 0;
+        for (uint32_t i = len; i-- > 0;)
+            u = u << 8 | (unsigned char)p[i];
+        if (u < 1000000)
+            fprintf(f, "<%" PRIu32 " B: %" PRIu64 ">", len, u);
+        else
+            fprintf(f, "<%" PRIu32 " B: 0x%" PRIx64 ">", len, u);
+        return;
+    }
     fprintf(f, "<%" PRIu32 " B", len);
     if (len) {
         putc(' ', f);
@@ -243,6 +255,10 @@ static void cli_print_scalar(FILE *f, const char *fn, const tf_param *p, const t
         cli_print_error_code(f, v);
         return;
     }
+    if (u == 0xFFFFFFFFu && cli_type_is(p->type, "cl_device_type")) {
+        fputs("CL_DEVICE_TYPE_ALL", f);   /* the one multi-bit name in common use */
+        return;
+    }
     if (cli_bitfield_names(fn, p->name, u, names, sizeof names)) {
         fputs(names[0] ? names : "0", f);
         return;
@@ -259,6 +275,20 @@ static void cli_print_scalar(FILE *f, const char *fn, const tf_param *p, const t
     cli_print_value(f, v);
 }
 
+/* Property names the generated tables may lack (context and queue
+ * properties are the ones nearly every program passes). */
+#define CLI_CONTEXT_PLATFORM 0x1084
+static const char *cli_prop_name(uint64_t key)
+{
+    switch (key) {
+    case CLI_CONTEXT_PLATFORM: return "CL_CONTEXT_PLATFORM";
+    case 0x1085: return "CL_CONTEXT_INTEROP_USER_SYNC";
+    case 0x1093: return "CL_QUEUE_PROPERTIES";
+    case 0x1094: return "CL_QUEUE_SIZE";
+    default: return NULL;
+    }
+}
+
 /* An element of an ARRAY parameter (or a PROPS list). */
 static void cli_print_elems(FILE *f, const char *fn, const tf_param *p, const tf_value *v,
                             int props)
@@ -273,15 +303,19 @@ static void cli_print_elems(FILE *f, const char *fn, const tf_param *p, const tf
         }
         if (i)
             fputs(", ", f);
-        uint64_t u;
+        uint64_t u, key = 0;
         const char *name;
+        if (props && i % 2 == 1)
+            tf_value_u64(&v->v.arr.items[i - 1], &key);
         if (handles)
             cli_print_handle(f, e);
         else if (props && i % 2 == 0 && tf_value_u64(e, &u) && u &&
-                 (name = cli_enum_name(fn, p->name, u)))
+                 ((name = cli_enum_name(fn, p->name, u)) || (name = cli_prop_name(u))))
             fputs(name, f);   /* a property name */
-        else if (props && i % 2 == 0 && tf_value_u64(e, &u))
-            fprintf(f, "0x%" PRIx64, u);
+        else if (props && i % 2 == 0 && tf_value_u64(e, &u) && u)
+            fprintf(f, "0x%" PRIx64, u);   /* a property this build cannot name */
+        else if (props && key == CLI_CONTEXT_PLATFORM)
+            cli_print_handle(f, e);   /* the recorder stores the platform's id */
         else if (!props && (e->type == TF_INT || e->type == TF_UINT))
             cli_print_scalar(f, fn, p, e);
         else
@@ -302,6 +336,17 @@ void cli_print_param(FILE *f, const tf_sig *sig, uint32_t i, const tf_value *v)
     }
     const tf_param *p = &sig->params[i];
     uint64_t u;
+    /* A pure output's input is whether the application passed a pointer;
+     * a data slot holding false is data that was not captured. */
+    if (v->type == TF_BOOL && p->kind != TF_KIND_CALLBACK) {
+        if (p->dir == TF_DIR_OUT)
+            fputs(v->v.b ? "<out>" : "NULL", f);
+        else if (p->kind == TF_KIND_BLOB && !v->v.b)
+            fputs("<not captured>", f);
+        else
+            cli_print_value(f, v);
+        return;
+    }
     switch (p->kind) {
     case TF_KIND_VALUE:
         cli_print_scalar(f, sig->name, p, v);
@@ -347,7 +392,20 @@ void cli_print_param(FILE *f, const tf_sig *sig, uint32_t i, const tf_value *v)
             cli_print_value(f, v);
         }
         break;
-    default: /* STRING, BLOB and kinds this build does not know */
+    case TF_KIND_BLOB:
+        /* An integer in a data slot: an object id where the recorder put one
+         * (a kernel argument that is a memory object, sampler or queue),
+         * otherwise an address recorded without contents. */
+        if ((v->type == TF_UINT || v->type == TF_INT) && tf_value_u64(v, &u)) {
+            if (!strcmp(sig->name, "clSetKernelArg") && !strcmp(p->name, "arg_value"))
+                cli_print_ptr(f, "#", u, 0);
+            else
+                cli_print_ptr(f, "0x", u, 1);
+        } else {
+            cli_print_value(f, v);
+        }
+        break;
+    default: /* STRING and kinds this build does not know */
         cli_print_value(f, v);
         break;
     }

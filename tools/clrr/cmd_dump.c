@@ -175,10 +175,13 @@ static void cli_dump_item(FILE *f, const tf_item *it, int json)
             fprintf(f, "{\"type\":\"devtime\",\"seq\":%" PRIu64 ",\"queued\":%" PRIu64
                     ",\"submit\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 "}\n",
                     d->seq, d->queued, d->submit, d->start, d->end);
-        } else if (d->end >= d->start && d->start >= d->queued) {
+        } else if (d->end >= d->start && d->queued && d->start >= d->queued) {
             fprintf(f, "   device time #%" PRIu64 ": %s (queued→end %s)\n", d->seq,
                     cli_fmt_ns((int64_t)(d->end - d->start), a),
                     cli_fmt_ns((int64_t)(d->end - d->queued), b));
+        } else if (d->end >= d->start) {   /* queued/submit not recorded (0) */
+            fprintf(f, "   device time #%" PRIu64 ": %s\n", d->seq,
+                    cli_fmt_ns((int64_t)(d->end - d->start), a));
         } else {
             fprintf(f, "   device time #%" PRIu64 ": queued %" PRIu64 ", submit %" PRIu64
                     ", start %" PRIu64 ", end %" PRIu64 " (inconsistent)\n",

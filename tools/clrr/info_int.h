@@ -17,7 +17,7 @@ typedef struct cli_fn_count {
 
 typedef struct cli_info_stats {
     const char *path;
-    const struct tf_reader_info *info;   /* container totals (after tf_reader_scan) */
+    const tf_reader_info *info;   /* container totals (after tf_reader_scan) */
     const tf_value *env;                 /* ENV map or NULL */
     uint64_t calls, incomplete, launches, transfers;
     uint64_t h2d, d2h;                   /* data bytes host->device, device->host */

@@ -158,7 +158,7 @@ static void cli_info_env_human(FILE *f, const tf_value *env)
 
 void cli_info_print_human(FILE *f, const cli_info_stats *st)
 {
-    const struct tf_reader_info *in = st->info;
+    const tf_reader_info *in = st->info;
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
     fprintf(f, "trace      %s: %s, format %u.%u, %s\n", st->path, cli_fmt_size(in->file_bytes, a),
             (unsigned)in->major, (unsigned)in->minor, in->has_index ? "indexed" : "no index");
@@ -208,7 +208,7 @@ static void cli_json_env_field(FILE *f, const tf_value *env, const char *key)
 
 void cli_info_print_json(FILE *f, const cli_info_stats *st)
 {
-    const struct tf_reader_info *in = st->info;
+    const tf_reader_info *in = st->info;
     fputs("{\"file\":", f);
     cli_json_cstr(f, st->path);
     fprintf(f, ",\"file_bytes\":%" PRIu64 ",\"format\":\"%u.%u\",\"has_index\":%s,"

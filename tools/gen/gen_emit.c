@@ -370,8 +370,15 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
         fputs("    tf_enc_uint(e, (uint64_t)ret);\n", o);
     fprintf(o, "    tf_enc_array(e, %d);\n", f->np);
     if (f->np) {
+        /* a failed call records only its error code output */
         fputs("    if (!ok) {\n", o);
-        fprintf(o, "        for (int k_ = 0; k_ < %d; k_++) tf_enc_nil(e);\n    } else {\n", f->np);
+        for (int i = 0; i < f->np; i++) {
+            if (err && &f->p[i] == err)
+                fputs("        tf_enc_int(e, (int64_t)*a_errcode_ret);\n", o);
+            else
+                fputs("        tf_enc_nil(e);\n", o);
+        }
+        fputs("    } else {\n", o);
         for (int i = 0; i < f->np; i++)
             gen_enc_out(o, &f->p[i], i);
         fputs("    }\n", o);

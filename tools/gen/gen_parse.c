@@ -118,10 +118,11 @@ static int gen_macro_integral(CXTranslationUnit tu, CXCursor c, const char *name
 {
     static const char *const reject[] = {"FLT", "DBL", "HUGE", "INFINITY", "NAN", "MAXFLOAT",
                                          "CL_M_", "CL_API", "CL_CALLBACK", "CL_EXT_",
-                                         "CL_VERSION_", "_H", "CL_PROGRAM_STRING_DEBUG_INFO",
+                                         "CL_VERSION_", "CL_PROGRAM_STRING_DEBUG_INFO",
                                          "CL_HALF_", "CL_TARGET", "CL_USE_", "CL_HPP"};
-    if (clang_Cursor_isMacroFunctionLike(c))
-        return 0;
+    size_t nl = strlen(name);
+    if (clang_Cursor_isMacroFunctionLike(c) || (nl > 2 && !strcmp(name + nl - 2, "_H")))
+        return 0;   /* function-like macros, header guards */
     for (size_t i = 0; i < sizeof reject / sizeof reject[0]; i++)
         if (strstr(name, reject[i]))
             return 0;
