@@ -29,3 +29,7 @@ $(B)/tests/progs/%: $(B)/obj/tests/progs/%.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL -lm
 ALL_TARGETS += $(PROG_BINS)
+
+# Longer runs than CI needs: 100 random SIGKILLs of a recording.
+test-long: all
+	@CLRR_KILLS=100 bash tests/e2e/run.sh $(B) tests/e2e/record_sigkill.sh
