@@ -83,8 +83,9 @@ def micro():
     print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call | capture MB/s | trace / raw bytes |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %d | %.1f | %.1f | %.2fx | %.0f | %s | %s |" % (
-            r[0], r[1], r[2], r[3], r[4], r[5], "%.0f" % r[6] if r[6] else "-",
+        print("| %s | %d | %.1f | %.1f | %.2fx | %s | %s | %s |" % (
+            r[0], r[1], r[2], r[3], r[4], "%.0f" % r[5] if not r[6] else "-",
+            "%.0f" % r[6] if r[6] else "-",
             "%.3f" % r[7] if r[7] == r[7] else "-"))
     return raw
 
