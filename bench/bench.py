@@ -12,7 +12,8 @@ OpenCL device, to bench/results/<host>-<device>.json.
   application's own OpenCL time, trace size).
 
 Environment: BENCH_DEVICE (passed to the programs as CLRR_APP_DEVICE),
-BENCH_REPS (default 5), BENCH_QUICK=1 (smaller loops).
+BENCH_REPS (default 5), BENCH_QUICK=1 (smaller loops), BENCH_RECORD_OPTS (extra
+`clrr record` options, e.g. --preload where the loader has no layer support).
 """
 import json, os, platform, re, statistics, subprocess, sys, tempfile, time
 
@@ -41,7 +42,7 @@ def kv(line):
 
 
 def recorded(cmd, trace):
-    return [CLRR, "record", "-o", trace, "--"] + cmd
+    return [CLRR, "record"] + os.environ.get("BENCH_RECORD_OPTS", "").split() + ["-o", trace, "--"] + cmd
 
 
 def med(xs):

@@ -10,6 +10,9 @@ mkdir -p "$OUT" /tmp/vend
 echo libnvidia-opencl.so.1 > /tmp/vend/nvidia.icd
 cp /etc/OpenCL/vendors/pocl.icd /tmp/vend/ 2>/dev/null
 export OCL_ICD_VENDORS=/tmp/vend
+# Ubuntu 24.04's ocl-icd 2.3.2 did not load the layer here: preload mode.
+REC_OPTS=${REC_OPTS:---preload}
+export BENCH_RECORD_OPTS=$REC_OPTS
 {
     echo "== devices"; "$B/bin/clrr" devices
     for dev in gpu cpu; do
@@ -21,11 +24,11 @@ export OCL_ICD_VENDORS=/tmp/vend
     echo "== recorded on gpu"
     for app in "$B"/apps/*; do
         n=$(basename "$app")
-        CLRR_APP_DEVICE=gpu timeout 300 "$B/bin/clrr" record -o "/tmp/$n.clrr" -- "$app" --quiet \
+        CLRR_APP_DEVICE=gpu timeout 300 "$B/bin/clrr" record $REC_OPTS -o "/tmp/$n.clrr" -- "$app" --quiet \
             || echo "FAILED: recording $n"
         "$B/bin/clrr" info "/tmp/$n.clrr" | grep -E "^(calls|kernels|transfers|device |ratios)" | sed "s/^/$n: /"
     done
-    CLRR_APP_DEVICE=gpu "$B/bin/clrr" record -o /tmp/clinfo.clrr -- clinfo > /tmp/clinfo.rec 2>&1
+    CLRR_APP_DEVICE=gpu "$B/bin/clrr" record $REC_OPTS -o /tmp/clinfo.clrr -- clinfo > /tmp/clinfo.rec 2>&1
     clinfo > /tmp/clinfo.plain 2>&1
     cmp -s /tmp/clinfo.plain /tmp/clinfo.rec && echo "clinfo: identical output under clrr record" \
         || echo "FAILED: clinfo output differs under clrr record"
