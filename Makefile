@@ -59,6 +59,8 @@ $(B)/gen/.stamp:
 	@mkdir -p $(@D) && touch $@
 
 ALL_TARGETS :=
+# keep objects made through chained pattern rules
+.SECONDARY:
 TEST_TARGETS :=
 include trace-format/module.mk
 include recorder/module.mk
