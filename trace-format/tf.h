@@ -131,7 +131,8 @@ typedef struct tf_writer_opts {
 
 /*! tf_writer_open() : creates (truncates) @p path, writes the file header and
  *  starts the background writer thread. @p opts may be NULL (defaults).
- *  On success *out owns the writer; close it with tf_writer_close(). */
+ *  On success *out owns the writer; close it with tf_writer_close().
+ *  On TF_ERR_IO (open or header write failed) errno says why. */
 tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts *opts);
 
 /*! tf_writer_close() : seals and writes everything queued, writes the INDEX
@@ -169,6 +170,8 @@ void tf_enc_blobref(tf_enc *e, const tf_blobref *b); /* msgpack ext type 1 */
  *  caller may reuse its buffer on return), in pieces of at most
  *  TF_BLOB_PIECE bytes; waits while the queue is over the memory budget.
  *  Must NOT be called while holding tf_writer_lock(). Thread-safe.
+ *  Ordering: the blob is in the file before any record encoded after this
+ *  call returns (so a reference in a readable record is readable).
  *  @return TF_OK, or TF_ERR_FAILED when the writer has failed (ref is still
  *  set, so the call record stays well-formed). */
 #define TF_BLOB_PIECE ((size_t)1 << 20)

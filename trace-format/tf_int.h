@@ -368,12 +368,30 @@ tf_status tf_rio_payload(tf_reader *r, uint64_t off, const tf_chunk_hdr *h,
                          uint8_t **dst, size_t *cap);
 
 /* tf_records.c */
+/* Sets r->err to a message prefixed with the chunk offset and record
+ * index. @return st. */
+tf_status tf_rec_err(tf_reader *r, tf_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define TF_REC_FAIL(r, st, ...) do { status = tf_rec_err((r), (st), __VA_ARGS__); goto out; } while (0)
 /* Decodes records from the stream until one yields an item. */
 tf_status tf_rec_next(tf_reader *r, tf_item *item);
 /* Reads the first record; keeps it as the ENV if it is one. */
 tf_status tf_rec_read_env(tf_reader *r);
 void tf_rec_reset(tf_reader *r);          /* drop stream and pending state */
 void tf_rec_free(tf_reader *r);           /* free sigs, pending, env */
+
+/* tf_rcalls.c: records of fields @p f (lengths checked by the caller). */
+tf_status tf_rec_sig(tf_reader *r, const tf_value *f);
+tf_status tf_rec_begin(tf_reader *r, const tf_value *f);
+tf_status tf_rec_end(tf_reader *r, const tf_value *f, tf_item *item);   /* yields the call */
+tf_status tf_rec_eof(tf_reader *r, tf_item *item);   /* the unended calls, then TF_END */
+
+static inline int tf_is_str(const tf_value *v) { return v->type == TF_STR; }
+static inline int tf_map_or_nil(const tf_value *v) { return v->type == TF_MAP || v->type == TF_NIL; }
+/* @return 1 when @p v is an unsigned integer (*out), else 0. */
+static inline int tf_uint(const tf_value *v, uint64_t *out)
+{
+    return v->type == TF_UINT ? (*out = v->v.u, 1) : 0;
+}
 
 /* tf_rblob.c */
 tf_status tf_rblob_load_index(tf_reader *r);   /* TF_OK even when absent */

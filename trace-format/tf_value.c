@@ -149,12 +149,12 @@ tf_status tf_value_from_obj(tf_arena *a, const msgpack_object *o, tf_value *v, t
         break;
     case MSGPACK_OBJECT_STR:
         v->type = TF_STR;
-        v->v.str.ptr = o->via.str.ptr;
+        v->v.str.ptr = o->via.str.size ? o->via.str.ptr : "";   /* never NULL */
         v->v.str.len = o->via.str.size;
         break;
     case MSGPACK_OBJECT_BIN:
         v->type = TF_BIN;
-        v->v.str.ptr = o->via.bin.ptr;
+        v->v.str.ptr = o->via.bin.size ? o->via.bin.ptr : "";
         v->v.str.len = o->via.bin.size;
         break;
     case MSGPACK_OBJECT_ARRAY:

@@ -265,6 +265,10 @@ tf_status tf_writer_close(tf_writer *w)
         pthread_join(w->thread, NULL);
         w->thread_started = 0;
     }
+    if (w->open && w->open->len && !tf_failed(w)) {   /* records that raced with close */
+        w->open->type = TF_CHUNK_RECORD;
+        tf_wjob_write(w, w->open);
+    }
     if (!tf_failed(w) && (e = tf_widx_write(w)) != 0)
         tf_wfail(w, e, "writing the index");
     if (w->fd >= 0) {
