@@ -61,7 +61,6 @@ $(B)/gen/.stamp:
 ALL_TARGETS :=
 # keep objects made through chained pattern rules
 .SECONDARY:
-TEST_TARGETS :=
 include trace-format/module.mk
 include recorder/module.mk
 include tools/module.mk

@@ -19,6 +19,10 @@ for mode in layer preload; do
     n=$(grep -c '"type":"devtime"' "$j"); [ "$n" -ge 2 ] || fail "$mode: $n device times (want >= 2)"
     grep -q '"layer_mode":"'$mode'"' <("$CLRR" info --json "$TMP/$mode.clrr") || \
         "$CLRR" info "$TMP/$mode.clrr" | grep -qi "$mode" || fail "$mode: mode not recorded"
+    # names come from the generated tables: whole-value and combined bitfields
+    "$CLRR" dump "$TMP/$mode.clrr" >"$TMP/$mode.txt" || fail "$mode: dump failed"
+    grep -q 'device_type=CL_DEVICE_TYPE_ALL' "$TMP/$mode.txt" || fail "$mode: CL_DEVICE_TYPE_ALL not named"
+    grep -q 'flags=CL_MEM_READ_WRITE|CL_MEM_USE_HOST_PTR' "$TMP/$mode.txt" || fail "$mode: buffer flags not named"
     # 8 writes of the same MiB are stored once: the trace is far below 8 MiB
     size=$(stat -c %s "$TMP/$mode.clrr")
     [ "$size" -lt 3000000 ] || fail "$mode: trace is $size bytes; repeated data not deduplicated"

@@ -255,10 +255,6 @@ static void cli_print_scalar(FILE *f, const char *fn, const tf_param *p, const t
         cli_print_error_code(f, v);
         return;
     }
-    if (u == 0xFFFFFFFFu && cli_type_is(p->type, "cl_device_type")) {
-        fputs("CL_DEVICE_TYPE_ALL", f);   /* the one multi-bit name in common use */
-        return;
-    }
     if (cli_bitfield_names(fn, p->name, u, names, sizeof names)) {
         fputs(names[0] ? names : "0", f);
         return;
