@@ -1,6 +1,8 @@
 # tests/: CUnit unit tests (one binary per tests/unit/test_*.c), the
-# workload applications (tests/apps/module.mk) and end-to-end scripts.
+# workload applications (tests/apps/module.mk), the stub OpenCL driver
+# (tests/stub-icd/module.mk) and end-to-end scripts.
 include tests/apps/module.mk
+include tests/stub-icd/module.mk
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
@@ -9,6 +11,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TF_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_LIBS_test_$*) $(TF_LIB) -lcunit $(RT_LIBS) -lOpenCL
+# The comparison tests link the replay engine (only rpl_compare.o is pulled in).
+UNIT_LIBS_test_rpl_compare := $(RPL_LIB)
+$(B)/tests/test_rpl_compare: $(RPL_LIB)
 
 ALL_TARGETS += $(UNIT_BINS)
 
