@@ -30,7 +30,7 @@ usage_error() {
 run --help
 [ $rc -eq 0 ] || fail "clrr --help: exit $rc"
 grep -q '^Usage: clrr' "$T/out" || fail "clrr --help: no Usage line"
-for cmd in record info dump devices; do
+for cmd in record info dump diff devices; do
     grep -Eq "^  $cmd +[a-z]" "$T/out" || fail "clrr --help does not list '$cmd' with a synopsis"
 done
 # Every listed command has its own help, starting with its usage line.
@@ -62,6 +62,11 @@ usage_error dump --range 5:3 x.clrr
 usage_error dump --range abc x.clrr
 usage_error info --json=1 x.clrr
 usage_error devices extra
+usage_error diff
+usage_error diff a.clrr
+usage_error diff a.clrr b.clrr c.clrr
+usage_error diff --tolerance rel=-1 a.clrr b.clrr
+usage_error diff --max 0 a.clrr b.clrr
 usage_error record
 usage_error record -o
 usage_error record --level=notanumber -- true

@@ -21,6 +21,10 @@
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1     /* the operation failed (unreadable trace, ...) */
 #define CLI_EXIT_USAGE 2    /* bad command line */
+/* Commands that compare (diff): 1 says "different", so an input that cannot
+ * be read (missing, corrupt, cut short) has a status of its own. */
+#define CLI_EXIT_DIFFERENT 1
+#define CLI_EXIT_ERROR 3
 
 /* One subcommand. run() gets argv with argv[0] = the subcommand name, so
  * getopt_long() can be used directly; it returns the process exit status. */
