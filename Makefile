@@ -63,6 +63,7 @@ ALL_TARGETS :=
 .SECONDARY:
 include trace-format/module.mk
 include recorder/module.mk
+include replayer/module.mk
 include tools/module.mk
 include tests/module.mk
 include bench/module.mk

@@ -11,7 +11,8 @@ $(GEN_BIN): $(call objs,$(GEN_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -L$(LLVM_LIB) -lclang -Wl,-rpath,$(LLVM_LIB)
 
-GEN_OUT := $(B)/gen/rec_gen.h $(B)/gen/rec_gen.c $(B)/gen/rec_exports.map $(B)/gen/cl_names.c
+GEN_OUT := $(B)/gen/rec_gen.h $(B)/gen/rec_gen.c $(B)/gen/rec_exports.map $(B)/gen/cl_names.c \
+           $(B)/gen/rpl_gen.h $(B)/gen/rpl_gen.c
 $(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
 	@mkdir -p $(B)/gen
 	ASAN_OPTIONS=detect_leaks=0 $(GEN_BIN) recorder/api.overlay $(B)/gen tools/gen/api_tu.h \
@@ -24,7 +25,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 CLI_SRCS := $(wildcard tools/clrr/*.c)
 CLI_OBJS := $(call objs,$(CLI_SRCS)) $(B)/obj/gen/cl_names.o
 $(CLI_OBJS): $(B)/gen/rec_gen.h
-$(B)/bin/clrr: $(CLI_OBJS) $(TF_LIB) $(RECCTL_LIB)
+$(B)/bin/clrr: $(CLI_OBJS) $(RPL_LIB) $(TF_LIB) $(RECCTL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(TF_LIB) $(RECCTL_LIB) $(RT_LIBS) -lOpenCL
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(RPL_LIB) $(TF_LIB) $(RECCTL_LIB) $(RT_LIBS) -lOpenCL
 ALL_TARGETS += $(B)/bin/clrr

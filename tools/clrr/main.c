@@ -11,6 +11,8 @@
     X(record)           \
     X(info)             \
     X(dump)             \
+    X(replay)           \
+    X(diff)             \
     X(devices)
 
 #define CLI_DECLARE(name) extern const cli_command cli_cmd_##name;

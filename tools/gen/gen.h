@@ -41,6 +41,7 @@ typedef struct gen_func {
     gen_param p[GEN_MAX_PARAMS];
     char *category;
     int hook_pre, hook_post;
+    int rpl_pre, rpl_post;   /* replay hooks (`replay` lines) */
     int ext;             /* wrapped extension function */
     int in_dispatch;     /* has a slot in struct _cl_icd_dispatch */
 } gen_func;
@@ -67,6 +68,8 @@ int gen_parse_headers(gen_api *api, const char *tu_path, int argc, const char **
 int gen_apply_overlay(gen_api *api, const char *path);
 /* gen_emit.c */
 int gen_emit_all(const gen_api *api, const char *outdir, const char *overlay_path);
+/* gen_rpl.c */
+int gen_emit_rpl(const gen_api *api, const char *outdir, const char *overlay_path);
 
 gen_func *gen_find_func(gen_api *api, const char *name);
 char *gen_strdup(const char *s);

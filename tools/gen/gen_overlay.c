@@ -158,6 +158,11 @@ int gen_apply_overlay(gen_api *api, const char *path)
                 gen_die("%s: hook needs pre|post and a reason", where);
             f->hook_pre |= !!strstr(tok[2], "pre");
             f->hook_post |= !!strstr(tok[2], "post");
+        } else if (!strcmp(tok[0], "replay")) {
+            if (n < 4 || !tok[3][0])
+                gen_die("%s: replay needs pre|post and a reason", where);
+            f->rpl_pre |= !!strstr(tok[2], "pre");
+            f->rpl_post |= !!strstr(tok[2], "post");
         } else if (!strcmp(tok[0], "ext")) {
             f->ext = 1;
         } else if (!strcmp(tok[0], "cat")) {

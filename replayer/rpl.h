@@ -1,0 +1,197 @@
+/* rpl.h — the clrr replay engine: re-executes a trace against the OpenCL
+ * runtime present here and verifies every read-back against the recording.
+ *
+ * A session reads the trace item by item (calls in completion order, late
+ * data, device times), rebuilds every object with a map from recorded ids to
+ * live handles, feeds the recorded data at the moment the application fed
+ * it, and compares every read-back (reads, read maps, SVM copies to the host)
+ * with the recorded bytes, exactly or within a tolerance.
+ *
+ * Error convention: functions returning rpl_status return RPL_OK (0),
+ * RPL_END (1) at the end of the trace, or a negative RPL_ERR_*; the session's
+ * message (rpl_error()) says what and where ("call #23 clEnqueueNDRangeKernel:
+ * ..."). A read-back that differs is not an error of the session: it is
+ * reported through rpl_opts.on_mismatch and counted in the summary.
+ *
+ * Sessions are not thread-safe; use one per thread. Several sessions may be
+ * open at once (replay --compare steps two of them side by side).
+ */
+#ifndef CLRR_RPL_H
+#define CLRR_RPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rpl_status {
+    RPL_OK = 0,
+    RPL_END = 1,              /* no more items */
+    RPL_ERR_TRACE = -1,       /* the trace cannot be read (corrupt, truncated header, I/O) */
+    RPL_ERR_NOMEM = -2,
+    RPL_ERR_ARG = -3,         /* bad option or argument from the caller */
+    RPL_ERR_DEVICE = -4,      /* no device matches, or a device binary cannot run here */
+    RPL_ERR_CL = -5,          /* a call failed in the replay that succeeded when recorded */
+    RPL_ERR_UNSUPPORTED = -6, /* the trace needs what replay cannot do (native kernels, GL) */
+    RPL_ERR_INVALID = -7,     /* the trace is inconsistent: unknown id, bad argument encoding */
+    RPL_ERR_LIMIT = -8        /* a size or count beyond the session's limits */
+} rpl_status;
+
+/*! rpl_strerror() : @return a static string naming @p s. Thread-safe. */
+const char *rpl_strerror(rpl_status s);
+
+/* ------------------------------------------------------------- comparison */
+
+/* How read-back bytes are compared. All zero: exact (byte for byte). With a
+ * tolerance, the bytes are read as elements of @c elem and two elements are
+ * equal when they are bit-identical, both NaN, |a-b| <= abs, |a-b| <=
+ * rel*max(|a|,|b|), or at most @c ulp units in the last place apart (any of
+ * the given criteria suffices). A trailing part shorter than one element is
+ * compared exactly. */
+typedef enum rpl_elem { RPL_ELEM_F32 = 0, RPL_ELEM_F64 = 1 } rpl_elem;
+typedef struct rpl_tolerance {
+    double rel, abs;
+    uint64_t ulp;
+    rpl_elem elem;
+} rpl_tolerance;
+
+/*! rpl_tolerance_parse() : parses "exact", or a comma-separated list of
+ *  rel=X, abs=X, ulp=N, f32, f64 (e.g. "rel=1e-5,abs=1e-7", "ulp=4,f64")
+ *  into *out. @return 0, or -1 with a one-line reason in @p err. */
+int rpl_tolerance_parse(const char *spec, rpl_tolerance *out, char *err, size_t err_cap);
+/*! rpl_tolerance_is_exact() : 1 when @p t compares byte for byte. */
+int rpl_tolerance_is_exact(const rpl_tolerance *t);
+
+typedef struct rpl_cmp {
+    uint64_t elems;           /* elements compared (bytes when exact) */
+    uint64_t differ;          /* elements outside the tolerance */
+    uint64_t first;           /* byte offset of the first differing element */
+    uint64_t elem_size;       /* 1 when exact, else 4 or 8 */
+    double max_abs;           /* largest absolute difference (tolerance mode) */
+} rpl_cmp;
+
+/*! rpl_compare() : compares @p len bytes of @p expected and @p actual under
+ *  @p t (NULL: exact), filling *out (may be NULL). @return 1 when equal
+ *  within the tolerance, 0 otherwise. Thread-safe. */
+int rpl_compare(const void *expected, const void *actual, size_t len, const rpl_tolerance *t,
+                rpl_cmp *out);
+
+/* ---------------------------------------------------------------- session */
+
+typedef struct rpl_session rpl_session;
+
+/* A read-back that differs from the recording. Strings live until the
+ * callback returns. */
+typedef struct rpl_mismatch {
+    uint64_t seq;             /* the call that read the data back */
+    const char *function;     /* e.g. "clEnqueueReadBuffer" */
+    const char *what;         /* e.g. "ptr", "data" (map), "dst_ptr" */
+    uint64_t object;          /* recorded id of the buffer/image/SVM area, 0 if none */
+    const char *writers;      /* the kernels that last wrote that object, e.g.
+                               * "sobel (#41)", or "" when none is known */
+    uint64_t size;            /* bytes compared */
+    rpl_cmp cmp;
+} rpl_mismatch;
+
+/* One executed command, for --timing (host and device times). */
+typedef struct rpl_cmd_time {
+    uint64_t seq;
+    const char *function;
+    const char *kernel;       /* kernel name for launches, else NULL */
+    int64_t host_ns;          /* wall time of the call itself */
+    int64_t device_ns;        /* END - START from profiling; -1 when unknown */
+    int64_t recorded_device_ns;  /* from the trace's DEVTIME; -1 when absent */
+    unsigned loop;            /* iteration, from 0 */
+} rpl_cmd_time;
+
+/* A verified (or compared) read-back, for replay --compare: the bytes the
+ * live run produced. */
+typedef struct rpl_readback {
+    uint64_t seq;
+    const char *function, *what;
+    uint64_t object;
+    const void *data;         /* live bytes, valid until the next rpl_step() */
+    uint64_t size;
+    int verified;             /* compared with the recording */
+    int matched;              /* ... and equal within the tolerance */
+} rpl_readback;
+
+typedef struct rpl_opts {
+    const char *device;       /* device spec: NULL = the recorded device, else the
+                               * closest; "cpu"/"gpu"/"accelerator", an index into
+                               * `clrr devices`, or a name substring */
+    uint64_t first, last;     /* --range A:B (call sequence numbers, inclusive);
+                               * 0,0 = the whole trace */
+    uint64_t kernel;          /* --kernel: sequence number of a launch; 0 = none */
+    unsigned loop;            /* run the range (or kernel) this many times; 0 = 1 */
+    int timing;               /* profile queues; report every command through on_time */
+    int exact_calls;          /* make exactly the recorded calls, nothing else:
+                               * no own events, no device discovery (the recorded
+                               * devices are bound positionally) */
+    int verify;               /* compare read-backs (default 1; 0 = just execute) */
+    rpl_tolerance tol;
+    size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
+    void *user;               /* passed to the callbacks */
+    void (*on_mismatch)(void *user, const rpl_mismatch *m);
+    void (*on_time)(void *user, const rpl_cmd_time *t);
+    void (*on_progress)(void *user, uint64_t seq, uint64_t last_seq);
+} rpl_opts;
+
+/*! rpl_opts_init() : defaults (verify on, exact comparison, whole trace). */
+void rpl_opts_init(rpl_opts *o);
+
+/*! rpl_open() : opens the trace @p path and maps its devices onto the ones
+ *  here (reading the ENV record). @p o is copied. On success *out owns the
+ *  session (close it with rpl_close()). On failure *out is NULL and
+ *  rpl_open_error() gives the message. */
+rpl_status rpl_open(rpl_session **out, const char *path, const rpl_opts *o);
+/*! rpl_open_error() : message of the last failed rpl_open() in this thread. */
+const char *rpl_open_error(void);
+
+/*! rpl_step() : executes the next item of the trace. When it produced a
+ *  read-back, *rb (may be NULL) is filled and 1 is returned through
+ *  *has_rb (may be NULL). @return RPL_OK, RPL_END, or an error (the session
+ *  is then unusable except for rpl_error/rpl_summary/rpl_close). */
+rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb);
+
+/*! rpl_run() : rpl_step() until the end (all loops). @return RPL_OK or an error. */
+rpl_status rpl_run(rpl_session *s);
+
+/*! rpl_error() : message of the session's last error, "" if none. */
+const char *rpl_error(const rpl_session *s);
+
+typedef struct rpl_summary {
+    uint64_t calls;           /* calls executed (all loops) */
+    uint64_t commands;        /* enqueued commands executed */
+    uint64_t kernels;         /* kernel launches executed */
+    uint64_t bytes_in;        /* recorded data fed to the device */
+    uint64_t bytes_out;       /* bytes read back */
+    uint64_t readbacks;       /* read-backs compared with the recording */
+    uint64_t mismatches;      /* ... that differed */
+    uint64_t unverified;      /* read-backs with no recorded data to compare */
+    uint64_t skipped;         /* calls not executed (outside the range, unsupported notes) */
+    uint64_t call_diffs;      /* queries and discovery calls whose result differed
+                               * from the recording (not an error) */
+    int64_t wall_ns;          /* the whole session so far */
+    int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the
+                               * measured part (range/kernel; all loops) */
+    int64_t exec_ns_loop_median;  /* median over loops of the per-loop exec time */
+    int64_t device_ns;        /* summed device time (timing on) */
+    unsigned loops;
+    char recorded_device[256];  /* "NAME (TYPE)" of the first recorded device */
+    char device[256];         /* the device it was mapped to here */
+} rpl_summary;
+
+/*! rpl_summary() : counts and times so far. */
+void rpl_get_summary(const rpl_session *s, rpl_summary *out);
+
+/*! rpl_close() : releases every live object the session created, frees it.
+ *  Accepts NULL. */
+void rpl_close(rpl_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLRR_RPL_H */

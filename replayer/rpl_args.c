@@ -1,0 +1,628 @@
+/* rpl_args.c — what the generated replay functions call: recorded
+ * arguments decoded into C values (handles mapped to live objects, data
+ * fetched from the blob store), results compared with the recording,
+ * returned objects bound. Every value comes from an untrusted trace: kinds,
+ * counts and sizes are checked, allocations are bounded. */
+#include "replayer/rpl_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RPL_MAX_ELEMS (1u << 20)
+
+typedef struct rpl_chunk {
+    struct rpl_chunk *next;
+    size_t size;
+    max_align_t data[];
+} rpl_chunk;
+
+int64_t rpl_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rpl_noop_callback(void)
+{
+}
+
+static const char *rpl_pname(rpl_cx *x, unsigned i)
+{
+    return i < x->c->sig->nparams ? x->c->sig->params[i].name : "?";
+}
+
+static const tf_value *rpl_arg(rpl_cx *x, unsigned i)
+{
+    static const tf_value nil = {.type = TF_NIL};
+    return i < x->c->sig->nparams && x->c->args ? &x->c->args[i] : &nil;
+}
+
+static int rpl_bad(rpl_cx *x, unsigned i, const char *what)
+{
+    return rpl_call_error(x, RPL_ERR_INVALID, "argument '%s': %s", rpl_pname(x, i), what);
+}
+
+void *rpl_scratch(rpl_cx *x, size_t n)
+{
+    const rpl_opts *o = rpl_session_opts(x->s);
+    if (n > o->max_memory || n > SIZE_MAX - sizeof(rpl_chunk)) {
+        rpl_call_error(x, RPL_ERR_LIMIT, "needs %zu bytes at once, over the memory limit (%zu)", n,
+                       o->max_memory);
+        return NULL;
+    }
+    rpl_chunk *c = calloc(1, sizeof *c + (n ? n : 1));
+    if (!c) {
+        rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", n);
+        return NULL;
+    }
+    c->size = n;
+    c->next = x->scratch;
+    x->scratch = c;
+    return c->data;
+}
+
+void rpl_scratch_list_free(void *chunks)
+{
+    for (rpl_chunk *c = chunks, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+}
+
+void rpl_scratch_free(rpl_cx *x)
+{
+    rpl_scratch_list_free(x->scratch);
+    x->scratch = NULL;
+    free(x->readback);
+    x->readback = NULL;
+}
+
+uint64_t rpl_arg_id(rpl_cx *x, unsigned i)
+{
+    uint64_t id = 0;
+    tf_value_u64(rpl_arg(x, i), &id);
+    return id;
+}
+
+int rpl_in_isnil(rpl_cx *x, unsigned i)
+{
+    return rpl_arg(x, i)->type == TF_NIL;
+}
+
+int rpl_in_present(rpl_cx *x, unsigned i)
+{
+    const tf_value *v = rpl_arg(x, i);
+    return (v->type == TF_BOOL && v->v.b) || (v->type != TF_BOOL && v->type != TF_NIL);
+}
+
+int rpl_in_u64(rpl_cx *x, unsigned i, uint64_t *out)
+{
+    const tf_value *v = rpl_arg(x, i);
+    switch (v->type) {
+    case TF_UINT: *out = v->v.u; return RPL_OK;
+    case TF_INT: *out = (uint64_t)v->v.i; return RPL_OK;
+    case TF_BOOL: *out = (uint64_t)v->v.b; return RPL_OK;
+    case TF_NIL: *out = 0; return RPL_OK;
+    default: return rpl_bad(x, i, "expected an integer");
+    }
+}
+
+int rpl_in_f64(rpl_cx *x, unsigned i, double *out)
+{
+    const tf_value *v = rpl_arg(x, i);
+    switch (v->type) {
+    case TF_F64: *out = v->v.f; return RPL_OK;
+    case TF_UINT: *out = (double)v->v.u; return RPL_OK;
+    case TF_INT: *out = (double)v->v.i; return RPL_OK;
+    default: return rpl_bad(x, i, "expected a number");
+    }
+}
+
+static int rpl_lookup(rpl_cx *x, unsigned i, uint64_t id, void **h)
+{
+    if (!id) {
+        *h = NULL;
+        return RPL_OK;
+    }
+    rpl_obj *o = rpl_obj_find(x->s, id);
+    if (!o || !o->live)
+        return rpl_call_error(x, RPL_ERR_INVALID, "argument '%s' refers to #%llu, which no replayed call created",
+                              rpl_pname(x, i), (unsigned long long)id);
+    *h = o->live;
+    return RPL_OK;
+}
+
+int rpl_in_handle(rpl_cx *x, unsigned i, void **h)
+{
+    const tf_value *v = rpl_arg(x, i);
+    uint64_t id = 0;
+    if (v->type != TF_NIL && !tf_value_u64(v, &id))
+        return rpl_bad(x, i, "expected an object id");
+    return rpl_lookup(x, i, id, h);
+}
+
+static char *rpl_strdup_v(rpl_cx *x, const tf_value *v)
+{
+    char *s = rpl_scratch(x, (size_t)v->v.str.len + 1);
+    if (s)
+        memcpy(s, v->v.str.ptr, v->v.str.len);
+    return s;
+}
+
+int rpl_in_str(rpl_cx *x, unsigned i, const char **out)
+{
+    const tf_value *v = rpl_arg(x, i);
+    *out = NULL;
+    if (v->type == TF_NIL)
+        return RPL_OK;
+    if (v->type != TF_STR)
+        return rpl_bad(x, i, "expected a string");
+    *out = rpl_strdup_v(x, v);
+    return *out ? RPL_OK : RPL_ERR_NOMEM;
+}
+
+static void rpl_put_int(void *dst, size_t size, uint64_t u)
+{
+    switch (size) {
+    case 1: { uint8_t t = (uint8_t)u; memcpy(dst, &t, 1); break; }
+    case 2: { uint16_t t = (uint16_t)u; memcpy(dst, &t, 2); break; }
+    case 4: { uint32_t t = (uint32_t)u; memcpy(dst, &t, 4); break; }
+    default: memcpy(dst, &u, size < 8 ? size : 8); break;
+    }
+}
+
+int rpl_in_array(rpl_cx *x, unsigned i, int el, size_t elem_size, int elem_signed, void **arr)
+{
+    (void)elem_signed;
+    const tf_value *v = rpl_arg(x, i);
+    *arr = NULL;
+    if (v->type == TF_NIL)
+        return RPL_OK;
+    if (v->type != TF_ARRAY)
+        return rpl_bad(x, i, "expected an array");
+    uint32_t n = v->v.arr.n;
+    if (n > RPL_MAX_ELEMS)
+        return rpl_bad(x, i, "array too long");
+    char *a = rpl_scratch(x, (size_t)(n ? n : 1) * elem_size);
+    if (!a)
+        return RPL_ERR_NOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        const tf_value *e = &v->v.arr.items[k];
+        char *dst = a + (size_t)k * elem_size;
+        uint64_t u = 0;
+        void *p = NULL;
+        switch (el) {
+        case RPL_EL_VALUE:
+            if (e->type == TF_INT)
+                u = (uint64_t)e->v.i;
+            else if (!tf_value_u64(e, &u))
+                return rpl_bad(x, i, "array element is not an integer");
+            rpl_put_int(dst, elem_size, u);
+            break;
+        case RPL_EL_HANDLE:
+            if (e->type != TF_NIL && !tf_value_u64(e, &u))
+                return rpl_bad(x, i, "array element is not an object id");
+            RPL_TRY(rpl_lookup(x, i, u, &p));
+            memcpy(dst, &p, sizeof p < elem_size ? sizeof p : elem_size);
+            break;
+        case RPL_EL_STRING:
+            if (e->type == TF_STR && !(p = rpl_strdup_v(x, e)))
+                return RPL_ERR_NOMEM;
+            memcpy(dst, &p, sizeof p);
+            break;
+        case RPL_EL_PTR:
+            if (!tf_value_u64(e, &u))
+                return rpl_bad(x, i, "array element is not an address");
+            if (u && !(p = rpl_addr(x->s, u)))
+                return rpl_bad(x, i, "address not inside any mapped region or SVM allocation");
+            memcpy(dst, &p, sizeof p);
+            break;
+        default:
+            return rpl_bad(x, i, "unsupported array");
+        }
+    }
+    *arr = a;
+    return RPL_OK;
+}
+
+int rpl_fetch(rpl_session *s, const tf_value *v, size_t len, void **out, size_t *got)
+{
+    *out = NULL;
+    *got = 0;
+    uint64_t size;
+    if (v->type == TF_BIN)
+        size = v->v.str.len;
+    else if (v->type == TF_BLOB)
+        size = v->v.blob.size;
+    else
+        return 0;
+    const rpl_opts *o = rpl_session_opts(s);
+    size_t n = size > len ? (size_t)size : len;
+    if (size > o->max_memory || n > o->max_memory)
+        return rpl_set_error(s, RPL_ERR_LIMIT, "data of %llu bytes is over the memory limit (%zu)",
+                             (unsigned long long)size, o->max_memory);
+    char *p = calloc(1, n ? n : 1);
+    if (!p)
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory (%zu bytes)", n);
+    if (v->type == TF_BIN) {
+        memcpy(p, v->v.str.ptr, (size_t)size);
+    } else {
+        tf_status st = tf_reader_blob(s->r, &v->v.blob, 0, p, (size_t)size);
+        if (st != TF_OK) {
+            free(p);
+            return rpl_set_error(s, RPL_ERR_TRACE, "blob of %llu bytes: %s%s%s", (unsigned long long)size,
+                                 tf_strerror(st), tf_reader_error(s->r)[0] ? ": " : "", tf_reader_error(s->r));
+        }
+    }
+    *out = p;
+    *got = (size_t)size;
+    return 1;
+}
+
+int rpl_in_blob(rpl_cx *x, unsigned i, size_t len, const void **out)
+{
+    const tf_value *v = rpl_arg(x, i);
+    *out = NULL;
+    if (v->type == TF_NIL)
+        return RPL_OK;
+    if (v->type == TF_BOOL) {   /* not captured: zeros stand in */
+        if (len > rpl_session_opts(x->s)->max_memory)
+            return rpl_bad(x, i, "length over the memory limit");
+        *out = rpl_scratch(x, len);
+        return *out ? RPL_OK : RPL_ERR_NOMEM;
+    }
+    if (v->type == TF_UINT)     /* an address (host_ptr without data) */
+        return RPL_OK;
+    if (v->type != TF_BIN && v->type != TF_BLOB)
+        return rpl_bad(x, i, "expected data");
+    void *p;
+    size_t got;
+    int st = rpl_fetch(x->s, v, len, &p, &got);
+    if (st < 0)
+        return rpl_fail(x, st);
+    /* hand the buffer to the call's scratch list */
+    size_t n = got > len ? got : len;
+    char *d = rpl_scratch(x, n);
+    if (!d) {
+        free(p);
+        return RPL_ERR_NOMEM;
+    }
+    memcpy(d, p, n);
+    free(p);
+    rpl_count_bytes_in(x->s, got);
+    *out = d;
+    return RPL_OK;
+}
+
+int rpl_in_props(rpl_cx *x, unsigned i, int flavour, void **out)
+{
+    const tf_value *v = rpl_arg(x, i);
+    *out = NULL;
+    if (v->type == TF_NIL)
+        return RPL_OK;
+    if (v->type != TF_ARRAY || v->v.arr.n > 256)
+        return rpl_bad(x, i, "expected a property list");
+    uint32_t n = v->v.arr.n;
+    uint64_t *p = rpl_scratch(x, ((size_t)n + 1) * sizeof *p);
+    if (!p)
+        return RPL_ERR_NOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        const tf_value *e = &v->v.arr.items[k];
+        if (e->type == TF_INT)
+            p[k] = (uint64_t)e->v.i;
+        else if (!tf_value_u64(e, &p[k]))
+            return rpl_bad(x, i, "property is not an integer");
+    }
+    for (uint32_t k = 0; k + 1 < n; k += 2) {
+        if (!p[k])
+            break;
+        if (flavour == RPL_PROPS_context && p[k] == CL_CONTEXT_PLATFORM) {
+            void *h;
+            RPL_TRY(rpl_lookup(x, i, p[k + 1], &h));
+            p[k + 1] = (uint64_t)(uintptr_t)h;
+        }
+    }
+    *out = p;
+    return RPL_OK;
+}
+
+int rpl_in_ptr(rpl_cx *x, unsigned i, void **out)
+{
+    uint64_t a = 0;
+    *out = NULL;
+    if (!tf_value_u64(rpl_arg(x, i), &a) && !rpl_in_isnil(x, i))
+        return rpl_bad(x, i, "expected an address");
+    if (!a)
+        return RPL_OK;
+    if (!(*out = rpl_addr(x->s, a)))
+        return rpl_call_error(x, RPL_ERR_INVALID,
+                              "argument '%s': address 0x%llx is not inside any mapped region or SVM allocation",
+                              rpl_pname(x, i), (unsigned long long)a);
+    return RPL_OK;
+}
+
+static int rpl_struct_fields(rpl_cx *x, unsigned i, uint64_t *f, uint32_t n)
+{
+    const tf_value *v = rpl_arg(x, i);
+    if (v->type != TF_ARRAY || v->v.arr.n != n)
+        return rpl_bad(x, i, "malformed structure");
+    for (uint32_t k = 0; k < n; k++)
+        if (!tf_value_u64(&v->v.arr.items[k], &f[k]))
+            return rpl_bad(x, i, "malformed structure field");
+    return RPL_OK;
+}
+
+int rpl_in_struct_cl_image_format(rpl_cx *x, unsigned i, cl_image_format *s)
+{
+    uint64_t f[2];
+    RPL_TRY(rpl_struct_fields(x, i, f, 2));
+    s->image_channel_order = (cl_channel_order)f[0];
+    s->image_channel_data_type = (cl_channel_type)f[1];
+    return RPL_OK;
+}
+
+int rpl_in_struct_cl_image_desc(rpl_cx *x, unsigned i, cl_image_desc *d)
+{
+    uint64_t f[10];
+    RPL_TRY(rpl_struct_fields(x, i, f, 10));
+    memset(d, 0, sizeof *d);
+    d->image_type = (cl_mem_object_type)f[0];
+    d->image_width = (size_t)f[1];
+    d->image_height = (size_t)f[2];
+    d->image_depth = (size_t)f[3];
+    d->image_array_size = (size_t)f[4];
+    d->image_row_pitch = (size_t)f[5];
+    d->image_slice_pitch = (size_t)f[6];
+    d->num_mip_levels = (cl_uint)f[7];
+    d->num_samples = (cl_uint)f[8];
+    void *m;
+    RPL_TRY(rpl_lookup(x, i, f[9], &m));
+    d->mem_object = m;
+    return RPL_OK;
+}
+
+int rpl_in_struct_cl_buffer_region(rpl_cx *x, unsigned i, cl_buffer_region *r)
+{
+    uint64_t f[2];
+    RPL_TRY(rpl_struct_fields(x, i, f, 2));
+    r->origin = (size_t)f[0];
+    r->size = (size_t)f[1];
+    return RPL_OK;
+}
+
+int rpl_out_alloc(rpl_cx *x, size_t n, size_t elem_size, void **p)
+{
+    if (n > RPL_MAX_ELEMS * (size_t)64 || (elem_size && n > SIZE_MAX / elem_size))
+        return rpl_call_error(x, RPL_ERR_LIMIT, "output of %zu elements is over the limit", n);
+    *p = rpl_scratch(x, n * elem_size);
+    return *p ? RPL_OK : RPL_ERR_NOMEM;
+}
+
+int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
+{
+    if (len > rpl_session_opts(x->s)->max_memory)
+        return rpl_call_error(x, RPL_ERR_LIMIT, "a read-back of %zu bytes is over the memory limit (%zu)", len,
+                              rpl_session_opts(x->s)->max_memory);
+    free(x->readback);
+    x->readback = calloc(1, len ? len : 1);
+    x->readback_len = len;
+    if (!x->readback)
+        return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", len);
+    *p = x->readback;
+    return RPL_OK;
+}
+
+/* Binds one recorded output id to a live object. Platforms and root
+ * devices are bound through the device map at open (outside exact mode);
+ * those bindings are kept. */
+static int rpl_bind_out(rpl_cx *x, uint64_t id, void *live, unsigned kind, int created)
+{
+    if (!id || !live)
+        return RPL_OK;
+    rpl_obj *o = rpl_obj_find(x->s, id);
+    if (o && (kind == RPL_OBJ_PLATFORM || kind == RPL_OBJ_DEVICE) && !o->created && o->live)
+        return RPL_OK;
+    if (o && !created && o->live)   /* a query naming an object we already know */
+        return RPL_OK;
+    if (!rpl_obj_bind(x->s, id, live, kind, created))
+        return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+    return RPL_OK;
+}
+
+int rpl_out_handle(rpl_cx *x, unsigned i, void *live, unsigned kind)
+{
+    uint64_t id = 0;
+    if (!x->c->outs || !tf_value_u64(&x->c->outs[i], &id))
+        return RPL_OK;
+    return rpl_bind_out(x, id, live, kind, 1);
+}
+
+int rpl_out_handles(rpl_cx *x, unsigned i, void *const *live, size_t n, unsigned kind)
+{
+    if (!x->c->outs || x->c->outs[i].type != TF_ARRAY)
+        return RPL_OK;
+    const tf_value *a = &x->c->outs[i];
+    int created = x->fn == RPL_FN_clCreateSubDevices || x->fn == RPL_FN_clCreateKernelsInProgram;
+    for (size_t k = 0; k < n && k < a->v.arr.n; k++) {
+        uint64_t id = 0;
+        if (tf_value_u64(&a->v.arr.items[k], &id))
+            RPL_TRY(rpl_bind_out(x, id, live[k], kind, created));
+    }
+    return RPL_OK;
+}
+
+/* Object-valued query answers: the recorder put their ids in post.handles. */
+int rpl_out_query(rpl_cx *x, unsigned i, const void *value, size_t len)
+{
+    (void)i;
+    const tf_value *h = x->c->post ? tf_map_get(x->c->post, "handles") : NULL;
+    if (!h || h->type != TF_ARRAY || !value)
+        return RPL_OK;
+    size_t n = len / sizeof(void *);
+    for (size_t k = 0; k < n && k < h->v.arr.n; k++) {
+        uint64_t id = 0;
+        void *live;
+        memcpy(&live, (const char *)value + k * sizeof live, sizeof live);
+        if (tf_value_u64(&h->v.arr.items[k], &id))
+            RPL_TRY(rpl_bind_out(x, id, live, RPL_OBJ_UNKNOWN, 0));
+    }
+    return RPL_OK;
+}
+
+int rpl_ret_handle(rpl_cx *x, void *live, unsigned kind)
+{
+    uint64_t id = 0;
+    if (!tf_value_u64(&x->c->ret, &id) || !id)
+        return RPL_OK;   /* failed when recorded: rpl_result already dealt with it */
+    rpl_obj *o = rpl_obj_bind(x->s, id, live, kind, 1);
+    if (!o)
+        return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+    if (x->fn == RPL_FN_clCreateKernel && x->c->args[1].type == TF_STR) {
+        const tf_value *n = &x->c->args[1];
+        o->name = strndup(n->v.str.ptr, n->v.str.len);
+    }
+    return RPL_OK;
+}
+
+static const char *rpl_code_name(int64_t code, char *buf, size_t cap)
+{
+    const char *n = code == RPL_CL_UNKNOWN ? "a failure" : rpl_cl_error_name(code);
+    if (n)
+        return n;
+    snprintf(buf, cap, "error %lld", (long long)code);
+    return buf;
+}
+
+int rpl_result(rpl_cx *x, int ok, cl_int code)
+{
+    if (!x->c->complete)
+        return RPL_OK;   /* never returned when recorded: nothing to compare */
+    if (ok == x->recorded_ok)
+        return RPL_OK;
+    const char *cat = rpl_gen_table[x->fn].category;
+    int tolerated = !strcmp(cat, "query") || x->fn == RPL_FN_clGetPlatformIDs || x->fn == RPL_FN_clGetDeviceIDs
+                    || !x->recorded_ok;
+    if (tolerated) {
+        rpl_count_call_diff(x->s);
+        return RPL_OK;
+    }
+    char b1[32], b2[32];
+    if (x->fn == RPL_FN_clBuildProgram)
+        return RPL_OK;   /* the post hook reports the build log */
+    if (x->fn == RPL_FN_clCreateProgramWithBinary) {
+        char rec[256], live[256];
+        rpl_devmap_names(x->s, rec, sizeof rec, live, sizeof live);
+        uint64_t id = 0;
+        tf_value_u64(&x->c->ret, &id);
+        return rpl_call_error(x, RPL_ERR_DEVICE,
+                              "program #%llu: its device binary (recorded on %s) cannot be loaded on %s (%s); "
+                              "it was recorded without source or IL, so it replays only on the device it was built for",
+                              (unsigned long long)id, rec, live, rpl_code_name(code, b2, sizeof b2));
+    }
+    return rpl_call_error(x, RPL_ERR_CL, "recorded %s, here %s",
+                          rpl_code_name(x->recorded_code, b1, sizeof b1), rpl_code_name(code, b2, sizeof b2));
+}
+
+int rpl_need(rpl_cx *x, unsigned fn)
+{
+    void **slot = rpl_gen_api_slot(&x->s->api, fn);
+    if (slot && *slot)
+        return RPL_OK;
+    /* extension functions: ask the platforms the replay uses */
+    if (slot && x->s->api.clGetExtensionFunctionAddressForPlatform) {
+        for (size_t i = 0; i < x->s->cap && !*slot; i++) {
+            rpl_obj *o = x->s->by_id[i];
+            if (o && (uintptr_t)o > 1 && o->kind == RPL_OBJ_PLATFORM && o->live)
+                *slot = x->s->api.clGetExtensionFunctionAddressForPlatform(o->live, rpl_gen_table[fn].name);
+        }
+    }
+    if (slot && !*slot && x->s->api.clGetExtensionFunctionAddress)
+        *slot = x->s->api.clGetExtensionFunctionAddress(rpl_gen_table[fn].name);
+    if (slot && *slot)
+        return RPL_OK;
+    return rpl_call_error(x, RPL_ERR_UNSUPPORTED, "the OpenCL runtime here does not provide %s",
+                          rpl_gen_table[fn].name);
+}
+
+int rpl_want_event(rpl_cx *x)
+{
+    return !rpl_session_opts(x->s)->exact_calls;
+}
+
+void rpl_obj_retained(rpl_cx *x, unsigned i)
+{
+    rpl_obj *o = rpl_obj_find(x->s, rpl_arg_id(x, i));
+    if (o && o->created)
+        o->refs++;
+}
+
+void rpl_obj_released(rpl_cx *x, unsigned i)
+{
+    rpl_obj *o = rpl_obj_find(x->s, rpl_arg_id(x, i));
+    if (o && o->created && --o->refs <= 0)
+        rpl_obj_retire(x->s, o);
+}
+
+int rpl_fail(rpl_cx *x, int status)
+{
+    if (!x->s->err[0])
+        rpl_call_error(x, status, "%s", rpl_strerror((rpl_status)status));
+    return status;
+}
+
+size_t rpl_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch)
+{
+    if (!origin || !region || !region[0] || !region[1] || !region[2])
+        return 0;
+    if (!row_pitch)
+        row_pitch = region[0];
+    if (!slice_pitch)
+        slice_pitch = row_pitch * region[1];
+    return (origin[2] + region[2] - 1) * slice_pitch + (origin[1] + region[1] - 1) * row_pitch + origin[0]
+           + region[0];
+}
+
+size_t rpl_len_image(rpl_cx *x, cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch)
+{
+    rpl_obj *o = rpl_obj_by_live(x->s, image);
+    if (!region || !o || !o->elem_size || !region[0] || !region[1] || !region[2])
+        return 0;
+    if (!row_pitch)
+        row_pitch = region[0] * o->elem_size;
+    if (!slice_pitch)
+        slice_pitch = row_pitch * region[1];
+    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0] * o->elem_size;
+}
+
+size_t rpl_image_elem_size(const cl_image_format *f)
+{
+    size_t ch;
+    switch (f->image_channel_order) {
+    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_DEPTH: case CL_Rx:
+        ch = 1;
+        break;
+    case CL_RG: case CL_RA: case CL_RGx:
+        ch = 2;
+        break;
+    case CL_RGB: case CL_RGBx:
+        ch = 3;
+        break;
+    default:
+        ch = 4;
+    }
+    switch (f->image_channel_data_type) {
+    case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8:
+        return ch;
+    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16: case CL_HALF_FLOAT:
+        return 2 * ch;
+    case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555:
+        return 2;
+    case CL_UNORM_INT_101010:
+        return 4;
+    default:
+        return 4 * ch;
+    }
+}

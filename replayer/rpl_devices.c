@@ -1,0 +1,264 @@
+/* rpl_devices.c — recorded platforms and devices (the trace's ENV record)
+ * mapped onto the ones present here.
+ *
+ * Default: each recorded device goes to the live device with the same name
+ * and vendor; failing that, the closest one (same type, then same vendor,
+ * then any). --device SPEC sends every recorded device to one device: an
+ * index as numbered by `clrr devices`, a type (cpu, gpu, accelerator), or a
+ * case-insensitive substring of the device or platform name. A recorded
+ * platform goes to the platform of the device its first device went to.
+ * The bindings are made at open, so the application's own discovery calls
+ * (replayed as they were) do not decide where the work runs.
+ * In exact-calls mode nothing is discovered: the recorded discovery calls
+ * bind their outputs by position. */
+#include "replayer/rpl_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct rpl_live_dev {
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_device_type type;
+    char name[256], vendor[256], pname[256];
+} rpl_live_dev;
+
+struct rpl_devmap {
+    rpl_live_dev *live;
+    unsigned nlive;
+    int remapped;
+    int first_live;           /* index of the first recorded device's target, -1 */
+    char rec_name[256];
+};
+
+static void rpl_vstr(const tf_value *m, const char *key, char *dst, size_t cap)
+{
+    const tf_value *v = tf_map_get(m, key);
+    dst[0] = 0;
+    if (v && v->type == TF_STR)
+        snprintf(dst, cap, "%.*s", (int)v->v.str.len, v->v.str.ptr);
+}
+
+static int rpl_enumerate(rpl_session *s, rpl_devmap *dm, char *err, size_t cap)
+{
+    const rpl_api_table *a = &s->api;
+    cl_uint np = 0;
+    if (!a->clGetPlatformIDs || a->clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || !np) {
+        snprintf(err, cap, "no OpenCL platform found here (check /etc/OpenCL/vendors or OCL_ICD_VENDORS)");
+        return RPL_ERR_DEVICE;
+    }
+    if (np > 64)
+        np = 64;
+    cl_platform_id plats[64];
+    if (a->clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
+        snprintf(err, cap, "clGetPlatformIDs failed");
+        return RPL_ERR_DEVICE;
+    }
+    for (cl_uint p = 0; p < np; p++) {
+        cl_uint nd = 0;
+        if (a->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
+            continue;
+        if (nd > 64)
+            nd = 64;
+        cl_device_id devs[64];
+        if (a->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL) != CL_SUCCESS)
+            continue;
+        rpl_live_dev *l = realloc(dm->live, (dm->nlive + nd) * sizeof *l);
+        if (!l) {
+            snprintf(err, cap, "out of memory");
+            return RPL_ERR_NOMEM;
+        }
+        dm->live = l;
+        for (cl_uint d = 0; d < nd; d++) {
+            rpl_live_dev *x = &dm->live[dm->nlive++];
+            memset(x, 0, sizeof *x);
+            x->plat = plats[p];
+            x->dev = devs[d];
+            a->clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof x->type, &x->type, NULL);
+            a->clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name - 1, x->name, NULL);
+            a->clGetDeviceInfo(devs[d], CL_DEVICE_VENDOR, sizeof x->vendor - 1, x->vendor, NULL);
+            a->clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof x->pname - 1, x->pname, NULL);
+        }
+    }
+    if (!dm->nlive) {
+        snprintf(err, cap, "no OpenCL device found here");
+        return RPL_ERR_DEVICE;
+    }
+    return RPL_OK;
+}
+
+static int rpl_spec_pick(rpl_devmap *dm, const char *spec, char *err, size_t cap)
+{
+    char *end;
+    unsigned long idx = strtoul(spec, &end, 10);
+    if (*spec && !*end) {
+        if (idx >= dm->nlive) {
+            snprintf(err, cap, "--device %s: there are %u devices here (0 to %u; see 'clrr devices')", spec,
+                     dm->nlive, dm->nlive - 1);
+            return -1;
+        }
+        return (int)idx;
+    }
+    static const struct { const char *n; cl_device_type t; } types[] = {
+        {"cpu", CL_DEVICE_TYPE_CPU}, {"gpu", CL_DEVICE_TYPE_GPU},
+        {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}, {"custom", CL_DEVICE_TYPE_CUSTOM}};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        if (!strcasecmp(spec, types[t].n)) {
+            for (unsigned i = 0; i < dm->nlive; i++)
+                if (dm->live[i].type & types[t].t)
+                    return (int)i;
+            snprintf(err, cap, "--device %s: no %s device here (see 'clrr devices')", spec, types[t].n);
+            return -1;
+        }
+    for (unsigned i = 0; i < dm->nlive; i++)
+        if (strcasestr(dm->live[i].name, spec) || strcasestr(dm->live[i].pname, spec))
+            return (int)i;
+    snprintf(err, cap, "--device %s: no device here matches (see 'clrr devices')", spec);
+    return -1;
+}
+
+/* The closest live device to a recorded one: name+vendor, type+vendor, type, any. */
+static int rpl_closest(rpl_devmap *dm, const char *name, const char *vendor, cl_device_type type, int *exact)
+{
+    int best = 0, score = -1;
+    for (unsigned i = 0; i < dm->nlive; i++) {
+        rpl_live_dev *l = &dm->live[i];
+        int sc = 0;
+        if (!strcmp(l->name, name) && !strcmp(l->vendor, vendor))
+            sc = 8;
+        else
+            sc = ((l->type & type) ? 4 : 0) + (!strcmp(l->vendor, vendor) ? 2 : 0);
+        if (sc > score) {
+            score = sc;
+            best = (int)i;
+        }
+    }
+    *exact = score == 8;
+    return best;
+}
+
+int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap)
+{
+    rpl_devmap *dm = calloc(1, sizeof *dm);
+    if (!dm) {
+        snprintf(err, cap, "out of memory");
+        return RPL_ERR_NOMEM;
+    }
+    s->dm = dm;
+    dm->first_live = -1;
+    const tf_value *plats = env ? tf_map_get(env, "platforms") : NULL;
+    if (plats && plats->type == TF_ARRAY && plats->v.arr.n) {
+        const tf_value *p0 = &plats->v.arr.items[0];
+        const tf_value *d0 = tf_map_get(p0, "devices");
+        if (d0 && d0->type == TF_ARRAY && d0->v.arr.n) {
+            char n[200], t[16] = "";
+            rpl_vstr(&d0->v.arr.items[0], "name", n, sizeof n);
+            uint64_t ty = 0;
+            tf_value_u64(tf_map_get(&d0->v.arr.items[0], "type"), &ty);
+            snprintf(t, sizeof t, "%s", ty & CL_DEVICE_TYPE_GPU ? "GPU" : ty & CL_DEVICE_TYPE_CPU ? "CPU"
+                                        : ty & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR" : "OTHER");
+            snprintf(dm->rec_name, sizeof dm->rec_name, "%s (%s)", n, t);
+        }
+    }
+    if (exact) {
+        if (spec) {
+            snprintf(err, cap, "--exact-calls replays on the recorded devices; it cannot take --device");
+            return RPL_ERR_ARG;
+        }
+        return RPL_OK;
+    }
+    int st = rpl_enumerate(s, dm, err, cap);
+    if (st < 0)
+        return st;
+    int forced = -1;
+    if (spec && (forced = rpl_spec_pick(dm, spec, err, cap)) < 0)
+        return RPL_ERR_DEVICE;
+    if (!plats || plats->type != TF_ARRAY) {
+        /* no environment (a damaged trace): everything goes to one device */
+        dm->first_live = forced >= 0 ? forced : 0;
+        dm->remapped = 1;
+        return RPL_OK;
+    }
+    for (uint32_t p = 0; p < plats->v.arr.n; p++) {
+        const tf_value *pm = &plats->v.arr.items[p];
+        uint64_t pid = 0;
+        tf_value_u64(tf_map_get(pm, "id"), &pid);
+        const tf_value *devs = tf_map_get(pm, "devices");
+        int plat_target = -1;
+        for (uint32_t d = 0; devs && devs->type == TF_ARRAY && d < devs->v.arr.n; d++) {
+            const tf_value *dv = &devs->v.arr.items[d];
+            char name[256], vendor[256];
+            rpl_vstr(dv, "name", name, sizeof name);
+            rpl_vstr(dv, "vendor", vendor, sizeof vendor);
+            uint64_t type = 0, did = 0;
+            tf_value_u64(tf_map_get(dv, "type"), &type);
+            tf_value_u64(tf_map_get(dv, "id"), &did);
+            int same = 0;
+            int target = forced >= 0 ? forced : rpl_closest(dm, name, vendor, type, &same);
+            if (forced >= 0)
+                same = !strcmp(dm->live[target].name, name) && !strcmp(dm->live[target].vendor, vendor);
+            if (!same)
+                dm->remapped = 1;
+            if (dm->first_live < 0)
+                dm->first_live = target;
+            if (plat_target < 0)
+                plat_target = target;
+            if (did && !rpl_obj_bind(s, did, dm->live[target].dev, RPL_OBJ_DEVICE, 0)) {
+                snprintf(err, cap, "out of memory");
+                return RPL_ERR_NOMEM;
+            }
+        }
+        if (plat_target < 0)
+            plat_target = dm->first_live >= 0 ? dm->first_live : 0;
+        if (pid && !rpl_obj_bind(s, pid, dm->live[plat_target].plat, RPL_OBJ_PLATFORM, 0)) {
+            snprintf(err, cap, "out of memory");
+            return RPL_ERR_NOMEM;
+        }
+    }
+    if (dm->first_live < 0)
+        dm->first_live = forced >= 0 ? forced : 0;
+    return RPL_OK;
+}
+
+void *rpl_devmap_live(rpl_session *s, uint64_t rec_id)
+{
+    rpl_obj *o = rpl_obj_find(s, rec_id);
+    return o ? o->live : NULL;
+}
+
+int rpl_devmap_remapped(rpl_session *s)
+{
+    return s->dm && s->dm->remapped;
+}
+
+cl_device_type rpl_devmap_live_type(rpl_session *s)
+{
+    if (!s->dm || s->dm->first_live < 0 || !s->dm->live)
+        return CL_DEVICE_TYPE_ALL;
+    return s->dm->live[s->dm->first_live].type;
+}
+
+void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap)
+{
+    rpl_devmap *dm = s->dm;
+    snprintf(rec, rec_cap, "%s", dm && dm->rec_name[0] ? dm->rec_name : "(unknown)");
+    if (!dm || dm->first_live < 0 || !dm->live) {
+        snprintf(live, live_cap, "(the recorded devices, bound by the recorded calls)");
+        return;
+    }
+    const rpl_live_dev *l = &dm->live[dm->first_live];
+    snprintf(live, live_cap, "%s (%s)", l->name, l->type & CL_DEVICE_TYPE_GPU ? "GPU" : l->type & CL_DEVICE_TYPE_CPU
+                                                    ? "CPU" : l->type & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR"
+                                                    : "OTHER");
+}
+
+void rpl_devmap_free(rpl_session *s)
+{
+    if (s->dm) {
+        free(s->dm->live);
+        free(s->dm);
+        s->dm = NULL;
+    }
+}

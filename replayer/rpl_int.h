@@ -1,0 +1,245 @@
+/* rpl_int.h — replayer internals shared by the generated call table
+ * (build/gen/rpl_gen.c) and the hand-written engine (replayer/rpl_*.c).
+ * Not a public header. */
+#ifndef CLRR_RPL_INT_H
+#define CLRR_RPL_INT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "replayer/rpl.h"
+#include "trace-format/tf.h"
+#include "rpl_gen.h"
+
+/* Object kinds, named as in the generator's handle kinds. */
+enum rpl_obj_kind {
+    RPL_OBJ_UNKNOWN = 0, RPL_OBJ_PLATFORM, RPL_OBJ_DEVICE, RPL_OBJ_CONTEXT, RPL_OBJ_QUEUE,
+    RPL_OBJ_MEM, RPL_OBJ_PROGRAM, RPL_OBJ_KERNEL, RPL_OBJ_EVENT, RPL_OBJ_SAMPLER,
+    RPL_OBJ_COMMAND_BUFFER, RPL_OBJ_SEMAPHORE, RPL_OBJ_MUTABLE_COMMAND, RPL_OBJ_ACCELERATOR
+};
+
+/* Array element kinds for rpl_in_array(). */
+enum rpl_el { RPL_EL_VALUE, RPL_EL_HANDLE, RPL_EL_STRING, RPL_EL_PTR };
+/* Property list flavours (as the recorder's). */
+enum rpl_props { RPL_PROPS_plain, RPL_PROPS_context, RPL_PROPS_queue, RPL_PROPS_mem,
+                 RPL_PROPS_pipe, RPL_PROPS_partition, RPL_PROPS_sampler };
+
+#define RPL_CL_UNKNOWN (-9999)  /* failure without an error code (no errcode_ret) */
+#define RPL_MAX_KARGS 64
+
+/* ------------------------------------------------------------ objects */
+typedef struct rpl_obj {
+    uint64_t id;              /* recorded id */
+    void *live;               /* live handle */
+    uint8_t kind;
+    uint8_t created;          /* created by a replayed call (reference counted) */
+    uint8_t in_order;         /* queues */
+    int32_t refs;             /* application references (created objects) */
+    /* memory objects */
+    void *host;               /* USE_HOST_PTR memory (owned when host_owned) */
+    size_t host_size;
+    uint8_t host_owned;
+    size_t elem_size;         /* images: bytes per pixel */
+    uint64_t writer_seq;      /* last launch that may have written it */
+    uint64_t writer_kernel;   /* ... and its kernel id */
+    /* kernels */
+    char *name;
+    uint64_t args[RPL_MAX_KARGS];   /* memory object id per argument, 0 if none */
+} rpl_obj;
+
+rpl_obj *rpl_obj_find(rpl_session *s, uint64_t id);
+rpl_obj *rpl_obj_by_live(rpl_session *s, const void *live);
+/* Binds recorded @p id to @p live (replacing an earlier binding). NULL on ENOMEM. */
+rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, int created);
+void rpl_obj_unbind(rpl_session *s, rpl_obj *o);
+/* The application released its last reference: forget the id (host memory
+ * of USE_HOST_PTR buffers is kept until the session closes). */
+void rpl_obj_retire(rpl_session *s, rpl_obj *o);
+void rpl_objs_free(rpl_session *s);
+/* Releases every object the replay still holds references to (close). */
+void rpl_objs_release_all(rpl_session *s);
+
+/* Address maps: mapped regions and SVM allocations, recorded -> live. */
+enum rpl_region_kind { RPL_REGION_MAP = 1, RPL_REGION_SVM = 2 };
+typedef struct rpl_region {
+    uint64_t rec;             /* recorded address */
+    char *live;
+    size_t size;
+    uint64_t flags;           /* map flags */
+    uint64_t mem;             /* memory object id (maps) */
+    int kind;
+} rpl_region;
+int rpl_region_add(rpl_session *s, int kind, uint64_t rec, void *live, size_t size, uint64_t flags,
+                   uint64_t mem);
+rpl_region *rpl_region_find(rpl_session *s, int kind, uint64_t rec);   /* exact start */
+void rpl_region_remove(rpl_session *s, rpl_region *r);
+/* Translates a recorded address inside a map or SVM allocation; NULL if none. */
+void *rpl_addr(rpl_session *s, uint64_t rec);
+
+/* ------------------------------------------------------------ one call */
+struct rpl_cx {
+    rpl_session *s;
+    const tf_call *c;
+    unsigned fn;
+    const rpl_api_table *api;
+    int recorded_ok;          /* the call succeeded when recorded */
+    int64_t recorded_code;    /* its error code (cl_int), RPL_CL_UNKNOWN if none */
+    int64_t host_ns;          /* wall time of the runtime call */
+    cl_int ret_override;      /* a pre hook that answered the call itself */
+    void *ret_handle;
+    void *scratch;            /* allocations freed after the call */
+    void *readback;           /* the read-back buffer (handed to the verifier) */
+    size_t readback_len;
+    cl_event cmd_event;       /* the command's event (app's or own) */
+    int cmd_event_own;
+    int no_verify;            /* read-backs of this call are not compared */
+};
+
+#define RPL_TRY(expr)                          \
+    do {                                       \
+        int rpl_st_ = (expr);                  \
+        if (rpl_st_ < 0)                       \
+            return rpl_st_;                    \
+    } while (0)
+
+/* rpl_args.c: decoding of recorded arguments (the generated code's helpers).
+ * Each returns RPL_OK or a negative status with the session error set. */
+int rpl_in_isnil(rpl_cx *x, unsigned i);
+int rpl_in_present(rpl_cx *x, unsigned i);    /* BEGIN true: the app passed a pointer */
+int rpl_in_u64(rpl_cx *x, unsigned i, uint64_t *v);
+int rpl_in_f64(rpl_cx *x, unsigned i, double *v);
+int rpl_in_handle(rpl_cx *x, unsigned i, void **h);
+int rpl_in_str(rpl_cx *x, unsigned i, const char **s);
+int rpl_in_array(rpl_cx *x, unsigned i, int el, size_t elem_size, int elem_signed, void **arr);
+int rpl_in_blob(rpl_cx *x, unsigned i, size_t len, const void **p);
+int rpl_in_props(rpl_cx *x, unsigned i, int flavour, void **p);
+int rpl_in_ptr(rpl_cx *x, unsigned i, void **p);
+int rpl_in_struct_cl_image_format(rpl_cx *x, unsigned i, cl_image_format *f);
+int rpl_in_struct_cl_image_desc(rpl_cx *x, unsigned i, cl_image_desc *d);
+int rpl_in_struct_cl_buffer_region(rpl_cx *x, unsigned i, cl_buffer_region *r);
+int rpl_out_alloc(rpl_cx *x, size_t n, size_t elem_size, void **p);
+int rpl_readback_alloc(rpl_cx *x, size_t len, void **p);
+int rpl_out_handle(rpl_cx *x, unsigned i, void *live, unsigned kind);
+int rpl_out_handles(rpl_cx *x, unsigned i, void *const *live, size_t n, unsigned kind);
+int rpl_out_query(rpl_cx *x, unsigned i, const void *value, size_t len);
+int rpl_ret_handle(rpl_cx *x, void *live, unsigned kind);
+int rpl_result(rpl_cx *x, int ok, cl_int code);
+int rpl_need(rpl_cx *x, unsigned fn);
+int rpl_want_event(rpl_cx *x);
+int rpl_command_event(rpl_cx *x, cl_event ev, int own);
+void rpl_obj_retained(rpl_cx *x, unsigned i);
+void rpl_obj_released(rpl_cx *x, unsigned i);
+int rpl_fail(rpl_cx *x, int status);
+void rpl_noop_callback(void);
+size_t rpl_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch);
+size_t rpl_len_image(rpl_cx *x, cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch);
+size_t rpl_image_elem_size(const cl_image_format *f);
+void *rpl_scratch(rpl_cx *x, size_t n);       /* zeroed, freed after the call; NULL: error set */
+void rpl_scratch_free(rpl_cx *x);
+/* Fetches a recorded data value (bin or blob) into new memory of @p len
+ * bytes (malloc'd, zero-padded, caller frees). 0 when absent ("not
+ * captured" / nil); negative on error. */
+int rpl_fetch(rpl_session *s, const tf_value *v, size_t len, void **out, size_t *got);
+int64_t rpl_clock_ns(void);
+/* The recorded id of argument @p i (0 when nil). */
+uint64_t rpl_arg_id(rpl_cx *x, unsigned i);
+
+/* ------------------------------------------------------------ session */
+typedef struct rpl_pending rpl_pending;
+typedef struct rpl_devmap rpl_devmap;
+typedef struct rpl_timed {
+    uint64_t seq;
+    unsigned fn, loop;
+    char kernel[64];          /* kernel name for launches, "" otherwise */
+    cl_event ev;              /* a reference we hold */
+    int64_t host_ns;
+} rpl_timed;
+
+struct rpl_session {
+    rpl_opts o;
+    char path[1024];
+    tf_reader *r;
+    void *libcl;              /* dlopen handle of the ICD loader */
+    rpl_api_table api;
+    /* objects: open addressing on recorded id and on live handle */
+    rpl_obj **by_id, **by_live;
+    size_t cap, n, n_live;
+    rpl_region *regions;
+    size_t nregions, cap_regions;
+    rpl_devmap *dm;
+    /* signature id -> function (RPL_FN_*), -1 unknown, -2 not yet looked up */
+    int *sig_fn;
+    uint32_t nsig;
+    /* verification */
+    rpl_pending *pending;
+    struct rpl_held *held;
+    size_t nheld, cap_held;
+    size_t npending;
+    size_t pending_bytes;
+    int have_rb;
+    rpl_readback rb;
+    void *rb_buf;
+    char rb_what[16];
+    /* phases: range [first, last]; kernel mode stops after the launch at the
+     * first command that may modify memory */
+    uint64_t first, last;
+    int after;                /* past the measured part */
+    int kernel_done;          /* kernel mode: the launch ran */
+    unsigned iter;            /* loop iteration */
+    int64_t iter_exec;        /* exec time of this iteration */
+    int64_t *loop_exec;
+    uint64_t *deferred;       /* loop mode: releases postponed to the end */
+    size_t ndeferred, cap_deferred;
+    /* timing */
+    rpl_timed *timed;
+    size_t ntimed, cap_timed;
+    uint64_t *devtime_seq;
+    int64_t *devtime_ns;
+    size_t ndevtime, cap_devtime;
+    /* state */
+    int failed;
+    int ended;
+    int64_t t_open;
+    rpl_summary sum;
+    char err[2048];
+};
+
+/* Sets the session error: "call #N FUNC: message". @return status. */
+int rpl_set_error(rpl_session *s, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int rpl_call_error(rpl_cx *x, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const rpl_opts *rpl_session_opts(rpl_session *s);
+void rpl_count_bytes_in(rpl_session *s, uint64_t n);
+void rpl_count_call_diff(rpl_session *s);
+int rpl_measuring(rpl_session *s);            /* inside the range: timing and verification on */
+int rpl_profiling(rpl_session *s);            /* queues get CL_QUEUE_PROFILING_ENABLE */
+rpl_api_table *rpl_session_api(rpl_session *s);
+
+/* rpl_devices.c: recorded devices and platforms -> live ones. */
+int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);
+void *rpl_devmap_live(rpl_session *s, uint64_t rec_id);    /* platform or device; NULL if unknown */
+int rpl_devmap_remapped(rpl_session *s);      /* a recorded device is replayed on another */
+void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap);
+cl_device_type rpl_devmap_live_type(rpl_session *s);
+void rpl_devmap_free(rpl_session *s);
+
+/* rpl_verify.c: read-backs, pending until complete and recorded. */
+int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
+                        cl_event ev, cl_command_queue q, const tf_value *expected);
+/* The generated code's read-back: parameter @p i of an enqueue (queue is
+ * argument 0, the memory object argument 1). Takes x->readback. */
+int rpl_readback_out(rpl_cx *x, unsigned i, void *buf, size_t len, cl_bool blocking, cl_event ev);
+int rpl_verify_data(rpl_session *s, const tf_data *d);      /* a DATA item */
+int rpl_verify_queue_done(rpl_session *s, cl_command_queue q);
+int rpl_verify_events_done(rpl_session *s, const cl_event *evs, size_t n);
+int rpl_verify_flush(rpl_session *s, int wait);             /* end: everything left */
+void rpl_verify_free(rpl_session *s);
+/* Keeps @p chunks (a scratch list) until the command with event @p ev on
+ * queue @p q is known complete (same triggers as read-backs). */
+int rpl_hold(rpl_session *s, void *chunks, cl_command_queue q, cl_event ev);
+void rpl_scratch_list_free(void *chunks);
+/* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
+void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);
+/* The last read-back this step produced (for rpl_step's rb). */
+int rpl_take_readback(rpl_session *s, rpl_readback *rb);
+
+#endif

@@ -1,0 +1,382 @@
+/* rpl_verify.c — read-backs compared with the recording.
+ *
+ * A read-back is pending until two things are true: the replayed command is
+ * complete, and the recorded bytes are known (in the END record for blocking
+ * calls, in a later DATA record for non-blocking ones). Completion comes from
+ * the command itself (blocking), from the replay's own event (waited for
+ * when the recorded bytes arrive), or — in exact-calls mode, where the
+ * replay makes no call of its own — from the application's recorded
+ * synchronization: clFinish on the queue, clWaitForEvents on its event, or a
+ * later blocking command on the same in-order queue. */
+#include "replayer/rpl_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rpl_pending {
+    uint64_t seq;
+    unsigned fn;
+    char what[16];
+    uint64_t mem;             /* object read, 0 for SVM/host */
+    const char *src;          /* live bytes (mapped memory), copied at completion */
+    char *buf;                /* owned bytes */
+    size_t len;
+    cl_event ev;              /* retained by us (not in exact mode) */
+    int ev_own;
+    cl_command_queue q;
+    int complete;
+    int have_expected;
+    tf_value exp;             /* TF_BIN (bytes in exp_bin) or TF_BLOB */
+    char *exp_bin;
+};
+
+static void rpl_pending_free(rpl_session *s, rpl_pending *p)
+{
+    if (p->ev_own && p->ev && s->api.clReleaseEvent)
+        s->api.clReleaseEvent(p->ev);
+    s->pending_bytes -= p->len;
+    free(p->buf);
+    free(p->exp_bin);
+}
+
+static void rpl_pending_remove(rpl_session *s, size_t i)
+{
+    rpl_pending_free(s, &s->pending[i]);
+    memmove(&s->pending[i], &s->pending[i + 1], (s->npending - i - 1) * sizeof *s->pending);
+    s->npending--;
+}
+
+static int rpl_keep_expected(rpl_session *s, rpl_pending *p, const tf_value *v)
+{
+    if (v->type == TF_BIN) {
+        p->exp_bin = malloc(v->v.str.len ? v->v.str.len : 1);
+        if (!p->exp_bin)
+            return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+        memcpy(p->exp_bin, v->v.str.ptr, v->v.str.len);
+        p->exp = *v;
+        p->exp.v.str.ptr = p->exp_bin;
+        p->have_expected = 1;
+    } else if (v->type == TF_BLOB) {
+        p->exp = *v;
+        p->have_expected = 1;
+    }
+    return RPL_OK;
+}
+
+/* "sobel (#41)": the kernel launch that last had @p mem as an argument. */
+static void rpl_writers(rpl_session *s, uint64_t mem, char *dst, size_t cap)
+{
+    dst[0] = 0;
+    rpl_obj *m = mem ? rpl_obj_find(s, mem) : NULL;
+    if (!m || !m->writer_seq)
+        return;
+    rpl_obj *k = rpl_obj_find(s, m->writer_kernel);
+    char kid[32];
+    snprintf(kid, sizeof kid, "kernel #%llu", (unsigned long long)m->writer_kernel);
+    snprintf(dst, cap, "%s (#%llu)", k && k->name ? k->name : kid, (unsigned long long)m->writer_seq);
+}
+
+void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel)
+{
+    for (int i = 0; kernel && i < RPL_MAX_KARGS; i++) {
+        rpl_obj *m = kernel->args[i] ? rpl_obj_find(s, kernel->args[i]) : NULL;
+        if (m) {
+            m->writer_seq = seq;
+            m->writer_kernel = kernel->id;
+        }
+    }
+}
+
+/* Both conditions met: compare, report, count. */
+static int rpl_settle(rpl_session *s, size_t i)
+{
+    rpl_pending *p = &s->pending[i];
+    if (!p->complete || !p->have_expected)
+        return RPL_OK;
+    uint64_t exp_size = p->exp.type == TF_BIN ? p->exp.v.str.len : p->exp.v.blob.size;
+    void *exp = NULL;
+    size_t got = 0;
+    int st = rpl_fetch(s, &p->exp, 0, &exp, &got);
+    if (st < 0)
+        return st;
+    rpl_cmp cmp;
+    memset(&cmp, 0, sizeof cmp);
+    size_t n = exp_size < p->len ? (size_t)exp_size : p->len;
+    int same = rpl_compare(exp, p->buf, n, &s->o.tol, &cmp) && exp_size == p->len;
+    free(exp);
+    s->sum.readbacks++;
+    s->sum.bytes_out += p->len;
+    if (!same) {
+        s->sum.mismatches++;
+        if (exp_size != p->len && cmp.differ == 0) {
+            cmp.first = n;
+            cmp.differ = 1;
+        }
+        if (s->o.on_mismatch) {
+            char w[160];
+            rpl_writers(s, p->mem, w, sizeof w);
+            rpl_mismatch m = {p->seq, rpl_gen_table[p->fn].name, p->what, p->mem, w, p->len, cmp};
+            s->o.on_mismatch(s->o.user, &m);
+        }
+    }
+    /* the live bytes stay available to rpl_step's caller until the next step */
+    free(s->rb_buf);
+    s->rb_buf = p->buf;
+    p->buf = NULL;
+    s->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, s->rb_buf, p->len, 1, same};
+    snprintf(s->rb_what, sizeof s->rb_what, "%s", p->what);
+    s->rb.what = s->rb_what;
+    s->have_rb = 1;
+    rpl_pending_remove(s, i);
+    return RPL_OK;
+}
+
+static int rpl_complete(rpl_session *s, size_t i)
+{
+    rpl_pending *p = &s->pending[i];
+    if (p->complete)
+        return RPL_OK;
+    p->complete = 1;
+    if (p->src) {   /* mapped memory: copy it while it is still mapped */
+        memcpy(p->buf, p->src, p->len);
+        p->src = NULL;
+    }
+    return rpl_settle(s, i);
+}
+
+/* ------------------------------------------------------------ held data */
+typedef struct rpl_held {
+    void *chunks;
+    cl_command_queue q;
+    cl_event ev;              /* retained (not in exact mode) */
+} rpl_held;
+
+static void rpl_held_release(rpl_session *s, size_t i)
+{
+    rpl_held *h = &s->held[i];
+    if (h->ev && !s->o.exact_calls && s->api.clReleaseEvent)
+        s->api.clReleaseEvent(h->ev);
+    rpl_scratch_list_free(h->chunks);
+    s->held[i] = s->held[--s->nheld];
+}
+
+int rpl_hold(rpl_session *s, void *chunks, cl_command_queue q, cl_event ev)
+{
+    /* bounded: past 256 commands, wait for the oldest (not in exact mode) */
+    while (s->nheld >= 256 && !s->o.exact_calls) {
+        rpl_held *h = &s->held[0];
+        if (h->ev && s->api.clWaitForEvents)
+            s->api.clWaitForEvents(1, &h->ev);
+        else if (h->q && s->api.clFinish)
+            s->api.clFinish(h->q);
+        rpl_held_release(s, 0);
+    }
+    if (s->nheld == s->cap_held) {
+        size_t cap = s->cap_held ? s->cap_held * 2 : 64;
+        rpl_held *a = realloc(s->held, cap * sizeof *a);
+        if (!a) {
+            rpl_scratch_list_free(chunks);
+            return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+        }
+        s->held = a;
+        s->cap_held = cap;
+    }
+    if (ev && !s->o.exact_calls && s->api.clRetainEvent)
+        s->api.clRetainEvent(ev);
+    s->held[s->nheld++] = (rpl_held){chunks, q, ev};
+    return RPL_OK;
+}
+
+static void rpl_held_queue_done(rpl_session *s, cl_command_queue q)
+{
+    for (size_t i = s->nheld; i-- > 0;)
+        if (s->held[i].q == q)
+            rpl_held_release(s, i);
+}
+
+int rpl_take_readback(rpl_session *s, rpl_readback *rb)
+{
+    *rb = s->rb;
+    return 1;
+}
+
+int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
+                        cl_event ev, cl_command_queue q, const tf_value *expected)
+{
+    rpl_session *s = x->s;
+    int owned = buf == x->readback;
+    if (owned)
+        x->readback = NULL;
+    if (x->no_verify) {
+        if (owned)
+            free(buf);
+        return RPL_OK;
+    }
+    if (expected && expected->type == TF_BOOL) {   /* not captured when recorded */
+        s->sum.unverified++;
+        if (owned)
+            free(buf);
+        return RPL_OK;
+    }
+    /* over half the budget: wait for the oldest (the replay's own event) */
+    while (!s->o.exact_calls && s->npending && s->pending_bytes + len > s->o.max_memory / 2) {
+        rpl_pending *o = &s->pending[0];
+        if (!o->ev || !s->api.clWaitForEvents || s->api.clWaitForEvents(1, &o->ev) != CL_SUCCESS)
+            break;
+        size_t before = s->npending;
+        RPL_TRY(rpl_complete(s, 0));
+        if (s->npending == before)
+            break;   /* its recorded bytes have not arrived yet */
+    }
+    if (s->pending_bytes + len > s->o.max_memory) {
+        if (owned)
+            free(buf);
+        return rpl_call_error(x, RPL_ERR_LIMIT, "pending read-backs exceed the memory limit (%zu bytes)",
+                              s->o.max_memory);
+    }
+    rpl_pending *a = realloc(s->pending, (s->npending + 1) * sizeof *a);
+    if (!a) {
+        if (owned)
+            free(buf);
+        return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+    }
+    s->pending = a;
+    rpl_pending *p = &a[s->npending];
+    memset(p, 0, sizeof *p);
+    p->seq = x->c->seq;
+    p->fn = x->fn;
+    snprintf(p->what, sizeof p->what, "%s", what);
+    p->mem = mem;
+    p->len = len;
+    p->q = q;
+    if (owned) {
+        p->buf = buf;
+    } else {
+        p->buf = malloc(len ? len : 1);
+        if (!p->buf)
+            return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+        p->src = buf;
+    }
+    if (ev && !s->o.exact_calls && s->api.clRetainEvent && s->api.clRetainEvent(ev) == CL_SUCCESS) {
+        p->ev = ev;
+        p->ev_own = 1;
+    } else {
+        p->ev = ev;
+    }
+    s->npending++;
+    s->pending_bytes += len;
+    if (expected)
+        RPL_TRY(rpl_keep_expected(s, p, expected));
+    if (blocking) {
+        /* a blocking command on an in-order queue: what came before is done too */
+        rpl_obj *qo = rpl_obj_by_live(s, q);
+        if (qo && qo->in_order)
+            RPL_TRY(rpl_verify_queue_done(s, q));
+        else
+            for (size_t i = s->npending; i-- > 0;)
+                if (s->pending[i].seq == x->c->seq)
+                    RPL_TRY(rpl_complete(s, i));
+    }
+    return RPL_OK;
+}
+
+int rpl_readback_out(rpl_cx *x, unsigned i, void *buf, size_t len, cl_bool blocking, cl_event ev)
+{
+    const tf_value *exp = x->c->outs && x->c->outs[i].type != TF_NIL ? &x->c->outs[i] : NULL;
+    void *q = NULL;
+    rpl_obj *qo = rpl_obj_find(x->s, rpl_arg_id(x, 0));
+    if (qo)
+        q = qo->live;
+    return rpl_readback_submit(x, x->c->sig->params[i].name, rpl_arg_id(x, 1), buf, len, blocking, ev, q, exp);
+}
+
+int rpl_verify_data(rpl_session *s, const tf_data *d)
+{
+    for (size_t i = 0; i < s->npending; i++) {
+        rpl_pending *p = &s->pending[i];
+        if (p->seq != d->seq || strcmp(p->what, d->key) || p->have_expected)
+            continue;
+        if (d->value.type == TF_BOOL || (d->value.type != TF_BIN && d->value.type != TF_BLOB)) {
+            s->sum.unverified++;   /* the command failed or was not captured */
+            rpl_pending_remove(s, i);
+            return RPL_OK;
+        }
+        RPL_TRY(rpl_keep_expected(s, p, &d->value));
+        return rpl_settle(s, i);
+    }
+    return RPL_OK;
+}
+
+int rpl_verify_queue_done(rpl_session *s, cl_command_queue q)
+{
+    rpl_held_queue_done(s, q);
+    for (size_t i = s->npending; i-- > 0;)
+        if (i < s->npending && s->pending[i].q == q)
+            RPL_TRY(rpl_complete(s, i));
+    return RPL_OK;
+}
+
+int rpl_verify_events_done(rpl_session *s, const cl_event *evs, size_t n)
+{
+    for (size_t i = s->nheld; i-- > 0;)
+        for (size_t k = 0; k < n; k++)
+            if (s->held[i].ev && evs[k] == s->held[i].ev) {
+                rpl_held_release(s, i);
+                break;
+            }
+    for (size_t i = s->npending; i-- > 0;) {
+        if (i >= s->npending || !s->pending[i].ev)
+            continue;
+        for (size_t k = 0; k < n; k++)
+            if (evs[k] == s->pending[i].ev) {
+                RPL_TRY(rpl_complete(s, i));
+                break;
+            }
+    }
+    return RPL_OK;
+}
+
+int rpl_verify_flush(rpl_session *s, int wait)
+{
+    while (wait && s->nheld) {
+        rpl_held *h = &s->held[s->nheld - 1];
+        if (h->ev && s->api.clWaitForEvents)
+            s->api.clWaitForEvents(1, &h->ev);
+        else if (h->q && s->api.clFinish)
+            s->api.clFinish(h->q);
+        rpl_held_release(s, s->nheld - 1);
+    }
+    while (s->npending) {
+        rpl_pending *p = &s->pending[0];
+        if (!p->complete && wait) {
+            if (p->ev && s->api.clWaitForEvents)
+                s->api.clWaitForEvents(1, &p->ev);
+            else if (p->q && s->api.clFinish)
+                s->api.clFinish(p->q);
+            if (p->have_expected) {
+                RPL_TRY(rpl_complete(s, 0));
+                continue;
+            }
+        }
+        s->sum.unverified++;
+        rpl_pending_remove(s, 0);
+    }
+    return RPL_OK;
+}
+
+void rpl_verify_free(rpl_session *s)
+{
+    /* the runtime may still read held data: finish the queues first */
+    for (size_t i = 0; i < s->nheld && !s->o.exact_calls; i++)
+        if (s->held[i].q && s->api.clFinish)
+            s->api.clFinish(s->held[i].q);
+    while (s->nheld)
+        rpl_held_release(s, s->nheld - 1);
+    free(s->held);
+    s->held = NULL;
+    while (s->npending)
+        rpl_pending_remove(s, s->npending - 1);
+    free(s->pending);
+    s->pending = NULL;
+}

@@ -1,0 +1,440 @@
+/* cmd_replay.c — `clrr replay`: re-executes a trace here and verifies every
+ * read-back (replayer/rpl.h does the work; this file parses options and
+ * prints). --compare runs two sessions side by side and names the first
+ * read-back where the two devices disagree. */
+#include "tools/clrr/cli.h"
+#include "replayer/rpl.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+
+static const char cli_replay_usage[] =
+    "Usage: clrr replay FILE [options]\n"
+    "Re-executes the recorded OpenCL calls here and compares every read-back\n"
+    "(reads, read maps, SVM copies to the host) with the recorded bytes.\n"
+    "\n"
+    "Options:\n"
+    "  --device SPEC     where to run: an index from 'clrr devices', cpu, gpu,\n"
+    "                    accelerator, or part of a device or platform name\n"
+    "                    (default: the recorded device, else the closest one)\n"
+    "  --range A:B       verify and time calls A..B (calls before A set up the\n"
+    "                    state; after B only releases run)\n"
+    "  --kernel ID       one kernel launch (call number ID) with exactly the\n"
+    "                    inputs it had; the read-backs that follow it, up to the\n"
+    "                    next command that may change memory, verify its outputs\n"
+    "  --loop N          run the range (or kernel) N times, for timing; results\n"
+    "                    are verified in the first iteration\n"
+    "  --timing          per-command and per-kernel device and host times\n"
+    "  --tolerance SPEC  compare floats within a tolerance: rel=X, abs=X, ulp=N,\n"
+    "                    f32 or f64, comma-separated (default: exact bytes)\n"
+    "  --compare DEVICE  also replay on DEVICE, side by side, and name the first\n"
+    "                    read-back where the two devices differ\n"
+    "  --exact-calls     make exactly the recorded calls and no others (no\n"
+    "                    device discovery, no events of its own); read-backs are\n"
+    "                    verified at the application's own synchronization\n"
+    "  --no-verify       execute without comparing read-backs\n"
+    "  --max-memory N    bytes of data held at once (default 1 GiB; K/M/G suffixes)\n"
+    "  --json            one JSON object on stdout instead of the summary\n"
+    "  -q, --quiet       print nothing but errors and mismatches\n"
+    "\n"
+    "Exit status: 0 every read-back matched, 1 a read-back differed (or the two\n"
+    "devices of --compare disagreed), 2 usage error, 3 the replay failed\n"
+    "(unreadable trace, a call that failed here, no usable device).\n";
+
+#define CLI_MAX_REPORTS 20
+
+typedef struct cli_ktime {
+    char name[128];
+    uint64_t n;
+    int64_t host, dev, rec;
+    int have_rec;
+} cli_ktime;
+
+typedef struct cli_replay {
+    int json, quiet, timing, progress;
+    uint64_t reported;
+    int64_t last_progress;
+    FILE *out;
+    cli_ktime *k;
+    size_t nk;
+    char *mism_json;          /* JSON array text of mismatches */
+    size_t mism_len, mism_cap;
+} cli_replay;
+
+static int64_t cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void cli_append(cli_replay *r, const char *s)
+{
+    size_t n = strlen(s);
+    if (r->mism_len + n + 1 > r->mism_cap) {
+        size_t cap = (r->mism_cap + n + 1) * 2;
+        char *p = realloc(r->mism_json, cap);
+        if (!p)
+            return;
+        r->mism_json = p;
+        r->mism_cap = cap;
+    }
+    memcpy(r->mism_json + r->mism_len, s, n + 1);
+    r->mism_len += n;
+}
+
+static void cli_on_mismatch(void *user, const rpl_mismatch *m)
+{
+    cli_replay *r = user;
+    if (r->progress)
+        fputs("\r\033[K", stderr);
+    if (r->json) {
+        char buf[1024];
+        snprintf(buf, sizeof buf,
+                 "%s{\"call\":%" PRIu64 ",\"function\":\"%s\",\"what\":\"%s\",\"object\":%" PRIu64
+                 ",\"bytes\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"differ\":%" PRIu64 ",\"first_offset\":%" PRIu64
+                 ",\"written_by\":\"%s\"}",
+                 r->reported ? "," : "", m->seq, m->function, m->what, m->object, m->size, m->cmp.elems,
+                 m->cmp.differ, m->cmp.first, m->writers);
+        if (r->reported < 1000)
+            cli_append(r, buf);
+        r->reported++;
+        return;
+    }
+    if (r->reported++ >= CLI_MAX_REPORTS) {
+        if (r->reported == CLI_MAX_REPORTS + 1)
+            printf("(further mismatches are counted, not listed)\n");
+        return;
+    }
+    printf("MISMATCH call #%" PRIu64 " %s %s", m->seq, m->function, m->what);
+    if (m->object)
+        printf(" (object #%" PRIu64 "%s%s)", m->object, m->writers[0] ? ", last written by " : "", m->writers);
+    printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 "\n", m->cmp.differ, m->cmp.elems,
+           m->cmp.elem_size == 1 ? "bytes" : "elements", m->cmp.first);
+}
+
+static void cli_on_time(void *user, const rpl_cmd_time *t)
+{
+    cli_replay *r = user;
+    char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
+    if (!r->json && !r->quiet)
+        printf("  #%-8" PRIu64 " %-28s %-20s host %9s  device %9s  recorded %9s\n", t->seq, t->function,
+               t->kernel ? t->kernel : "", cli_fmt_ns(t->host_ns, a), t->device_ns >= 0 ? cli_fmt_ns(t->device_ns, b)
+               : "-", t->recorded_device_ns >= 0 ? cli_fmt_ns(t->recorded_device_ns, c) : "-");
+    if (!t->kernel)
+        return;
+    cli_ktime *k = NULL;
+    for (size_t i = 0; i < r->nk && !k; i++)
+        if (!strcmp(r->k[i].name, t->kernel))
+            k = &r->k[i];
+    if (!k) {
+        cli_ktime *p = realloc(r->k, (r->nk + 1) * sizeof *p);
+        if (!p)
+            return;
+        r->k = p;
+        k = &r->k[r->nk++];
+        memset(k, 0, sizeof *k);
+        snprintf(k->name, sizeof k->name, "%s", t->kernel);
+    }
+    k->n++;
+    k->host += t->host_ns;
+    if (t->device_ns > 0)
+        k->dev += t->device_ns;
+    if (t->recorded_device_ns >= 0) {
+        k->rec += t->recorded_device_ns;
+        k->have_rec = 1;
+    }
+}
+
+static void cli_on_progress(void *user, uint64_t seq, uint64_t last)
+{
+    (void)last;
+    cli_replay *r = user;
+    int64_t now = cli_now();
+    if (now - r->last_progress < 100000000)
+        return;
+    r->last_progress = now;
+    fprintf(stderr, "\rreplaying call #%" PRIu64 "\033[K", seq);
+}
+
+static int cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+    char *end;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (end == s || *end != ':')
+        return -1;
+    const char *t = end + 1;
+    unsigned long long y = strtoull(t, &end, 10);
+    if (end == t || *end || !x || y < x)
+        return -1;
+    *a = x;
+    *b = y;
+    return 0;
+}
+
+static int cli_parse_u64(const char *s, uint64_t *v, int suffixes)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return -1;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (end == s)
+        return -1;
+    if (suffixes && *end) {
+        unsigned sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+                      : *end == 'G' || *end == 'g' ? 30 : 0;
+        if (!sh || end[1] || x > (UINT64_MAX >> sh))
+            return -1;
+        x <<= sh;
+        end++;
+    }
+    if (*end)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay *r, int status_ok)
+{
+    char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
+    if (r->json) {
+        printf("{\"trace\":");
+        cli_json_cstr(stdout, path);
+        printf(",\"recorded_device\":");
+        cli_json_cstr(stdout, s->recorded_device);
+        printf(",\"device\":");
+        cli_json_cstr(stdout, s->device);
+        printf(",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64 ",\"skipped\":%" PRIu64
+               ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",\"readbacks\":%" PRIu64
+               ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"call_diffs\":%" PRIu64
+               ",\"wall_ns\":%" PRId64 ",\"exec_ns\":%" PRId64 ",\"exec_ns_loop_median\":%" PRId64
+               ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"ok\":%s,\"mismatch_list\":[%s]",
+               s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
+               s->unverified, s->call_diffs, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
+               status_ok && !s->mismatches ? "true" : "false", r->mism_json ? r->mism_json : "");
+        printf(",\"kernels_timing\":[");
+        for (size_t i = 0; i < r->nk; i++) {
+            printf("%s{\"name\":", i ? "," : "");
+            cli_json_cstr(stdout, r->k[i].name);
+            printf(",\"launches\":%" PRIu64 ",\"host_ns\":%" PRId64 ",\"device_ns\":%" PRId64, r->k[i].n, r->k[i].host,
+                   r->k[i].dev);
+            if (r->k[i].have_rec)
+                printf(",\"recorded_device_ns\":%" PRId64, r->k[i].rec);
+            printf("}");
+        }
+        printf("]}\n");
+        return;
+    }
+    if (r->quiet)
+        return;
+    printf("replayed  %s\n", path);
+    printf("device    %s (recorded on %s)\n", s->device, s->recorded_device);
+    printf("calls     %" PRIu64 " executed: %" PRIu64 " commands, %" PRIu64 " kernel launches",
+           s->calls, s->commands, s->kernels);
+    if (s->skipped)
+        printf("; %" PRIu64 " skipped (outside the range)", s->skipped);
+    printf("\n");
+    printf("data      %s fed to the device, %s read back\n", cli_fmt_size(s->bytes_in, a), cli_fmt_size(s->bytes_out, b));
+    printf("verified  %" PRIu64 " read-backs, %" PRIu64 " mismatches", s->readbacks, s->mismatches);
+    if (s->unverified)
+        printf(", %" PRIu64 " not verifiable (no recorded data)", s->unverified);
+    if (s->call_diffs)
+        printf("; %" PRIu64 " queries answered differently", s->call_diffs);
+    printf("\n");
+    printf("time      wall %s, OpenCL calls %s", cli_fmt_ns(s->wall_ns, a), cli_fmt_ns(s->exec_ns, b));
+    if (s->loops > 1)
+        printf(" (median per loop %s over %u loops)", cli_fmt_ns(s->exec_ns_loop_median, c), s->loops);
+    if (s->device_ns)
+        printf(", device %s", cli_fmt_ns(s->device_ns, c));
+    printf("\n");
+    if (r->nk) {
+        printf("kernels   %-24s %8s %12s %12s %12s\n", "name", "launches", "device", "recorded", "host");
+        for (size_t i = 0; i < r->nk; i++) {
+            char d[CLI_FMT_CAP];
+            printf("          %-24s %8" PRIu64 " %12s %12s %12s\n", r->k[i].name, r->k[i].n,
+                   cli_fmt_ns(r->k[i].dev, a), r->k[i].have_rec ? cli_fmt_ns(r->k[i].rec, b) : "-",
+                   cli_fmt_ns(r->k[i].host, d));
+        }
+    }
+    printf("result    %s\n", !status_ok ? "FAILED" : s->mismatches ? "MISMATCH" : "ok");
+}
+
+/* --compare: step both sessions to their next read-back and compare them. */
+static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol, cli_replay *r, const char *dev_b)
+{
+    uint64_t n = 0;
+    for (;;) {
+        rpl_readback ra, rb;
+        int ha = 0, hb = 0;
+        rpl_status sa = RPL_OK, sb = RPL_OK;
+        while (!ha && (sa = rpl_step(a, &ra, &ha)) == RPL_OK)
+            ;
+        while (!hb && (sb = rpl_step(b, &rb, &hb)) == RPL_OK)
+            ;
+        if (sa < 0 || sb < 0) {
+            cli_err("%s", sa < 0 ? rpl_error(a) : rpl_error(b));
+            return CLI_EXIT_ERROR;
+        }
+        if (!ha || !hb) {
+            if (ha != hb) {
+                printf("the two replays produced different numbers of read-backs\n");
+                return CLI_EXIT_DIFFERENT;
+            }
+            if (!r->quiet && !r->json)
+                printf("compare   %" PRIu64 " read-backs identical on both devices (within the tolerance)\n", n);
+            return CLI_EXIT_OK;
+        }
+        n++;
+        rpl_cmp cmp;
+        int same = ra.seq == rb.seq && ra.size == rb.size && rpl_compare(ra.data, rb.data, ra.size, tol, &cmp);
+        if (!same) {
+            printf("first difference between the devices at call #%" PRIu64 " %s %s", ra.seq, ra.function, ra.what);
+            if (ra.object)
+                printf(" (object #%" PRIu64 ")", ra.object);
+            if (ra.seq == rb.seq && ra.size == rb.size)
+                printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 " (A: %s, B: %s)\n",
+                       cmp.differ, cmp.elems, cmp.elem_size == 1 ? "bytes" : "elements", cmp.first,
+                       ra.matched ? "matches the recording" : "differs from the recording",
+                       rb.matched ? "matches the recording" : "differs from the recording");
+            else
+                printf(": the replays diverged (B at call #%" PRIu64 ")\n", rb.seq);
+            printf("B is %s\n", dev_b);
+            return CLI_EXIT_DIFFERENT;
+        }
+    }
+}
+
+static int cli_replay_run(int argc, char **argv)
+{
+    enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
+           O_JSON };
+    static const struct option opts[] = {
+        {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
+        {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
+        {"timing", no_argument, NULL, O_TIMING}, {"tolerance", required_argument, NULL, O_TOL},
+        {"compare", required_argument, NULL, O_COMPARE}, {"exact-calls", no_argument, NULL, O_EXACT},
+        {"no-verify", no_argument, NULL, O_NOVERIFY}, {"max-memory", required_argument, NULL, O_MAXMEM},
+        {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    rpl_opts o;
+    rpl_opts_init(&o);
+    cli_replay r;
+    memset(&r, 0, sizeof r);
+    const char *compare = NULL;
+    int c;
+    uint64_t v;
+    char err[256];
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case O_DEVICE: o.device = optarg; break;
+        case O_RANGE:
+            if (cli_parse_range(optarg, &o.first, &o.last) < 0)
+                return cli_usage_err("--range takes A:B with 1 <= A <= B (call numbers), not '%s'", optarg);
+            break;
+        case O_KERNEL:
+            if (cli_parse_u64(optarg, &o.kernel, 0) < 0 || !o.kernel)
+                return cli_usage_err("--kernel takes a call number, not '%s'", optarg);
+            break;
+        case O_LOOP:
+            if (cli_parse_u64(optarg, &v, 0) < 0 || !v || v > 1000000)
+                return cli_usage_err("--loop takes a count from 1 to 1000000, not '%s'", optarg);
+            o.loop = (unsigned)v;
+            break;
+        case O_TIMING: o.timing = 1; r.timing = 1; break;
+        case O_TOL:
+            if (rpl_tolerance_parse(optarg, &o.tol, err, sizeof err) < 0)
+                return cli_usage_err("--tolerance: %s", err);
+            break;
+        case O_COMPARE: compare = optarg; break;
+        case O_EXACT: o.exact_calls = 1; break;
+        case O_NOVERIFY: o.verify = 0; break;
+        case O_MAXMEM:
+            if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
+                return cli_usage_err("--max-memory takes a byte count (at least 4096; K, M, G suffixes), not '%s'",
+                                     optarg);
+            o.max_memory = (size_t)v;
+            break;
+        case O_JSON: r.json = 1; break;
+        case 'q': r.quiet = 1; break;
+        case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
+        default: return cli_opt_err(argv, c);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_err("missing FILE");
+    if (optind + 1 < argc)
+        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
+    if (o.kernel && o.first)
+        return cli_usage_err("--kernel and --range cannot be combined");
+    if (compare && o.exact_calls)
+        return cli_usage_err("--compare replays on two devices; it cannot take --exact-calls");
+    if (compare && o.loop > 1)
+        return cli_usage_err("--compare cannot take --loop");
+    const char *path = argv[optind];
+    o.user = &r;
+    o.on_mismatch = cli_on_mismatch;
+    if (o.timing)
+        o.on_time = cli_on_time;
+    r.progress = !r.json && !r.quiet && isatty(2);
+    if (r.progress)
+        o.on_progress = cli_on_progress;
+    if (o.timing && !r.json && !r.quiet)
+        printf("commands  (call, function, kernel, host time, device time here, device time when recorded)\n");
+
+    rpl_session *s = NULL;
+    if (rpl_open(&s, path, &o) != RPL_OK) {
+        cli_err("%s: %s", path, rpl_open_error());
+        return CLI_EXIT_ERROR;
+    }
+    int rc = CLI_EXIT_OK;
+    rpl_status st;
+    if (compare) {
+        rpl_opts ob = o;
+        ob.device = compare;
+        ob.on_mismatch = NULL;
+        ob.on_time = NULL;
+        ob.on_progress = NULL;
+        rpl_session *b = NULL;
+        if (rpl_open(&b, path, &ob) != RPL_OK) {
+            cli_err("%s: --compare %s: %s", path, compare, rpl_open_error());
+            rpl_close(s);
+            return CLI_EXIT_ERROR;
+        }
+        rc = cli_compare(s, b, &o.tol, &r, compare);
+        rpl_summary sb;
+        rpl_get_summary(b, &sb);
+        if (!r.quiet && !r.json)
+            printf("B         %s: %" PRIu64 " read-backs, %" PRIu64 " mismatches with the recording\n", sb.device,
+                   sb.readbacks, sb.mismatches);
+        rpl_close(b);
+        st = rc == CLI_EXIT_ERROR ? RPL_ERR_CL : RPL_OK;
+    } else {
+        st = rpl_run(s);
+    }
+    if (r.progress)
+        fputs("\r\033[K", stderr);
+    rpl_summary sum;
+    rpl_get_summary(s, &sum);
+    if (st != RPL_OK && rc != CLI_EXIT_ERROR)
+        cli_err("%s: %s", path, rpl_error(s));
+    cli_print_summary(path, &sum, &r, st == RPL_OK);
+    rpl_close(s);
+    free(r.k);
+    free(r.mism_json);
+    if (st != RPL_OK)
+        return CLI_EXIT_ERROR;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    return sum.mismatches ? CLI_EXIT_DIFFERENT : CLI_EXIT_OK;
+}
+
+const cli_command cli_cmd_replay = {
+    "replay", "re-execute a trace here and verify every read-back", cli_replay_usage, cli_replay_run, NULL,
+};
