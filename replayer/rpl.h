@@ -191,6 +191,34 @@ void rpl_get_summary(const rpl_session *s, rpl_summary *out);
  *  Accepts NULL. */
 void rpl_close(rpl_session *s);
 
+/* ------------------------------------------------------------------- trim */
+
+typedef struct rpl_trim_result {
+    uint64_t calls_in;        /* calls in the input */
+    uint64_t calls_out;       /* calls written (renumbered from 1) */
+    uint64_t first_out;       /* number of the range's first call in the output */
+    uint64_t kernel_out;      /* --kernel: number of the launch in the output */
+    uint64_t state_objects;   /* memory objects whose contents were written at the start */
+    uint64_t state_bytes;     /* ... and their bytes */
+    uint64_t file_bytes;      /* size of the output */
+} rpl_trim_result;
+
+/*! rpl_trim() : writes to @p out_path a trace that replays on its own the
+ *  calls @p o->first..@p o->last of @p in_path, or (@p o->kernel) one
+ *  launch and the read-backs that follow it up to the next command that may
+ *  change memory. It holds the calls before the range that build the
+ *  objects the range uses (commands before the range, and objects released
+ *  before it, are left out), then, for every memory object the range uses,
+ *  its contents at the range start as computed by replaying up to it here,
+ *  then the range. For --kernel, blocking reads of the kernel's memory
+ *  arguments follow the launch, with the contents this replay produced, so
+ *  that the trimmed trace verifies the kernel's outputs. Calls are
+ *  renumbered from 1; a NOTE says where they came from. @p o->device picks
+ *  the device used for the replay. @return RPL_OK or an error with a
+ *  one-line message in @p err. Not thread-safe. */
+rpl_status rpl_trim(const char *in_path, const char *out_path, const rpl_opts *o, rpl_trim_result *res,
+                    char *err, size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -196,6 +196,10 @@ struct rpl_session {
     uint64_t *devtime_seq;
     int64_t *devtime_ns;
     size_t ndevtime, cap_devtime;
+    /* trim: stop before the first call at or after pause_at (not executed) */
+    uint64_t pause_at;
+    int paused;
+    tf_call paused_call;      /* valid until the next rpl_step */
     /* state */
     int failed;
     int ended;
@@ -213,6 +217,11 @@ void rpl_count_call_diff(rpl_session *s);
 int rpl_measuring(rpl_session *s);            /* inside the range: timing and verification on */
 int rpl_profiling(rpl_session *s);            /* queues get CL_QUEUE_PROFILING_ENABLE */
 rpl_api_table *rpl_session_api(rpl_session *s);
+/* rpl_session.c, shared with rpl_trim.c */
+int rpl_sig_fn(rpl_session *s, const tf_sig *sig);    /* RPL_FN_*, -1 unknown */
+int rpl_is_cat(unsigned fn, const char *cat);
+int rpl_modifies(unsigned fn, const tf_call *c);      /* may change device memory */
+int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify);
 
 /* rpl_devices.c: recorded devices and platforms -> live ones. */
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);

@@ -265,7 +265,7 @@ int rpl_command_event(rpl_cx *x, cl_event ev, int own)
 }
 
 /* ------------------------------------------------------------ calls */
-static int rpl_sig_fn(rpl_session *s, const tf_sig *sig)
+int rpl_sig_fn(rpl_session *s, const tf_sig *sig)
 {
     if (sig->id >= s->nsig) {
         uint32_t n = sig->id + 64;
@@ -288,7 +288,7 @@ static int rpl_sig_fn(rpl_session *s, const tf_sig *sig)
     return s->sig_fn[sig->id];
 }
 
-static int rpl_is_cat(unsigned fn, const char *cat)
+int rpl_is_cat(unsigned fn, const char *cat)
 {
     return !strcmp(rpl_gen_table[fn].category, cat);
 }
@@ -303,7 +303,7 @@ static int rpl_repeatable(unsigned fn)
 
 /* Kernel mode ends at the first command after the launch that may change
  * device memory; reads, maps for reading and synchronization go on. */
-static int rpl_modifies(unsigned fn, const tf_call *c)
+int rpl_modifies(unsigned fn, const tf_call *c)
 {
     switch (fn) {
     case RPL_FN_clEnqueueReadBuffer: case RPL_FN_clEnqueueReadBufferRect: case RPL_FN_clEnqueueReadImage:
@@ -355,7 +355,7 @@ static int rpl_recorded_outcome(rpl_cx *x)
     return 0;
 }
 
-static int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify)
+int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify)
 {
     rpl_cx x;
     memset(&x, 0, sizeof x);
@@ -444,6 +444,11 @@ static int rpl_call(rpl_session *s, const tf_call *c)
                              (unsigned long long)c->seq, c->sig->name, c->sig->nparams);
     if (s->o.on_progress)
         s->o.on_progress(s->o.user, c->seq, 0);
+    if (s->pause_at && c->seq >= s->pause_at && !s->paused) {   /* clrr trim: stop before it */
+        s->paused = 1;
+        s->paused_call = *c;
+        return RPL_OK;
+    }
     unsigned loops = s->o.loop;
     int repeat_pass = s->iter > 0 && s->iter < loops;
     uint64_t last = s->o.kernel && s->iter > 0 ? s->o.kernel : s->last;

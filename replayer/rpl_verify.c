@@ -29,7 +29,20 @@ struct rpl_pending {
     int have_expected;
     tf_value exp;             /* TF_BIN (bytes in exp_bin) or TF_BLOB */
     char *exp_bin;
+    /* An "early" entry holds only the recorded bytes of a DATA item that came
+     * before its call: calls are delivered in completion (END) order, so a
+     * non-blocking read that completes while clEnqueueRead* is still running
+     * has its DATA written before the call's END (FORMAT.md, section 4). The
+     * call's read-back takes it over when it is submitted. Early entries are
+     * never complete and are not read-backs: they are skipped by completion,
+     * and dropped uncounted at the end. */
+    int early;
 };
+
+/* Early entries kept at most: DATA comes early only for calls in flight
+ * (begun, not ended) at that point of the trace; older ones are stale (DATA
+ * of calls replayed without verification, e.g. before a --range). */
+#define RPL_EARLY_MAX 64
 
 static void rpl_pending_free(rpl_session *s, rpl_pending *p)
 {
@@ -135,7 +148,7 @@ static int rpl_settle(rpl_session *s, size_t i)
 static int rpl_complete(rpl_session *s, size_t i)
 {
     rpl_pending *p = &s->pending[i];
-    if (p->complete)
+    if (p->complete || p->early)
         return RPL_OK;
     p->complete = 1;
     if (p->src) {   /* mapped memory: copy it while it is still mapped */
@@ -201,6 +214,9 @@ int rpl_take_readback(rpl_session *s, rpl_readback *rb)
     return 1;
 }
 
+static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
+                                cl_event ev, cl_command_queue q, const tf_value *expected, int owned);
+
 int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
                         cl_event ev, cl_command_queue q, const tf_value *expected)
 {
@@ -208,6 +224,30 @@ int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, si
     int owned = buf == x->readback;
     if (owned)
         x->readback = NULL;
+    /* recorded bytes that came before the call (see rpl_pending.early) */
+    tf_value early_exp;
+    char *early_bin = NULL;
+    for (size_t i = 0; i < s->npending; i++) {
+        rpl_pending *e = &s->pending[i];
+        if (e->early && e->seq == x->c->seq && !strcmp(e->what, what)) {
+            early_exp = e->exp;
+            early_bin = e->exp_bin;   /* ours now: freed below */
+            e->exp_bin = NULL;
+            rpl_pending_remove(s, i);
+            if (!expected)
+                expected = &early_exp;
+            break;
+        }
+    }
+    int st = rpl_readback_submit_(x, what, mem, buf, len, blocking, ev, q, expected, owned);
+    free(early_bin);
+    return st;
+}
+
+static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
+                                cl_event ev, cl_command_queue q, const tf_value *expected, int owned)
+{
+    rpl_session *s = x->s;
     if (x->no_verify) {
         if (owned)
             free(buf);
@@ -221,11 +261,16 @@ int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, si
     }
     /* over half the budget: wait for the oldest (the replay's own event) */
     while (!s->o.exact_calls && s->npending && s->pending_bytes + len > s->o.max_memory / 2) {
-        rpl_pending *o = &s->pending[0];
+        size_t oi = 0;
+        while (oi < s->npending && s->pending[oi].early)
+            oi++;
+        if (oi == s->npending)
+            break;
+        rpl_pending *o = &s->pending[oi];
         if (!o->ev || !s->api.clWaitForEvents || s->api.clWaitForEvents(1, &o->ev) != CL_SUCCESS)
             break;
         size_t before = s->npending;
-        RPL_TRY(rpl_complete(s, 0));
+        RPL_TRY(rpl_complete(s, oi));
         if (s->npending == before)
             break;   /* its recorded bytes have not arrived yet */
     }
@@ -295,7 +340,7 @@ int rpl_verify_data(rpl_session *s, const tf_data *d)
 {
     for (size_t i = 0; i < s->npending; i++) {
         rpl_pending *p = &s->pending[i];
-        if (p->seq != d->seq || strcmp(p->what, d->key) || p->have_expected)
+        if (p->early || p->seq != d->seq || strcmp(p->what, d->key) || p->have_expected)
             continue;
         if (d->value.type == TF_BOOL || (d->value.type != TF_BIN && d->value.type != TF_BLOB)) {
             s->sum.unverified++;   /* the command failed or was not captured */
@@ -305,6 +350,31 @@ int rpl_verify_data(rpl_session *s, const tf_data *d)
         RPL_TRY(rpl_keep_expected(s, p, &d->value));
         return rpl_settle(s, i);
     }
+    /* no read-back waits for it: the call may not have ended yet (early) */
+    if (!rpl_measuring(s) || !s->o.verify)
+        return RPL_OK;
+    size_t nearly = 0, oldest = SIZE_MAX;
+    for (size_t i = 0; i < s->npending; i++)
+        if (s->pending[i].early) {
+            nearly++;
+            if (oldest == SIZE_MAX)
+                oldest = i;
+        }
+    if (nearly >= RPL_EARLY_MAX)
+        rpl_pending_remove(s, oldest);
+    rpl_pending *a = realloc(s->pending, (s->npending + 1) * sizeof *a);
+    if (!a)
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+    s->pending = a;
+    rpl_pending *p = &a[s->npending++];
+    memset(p, 0, sizeof *p);
+    p->seq = d->seq;
+    p->early = 1;
+    snprintf(p->what, sizeof p->what, "%s", d->key);
+    if (d->value.type == TF_BIN || d->value.type == TF_BLOB)
+        RPL_TRY(rpl_keep_expected(s, p, &d->value));
+    else
+        p->exp = d->value;   /* "not captured" (bool) or unusable: no bytes to keep */
     return RPL_OK;
 }
 
@@ -349,6 +419,10 @@ int rpl_verify_flush(rpl_session *s, int wait)
     }
     while (s->npending) {
         rpl_pending *p = &s->pending[0];
+        if (p->early) {   /* its call never ran: not a read-back */
+            rpl_pending_remove(s, 0);
+            continue;
+        }
         if (!p->complete && wait) {
             if (p->ev && s->api.clWaitForEvents)
                 s->api.clWaitForEvents(1, &p->ev);

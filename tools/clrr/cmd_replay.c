@@ -331,7 +331,7 @@ static int cli_replay_run(int argc, char **argv)
     uint64_t v;
     char err[256];
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
         switch (c) {
         case O_DEVICE: o.device = optarg; break;
         case O_RANGE:

@@ -12,6 +12,7 @@
     X(info)             \
     X(dump)             \
     X(replay)           \
+    X(trim)             \
     X(diff)             \
     X(devices)
 

@@ -68,6 +68,7 @@ int gen_parse_headers(gen_api *api, const char *tu_path, int argc, const char **
 int gen_apply_overlay(gen_api *api, const char *path);
 /* gen_emit.c */
 int gen_emit_all(const gen_api *api, const char *outdir, const char *overlay_path);
+void gen_emit_sigs(FILE *o, const gen_api *api, const char *prefix, const char *upper);
 /* gen_rpl.c */
 int gen_emit_rpl(const gen_api *api, const char *outdir, const char *overlay_path);
 

@@ -406,18 +406,16 @@ static const char *gen_kind_code(int k)
     return codes[k];
 }
 
-static void gen_emit_source(const gen_api *api, const char *dir, const char *ov)
+/* The signature table (tf_sig per function, ids from 1 in table order):
+ * PREFIX_gen_sigs[PFX_FN_COUNT]; the recorder writes it into traces, the
+ * replayer uses it for calls it writes itself (clrr trim). */
+void gen_emit_sigs(FILE *o, const gen_api *api, const char *prefix, const char *upper)
 {
-    FILE *o = gen_open(dir, "rec_gen.c");
-    fprintf(o, GEN_BANNER, ov);
-    fputs("#include \"recorder/rec_int.h\"\n\n#include <dlfcn.h>\n#include <string.h>\n\n", o);
-
-    /* signatures */
     for (int i = 0; i < api->nf; i++) {
         const gen_func *f = &api->f[i];
         if (!gen_wrapped(f) || !f->np)
             continue;
-        fprintf(o, "static const tf_param rec_params_%s[] = {\n", f->name);
+        fprintf(o, "static const tf_param %s_params_%s[] = {\n", prefix, f->name);
         for (int j = 0; j < f->np; j++) {
             const gen_param *p = &f->p[j];
             fprintf(o, "    {\"%s\", \"%s\", %s, %d},\n", p->name, p->type,
@@ -425,15 +423,26 @@ static void gen_emit_source(const gen_api *api, const char *dir, const char *ov)
         }
         fputs("};\n", o);
     }
-    fputs("\nconst tf_sig rec_gen_sigs[REC_FN_COUNT] = {\n", o);
+    fprintf(o, "\nconst tf_sig %s_gen_sigs[%s_FN_COUNT] = {\n", prefix, upper);
     for (int i = 0; i < api->nf; i++) {
         const gen_func *f = &api->f[i];
         if (!gen_wrapped(f))
             continue;
-        fprintf(o, "    [REC_FN_%s] = {REC_FN_%s + 1, \"%s\", \"%s\", %d, %s%s},\n", f->name, f->name,
-                f->name, f->ret, f->np, f->np ? "rec_params_" : "NULL", f->np ? f->name : "");
+        fprintf(o, "    [%s_FN_%s] = {%s_FN_%s + 1, \"%s\", \"%s\", %d, %s%s%s},\n", upper, f->name, upper,
+                f->name, f->name, f->ret, f->np, f->np ? prefix : "NULL", f->np ? "_params_" : "",
+                f->np ? f->name : "");
     }
-    fputs("};\n\nconst char *const rec_gen_categories[REC_FN_COUNT] = {\n", o);
+    fputs("};\n", o);
+}
+
+static void gen_emit_source(const gen_api *api, const char *dir, const char *ov)
+{
+    FILE *o = gen_open(dir, "rec_gen.c");
+    fprintf(o, GEN_BANNER, ov);
+    fputs("#include \"recorder/rec_int.h\"\n\n#include <dlfcn.h>\n#include <string.h>\n\n", o);
+
+    gen_emit_sigs(o, api, "rec", "REC");
+    fputs("\nconst char *const rec_gen_categories[REC_FN_COUNT] = {\n", o);
     for (int i = 0; i < api->nf; i++)
         if (gen_wrapped(&api->f[i]))
             fprintf(o, "    [REC_FN_%s] = \"%s\",\n", api->f[i].name, api->f[i].category);

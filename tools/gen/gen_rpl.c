@@ -71,6 +71,7 @@ static void gen_rpl_header(const gen_api *api, const char *dir, const char *ov)
     fprintf(o, GEN_BANNER, ov);
     fputs("#ifndef CLRR_RPL_GEN_H\n#define CLRR_RPL_GEN_H\n\n"
           "#include <CL/cl.h>\n#include <CL/cl_ext.h>\n#include <CL/cl_gl.h>\n#include <CL/cl_icd.h>\n\n"
+          "#include \"trace-format/tf.h\"\n\n"
           "typedef struct rpl_cx rpl_cx;\n\nenum rpl_fn {\n", o);
     int n = 0;
     for (int i = 0; i < api->nf; i++)
@@ -87,7 +88,9 @@ static void gen_rpl_header(const gen_api *api, const char *dir, const char *ov)
           " * function, and the replay function (returns an rpl_status). */\n"
           "typedef struct rpl_gen_entry {\n    const char *name;\n    const char *category;\n"
           "    int ext;\n    int (*replay)(rpl_cx *x_);\n    unsigned nparams;\n} rpl_gen_entry;\n"
-          "extern const rpl_gen_entry rpl_gen_table[RPL_FN_COUNT];\n\n"
+          "extern const rpl_gen_entry rpl_gen_table[RPL_FN_COUNT];\n"
+          "/* Signatures, as the recorder writes them (for calls the replayer writes). */\n"
+          "extern const tf_sig rpl_gen_sigs[RPL_FN_COUNT];\n\n"
           "/* Fills @p t: core functions through @p lookup (dlsym on the loader). */\n"
           "void rpl_gen_fill_api(rpl_api_table *t, void *(*lookup)(void *user, const char *name), void *user);\n"
           "/* Address of the slot of function @p fn in @p t. */\n"
@@ -361,6 +364,7 @@ static void gen_rpl_source(const gen_api *api, const char *dir, const char *ov)
     for (int i = 0; i < api->nf; i++)
         if (gen_replayed(&api->f[i]))
             gen_rpl_function(o, &api->f[i]);
+    gen_emit_sigs(o, api, "rpl", "RPL");
     fputs("\nconst rpl_gen_entry rpl_gen_table[RPL_FN_COUNT] = {\n", o);
     for (int i = 0; i < api->nf; i++) {
         const gen_func *f = &api->f[i];
