@@ -64,6 +64,35 @@ void *rpl_scratch(rpl_cx *x, size_t n)
     return c->data;
 }
 
+/* Read-back buffers are chunks too, so that one can join a call's scratch
+ * list (and be held until its command completes). */
+void *rpl_block_alloc(size_t len)
+{
+    rpl_chunk *c = calloc(1, sizeof *c + (len ? len : 1));
+    if (!c)
+        return NULL;
+    c->size = len;
+    return c->data;
+}
+
+static rpl_chunk *rpl_block_chunk(void *data)
+{
+    return (rpl_chunk *)((char *)data - offsetof(rpl_chunk, data));
+}
+
+void rpl_block_free(void *data)
+{
+    if (data)
+        free(rpl_block_chunk(data));
+}
+
+void rpl_block_to_scratch(rpl_cx *x, void *data)
+{
+    rpl_chunk *c = rpl_block_chunk(data);
+    c->next = x->scratch;
+    x->scratch = c;
+}
+
 void rpl_scratch_list_free(void *chunks)
 {
     for (rpl_chunk *c = chunks, *n; c; c = n) {
@@ -76,7 +105,7 @@ void rpl_scratch_free(rpl_cx *x)
 {
     rpl_scratch_list_free(x->scratch);
     x->scratch = NULL;
-    free(x->readback);
+    rpl_block_free(x->readback);
     x->readback = NULL;
 }
 
@@ -406,8 +435,8 @@ int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
     if (len > rpl_session_opts(x->s)->max_memory)
         return rpl_call_error(x, RPL_ERR_LIMIT, "a read-back of %zu bytes is over the memory limit (%zu)", len,
                               rpl_session_opts(x->s)->max_memory);
-    free(x->readback);
-    x->readback = calloc(1, len ? len : 1);
+    rpl_block_free(x->readback);
+    x->readback = rpl_block_alloc(len);
     x->readback_len = len;
     if (!x->readback)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", len);

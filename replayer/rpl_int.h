@@ -246,6 +246,10 @@ void rpl_verify_free(rpl_session *s);
  * queue @p q is known complete (same triggers as read-backs). */
 int rpl_hold(rpl_session *s, void *chunks, cl_command_queue q, cl_event ev);
 void rpl_scratch_list_free(void *chunks);
+/* Read-back buffers (rpl_args.c): a block can join a call's scratch list. */
+void *rpl_block_alloc(size_t len);
+void rpl_block_free(void *data);
+void rpl_block_to_scratch(rpl_cx *x, void *data);
 /* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
 void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);
 /* The last read-back this step produced (for rpl_step's rb). */

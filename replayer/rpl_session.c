@@ -622,6 +622,6 @@ void rpl_close(rpl_session *s)
     free(s->timed);
     free(s->devtime_seq);
     free(s->devtime_ns);
-    free(s->rb_buf);
+    rpl_block_free(s->rb_buf);
     free(s);
 }
