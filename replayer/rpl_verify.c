@@ -49,7 +49,7 @@ static void rpl_pending_free(rpl_session *s, rpl_pending *p)
     if (p->ev_own && p->ev && s->api.clReleaseEvent)
         s->api.clReleaseEvent(p->ev);
     s->pending_bytes -= p->len;
-    free(p->buf);
+    rpl_block_free(p->buf);
     free(p->exp_bin);
 }
 
@@ -134,7 +134,7 @@ static int rpl_settle(rpl_session *s, size_t i)
         }
     }
     /* the live bytes stay available to rpl_step's caller until the next step */
-    free(s->rb_buf);
+    rpl_block_free(s->rb_buf);
     s->rb_buf = p->buf;
     p->buf = NULL;
     s->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, s->rb_buf, p->len, 1, same};
@@ -249,14 +249,16 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
 {
     rpl_session *s = x->s;
     if (x->no_verify) {
-        if (owned)
-            free(buf);
+        if (owned && blocking)
+            rpl_block_free(buf);
+        else if (owned)
+            rpl_block_to_scratch(x, buf);   /* the device writes it until the command completes */
         return RPL_OK;
     }
     if (expected && expected->type == TF_BOOL) {   /* not captured when recorded */
         s->sum.unverified++;
         if (owned)
-            free(buf);
+            rpl_block_free(buf);
         return RPL_OK;
     }
     /* over half the budget: wait for the oldest (the replay's own event) */
@@ -276,14 +278,14 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     }
     if (s->pending_bytes + len > s->o.max_memory) {
         if (owned)
-            free(buf);
+            rpl_block_free(buf);
         return rpl_call_error(x, RPL_ERR_LIMIT, "pending read-backs exceed the memory limit (%zu bytes)",
                               s->o.max_memory);
     }
     rpl_pending *a = realloc(s->pending, (s->npending + 1) * sizeof *a);
     if (!a) {
         if (owned)
-            free(buf);
+            rpl_block_free(buf);
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
     }
     s->pending = a;
@@ -298,7 +300,7 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     if (owned) {
         p->buf = buf;
     } else {
-        p->buf = malloc(len ? len : 1);
+        p->buf = rpl_block_alloc(len);
         if (!p->buf)
             return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
         p->src = buf;
