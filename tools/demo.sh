@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: record a bundled workload (Sobel, three kernels) through the
-# clrr layer and show what the trace holds.
+# clrr layer, show what the trace holds, replay it with every read-back
+# verified, and cut one kernel out of it.
 set -euo pipefail
 B=${1:-build}
 out=${CLRR_DEMO_DIR:-$(mktemp -d /tmp/clrr-demo.XXXXXX)}
@@ -14,4 +15,12 @@ echo
 echo "== clrr dump --range 1:25 $trace"
 "$B/bin/clrr" dump --range 1:25 "$trace"
 echo
-echo "trace kept in $trace"
+echo "== clrr replay --timing $trace"
+"$B/bin/clrr" replay --timing "$trace"
+echo
+k=$("$B/bin/clrr" dump "$trace" | grep -m1 clEnqueueNDRangeKernel | sed 's/^#\([0-9]*\).*/\1/')
+echo "== clrr trim $trace -o $out/kernel.clrr --kernel $k, then replay it"
+"$B/bin/clrr" trim "$trace" -o "$out/kernel.clrr" --kernel "$k"
+"$B/bin/clrr" replay "$out/kernel.clrr"
+echo
+echo "traces kept in $out"
