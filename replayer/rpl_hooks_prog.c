@@ -257,19 +257,42 @@ int rpl_pre_clEnqueueNativeKernel(rpl_cx *x_, cl_command_queue *command_queue, v
 }
 
 /* CL_PROGRAM_BINARIES: param_value is an array of pointers to the caller's
- * buffers, sized from CL_PROGRAM_BINARY_SIZES (asked here, even in
- * exact-calls mode: the recorded pointers mean nothing in this process). */
+ * buffers, sized from CL_PROGRAM_BINARY_SIZES (the recorded pointers mean
+ * nothing in this process). In exact-calls mode no call of our own may be
+ * made: the sizes are those this runtime answered to the application's own
+ * CL_PROGRAM_BINARY_SIZES query of the program (an application must ask
+ * them before it can fetch the binaries), kept for that purpose in the
+ * program's rpl_obj (host/host_size, owned: freed with the object; the
+ * field is otherwise used by memory objects only). Without such a query
+ * they are asked here, in any mode. */
 int rpl_pre_clGetProgramInfo(rpl_cx *x_, cl_program *program, cl_program_info *param_name, size_t *param_value_size,
                              void **param_value, size_t **param_value_size_ret)
 {
     (void)param_value_size_ret;
+    int exact = rpl_session_opts(x_->s)->exact_calls;
+    rpl_obj *po = rpl_obj_find(x_->s, rpl_arg_id(x_, 0));
+    if (exact && *param_name == CL_PROGRAM_BINARY_SIZES && *param_value && po && po->kind == RPL_OBJ_PROGRAM) {
+        /* the runtime writes the sizes straight into memory that outlives the call */
+        void *keep = calloc(1, *param_value_size ? *param_value_size : 1);
+        if (!keep)
+            return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
+        if (po->host_owned)
+            free(po->host);
+        po->host = keep;
+        po->host_size = *param_value_size;
+        po->host_owned = 1;
+        *param_value = keep;
+        return 0;
+    }
     if (*param_name != CL_PROGRAM_BINARIES || !*param_value)
         return 0;
     size_t n = *param_value_size / sizeof(unsigned char *);
     size_t *sizes = rpl_scratch(x_, (n ? n : 1) * sizeof *sizes);
     if (!sizes)
         return RPL_ERR_NOMEM;
-    if (!x_->api->clGetProgramInfo
+    if (exact && po && po->kind == RPL_OBJ_PROGRAM && po->host_owned && po->host_size >= n * sizeof *sizes)
+        memcpy(sizes, po->host, n * sizeof *sizes);
+    else if (!x_->api->clGetProgramInfo
         || x_->api->clGetProgramInfo(*program, CL_PROGRAM_BINARY_SIZES, n * sizeof *sizes, sizes, NULL) != CL_SUCCESS)
         memset(sizes, 0, n * sizeof *sizes);
     unsigned char **bins = *param_value;
