@@ -9,13 +9,18 @@ OpenCL device, to bench/results/<host>-<device>.json.
   recorded: ns of overhead per call, time ratio, capture MB/s, trace size
   against raw bytes moved (varying and repeated data);
   workloads: every tests/apps program, plain vs recorded (time ratio on the
-  application's own OpenCL time, trace size).
+  application's own OpenCL time, trace size);
+  replay: every tests/apps program recorded once, then the plain program
+  against `clrr replay` of its trace (replay's time inside enqueue/map/sync
+  calls, exec_ns, against the program's own OpenCL time, ocl_ms; target
+  replay <= 1.05x), with and without verification of the read-backs.
 
-Environment: BENCH_DEVICE (passed to the programs as CLRR_APP_DEVICE),
-BENCH_REPS (default 5), BENCH_QUICK=1 (smaller loops), BENCH_RECORD_OPTS (extra
-`clrr record` options, e.g. --preload where the loader has no layer support).
+Environment: BENCH_DEVICE (passed to the programs as CLRR_APP_DEVICE and to
+`clrr replay` as --device), BENCH_REPS (default 5), BENCH_QUICK=1 (smaller
+loops, at most 3 runs in the replay table), BENCH_RECORD_OPTS (extra `clrr
+record` options, e.g. --preload where the loader has no layer support).
 """
-import json, os, platform, re, statistics, subprocess, sys, tempfile, time
+import json, math, os, platform, re, shutil, statistics, subprocess, sys, tempfile, time
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 REPS = int(os.environ.get("BENCH_REPS", "5"))
@@ -117,6 +122,118 @@ def workloads():
     return raw
 
 
+REPLAY_TARGET = 1.05
+
+
+def replay_once(trace, verify):
+    """One `clrr replay --json` run: (parsed JSON or None, process wall s, rc, error)."""
+    cmd = [CLRR, "replay", "--json"] + (["--device", DEVICE] if DEVICE else []) + \
+          ([] if verify else ["--no-verify"]) + [trace]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - t0, None, "timed out"
+    wall = time.monotonic() - t0
+    j = None
+    try:
+        j = json.loads(p.stdout)
+    except ValueError:
+        pass
+    # exit 1: a read-back differed; the JSON still holds the figures
+    if j is None or p.returncode not in (0, 1):
+        err = p.stderr.strip()[-300:] or "no JSON"
+        if p.returncode < 0:
+            err = "killed by signal %d: %s" % (-p.returncode, err)
+        return None, wall, p.returncode, err
+    return j, wall, p.returncode, ""
+
+
+def replays():
+    apps = sorted(os.listdir(os.path.join(B, "apps")))
+    reps = min(REPS, 3) if QUICK else REPS
+    rows, raw, warnings = [], {}, []
+    for a in apps:
+        cmd = [os.path.join(B, "apps", a)]
+        trace = os.path.join(TMP, a + ".replay.clrr")
+        run(recorded(cmd + ["--quiet"], trace))
+        r = {"cmd": cmd, "trace_bytes": os.path.getsize(trace), "app_ocl_ms": [], "app_wall_s": [],
+             "replay_exec_ns": [], "replay_wall_ns": [], "replay_process_wall_s": [], "replay_device_ns": [],
+             "readbacks": [], "unverified": [], "mismatches": [], "replay_failures": [],
+             "noverify_exec_ns": [], "noverify_wall_ns": [], "noverify_process_wall_s": [],
+             "noverify_failures": []}
+        for _ in range(reps):
+            out, w = run(cmd)
+            r["app_ocl_ms"].append(float(kv(out)["ocl_ms"]))
+            r["app_wall_s"].append(w)
+            j, w, rc, err = replay_once(trace, True)
+            if j is None:
+                r["replay_failures"].append({"rc": rc, "error": err})
+            else:
+                r["replay_exec_ns"].append(j["exec_ns"])
+                r["replay_wall_ns"].append(j["wall_ns"])
+                r["replay_process_wall_s"].append(w)
+                r["replay_device_ns"].append(j.get("device_ns", 0))
+                r["readbacks"].append(j["readbacks"])
+                r["unverified"].append(j.get("unverified", 0))
+                r["mismatches"].append(j["mismatches"])
+                for k in ("device", "recorded_device", "calls", "commands", "kernels"):
+                    r[k] = j.get(k)
+            j, w, rc, err = replay_once(trace, False)
+            if j is None:
+                r["noverify_failures"].append({"rc": rc, "error": err})
+            else:
+                r["noverify_exec_ns"].append(j["exec_ns"])
+                r["noverify_wall_ns"].append(j["wall_ns"])
+                r["noverify_process_wall_s"].append(w)
+        os.remove(trace)
+        raw[a] = r
+        app = med(r["app_ocl_ms"])
+        ex = med(r["replay_exec_ns"]) / 1e6 if r["replay_exec_ns"] else float("nan")
+        nv = med(r["noverify_exec_ns"]) / 1e6 if r["noverify_exec_ns"] else float("nan")
+        wv = med(r["replay_wall_ns"]) / 1e6 if r["replay_wall_ns"] else float("nan")
+        wn = med(r["noverify_wall_ns"]) / 1e6 if r["noverify_wall_ns"] else float("nan")
+        rb = max(r["readbacks"]) if r["readbacks"] else 0
+        mm = max(r["mismatches"]) if r["mismatches"] else 0
+        unv = max(r["unverified"]) if r["unverified"] else 0
+        rows.append((a, app, ex, ex / app, nv, wv, wn, rb, unv, mm, len(r["replay_failures"]),
+                     len(r["noverify_failures"]), reps))
+        if mm:
+            warnings.append("%s: %d read-back(s) differ from the recording" % (a, mm))
+        for what, key in (("clrr replay", "replay_failures"), ("clrr replay --no-verify", "noverify_failures")):
+            if r[key]:
+                warnings.append("%s: %s failed in %d of %d runs (%s)" % (
+                    a, what, len(r[key]), reps, r[key][0]["error"].splitlines()[-1] if r[key][0]["error"] else
+                    "rc %s" % r[key][0]["rc"]))
+
+    def ms(v, failed, n):
+        if v != v:
+            return "failed"
+        return "%.1f" % v + (" (%d/%d failed)" % (failed, n) if failed else "")
+
+    print("\n### Replay: application vs `clrr replay` (medians of %d runs, default sizes)\n" % reps)
+    print("app: the program's own OpenCL time (ocl_ms); replay exec: `clrr replay` time inside "
+          "enqueue/map/sync calls (exec_ns); replay wall: the whole replay session, trace opened to end "
+          "(wall_ns, verification included unless --no-verify).\n")
+    print("| workload | app OpenCL ms | replay exec ms | ratio | --no-verify exec ms | replay wall ms "
+          "| --no-verify wall ms | verified read-backs | mismatches |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print("| %s | %.1f | %s | %s | %s | %s | %s | %s | %d |" % (
+            r[0], r[1], ms(r[2], r[10], r[12]), "%.2fx" % r[3] if r[3] == r[3] else "-",
+            ms(r[4], r[11], r[12]), ms(r[5], r[10], r[12]), ms(r[6], r[11], r[12]),
+            "%d" % r[7] + (" (+%d unverified)" % r[8] if r[8] else ""), r[9]))
+    ratios = [r[3] for r in rows if r[3] == r[3] and r[3] > 0]
+    if ratios:
+        gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        ok = sum(1 for x in ratios if x <= REPLAY_TARGET)
+        print("\ngeometric mean ratio replay exec / app OpenCL: %.2fx; %d of %d workloads at <= %.2fx" % (
+            gm, ok, len(rows), REPLAY_TARGET))
+    for w in warnings:
+        print("\n**WARNING: %s**" % w)
+    return raw
+
+
 def main():
     dev = device_name()
     print("## clrr bench — %s, device: %s, %d cores" % (platform.node(), dev, os.cpu_count()))
@@ -124,12 +241,14 @@ def main():
            "quick": QUICK, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     res["micro"] = micro()
     res["workloads"] = workloads()
+    res["replay"] = replays()
     os.makedirs("bench/results", exist_ok=True)
     slug = re.sub(r"[^A-Za-z0-9]+", "-", dev).strip("-").lower()[:40]
     path = os.path.join("bench", "results", "%s.json" % slug)
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
     print("\nraw figures: %s" % path)
+    shutil.rmtree(TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":
