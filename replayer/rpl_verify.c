@@ -383,9 +383,15 @@ int rpl_verify_data(rpl_session *s, const tf_data *d)
 int rpl_verify_queue_done(rpl_session *s, cl_command_queue q)
 {
     rpl_held_queue_done(s, q);
-    for (size_t i = s->npending; i-- > 0;)
-        if (i < s->npending && s->pending[i].q == q)
+    /* in call order, so that read-backs that differ are reported first one
+     * first (rpl_complete removes entry i at most) */
+    for (size_t i = 0; i < s->npending;) {
+        size_t n = s->npending;
+        if (s->pending[i].q == q)
             RPL_TRY(rpl_complete(s, i));
+        if (s->npending == n)
+            i++;
+    }
     return RPL_OK;
 }
 
@@ -397,14 +403,15 @@ int rpl_verify_events_done(rpl_session *s, const cl_event *evs, size_t n)
                 rpl_held_release(s, i);
                 break;
             }
-    for (size_t i = s->npending; i-- > 0;) {
-        if (i >= s->npending || !s->pending[i].ev)
-            continue;
-        for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; i < s->npending;) {   /* in call order, as above */
+        size_t before = s->npending;
+        for (size_t k = 0; s->pending[i].ev && k < n; k++)
             if (evs[k] == s->pending[i].ev) {
                 RPL_TRY(rpl_complete(s, i));
                 break;
             }
+        if (s->npending == before)
+            i++;
     }
     return RPL_OK;
 }
