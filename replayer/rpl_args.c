@@ -457,7 +457,6 @@ int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
                               rpl_session_opts(x->s)->max_memory);
     rpl_block_free(x->readback);
     x->readback = rpl_block_alloc(len);
-    x->readback_len = len;
     if (!x->readback)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", len);
     *p = x->readback;

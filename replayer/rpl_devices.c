@@ -222,22 +222,9 @@ int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int 
     return RPL_OK;
 }
 
-void *rpl_devmap_live(rpl_session *s, uint64_t rec_id)
-{
-    rpl_obj *o = rpl_obj_find(s, rec_id);
-    return o ? o->live : NULL;
-}
-
 int rpl_devmap_remapped(rpl_session *s)
 {
     return s->dm && s->dm->remapped;
-}
-
-cl_device_type rpl_devmap_live_type(rpl_session *s)
-{
-    if (!s->dm || s->dm->first_live < 0 || !s->dm->live)
-        return CL_DEVICE_TYPE_ALL;
-    return s->dm->live[s->dm->first_live].type;
 }
 
 void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap)

@@ -89,7 +89,6 @@ struct rpl_cx {
     void *ret_handle;
     void *scratch;            /* allocations freed after the call */
     void *readback;           /* the read-back buffer (handed to the verifier) */
-    size_t readback_len;
     cl_event cmd_event;       /* the command's event (app's or own) */
     int cmd_event_own;
     int no_verify;            /* read-backs of this call are not compared */
@@ -216,7 +215,6 @@ void rpl_count_bytes_in(rpl_session *s, uint64_t n);
 void rpl_count_call_diff(rpl_session *s);
 int rpl_measuring(rpl_session *s);            /* inside the range: timing and verification on */
 int rpl_profiling(rpl_session *s);            /* queues get CL_QUEUE_PROFILING_ENABLE */
-rpl_api_table *rpl_session_api(rpl_session *s);
 /* rpl_session.c, shared with rpl_trim.c */
 int rpl_sig_fn(rpl_session *s, const tf_sig *sig);    /* RPL_FN_*, -1 unknown */
 int rpl_is_cat(unsigned fn, const char *cat);
@@ -225,10 +223,8 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
 
 /* rpl_devices.c: recorded devices and platforms -> live ones. */
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);
-void *rpl_devmap_live(rpl_session *s, uint64_t rec_id);    /* platform or device; NULL if unknown */
 int rpl_devmap_remapped(rpl_session *s);      /* a recorded device is replayed on another */
 void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap);
-cl_device_type rpl_devmap_live_type(rpl_session *s);
 void rpl_devmap_free(rpl_session *s);
 
 /* rpl_verify.c: read-backs, pending until complete and recorded. */

@@ -100,11 +100,6 @@ int rpl_profiling(rpl_session *s)
     return s->o.timing && !s->o.exact_calls;
 }
 
-rpl_api_table *rpl_session_api(rpl_session *s)
-{
-    return &s->api;
-}
-
 static void *rpl_dl_lookup(void *user, const char *name)
 {
     return dlsym(user, name);

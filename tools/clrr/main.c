@@ -42,7 +42,8 @@ static void cli_main_usage(FILE *f)
           "  --version      show the version\n"
           "\n"
           "Exit status: 0 success, 1 failed operation, 2 usage error\n"
-          "(record: the exit status of the recorded command).\n", f);
+          "(record: the exit status of the recorded command; replay and diff:\n"
+          "0 same, 1 different, 2 usage error, 3 failed).\n", f);
 }
 
 static const cli_command *cli_find(const char *name)
