@@ -17,6 +17,8 @@ endif
 
 VERSION := 0.1.0
 LLVM_CONFIG ?= /usr/lib/llvm-16/bin/llvm-config
+LLVM_INC := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+LLVM_LIB := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wno-deprecated-declarations
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=300 -DCLRR_VERSION='"$(VERSION)"' \
             -I. -I$(B)/gen
@@ -64,6 +66,7 @@ ALL_TARGETS :=
 include trace-format/module.mk
 include recorder/module.mk
 include replayer/module.mk
+include analyzer/module.mk
 include tools/module.mk
 include tests/module.mk
 include bench/module.mk

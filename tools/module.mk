@@ -1,8 +1,6 @@
 # tools/: the `clrr` command (tools/clrr/, one file per subcommand) and the
 # code generator (tools/gen/), which produces build/gen/ from the OpenCL
 # headers and recorder/api.overlay.
-LLVM_INC := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
-LLVM_LIB := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 MOD_CFLAGS_tools := -I$(LLVM_INC)
 
 GEN_SRCS := $(wildcard tools/gen/*.c)
@@ -25,7 +23,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 CLI_SRCS := $(wildcard tools/clrr/*.c)
 CLI_OBJS := $(call objs,$(CLI_SRCS)) $(B)/obj/gen/cl_names.o
 $(CLI_OBJS): $(B)/gen/rec_gen.h
-$(B)/bin/clrr: $(CLI_OBJS) $(RPL_LIB) $(TF_LIB) $(RECCTL_LIB)
+$(B)/bin/clrr: $(CLI_OBJS) $(ANA_LIB) $(RPL_LIB) $(TF_LIB) $(RECCTL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(RPL_LIB) $(TF_LIB) $(RECCTL_LIB) $(RT_LIBS) -lOpenCL
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(ANA_LIB) $(RPL_LIB) $(TF_LIB) $(RECCTL_LIB) $(RT_LIBS) -lOpenCL
 ALL_TARGETS += $(B)/bin/clrr
