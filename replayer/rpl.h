@@ -180,6 +180,10 @@ typedef struct rpl_summary {
     int64_t exec_ns_loop_median;  /* median over loops of the per-loop exec time */
     int64_t device_ns;        /* summed device time (timing on) */
     unsigned loops;
+    int truncated;            /* the trace ends in an incomplete chunk (a crashed
+                               * or killed recording): only its complete part
+                               * was replayed (known once the end is reached) */
+    uint64_t valid_bytes, file_bytes;   /* the complete part, the whole file */
     char recorded_device[256];  /* "NAME (TYPE)" of the first recorded device */
     char device[256];         /* the device it was mapped to here */
 } rpl_summary;

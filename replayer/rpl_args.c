@@ -494,10 +494,17 @@ int rpl_out_handles(rpl_cx *x, unsigned i, void *const *live, size_t n, unsigned
         return RPL_OK;
     const tf_value *a = &x->c->outs[i];
     int created = x->fn == RPL_FN_clCreateSubDevices || x->fn == RPL_FN_clCreateKernelsInProgram;
+    int discovery = x->fn == RPL_FN_clGetDeviceIDs || x->fn == RPL_FN_clGetPlatformIDs;
     for (size_t k = 0; k < n && k < a->v.arr.n; k++) {
         uint64_t id = 0;
-        if (tf_value_u64(&a->v.arr.items[k], &id))
-            RPL_TRY(rpl_bind_out(x, id, live[k], kind, created));
+        if (!tf_value_u64(&a->v.arr.items[k], &id))
+            continue;
+        if (discovery && id && !live[k] && rpl_session_opts(x->s)->exact_calls)   /* bound by position */
+            return rpl_call_error(x, RPL_ERR_DEVICE,
+                                  "the application found %u %s when recorded, this machine has fewer; --exact-calls "
+                                  "binds them one to one (replay without it to map them onto the ones here)",
+                                  a->v.arr.n, x->fn == RPL_FN_clGetDeviceIDs ? "devices" : "platforms");
+        RPL_TRY(rpl_bind_out(x, id, live[k], kind, created));
     }
     return RPL_OK;
 }

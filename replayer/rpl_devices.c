@@ -30,8 +30,18 @@ struct rpl_devmap {
     unsigned nlive;
     int remapped;
     int first_live;           /* index of the first recorded device's target, -1 */
-    char rec_name[256];
+    char rec_name[256];       /* "NAME (TYPE)": the first device a queue was made
+                               * for (until then, the first recorded device) */
+    struct rpl_rec_dev { uint64_t id; char name[256]; } *rec;
+    unsigned nrec;
+    int named_by_queue;
 };
+
+static const char *rpl_type_name(uint64_t ty)
+{
+    return ty & CL_DEVICE_TYPE_GPU ? "GPU" : ty & CL_DEVICE_TYPE_CPU ? "CPU"
+           : ty & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR" : "OTHER";
+}
 
 static void rpl_vstr(const tf_value *m, const char *key, char *dst, size_t cap)
 {
@@ -95,8 +105,11 @@ static int rpl_spec_pick(rpl_devmap *dm, const char *spec, char *err, size_t cap
     unsigned long idx = strtoul(spec, &end, 10);
     if (*spec && !*end) {
         if (idx >= dm->nlive) {
-            snprintf(err, cap, "--device %s: there are %u devices here (0 to %u; see 'clrr devices')", spec,
-                     dm->nlive, dm->nlive - 1);
+            if (dm->nlive == 1)
+                snprintf(err, cap, "--device %s: there is one device here, 0 (see 'clrr devices')", spec);
+            else
+                snprintf(err, cap, "--device %s: there are %u devices here, 0 to %u (see 'clrr devices')", spec,
+                         dm->nlive, dm->nlive - 1);
             return -1;
         }
         return (int)idx;
@@ -149,19 +162,28 @@ int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int 
     s->dm = dm;
     dm->first_live = -1;
     const tf_value *plats = env ? tf_map_get(env, "platforms") : NULL;
-    if (plats && plats->type == TF_ARRAY && plats->v.arr.n) {
-        const tf_value *p0 = &plats->v.arr.items[0];
-        const tf_value *d0 = tf_map_get(p0, "devices");
-        if (d0 && d0->type == TF_ARRAY && d0->v.arr.n) {
-            char n[200], t[16] = "";
-            rpl_vstr(&d0->v.arr.items[0], "name", n, sizeof n);
+    /* the recorded devices' names, for the summary */
+    for (uint32_t p = 0; plats && plats->type == TF_ARRAY && p < plats->v.arr.n; p++) {
+        const tf_value *devs = tf_map_get(&plats->v.arr.items[p], "devices");
+        for (uint32_t d = 0; devs && devs->type == TF_ARRAY && d < devs->v.arr.n && dm->nrec < 4096; d++) {
+            struct rpl_rec_dev *a = realloc(dm->rec, (dm->nrec + 1) * sizeof *a);
+            if (!a) {
+                snprintf(err, cap, "out of memory");
+                return RPL_ERR_NOMEM;
+            }
+            dm->rec = a;
+            struct rpl_rec_dev *r = &dm->rec[dm->nrec++];
+            char n[200];
             uint64_t ty = 0;
-            tf_value_u64(tf_map_get(&d0->v.arr.items[0], "type"), &ty);
-            snprintf(t, sizeof t, "%s", ty & CL_DEVICE_TYPE_GPU ? "GPU" : ty & CL_DEVICE_TYPE_CPU ? "CPU"
-                                        : ty & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR" : "OTHER");
-            snprintf(dm->rec_name, sizeof dm->rec_name, "%s (%s)", n, t);
+            r->id = 0;
+            rpl_vstr(&devs->v.arr.items[d], "name", n, sizeof n);
+            tf_value_u64(tf_map_get(&devs->v.arr.items[d], "type"), &ty);
+            tf_value_u64(tf_map_get(&devs->v.arr.items[d], "id"), &r->id);
+            snprintf(r->name, sizeof r->name, "%s (%s)", n, rpl_type_name(ty));
         }
     }
+    if (dm->nrec)
+        snprintf(dm->rec_name, sizeof dm->rec_name, "%s", dm->rec[0].name);
     if (exact) {
         if (spec) {
             snprintf(err, cap, "--exact-calls replays on the recorded devices; it cannot take --device");
@@ -236,14 +258,28 @@ void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, siz
         return;
     }
     const rpl_live_dev *l = &dm->live[dm->first_live];
-    snprintf(live, live_cap, "%s (%s)", l->name, l->type & CL_DEVICE_TYPE_GPU ? "GPU" : l->type & CL_DEVICE_TYPE_CPU
-                                                    ? "CPU" : l->type & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR"
-                                                    : "OTHER");
+    snprintf(live, live_cap, "%s (%s)", l->name, rpl_type_name(l->type));
+}
+
+void rpl_devmap_note_queue(rpl_session *s, uint64_t rec_dev, cl_device_id live)
+{
+    rpl_devmap *dm = s->dm;
+    if (!dm || dm->named_by_queue)
+        return;
+    dm->named_by_queue = 1;
+    for (unsigned i = 0; i < dm->nrec; i++)
+        if (dm->rec[i].id == rec_dev)
+            snprintf(dm->rec_name, sizeof dm->rec_name, "%s", dm->rec[i].name);
+    for (unsigned i = 0; live && i < dm->nlive; i++)
+        if (dm->live[i].dev == live)
+            dm->first_live = (int)i;
+    rpl_devmap_names(s, s->sum.recorded_device, sizeof s->sum.recorded_device, s->sum.device, sizeof s->sum.device);
 }
 
 void rpl_devmap_free(rpl_session *s)
 {
     if (s->dm) {
+        free(s->dm->rec);
         free(s->dm->live);
         free(s->dm);
         s->dm = NULL;

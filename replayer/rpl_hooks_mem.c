@@ -237,6 +237,8 @@ static int rpl_mapped(rpl_cx *x, void *live, size_t size, cl_map_flags flags, cl
         return RPL_OK;
     const tf_value *d = x->c->post ? tf_map_get(x->c->post, "data") : NULL;
     rpl_obj *q = rpl_obj_find(x->s, rpl_arg_id(x, 0));
+    if (x->pitched)   /* compared in the recorded layout */
+        size = rpl_pitched_len(x->pitched, x->pitched->rec_row, x->pitched->rec_slice);
     return rpl_readback_submit(x, "data", mem, live, size, blocking, ev ? *ev : NULL, q ? q->live : NULL, d);
 }
 
@@ -269,11 +271,57 @@ int rpl_post_clEnqueueMapImage(rpl_cx *x_, int ok, void **ret, cl_command_queue 
     (void)errcode_ret;
     if (!ok || !*ret)
         return RPL_OK;
-    /* the live pitches may differ from the recorded ones; the recorded
-     * bytes were laid out with the recorded pitches */
     size_t size = rpl_len_image(x_, image, region, image_row_pitch ? *image_row_pitch : 0,
                                 image_slice_pitch ? *image_slice_pitch : 0);
+    /* the live pitches may differ from the recorded ones, in which the
+     * recorded bytes (read maps) and the host's writes (write maps) are laid out */
+    uint64_t rrow = 0, rslice = 0;
+    rpl_obj *o = rpl_obj_by_live(x_->s, image);
+    int st;
+    if (x_->c->outs) {
+        tf_value_u64(&x_->c->outs[6], &rrow);
+        tf_value_u64(&x_->c->outs[7], &rslice);
+    }
+    if (o && o->elem_size && region && region[0] && region[1] && region[2] && image_row_pitch && rrow
+        && (*image_row_pitch != rrow || (image_slice_pitch && rslice && rslice != *image_slice_pitch))) {
+        rpl_pitched g = {region[0] * o->elem_size, region[1], region[2], rrow, rslice,
+                         *image_row_pitch, image_slice_pitch ? *image_slice_pitch : 0};
+        if (!g.rec_slice)
+            g.rec_slice = g.rec_row * g.rows;
+        if (!g.live_slice)
+            g.live_slice = g.live_row * g.rows;
+        if (g.rec_row < g.row_bytes || g.rec_slice < g.rec_row * g.rows)
+            return rpl_call_error(x_, RPL_ERR_INVALID, "recorded image pitches (%llu, %llu) are too small",
+                                  (unsigned long long)g.rec_row, (unsigned long long)g.rec_slice);
+        x_->pitched = &g;
+        st = rpl_mapped(x_, *ret, size, map_flags, blocking_map, event, rpl_arg_id(x_, 1));
+        x_->pitched = NULL;
+        if (st >= 0) {
+            uint64_t rec = 0;
+            tf_value_u64(&x_->c->ret, &rec);
+            rpl_region *r = rec ? rpl_region_find(x_->s, RPL_REGION_MAP, rec) : NULL;
+            if (r) {
+                r->pitched = 1;
+                r->geom = g;
+            }
+        }
+        return st;
+    }
     return rpl_mapped(x_, *ret, size, map_flags, blocking_map, event, rpl_arg_id(x_, 1));
+}
+
+size_t rpl_pitched_len(const rpl_pitched *g, size_t row, size_t slice)
+{
+    return (g->slices - 1) * slice + (g->rows - 1) * row + g->row_bytes;
+}
+
+void rpl_pitched_copy(const rpl_pitched *g, void *dst, const void *src, int to_rec)
+{
+    size_t drow = to_rec ? g->rec_row : g->live_row, dslice = to_rec ? g->rec_slice : g->live_slice;
+    size_t srow = to_rec ? g->live_row : g->rec_row, sslice = to_rec ? g->live_slice : g->rec_slice;
+    for (size_t z = 0; z < g->slices; z++)
+        for (size_t y = 0; y < g->rows; y++)
+            memcpy((char *)dst + z * dslice + y * drow, (const char *)src + z * sslice + y * srow, g->row_bytes);
 }
 
 /* Unmap: what the host wrote into a write map goes into the live mapping first. */
@@ -297,6 +345,32 @@ static int rpl_unmap_data(rpl_cx *x, void *live, size_t cap)
     return RPL_OK;
 }
 
+/* Unmap of an image map with other pitches: the host's writes, in the
+ * recorded layout, go row by row into the live one. */
+static int rpl_unmap_pitched(rpl_cx *x, rpl_region *r)
+{
+    const tf_value *d = x->c->pre ? tf_map_get(x->c->pre, "data") : NULL;
+    if (!d)
+        return RPL_OK;
+    void *p;
+    size_t got;
+    int st = rpl_fetch(x->s, d, 0, &p, &got);
+    if (st < 0)
+        return rpl_fail(x, st);
+    if (st == 0)
+        return RPL_OK;
+    if (got < rpl_pitched_len(&r->geom, r->geom.rec_row, r->geom.rec_slice)
+        || r->size < rpl_pitched_len(&r->geom, r->geom.live_row, r->geom.live_slice)) {
+        free(p);
+        return rpl_call_error(x, RPL_ERR_INVALID, "the recorded bytes of the image map (%zu) do not cover its region",
+                              got);
+    }
+    rpl_pitched_copy(&r->geom, r->live, p, 0);
+    free(p);
+    rpl_count_bytes_in(x->s, got);
+    return RPL_OK;
+}
+
 int rpl_pre_clEnqueueUnmapMemObject(rpl_cx *x_, cl_command_queue *command_queue, cl_mem *memobj, void **mapped_ptr,
                                     cl_uint *num_events_in_wait_list, const cl_event **event_wait_list,
                                     cl_event **event)
@@ -311,6 +385,8 @@ int rpl_pre_clEnqueueUnmapMemObject(rpl_cx *x_, cl_command_queue *command_queue,
     if (!r)
         return RPL_OK;   /* the generic decoding already rejected unknown addresses */
     *mapped_ptr = r->live;
+    if (r->pitched)
+        return rpl_unmap_pitched(x_, r);
     return rpl_unmap_data(x_, r->live, r->size);
 }
 

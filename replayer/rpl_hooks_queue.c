@@ -31,11 +31,14 @@ int rpl_pre_clCreateContextFromType(rpl_cx *x_, const cl_context_properties **pr
     return 0;
 }
 
-static void rpl_queue_order(rpl_cx *x, int ok, cl_command_queue q, cl_command_queue_properties props)
+static void rpl_queue_order(rpl_cx *x, int ok, cl_command_queue q, cl_command_queue_properties props,
+                            cl_device_id dev)
 {
     rpl_obj *o = ok ? rpl_obj_by_live(x->s, q) : NULL;
     if (o)
         o->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    if (ok)
+        rpl_devmap_note_queue(x->s, rpl_arg_id(x, 1), dev);
 }
 
 int rpl_pre_clCreateCommandQueue(rpl_cx *x_, cl_context *context, cl_device_id *device,
@@ -53,9 +56,8 @@ int rpl_post_clCreateCommandQueue(rpl_cx *x_, int ok, cl_command_queue *ret, cl_
                                   cl_command_queue_properties properties, cl_int *errcode_ret)
 {
     (void)context;
-    (void)device;
     (void)errcode_ret;
-    rpl_queue_order(x_, ok, *ret, properties);
+    rpl_queue_order(x_, ok, *ret, properties, device);
     return RPL_OK;
 }
 
@@ -118,13 +120,12 @@ int rpl_post_clCreateCommandQueueWithProperties(rpl_cx *x_, int ok, cl_command_q
                                                 cl_int *errcode_ret)
 {
     (void)context;
-    (void)device;
     (void)errcode_ret;
     cl_command_queue_properties props = 0;
     for (size_t i = 0; properties && properties[i] && i < 254; i += 2)
         if (properties[i] == CL_QUEUE_PROPERTIES)
             props = properties[i + 1];
-    rpl_queue_order(x_, ok, *ret, props);
+    rpl_queue_order(x_, ok, *ret, props, device);
     return RPL_OK;
 }
 

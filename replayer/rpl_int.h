@@ -61,6 +61,19 @@ void rpl_objs_release_all(rpl_session *s);
 
 /* Address maps: mapped regions and SVM allocations, recorded -> live. */
 enum rpl_region_kind { RPL_REGION_MAP = 1, RPL_REGION_SVM = 2 };
+/* A block of rows (row_bytes each, rows per slice, slices) laid out with
+ * the recorded pitches in the trace and with other pitches in a live image
+ * mapping: the recorded bytes of an image map are in the recorded layout. */
+typedef struct rpl_pitched {
+    size_t row_bytes, rows, slices;
+    size_t rec_row, rec_slice;    /* recorded pitches */
+    size_t live_row, live_slice;  /* live pitches */
+} rpl_pitched;
+/* bytes of the block in a layout with the given pitches */
+size_t rpl_pitched_len(const rpl_pitched *g, size_t row, size_t slice);
+/* copies the block: to_rec 1 live -> recorded layout, 0 recorded -> live */
+void rpl_pitched_copy(const rpl_pitched *g, void *dst, const void *src, int to_rec);
+
 typedef struct rpl_region {
     uint64_t rec;             /* recorded address */
     char *live;
@@ -68,6 +81,8 @@ typedef struct rpl_region {
     uint64_t flags;           /* map flags */
     uint64_t mem;             /* memory object id (maps) */
     int kind;
+    int pitched;              /* an image map whose live pitches differ */
+    rpl_pitched geom;
 } rpl_region;
 int rpl_region_add(rpl_session *s, int kind, uint64_t rec, void *live, size_t size, uint64_t flags,
                    uint64_t mem);
@@ -92,6 +107,8 @@ struct rpl_cx {
     cl_event cmd_event;       /* the command's event (app's or own) */
     int cmd_event_own;
     int no_verify;            /* read-backs of this call are not compared */
+    const rpl_pitched *pitched;   /* set around rpl_readback_submit: the live bytes
+                                   * are repacked into the recorded layout */
 };
 
 #define RPL_TRY(expr)                          \
@@ -175,10 +192,15 @@ struct rpl_session {
     size_t nheld, cap_held;
     size_t npending;
     size_t pending_bytes;
-    int have_rb;
-    rpl_readback rb;
-    void *rb_buf;
+    /* read-backs settled but not yet handed to rpl_step's caller (several
+     * may settle in one step: two reads completed by one clFinish) */
+    int want_rb;              /* the caller of rpl_step takes read-backs */
+    struct rpl_settled *rbq;
+    size_t rbq_head, rbq_n, rbq_cap;
+    rpl_readback rb;          /* the one handed out last ... */
+    void *rb_buf;             /* ... its bytes, freed at the next step */
     char rb_what[16];
+    int finished;             /* the end was reached and reported */
     /* phases: range [first, last]; kernel mode stops after the launch at the
      * first command that may modify memory */
     uint64_t first, last;
@@ -225,6 +247,8 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);
 int rpl_devmap_remapped(rpl_session *s);      /* a recorded device is replayed on another */
 void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap);
+/* the first queue names the devices of the summary (the one the application used) */
+void rpl_devmap_note_queue(rpl_session *s, uint64_t rec_dev, cl_device_id live);
 void rpl_devmap_free(rpl_session *s);
 
 /* rpl_verify.c: read-backs, pending until complete and recorded. */
@@ -249,6 +273,7 @@ void rpl_block_to_scratch(rpl_cx *x, void *data);
 /* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
 void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);
 /* The last read-back this step produced (for rpl_step's rb). */
-int rpl_take_readback(rpl_session *s, rpl_readback *rb);
+int rpl_take_readback(rpl_session *s, rpl_readback *rb);   /* 1: one was queued */
+void rpl_readbacks_free(rpl_session *s);
 
 #endif

@@ -235,7 +235,8 @@ int rpl_region_add(rpl_session *s, int kind, uint64_t rec, void *live, size_t si
         s->regions = r;
         s->cap_regions = cap;
     }
-    s->regions[s->nregions++] = (rpl_region){rec, live, size, flags, mem, kind};
+    s->regions[s->nregions++] = (rpl_region){.rec = rec, .live = live, .size = size, .flags = flags, .mem = mem,
+                                             .kind = kind};
     return 0;
 }
 

@@ -138,8 +138,12 @@ rpl_status rpl_open(rpl_session **out, const char *path, const rpl_opts *o)
 
     tf_status ts = tf_reader_open(&s->r, path, NULL);
     if (ts != TF_OK) {
-        snprintf(rpl_open_msg, sizeof rpl_open_msg, "%s", tf_reader_open_error()[0] ? tf_reader_open_error()
-                                                                                     : tf_strerror(ts));
+        /* the reader's message starts with the path; the caller names the file */
+        const char *m = tf_reader_open_error();
+        size_t pl = strlen(path);
+        if (!strncmp(m, path, pl) && !strncmp(m + pl, ": ", 2))
+            m += pl + 2;
+        snprintf(rpl_open_msg, sizeof rpl_open_msg, "%s", m[0] ? m : tf_strerror(ts));
         st = RPL_ERR_TRACE;
         goto out;
     }
@@ -309,6 +313,8 @@ int rpl_modifies(unsigned fn, const tf_call *c)
         return c->pre && tf_map_get(c->pre, "data") != NULL;
     case RPL_FN_clEnqueueMapBuffer: case RPL_FN_clEnqueueMapImage: case RPL_FN_clEnqueueSVMMap:
         return 0;
+    case RPL_FN_clEnqueueSVMMemcpy:   /* to host memory: a read-back (its bytes were recorded) */
+        return !(c->outs && c->outs[2].type != TF_NIL);
     default:
         return rpl_is_cat(fn, "enqueue");
     }
@@ -388,6 +394,31 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
     return RPL_OK;
 }
 
+/* Calls that end an object's life: clRelease* and clSVMFree. In loop mode
+ * they wait for the last iteration. */
+static int rpl_is_release(unsigned fn)
+{
+    return rpl_is_cat(fn, "release") || fn == RPL_FN_clSVMFree;
+}
+
+/* A release of an object that no replayed call created (one created past a
+ * --range or --kernel, or by a create that failed and still returned a
+ * handle): outside exact-calls mode there is nothing to release, and the
+ * call is skipped rather than made with NULL. Releases take at least one
+ * parameter, clSVMFree two. */
+static int rpl_release_is_moot(rpl_session *s, unsigned fn, const tf_call *c)
+{
+    if (s->o.exact_calls || !rpl_is_release(fn) || c->sig->nparams < (fn == RPL_FN_clSVMFree ? 2u : 1u))
+        return 0;
+    uint64_t id = 0;
+    if (fn == RPL_FN_clSVMFree)   /* (context, svm_pointer): an allocation no replayed call made */
+        return tf_value_u64(&c->args[1], &id) && id && !rpl_addr(s, id);
+    if (!tf_value_u64(&c->args[0], &id) || !id)
+        return 0;
+    rpl_obj *o = rpl_obj_find(s, id);
+    return !o || !o->live;
+}
+
 static int rpl_defer_release(rpl_session *s, uint64_t seq)
 {
     if (s->ndeferred == s->cap_deferred) {
@@ -427,7 +458,7 @@ static int rpl_next_iteration(rpl_session *s)
     s->iter++;
     tf_status ts = tf_reader_rewind(s->r);
     if (ts != TF_OK)
-        return rpl_set_error(s, RPL_ERR_TRACE, "%s: rewinding: %s", s->path, tf_strerror(ts));
+        return rpl_set_error(s, RPL_ERR_TRACE, "rewinding: %s", tf_strerror(ts));
     return RPL_OK;
 }
 
@@ -480,8 +511,12 @@ static int rpl_call(rpl_session *s, const tf_call *c)
             s->after = 1;
         }
     }
+    if (rpl_release_is_moot(s, (unsigned)fn, c)) {
+        s->sum.skipped++;
+        return RPL_OK;
+    }
     if (s->after) {
-        if (rpl_is_cat((unsigned)fn, "release") && (c->seq > last || rpl_is_deferred(s, c->seq) || loops == 1))
+        if (rpl_is_release((unsigned)fn) && (c->seq > last || rpl_is_deferred(s, c->seq) || loops == 1))
             return rpl_exec(s, c, (unsigned)fn, 0, 0);
         s->sum.skipped++;
         return RPL_OK;
@@ -492,7 +527,7 @@ static int rpl_call(rpl_session *s, const tf_call *c)
             return rpl_set_error(s, RPL_ERR_ARG, "call #%llu is %s, not a kernel launch",
                                  (unsigned long long)c->seq, c->sig->name);
     }
-    if (measure && loops > 1 && rpl_is_cat((unsigned)fn, "release"))
+    if (measure && loops > 1 && rpl_is_release((unsigned)fn))
         return rpl_defer_release(s, c->seq);
     int st = rpl_exec(s, c, (unsigned)fn, measure, measure && s->o.verify);
     if (st >= 0 && s->o.kernel && c->seq == s->o.kernel)
@@ -508,7 +543,14 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
         *has_rb = 0;
     if (s->failed)
         return (rpl_status)s->failed;
-    s->have_rb = 0;
+    if (rpl_take_readback(s, rb)) {   /* one settled in an earlier step */
+        if (has_rb)
+            *has_rb = 1;
+        return RPL_OK;
+    }
+    if (s->finished)
+        return RPL_END;
+    s->want_rb = rb || has_rb;
     tf_item it;
     tf_status ts = s->ended ? TF_END : tf_reader_next(s->r, &it);
     int st = RPL_OK;
@@ -530,11 +572,17 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
             s->failed = st;
             return (rpl_status)st;
         }
+        s->finished = 1;
+        if (rpl_take_readback(s, rb)) {   /* settled by the final flush */
+            if (has_rb)
+                *has_rb = 1;
+            return RPL_OK;
+        }
         return RPL_END;
     }
     if (ts != TF_OK) {
         s->failed = RPL_ERR_TRACE;
-        rpl_set_error(s, RPL_ERR_TRACE, "%s: %s%s%s", s->path, tf_strerror(ts), tf_reader_error(s->r)[0] ? ": " : "",
+        rpl_set_error(s, RPL_ERR_TRACE, "%s%s%s", tf_strerror(ts), tf_reader_error(s->r)[0] ? ": " : "",
                       tf_reader_error(s->r));
         return RPL_ERR_TRACE;
     }
@@ -557,12 +605,8 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
         s->failed = st;
         return (rpl_status)st;
     }
-    if (s->have_rb) {
-        if (rb)
-            rpl_take_readback(s, rb);
-        if (has_rb)
-            *has_rb = 1;
-    }
+    if (rpl_take_readback(s, rb) && has_rb)
+        *has_rb = 1;
     return RPL_OK;
 }
 
@@ -584,6 +628,10 @@ void rpl_get_summary(const rpl_session *s, rpl_summary *out)
 {
     *out = s->sum;
     out->wall_ns = rpl_clock_ns() - s->t_open;
+    const tf_reader_info *ri = tf_reader_get_info(s->r);
+    out->truncated = ri->truncated;
+    out->valid_bytes = ri->truncated ? ri->valid_bytes : ri->file_bytes;
+    out->file_bytes = ri->file_bytes;
     unsigned n = s->sum.loops ? s->sum.loops : 0;
     if (n) {
         int64_t *v = malloc(n * sizeof *v);
@@ -617,6 +665,6 @@ void rpl_close(rpl_session *s)
     free(s->timed);
     free(s->devtime_seq);
     free(s->devtime_ns);
-    rpl_block_free(s->rb_buf);
+    rpl_readbacks_free(s);
     free(s);
 }

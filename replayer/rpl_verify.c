@@ -14,12 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A settled read-back waiting for rpl_step's caller. */
+struct rpl_settled {
+    rpl_readback rb;
+    void *buf;                /* rpl_block_alloc'ed live bytes */
+    char what[16];
+};
+
 struct rpl_pending {
     uint64_t seq;
     unsigned fn;
     char what[16];
     uint64_t mem;             /* object read, 0 for SVM/host */
     const char *src;          /* live bytes (mapped memory), copied at completion */
+    int pitched;              /* ... from an image map with other pitches */
+    rpl_pitched geom;
     char *buf;                /* owned bytes */
     size_t len;
     cl_event ev;              /* retained by us (not in exact mode) */
@@ -133,16 +142,54 @@ static int rpl_settle(rpl_session *s, size_t i)
             s->o.on_mismatch(s->o.user, &m);
         }
     }
-    /* the live bytes stay available to rpl_step's caller until the next step */
-    rpl_block_free(s->rb_buf);
-    s->rb_buf = p->buf;
-    p->buf = NULL;
-    s->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, s->rb_buf, p->len, 1, same};
-    snprintf(s->rb_what, sizeof s->rb_what, "%s", p->what);
-    s->rb.what = s->rb_what;
-    s->have_rb = 1;
+    /* the live bytes go to rpl_step's caller, in the order they settled */
+    if (s->want_rb) {
+        if (s->rbq_n == s->rbq_cap) {
+            size_t cap = s->rbq_cap ? s->rbq_cap * 2 : 8;
+            struct rpl_settled *q = realloc(s->rbq, cap * sizeof *q);
+            if (!q)
+                return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+            s->rbq = q;
+            s->rbq_cap = cap;
+        }
+        struct rpl_settled *e = &s->rbq[s->rbq_n++];
+        e->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, NULL, p->len, 1, same};
+        e->buf = p->buf;
+        snprintf(e->what, sizeof e->what, "%s", p->what);
+        p->buf = NULL;
+    }
     rpl_pending_remove(s, i);
     return RPL_OK;
+}
+
+int rpl_take_readback(rpl_session *s, rpl_readback *rb)
+{
+    rpl_block_free(s->rb_buf);
+    s->rb_buf = NULL;
+    if (s->rbq_head == s->rbq_n)
+        return 0;
+    struct rpl_settled *e = &s->rbq[s->rbq_head++];
+    s->rb = e->rb;
+    s->rb_buf = e->buf;
+    s->rb.data = e->buf;
+    memcpy(s->rb_what, e->what, sizeof s->rb_what);
+    s->rb.what = s->rb_what;
+    if (s->rbq_head == s->rbq_n)
+        s->rbq_head = s->rbq_n = 0;
+    if (rb)
+        *rb = s->rb;
+    return 1;
+}
+
+void rpl_readbacks_free(rpl_session *s)
+{
+    for (size_t i = s->rbq_head; i < s->rbq_n; i++)
+        rpl_block_free(s->rbq[i].buf);
+    free(s->rbq);
+    s->rbq = NULL;
+    s->rbq_head = s->rbq_n = s->rbq_cap = 0;
+    rpl_block_free(s->rb_buf);
+    s->rb_buf = NULL;
 }
 
 static int rpl_complete(rpl_session *s, size_t i)
@@ -152,7 +199,10 @@ static int rpl_complete(rpl_session *s, size_t i)
         return RPL_OK;
     p->complete = 1;
     if (p->src) {   /* mapped memory: copy it while it is still mapped */
-        memcpy(p->buf, p->src, p->len);
+        if (p->pitched)
+            rpl_pitched_copy(&p->geom, p->buf, p->src, 1);
+        else
+            memcpy(p->buf, p->src, p->len);
         p->src = NULL;
     }
     return rpl_settle(s, i);
@@ -208,11 +258,6 @@ static void rpl_held_queue_done(rpl_session *s, cl_command_queue q)
             rpl_held_release(s, i);
 }
 
-int rpl_take_readback(rpl_session *s, rpl_readback *rb)
-{
-    *rb = s->rb;
-    return 1;
-}
 
 static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
                                 cl_event ev, cl_command_queue q, const tf_value *expected, int owned);
@@ -304,6 +349,10 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
         if (!p->buf)
             return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
         p->src = buf;
+        if (x->pitched) {
+            p->pitched = 1;
+            p->geom = *x->pitched;
+        }
     }
     if (ev && !s->o.exact_calls && s->api.clRetainEvent && s->api.clRetainEvent(ev) == CL_SUCCESS) {
         p->ev = ev;

@@ -98,8 +98,8 @@ void tf_err_clear(tf_err *e);
 /* Sets the message (printf-style), replacing any earlier one. */
 void tf_err_set(tf_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Notes where a status was propagated: appends " [file:line: expr]" the
- * first time (so the innermost site is kept); supplies a message naming
- * the status when none was set. */
+ * first time (so the innermost site is kept) when CLRR_DEBUG is set in the
+ * environment; supplies a message naming the status when none was set. */
 void tf_err_where(tf_err *e, tf_status st, const char *file, int line, const char *expr);
 
 #define TF_FAIL(err, st, ...) \

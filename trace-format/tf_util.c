@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *tf_strerror(tf_status s)
 {
@@ -47,8 +48,9 @@ void tf_err_where(tf_err *e, tf_status st, const char *file, int line, const cha
         return;
     if (e->msg[0] == '\0')
         snprintf(e->msg, sizeof(e->msg), "%s", tf_strerror(st));
+    /* the source location is for us, not for users: only with CLRR_DEBUG */
     n = strlen(e->msg);
-    if (n < sizeof(e->msg))
+    if (n < sizeof(e->msg) && getenv("CLRR_DEBUG"))
         snprintf(e->msg + n, sizeof(e->msg) - n, " [%s:%d: %s]", file, line, expr);
     e->where_noted = 1;
 }

@@ -4,7 +4,7 @@
 # crash: a missing file, a file that is not a trace, traces cut short in the
 # header, a corrupted byte range, devices that do not exist, bad options.
 # A trace cut short after its header is what a crashed recording leaves: it
-# replays what it holds (exit 0) or says why not (exit 3). Every file of the
+# replays what it holds with one warning (exit 0) or says why not (exit 3). Every file of the
 # trace-format fuzz corpus: exit 0, 1 or 3, never a signal, at most one line
 # on stderr.
 . "$(dirname "$0")/lib.sh"
@@ -57,18 +57,26 @@ for n in 1 8 16 31; do          # inside the file header
     head -c $n "$T" >"$TMP/cut$n.clrr"
     bad 3 'truncated' -- "$TMP/cut$n.clrr"
 done
+# the whole trace is not truncated
+run --json "$T"
+$PY -c 'import json, sys; assert json.load(open(sys.argv[1]))["truncated"] is False' "$TMP/out" ||
+    fail "the whole trace is reported truncated: $(cat "$TMP/out")"
 # cut after the header: a crashed recording; what it holds replays or exit 3
+# (nothing complete to replay)
 calls_all=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["calls"])' <("$CLRR" replay --json "$T"))
 for k in 1 2 3 4 5 6 7; do
     n=$((size * k / 8))
     head -c $n "$T" >"$TMP/cut.clrr"
     run --json "$TMP/cut.clrr"
     case $rc in
-        0) [ ! -s "$TMP/err" ] || fail "cut at $n of $size bytes: exit 0 with stderr: $(cat "$TMP/err")"
+        # what it holds replayed, and one warning says the trace is truncated
+        0) [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^clrr replay: warning: .* is truncated' "$TMP/err" ||
+               fail "cut at $n of $size bytes: exit 0 without the one warning line: $(cat "$TMP/err")"
            $PY - "$TMP/out" "$calls_all" <<'EOF' || fail "cut at $n of $size bytes: $(cat "$TMP/out")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["ok"] is True and d["mismatches"] == 0 and d["calls"] <= int(sys.argv[2]), d
+assert d["ok"] is True and d["mismatches"] == 0 and d["truncated"] is True, d
+assert 0 < d["calls"] <= int(sys.argv[2]), d
 EOF
            ;;
         3) [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^clrr replay: ' "$TMP/err" ||
@@ -83,12 +91,19 @@ for k in 1 2 3; do
         head -c 64 /dev/zero | tr '\0' "$pat" | dd of="$TMP/bad.clrr" bs=1 seek=$((size * k / 4)) conv=notrunc 2>/dev/null
         cmp -s "$T" "$TMP/bad.clrr" && continue   # the bytes were already those
         bad 3 'corrupt' -- "$TMP/bad.clrr"
+        # the message is for users: no source locations (CLRR_DEBUG adds them)
+        ! grep -q '\.c:[0-9]' "$TMP/err" || fail "a source location in the message: $(cat "$TMP/err")"
     done
 done
 
 # --- devices and options
 bad 3 'device' -- --device 99 "$T"
 bad 3 'device' -- --device nosuchdevice "$T"
+bad 2 'device' -- --device '' "$T"
+bad 2 'compare' -- --compare '' "$T"
+# a missing file is named once
+bad 3 -- "$TMP/nosuch.clrr"
+[ "$(grep -o 'nosuch.clrr' "$TMP/err" | wc -l)" -eq 1 ] || fail "the path is named more than once: $(cat "$TMP/err")"
 bad 2 'range' -- --range 5:2 "$T"
 bad 2 'range' -- --range 0:3 "$T"
 bad 2 'range' -- --range abc "$T"

@@ -108,6 +108,10 @@ rc=0
 POCL_DEVICES="basic pthread" "$CLRR" replay --compare basic "$T" >"$TMP/cmp2.out" 2>"$TMP/cmp2.err" || rc=$?
 [ $rc -eq 0 ] || fail "--compare basic: exit $rc: $(cat "$TMP/cmp2.err") $(cat "$TMP/cmp2.out")"
 grep -q '^B  *basic.*3 read-backs, 0 mismatches' "$TMP/cmp2.out" || fail "--compare basic: $(cat "$TMP/cmp2.out")"
+# ... --json: one JSON object with the comparison in it
+POCL_DEVICES="basic pthread" "$CLRR" replay --json --compare basic "$T" >"$TMP/cmpj.json" 2>"$TMP/cmpj.err" ||
+    fail "--compare basic --json: exit $?: $(cat "$TMP/cmpj.err")"
+expect cmpj 'd["ok"] is True and d["compare"]["same"] is True and d["compare"]["compared"] == 3'
 
 # --- --no-verify: runs everything, compares nothing
 replay nover --no-verify
@@ -125,8 +129,11 @@ import json, sys
 calls = [c for c in map(json.loads, open(sys.argv[1])) if c.get("type") == "call"]
 for i, c in enumerate(calls):
     if c["fn"] == "clEnqueueNDRangeKernel":
-        nxt = next((d["fn"] for d in calls[i + 1:] if d["fn"].startswith("clEnqueue")), "")
-        print(c["seq"], int(nxt.startswith("clEnqueueRead")))
+        nxt = next((d for d in calls[i + 1:] if d["fn"].startswith("clEnqueue")), {"fn": ""})
+        # a read, or an SVM copy to host memory (its bytes were recorded)
+        read = nxt["fn"].startswith("clEnqueueRead") or (
+            nxt["fn"] == "clEnqueueSVMMemcpy" and (nxt.get("outs") or {}).get("dst_ptr"))
+        print(c["seq"], int(bool(read)))
 EOF
 [ "$(wc -l <"$TMP/tour.launches")" -ge 5 ] || fail "api_tour has only $(wc -l <"$TMP/tour.launches") launches"
 while read -r k reads; do
@@ -140,6 +147,13 @@ rc=0
 "$CLRR" replay --json --range "$mid:$((mid + 10))" "$TMP/tour.clrr" >"$TMP/tourr.json" 2>"$TMP/tourr.err" || rc=$?
 [ $rc -eq 0 ] || fail "api_tour --range $mid:$((mid + 10)): exit $rc: $(cat "$TMP/tourr.err")"
 expect tourr 'd["mismatches"] == 0 and d["readbacks"] >= 1 and d["skipped"] > 0'
+# releases of objects the range never created are skipped, not made with NULL
+expect tourr 'd["call_diffs"] == 0'
+# --loop over the whole tour: SVM frees wait for the last iteration
+rc=0
+"$CLRR" replay --json --loop 3 "$TMP/tour.clrr" >"$TMP/tourl.json" 2>"$TMP/tourl.err" || rc=$?
+[ $rc -eq 0 ] || fail "api_tour --loop 3: exit $rc: $(cat "$TMP/tourl.err")"
+expect tourl 'd["mismatches"] == 0 and d["loops"] == 3 and d["readbacks"] >= 10'
 
 # --- diverge: the reference program of clrr diff replays as recorded
 for v in 0 1; do
@@ -182,8 +196,20 @@ if [ -f "$STUBV/clrrstub.icd" ]; then
         rc=0
         OCL_ICD_VENDORS=$TMP/both "$CLRR" replay --device pthread --compare stub "$T" >"$TMP/cmps.out" 2>"$TMP/cmps.err" || rc=$?
         [ $rc -eq 1 ] || fail "--compare stub: exit $rc, not 1: $(cat "$TMP/cmps.err") $(cat "$TMP/cmps.out")"
-        grep -q "^first difference between the devices at call #$((K1 + 1)) clEnqueueReadBuffer" "$TMP/cmps.out" ||
+        grep -q "^compare *first difference between the devices at call #$((K1 + 1)) clEnqueueReadBuffer" "$TMP/cmps.out" ||
             fail "--compare stub does not name call #$((K1 + 1)): $(cat "$TMP/cmps.out")"
+        grep -q '^result *DEVICES DIFFER' "$TMP/cmps.out" || fail "--compare stub: the result line: $(cat "$TMP/cmps.out")"
+        rc=0
+        OCL_ICD_VENDORS=$TMP/both "$CLRR" replay --json --device pthread --compare stub "$T" >"$TMP/cmpsj.json" \
+            2>"$TMP/cmpsj.err" || rc=$?
+        [ $rc -eq 1 ] || fail "--compare stub --json: exit $rc, not 1: $(cat "$TMP/cmpsj.err")"
+        expect cmpsj "d['ok'] is False and d['compare']['same'] is False and d['compare']['first_difference']['seq'] == $((K1 + 1))"
+        # the two read-backs of blackscholes, completed by one clFinish, are both compared
+        rc=0
+        OCL_ICD_VENDORS=$TMP/both "$CLRR" replay --json --device pthread --compare pthread "$TMP/bs.clrr" \
+            >"$TMP/cmpbs.json" 2>"$TMP/cmpbs.err" || rc=$?
+        [ $rc -eq 0 ] || fail "blackscholes --compare pthread: exit $rc: $(cat "$TMP/cmpbs.err")"
+        expect cmpbs 'd["compare"]["compared"] == 2 and d["compare"]["same"] is True'
     fi
 fi
 echo "ok: --range, --kernel, --loop, --timing, --compare, --no-verify, --json; a wrong result is reported"

@@ -165,12 +165,18 @@ static cl_mem stub_image_new(cl_context ctx, const cl_mem_properties *props, cl_
         *err = CL_IMAGE_FORMAT_NOT_SUPPORTED;
         return NULL;
     }
-    /* the host memory's pitches (given with a host pointer) and ours */
-    size_t row = w * elem, slice = desc->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? row : row * h;
-    size_t hrow = desc->image_row_pitch ? desc->image_row_pitch : row;
+    /* the host memory's pitches (given with a host pointer) and ours; with
+     * CLRR_STUB_IMAGE_ROW_PAD=N our rows are N bytes longer than their pixels,
+     * as on GPUs that align image rows (tests of replay across pitches) */
+    const char *pad_env = getenv("CLRR_STUB_IMAGE_ROW_PAD");
+    size_t pad = pad_env ? strtoul(pad_env, NULL, 10) : 0;
+    if (pad > 4096)
+        pad = 4096;
+    size_t row = w * elem + pad, slice = desc->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? row : row * h;
+    size_t hrow = desc->image_row_pitch ? desc->image_row_pitch : w * elem;
     size_t hslice = desc->image_slice_pitch ? desc->image_slice_pitch
                                             : (desc->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? hrow : hrow * h);
-    if ((!host_ptr && (desc->image_row_pitch || desc->image_slice_pitch)) || hrow < row || hrow % elem ||
+    if ((!host_ptr && (desc->image_row_pitch || desc->image_slice_pitch)) || hrow < w * elem || hrow % elem ||
         hslice < (desc->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? hrow : hrow * h) || hslice % hrow) {
         *err = CL_INVALID_IMAGE_DESCRIPTOR;
         return NULL;

@@ -57,6 +57,7 @@ typedef struct cli_ktime {
 
 typedef struct cli_replay {
     int json, quiet, timing, progress;
+    unsigned loops;           /* --loop: the timing lines name their iteration */
     uint64_t reported;
     int64_t last_progress;
     FILE *out;
@@ -64,6 +65,18 @@ typedef struct cli_replay {
     size_t nk;
     char *mism_json;          /* JSON array text of mismatches */
     size_t mism_len, mism_cap;
+    /* --compare: the outcome, printed with the summary */
+    const char *cmp_dev;      /* NULL: no --compare */
+    uint64_t cmp_n;           /* read-backs compared */
+    int cmp_state;            /* 0 same, 1 a read-back differs, 2 the replays diverged,
+                                 3 different numbers of read-backs */
+    rpl_readback cmp_a;       /* the first differing read-back (data not kept) */
+    char cmp_fn[64], cmp_what[16];
+    uint64_t cmp_b_seq;
+    rpl_cmp cmp;
+    char cmp_b_device[256];
+    uint64_t cmp_b_readbacks, cmp_b_mismatches;
+    int cmp_b_matched;
 } cli_replay;
 
 static int64_t cli_now(void)
@@ -122,10 +135,13 @@ static void cli_on_time(void *user, const rpl_cmd_time *t)
 {
     cli_replay *r = user;
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
-    if (!r->json && !r->quiet)
+    if (!r->json && !r->quiet) {
+        if (r->loops > 1)
+            printf("  loop %-4u", t->loop + 1);
         printf("  #%-8" PRIu64 " %-28s %-20s host %9s  device %9s  recorded %9s\n", t->seq, t->function,
                t->kernel ? t->kernel : "", cli_fmt_ns(t->host_ns, a), t->device_ns >= 0 ? cli_fmt_ns(t->device_ns, b)
                : "-", t->recorded_device_ns >= 0 ? cli_fmt_ns(t->recorded_device_ns, c) : "-");
+    }
     if (!t->kernel)
         return;
     cli_ktime *k = NULL;
@@ -199,6 +215,93 @@ static int cli_parse_u64(const char *s, uint64_t *v, int suffixes)
     return 0;
 }
 
+/* --compare: step both sessions to their next read-back and compare them;
+ * the outcome goes to r (cli_print_compare prints it). */
+static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol, cli_replay *r)
+{
+    for (;;) {
+        rpl_readback ra, rb;
+        int ha = 0, hb = 0;
+        rpl_status sa = RPL_OK, sb = RPL_OK;
+        while (!ha && (sa = rpl_step(a, &ra, &ha)) == RPL_OK)
+            ;
+        while (!hb && (sb = rpl_step(b, &rb, &hb)) == RPL_OK)
+            ;
+        if (sa < 0 || sb < 0) {
+            cli_err("%s", sa < 0 ? rpl_error(a) : rpl_error(b));
+            return CLI_EXIT_ERROR;
+        }
+        if (!ha || !hb) {
+            r->cmp_state = ha != hb ? 3 : 0;
+            return ha != hb ? CLI_EXIT_DIFFERENT : CLI_EXIT_OK;
+        }
+        r->cmp_n++;
+        memset(&r->cmp, 0, sizeof r->cmp);
+        int shape = ra.seq == rb.seq && ra.size == rb.size;
+        if (shape && rpl_compare(ra.data, rb.data, ra.size, tol, &r->cmp))
+            continue;
+        r->cmp_state = shape ? 1 : 2;
+        r->cmp_a = ra;
+        r->cmp_a.data = NULL;
+        snprintf(r->cmp_fn, sizeof r->cmp_fn, "%s", ra.function);
+        snprintf(r->cmp_what, sizeof r->cmp_what, "%s", ra.what);
+        r->cmp_a.function = r->cmp_fn;
+        r->cmp_a.what = r->cmp_what;
+        r->cmp_b_seq = rb.seq;
+        r->cmp_b_matched = rb.matched;
+        return CLI_EXIT_DIFFERENT;
+    }
+}
+
+static void cli_print_compare(const cli_replay *r)
+{
+    const rpl_readback *a = &r->cmp_a;
+    if (r->json) {
+        printf(",\"compare\":{\"device\":");
+        cli_json_cstr(stdout, r->cmp_b_device);
+        printf(",\"compared\":%" PRIu64 ",\"same\":%s,\"b_readbacks\":%" PRIu64 ",\"b_mismatches\":%" PRIu64,
+               r->cmp_n, r->cmp_state ? "false" : "true", r->cmp_b_readbacks, r->cmp_b_mismatches);
+        if (r->cmp_state == 3)
+            printf(",\"reason\":\"different numbers of read-backs\"");
+        if (r->cmp_state == 1 || r->cmp_state == 2) {
+            printf(",\"first_difference\":{\"seq\":%" PRIu64 ",\"function\":", a->seq);
+            cli_json_cstr(stdout, a->function);
+            printf(",\"what\":");
+            cli_json_cstr(stdout, a->what);
+            printf(",\"object\":%" PRIu64, a->object);
+            if (r->cmp_state == 1)
+                printf(",\"differ\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"elem_size\":%" PRIu64
+                       ",\"first_byte\":%" PRIu64 ",\"a_matches_recording\":%s,\"b_matches_recording\":%s",
+                       r->cmp.differ, r->cmp.elems, r->cmp.elem_size, r->cmp.first, a->matched ? "true" : "false",
+                       r->cmp_b_matched ? "true" : "false");
+            else
+                printf(",\"b_seq\":%" PRIu64, r->cmp_b_seq);
+            printf("}");
+        }
+        printf("}");
+        return;
+    }
+    if (r->cmp_state == 0 && !r->quiet)
+        printf("compare   %" PRIu64 " read-backs identical on both devices (within the tolerance)\n", r->cmp_n);
+    if (r->cmp_state == 3)
+        printf("compare   the two replays produced different numbers of read-backs\n");
+    if (r->cmp_state == 1 || r->cmp_state == 2) {
+        printf("compare   first difference between the devices at call #%" PRIu64 " %s %s", a->seq, a->function, a->what);
+        if (a->object)
+            printf(" (object #%" PRIu64 ")", a->object);
+        if (r->cmp_state == 1)
+            printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 " (A: %s, B: %s)\n", r->cmp.differ,
+                   r->cmp.elems, r->cmp.elem_size == 1 ? "bytes" : "elements", r->cmp.first,
+                   a->matched ? "matches the recording" : "differs from the recording",
+                   r->cmp_b_matched ? "matches the recording" : "differs from the recording");
+        else
+            printf(": the replays diverged (B at call #%" PRIu64 ")\n", r->cmp_b_seq);
+    }
+    if (!r->quiet || r->cmp_state)
+        printf("B         %s: %" PRIu64 " read-backs, %" PRIu64 " mismatches with the recording\n", r->cmp_b_device,
+               r->cmp_b_readbacks, r->cmp_b_mismatches);
+}
+
 static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay *r, int status_ok)
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
@@ -213,10 +316,12 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
                ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",\"readbacks\":%" PRIu64
                ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"call_diffs\":%" PRIu64
                ",\"wall_ns\":%" PRId64 ",\"exec_ns\":%" PRId64 ",\"exec_ns_loop_median\":%" PRId64
-               ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"ok\":%s,\"mismatch_list\":[%s]",
+               ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"truncated\":%s,\"ok\":%s,\"mismatch_list\":[%s]",
                s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
                s->unverified, s->call_diffs, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
-               status_ok && !s->mismatches ? "true" : "false", r->mism_json ? r->mism_json : "");
+               s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state ? "true" : "false", r->mism_json ? r->mism_json : "");
+        if (r->cmp_dev)
+            cli_print_compare(r);
         printf(",\"kernels_timing\":[");
         for (size_t i = 0; i < r->nk; i++) {
             printf("%s{\"name\":", i ? "," : "");
@@ -230,6 +335,8 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
         printf("]}\n");
         return;
     }
+    if (r->cmp_dev)
+        cli_print_compare(r);
     if (r->quiet)
         return;
     printf("replayed  %s\n", path);
@@ -261,52 +368,10 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
                    cli_fmt_ns(r->k[i].host, d));
         }
     }
-    printf("result    %s\n", !status_ok ? "FAILED" : s->mismatches ? "MISMATCH" : "ok");
-}
-
-/* --compare: step both sessions to their next read-back and compare them. */
-static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol, cli_replay *r, const char *dev_b)
-{
-    uint64_t n = 0;
-    for (;;) {
-        rpl_readback ra, rb;
-        int ha = 0, hb = 0;
-        rpl_status sa = RPL_OK, sb = RPL_OK;
-        while (!ha && (sa = rpl_step(a, &ra, &ha)) == RPL_OK)
-            ;
-        while (!hb && (sb = rpl_step(b, &rb, &hb)) == RPL_OK)
-            ;
-        if (sa < 0 || sb < 0) {
-            cli_err("%s", sa < 0 ? rpl_error(a) : rpl_error(b));
-            return CLI_EXIT_ERROR;
-        }
-        if (!ha || !hb) {
-            if (ha != hb) {
-                printf("the two replays produced different numbers of read-backs\n");
-                return CLI_EXIT_DIFFERENT;
-            }
-            if (!r->quiet && !r->json)
-                printf("compare   %" PRIu64 " read-backs identical on both devices (within the tolerance)\n", n);
-            return CLI_EXIT_OK;
-        }
-        n++;
-        rpl_cmp cmp;
-        int same = ra.seq == rb.seq && ra.size == rb.size && rpl_compare(ra.data, rb.data, ra.size, tol, &cmp);
-        if (!same) {
-            printf("first difference between the devices at call #%" PRIu64 " %s %s", ra.seq, ra.function, ra.what);
-            if (ra.object)
-                printf(" (object #%" PRIu64 ")", ra.object);
-            if (ra.seq == rb.seq && ra.size == rb.size)
-                printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 " (A: %s, B: %s)\n",
-                       cmp.differ, cmp.elems, cmp.elem_size == 1 ? "bytes" : "elements", cmp.first,
-                       ra.matched ? "matches the recording" : "differs from the recording",
-                       rb.matched ? "matches the recording" : "differs from the recording");
-            else
-                printf(": the replays diverged (B at call #%" PRIu64 ")\n", rb.seq);
-            printf("B is %s\n", dev_b);
-            return CLI_EXIT_DIFFERENT;
-        }
-    }
+    printf("result    %s\n", !status_ok                 ? "FAILED"
+                             : s->mismatches              ? "MISMATCH"
+                             : r->cmp_state               ? "DEVICES DIFFER"
+                                                          : "ok");
 }
 
 static int cli_replay_run(int argc, char **argv)
@@ -333,7 +398,11 @@ static int cli_replay_run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
         switch (c) {
-        case O_DEVICE: o.device = optarg; break;
+        case O_DEVICE:
+            if (!*optarg)
+                return cli_usage_err("--device takes an index, cpu, gpu, accelerator or part of a name, not ''");
+            o.device = optarg;
+            break;
         case O_RANGE:
             if (cli_parse_range(optarg, &o.first, &o.last) < 0)
                 return cli_usage_err("--range takes A:B with 1 <= A <= B (call numbers), not '%s'", optarg);
@@ -352,7 +421,11 @@ static int cli_replay_run(int argc, char **argv)
             if (rpl_tolerance_parse(optarg, &o.tol, err, sizeof err) < 0)
                 return cli_usage_err("--tolerance: %s", err);
             break;
-        case O_COMPARE: compare = optarg; break;
+        case O_COMPARE:
+            if (!*optarg)
+                return cli_usage_err("--compare takes a device (as --device does), not ''");
+            compare = optarg;
+            break;
         case O_EXACT: o.exact_calls = 1; break;
         case O_NOVERIFY: o.verify = 0; break;
         case O_MAXMEM:
@@ -386,7 +459,9 @@ static int cli_replay_run(int argc, char **argv)
     if (r.progress)
         o.on_progress = cli_on_progress;
     if (o.timing && !r.json && !r.quiet)
-        printf("commands  (call, function, kernel, host time, device time here, device time when recorded)\n");
+        printf("commands  (%scall, function, kernel, host time, device time here, device time when recorded)\n",
+               o.loop > 1 ? "iteration, " : "");
+    r.loops = o.loop;
 
     rpl_session *s = NULL;
     if (rpl_open(&s, path, &o) != RPL_OK) {
@@ -407,12 +482,13 @@ static int cli_replay_run(int argc, char **argv)
             rpl_close(s);
             return CLI_EXIT_ERROR;
         }
-        rc = cli_compare(s, b, &o.tol, &r, compare);
+        r.cmp_dev = compare;
+        rc = cli_compare(s, b, &o.tol, &r);
         rpl_summary sb;
         rpl_get_summary(b, &sb);
-        if (!r.quiet && !r.json)
-            printf("B         %s: %" PRIu64 " read-backs, %" PRIu64 " mismatches with the recording\n", sb.device,
-                   sb.readbacks, sb.mismatches);
+        snprintf(r.cmp_b_device, sizeof r.cmp_b_device, "%s", sb.device);
+        r.cmp_b_readbacks = sb.readbacks;
+        r.cmp_b_mismatches = sb.mismatches;
         rpl_close(b);
         st = rc == CLI_EXIT_ERROR ? RPL_ERR_CL : RPL_OK;
     } else {
@@ -424,6 +500,16 @@ static int cli_replay_run(int argc, char **argv)
     rpl_get_summary(s, &sum);
     if (st != RPL_OK && rc != CLI_EXIT_ERROR)
         cli_err("%s: %s", path, rpl_error(s));
+    if (st == RPL_OK && sum.truncated && !sum.calls) {
+        cli_err("%s: truncated at byte %" PRIu64 " of %" PRIu64 ", before its first complete chunk: nothing to replay",
+                path, sum.valid_bytes, sum.file_bytes);
+        st = RPL_ERR_TRACE;
+        rc = CLI_EXIT_ERROR;
+    } else if (st == RPL_OK && sum.truncated) {
+        cli_err("warning: %s is truncated (a crashed or killed recording): replayed its complete part, "
+                "%" PRIu64 " of %" PRIu64 " bytes",
+                path, sum.valid_bytes, sum.file_bytes);
+    }
     cli_print_summary(path, &sum, &r, st == RPL_OK);
     rpl_close(s);
     free(r.k);

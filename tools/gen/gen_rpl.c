@@ -331,7 +331,10 @@ static void gen_rpl_function(FILE *o, const gen_func *f)
     else
         fputs("    int ok = 1;\n    RPL_TRY(rpl_result(x_, ok, CL_SUCCESS));\n", o);
     if (f->ret_handle)
-        fprintf(o, "    if (ok) RPL_TRY(rpl_ret_handle(x_, (void *)ret_, RPL_OBJ_%s));\n", f->ret_handle);
+        /* a failed create may still return a handle (PoCL's clCreateContextFromType
+         * with CL_DEVICE_NOT_FOUND); bound when the recording got one too, so
+         * that the application's release of it releases it here */
+        fprintf(o, "    if (ok || ret_) RPL_TRY(rpl_ret_handle(x_, (void *)ret_, RPL_OBJ_%s));\n", f->ret_handle);
     if (f->rpl_post) {
         fprintf(o, "    RPL_TRY(rpl_post_%s(x_, ok%s", f->name, f->ret_void ? "" : ", &ret_");
         for (int i = 0; i < f->np; i++)
