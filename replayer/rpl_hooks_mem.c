@@ -324,8 +324,10 @@ void rpl_pitched_copy(const rpl_pitched *g, void *dst, const void *src, int to_r
             memcpy((char *)dst + z * dslice + y * drow, (const char *)src + z * sslice + y * srow, g->row_bytes);
 }
 
-/* Unmap: what the host wrote into a write map goes into the live mapping first. */
-static int rpl_unmap_data(rpl_cx *x, void *live, size_t cap)
+/* Unmap: what the host wrote into a write map goes into the live mapping
+ * first; for an image map with other pitches (@p g), row by row from the
+ * recorded layout into the live one. */
+static int rpl_unmap_data(rpl_cx *x, void *live, size_t cap, const rpl_pitched *g)
 {
     const tf_value *d = x->c->pre ? tf_map_get(x->c->pre, "data") : NULL;
     if (!d || !live)
@@ -337,35 +339,18 @@ static int rpl_unmap_data(rpl_cx *x, void *live, size_t cap)
         return rpl_fail(x, st);
     if (st == 0)
         return RPL_OK;
-    if (got > cap)
-        got = cap;
-    memcpy(live, p, got);
-    free(p);
-    rpl_count_bytes_in(x->s, got);
-    return RPL_OK;
-}
-
-/* Unmap of an image map with other pitches: the host's writes, in the
- * recorded layout, go row by row into the live one. */
-static int rpl_unmap_pitched(rpl_cx *x, rpl_region *r)
-{
-    const tf_value *d = x->c->pre ? tf_map_get(x->c->pre, "data") : NULL;
-    if (!d)
-        return RPL_OK;
-    void *p;
-    size_t got;
-    int st = rpl_fetch(x->s, d, 0, &p, &got);
-    if (st < 0)
-        return rpl_fail(x, st);
-    if (st == 0)
-        return RPL_OK;
-    if (got < rpl_pitched_len(&r->geom, r->geom.rec_row, r->geom.rec_slice)
-        || r->size < rpl_pitched_len(&r->geom, r->geom.live_row, r->geom.live_slice)) {
+    if (g && (got < rpl_pitched_len(g, g->rec_row, g->rec_slice)
+              || cap < rpl_pitched_len(g, g->live_row, g->live_slice))) {
         free(p);
         return rpl_call_error(x, RPL_ERR_INVALID, "the recorded bytes of the image map (%zu) do not cover its region",
                               got);
     }
-    rpl_pitched_copy(&r->geom, r->live, p, 0);
+    if (got > cap)
+        got = cap;
+    if (g)
+        rpl_pitched_copy(g, live, p, 0);
+    else
+        memcpy(live, p, got);
     free(p);
     rpl_count_bytes_in(x->s, got);
     return RPL_OK;
@@ -385,9 +370,7 @@ int rpl_pre_clEnqueueUnmapMemObject(rpl_cx *x_, cl_command_queue *command_queue,
     if (!r)
         return RPL_OK;   /* the generic decoding already rejected unknown addresses */
     *mapped_ptr = r->live;
-    if (r->pitched)
-        return rpl_unmap_pitched(x_, r);
-    return rpl_unmap_data(x_, r->live, r->size);
+    return rpl_unmap_data(x_, r->live, r->size, r->pitched ? &r->geom : NULL);
 }
 
 int rpl_post_clEnqueueUnmapMemObject(rpl_cx *x_, int ok, cl_int *ret, cl_command_queue command_queue, cl_mem memobj,
@@ -503,5 +486,5 @@ int rpl_pre_clEnqueueSVMUnmap(rpl_cx *x_, cl_command_queue *command_queue, void 
         if (r->kind == RPL_REGION_SVM && rec >= r->rec && rec - r->rec < r->size)
             cap = r->size - (size_t)(rec - r->rec);
     }
-    return rpl_unmap_data(x_, *svm_ptr, cap);
+    return rpl_unmap_data(x_, *svm_ptr, cap, NULL);
 }
