@@ -49,7 +49,47 @@ REC_QUERY_HOOK(clGetDeviceInfo, cl_device_id, a_device, cl_device_info)
 REC_QUERY_HOOK(clGetContextInfo, cl_context, a_context, cl_context_info)
 REC_QUERY_HOOK(clGetMemObjectInfo, cl_mem, a_memobj, cl_mem_info)
 REC_QUERY_HOOK(clGetImageInfo, cl_mem, a_image, cl_image_info)
-REC_QUERY_HOOK(clGetProgramInfo, cl_program, a_program, cl_program_info)
+/* CL_PROGRAM_BINARIES: the binaries themselves, as blobs ("post" map, key
+ * "binaries"; the answer's bytes are pointers). An application that builds
+ * from source, fetches the binary and later creates a program from it
+ * stores it once (blobs are content-addressed), and a replay on another
+ * device can build that program from the source the binary came from. */
+static void rec_program_binaries(rec_call *c, cl_program program, size_t value_size, void *value)
+{
+    size_t n = value_size / sizeof(unsigned char *);
+    if (!value || !n || n > 1024 || !rec_next.clGetProgramInfo)
+        return;
+    size_t *sizes = calloc(n, sizeof *sizes);
+    tf_blobref *refs = sizes ? calloc(n, sizeof *refs) : NULL;
+    if (!refs || rec_next.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, n * sizeof *sizes, sizes, NULL)
+                     != CL_SUCCESS) {
+        free(sizes);
+        free(refs);
+        return;
+    }
+    unsigned char *const *bin = value;
+    for (size_t i = 0; i < n; i++)
+        if (bin[i] && sizes[i])
+            tf_writer_blob(rec_g.w, bin[i], sizes[i], &refs[i]);
+    free(sizes);
+    rec_extra *x = rec_extra_add(c, 1, "binaries");
+    if (!x) {
+        free(refs);
+        return;
+    }
+    x->slot.state = REC_SLOT_BLOBS;
+    x->slot.n = (uint32_t)n;
+    x->slot.v.blobs = refs;
+}
+
+void rec_post_clGetProgramInfo(rec_call *c, int ok, cl_int *ret, cl_program a_program, cl_program_info a_param_name,
+                               size_t a_param_value_size, void *a_param_value, size_t *a_param_value_size_ret)
+{
+    (void)ret;
+    rec_query_handles(c, ok, a_param_name, a_param_value, a_param_value_size_ret);
+    if (ok && c->capture && a_param_name == CL_PROGRAM_BINARIES)
+        rec_program_binaries(c, a_program, a_param_value_size, a_param_value);
+}
 REC_QUERY_HOOK(clGetKernelInfo, cl_kernel, a_kernel, cl_kernel_info)
 
 void rec_post_clGetEventInfo(rec_call *c, int ok, cl_int *ret, cl_event a_event,

@@ -36,6 +36,10 @@ int rpl_pre_clCreateProgramWithSource(rpl_cx *x_, cl_context *context, cl_uint *
     arr[0] = src;
     *strings = arr;
     *count = 1;
+    uint64_t id = 0;
+    if (!rpl_session_opts(x_->s)->exact_calls && tf_value_u64(&x_->c->ret, &id) && id
+        && rpl_progsrc_source(x_->s, id, src, got) < 0)
+        return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
     return RPL_OK;
 }
 
@@ -43,10 +47,7 @@ int rpl_pre_clCreateProgramWithBinary(rpl_cx *x_, cl_context *context, cl_uint *
                                       const cl_device_id **device_list, const size_t **lengths,
                                       const unsigned char ***binaries, cl_int **binary_status, cl_int **errcode_ret)
 {
-    (void)context;
     (void)device_list;
-    (void)binary_status;
-    (void)errcode_ret;
     const tf_value *v = &x_->c->args[4];
     *binaries = NULL;
     if (v->type != TF_ARRAY)
@@ -54,6 +55,21 @@ int rpl_pre_clCreateProgramWithBinary(rpl_cx *x_, cl_context *context, cl_uint *
     uint32_t n = v->v.arr.n;
     if (n != *num_devices)
         return rpl_call_error(x_, RPL_ERR_INVALID, "%u binaries for %u devices", n, *num_devices);
+    /* on another device, a binary fetched from a program built from source
+     * is that source, built with that program's options (rpl_progsrc.c) */
+    cl_program p = NULL;
+    int sub = !rpl_session_opts(x_->s)->exact_calls && rpl_devmap_remapped(x_->s)
+                  ? rpl_progsrc_substitute(x_, *context, v, &p) : 0;
+    if (sub < 0)
+        return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
+    if (sub) {
+        for (uint32_t i = 0; *binary_status && i < n; i++)
+            (*binary_status)[i] = CL_SUCCESS;
+        if (*errcode_ret)
+            **errcode_ret = CL_SUCCESS;
+        x_->ret_handle = p;
+        return 1;
+    }
     size_t *len = rpl_scratch(x_, (n ? n : 1) * sizeof *len);
     const unsigned char **bin = len ? rpl_scratch(x_, (n ? n : 1) * sizeof *bin) : NULL;
     if (!bin)
@@ -81,13 +97,32 @@ int rpl_pre_clCreateProgramWithBinary(rpl_cx *x_, cl_context *context, cl_uint *
     return RPL_OK;
 }
 
-/* A build that succeeded when recorded and fails here: the log says why. */
+/* A program created from source in place of a binary is built with the
+ * options its source was built with. */
+int rpl_pre_clBuildProgram(rpl_cx *x_, cl_program *program, cl_uint *num_devices, const cl_device_id **device_list,
+                           const char **options, void (**pfn_notify)(cl_program, void *), void **user_data)
+{
+    (void)program;
+    (void)num_devices;
+    (void)device_list;
+    (void)pfn_notify;
+    (void)user_data;
+    const char *o = rpl_progsrc_options(x_->s, rpl_arg_id(x_, 0));
+    if (o)
+        *options = o;
+    return 0;
+}
+
+/* A build that succeeded when recorded and fails here: the log says why.
+ * A successful one is remembered for rpl_progsrc. */
 int rpl_post_clBuildProgram(rpl_cx *x_, int ok, cl_int *ret, cl_program program, cl_uint num_devices,
                             const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *),
                             void *user_data)
 {
     (void)pfn_notify;
     (void)user_data;
+    if (ok && !rpl_session_opts(x_->s)->exact_calls && rpl_progsrc_built(x_->s, rpl_arg_id(x_, 0), options) < 0)
+        return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
     if (ok || !x_->recorded_ok || !x_->c->complete)
         return RPL_OK;
     char log[1024] = "";
@@ -286,6 +321,8 @@ int rpl_pre_clGetProgramInfo(rpl_cx *x_, cl_program *program, cl_program_info *p
     }
     if (*param_name != CL_PROGRAM_BINARIES || !*param_value)
         return 0;
+    if (!exact && x_->c->post && rpl_progsrc_binaries(x_->s, rpl_arg_id(x_, 0), tf_map_get(x_->c->post, "binaries")) < 0)
+        return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
     size_t n = *param_value_size / sizeof(unsigned char *);
     size_t *sizes = rpl_scratch(x_, (n ? n : 1) * sizeof *sizes);
     if (!sizes)

@@ -201,6 +201,9 @@ struct rpl_session {
     void *rb_buf;             /* ... its bytes, freed at the next step */
     char rb_what[16];
     int finished;             /* the end was reached and reported */
+    /* programs from source and the binaries fetched from them (rpl_progsrc.c) */
+    struct rpl_progsrc *psrc;
+    size_t npsrc;
     /* phases: range [first, last]; kernel mode stops after the launch at the
      * first command that may modify memory */
     uint64_t first, last;
@@ -247,6 +250,18 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);
 int rpl_devmap_remapped(rpl_session *s);      /* a recorded device is replayed on another */
 void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap);
+/* rpl_progsrc.c: a device binary fetched from a program built from source
+ * is rebuilt from that source on another device */
+int rpl_progsrc_source(rpl_session *s, uint64_t prog, const char *src, size_t len);
+int rpl_progsrc_built(rpl_session *s, uint64_t prog, const char *opts);
+int rpl_progsrc_binaries(rpl_session *s, uint64_t prog, const tf_value *bins);
+/* 1 with *out a program created from the source @p bins came from; 0 when
+ * none is known (or it cannot be created: the binary goes on as recorded) */
+int rpl_progsrc_substitute(rpl_cx *x, cl_context ctx, const tf_value *bins, cl_program *out);
+/* the build options of a substituted program, or NULL */
+const char *rpl_progsrc_options(rpl_session *s, uint64_t prog);
+void rpl_progsrc_free(rpl_session *s);
+
 /* the first queue names the devices of the summary (the one the application used) */
 void rpl_devmap_note_queue(rpl_session *s, uint64_t rec_dev, cl_device_id live);
 void rpl_devmap_free(rpl_session *s);

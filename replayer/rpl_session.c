@@ -666,5 +666,6 @@ void rpl_close(rpl_session *s)
     free(s->devtime_seq);
     free(s->devtime_ns);
     rpl_readbacks_free(s);
+    rpl_progsrc_free(s);
     free(s);
 }

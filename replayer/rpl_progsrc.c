@@ -1,0 +1,148 @@
+/* rpl_progsrc.c — programs created from a device binary, rebuilt from
+ * source on another device.
+ *
+ * An application that builds a program from source, fetches its binary
+ * (clGetProgramInfo CL_PROGRAM_BINARIES: the recorder stores the binaries
+ * as blobs in post.binaries) and creates a program from that binary has
+ * recorded where the binary came from. When the replay runs on another
+ * device than the recorded one, such a binary cannot load; the program is
+ * then created from the source it came from and built with that source's
+ * recorded options instead of the application's. Binaries of unknown
+ * origin still fail with an error that names the program. */
+#include "replayer/rpl_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rpl_progsrc {
+    uint64_t prog;            /* recorded program id */
+    char *src;                /* its source (programs from source) */
+    char *opts;               /* options of its last successful build */
+    tf_blobref *bins;         /* binaries fetched from it */
+    uint32_t nbins;
+    int substitute;           /* a binary program created from source here */
+};
+
+static struct rpl_progsrc *rpl_progsrc_get(rpl_session *s, uint64_t prog, int add)
+{
+    for (size_t i = 0; i < s->npsrc; i++)
+        if (s->psrc[i].prog == prog)
+            return &s->psrc[i];
+    if (!add || s->npsrc >= 65536)
+        return NULL;
+    struct rpl_progsrc *a = realloc(s->psrc, (s->npsrc + 1) * sizeof *a);
+    if (!a)
+        return NULL;
+    s->psrc = a;
+    struct rpl_progsrc *e = &a[s->npsrc++];
+    memset(e, 0, sizeof *e);
+    e->prog = prog;
+    return e;
+}
+
+int rpl_progsrc_source(rpl_session *s, uint64_t prog, const char *src, size_t len)
+{
+    struct rpl_progsrc *e = prog ? rpl_progsrc_get(s, prog, 1) : NULL;
+    if (!e)
+        return prog ? RPL_ERR_NOMEM : RPL_OK;
+    free(e->src);
+    e->src = strndup(src, len);
+    return e->src ? RPL_OK : RPL_ERR_NOMEM;
+}
+
+int rpl_progsrc_built(rpl_session *s, uint64_t prog, const char *opts)
+{
+    struct rpl_progsrc *e = rpl_progsrc_get(s, prog, 0);
+    if (!e || e->substitute)
+        return RPL_OK;
+    free(e->opts);
+    e->opts = strdup(opts ? opts : "");
+    return e->opts ? RPL_OK : RPL_ERR_NOMEM;
+}
+
+int rpl_progsrc_binaries(rpl_session *s, uint64_t prog, const tf_value *bins)
+{
+    struct rpl_progsrc *e = rpl_progsrc_get(s, prog, 0);
+    if (!e || !e->src || !bins || bins->type != TF_ARRAY || !bins->v.arr.n || bins->v.arr.n > 1024)
+        return RPL_OK;
+    tf_blobref *b = calloc(bins->v.arr.n, sizeof *b);
+    if (!b)
+        return RPL_ERR_NOMEM;
+    for (uint32_t i = 0; i < bins->v.arr.n; i++)
+        if (bins->v.arr.items[i].type == TF_BLOB)
+            b[i] = bins->v.arr.items[i].v.blob;
+    free(e->bins);
+    e->bins = b;
+    e->nbins = bins->v.arr.n;
+    return RPL_OK;
+}
+
+/* The program from source whose fetched binaries include every one of @p
+ * bins (an array of blob references), or NULL. */
+static const struct rpl_progsrc *rpl_progsrc_origin(rpl_session *s, const tf_value *bins)
+{
+    for (size_t i = 0; i < s->npsrc; i++) {
+        const struct rpl_progsrc *e = &s->psrc[i];
+        uint32_t found = 0;
+        for (uint32_t k = 0; e->src && e->opts && k < bins->v.arr.n; k++) {
+            const tf_value *v = &bins->v.arr.items[k];
+            for (uint32_t j = 0; v->type == TF_BLOB && j < e->nbins; j++)
+                if (e->bins[j].size == v->v.blob.size && !memcmp(e->bins[j].hash, v->v.blob.hash, sizeof e->bins[j].hash)) {
+                    found++;
+                    break;
+                }
+        }
+        if (found && found == bins->v.arr.n)
+            return e;
+    }
+    return NULL;
+}
+
+int rpl_progsrc_substitute(rpl_cx *x, cl_context ctx, const tf_value *bins, cl_program *out)
+{
+    rpl_session *s = x->s;
+    *out = NULL;
+    uint64_t id = 0;
+    tf_value_u64(&x->c->ret, &id);
+    const struct rpl_progsrc *o = id ? rpl_progsrc_origin(s, bins) : NULL;
+    if (!o || !x->api->clCreateProgramWithSource)
+        return 0;
+    char *src = strdup(o->src), *opts = strdup(o->opts);
+    struct rpl_progsrc *e = src && opts ? rpl_progsrc_get(s, id, 1) : NULL;
+    if (!e) {
+        free(src);
+        free(opts);
+        return RPL_ERR_NOMEM;
+    }
+    const char *strings[1] = {src};
+    cl_int err = CL_SUCCESS;
+    cl_program p = x->api->clCreateProgramWithSource(ctx, 1, strings, NULL, &err);
+    free(src);
+    if (!p || err != CL_SUCCESS) {
+        free(opts);
+        return 0;   /* as recorded: the binary, and its error */
+    }
+    free(e->opts);
+    e->opts = opts;
+    e->substitute = 1;
+    *out = p;
+    return 1;
+}
+
+const char *rpl_progsrc_options(rpl_session *s, uint64_t prog)
+{
+    const struct rpl_progsrc *e = rpl_progsrc_get(s, prog, 0);
+    return e && e->substitute ? e->opts : NULL;
+}
+
+void rpl_progsrc_free(rpl_session *s)
+{
+    for (size_t i = 0; i < s->npsrc; i++) {
+        free(s->psrc[i].src);
+        free(s->psrc[i].opts);
+        free(s->psrc[i].bins);
+    }
+    free(s->psrc);
+    s->psrc = NULL;
+    s->npsrc = 0;
+}
