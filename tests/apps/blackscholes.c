@@ -50,37 +50,12 @@
 #define TOL_REL 1e-4
 #define TOL_ABS 1e-4
 
+/* The kernels live in tests/apps/blackscholes.cl; the build turns that file into
+ * a C string literal (build/gen/apps/blackscholes_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "/* Normal CDF, Abramowitz-Stegun polynomial (|error| < 7.5e-8). */\n"
-    "float cnd(float d)\n"
-    "{\n"
-    "    const float a1 = 0.31938153f, a2 = -0.356563782f,\n"
-    "                a3 = 1.781477937f, a4 = -1.821255978f,\n"
-    "                a5 = 1.330274429f, rsqrt2pi = 0.39894228040143267794f;\n"
-    "    float k = 1.0f / (1.0f + 0.2316419f * fabs(d));\n"
-    "    float c = rsqrt2pi * exp(-0.5f * d * d) *\n"
-    "              (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));\n"
-    "    return d > 0.0f ? 1.0f - c : c;\n"
-    "}\n"
-    "\n"
-    "__kernel void blackscholes(__global const float *spot,\n"
-    "                           __global const float *strike,\n"
-    "                           __global const float *years,\n"
-    "                           __global float *call, __global float *put,\n"
-    "                           const float r, const float v, const uint n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i >= n)\n"
-    "        return;\n"
-    "    float s = spot[i], x = strike[i], t = years[i];\n"
-    "    float sqrt_t = sqrt(t);\n"
-    "    float d1 = (log(s / x) + (r + 0.5f * v * v) * t) / (v * sqrt_t);\n"
-    "    float d2 = d1 - v * sqrt_t;\n"
-    "    float n1 = cnd(d1), n2 = cnd(d2);\n"
-    "    float disc = x * exp(-r * t);\n"
-    "    call[i] = s * n1 - disc * n2;\n"
-    "    put[i] = disc * (1.0f - n2) - s * (1.0f - n1);\n"
-    "}\n";
+#include "apps/blackscholes_cl.h"
+    ;
 
 /* ===================================================================== */
 /* Common part: options, errors, random numbers, devices (the same in    */

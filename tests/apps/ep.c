@@ -42,53 +42,12 @@
 #define LOCAL_SIZE 64
 #define NQ 10 /* histogram bins, as in NPB EP */
 
+/* The kernels live in tests/apps/ep.cl; the build turns that file into
+ * a C string literal (build/gen/apps/ep_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "#define NQ 10\n"
-    "\n"
-    "/* splitmix64 finalizer: decorrelates the per-item LCG seeds */\n"
-    "ulong mix64(ulong z)\n"
-    "{\n"
-    "    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;\n"
-    "    z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;\n"
-    "    return z ^ (z >> 31);\n"
-    "}\n"
-    "\n"
-    "/* 64-bit LCG step; top 24 bits, odd, scaled into (0,1) exactly */\n"
-    "float next_uniform(ulong *s)\n"
-    "{\n"
-    "    *s = *s * 6364136223846793005UL + 1442695040888963407UL;\n"
-    "    return (float)((uint)(*s >> 40) | 1u) * (1.0f / 16777216.0f);\n"
-    "}\n"
-    "\n"
-    "__kernel void ep(ulong seed, uint pairs, ulong n,\n"
-    "                 __global float2 *sums, __global uint *counts)\n"
-    "{\n"
-    "    size_t gid = get_global_id(0);\n"
-    "    if (gid >= n)\n"
-    "        return;\n"
-    "    size_t slot = gid - get_global_offset(0);\n"
-    "    ulong s = mix64(seed + (ulong)gid * 0x9E3779B97F4A7C15UL);\n"
-    "    uint q[NQ];\n"
-    "    for (int l = 0; l < NQ; l++)\n"
-    "        q[l] = 0;\n"
-    "    float sx = 0.0f, sy = 0.0f;\n"
-    "    for (uint p = 0; p < pairs; p++) {\n"
-    "        float u1 = next_uniform(&s);\n"
-    "        float u2 = next_uniform(&s);\n"
-    "        float r = sqrt(-2.0f * log(u1));\n"
-    "        float t = 6.28318530718f * u2;\n"
-    "        float x = r * cos(t);\n"
-    "        float y = r * sin(t);\n"
-    "        sx += x;\n"
-    "        sy += y;\n"
-    "        uint l = (uint)fmax(fabs(x), fabs(y));\n"
-    "        if (l < NQ)\n"
-    "            q[l]++;\n"
-    "    }\n"
-    "    sums[slot] = (float2)(sx, sy);\n"
-    "    for (int l = 0; l < NQ; l++)\n"
-    "        counts[slot * NQ + l] = q[l];\n"
-    "}\n";
+#include "apps/ep_cl.h"
+    ;
 
 /* ------------------------------------------------------------ options */
 

@@ -39,21 +39,12 @@
 #define LOCAL_SIZE 64
 #define MAX_N 256
 
+/* The kernels live in tests/apps/geomatrix.cl; the build turns that file into
+ * a C string literal (build/gen/apps/geomatrix_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "__kernel void mul(__global const float *a, __global const float *b,\n"
-    "                  __global float *c, ulong n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i < n)\n"
-    "        c[i] = a[i] * b[i];\n"
-    "}\n"
-    "\n"
-    "__kernel void pow_scalar(__global const float *a, float p, __global float *c, ulong n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i < n)\n"
-    "        c[i] = pow(a[i], p);\n"
-    "}\n";
+#include "apps/geomatrix_cl.h"
+    ;
 
 /* ------------------------------------------------------------ options */
 

@@ -49,42 +49,12 @@
 
 /* Counts are integers: the result must match the host exactly. */
 
+/* The kernels live in tests/apps/histogram.cl; the build turns that file into
+ * a C string literal (build/gen/apps/histogram_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "#define BINS 256\n"
-    "#define ITEMS 64\n"
-    "\n"
-    "/* Work-group g counts bytes [g * lsize * ITEMS, (g + 1) * lsize * ITEMS)\n"
-    " * of data (n bytes) into row g of partial (BINS counts per row). */\n"
-    "__kernel void hist_local(__global const uchar *data, const uint n,\n"
-    "                         __global uint *partial)\n"
-    "{\n"
-    "    __local uint h[BINS];\n"
-    "    const uint lid = get_local_id(0), lsize = get_local_size(0);\n"
-    "    const size_t base = get_group_id(0) * (size_t)lsize * ITEMS;\n"
-    "\n"
-    "    for (uint b = lid; b < BINS; b += lsize)\n"
-    "        h[b] = 0;\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    for (uint k = 0; k < ITEMS; ++k) {\n"
-    "        size_t i = base + (size_t)k * lsize + lid;\n"
-    "        if (i < n)\n"
-    "            atomic_inc(&h[data[i]]);\n"
-    "    }\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    for (uint b = lid; b < BINS; b += lsize)\n"
-    "        partial[get_group_id(0) * BINS + b] = h[b];\n"
-    "}\n"
-    "\n"
-    "/* Work-item b sums column b of the groups x BINS partial counts. */\n"
-    "__kernel void hist_merge(__global const uint *partial, const uint groups,\n"
-    "                         __global uint *hist)\n"
-    "{\n"
-    "    const uint b = get_global_id(0);\n"
-    "    uint sum = 0;\n"
-    "    for (uint g = 0; g < groups; ++g)\n"
-    "        sum += partial[(size_t)g * BINS + b];\n"
-    "    hist[b] = sum;\n"
-    "}\n";
+#include "apps/histogram_cl.h"
+    ;
 
 /* ===================================================================== */
 /* Common part: options, errors, random numbers, devices (the same in    */

@@ -52,31 +52,12 @@
 #define TOL_REL 1e-5
 #define TOL_ABS 1e-6
 
+/* The kernels live in tests/apps/matmul.cl; the build turns that file into
+ * a C string literal (build/gen/apps/matmul_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "#define TS 16\n"
-    "\n"
-    "/* One work-group computes one TS x TS tile of c (n x n, row-major,\n"
-    " * rows counted from the start of this device's band). */\n"
-    "__kernel __attribute__((reqd_work_group_size(TS, TS, 1)))\n"
-    "void matmul(__global const float *a, __global const float *b,\n"
-    "            __global float *c, const uint n)\n"
-    "{\n"
-    "    __local float ta[TS][TS];\n"
-    "    __local float tb[TS][TS];\n"
-    "    const uint lx = get_local_id(0), ly = get_local_id(1);\n"
-    "    const size_t col = get_global_id(0), row = get_global_id(1);\n"
-    "    float sum = 0.0f;\n"
-    "\n"
-    "    for (uint t = 0; t < n; t += TS) {\n"
-    "        ta[ly][lx] = a[row * n + t + lx];\n"
-    "        tb[ly][lx] = b[(size_t)(t + ly) * n + col];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        for (uint k = 0; k < TS; ++k)\n"
-    "            sum += ta[ly][k] * tb[k][lx];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "    c[row * n + col] = sum;\n"
-    "}\n";
+#include "apps/matmul_cl.h"
+    ;
 
 /* ===================================================================== */
 /* Common part: options, errors, random numbers, devices (the same in    */

@@ -80,57 +80,12 @@
 #define TOL_STEP 1e-5
 #define TOL_TRAJ 1e-3
 
+/* The kernels live in tests/apps/nbody.cl; the build turns that file into
+ * a C string literal (build/gen/apps/nbody_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "/* Whether body j belongs to the cluster [win, win + len) (mod n). */\n"
-    "int in_window(uint j, uint n, uint win, uint len)\n"
-    "{\n"
-    "    uint d = j >= win ? j - win : j + n - win;\n"
-    "    return d < len;\n"
-    "}\n"
-    "\n"
-    "/* Acceleration of a body at pi due to a body at pj of mass mj. */\n"
-    "float4 pull(float4 pi, float4 pj, float mj, float eps2)\n"
-    "{\n"
-    "    float4 d = pj - pi;\n"
-    "    d.w = 0.0f;\n"
-    "    float r2 = d.x * d.x + d.y * d.y + d.z * d.z + eps2;\n"
-    "    float inv = 1.0f / sqrt(r2);\n"
-    "    return d * (mj * inv * inv * inv);\n"
-    "}\n"
-    "\n"
-    "/* One step for bodies [first, end): heavy bodies (in the window)\n"
-    " * feel all n bodies, light ones only the heavy ones. */\n"
-    "__kernel void nbody_step(__global const float4 *pos_in,\n"
-    "                         __global const float4 *vel_in,\n"
-    "                         __global float4 *pos_out, __global float4 *vel_out,\n"
-    "                         const uint n, const uint first, const uint end,\n"
-    "                         const uint win, const uint win_len,\n"
-    "                         const float heavy, const float eps2, const float dt)\n"
-    "{\n"
-    "    const uint i = first + get_global_id(0);\n"
-    "    if (i >= end)\n"
-    "        return;\n"
-    "    const float4 pi = pos_in[i];\n"
-    "    float4 acc = (float4)(0.0f);\n"
-    "    if (in_window(i, n, win, win_len)) {\n"
-    "        for (uint j = 0; j < n; ++j) {\n"
-    "            float4 pj = pos_in[j];\n"
-    "            float mj = in_window(j, n, win, win_len) ? pj.w * heavy : pj.w;\n"
-    "            acc += pull(pi, pj, mj, eps2);\n"
-    "        }\n"
-    "    } else {\n"
-    "        for (uint t = 0; t < win_len; ++t) {\n"
-    "            uint j = win + t < n ? win + t : win + t - n;\n"
-    "            float4 pj = pos_in[j];\n"
-    "            acc += pull(pi, pj, pj.w * heavy, eps2);\n"
-    "        }\n"
-    "    }\n"
-    "    float4 v = vel_in[i] + acc * dt;\n"
-    "    float4 p = pi + v * dt;\n"
-    "    p.w = pi.w;\n"
-    "    pos_out[i] = p;\n"
-    "    vel_out[i] = v;\n"
-    "}\n";
+#include "apps/nbody_cl.h"
+    ;
 
 /* ===================================================================== */
 /* Common part: options, errors, random numbers, devices (the same in    */

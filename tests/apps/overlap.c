@@ -42,22 +42,12 @@
 #define MAX_DEVICES 64
 #define LOCAL_SIZE 64
 
+/* The kernels live in tests/apps/overlap.cl; the build turns that file into
+ * a C string literal (build/gen/apps/overlap_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "__kernel void combine(__global const float *a, __global const float *b,\n"
-    "                      __global float *c, uint rounds, ulong n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i >= n)\n"
-    "        return;\n"
-    "    float x = a[i], y = b[i], acc = 0.0f;\n"
-    "    for (uint r = 0; r < rounds; r++) {\n"
-    "        acc = acc * 0.5f + x * y;\n"
-    "        float t = x * 0.8f - y * 0.6f; /* rotation: no growth, no decay */\n"
-    "        y = x * 0.6f + y * 0.8f;\n"
-    "        x = t;\n"
-    "    }\n"
-    "    c[i] = acc;\n"
-    "}\n";
+#include "apps/overlap_cl.h"
+    ;
 
 /* ------------------------------------------------------------ options */
 

@@ -36,47 +36,12 @@
 #define MAX_DEVICES 64
 #define TILE 16 /* work-group is TILE x TILE */
 
+/* The kernels live in tests/apps/sobel.cl; the build turns that file into
+ * a C string literal (build/gen/apps/sobel_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "float px(__global const float *img, int x, int y, int w, int h)\n"
-    "{\n"
-    "    x = clamp(x, 0, w - 1);\n"
-    "    y = clamp(y, 0, h - 1);\n"
-    "    return img[(size_t)y * w + x];\n"
-    "}\n"
-    "\n"
-    "__kernel void sobel_gx(__global const float *img, __global float *gx, int w, int h)\n"
-    "{\n"
-    "    int x = get_global_id(0), y = get_global_id(1);\n"
-    "    if (x >= w || y >= h)\n"
-    "        return;\n"
-    "    float right = px(img, x + 1, y - 1, w, h) + 2.0f * px(img, x + 1, y, w, h)\n"
-    "                + px(img, x + 1, y + 1, w, h);\n"
-    "    float left = px(img, x - 1, y - 1, w, h) + 2.0f * px(img, x - 1, y, w, h)\n"
-    "               + px(img, x - 1, y + 1, w, h);\n"
-    "    gx[(size_t)y * w + x] = right - left;\n"
-    "}\n"
-    "\n"
-    "__kernel void sobel_gy(__global const float *img, __global float *gy, int w, int h)\n"
-    "{\n"
-    "    int x = get_global_id(0), y = get_global_id(1);\n"
-    "    if (x >= w || y >= h)\n"
-    "        return;\n"
-    "    float down = px(img, x - 1, y + 1, w, h) + 2.0f * px(img, x, y + 1, w, h)\n"
-    "               + px(img, x + 1, y + 1, w, h);\n"
-    "    float up = px(img, x - 1, y - 1, w, h) + 2.0f * px(img, x, y - 1, w, h)\n"
-    "             + px(img, x + 1, y - 1, w, h);\n"
-    "    gy[(size_t)y * w + x] = down - up;\n"
-    "}\n"
-    "\n"
-    "__kernel void sobel_magnitude(__global const float *gx, __global const float *gy,\n"
-    "                              __global float *mag, int w, int h)\n"
-    "{\n"
-    "    int x = get_global_id(0), y = get_global_id(1);\n"
-    "    if (x >= w || y >= h)\n"
-    "        return;\n"
-    "    size_t i = (size_t)y * w + x;\n"
-    "    mag[i] = sqrt(gx[i] * gx[i] + gy[i] * gy[i]);\n"
-    "}\n";
+#include "apps/sobel_cl.h"
+    ;
 
 /* ------------------------------------------------------------ options */
 

@@ -55,20 +55,12 @@
 #define TOL_REL 1e-5
 #define TOL_ABS 1e-6
 
+/* The kernels live in tests/apps/spmv.cl; the build turns that file into
+ * a C string literal (build/gen/apps/spmv_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "/* Work-item r computes y[r], the dot product of CSR row r with x. */\n"
-    "__kernel void spmv_csr(const uint rows, __global const uint *row_ptr,\n"
-    "                       __global const uint *col, __global const float *val,\n"
-    "                       __global const float *x, __global float *y)\n"
-    "{\n"
-    "    size_t r = get_global_id(0);\n"
-    "    if (r >= rows)\n"
-    "        return;\n"
-    "    float sum = 0.0f;\n"
-    "    for (uint k = row_ptr[r]; k < row_ptr[r + 1]; ++k)\n"
-    "        sum += val[k] * x[col[k]];\n"
-    "    y[r] = sum;\n"
-    "}\n";
+#include "apps/spmv_cl.h"
+    ;
 
 /* ===================================================================== */
 /* Common part: options, errors, random numbers, devices (the same in    */

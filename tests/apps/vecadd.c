@@ -44,14 +44,12 @@
 #define TOL_REL 1e-6
 #define TOL_ABS 1e-6
 
+/* The kernels live in tests/apps/vecadd.cl; the build turns that file into
+ * a C string literal (build/gen/apps/vecadd_cl.h), which the unit tests
+ * of the kernel analysis include too. */
 static const char *kernel_source =
-    "__kernel void vecadd(__global const float *a, __global const float *b,\n"
-    "                     __global float *c, const uint n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    if (i < n)\n"
-    "        c[i] = a[i] + b[i];\n"
-    "}\n";
+#include "apps/vecadd_cl.h"
+    ;
 
 /* ===================================================================== */
 /* Common part: options, errors, random numbers, devices (the same in    */
