@@ -90,6 +90,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(B)/bin/clrr $(DESTDIR)$(PREFIX)/bin/clrr
 	install -m 755 $(B)/lib/libclrr.so $(DESTDIR)$(PREFIX)/lib/libclrr.so
+	install -m 755 $(B)/lib/libclrr-ana.so $(DESTDIR)$(PREFIX)/lib/libclrr-ana.so
 
 clean:
 	rm -rf build build-san
