@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: record a bundled workload (Sobel, three kernels) through the
 # clrr layer, show what the trace holds, replay it with every read-back
-# verified, and cut one kernel out of it.
+# verified, cut one kernel out of it, and analyze it (kernel accesses,
+# statistics, the dependency graph as SVG, a Perfetto timeline).
 set -euo pipefail
 B=${1:-build}
 out=${CLRR_DEMO_DIR:-$(mktemp -d /tmp/clrr-demo.XXXXXX)}
@@ -23,4 +24,15 @@ echo "== clrr trim $trace -o $out/kernel.clrr --kernel $k, then replay it"
 "$B/bin/clrr" trim "$trace" -o "$out/kernel.clrr" --kernel "$k"
 "$B/bin/clrr" replay "$out/kernel.clrr"
 echo
-echo "traces kept in $out"
+echo "== clrr analyze $trace"
+"$B/bin/clrr" analyze "$trace"
+echo
+echo "== clrr stats $trace"
+"$B/bin/clrr" stats "$trace"
+echo
+echo "== clrr graph $trace --collapse -o $out/sobel.svg; clrr timeline $trace -o $out/sobel.json"
+"$B/bin/clrr" graph "$trace" --collapse -o "$out/sobel.svg"
+"$B/bin/clrr" timeline "$trace" -o "$out/sobel.json"
+echo "(open $out/sobel.svg in a browser, $out/sobel.json in https://ui.perfetto.dev)"
+echo
+echo "traces and pictures kept in $out"
