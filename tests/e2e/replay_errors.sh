@@ -115,7 +115,7 @@ bad 2 'kernel' -- --kernel x "$T"
 bad 2 -- --max-memory 12Q "$T"
 bad 2 -- --no-such-option "$T"
 bad 2 -- "$T" "$T"
-bad 2 'FILE' --
+bad 2 'missing trace file' --
 # --range past the end of the trace is not an error: nothing is measured
 run --json --range 100000:100001 "$T"
 [ $rc -eq 0 ] || fail "--range past the end: exit $rc: $(cat "$TMP/err")"

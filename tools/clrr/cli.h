@@ -55,6 +55,9 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*! cli_usage_err() : cli_err() followed by the usual " (see 'clrr CMD
  *  --help')" hint; @return CLI_EXIT_USAGE. */
 int cli_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*! cli_one_file() : the single FILE operand left after getopt_long (argv[optind]).
+ *  @return CLI_EXIT_OK with *path set, or the usage-error status (message printed). */
+int cli_one_file(int argc, char **argv, const char **path);
 
 /*! cli_opt_err() : reports what getopt_long() just rejected (@p c is the
  *  '?' or ':' it returned; use an optstring starting with "+:").

@@ -332,3 +332,14 @@ void cli_json_value(FILE *f, const tf_value *v)
 {
     cli_json_value_d(f, v, 0);
 }
+
+int cli_one_file(int argc, char **argv, const char **path)
+{
+    *path = NULL;
+    if (optind >= argc)
+        return cli_usage_err("missing trace file");
+    if (optind + 1 < argc)
+        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
+    *path = argv[optind];
+    return CLI_EXIT_OK;
+}

@@ -180,11 +180,10 @@ static int cli_info_run(int argc, char **argv)
         default: return cli_opt_err(argv, c);
         }
     }
-    if (optind >= argc)
-        return cli_usage_err("missing trace file");
-    if (optind + 1 < argc)
-        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+    const char *path;
+    int urc = cli_one_file(argc, argv, &path);
+    if (urc != CLI_EXIT_OK)
+        return urc;
     tf_reader *r = cli_open_trace(path);
     if (!r)
         return CLI_EXIT_FAIL;

@@ -440,17 +440,16 @@ static int cli_replay_run(int argc, char **argv)
         default: return cli_opt_err(argv, c);
         }
     }
-    if (optind >= argc)
-        return cli_usage_err("missing FILE");
-    if (optind + 1 < argc)
-        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
+    const char *path;
+    int urc = cli_one_file(argc, argv, &path);
+    if (urc != CLI_EXIT_OK)
+        return urc;
     if (o.kernel && o.first)
         return cli_usage_err("--kernel and --range cannot be combined");
     if (compare && o.exact_calls)
         return cli_usage_err("--compare replays on two devices; it cannot take --exact-calls");
     if (compare && o.loop > 1)
         return cli_usage_err("--compare cannot take --loop");
-    const char *path = argv[optind];
     o.user = &r;
     o.on_mismatch = cli_on_mismatch;
     if (o.timing)

@@ -42,13 +42,12 @@ static int cli_timeline_run(int argc, char **argv)
         default: return cli_opt_err(argv, c);
         }
     }
-    if (optind >= argc)
-        return cli_usage_err("missing trace file");
-    if (optind + 1 < argc)
-        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
+    const char *path;
+    int urc = cli_one_file(argc, argv, &path);
+    if (urc != CLI_EXIT_OK)
+        return urc;
     if (!outp)
         return cli_usage_err("missing -o OUT.json");
-    const char *path = argv[optind];
     tf_reader *r = NULL;
     ana_model *m = NULL;
     ana_graph *g = NULL;

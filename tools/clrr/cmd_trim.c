@@ -68,21 +68,21 @@ static int cli_trim_run(int argc, char **argv)
         default: return cli_opt_err(argv, c);
         }
     }
-    if (optind >= argc)
-        return cli_usage_err("missing FILE");
-    if (optind + 1 < argc)
-        return cli_usage_err("unexpected argument '%s'", argv[optind + 1]);
+    const char *path;
+    int urc = cli_one_file(argc, argv, &path);
+    if (urc != CLI_EXIT_OK)
+        return urc;
     if (!out)
         return cli_usage_err("missing -o OUT");
     if (!o.kernel == !o.first)
         return cli_usage_err("give exactly one of --range A:B and --kernel ID");
-    if (!strcmp(out, argv[optind]))
+    if (!strcmp(out, path))
         return cli_usage_err("OUT must differ from FILE");
     rpl_trim_result r;
     char err[1024];
-    rpl_status st = rpl_trim(argv[optind], out, &o, &r, err, sizeof err);
+    rpl_status st = rpl_trim(path, out, &o, &r, err, sizeof err);
     if (st != RPL_OK) {
-        cli_err("%s: %s", argv[optind], err[0] ? err : rpl_strerror(st));
+        cli_err("%s: %s", path, err[0] ? err : rpl_strerror(st));
         return CLI_EXIT_ERROR;
     }
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
