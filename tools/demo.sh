@@ -19,7 +19,8 @@ echo
 echo "== clrr replay --timing $trace"
 "$B/bin/clrr" replay --timing "$trace"
 echo
-k=$("$B/bin/clrr" dump "$trace" | grep -m1 clEnqueueNDRangeKernel | sed 's/^#\([0-9]*\).*/\1/')
+# (awk reads all of dump's output: an early exit would kill dump with SIGPIPE)
+k=$("$B/bin/clrr" dump "$trace" | awk '/clEnqueueNDRangeKernel/ && !k { k = substr($1, 2) } END { print k }')
 echo "== clrr trim $trace -o $out/kernel.clrr --kernel $k, then replay it"
 "$B/bin/clrr" trim "$trace" -o "$out/kernel.clrr" --kernel "$k"
 "$B/bin/clrr" replay "$out/kernel.clrr"
