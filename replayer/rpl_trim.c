@@ -96,6 +96,18 @@ typedef struct trim_mem {
     int have_after;
 } trim_mem;
 
+/* A DATA or DEVTIME item that came before its call's END (FORMAT.md,
+ * "Record order"): written out once the call is. */
+#define TRIM_MAX_EARLY 1024
+typedef struct trim_early {
+    uint64_t seq;
+    int data;                 /* DATA, else DEVTIME */
+    char key[64];
+    tf_value value;           /* DATA: TF_BIN bytes are owned (bin) */
+    void *bin;
+    tf_devtime dt;
+} trim_early;
+
 typedef struct trim {
     rpl_session *s;
     tf_writer *w;
@@ -106,6 +118,8 @@ typedef struct trim {
     trim_mem state[TRIM_MAX_MEMS];
     size_t nstate;
     uint64_t next_seq, next_sig, kernel_queue;
+    trim_early early[TRIM_MAX_EARLY];
+    size_t nearly;
     rpl_trim_result *res;
     char *err;
     size_t err_cap;
@@ -608,6 +622,86 @@ static int trim_dead_before(trim *t, uint64_t id, unsigned kind)
     return d && d < t->A;
 }
 
+/* Writes a DATA (@p data) or DEVTIME item of output call @p ns. */
+static int trim_emit_late(trim *t, uint64_t ns, int data, const char *key, const tf_value *v, const tf_devtime *d)
+{
+    if (data)
+        RPL_TRY(trim_copy_blobs(t, v));
+    tf_enc *e = tf_writer_lock(t->w);
+    if (data) {
+        tf_enc_array(e, 4);
+        tf_enc_uint(e, 5);
+        tf_enc_uint(e, ns);
+        tf_enc_cstr(e, key);
+        trim_enc_value(e, v);
+    } else {
+        tf_enc_array(e, 6);
+        tf_enc_uint(e, 4);
+        tf_enc_uint(e, ns);
+        tf_enc_uint(e, d->queued);
+        tf_enc_uint(e, d->submit);
+        tf_enc_uint(e, d->start);
+        tf_enc_uint(e, d->end);
+    }
+    tf_writer_unlock(t->w);
+    return RPL_OK;
+}
+
+static void trim_drop_early(trim *t, size_t i)
+{
+    free(t->early[i].bin);
+    memmove(&t->early[i], &t->early[i + 1], (t->nearly - i - 1) * sizeof *t->early);
+    t->nearly--;
+}
+
+/* Keeps an item that came before its call's END (FORMAT.md, "Record
+ * order"). Scalars, blob references and byte strings are kept; a value of
+ * any other shape is not data a recorder writes, and is dropped. */
+static int trim_keep_early(trim *t, uint64_t seq, int data, const char *key, const tf_value *v, const tf_devtime *d)
+{
+    if (data && (v->type == TF_ARRAY || v->type == TF_MAP || v->type == TF_STR))
+        return RPL_OK;
+    if (t->nearly == TRIM_MAX_EARLY)
+        trim_drop_early(t, 0);   /* bounded: the oldest goes */
+    trim_early *x = &t->early[t->nearly];
+    memset(x, 0, sizeof *x);
+    x->seq = seq;
+    x->data = data;
+    if (data) {
+        snprintf(x->key, sizeof x->key, "%s", key);
+        x->value = *v;
+        if (v->type == TF_BIN) {
+            x->bin = malloc(v->v.str.len ? v->v.str.len : 1);
+            if (!x->bin)
+                return trim_err(t, RPL_ERR_NOMEM, "%s", "out of memory");
+            memcpy(x->bin, v->v.str.ptr, v->v.str.len);
+            x->value.v.str.ptr = x->bin;
+        }
+    } else {
+        x->dt = *d;
+    }
+    t->nearly++;
+    return RPL_OK;
+}
+
+/* Call @p seq was delivered: its early items follow it when it was written
+ * out, and are dropped when it was not. */
+static int trim_flush_early(trim *t, uint64_t seq)
+{
+    uint64_t ns = trim_get(&t->seqmap, seq);
+    for (size_t i = 0; i < t->nearly;) {
+        trim_early *x = &t->early[i];
+        if (x->seq != seq) {
+            i++;
+            continue;
+        }
+        if (ns)
+            RPL_TRY(trim_emit_late(t, ns, x->data, x->key, &x->value, &x->dt));
+        trim_drop_early(t, i);
+    }
+    return RPL_OK;
+}
+
 /* Range calls: wait lists lose the events of commands left out. */
 static const tf_value *trim_fix_waits(trim *t, const tf_call *c, tf_value *args, tf_value *evs, int *drop)
 {
@@ -687,37 +781,27 @@ static int trim_pass3(trim *t, const char *in_path)
         free(evs);
         return trim_err(t, RPL_ERR_NOMEM, "%s", "out of memory");
     }
+    uint64_t ended = 0;   /* the call just delivered: its early items follow it */
     while (st == RPL_OK && (ts = tf_reader_next(s->r, &it)) == TF_OK) {
+        if (ended && (st = trim_flush_early(t, ended)) < 0)
+            break;
+        ended = 0;
         if (it.type == TF_ITEM_DATA || it.type == TF_ITEM_DEVTIME) {
-            uint64_t seq = it.type == TF_ITEM_DATA ? it.u.data.seq : it.u.devtime.seq;
+            int data = it.type == TF_ITEM_DATA;
+            uint64_t seq = data ? it.u.data.seq : it.u.devtime.seq;
             uint64_t ns = trim_get(&t->seqmap, seq);
-            if (!ns)
-                continue;
-            if (it.type == TF_ITEM_DATA && (st = trim_copy_blobs(t, &it.u.data.value)) < 0)
-                break;
-            e = tf_writer_lock(t->w);
-            if (it.type == TF_ITEM_DATA) {
-                tf_enc_array(e, 4);
-                tf_enc_uint(e, 5);
-                tf_enc_uint(e, ns);
-                tf_enc_cstr(e, it.u.data.key);
-                trim_enc_value(e, &it.u.data.value);
-            } else {
-                const tf_devtime *d = &it.u.devtime;
-                tf_enc_array(e, 6);
-                tf_enc_uint(e, 4);
-                tf_enc_uint(e, ns);
-                tf_enc_uint(e, d->queued);
-                tf_enc_uint(e, d->submit);
-                tf_enc_uint(e, d->start);
-                tf_enc_uint(e, d->end);
-            }
-            tf_writer_unlock(t->w);
+            if (ns)
+                st = trim_emit_late(t, ns, data, data ? it.u.data.key : NULL, data ? &it.u.data.value : NULL,
+                                    data ? NULL : &it.u.devtime);
+            else if (tf_reader_call_open(s->r, seq))
+                st = trim_keep_early(t, seq, data, data ? it.u.data.key : NULL, data ? &it.u.data.value : NULL,
+                                     data ? NULL : &it.u.devtime);
             continue;
         }
         if (it.type != TF_ITEM_CALL)
             continue;
         const tf_call *c = &it.u.call;
+        ended = c->seq;
         int fn = rpl_sig_fn(s, c->sig);
         if (fn < 0 || c->sig->nparams > 64)
             continue;
@@ -774,6 +858,8 @@ static int trim_pass3(trim *t, const char *in_path)
                     st = trim_emit_transfer(t, &t->state[k], 1);
         }
     }
+    if (st == RPL_OK && ended)
+        st = trim_flush_early(t, ended);
     free(args);
     free(evs);
     if (st < 0)
@@ -847,6 +933,8 @@ rpl_status rpl_trim(const char *in_path, const char *out_path, const rpl_opts *o
             remove(out_path);
     }
     rpl_close(t->s);
+    while (t->nearly)
+        trim_drop_early(t, t->nearly - 1);
     trim_map *maps[] = {&t->refs, &t->death, &t->kind, &t->kargs, &t->avail, &t->seqmap, &t->sigmap, &t->blobs};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         trim_map_free(maps[i]);

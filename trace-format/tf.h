@@ -288,6 +288,11 @@ tf_status tf_reader_rewind(tf_reader *r);
 /*! tf_reader_sig() : signature @p id, or NULL. Valid until close. */
 const tf_sig *tf_reader_sig(tf_reader *r, uint32_t id);
 
+/*! tf_reader_call_open() : 1 when the BEGIN of call @p seq has been read
+ *  and its END not yet, i.e. a DATA or DEVTIME item of @p seq came before
+ *  the call itself (FORMAT.md, "Record order"); else 0. */
+int tf_reader_call_open(const tf_reader *r, uint64_t seq);
+
 /*! tf_reader_blob() : copies @p len bytes from offset @p off of blob @p ref
  *  into @p dst (caller-owned, at least len bytes). Random access: uses the
  *  index, or a scan of chunk headers (once) when there is none.

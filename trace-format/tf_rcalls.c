@@ -231,6 +231,16 @@ out:
     return status;
 }
 
+int tf_reader_call_open(const tf_reader *r, uint64_t seq)
+{
+    size_t i;
+
+    for (i = 0; r && i < r->npend; i++)
+        if (r->pend[i].seq == seq && r->pend[i].block)
+            return 1;
+    return 0;
+}
+
 static int tf_pend_cmp(const void *a, const void *b)
 {
     const tf_pending *x = a, *y = b;

@@ -25,5 +25,14 @@ for t in "$DIR"/*.clrr; do
         "$TMP/r.json" || fail "clrr replay $name: $(cat "$TMP/r.json")"
     n=$((n + 1))
 done
+# DATA before its call's END (recorded under load): replay verifies the
+# read, and a trim of the launch before it keeps that DATA
+t=$DIR/vecadd-early-data.clrr
+"$CLRR" dump "$t" | awk '/^   data #24 /{d=1} /^#24 /{if (!d) exit 1; exit 0}' || fail "vecadd-early-data: DATA #24 is not before call #24"
+"$CLRR" trim "$t" -o "$TMP/early-k.clrr" --kernel 23 >/dev/null || fail "clrr trim --kernel 23 of vecadd-early-data"
+"$CLRR" replay --json "$TMP/early-k.clrr" >"$TMP/r.json" || fail "the trimmed vecadd-early-data does not replay verified"
+$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["readbacks"] == 4 and d["unverified"] == 0, d' \
+    "$TMP/r.json" || fail "trim dropped the early DATA of read #24: $(cat "$TMP/r.json")"
+
 [ $n -ge 5 ] || fail "only $n golden traces in $DIR"
 echo "ok: $n golden traces read (and replayed verified where they can be)"

@@ -206,8 +206,12 @@ static void test_roundtrip(void)
         CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_NOTE);
         CU_ASSERT(it.u.note.object == 42 && strcmp(it.u.note.text, "cannot capture") == 0);
         CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_DEVTIME && it.u.devtime.seq == 2);
+        /* call 2 has begun, not ended: its DEVTIME came first */
+        CU_ASSERT(tf_reader_call_open(r, 2) == 1 && tf_reader_call_open(r, 1) == 0);
+        CU_ASSERT(tf_reader_call_open(r, 3) == 0 && tf_reader_call_open(NULL, 2) == 0);
         CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_CALL);
         CU_ASSERT(it.u.call.seq == 2 && it.u.call.complete == 0 && it.u.call.outs == NULL);
+        CU_ASSERT(tf_reader_call_open(r, 2) == 0);
         CU_ASSERT(it.u.call.ret.type == TF_NIL && it.u.call.t_end == 0 && it.u.call.pre == NULL);
         CU_ASSERT(it.u.call.args[4].type == TF_UINT && it.u.call.args[4].v.u == 4);
         CU_ASSERT(tf_reader_next(r, &it) == TF_END);
