@@ -35,7 +35,8 @@ RT_LIBS := -Wl,-Bstatic -lmsgpackc -lxxhash -Wl,-Bdynamic -lzstd -ldl -lm
 DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             clinfo libzstd-dev libmsgpack-dev libxxhash-dev libcunit1-dev \
             llvm-16-dev libclang-16-dev clang-16 clang oclgrind graphviz \
-            python3 python3-pyopencl zstd
+            python3 python3-pyopencl zstd \
+            piglit python3-pytest libclang-rt-16-dev
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): Makefile
@@ -74,7 +75,7 @@ include bench/module.mk
 all: $(ALL_TARGETS)
 
 # --------------------------------------------------------------- targets
-.PHONY: all deps test test-unit test-e2e test-san demo bench clean install
+.PHONY: all deps test test-unit test-e2e test-san test-long demo bench fuzz clean install
 
 # `make test`: unit and end-to-end tests, then again under ASan+UBSan.
 test: all

@@ -3,6 +3,8 @@
 # (tests/stub-icd/module.mk) and end-to-end scripts.
 include tests/apps/module.mk
 include tests/stub-icd/module.mk
+include tests/fuzz/module.mk
+include tests/suites/module.mk
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
@@ -20,8 +22,10 @@ $(B)/tests/test_ana_graph: $(ANA_LIB)
 
 ALL_TARGETS += $(UNIT_BINS)
 
-test-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+# FUZZ_BINS (tests/fuzz/module.mk): fuzz targets built as plain programs
+# that run their corpus and every crash ever found.
+test-unit: $(UNIT_BINS) $(FUZZ_BINS)
+	@set -e; for t in $(UNIT_BINS) $(FUZZ_BINS); do echo "== $$t"; $$t; done
 
 # End-to-end tests: every tests/e2e/*.sh gets the build dir as $1.
 E2E_SCRIPTS := $(sort $(filter-out tests/e2e/lib.sh tests/e2e/run.sh,$(wildcard tests/e2e/*.sh)))
@@ -38,6 +42,7 @@ $(B)/tests/progs/%: $(B)/obj/tests/progs/%.o
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL -lm
 ALL_TARGETS += $(PROG_BINS)
 
-# Longer runs than CI needs: 100 random SIGKILLs of a recording.
+# Longer runs than CI needs: 100 random SIGKILLs of a recording, and the
+# full third-party suites (LONG_E2E, from tests/suites/module.mk).
 test-long: all
-	@CLRR_KILLS=100 bash tests/e2e/run.sh $(B) tests/e2e/record_sigkill.sh
+	@CLRR_KILLS=100 CLRR_LONG=1 bash tests/e2e/run.sh $(B) tests/e2e/record_sigkill.sh $(LONG_E2E)
