@@ -277,6 +277,17 @@ int rpl_in_array(rpl_cx *x, unsigned i, int el, size_t elem_size, int elem_signe
     return RPL_OK;
 }
 
+int rpl_in_count(rpl_cx *x, unsigned i, uint64_t count)
+{
+    const tf_value *v = rpl_arg(x, i);
+    if (v->type != TF_ARRAY || count <= v->v.arr.n)
+        return RPL_OK;
+    char what[96];
+    snprintf(what, sizeof what, "holds %u elements, but the call passes a count of %llu", v->v.arr.n,
+             (unsigned long long)count);
+    return rpl_bad(x, i, what);
+}
+
 int rpl_fetch(rpl_session *s, const tf_value *v, size_t len, void **out, size_t *got)
 {
     *out = NULL;

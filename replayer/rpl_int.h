@@ -127,6 +127,9 @@ int rpl_in_f64(rpl_cx *x, unsigned i, double *v);
 int rpl_in_handle(rpl_cx *x, unsigned i, void **h);
 int rpl_in_str(rpl_cx *x, unsigned i, const char **s);
 int rpl_in_array(rpl_cx *x, unsigned i, int el, size_t elem_size, int elem_signed, void **arr);
+/* Checks that input array @p i, when recorded, holds at least @p count
+ * elements (the count the call passes along with it). */
+int rpl_in_count(rpl_cx *x, unsigned i, uint64_t count);
 int rpl_in_blob(rpl_cx *x, unsigned i, size_t len, const void **p);
 int rpl_in_props(rpl_cx *x, unsigned i, int flavour, void **p);
 int rpl_in_ptr(rpl_cx *x, unsigned i, void **p);

@@ -290,6 +290,11 @@ static void gen_rpl_function(FILE *o, const gen_func *f)
             if (late == pass)
                 gen_rpl_in(o, f, p, i);
         }
+    /* a recorded count must not promise the driver more elements than the
+     * recorded array holds (a hostile trace would make it read past it) */
+    for (int i = 0; i < f->np; i++)
+        if (f->p[i].a.dir != GD_OUT && f->p[i].a.kind == GK_ARRAY && f->p[i].a.len && !f->p[i].is_fnptr)
+            fprintf(o, "    RPL_TRY(rpl_in_count(x_, %d, (uint64_t)(%s)));\n", i, f->p[i].a.len);
     for (int i = 0; i < f->np; i++)
         if (f->p[i].a.dir == GD_OUT)
             gen_rpl_out_storage(o, f, &f->p[i], i);
