@@ -136,7 +136,8 @@ rpl_status rpl_open(rpl_session **out, const char *path, const rpl_opts *o)
     s->first = o->kernel ? o->kernel : o->first ? o->first : 1;
     s->last = o->kernel ? UINT64_MAX : o->last ? o->last : UINT64_MAX;
 
-    tf_status ts = tf_reader_open(&s->r, path, NULL);
+    tf_reader_opts ro = {.max_memory = s->o.max_memory};   /* the reader's own, as large again */
+    tf_status ts = tf_reader_open(&s->r, path, &ro);
     if (ts != TF_OK) {
         /* the reader's message starts with the path; the caller names the file */
         const char *m = tf_reader_open_error();

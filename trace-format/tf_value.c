@@ -114,8 +114,8 @@ static tf_value *tf_values(tf_arena *a, uint32_t n, tf_status *st)
     static tf_value none[1];
     tf_value *v = n ? tf_arena_alloc(a, (size_t)n * sizeof(tf_value)) : none;
 
-    if (v == NULL)
-        *st = tf_mem_status(a->mem, (size_t)n * sizeof(tf_value));
+    if (v == NULL)   /* the arena asks for a whole block: over the limit when that is */
+        *st = tf_mem_status(a->mem, (size_t)n * sizeof(tf_value) + TF_ARENA_BLK);
     return v;
 }
 

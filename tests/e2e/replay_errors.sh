@@ -113,6 +113,15 @@ bad 2 'loop' -- --loop 0 "$T"
 bad 2 'loop' -- --loop -1 "$T"
 bad 2 'kernel' -- --kernel x "$T"
 bad 2 -- --max-memory 12Q "$T"
+# memory limits: data over --max-memory (or CLRR_MAX_MEMORY) is refused, in one line
+bad 3 'limit' -- --max-memory 8K "$T"
+CLRR_MAX_MEMORY=8K bad 3 'limit' -- "$T"
+CLRR_MAX_MEMORY=lots bad 2 'CLRR_MAX_MEMORY takes a byte count' -- "$T"
+rc=0; CLRR_MAX_MEMORY=4K "$CLRR" dump "$T" >/dev/null 2>"$TMP/err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q 'reader limit' "$TMP/err" ||
+    fail "clrr dump under CLRR_MAX_MEMORY=4K: exit $rc: $(cat "$TMP/err")"
+CLRR_MAX_MEMORY=1M run "$T"
+[ $rc -eq 0 ] || fail "the vecadd trace does not replay within 1 MiB: exit $rc: $(cat "$TMP/err")"
 bad 2 -- --no-such-option "$T"
 bad 2 -- "$T" "$T"
 bad 2 'missing trace file' --

@@ -64,6 +64,19 @@ int cli_one_file(int argc, char **argv, const char **path);
  *  @return CLI_EXIT_USAGE. */
 int cli_opt_err(char **argv, int c);
 
+/*! cli_parse_u64() : parses a decimal count (with @p suffixes, one of K, M,
+ *  G: powers of 1024) into *v. @return 0, or -1 when @p s is not one. */
+int cli_parse_u64(const char *s, uint64_t *v, int suffixes);
+
+/*! cli_max_memory() : the memory limit set by CLRR_MAX_MEMORY (bytes), or 0
+ *  for the default (1 GiB for the reader's buffers and tables, and as much
+ *  again for the data a replay holds). */
+size_t cli_max_memory(void);
+
+/*! cli_check_env() : checks the CLRR_* settings every command reads.
+ *  @return CLI_EXIT_OK, or CLI_EXIT_USAGE after one error line. */
+int cli_check_env(void);
+
 /* ------------------------------------------------------------ traces */
 
 /*! cli_open_trace() : opens @p path for reading; on failure prints one line

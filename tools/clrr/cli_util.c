@@ -85,10 +85,51 @@ int cli_trace_err(tf_reader *r, const char *path, tf_status s)
     return CLI_EXIT_FAIL;
 }
 
+int cli_parse_u64(const char *s, uint64_t *v, int suffixes)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return -1;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (end == s)
+        return -1;
+    if (suffixes && *end) {
+        unsigned sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+                      : *end == 'G' || *end == 'g' ? 30 : 0;
+        if (!sh || end[1] || x > (UINT64_MAX >> sh))
+            return -1;
+        x <<= sh;
+        end++;
+    }
+    if (*end)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+size_t cli_max_memory(void)
+{
+    const char *e = getenv("CLRR_MAX_MEMORY");
+    uint64_t v = 0;
+    if (!e || cli_parse_u64(e, &v, 1) < 0 || v < 4096 || v > SIZE_MAX)
+        return 0;
+    return (size_t)v;
+}
+
+int cli_check_env(void)
+{
+    const char *e = getenv("CLRR_MAX_MEMORY");
+    uint64_t v = 0;
+    if (e && (cli_parse_u64(e, &v, 1) < 0 || v < 4096 || v > SIZE_MAX))
+        return cli_usage_err("CLRR_MAX_MEMORY takes a byte count (at least 4096; K, M, G suffixes), not '%s'", e);
+    return CLI_EXIT_OK;
+}
+
 tf_reader *cli_open_trace(const char *path)
 {
     tf_reader *r = NULL;
-    tf_status s = tf_reader_open(&r, path, NULL);
+    tf_reader_opts ro = {.max_memory = cli_max_memory()};
+    tf_status s = tf_reader_open(&r, path, &ro);
     if (s == TF_OK && r)
         return r;
     if (s == TF_OK)

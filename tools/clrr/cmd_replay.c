@@ -38,7 +38,8 @@ static const char cli_replay_usage[] =
     "                    device discovery, no events of its own); read-backs are\n"
     "                    verified at the application's own synchronization\n"
     "  --no-verify       execute without comparing read-backs\n"
-    "  --max-memory N    bytes of data held at once (default 1 GiB; K/M/G suffixes)\n"
+    "  --max-memory N    bytes of data held at once (default 1 GiB or CLRR_MAX_MEMORY;\n"
+    "                    K/M/G suffixes)\n"
     "  --json            one JSON object on stdout instead of the summary\n"
     "  -q, --quiet       print nothing but errors and mismatches\n"
     "\n"
@@ -193,27 +194,6 @@ static int cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
     return 0;
 }
 
-static int cli_parse_u64(const char *s, uint64_t *v, int suffixes)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return -1;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (end == s)
-        return -1;
-    if (suffixes && *end) {
-        unsigned sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
-                      : *end == 'G' || *end == 'g' ? 30 : 0;
-        if (!sh || end[1] || x > (UINT64_MAX >> sh))
-            return -1;
-        x <<= sh;
-        end++;
-    }
-    if (*end)
-        return -1;
-    *v = x;
-    return 0;
-}
 
 /* --compare: step both sessions to their next read-back and compare them;
  * the outcome goes to r (cli_print_compare prints it). */
@@ -389,6 +369,7 @@ static int cli_replay_run(int argc, char **argv)
     };
     rpl_opts o;
     rpl_opts_init(&o);
+    o.max_memory = cli_max_memory();
     cli_replay r;
     memset(&r, 0, sizeof r);
     const char *compare = NULL;

@@ -38,6 +38,7 @@ static int cli_trim_run(int argc, char **argv)
     };
     rpl_opts o;
     rpl_opts_init(&o);
+    o.max_memory = cli_max_memory();
     const char *out = NULL;
     int json = 0, c;
     char *end;

@@ -91,7 +91,10 @@ int main(int argc, char **argv)
     if (!cmd)
         return cli_usage_err("unknown command '%s'", arg);
     cli_set_command(cmd->name);
-    int rc = cmd->run(argc - 1, argv + 1);
+    int rc = cli_check_env();
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cmd->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_err("error writing the output");
         if (rc == CLI_EXIT_OK)
