@@ -1,11 +1,10 @@
 /* rec_core.c — recorder life cycle and the record protocol used by every
  * generated entry point: initialization (layer or preload), the environment
- * record, BEGIN/END records, signals and exit. */
+ * record, BEGIN/END records and exit (fatal signals: rec_signals.c). */
 #include "recorder/rec_int.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,47 +36,8 @@ void rec_report_writer_error(void)
         return;
     if (atomic_exchange(&rec_g.error_reported, 1))
         return;
-    fprintf(stderr, "clrr: cannot write trace %s: %s; the application goes on unrecorded\n",
-            rec_g.ctl.output, tf_writer_errmsg(rec_g.w));
-}
-
-/* ------------------------------------------------------------ signals */
-static const int rec_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-                                        SIGTERM, SIGINT, SIGQUIT, SIGHUP};
-#define REC_NSIG (sizeof rec_fatal_signals / sizeof rec_fatal_signals[0])
-static struct sigaction rec_old_actions[REC_NSIG];
-
-static void rec_on_signal(int sig, siginfo_t *info, void *uctx)
-{
-    (void)info;
-    (void)uctx;
-    if (rec_g.w)
-        tf_writer_crash_flush(rec_g.w, 2000);
-    for (size_t i = 0; i < REC_NSIG; i++) {
-        if (rec_fatal_signals[i] != sig)
-            continue;
-        sigaction(sig, &rec_old_actions[i], NULL);   /* chain: theirs, or the default */
-        break;
-    }
-    if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE)
-        raise(sig);
-    /* synchronous faults: returning re-executes the faulting instruction */
-}
-
-static void rec_install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = rec_on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < REC_NSIG; i++) {
-        sigaction(rec_fatal_signals[i], NULL, &rec_old_actions[i]);
-        /* an ignored signal stays ignored: nothing the application sees changes */
-        if (rec_old_actions[i].sa_handler == SIG_IGN)
-            continue;
-        sigaction(rec_fatal_signals[i], &sa, NULL);
-    }
+    fprintf(stderr, "clrr: recording stopped: %s (the trace keeps the calls before; the "
+            "application goes on)\n", tf_writer_errmsg(rec_g.w));
 }
 
 /* --------------------------------------------------------------- life */
@@ -87,9 +47,10 @@ static void rec_shutdown(void)
         return;
     rec_events_stop();
     rec_g.active = 0;
-    tf_status st = tf_writer_close(rec_g.w);
+    char msg[600];
+    tf_status st = tf_writer_close_msg(rec_g.w, msg, sizeof msg);
     if (st != TF_OK && !atomic_exchange(&rec_g.error_reported, 1))
-        fprintf(stderr, "clrr: trace %s is incomplete: %s\n", rec_g.ctl.output, tf_strerror(st));
+        fprintf(stderr, "clrr: trace incomplete: %s\n", msg);
 }
 
 static void rec_init(void)
@@ -103,14 +64,15 @@ static void rec_init(void)
                         .flush_ms = (unsigned)rec_g.ctl.flush_ms};
     tf_status st = tf_writer_open(&rec_g.w, rec_g.ctl.output, &o);
     if (st != TF_OK) {
+        /* the application runs as if the recorder were not there */
+        int e = errno;
         fprintf(stderr, "clrr: cannot create trace %s: %s; the application goes on unrecorded\n",
-                rec_g.ctl.output, rec_g.w ? tf_writer_errmsg(rec_g.w) : tf_strerror(st));
-        tf_writer_close(rec_g.w);
+                rec_g.ctl.output, st == TF_ERR_IO && e ? strerror(e) : tf_strerror(st));
         rec_g.w = NULL;
         return;
     }
     rec_g.active = 1;
-    rec_install_signals();
+    rec_signals_install();
     rec_events_start();
     atexit(rec_shutdown);
 }
@@ -271,6 +233,7 @@ static void rec_write_env(void)
     rec_env_uint(e, "capture_data", (uint64_t)rec_g.ctl.capture_data);
     rec_env_platforms(e);
     tf_writer_unlock(rec_g.w);
+    rec_signals_check(rec_now_ns(), 1);   /* the driver is initialized now */
 }
 
 /* --------------------------------------------------------- call records */
@@ -284,9 +247,12 @@ int rec_enter(rec_call *c, unsigned fn)
     c->fn = fn;
     c->tid = rec_tid;
     c->seq = atomic_fetch_add(&rec_g.seq, 1) + 1;
+    /* once the writer failed (disk full, file size limit) records are
+     * dropped: data is not even hashed */
     c->capture = rec_g.ctl.capture_data
                  && (!rec_g.ctl.first_call || c->seq >= rec_g.ctl.first_call)
-                 && (!rec_g.ctl.last_call || c->seq <= rec_g.ctl.last_call);
+                 && (!rec_g.ctl.last_call || c->seq <= rec_g.ctl.last_call)
+                 && tf_writer_status(rec_g.w) == TF_OK;
     c->npre = c->npost = 0;
     c->ret_override = 0;
     for (int i = 0; i < 16; i++)
@@ -399,8 +365,11 @@ void rec_end_done(rec_call *c)
     rec_free_extras(c->pre, c->npre);
     rec_free_extras(c->post, c->npost);
     const char *cat = rec_gen_categories[c->fn];
+    int64_t now = rec_now_ns();
+    /* a slow call may have loaded code that installs signal handlers (PoCL
+     * sets up LLVM's when it initializes): look again at once */
+    rec_signals_check(now, now - c->t0 > 1000000);
     if (cat[0] == 's') {   /* "sync": the application waited; make it durable soon */
-        int64_t now = rec_now_ns();
         if (now - atomic_load(&rec_last_flush) > 50000000) {
             atomic_store(&rec_last_flush, now);
             tf_writer_flush(rec_g.w, 0);

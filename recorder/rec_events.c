@@ -24,8 +24,11 @@ static pthread_mutex_t rec_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rec_ev_cond = PTHREAD_COND_INITIALIZER;
 static rec_pending *rec_pend;
 static size_t rec_head, rec_npend, rec_cappend;   /* live entries: [rec_head, rec_npend) */
+static size_t rec_ncap;                           /* live entries that capture data */
 static pthread_t rec_ev_thread;
 static int rec_ev_running, rec_ev_stop;
+
+static void rec_poll(int wait_all, int all_captures);
 
 int rec_want_event(rec_call *c, cl_bool blocking)
 {
@@ -48,6 +51,7 @@ static size_t rec_push(const rec_pending *p)
         rec_cappend = cap;
     }
     rec_pend[rec_npend++] = *p;
+    rec_ncap += p->key != NULL;
     size_t live = rec_npend - rec_head;
     pthread_cond_signal(&rec_ev_cond);
     pthread_mutex_unlock(&rec_ev_lock);
@@ -68,7 +72,7 @@ void rec_track_event(rec_call *c, cl_event ev, int owned)
     rec_pending p = {.ev = ev, .seq = c->seq, .timing = 1};
     /* keep few events alive: drivers slow down with many (PoCL tracks them) */
     if (rec_push(&p) > 32)
-        rec_events_poll(0);
+        rec_poll(0, 0);
 }
 
 void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p, size_t len)
@@ -122,19 +126,31 @@ static void rec_write_data(const rec_pending *p, int status)
 }
 
 /* Handles entries whose command has completed, oldest first. Commands
- * mostly complete in order, so the scan stops after a few incomplete ones:
- * a poll costs O(completed), not O(pending). Done entries are marked (ev =
+ * mostly complete in order, so the scan of device times stops after a few
+ * incomplete ones: a poll costs O(completed), not O(pending). With
+ * @p all_captures, every read-back entry is checked past that point: the
+ * application synchronized, and may reuse or free the memory of any
+ * command that completed, on any queue (other threads' entries, or device
+ * times of slower queues, can sit before it). Done entries are marked (ev =
  * NULL) and the head advances over them. */
-void rec_events_poll(int wait_all)
+static void rec_poll(int wait_all, int all_captures)
 {
     if (!rec_g.active)
         return;
     pthread_mutex_lock(&rec_ev_lock);
     int incomplete = 0;
-    for (size_t i = rec_head; i < rec_npend && incomplete < 8; i++) {
+    size_t caps_seen = 0;
+    for (size_t i = rec_head; i < rec_npend; i++) {
         rec_pending *p = &rec_pend[i];
         if (!p->ev)
             continue;
+        if (incomplete >= 8) {
+            if (!all_captures || caps_seen >= rec_ncap)
+                break;
+            if (!p->key)
+                continue;   /* device times wait for a later poll */
+        }
+        caps_seen += p->key != NULL;
         if (wait_all)
             rec_next.clWaitForEvents(1, &p->ev);
         if (p->key) {
@@ -147,6 +163,7 @@ void rec_events_poll(int wait_all)
                 continue;
             }
             rec_write_data(p, st);
+            rec_ncap--;
         } else if (!rec_write_devtime(p)) {
             /* END not available: still running, or failed (then status < 0) */
             cl_int st = CL_QUEUED;
@@ -171,6 +188,11 @@ void rec_events_poll(int wait_all)
     pthread_mutex_unlock(&rec_ev_lock);
 }
 
+void rec_events_poll(int wait_all)
+{
+    rec_poll(wait_all, 1);
+}
+
 static void *rec_ev_main(void *arg)
 {
     (void)arg;
@@ -189,7 +211,7 @@ static void *rec_ev_main(void *arg)
         }
         pthread_cond_timedwait(&rec_ev_cond, &rec_ev_lock, &ts);
         pthread_mutex_unlock(&rec_ev_lock);
-        rec_events_poll(0);
+        rec_poll(0, 0);
         pthread_mutex_lock(&rec_ev_lock);
     }
     pthread_mutex_unlock(&rec_ev_lock);

@@ -102,13 +102,33 @@ void rec_report_writer_error(void);          /* one line on stderr, once */
 /* Writes a NOTE record. */
 void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* -------------------------------------------------------- rec_signals.c */
+/* Our handler for fatal signals (flush, then chain to the action it
+ * replaced): installed at start, and again on top of a handler installed
+ * later, found by rec_signals_check() at the end of calls: at most every
+ * 100 ms, or now when @p force. Thread-safe. */
+void rec_signals_install(void);
+void rec_signals_check(int64_t now, int force);
+
 /* ----------------------------------------------------------- rec_objs.c */
 /* Handles become stable ids: a new id on first sight, dropped when the
  * application's reference count reaches zero. Thread-safe. */
 uint64_t rec_obj_id(const void *h);                          /* 0 for NULL */
 uint64_t rec_obj_created(const void *h, unsigned kind);      /* a fresh object: new id */
-void rec_obj_retain(const void *h);
-void rec_obj_release(const void *h);
+/* A retain (+1) or release (-1) by the application (the generated
+ * clRetain and clRelease entry points), counted before the driver call and
+ * undone after it when the driver refused: once the driver frees an object,
+ * another thread may get the same pointer from a create, which must get a
+ * new id, and a release counted after the call would drop that new
+ * object's entry instead. A release to zero unlinks the entry at begin (its
+ * id is in the BEGIN record already written). */
+typedef struct rec_obj_change {
+    const void *h;
+    int delta;                      /* 0: not counted (unknown, platform, root device) */
+    void *detached;                 /* the unlinked entry, freed or restored at end */
+} rec_obj_change;
+void rec_obj_change_begin(rec_obj_change *ch, const void *h, int delta);
+void rec_obj_change_end(rec_obj_change *ch, int ok);
 
 /* Per-object facts hooks keep (all under the table's lock, copied out). */
 typedef struct rec_obj_info {

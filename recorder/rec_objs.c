@@ -55,17 +55,18 @@ static rec_obj *rec_insert(const void *h, unsigned kind)
     return o;
 }
 
-static void rec_remove(const void *h)
+/* Unlinks the entry of @p h (lock held). @return it, or NULL. */
+static rec_obj *rec_unlink(const void *h)
 {
     rec_obj **pp = &rec_buckets[rec_hash_ptr(h)];
     for (; *pp; pp = &(*pp)->next) {
         if ((*pp)->h == h) {
             rec_obj *o = *pp;
             *pp = o->next;
-            free(o);
-            return;
+            return o;
         }
     }
+    return NULL;
 }
 
 uint64_t rec_obj_id(const void *h)
@@ -101,23 +102,52 @@ uint64_t rec_obj_created(const void *h, unsigned kind)
     return id;
 }
 
-void rec_obj_retain(const void *h)
+/* platforms and root devices are not reference counted */
+static int rec_counted(const rec_obj *o)
 {
+    return o->info.kind != REC_OBJ_PLATFORM && o->info.kind != REC_OBJ_DEVICE;
+}
+
+void rec_obj_change_begin(rec_obj_change *ch, const void *h, int delta)
+{
+    ch->h = h;
+    ch->delta = 0;
+    ch->detached = NULL;
+    if (!h)
+        return;
     pthread_mutex_lock(&rec_obj_lock);
     rec_obj *o = rec_find(h);
-    if (o)
-        o->refs++;
+    if (o && rec_counted(o)) {
+        o->refs += delta;
+        ch->delta = delta;
+        if (o->refs <= 0)
+            ch->detached = rec_unlink(h);   /* kept until the driver answered */
+    }
     pthread_mutex_unlock(&rec_obj_lock);
 }
 
-void rec_obj_release(const void *h)
+void rec_obj_change_end(rec_obj_change *ch, int ok)
 {
+    rec_obj *o = ch->detached;
+    if (ok || !ch->delta) {
+        free(o);
+        return;
+    }
+    /* the driver refused: the application's count is what it was */
     pthread_mutex_lock(&rec_obj_lock);
-    rec_obj *o = rec_find(h);
-    /* platforms and root devices are not reference counted */
-    if (o && o->info.kind != REC_OBJ_PLATFORM && o->info.kind != REC_OBJ_DEVICE && --o->refs <= 0)
-        rec_remove(h);
+    if (o && !rec_find(ch->h)) {
+        unsigned b = rec_hash_ptr(ch->h);
+        o->refs -= ch->delta;
+        o->next = rec_buckets[b];
+        rec_buckets[b] = o;
+        o = NULL;
+    } else if (!o) {
+        rec_obj *live = rec_find(ch->h);
+        if (live)
+            live->refs -= ch->delta;
+    }
     pthread_mutex_unlock(&rec_obj_lock);
+    free(o);
 }
 
 int rec_obj_get(const void *h, rec_obj_info *out)

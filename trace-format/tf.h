@@ -139,6 +139,10 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
  *  chunk and trailer, stops the thread, closes the file, frees @p w.
  *  Accepts NULL. @return the writer's status (first error seen, if any). */
 tf_status tf_writer_close(tf_writer *w);
+/*! tf_writer_close_msg() : tf_writer_close(); when it fails, the writer's
+ *  message for the first error ("PATH: what at offset N: reason") is copied
+ *  into @p msg (capacity @p msg_cap; "" when it succeeds). */
+tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap);
 
 /* Record encoding. A record is encoded between tf_writer_lock() and
  * tf_writer_unlock(), which hold the writer's record mutex: records from

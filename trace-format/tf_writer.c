@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +59,29 @@ static int tf_writer_start(tf_writer *w)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (e == 0)
         w->thread_started = 1;
+    return e;
+}
+
+/* Writes the file header on the caller's thread with SIGXFSZ blocked:
+ * past RLIMIT_FSIZE the write fails with EFBIG instead of killing the
+ * application. The SIGXFSZ it raised is taken back (one already pending
+ * is left alone); the caller's signal mask is restored. Every later write
+ * is made by the background thread, which blocks all signals. */
+static int tf_write_header(int fd, const void *p, size_t n)
+{
+    struct timespec zero = { 0, 0 };
+    sigset_t xfsz, old, pending;
+    int was_pending, e;
+
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    sigpending(&pending);
+    was_pending = sigismember(&pending, SIGXFSZ);
+    e = tf_write_all(fd, p, n);
+    if (e == EFBIG && !was_pending)
+        sigtimedwait(&xfsz, NULL, &zero);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return e;
 }
 
@@ -131,7 +155,7 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
         goto out;
     }
     tf_file_hdr_put(hdr);
-    if ((e = tf_write_all(w->fd, hdr, sizeof(hdr))) != 0) {
+    if ((e = tf_write_header(w->fd, hdr, sizeof(hdr))) != 0) {
         errno = e;
         status = TF_ERR_IO;
         goto out;
@@ -249,14 +273,18 @@ void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms)
     }
 }
 
-tf_status tf_writer_close(tf_writer *w)
+tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap)
 {
     tf_status status;
-    int e;
 
+    if (msg && msg_cap)
+        msg[0] = 0;
     if (w == NULL)
         return TF_OK;
     if (w->thread_started) {
+        /* the thread writes the last records, the index and the trailer
+         * (tf_wthread.c): no write(2) of the writer runs on a caller's
+         * thread, whose signals (SIGXFSZ) are the application's */
         tf_writer_flush(w, 1);
         pthread_mutex_lock(&w->qmu);
         w->stop = 1;
@@ -265,20 +293,21 @@ tf_status tf_writer_close(tf_writer *w)
         pthread_join(w->thread, NULL);
         w->thread_started = 0;
     }
-    if (w->open && w->open->len && !tf_failed(w)) {   /* records that raced with close */
-        w->open->type = TF_CHUNK_RECORD;
-        tf_wjob_write(w, w->open);
-    }
-    if (!tf_failed(w) && (e = tf_widx_write(w)) != 0)
-        tf_wfail(w, e, "writing the index");
     if (w->fd >= 0) {
         if (close(w->fd) != 0 && !tf_failed(w))
             tf_wfail(w, errno, "closing the file");
         w->fd = -1;
     }
     status = tf_writer_status(w);
+    if (status != TF_OK && msg && msg_cap)
+        snprintf(msg, msg_cap, "%s", w->errmsg);
     tf_writer_free(w);
     return status;
+}
+
+tf_status tf_writer_close(tf_writer *w)
+{
+    return tf_writer_close_msg(w, NULL, 0);
 }
 
 tf_status tf_writer_status(const tf_writer *w)

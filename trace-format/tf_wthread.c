@@ -189,6 +189,29 @@ static void tf_wperiodic(tf_writer *w)
     pthread_mutex_unlock(&w->rmu);
 }
 
+/* At close, once the queue is empty: the records that raced with close,
+ * then the index and the trailer. */
+static void tf_wfinish(tf_writer *w)
+{
+    tf_job *j;
+    int e;
+
+    pthread_mutex_lock(&w->rmu);
+    j = w->open;
+    w->open = NULL;
+    pthread_mutex_unlock(&w->rmu);
+    if (j && j->len && !atomic_load(&w->failed)) {
+        j->type = TF_CHUNK_RECORD;
+        tf_wjob_write(w, j);
+    }
+    free(j);
+    if (!atomic_load(&w->failed) && (e = tf_widx_write(w)) != 0)
+        tf_wfail(w, e, "writing the index");
+    pthread_mutex_lock(&w->qmu);
+    w->st_file_bytes = w->off;
+    pthread_mutex_unlock(&w->qmu);
+}
+
 void *tf_wthread_main(void *arg)
 {
     tf_writer *w = arg;
@@ -230,5 +253,6 @@ void *tf_wthread_main(void *arg)
         tf_job_put_locked(w, j);
     }
     pthread_mutex_unlock(&w->qmu);
+    tf_wfinish(w);
     return NULL;
 }

@@ -130,7 +130,9 @@ static char *cli_rec_abspath(const char *path)
     return out;
 }
 
-/* Fails early, with a clear line, when the trace cannot be created. */
+/* Fails early, with a clear line, when the trace cannot be created: an
+ * existing path must be a writable non-directory (a file, or a device such
+ * as /dev/null), a new one needs a writable directory. */
 static int cli_rec_check_output(const char *out)
 {
     struct stat st;
@@ -138,14 +140,14 @@ static int cli_rec_check_output(const char *out)
     char *dir = strdup(out);
     if (!dir)
         err = ENOMEM;
+    else if (stat(out, &st) == 0)
+        err = S_ISDIR(st.st_mode) ? EISDIR : access(out, W_OK) != 0 ? errno : 0;
     else if (stat(dirname(dir), &st) != 0)
         err = errno;
     else if (!S_ISDIR(st.st_mode))
         err = ENOTDIR;
     else if (access(dir, W_OK) != 0)
         err = errno;
-    else if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-        err = EISDIR;
     free(dir);
     if (err)
         cli_err("cannot write the trace %s: %s", out, strerror(err));
@@ -277,7 +279,10 @@ static int cli_rec_exec(char **cmd, const char *out)
         return 128 + sig;
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
-    if (!written) {
+    if (!written && after.exists && !S_ISREG(after.st.st_mode)) {
+        /* a device (/dev/null, /dev/full): nothing to tell from its
+         * stamp; the layer reported a failed write itself */
+    } else if (!written) {
         cli_err("no trace written to %s (did %s make any OpenCL call?)", out, cmd[0]);
     } else if (isatty(STDERR_FILENO)) {
         char sz[CLI_FMT_CAP];

@@ -263,6 +263,19 @@ static const gen_param *gen_errcode(const gen_func *f)
     return p && p->a.shadow ? p : NULL;
 }
 
+/* "+1" for a retain, "-1" for a release of the handle in the first
+ * parameter, NULL for other functions. */
+static const char *gen_ref_change(const gen_func *f)
+{
+    if (!f->np || !f->p[0].handle_kind || f->p[0].is_ptr)
+        return NULL;
+    if (!strcmp(f->category, "retain"))
+        return "1";
+    if (!strcmp(f->category, "release"))
+        return "-1";
+    return NULL;
+}
+
 static void gen_emit_wrapper(FILE *o, const gen_func *f)
 {
     const gen_param *ev = NULL, *complete = NULL;
@@ -285,9 +298,17 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
             fprintf(o, "    __typeof__(%s) a_%s = %s;\n", p->name, p->name, p->name);
         else
             fprintf(o, "    %s a_%s = %s;\n", p->type, p->name, p->name);
-        if (p->a.shadow)
-            fprintf(o, "    %s s_%s = 0;\n    if (!a_%s) a_%s = &s_%s;\n", p->pointee, p->name,
-                    p->name, p->name, p->name);
+        if (p->a.shadow) {
+            /* A count shadowed for an out array only when the array is
+             * there: with both NULL the driver must see both NULL
+             * (clGetPlatformIDs(0, NULL, NULL) is CL_INVALID_VALUE). */
+            const char *arr = NULL;
+            for (int j = 0; j < f->np; j++)
+                if (f->p[j].a.count && !strcmp(f->p[j].a.count, p->name))
+                    arr = f->p[j].name;
+            fprintf(o, "    %s s_%s = 0;\n    if (!a_%s%s%s) a_%s = &s_%s;\n", p->pointee, p->name,
+                    p->name, arr ? " && " : "", arr ? arr : "", p->name, p->name);
+        }
     }
     if (ev)
         fprintf(o, "    cl_event s_%s = NULL;\n    if (!a_%s && rec_want_event(c, %s))\n"
@@ -311,6 +332,12 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     for (int i = 0; i < f->np; i++)
         gen_enc_in(o, &f->p[i], i);
     fputs("    rec_begin_done(c);\n", o);
+    /* a reference count changes in the handle table before the driver call
+     * (another thread may get the pointer again as soon as it is freed) */
+    const char *refd = gen_ref_change(f);
+    if (refd)
+        fprintf(o, "    rec_obj_change ch_;\n    rec_obj_change_begin(&ch_, %s, %s);\n",
+                f->p[0].name, refd);
 
     /* the call */
     if (f->ret_void)
@@ -388,12 +415,8 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     if (ev)
         fprintf(o, "    if (ok && a_%s) rec_track_event(c, *a_%s, a_%s == &s_%s);\n", ev->name,
                 ev->name, ev->name, ev->name);
-    if (f->np && f->p[0].handle_kind && !f->p[0].is_ptr) {
-        if (!strcmp(f->category, "retain"))
-            fprintf(o, "    if (ok) rec_obj_retain(%s);\n", f->p[0].name);
-        else if (!strcmp(f->category, "release"))
-            fprintf(o, "    if (ok) rec_obj_release(%s);\n", f->p[0].name);
-    }
+    if (refd)
+        fputs("    rec_obj_change_end(&ch_, ok);\n", o);
     fputs(f->ret_void ? "}\n" : "    return ret;\n}\n", o);
 }
 

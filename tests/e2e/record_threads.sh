@@ -1,0 +1,92 @@
+# Several application threads call OpenCL at once (tests/progs/threads.c:
+# a shared queue and a private queue per thread, events handed between
+# threads). In each of several recordings: every call the program made is in
+# the trace exactly once (sequence numbers 1..N, no duplicates, no losses),
+# each thread's calls are its own and in its program order (the function
+# sequence per thread equals the program's log, and the kernel argument
+# that encodes (thread, step) increases), and `clrr replay` verifies every
+# read-back, also with --loop 2.
+. "$(dirname "$0")/lib.sh"
+need "$LAYER"; need "$CLRR"
+prog=$B/tests/progs/threads
+need "$prog"
+PY=/usr/bin/python3
+[ -x $PY ] || skip "no python3"
+runs=${CLRR_THREAD_RUNS:-5}
+# thread counts per run (cycled), steps per thread
+shapes=(4 8 3 4 2)
+iters=30
+[ "${CLRR_SAN:-0}" = 1 ] && iters=20
+for i in $(seq 1 "$runs"); do
+    n=${shapes[$(( (i - 1) % ${#shapes[@]} ))]}
+    t=$TMP/t$i.clrr
+    # every other run with a small memory budget, so that threads wait on
+    # the writer, and a short flush period
+    extra=()
+    [ $((i % 2)) = 0 ] && extra=(--memory=256K --flush-ms=10)
+    rc=0
+    "$CLRR" record -o "$t" "${extra[@]}" -- "$prog" --threads "$n" --iters $iters --log "$TMP/log$i" \
+        >"$TMP/out$i" 2>"$TMP/err$i" || rc=$?
+    [ $rc = 0 ] || fail "run $i ($n threads): exit $rc: $(tail -3 "$TMP/err$i")"
+    [ -s "$TMP/err$i" ] && fail "run $i: the recorder wrote to stderr: $(head -3 "$TMP/err$i")"
+    grep -q "^threads=$n iters=$iters wrong=0$" "$TMP/out$i" || fail "run $i: $(head -1 "$TMP/out$i")"
+    "$CLRR" dump --json "$t" >"$TMP/dump$i.json" 2>"$TMP/derr$i" || fail "run $i: dump: $(cat "$TMP/derr$i")"
+    $PY - "$TMP/dump$i.json" "$TMP/log$i" "$TMP/out$i" "$n" "$iters" <<'EOF' || fail "run $i ($n threads): trace does not match the program's calls"
+import json, struct, sys
+from collections import Counter, defaultdict
+dump, logf, outf, n, iters = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+calls = [c for c in map(json.loads, open(dump)) if c["type"] == "call"]
+seqs = sorted(c["seq"] for c in calls)
+assert seqs == list(range(1, len(calls) + 1)), "sequence numbers are not 1..%d without gaps or duplicates" % len(calls)
+assert all(c["complete"] for c in calls), "incomplete calls in a clean run"
+assert all(c["ret"] == 0 or isinstance(c["ret"], int) and c["ret"] > 0 for c in calls), "a failed call"
+log = {}
+for line in open(logf):
+    who, *fns = line.split()
+    log[who] = fns
+assert len(log) == n + 1, "log has %d threads" % len(log)
+# the program's printed counts agree with its own log
+printed = defaultdict(Counter)
+for line in open(outf):
+    if line.startswith("calls "):
+        _, who, fn, k = line.split()
+        printed[who][fn] = int(k)
+for who, fns in log.items():
+    assert Counter(fns) == printed[who], "program: counts and log disagree for " + who
+by_tid = defaultdict(list)
+for c in sorted(calls, key=lambda c: c["seq"]):
+    by_tid[c["tid"]].append(c)
+assert len(by_tid) == n + 1, "%d threads in the trace, %d expected" % (len(by_tid), n + 1)
+seen = set()
+for tid, cs in by_tid.items():
+    fns = [c["fn"] for c in cs]
+    tags = [struct.unpack("<i", bytes.fromhex(c["args"]["arg_value"]["bin"]))[0]
+            for c in cs if c["fn"] == "clSetKernelArg" and c["args"]["arg_index"] == 2]
+    if "clCreateContext" in fns:
+        who = "main"
+    else:
+        owners = {(t if t >= 0 else -t - 1) // 100000 for t in tags}
+        assert len(owners) == 1, "trace thread %d holds calls of threads %s" % (tid, owners)
+        who = str(owners.pop())
+        # program order: step s on the private queue (+tag), then the shared (-tag-1)
+        t0 = int(who) * 100000
+        want = [x for s in range(iters) for x in (t0 + s, -(t0 + s) - 1)]
+        assert tags == want, "thread %s: kernel arguments out of order: %s..." % (who, tags[:8])
+    assert who not in seen, "two trace threads for program thread " + who
+    seen.add(who)
+    if fns != log[who]:
+        k = next((j for j, (a, b) in enumerate(zip(fns, log[who])) if a != b), min(len(fns), len(log[who])))
+        sys.exit("thread %s: call %d is %s in the trace, %s in the program (%d vs %d calls)" % (
+            who, k, fns[k] if k < len(fns) else "-", log[who][k] if k < len(log[who]) else "-",
+            len(fns), len(log[who])))
+assert len(calls) == sum(len(v) for v in log.values())
+print("run: %d calls, per thread %s" % (len(calls), sorted(len(v) for v in log.values())))
+EOF
+    for loop in 1 2; do
+        "$CLRR" replay --json --loop $loop "$t" >"$TMP/rp$i.$loop" 2>"$TMP/rperr$i" ||
+            fail "run $i: replay --loop $loop exit $?: $(tail -3 "$TMP/rperr$i") $(head -c 600 "$TMP/rp$i.$loop")"
+        $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] and d["mismatches"] == 0 and d["readbacks"] > 0 and not d["truncated"], d' \
+            "$TMP/rp$i.$loop" || fail "run $i: replay --loop $loop did not verify"
+    done
+done
+echo "$runs multi-threaded recordings: every call once, in thread order, replay verified"
