@@ -35,8 +35,8 @@ RT_LIBS := -Wl,-Bstatic -lmsgpackc -lxxhash -Wl,-Bdynamic -lzstd -ldl -lm
 DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             clinfo libzstd-dev libmsgpack-dev libxxhash-dev libcunit1-dev \
             llvm-16-dev libclang-16-dev clang-16 clang oclgrind graphviz \
-            python3 python3-pyopencl zstd \
-            piglit python3-pytest libclang-rt-16-dev
+            python3 python3-pyopencl zstd libjansson-dev \
+            piglit python3-pytest python-pyopencl-doc libclang-rt-16-dev
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): Makefile
@@ -68,6 +68,7 @@ include trace-format/module.mk
 include recorder/module.mk
 include replayer/module.mk
 include analyzer/module.mk
+include optimizer/module.mk
 include tools/module.mk
 include tests/module.mk
 include bench/module.mk

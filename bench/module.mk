@@ -1,4 +1,5 @@
-# bench/: `make bench` runs the benchmark harness and prints Markdown tables;
+# bench/: `make bench` runs the benchmark harness (bench.py, then the
+# optimizer's bench/opt.py) and prints Markdown tables;
 # raw figures go to bench/results/*.json.
 BENCH_BINS := $(B)/bench/micro
 $(B)/bench/micro: $(B)/obj/bench/micro.o
@@ -8,3 +9,9 @@ ALL_TARGETS += $(BENCH_BINS)
 
 bench: all
 	@bash bench/run.sh $(B)
+	@python3 bench/opt.py $(B)
+
+# `make bench-opt`: the optimizer's table alone (replay vs replay --plan).
+.PHONY: bench-opt
+bench-opt: all
+	@python3 bench/opt.py $(B)

@@ -118,6 +118,33 @@ typedef struct rpl_readback {
     int matched;              /* ... and equal within the tolerance */
 } rpl_readback;
 
+/* ------------------------------------------------------------------ plans */
+
+typedef struct tf_item tf_item;   /* trace-format/tf.h */
+
+/* A plan's say over the calls of a session. The replayer knows no plan
+ * format: a matcher (optimizer/opt.h's opt_exec, for clrr replay --plan)
+ * is told every item the session executes and answers, for a call, whether
+ * it runs. Only launches, writes, fills and copies (clEnqueueNDRangeKernel,
+ * clEnqueueTask, clEnqueue{Write,Fill,Copy}*) may be dropped: the command is
+ * not executed, and when the application asked for its event, a marker
+ * with the command's wait list takes its place, so that everything that
+ * waits for the event (wait lists, clWaitForEvents, queries, releases)
+ * still works. Read-backs are verified exactly as without a plan. */
+#define RPL_PLAN_RUN 0
+#define RPL_PLAN_DROP 1
+typedef struct rpl_plan_hook {
+    void *user;
+    /* Called on the session's thread with each call right before it is
+     * executed (every loop iteration), and with each late-data item (DATA)
+     * the first iteration reads. @return RPL_PLAN_RUN, RPL_PLAN_DROP (calls
+     * only), or a negative value: the session fails with "plan: out of
+     * memory". The item is valid during the call. */
+    int (*on_item)(void *user, const tf_item *it);
+    /* Called when --loop starts another iteration from the top. May be NULL. */
+    void (*on_rewind)(void *user);
+} rpl_plan_hook;
+
 typedef struct rpl_opts {
     const char *device;       /* device spec: NULL = the recorded device, else the
                                * closest; "cpu"/"gpu"/"accelerator", an index into
@@ -133,6 +160,7 @@ typedef struct rpl_opts {
     int verify;               /* compare read-backs (default 1; 0 = just execute) */
     rpl_tolerance tol;
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
+    const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     void *user;               /* passed to the callbacks */
     void (*on_mismatch)(void *user, const rpl_mismatch *m);
     void (*on_time)(void *user, const rpl_cmd_time *t);
@@ -174,6 +202,8 @@ typedef struct rpl_summary {
     uint64_t skipped;         /* calls not executed (outside the range, unsupported notes) */
     uint64_t call_diffs;      /* queries and discovery calls whose result differed
                                * from the recording (not an error) */
+    uint64_t plan_dropped;    /* commands a plan dropped (not counted in calls) */
+    uint64_t plan_markers;    /* ... replaced by a marker for their event */
     int64_t wall_ns;          /* the whole session so far */
     int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the
                                * measured part (range/kernel; all loops) */

@@ -34,6 +34,7 @@ typedef struct rpl_obj {
     uint8_t kind;
     uint8_t created;          /* created by a replayed call (reference counted) */
     uint8_t in_order;         /* queues */
+    uint8_t user_unset;       /* a user event no replayed call has set */
     int32_t refs;             /* application references (created objects) */
     /* memory objects */
     void *host;               /* USE_HOST_PTR memory (owned when host_owned) */
@@ -58,6 +59,11 @@ void rpl_obj_retire(rpl_session *s, rpl_obj *o);
 void rpl_objs_free(rpl_session *s);
 /* Releases every object the replay still holds references to (close). */
 void rpl_objs_release_all(rpl_session *s);
+/* Sets every user event the replay made and no replayed call set to an
+ * error status: at the end nothing else will, and the commands waiting for
+ * it would keep the queues from finishing (a trace that stops, or fails,
+ * before the application set it). No call when there is none. */
+void rpl_user_events_abort(rpl_session *s);
 
 /* Address maps: mapped regions and SVM allocations, recorded -> live. */
 enum rpl_region_kind { RPL_REGION_MAP = 1, RPL_REGION_SVM = 2 };
@@ -90,6 +96,9 @@ rpl_region *rpl_region_find(rpl_session *s, int kind, uint64_t rec);   /* exact 
 void rpl_region_remove(rpl_session *s, rpl_region *r);
 /* Translates a recorded address inside a map or SVM allocation; NULL if none. */
 void *rpl_addr(rpl_session *s, uint64_t rec);
+/* Like rpl_addr, when all of [rec, rec + len) lies in that one region;
+ * NULL otherwise. */
+void *rpl_addr_span(rpl_session *s, uint64_t rec, uint64_t len);
 
 /* ------------------------------------------------------------ one call */
 struct rpl_cx {
@@ -107,6 +116,9 @@ struct rpl_cx {
     cl_event cmd_event;       /* the command's event (app's or own) */
     int cmd_event_own;
     int no_verify;            /* read-backs of this call are not compared */
+    int live_ok;              /* the call succeeded here (set by rpl_result) */
+    void *host_pending;       /* USE_HOST_PTR memory no object owns yet (freed
+                               * with the scratch when the create fails) */
     const rpl_pitched *pitched;   /* set around rpl_readback_submit: the live bytes
                                    * are repacked into the recorded layout */
 };
@@ -249,6 +261,12 @@ int rpl_is_cat(unsigned fn, const char *cat);
 int rpl_modifies(unsigned fn, const tf_call *c);      /* may change device memory */
 int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify);
 
+/* rpl_plan.c: a plan's hook (rpl_opts.plan). rpl_plan_call: before call @p c
+ * executes; *dropped 1 when the plan dropped it (then it was handled here). */
+int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, int *dropped);
+int rpl_plan_data(rpl_session *s, const tf_data *d);
+void rpl_plan_rewind(rpl_session *s);
+
 /* rpl_devices.c: recorded devices and platforms -> live ones. */
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);
 int rpl_devmap_remapped(rpl_session *s);      /* a recorded device is replayed on another */
@@ -270,6 +288,10 @@ void rpl_devmap_note_queue(rpl_session *s, uint64_t rec_dev, cl_device_id live);
 void rpl_devmap_free(rpl_session *s);
 
 /* rpl_verify.c: read-backs, pending until complete and recorded. */
+/* The call fails after the runtime made its event @p ev, before anything
+ * (rpl_out_handle, rpl_command_event) took it over: rpl_exec releases it.
+ * @return @p st. */
+int rpl_event_orphaned(rpl_cx *x, cl_event ev, int st);
 int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, size_t len, int blocking,
                         cl_event ev, cl_command_queue q, const tf_value *expected);
 /* The generated code's read-back: parameter @p i of an enqueue (queue is

@@ -366,6 +366,10 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
     x.fn = fn;
     x.api = &s->api;
     x.no_verify = !verify;
+    int dropped = 0;
+    int pst = rpl_plan_call(s, c, fn, measure, &dropped);   /* a plan may drop it (rpl_plan.c) */
+    if (pst < 0 || dropped)
+        return pst;
     rpl_recorded_outcome(&x);
     int st = rpl_gen_table[fn].replay(&x);
     /* data handed to a command may be read by the device until it completes */
@@ -460,6 +464,7 @@ static int rpl_next_iteration(rpl_session *s)
     tf_status ts = tf_reader_rewind(s->r);
     if (ts != TF_OK)
         return rpl_set_error(s, RPL_ERR_TRACE, "rewinding: %s", tf_strerror(ts));
+    rpl_plan_rewind(s);
     return RPL_OK;
 }
 
@@ -563,6 +568,7 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
         }
         if (s->o.kernel && !s->kernel_done && st >= 0)
             st = rpl_set_error(s, RPL_ERR_ARG, "the trace has no call #%llu", (unsigned long long)s->o.kernel);
+        rpl_user_events_abort(s);   /* nothing sets them now: wait for no one forever */
         if (st >= 0)
             st = rpl_verify_flush(s, !s->o.exact_calls);
         if (st >= 0 && s->o.loop == 1)
@@ -592,7 +598,7 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
         st = rpl_call(s, &it.u.call);
         break;
     case TF_ITEM_DATA:
-        if (s->iter == 0)
+        if (s->iter == 0 && (st = rpl_plan_data(s, &it.u.data)) >= 0)
             st = rpl_verify_data(s, &it.u.data);
         break;
     case TF_ITEM_DEVTIME:
@@ -652,6 +658,7 @@ void rpl_close(rpl_session *s)
     if (!s)
         return;
     if (s->libcl) {
+        rpl_user_events_abort(s);
         rpl_harvest(s);
         rpl_verify_free(s);
         rpl_objs_release_all(s);

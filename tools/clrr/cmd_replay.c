@@ -3,6 +3,7 @@
  * prints). --compare runs two sessions side by side and names the first
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
+#include "optimizer/opt.h"
 #include "replayer/rpl.h"
 
 #include <getopt.h>
@@ -34,6 +35,12 @@ static const char cli_replay_usage[] =
     "                    f32 or f64, comma-separated (default: exact bytes)\n"
     "  --compare DEVICE  also replay on DEVICE, side by side, and name the first\n"
     "                    read-back where the two devices differ\n"
+    "  --plan PLAN       execute the trace with the changes of PLAN ('clrr optimize')\n"
+    "                    applied: each is checked against its call first, and runs\n"
+    "                    unoptimized where it does not match (the summary counts\n"
+    "                    both); every read-back is still verified against the\n"
+    "                    recording (not with --range, --kernel, --compare,\n"
+    "                    --exact-calls)\n"
     "  --exact-calls     make exactly the recorded calls and no others (no\n"
     "                    device discovery, no events of its own); read-backs are\n"
     "                    verified at the application's own synchronization\n"
@@ -78,6 +85,9 @@ typedef struct cli_replay {
     char cmp_b_device[256];
     uint64_t cmp_b_readbacks, cmp_b_mismatches;
     int cmp_b_matched;
+    /* --plan */
+    const char *plan_path;
+    opt_exec *plan_exec;
 } cli_replay;
 
 static int64_t cli_now(void)
@@ -282,6 +292,63 @@ static void cli_print_compare(const cli_replay *r)
                r->cmp_b_readbacks, r->cmp_b_mismatches);
 }
 
+/* --plan: the plan's hook for the replay session */
+static int cli_plan_item(void *user, const tf_item *it)
+{
+    int v = opt_exec_item(user, it);
+    return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : RPL_PLAN_RUN;
+}
+
+static void cli_plan_rewind(void *user)
+{
+    opt_exec_rewind(user);
+}
+
+static void cli_print_plan(const rpl_summary *s, cli_replay *r)
+{
+    opt_exec_stats ps;
+    opt_exec_get_stats(r->plan_exec, &ps);
+    size_t nfb = opt_exec_fallback_count(r->plan_exec);
+    char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
+    if (r->json) {
+        printf(",\"plan\":{\"file\":");
+        cli_json_cstr(stdout, r->plan_path);
+        printf(",\"same_trace\":%s,\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%" PRIu64
+               ",\"applied\":%" PRIu64 ",\"fell_back\":%" PRIu64 ",\"unmatched\":%" PRIu64 ",\"dropped\":%" PRIu64
+               ",\"markers\":%" PRIu64 ",\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
+               ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
+               ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
+               ps.unmatched, s->plan_dropped, s->plan_markers, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
+               ps.effect.device_ns);
+        for (size_t i = 0; i < nfb; i++) {
+            const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
+            printf("%s{\"id\":%u,\"seq\":%" PRIu64 ",\"reason\":", i ? "," : "", f->xform, f->seq);
+            cli_json_cstr(stdout, f->reason);
+            printf("}");
+        }
+        printf("]}");
+        return;
+    }
+    if (r->quiet)
+        return;
+    printf("plan      %s: %" PRIu64 " transformations, %" PRIu64 " applied, %" PRIu64 " fell back",
+           r->plan_path, ps.transformations, ps.applied, ps.fell_back + ps.unmatched);
+    if (ps.unmatched)
+        printf(" (%" PRIu64 " matched no call)", ps.unmatched);
+    printf("\n          %" PRIu64 " commands not executed (%" PRIu64 " replaced by markers for their events); "
+           "expected to save %s of transfers, %s recorded device time\n",
+           s->plan_dropped, s->plan_markers, cli_fmt_size(ps.effect.bytes, a), cli_fmt_ns((int64_t)ps.effect.device_ns, b));
+    for (size_t i = 0; i < nfb && i < 5; i++) {
+        const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
+        printf("          fell back: #%u", f->xform);
+        if (f->seq)
+            printf(" at call #%" PRIu64, f->seq);
+        printf(": %s\n", f->reason);
+    }
+    if (nfb > 5)
+        printf("          (%zu more fell back)\n", nfb - 5);
+}
+
 static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay *r, int status_ok)
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
@@ -302,6 +369,8 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
                s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state ? "true" : "false", r->mism_json ? r->mism_json : "");
         if (r->cmp_dev)
             cli_print_compare(r);
+        if (r->plan_exec)
+            cli_print_plan(s, r);
         printf(",\"kernels_timing\":[");
         for (size_t i = 0; i < r->nk; i++) {
             printf("%s{\"name\":", i ? "," : "");
@@ -339,6 +408,8 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
     if (s->device_ns)
         printf(", device %s", cli_fmt_ns(s->device_ns, c));
     printf("\n");
+    if (r->plan_exec)
+        cli_print_plan(s, r);
     if (r->nk) {
         printf("kernels   %-24s %8s %12s %12s %12s\n", "name", "launches", "device", "recorded", "host");
         for (size_t i = 0; i < r->nk; i++) {
@@ -357,7 +428,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 static int cli_replay_run(int argc, char **argv)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON };
+           O_JSON, O_PLAN };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -365,6 +436,7 @@ static int cli_replay_run(int argc, char **argv)
         {"compare", required_argument, NULL, O_COMPARE}, {"exact-calls", no_argument, NULL, O_EXACT},
         {"no-verify", no_argument, NULL, O_NOVERIFY}, {"max-memory", required_argument, NULL, O_MAXMEM},
         {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+        {"plan", required_argument, NULL, O_PLAN},
         {NULL, 0, NULL, 0},
     };
     rpl_opts o;
@@ -375,7 +447,7 @@ static int cli_replay_run(int argc, char **argv)
     const char *compare = NULL;
     int c;
     uint64_t v;
-    char err[256];
+    char err[512];
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
         switch (c) {
@@ -416,6 +488,11 @@ static int cli_replay_run(int argc, char **argv)
             o.max_memory = (size_t)v;
             break;
         case O_JSON: r.json = 1; break;
+        case O_PLAN:
+            if (!*optarg)
+                return cli_usage_err("--plan takes a plan file ('clrr optimize' writes one), not ''");
+            r.plan_path = optarg;
+            break;
         case 'q': r.quiet = 1; break;
         case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -431,6 +508,31 @@ static int cli_replay_run(int argc, char **argv)
         return cli_usage_err("--compare replays on two devices; it cannot take --exact-calls");
     if (compare && o.loop > 1)
         return cli_usage_err("--compare cannot take --loop");
+    if (r.plan_path && (o.first || o.kernel || compare || o.exact_calls))
+        return cli_usage_err("--plan applies to a whole replay: it cannot take --range, --kernel, --compare or "
+                             "--exact-calls");
+    opt_plan *plan = NULL;
+    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind};
+    if (r.plan_path) {
+        opt_status pst = opt_plan_read(r.plan_path, &plan, err, sizeof err);
+        if (pst == OPT_OK && (pst = opt_exec_open(plan, path, o.max_memory, &r.plan_exec, err, sizeof err)) != OPT_OK) {
+            cli_err("%s: %s", path, err);
+            opt_plan_free(plan);
+            return CLI_EXIT_ERROR;
+        }
+        if (pst != OPT_OK) {
+            cli_err("%s: %s", r.plan_path, err);
+            return CLI_EXIT_ERROR;
+        }
+        opt_exec_stats ps;
+        opt_exec_get_stats(r.plan_exec, &ps);
+        if (!ps.same_trace)
+            cli_err("warning: %s was made for a trace of another structure (fingerprint %016" PRIx64
+                    ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
+                    r.plan_path, opt_plan_get_info(plan)->fingerprint, ps.fingerprint);
+        hook.user = r.plan_exec;
+        o.plan = &hook;
+    }
     o.user = &r;
     o.on_mismatch = cli_on_mismatch;
     if (o.timing)
@@ -446,6 +548,8 @@ static int cli_replay_run(int argc, char **argv)
     rpl_session *s = NULL;
     if (rpl_open(&s, path, &o) != RPL_OK) {
         cli_err("%s: %s", path, rpl_open_error());
+        opt_exec_close(r.plan_exec);
+        opt_plan_free(plan);
         return CLI_EXIT_ERROR;
     }
     int rc = CLI_EXIT_OK;
@@ -492,6 +596,8 @@ static int cli_replay_run(int argc, char **argv)
     }
     cli_print_summary(path, &sum, &r, st == RPL_OK);
     rpl_close(s);
+    opt_exec_close(r.plan_exec);
+    opt_plan_free(plan);
     free(r.k);
     free(r.mism_json);
     if (st != RPL_OK)

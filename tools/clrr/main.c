@@ -18,7 +18,9 @@
     X(trim)             \
     X(diff)             \
     X(devices)          \
-    X(analyze)
+    X(analyze)          \
+    X(optimize)         \
+    X(plan)
 
 #define CLI_DECLARE(name) extern const cli_command cli_cmd_##name;
 CLI_COMMANDS(CLI_DECLARE)
@@ -47,8 +49,8 @@ static void cli_main_usage(FILE *f)
           "\n"
           "Exit status: 0 success, 1 failed operation, 2 usage error\n"
           "(record: the exit status of the recorded command; replay and diff:\n"
-          "0 same, 1 different, 2 usage error, 3 failed; stats, graph, timeline\n"
-          "and analyze: 3 failed).\n", f);
+          "0 same, 1 different, 2 usage error, 3 failed; stats, graph, timeline,\n"
+          "analyze, optimize and plan: 3 failed).\n", f);
 }
 
 static const cli_command *cli_find(const char *name)

@@ -1,0 +1,20 @@
+# optimizer/: passes that turn a trace into a plan, the plan file (reader
+# and writer, optimizer/PLAN.md) and the matcher that applies a plan to a
+# run (public header optimizer/opt.h), archived in libopt.a. Uses the
+# analyzer's model (plain C; the kernel analysis is loaded on demand) and
+# jansson for JSON, which links statically like msgpack-c.
+OPT_SRCS := $(wildcard optimizer/*.c)
+OPT_LIB := $(B)/lib/libopt.a
+OPT_LIBS := -Wl,-Bstatic -ljansson -Wl,-Bdynamic
+
+$(OPT_LIB): $(call objs,$(OPT_SRCS))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+ALL_TARGETS += $(OPT_LIB)
+
+# Unit tests of the optimizer: the plan reader/writer and the passes.
+UNIT_LIBS_test_opt_plan := $(OPT_LIB) $(ANA_LIB) $(OPT_LIBS) -ldl -lm
+$(B)/tests/test_opt_plan: $(OPT_LIB) $(ANA_LIB)
+UNIT_LIBS_test_opt_passes := $(OPT_LIB) $(ANA_LIB) $(OPT_LIBS) -ldl -lm
+$(B)/tests/test_opt_passes: $(OPT_LIB) $(ANA_LIB) $(ANA_SO)

@@ -1,0 +1,261 @@
+/* opt.h — the clrr optimizer: passes over a trace that produce a plan, the
+ * plan file (reader and writer), and the matcher that applies a plan to a
+ * run of the application's calls (a replay today, the live layer later).
+ *
+ * Three parts, one header:
+ *
+ *  1. Plans. A plan (optimizer/PLAN.md, format "clrr-plan" 1.0, JSON) says
+ *     what to change in which recorded calls, each change with a pattern
+ *     that names the call without sequence numbers or pointers (function,
+ *     kernel name and program source hash, launch shape, argument roles and
+ *     scalar values), its expected effect and how it is verified. The
+ *     reader treats every plan as untrusted input: strict types, every
+ *     count and size checked, bounded memory, one-line errors.
+ *  2. Passes (opt_optimize): dead command elimination and redundant
+ *     transfer elimination, on the analyzer's model of the trace
+ *     (analyzer/ana.h) and one more stream of the trace for data hashes.
+ *  3. Execution (opt_exec): fed every call of a run in order, decides which
+ *     ones the plan drops, after checking each against its pattern and, for
+ *     redundant transfers, that the memory really holds the bytes.
+ *
+ * Error convention: functions returning opt_status return OPT_OK (0) or a
+ * negative OPT_ERR_*; those that take (err, err_cap) write a one-line
+ * reason there. Nothing here is thread-safe; use one object per thread.
+ */
+#ifndef CLRR_OPT_H
+#define CLRR_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum opt_status {
+    OPT_OK = 0,
+    OPT_ERR_NOMEM = -1,
+    OPT_ERR_ARG = -2,        /* bad argument from the caller (pass list, NULL) */
+    OPT_ERR_TRACE = -3,      /* the trace cannot be read or modelled */
+    OPT_ERR_PLAN = -4,       /* the plan is malformed: syntax, types, counts */
+    OPT_ERR_VERSION = -5,    /* a plan format or major version this build cannot read */
+    OPT_ERR_LIMIT = -6,      /* a plan over the reader's limits (size, counts) */
+    OPT_ERR_IO = -7          /* a file cannot be read or written */
+} opt_status;
+
+/*! opt_strerror() : @return a static string naming @p s. Thread-safe. */
+const char *opt_strerror(opt_status s);
+
+/* The plan format this build writes; it reads every 1.x (PLAN.md,
+ * "Versions"). */
+#define OPT_PLAN_FORMAT "clrr-plan"
+#define OPT_PLAN_MAJOR 1
+#define OPT_PLAN_MINOR 0
+
+/* Reader limits (PLAN.md, "Limits"). */
+#define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
+#define OPT_PLAN_MAX_XFORMS 1000000u             /* transformations */
+#define OPT_PLAN_MAX_KERNELS 65536u              /* kernel facts */
+#define OPT_PATTERN_MAX 16384u                   /* canonical pattern text */
+
+/* ================================================================ passes */
+
+typedef enum opt_pass {
+    OPT_PASS_DEAD = 0,        /* dead command elimination */
+    OPT_PASS_REDUNDANT = 1,   /* redundant transfer elimination */
+    OPT_PASS_COUNT
+} opt_pass;
+
+#define OPT_PASSES_ALL ((1u << OPT_PASS_COUNT) - 1)
+
+/*! opt_pass_name() : "dead", "redundant" (static); NULL when out of range. */
+const char *opt_pass_name(opt_pass p);
+
+/*! opt_passes_parse() : a comma-separated list of pass names, "all" or
+ *  "none", into a bit mask (bit p = pass p). @return 0, or -1 with a
+ *  one-line reason in @p err ("unknown pass 'fuse' (passes: dead,
+ *  redundant)"). */
+int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap);
+
+/* What a pass (or a transformation) is expected to save, from the
+ * recording. */
+typedef struct opt_effect {
+    uint64_t commands;        /* commands not executed */
+    uint64_t kernels;         /* ... of which kernel launches */
+    uint64_t bytes;           /* bytes no longer transferred, filled or copied */
+    uint64_t device_ns;       /* recorded device time of those commands */
+    uint64_t timed;           /* commands whose device time was recorded */
+} opt_effect;
+
+/* ================================================================ plans */
+
+typedef struct opt_plan opt_plan;
+
+/* What a transformation does. v1 has one action: the command is not
+ * executed (an event it produced is still signalled, by a marker). */
+typedef enum opt_action { OPT_ACT_DROP = 0, OPT_ACT_COUNT } opt_action;
+
+/*! opt_action_name() : "drop" (static). */
+const char *opt_action_name(opt_action a);
+
+typedef struct opt_xform {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    uint8_t pass;             /* opt_pass */
+    uint8_t action;           /* opt_action */
+    uint64_t seq;             /* the call in the recording */
+    const char *function;     /* its function */
+    const char *pattern;      /* canonical pattern (PLAN.md, "Patterns"): compact JSON,
+                                 keys sorted; owned by the plan */
+    uint64_t key;             /* XXH64 of pattern */
+    uint64_t occurrence;      /* the call is the occurrence-th (from 0) with this pattern */
+    uint64_t holds_seq;       /* redundant: the call that left the same bytes, else 0 */
+    opt_effect effect;
+    const char *reason;       /* one line: why it is safe */
+} opt_xform;
+
+/* Per kernel: how it accesses its arguments, from the kernel analysis (the
+ * plan carries them so that its execution needs no analysis). */
+typedef struct opt_kernel_facts {
+    const char *name;
+    uint8_t program[16];      /* XXH3-128 of the program source */
+    unsigned nargs;
+    const uint8_t *access;    /* per argument: OPT_ACC_* */
+} opt_kernel_facts;
+
+#define OPT_ACC_NONE 0        /* not memory, or never accessed */
+#define OPT_ACC_READ 1
+#define OPT_ACC_WRITE 2
+#define OPT_ACC_RW 3
+#define OPT_ACC_UNKNOWN 4     /* counts as read and written in full */
+
+typedef struct opt_pass_result {
+    uint8_t pass;             /* opt_pass */
+    int enabled;
+    uint64_t transformations;
+    opt_effect effect;
+} opt_pass_result;
+
+typedef struct opt_plan_info {
+    unsigned major, minor;    /* format version of the file */
+    const char *generator;    /* "clrr 0.1.0" */
+    const char *trace_file;   /* the trace it was made from (as named to optimize) */
+    uint64_t trace_calls;     /* calls in that trace */
+    uint64_t fingerprint;     /* structure of that trace (opt_trace_fingerprint) */
+    unsigned nprograms;       /* program source hashes of that trace */
+    const uint8_t (*programs)[16];
+} opt_plan_info;
+
+/*! opt_plan_read() : reads and validates the plan file @p path. On success
+ *  *out owns the plan (opt_plan_free). @return OPT_OK; OPT_ERR_IO (cannot
+ *  read); OPT_ERR_PLAN / OPT_ERR_VERSION / OPT_ERR_LIMIT with one line in
+ *  @p err ("transformations[3].pattern.global_work_size: expected an array
+ *  of at most 3 integers"); OPT_ERR_NOMEM. */
+opt_status opt_plan_read(const char *path, opt_plan **out, char *err, size_t err_cap);
+/*! opt_plan_parse() : the same from @p len bytes at @p text (not
+ *  necessarily NUL-terminated). */
+opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *err, size_t err_cap);
+/*! opt_plan_write() : writes @p p as JSON (the format of PLAN.md) to @p f.
+ *  @return OPT_OK, OPT_ERR_NOMEM or OPT_ERR_IO. */
+opt_status opt_plan_write(const opt_plan *p, FILE *f);
+/*! opt_plan_free() : accepts NULL. */
+void opt_plan_free(opt_plan *p);
+
+/*! opt_plan_get_info() / opt_plan_xform_count() / opt_plan_xform() /
+ *  opt_plan_kernel_count() / opt_plan_kernel() : the plan's header,
+ *  transformations (in plan order) and kernel facts; NULL for an index out
+ *  of range. Everything returned lives until opt_plan_free(). */
+const opt_plan_info *opt_plan_get_info(const opt_plan *p);
+size_t opt_plan_xform_count(const opt_plan *p);
+const opt_xform *opt_plan_xform(const opt_plan *p, size_t i);
+size_t opt_plan_kernel_count(const opt_plan *p);
+const opt_kernel_facts *opt_plan_kernel(const opt_plan *p, size_t i);
+/*! opt_plan_pass() : the result of pass @p pass (enabled 0 when it did not run). */
+const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass);
+
+/*! opt_pattern_format() : a readable one-line form of canonical pattern
+ *  @p pattern ("clEnqueueNDRangeKernel stats@1f2e… global [1024] local [64]
+ *  args (mem#3 4096 B, bytes 00040000)") into @p dst (NUL-terminated when
+ *  dst_cap > 0). @return the length it needed, like snprintf. */
+int opt_pattern_format(const char *pattern, char *dst, size_t dst_cap);
+
+/* ================================================================ optimize */
+
+typedef struct opt_options {
+    unsigned passes;          /* bit mask of opt_pass; 0 = none */
+    const char *trace_name;   /* recorded in the plan; NULL: the path */
+    size_t max_memory;        /* the reader's limit; 0 = its default */
+} opt_options;
+
+/*! opt_optimize() : reads trace @p path, runs the passes of @p o and
+ *  builds the plan (*out, caller frees). The kernel analysis runs when it
+ *  is available (without it, launches count as reading and writing their
+ *  memory arguments in full). @return OPT_OK; OPT_ERR_TRACE with one line
+ *  in @p err; OPT_ERR_NOMEM. */
+opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, char *err, size_t err_cap);
+
+/* ================================================================ execute */
+
+typedef struct tf_item tf_item;   /* trace-format/tf.h */
+typedef struct opt_exec opt_exec;
+
+/* What opt_exec_item() says about a call. */
+#define OPT_RUN 0             /* execute it as recorded */
+#define OPT_DROP 1            /* do not execute it (signal its event with a marker) */
+
+/*! opt_exec_open() : prepares to apply @p p (which must outlive the
+ *  matcher) to the calls of trace @p path, which it streams once to
+ *  compute its fingerprint: a plan made from a trace of another structure
+ *  applies only the transformations whose safety is checked as the calls
+ *  run (redundant transfers), the others fall back. @return OPT_OK;
+ *  OPT_ERR_TRACE (message in @p err); OPT_ERR_NOMEM. */
+opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory, opt_exec **out, char *err,
+                         size_t err_cap);
+/*! opt_exec_item() : the next item of the run (calls and late data, in
+ *  trace order, each once per execution). @return OPT_RUN or OPT_DROP for a
+ *  call that is about to execute, OPT_RUN for other items, or
+ *  OPT_ERR_NOMEM. A call that was dropped is not executed by the caller. */
+int opt_exec_item(opt_exec *x, const tf_item *it);
+/*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
+ *  are counted from the start again; memory contents stay tracked. */
+void opt_exec_rewind(opt_exec *x);
+
+typedef struct opt_exec_stats {
+    int same_trace;           /* the trace's fingerprint is the plan's */
+    uint64_t fingerprint;     /* of the trace being run */
+    uint64_t transformations; /* in the plan */
+    uint64_t applied;         /* transformations applied (at least once) */
+    uint64_t fell_back;       /* matched a call but ran it unoptimized */
+    uint64_t unmatched;       /* never met a call with their pattern */
+    uint64_t drops;           /* calls dropped (all loop iterations) */
+    opt_effect effect;        /* recorded effect of the applied ones */
+} opt_exec_stats;
+
+/*! opt_exec_get_stats() : counts so far (unmatched: known at the end). */
+void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out);
+
+typedef struct opt_fallback {
+    uint32_t xform;           /* transformation id */
+    uint64_t seq;             /* the call it met (0: none) */
+    const char *reason;       /* static */
+} opt_fallback;
+
+/*! opt_exec_fallback_count() / opt_exec_fallback() : the first fallbacks
+ *  (at most 64 are kept; unmatched transformations come last, listed at
+ *  the end of the run). Valid until the next opt_exec_item(). */
+size_t opt_exec_fallback_count(opt_exec *x);
+const opt_fallback *opt_exec_fallback(opt_exec *x, size_t i);
+
+/*! opt_exec_close() : accepts NULL. */
+void opt_exec_close(opt_exec *x);
+
+/*! opt_trace_fingerprint() : the structure fingerprint of trace @p path
+ *  (PLAN.md, "Fingerprint"): the same for runs of one program that differ
+ *  only in data. @return OPT_OK or OPT_ERR_TRACE / OPT_ERR_NOMEM. */
+opt_status opt_trace_fingerprint(const char *path, size_t max_memory, uint64_t *fp, uint64_t *calls, char *err,
+                                 size_t err_cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLRR_OPT_H */

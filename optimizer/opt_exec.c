@@ -1,0 +1,255 @@
+/* opt_exec.c — applying a plan to a run: every call of the run goes
+ * through the same tracker as when the plan was made; a droppable call
+ * gets its pattern and occurrence, which name at most one transformation.
+ * A dead command is dropped when the run has the structure the plan was
+ * made for (same fingerprint); a redundant transfer when the memory holds
+ * its bytes right now. Anything else runs as recorded, and the reason is
+ * counted. */
+#include "optimizer/opt_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OPT_MAX_FALLBACKS 64
+
+enum { OPT_X_PENDING = 0, OPT_X_APPLIED, OPT_X_FELL_BACK };
+
+struct opt_exec {
+    const opt_plan *p;
+    opt_track t;
+    opt_map occ;
+    const opt_xform **by_key;     /* sorted by (key, occurrence) */
+    const opt_xform **by_seq;     /* sorted by seq */
+    size_t n;
+    uint8_t *state;               /* per transformation (index id - 1) */
+    int same_trace;
+    uint64_t fp, drops;
+    opt_fallback fb[OPT_MAX_FALLBACKS];
+    size_t nfb, nfb_calls;        /* listed; of which met during the run */
+};
+
+static int opt_cmp_key(const void *a, const void *b)
+{
+    const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->occurrence < y->occurrence ? -1 : x->occurrence > y->occurrence;
+}
+
+static int opt_cmp_seq(const void *a, const void *b)
+{
+    const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+opt_status opt_trace_fingerprint(const char *path, size_t max_memory, uint64_t *fp, uint64_t *calls, char *err,
+                                 size_t err_cap)
+{
+    tf_reader *r = NULL;
+    tf_status ts;
+    opt_status st = opt_open_trace(path, max_memory, &r, err, err_cap);
+    if (st != OPT_OK)
+        return st;
+    opt_track t;
+    opt_track_init(&t, NULL);
+    t.fp_on = 1;
+    tf_item it;
+    while (st == OPT_OK && (ts = tf_reader_next(r, &it)) == TF_OK)
+        if (it.type == TF_ITEM_CALL)
+            st = opt_track_call(&t, &it.u.call, OPT_FATE_RUN);
+    if (st == OPT_OK && ts != TF_END)
+        st = opt_seterr(err, err_cap, OPT_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(r) ? ": " : "",
+                        tf_reader_error(r));
+    else if (st != OPT_OK)
+        opt_seterr(err, err_cap, st, "%s", opt_strerror(st));
+    *fp = opt_track_fingerprint(&t);
+    if (calls)
+        *calls = t.calls;
+    opt_track_free(&t);
+    tf_reader_close(r);
+    return st;
+}
+
+opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory, opt_exec **out, char *err,
+                         size_t err_cap)
+{
+    *out = NULL;
+    opt_exec *x = calloc(1, sizeof *x);
+    if (!x)
+        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+    x->p = p;
+    x->n = opt_plan_xform_count(p);
+    size_t n = x->n ? x->n : 1;
+    x->by_key = malloc(n * sizeof *x->by_key);
+    x->by_seq = malloc(n * sizeof *x->by_seq);
+    x->state = calloc(n, 1);
+    opt_track_init(&x->t, p);
+    if (!x->by_key || !x->by_seq || !x->state) {
+        opt_exec_close(x);
+        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < x->n; i++)
+        x->by_key[i] = x->by_seq[i] = opt_plan_xform(p, i);
+    qsort(x->by_key, x->n, sizeof *x->by_key, opt_cmp_key);
+    qsort(x->by_seq, x->n, sizeof *x->by_seq, opt_cmp_seq);
+    opt_status st = opt_trace_fingerprint(path, max_memory, &x->fp, NULL, err, err_cap);
+    if (st != OPT_OK) {
+        opt_exec_close(x);
+        return st;
+    }
+    x->same_trace = x->fp == opt_plan_get_info(p)->fingerprint;
+    *out = x;
+    return OPT_OK;
+}
+
+void opt_exec_close(opt_exec *x)
+{
+    if (!x)
+        return;
+    opt_track_free(&x->t);
+    opt_map_free(&x->occ);
+    free(x->by_key);
+    free(x->by_seq);
+    free(x->state);
+    free(x);
+}
+
+void opt_exec_rewind(opt_exec *x)
+{
+    opt_map_free(&x->occ);
+}
+
+static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const opt_xform *f = x->by_key[mid];
+        if (f->key < key || (f->key == key && f->occurrence < occ))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < x->n && x->by_key[lo]->key == key && x->by_key[lo]->occurrence == occ; lo++)
+        if (!strcmp(x->by_key[lo]->pattern, canon))
+            return x->by_key[lo];
+    return NULL;
+}
+
+static const opt_xform *opt_find_seq(const opt_exec *x, uint64_t seq)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->by_seq[mid]->seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->n && x->by_seq[lo]->seq == seq ? x->by_seq[lo] : NULL;
+}
+
+static void opt_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const char *why)
+{
+    if (x->state[f->id - 1] != OPT_X_PENDING)
+        return;
+    x->state[f->id - 1] = OPT_X_FELL_BACK;
+    if (x->nfb < OPT_MAX_FALLBACKS) {
+        x->fb[x->nfb++] = (opt_fallback){f->id, seq, why};
+        x->nfb_calls = x->nfb;
+    }
+}
+
+/* The decision for one droppable call; *fate for the tracker. */
+static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
+{
+    char *canon = NULL;
+    uint64_t key = 0, holds = 0;
+    int nomem = 0;
+    opt_status st = opt_track_pattern(&x->t, c, 0, &canon, &key);
+    if (st == OPT_ERR_LIMIT)
+        return OPT_RUN;
+    if (st != OPT_OK)
+        return OPT_ERR_NOMEM;
+    uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
+    const opt_xform *f = nomem ? NULL : opt_find_key(x, key, occ, canon);
+    free(canon);
+    if (nomem)
+        return OPT_ERR_NOMEM;
+    if (!f) {
+        const opt_xform *s = opt_find_seq(x, c->seq);
+        if (s)
+            opt_fell_back(x, s, c->seq, "the call at its recorded position has another pattern");
+        return OPT_RUN;
+    }
+    if (f->pass == OPT_PASS_DEAD && !x->same_trace) {
+        opt_fell_back(x, f, c->seq, "the trace's structure is not the one the plan was made for");
+        return OPT_RUN;
+    }
+    if (f->pass == OPT_PASS_REDUNDANT && !opt_track_redundant(&x->t, c, &holds)) {
+        opt_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
+        return OPT_RUN;
+    }
+    x->state[f->id - 1] = OPT_X_APPLIED;
+    x->drops++;
+    *fate = f->pass == OPT_PASS_DEAD ? OPT_FATE_DEAD : OPT_FATE_REDUNDANT;
+    return OPT_DROP;
+}
+
+int opt_exec_item(opt_exec *x, const tf_item *it)
+{
+    if (it->type == TF_ITEM_DATA) {
+        opt_track_data(&x->t, &it->u.data);
+        return OPT_RUN;
+    }
+    if (it->type != TF_ITEM_CALL)
+        return OPT_RUN;
+    const tf_call *c = &it->u.call;
+    opt_fate fate = OPT_FATE_RUN;
+    int v = OPT_RUN;
+    if (x->n && opt_droppable(c->sig->name) && opt_call_ok(c))
+        v = opt_exec_decide(x, c, &fate);
+    if (v < 0)
+        return v;
+    if (opt_track_call(&x->t, c, fate) != OPT_OK)
+        return OPT_ERR_NOMEM;
+    return v;
+}
+
+void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->same_trace = x->same_trace;
+    out->fingerprint = x->fp;
+    out->transformations = x->n;
+    out->drops = x->drops;
+    for (size_t i = 0; i < x->n; i++) {
+        const opt_xform *f = opt_plan_xform(x->p, i);
+        switch (x->state[i]) {
+        case OPT_X_APPLIED:
+            out->applied++;
+            out->effect.commands += f->effect.commands;
+            out->effect.kernels += f->effect.kernels;
+            out->effect.bytes += f->effect.bytes;
+            out->effect.device_ns += f->effect.device_ns;
+            out->effect.timed += f->effect.timed;
+            break;
+        case OPT_X_FELL_BACK: out->fell_back++; break;
+        default: out->unmatched++; break;
+        }
+    }
+}
+
+size_t opt_exec_fallback_count(opt_exec *x)
+{
+    x->nfb = x->nfb_calls;
+    for (size_t i = 0; i < x->n && x->nfb < OPT_MAX_FALLBACKS; i++)
+        if (x->state[i] == OPT_X_PENDING)
+            x->fb[x->nfb++] = (opt_fallback){(uint32_t)(i + 1), 0, "no call of the run matched its pattern"};
+    return x->nfb;
+}
+
+const opt_fallback *opt_exec_fallback(opt_exec *x, size_t i)
+{
+    return i < x->nfb ? &x->fb[i] : NULL;
+}

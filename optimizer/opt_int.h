@@ -1,0 +1,251 @@
+/* opt_int.h — optimizer internals shared by optimizer/opt_*.c: the plan's
+ * layout, an arena and an id map, trace-call helpers, and the call tracker
+ * that both the passes (offline) and the plan matcher (while a run
+ * executes) feed with the same calls, so that patterns, occurrences and
+ * "this memory already holds these bytes" are computed by one piece of
+ * code on both sides. Not a public header. */
+#ifndef CLRR_OPT_INT_H
+#define CLRR_OPT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "optimizer/opt.h"
+#include "trace-format/tf.h"
+
+/* ------------------------------------------------------------ arena */
+
+/* Bump allocator: everything freed at once (plans, tracker strings). */
+typedef struct opt_arena_chunk opt_arena_chunk;
+typedef struct opt_arena {
+    opt_arena_chunk *head;
+} opt_arena;
+
+/*! opt_arena_alloc() : @p n zeroed bytes, aligned for any object, or NULL. */
+void *opt_arena_alloc(opt_arena *a, size_t n);
+/*! opt_arena_strdup() : NUL-terminated copy of @p n bytes at @p s, or NULL. */
+char *opt_arena_strndup(opt_arena *a, const char *s, size_t n);
+void opt_arena_free(opt_arena *a);
+
+/* ------------------------------------------------------------ id map */
+
+/* Open addressing u64 -> pointer (key 0 is never stored: ids are non-zero). */
+typedef struct opt_map {
+    uint64_t *keys;
+    void **vals;
+    size_t n, cap;
+} opt_map;
+
+int opt_map_put(opt_map *m, uint64_t key, void *val);   /* 0, or -1 out of memory */
+void *opt_map_get(const opt_map *m, uint64_t key);
+void opt_map_free(opt_map *m);
+
+/* ------------------------------------------------------------ helpers */
+
+/*! opt_hex() : @p n bytes as lower-case hex into @p dst (2n+1 bytes). */
+void opt_hex(const uint8_t *src, size_t n, char *dst);
+/*! opt_unhex() : exactly 2n hex digits at @p s into @p dst. @return 0 or -1. */
+int opt_unhex(const char *s, uint8_t *dst, size_t n);
+/*! opt_grow() : room for @p need elements in *arr (capacity *cap). 0 or -1. */
+int opt_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/*! opt_seterr() : formats a one-line message into (err, cap). @return st. */
+opt_status opt_seterr(char *err, size_t cap, opt_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/*! opt_open_trace() : opens trace @p path for reading (reader limit
+ *  @p max_memory, 0 = default). @return OPT_OK, or OPT_ERR_TRACE with the
+ *  reader's reason (without the path) in @p err. */
+opt_status opt_open_trace(const char *path, size_t max_memory, tf_reader **r, char *err, size_t err_cap);
+
+/* Trace calls. */
+int opt_param(const tf_call *c, const char *name);              /* index or -1 */
+const tf_value *opt_arg(const tf_call *c, const char *name);     /* input or NULL */
+const tf_value *opt_out(const tf_call *c, const char *name);     /* output or NULL */
+int opt_arg_u64(const tf_call *c, const char *name, uint64_t *v);   /* 1 when an integer */
+/*! opt_call_ok() : 1 when @p c returned and succeeded (cl_int 0, errcode_ret
+ *  0, or a non-NULL handle / pointer). */
+int opt_call_ok(const tf_call *c);
+/*! opt_value_hash() : the content hash of a data value (blob: its
+ *  reference; bin/str: XXH3-128 of its bytes) into @p h. @return 1, or 0
+ *  when @p v carries no data (nil: not captured). */
+int opt_value_hash(const tf_value *v, uint8_t h[16]);
+
+/* ------------------------------------------------------------ the plan */
+
+struct opt_plan {
+    opt_arena arena;
+    opt_plan_info info;
+    uint8_t (*programs)[16];
+    size_t capprograms;
+    opt_pass_result passes[OPT_PASS_COUNT];
+    opt_xform *xf;
+    size_t nxf, capxf;
+    opt_kernel_facts *kf;
+    size_t nkf, capkf;
+};
+
+/*! opt_plan_new() : an empty plan of this build's version. NULL on ENOMEM. */
+opt_plan *opt_plan_new(void);
+/*! opt_plan_add_xform() : appends a copy of @p x (strings copied into the
+ *  plan); the id is assigned. @return OPT_OK or OPT_ERR_NOMEM/LIMIT. */
+opt_status opt_plan_add_xform(opt_plan *p, const opt_xform *x);
+opt_status opt_plan_add_kernel(opt_plan *p, const char *name, const uint8_t program[16], unsigned nargs,
+                               const uint8_t *access);
+opt_status opt_plan_add_program(opt_plan *p, const uint8_t hash[16]);
+opt_status opt_plan_set_strings(opt_plan *p, const char *generator, const char *trace_file);
+/*! opt_plan_find_kernel() : facts for kernel @p name of the program with
+ *  source hash @p program, or NULL. */
+const opt_kernel_facts *opt_plan_find_kernel(const opt_plan *p, const char *name, const uint8_t program[16]);
+
+/* ------------------------------------------------------------ patterns */
+
+/*! opt_pattern_canon() : the canonical text of pattern object @p pat
+ *  (compact JSON, keys sorted) into a malloc'ed string (*out, caller frees)
+ *  and its key. @return OPT_OK, OPT_ERR_LIMIT (over OPT_PATTERN_MAX) or
+ *  OPT_ERR_NOMEM. */
+opt_status opt_pattern_canon(const json_t *pat, char **out, uint64_t *key);
+/*! opt_pattern_key() : XXH64 of a canonical text. */
+uint64_t opt_pattern_key(const char *canon, size_t len);
+/*! opt_pattern_check() : validates an untrusted pattern object (PLAN.md,
+ *  "Patterns"); on error writes "where: what" using @p where. */
+opt_status opt_pattern_check(const json_t *pat, const char *where, char *err, size_t err_cap);
+
+/* ------------------------------------------------------------ the tracker */
+
+/* Known contents of a root: bytes [lo, hi) equal the content named by key,
+ * whose first byte sits at origin (opt_hold.c). */
+typedef struct opt_content {
+    uint8_t key[16];          /* what the bytes are (data hash, or a fill/rect key) */
+    uint64_t origin;          /* position of the content's first byte in the root */
+    uint64_t lo, hi;          /* the bytes it covers, in the root */
+    uint64_t seq;             /* the call that left them */
+    uint64_t queue;           /* its queue */
+    int settled;              /* known complete (blocking, or a creation) */
+    int pending;              /* the key comes later (a DATA item of seq) */
+} opt_content;
+
+/* A kernel argument as last set. */
+typedef struct opt_karg {
+    uint8_t kind;             /* OPT_KARG_* */
+    uint32_t size;            /* arg_size */
+    uint64_t id;              /* MEM: the object; SVM: the address */
+    char *bytes;              /* BYTES: hex of the value (malloc'ed), or "xxh:<hash>" */
+} opt_karg;
+enum { OPT_KARG_UNSET = 0, OPT_KARG_MEM, OPT_KARG_BYTES, OPT_KARG_LOCAL, OPT_KARG_SVM };
+
+enum { OPT_OBJ_OTHER = 0, OPT_OBJ_MEM, OPT_OBJ_QUEUE, OPT_OBJ_PROGRAM, OPT_OBJ_KERNEL };
+
+typedef struct opt_obj {
+    uint64_t id;
+    uint8_t kind;             /* OPT_OBJ_* */
+    uint8_t image;            /* an image (its bytes have no tracked layout) */
+    uint8_t visible;          /* the host can see its bytes outside the API
+                                 (USE_HOST_PTR, shared with an image or a GL object, pipes) */
+    uint8_t in_order;         /* queues */
+    uint8_t has_src;          /* programs: src is known */
+    uint32_t ordinal;         /* memory objects: creation order, from 1 */
+    uint64_t size, flags;     /* memory objects (images: size 0) */
+    uint64_t root, origin;    /* memory objects: the object holding the bytes, offset */
+    uint8_t src[16];          /* programs: XXH3-128 of the source */
+    char *name;               /* kernels: function name (malloc'ed) */
+    uint64_t program;         /* kernels */
+    opt_karg *args;           /* kernels: current arguments */
+    unsigned nargs;
+    const opt_kernel_facts *facts;   /* kernels: resolved once, NULL unknown */
+    int facts_looked;
+    opt_content *segs;        /* roots: byte ranges of known contents */
+    unsigned nsegs, capsegs;
+} opt_obj;
+
+/* What happened to a call the tracker is told about. */
+typedef enum opt_fate {
+    OPT_FATE_RUN = 0,         /* executed as recorded */
+    OPT_FATE_DEAD,            /* not executed: its outputs are dead (they become unknown) */
+    OPT_FATE_REDUNDANT        /* not executed: the memory already holds its bytes */
+} opt_fate;
+
+typedef struct opt_track {
+    opt_map objs;             /* id -> opt_obj* */
+    opt_obj **all;            /* every object, for freeing */
+    size_t nall, capall;
+    uint32_t next_ordinal;
+    const opt_plan *facts;    /* kernel facts (a plan), or NULL */
+    /* fingerprint of the structure (opt_track_call with fp on) */
+    int fp_on;
+    uint64_t fp_state;
+    uint64_t fp_calls, calls;
+} opt_track;
+
+/*! opt_track_init() : an empty tracker using the kernel facts of @p facts
+ *  (may be NULL: every launch writes every memory argument). */
+void opt_track_init(opt_track *t, const opt_plan *facts);
+void opt_track_free(opt_track *t);
+
+/*! opt_droppable() : 1 when function @p fn is one a plan may drop
+ *  (launches, writes, fills, copies). */
+int opt_droppable(const char *fn);
+
+/*! opt_track_pattern() : the pattern of call @p c (made before the call is
+ *  applied: kernel arguments as set): *canon (malloc'ed) and *key. @p shape:
+ *  leave out scalar values (the fingerprint's form). @return OPT_OK or an
+ *  error. */
+opt_status opt_track_pattern(opt_track *t, const tf_call *c, int shape, char **canon, uint64_t *key);
+
+/*! opt_track_redundant() : for a write or fill @p c about to run, 1 when
+ *  the memory it writes already holds exactly its bytes (set *holds_seq to
+ *  the call that left them), else 0. */
+int opt_track_redundant(opt_track *t, const tf_call *c, uint64_t *holds_seq);
+
+/*! opt_track_call() : applies call @p c with fate @p fate: objects,
+ *  kernel arguments, known contents, fingerprint. Calls that failed when
+ *  recorded change nothing. @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_track_call(opt_track *t, const tf_call *c, opt_fate fate);
+/*! opt_track_enqueue() : the memory effects of enqueue @p c (opt_track_mem.c). */
+opt_status opt_track_enqueue(opt_track *t, const tf_call *c, const char *fn, opt_fate fate);
+/*! opt_track_data() : a DATA item (late read-back bytes). */
+void opt_track_data(opt_track *t, const tf_data *d);
+
+/*! opt_track_fingerprint() : the fingerprint so far (fp_on). */
+uint64_t opt_track_fingerprint(const opt_track *t);
+
+/* opt_hold.c */
+/*! opt_key_combine() : the key of data with hash @p h laid out by geometry key @p g
+ *  (@p out may be @p g). */
+void opt_key_combine(const uint8_t h[16], const uint8_t g[16], uint8_t out[16]);
+void opt_hold_kill(opt_obj *root, uint64_t lo, uint64_t hi);
+void opt_hold_kill_all(opt_track *t);
+opt_status opt_hold_add(opt_obj *root, const opt_content *c);
+/*! opt_hold_find() : a known content with @p key and @p origin covering
+ *  [lo, hi) that a command on @p queue may rely on (settled, or from the
+ *  same in-order queue); NULL when none. */
+const opt_content *opt_hold_find(const opt_track *t, const opt_obj *root, const uint8_t key[16], uint64_t origin,
+                                 uint64_t lo, uint64_t hi, uint64_t queue);
+/*! opt_hold_data() : the late data of call @p seq: pending contents get
+ *  their key (@p key combined as each content's kind requires). */
+void opt_hold_data(opt_track *t, uint64_t seq, const uint8_t hash[16]);
+/*! opt_hold_settle() : every content left by a command of @p queue (0: all
+ *  queues) is known complete. */
+void opt_hold_settle(opt_track *t, uint64_t queue);
+
+/* opt_track.c helpers shared with opt_hold.c / opt_pattern.c */
+opt_obj *opt_track_obj(const opt_track *t, uint64_t id);
+/*! opt_mem_range() : the bytes of memory object @p o in its root. */
+opt_obj *opt_mem_range(const opt_track *t, const opt_obj *o, uint64_t *lo, uint64_t *hi);
+
+/*! opt_occurrence_next() : the next occurrence (from 0) of pattern @p key in
+ *  @p occ (opt_optimize.c; the matcher counts the same way). */
+uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem);
+
+/* opt_dead.c: the dead command pass on the analyzer's model. */
+typedef struct ana_model ana_model;
+typedef struct opt_dead_cmd {
+    uint64_t seq;
+    const char *reason;       /* malloc'ed */
+} opt_dead_cmd;
+/*! opt_dead_find() : the commands of @p m whose results are never
+ *  observed; *out (malloc'ed, sorted by seq) with reasons. */
+opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *n, char *err, size_t err_cap);
+
+#endif /* CLRR_OPT_INT_H */

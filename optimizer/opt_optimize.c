@@ -1,0 +1,269 @@
+/* opt_optimize.c — `clrr optimize`: the trace into the analyzer's model
+ * (with the kernel analysis), the dead command pass on the model, then one
+ * stream of the trace through the call tracker, which gives every dropped
+ * call its pattern and occurrence, finds the redundant transfers (the
+ * memory already holds their bytes), and folds the trace's fingerprint.
+ * The dead pass runs first: a write both dead and redundant is reported
+ * once, as dead, and a redundant transfer never relies on bytes left by a
+ * dropped command. */
+#include "optimizer/opt_int.h"
+
+#include "analyzer/ana.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CLRR_VERSION
+#define CLRR_VERSION "?"
+#endif
+
+typedef struct opt_run {
+    const opt_options *o;
+    tf_reader *r;
+    ana_model *m;
+    opt_plan *p;
+    opt_dead_cmd *dead;
+    size_t ndead;
+    opt_map occ;              /* pattern key -> occurrences so far */
+    char *err;
+    size_t err_cap;
+} opt_run;
+
+/* The next occurrence of pattern @p key (from 0). Shared with opt_exec.c
+ * through the same rule: the map holds count + 1. */
+uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem)
+{
+    uint64_t k = key ? key : 1;
+    uintptr_t n = (uintptr_t)opt_map_get(occ, k);
+    if (opt_map_put(occ, k, (void *)(n ? n + 1 : 2)))
+        *nomem = 1;
+    return n ? (uint64_t)(n - 1) : 0;
+}
+
+static const ana_cmd *opt_cmd_of(const ana_model *m, uint64_t seq)
+{
+    size_t lo = 0, hi = ana_model_command_count(m);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ana_cmd *c = ana_model_command(m, mid);
+        if (c->seq == seq)
+            return c;
+        if (c->seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static const opt_dead_cmd *opt_dead_of(const opt_run *x, uint64_t seq)
+{
+    size_t lo = 0, hi = x->ndead;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->dead[mid].seq == seq)
+            return &x->dead[mid];
+        if (x->dead[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static void opt_effect_of(const ana_cmd *c, opt_effect *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!c)
+        return;
+    e->commands = 1;
+    e->kernels = c->kind == ANA_CMD_KERNEL;
+    e->bytes = c->kind == ANA_CMD_KERNEL ? 0 : c->bytes;
+    if (c->has_devtime && c->dev_end >= c->dev_start) {
+        e->timed = 1;
+        e->device_ns = c->dev_end - c->dev_start;
+    }
+}
+
+static void opt_effect_add(opt_effect *a, const opt_effect *b)
+{
+    a->commands += b->commands;
+    a->kernels += b->kernels;
+    a->bytes += b->bytes;
+    a->device_ns += b->device_ns;
+    a->timed += b->timed;
+}
+
+/* Per kernel of the trace: how it accesses its arguments (the plan's
+ * kernel facts), and the hashes of the program sources. */
+static opt_status opt_facts(opt_run *x)
+{
+    const ana_model *m = x->m;
+    for (size_t i = 0; i < ana_model_object_count(m); i++) {
+        const ana_object *o = ana_model_object(m, i);
+        tf_blobref h;
+        if (o->kind == ANA_OBJ_PROGRAM && o->source) {
+            tf_hash(o->source, (size_t)o->source_len, &h);
+            if (opt_plan_add_program(x->p, h.hash) != OPT_OK)
+                return OPT_ERR_NOMEM;
+        }
+        if (o->kind != ANA_OBJ_KERNEL || !o->name || !o->name[0])
+            continue;
+        const ana_object *prog = ana_model_find(m, o->parent);
+        const char *why = NULL;
+        const ana_kernel *k = ana_model_kernel(m, o->id, &why);
+        if (!prog || !prog->source || !k || k->unsupported)
+            continue;
+        tf_hash(prog->source, (size_t)prog->source_len, &h);
+        if (opt_plan_find_kernel(x->p, o->name, h.hash))
+            continue;
+        uint8_t acc[256];
+        unsigned n = k->nargs < 256 ? k->nargs : 256;
+        for (unsigned a = 0; a < n; a++) {
+            const ana_arg *g = &k->args[a];
+            int mem = g->kind == ANA_ARG_GLOBAL || g->kind == ANA_ARG_CONSTANT || g->kind == ANA_ARG_IMAGE ||
+                      g->kind == ANA_ARG_PIPE || g->kind == ANA_ARG_OTHER;
+            acc[a] = !mem ? OPT_ACC_NONE : g->kind == ANA_ARG_PIPE || g->kind == ANA_ARG_OTHER ? OPT_ACC_UNKNOWN
+                                                                                             : (uint8_t)g->access;
+        }
+        opt_status st = opt_plan_add_kernel(x->p, o->name, h.hash, n, acc);
+        if (st != OPT_OK)
+            return st;
+    }
+    return OPT_OK;
+}
+
+static opt_status opt_add(opt_run *x, const tf_call *c, opt_pass pass, const char *canon, uint64_t key,
+                          uint64_t occ, uint64_t holds, const char *reason)
+{
+    opt_xform t;
+    memset(&t, 0, sizeof t);
+    t.pass = (uint8_t)pass;
+    t.action = OPT_ACT_DROP;
+    t.seq = c->seq;
+    t.function = c->sig->name;
+    t.pattern = canon;
+    t.key = key;
+    t.occurrence = occ;
+    t.holds_seq = holds;
+    t.reason = reason;
+    opt_effect_of(opt_cmd_of(x->m, c->seq), &t.effect);
+    opt_pass_result *r = &x->p->passes[pass];
+    r->transformations++;
+    opt_effect_add(&r->effect, &t.effect);
+    return opt_plan_add_xform(x->p, &t);
+}
+
+/* One call of the stream: pattern, decision, tracker. */
+static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
+{
+    opt_fate fate = OPT_FATE_RUN;
+    opt_status st = OPT_OK;
+    if (opt_droppable(c->sig->name) && opt_call_ok(c)) {
+        char *canon = NULL;
+        uint64_t key = 0, holds = 0;
+        int nomem = 0;
+        st = opt_track_pattern(t, c, 0, &canon, &key);
+        if (st == OPT_ERR_LIMIT)   /* too long to name: never dropped */
+            return opt_track_call(t, c, OPT_FATE_RUN);
+        if (st != OPT_OK)
+            return st;
+        uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
+        const opt_dead_cmd *d = opt_dead_of(x, c->seq);
+        if (nomem) {
+            st = OPT_ERR_NOMEM;
+        } else if (d) {
+            fate = OPT_FATE_DEAD;
+            st = opt_add(x, c, OPT_PASS_DEAD, canon, key, occ, 0, d->reason);
+        } else if ((x->o->passes & (1u << OPT_PASS_REDUNDANT)) && opt_track_redundant(t, c, &holds)) {
+            char why[160];
+            snprintf(why, sizeof why,
+                     "the memory already holds these bytes: left by call #%llu and not written since",
+                     (unsigned long long)holds);
+            fate = OPT_FATE_REDUNDANT;
+            st = opt_add(x, c, OPT_PASS_REDUNDANT, canon, key, occ, holds, why);
+        }
+        free(canon);
+        if (st != OPT_OK)
+            return st;
+    }
+    return opt_track_call(t, c, fate);
+}
+
+static opt_status opt_stream(opt_run *x)
+{
+    opt_track t;
+    opt_track_init(&t, x->p);
+    t.fp_on = 1;
+    opt_status st = OPT_OK;
+    tf_status ts = tf_reader_rewind(x->r);
+    tf_item it;
+    while (ts == TF_OK && st == OPT_OK && (ts = tf_reader_next(x->r, &it)) == TF_OK) {
+        if (it.type == TF_ITEM_CALL)
+            st = opt_stream_call(x, &t, &it.u.call);
+        else if (it.type == TF_ITEM_DATA)
+            opt_track_data(&t, &it.u.data);
+    }
+    if (st == OPT_OK && ts != TF_END)
+        st = opt_seterr(x->err, x->err_cap, OPT_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(x->r) ? ": " : "",
+                        tf_reader_error(x->r));
+    else if (st != OPT_OK && st != OPT_ERR_TRACE)
+        opt_seterr(x->err, x->err_cap, st, "%s", opt_strerror(st));
+    x->p->info.fingerprint = opt_track_fingerprint(&t);
+    opt_track_free(&t);
+    return st;
+}
+
+opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, char *err, size_t err_cap)
+{
+    opt_run x;
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.err = err;
+    x.err_cap = err_cap;
+    *out = NULL;
+    opt_status st = opt_open_trace(path, o->max_memory, &x.r, err, err_cap);
+    if (st != OPT_OK)
+        goto out;
+    char aerr[512] = "";
+    ana_status as = ana_model_build(x.r, &x.m, aerr, sizeof aerr);
+    if (as == ANA_OK)
+        as = ana_model_analyze(x.m);
+    if (as != ANA_OK) {
+        st = as == ANA_ERR_NOMEM ? OPT_ERR_NOMEM : OPT_ERR_TRACE;
+        opt_seterr(err, err_cap, st, "%s", aerr[0] ? aerr : ana_strerror(as));
+        goto out;
+    }
+    const ana_model_info *mi = ana_model_get_info(x.m);
+    if (!mi->calls && mi->truncated) {
+        st = opt_seterr(err, err_cap, OPT_ERR_TRACE,
+                        "truncated before its first complete chunk: nothing to optimize");
+        goto out;
+    }
+    st = OPT_ERR_NOMEM;
+    x.p = opt_plan_new();
+    if (!x.p || opt_plan_set_strings(x.p, "clrr " CLRR_VERSION, o->trace_name ? o->trace_name : path) != OPT_OK ||
+        opt_facts(&x) != OPT_OK) {
+        opt_seterr(err, err_cap, st, "out of memory");
+        goto out;
+    }
+    x.p->info.trace_calls = ana_model_get_info(x.m)->calls;
+    for (unsigned i = 0; i < OPT_PASS_COUNT; i++)
+        x.p->passes[i].enabled = (o->passes >> i) & 1;
+    if ((o->passes & (1u << OPT_PASS_DEAD)) && (st = opt_dead_find(x.m, &x.dead, &x.ndead, err, err_cap)) != OPT_OK)
+        goto out;
+    if ((st = opt_stream(&x)) != OPT_OK)
+        goto out;
+    *out = x.p;
+    x.p = NULL;
+out:
+    for (size_t i = 0; i < x.ndead; i++)
+        free((char *)x.dead[i].reason);
+    free(x.dead);
+    opt_map_free(&x.occ);
+    opt_plan_free(x.p);
+    ana_model_free(x.m);
+    tf_reader_close(x.r);
+    return st;
+}

@@ -1,0 +1,137 @@
+/* opt_plan.c — the plan in memory: header, pass results, kernel facts and
+ * transformations, with accessors. Strings live in the plan's arena. */
+#include "optimizer/opt_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+opt_plan *opt_plan_new(void)
+{
+    opt_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->info.major = OPT_PLAN_MAJOR;
+    p->info.minor = OPT_PLAN_MINOR;
+    p->info.generator = "";
+    p->info.trace_file = "";
+    for (unsigned i = 0; i < OPT_PASS_COUNT; i++)
+        p->passes[i].pass = (uint8_t)i;
+    return p;
+}
+
+void opt_plan_free(opt_plan *p)
+{
+    if (!p)
+        return;
+    free(p->xf);
+    free(p->kf);
+    free(p->programs);
+    opt_arena_free(&p->arena);
+    free(p);
+}
+
+static const char *opt_plan_str(opt_plan *p, const char *s)
+{
+    return s ? opt_arena_strndup(&p->arena, s, strlen(s)) : "";
+}
+
+opt_status opt_plan_set_strings(opt_plan *p, const char *generator, const char *trace_file)
+{
+    const char *g = opt_plan_str(p, generator), *t = opt_plan_str(p, trace_file);
+    if (!g || !t)
+        return OPT_ERR_NOMEM;
+    p->info.generator = g;
+    p->info.trace_file = t;
+    return OPT_OK;
+}
+
+opt_status opt_plan_add_xform(opt_plan *p, const opt_xform *x)
+{
+    if (p->nxf >= OPT_PLAN_MAX_XFORMS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->xf, &p->capxf, p->nxf + 1, sizeof *p->xf))
+        return OPT_ERR_NOMEM;
+    opt_xform *d = &p->xf[p->nxf];
+    *d = *x;
+    d->function = opt_plan_str(p, x->function);
+    d->pattern = opt_plan_str(p, x->pattern);
+    d->reason = opt_plan_str(p, x->reason);
+    if (!d->function || !d->pattern || !d->reason)
+        return OPT_ERR_NOMEM;
+    d->id = (uint32_t)++p->nxf;
+    return OPT_OK;
+}
+
+opt_status opt_plan_add_kernel(opt_plan *p, const char *name, const uint8_t program[16], unsigned nargs,
+                               const uint8_t *access)
+{
+    if (p->nkf >= OPT_PLAN_MAX_KERNELS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->kf, &p->capkf, p->nkf + 1, sizeof *p->kf))
+        return OPT_ERR_NOMEM;
+    opt_kernel_facts *k = &p->kf[p->nkf];
+    memset(k, 0, sizeof *k);
+    k->name = opt_plan_str(p, name);
+    uint8_t *acc = opt_arena_alloc(&p->arena, nargs ? nargs : 1);
+    if (!k->name || !acc)
+        return OPT_ERR_NOMEM;
+    if (nargs)
+        memcpy(acc, access, nargs);
+    k->access = acc;
+    k->nargs = nargs;
+    memcpy(k->program, program, 16);
+    p->nkf++;
+    return OPT_OK;
+}
+
+opt_status opt_plan_add_program(opt_plan *p, const uint8_t hash[16])
+{
+    for (unsigned i = 0; i < p->info.nprograms; i++)
+        if (!memcmp(p->programs[i], hash, 16))
+            return OPT_OK;
+    if (p->info.nprograms >= OPT_PLAN_MAX_KERNELS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->programs, &p->capprograms, p->info.nprograms + 1, sizeof *p->programs))
+        return OPT_ERR_NOMEM;
+    memcpy(p->programs[p->info.nprograms++], hash, 16);
+    p->info.programs = (const uint8_t(*)[16])p->programs;
+    return OPT_OK;
+}
+
+const opt_kernel_facts *opt_plan_find_kernel(const opt_plan *p, const char *name, const uint8_t program[16])
+{
+    for (size_t i = 0; i < p->nkf; i++)
+        if (!strcmp(p->kf[i].name, name) && !memcmp(p->kf[i].program, program, 16))
+            return &p->kf[i];
+    return NULL;
+}
+
+const opt_plan_info *opt_plan_get_info(const opt_plan *p)
+{
+    return &p->info;
+}
+
+size_t opt_plan_xform_count(const opt_plan *p)
+{
+    return p->nxf;
+}
+
+const opt_xform *opt_plan_xform(const opt_plan *p, size_t i)
+{
+    return i < p->nxf ? &p->xf[i] : NULL;
+}
+
+size_t opt_plan_kernel_count(const opt_plan *p)
+{
+    return p->nkf;
+}
+
+const opt_kernel_facts *opt_plan_kernel(const opt_plan *p, size_t i)
+{
+    return i < p->nkf ? &p->kf[i] : NULL;
+}
+
+const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass)
+{
+    return (unsigned)pass < OPT_PASS_COUNT ? &p->passes[pass] : NULL;
+}

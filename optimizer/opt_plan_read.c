@@ -1,0 +1,454 @@
+/* opt_plan_read.c — the plan reader. A plan is untrusted input: the file
+ * size is bounded before it is parsed, every member is checked for its
+ * type and range, counts are checked against what they count, unknown
+ * members are refused (in plans of a minor version this build knows), and
+ * the first problem is reported as one line naming where it is
+ * ("transformations[3].pattern.args[1]: ..."). */
+#include "optimizer/opt_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char *const opt_plan_reserved[];
+
+typedef struct opt_rd {
+    opt_plan *p;
+    int lenient;              /* a newer minor version: unknown members are ignored */
+    char *err;
+    size_t cap;
+} opt_rd;
+
+static opt_status opt_bad(opt_rd *r, opt_status st, const char *where, const char *what)
+{
+    return opt_seterr(r->err, r->cap, st, "%s: %s", where, what);
+}
+
+/* Every member of @p o must be one of @p names (NULL-terminated). */
+static opt_status opt_members(opt_rd *r, const json_t *o, const char *where, const char *const *names)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v) {
+        int known = 0;
+        for (size_t i = 0; names[i] && !known; i++)
+            known = !strcmp(key, names[i]);
+        if (!known && !r->lenient) {
+            char k[48];
+            snprintf(k, sizeof k, "%s", key);
+            for (char *c = k; *c; c++)
+                if (!isprint((unsigned char)*c))
+                    *c = '?';
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s: unknown member '%s'", where, k);
+        }
+    }
+    return OPT_OK;
+}
+
+static opt_status opt_get_u64(opt_rd *r, const json_t *o, const char *name, const char *where, uint64_t *v)
+{
+    json_t *x = json_object_get(o, name);
+    if (!json_is_integer(x) || json_integer_value(x) < 0)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.%s: expected a non-negative integer", where, name);
+    *v = (uint64_t)json_integer_value(x);
+    return OPT_OK;
+}
+
+static opt_status opt_get_str(opt_rd *r, const json_t *o, const char *name, const char *where, size_t max,
+                              const char **v)
+{
+    json_t *x = json_object_get(o, name);
+    if (!json_is_string(x) || json_string_length(x) > max || strlen(json_string_value(x)) != json_string_length(x))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.%s: expected a string of at most %zu bytes", where, name,
+                          max);
+    *v = json_string_value(x);
+    return OPT_OK;
+}
+
+static opt_status opt_get_hash(opt_rd *r, const json_t *v, const char *where, uint8_t h[16])
+{
+    if (!json_is_string(v) || opt_unhex(json_string_value(v), h, 16))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected 32 lower-case hex digits");
+    return OPT_OK;
+}
+
+static opt_status opt_get_array(opt_rd *r, const json_t *o, const char *name, const char *where, size_t max,
+                                json_t **a)
+{
+    *a = json_object_get(o, name);
+    if (!json_is_array(*a))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.%s: expected an array", where, name);
+    if (json_array_size(*a) > max)
+        return opt_seterr(r->err, r->cap, OPT_ERR_LIMIT, "%s.%s: %zu entries, at most %zu are accepted", where, name,
+                          json_array_size(*a), max);
+    return OPT_OK;
+}
+
+#define OPT_TRY(e)                  \
+    do {                            \
+        opt_status opt_st_ = (e);   \
+        if (opt_st_ != OPT_OK)      \
+            return opt_st_;         \
+    } while (0)
+
+static opt_status opt_rd_effect(opt_rd *r, const json_t *o, const char *where, opt_effect *e)
+{
+    static const char *const names[] = {"commands", "kernels", "bytes", "device_ns", "timed", NULL};
+    if (!json_is_object(o))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+    OPT_TRY(opt_members(r, o, where, names));
+    OPT_TRY(opt_get_u64(r, o, "commands", where, &e->commands));
+    OPT_TRY(opt_get_u64(r, o, "kernels", where, &e->kernels));
+    OPT_TRY(opt_get_u64(r, o, "bytes", where, &e->bytes));
+    OPT_TRY(opt_get_u64(r, o, "device_ns", where, &e->device_ns));
+    OPT_TRY(opt_get_u64(r, o, "timed", where, &e->timed));
+    if (e->kernels > e->commands || e->timed > e->commands)
+        return opt_bad(r, OPT_ERR_PLAN, where, "kernels and timed cannot exceed commands");
+    return OPT_OK;
+}
+
+static int opt_pass_of(const char *name)
+{
+    for (unsigned i = 0; i < OPT_PASS_COUNT; i++)
+        if (!strcmp(name, opt_pass_name((opt_pass)i)))
+            return (int)i;
+    return -1;
+}
+
+static opt_status opt_rd_header(opt_rd *r, const json_t *root)
+{
+    const char *s;
+    char *end;
+    OPT_TRY(opt_get_str(r, root, "format", "plan", 64, &s));
+    if (strcmp(s, OPT_PLAN_FORMAT))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "plan.format: '%.64s', not '%s'", s, OPT_PLAN_FORMAT);
+    OPT_TRY(opt_get_str(r, root, "version", "plan", 16, &s));
+    errno = 0;
+    end = (char *)s;
+    unsigned long ma = 0, mi = 0;
+    if (isdigit((unsigned char)s[0]))
+        ma = strtoul(s, &end, 10);
+    if (*end == '.' && isdigit((unsigned char)end[1]))
+        mi = strtoul(end + 1, &end, 10);
+    else
+        end = (char *)s;   /* no minor: not MAJOR.MINOR */
+    if (!isdigit((unsigned char)s[0]) || errno || *end || ma > 1000 || mi > 1000)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "plan.version: '%s' is not MAJOR.MINOR", s);
+    if (ma != OPT_PLAN_MAJOR)
+        return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
+                          "plan.version: format version %lu.%lu; this build reads %d.x", ma, mi, OPT_PLAN_MAJOR);
+    r->p->info.major = (unsigned)ma;
+    r->p->info.minor = (unsigned)mi;
+    r->lenient = mi > OPT_PLAN_MINOR;
+    static const char *const top[] = {"format", "version", "generator", "trace", "passes", "kernels",
+                                      "transformations", "device_selection", "splits", "fused_kernels",
+                                      "specializations", "schedule", NULL};
+    OPT_TRY(opt_members(r, root, "plan", top));
+    for (size_t i = 0; opt_plan_reserved[i]; i++) {
+        json_t *v = json_object_get(root, opt_plan_reserved[i]);
+        if (v && !json_is_null(v))
+            return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
+                              "plan.%s: this section is reserved for later versions and must be null in %u.%u",
+                              opt_plan_reserved[i], OPT_PLAN_MAJOR, OPT_PLAN_MINOR);
+    }
+    const char *gen, *file, *fp;
+    OPT_TRY(opt_get_str(r, root, "generator", "plan", 256, &gen));
+    json_t *t = json_object_get(root, "trace");
+    static const char *const tn[] = {"file", "calls", "fingerprint", "programs", NULL};
+    if (!json_is_object(t))
+        return opt_bad(r, OPT_ERR_PLAN, "plan.trace", "expected an object");
+    OPT_TRY(opt_members(r, t, "plan.trace", tn));
+    OPT_TRY(opt_get_str(r, t, "file", "plan.trace", 4096, &file));
+    OPT_TRY(opt_get_u64(r, t, "calls", "plan.trace", &r->p->info.trace_calls));
+    OPT_TRY(opt_get_str(r, t, "fingerprint", "plan.trace", 16, &fp));
+    uint8_t fb[8];
+    if (opt_unhex(fp, fb, 8))
+        return opt_bad(r, OPT_ERR_PLAN, "plan.trace.fingerprint", "expected 16 lower-case hex digits");
+    for (int i = 0; i < 8; i++)
+        r->p->info.fingerprint = r->p->info.fingerprint << 8 | fb[i];
+    json_t *progs;
+    OPT_TRY(opt_get_array(r, t, "programs", "plan.trace", OPT_PLAN_MAX_KERNELS, &progs));
+    for (size_t i = 0; i < json_array_size(progs); i++) {
+        uint8_t h[16];
+        char where[64];
+        snprintf(where, sizeof where, "plan.trace.programs[%zu]", i);
+        OPT_TRY(opt_get_hash(r, json_array_get(progs, i), where, h));
+        OPT_TRY(opt_plan_add_program(r->p, h));
+    }
+    return opt_plan_set_strings(r->p, gen, file);
+}
+
+static opt_status opt_rd_passes(opt_rd *r, const json_t *root)
+{
+    static const char *const names[] = {"name", "enabled", "transformations", "effect", NULL};
+    json_t *a;
+    int seen[OPT_PASS_COUNT] = {0};
+    OPT_TRY(opt_get_array(r, root, "passes", "plan", 64, &a));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        char where[48];
+        const char *name;
+        json_t *o = json_array_get(a, i);
+        snprintf(where, sizeof where, "passes[%zu]", i);
+        if (!json_is_object(o))
+            return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+        OPT_TRY(opt_members(r, o, where, names));
+        OPT_TRY(opt_get_str(r, o, "name", where, 64, &name));
+        int p = opt_pass_of(name);
+        if (p < 0 && r->lenient)
+            continue;
+        if (p < 0)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.name: unknown pass '%.64s'", where, name);
+        if (seen[p]++)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s: pass '%s' listed twice", where, name);
+        opt_pass_result *res = &r->p->passes[p];
+        json_t *en = json_object_get(o, "enabled");
+        if (!json_is_boolean(en))
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.enabled: expected true or false", where);
+        res->enabled = json_is_true(en);
+        OPT_TRY(opt_get_u64(r, o, "transformations", where, &res->transformations));
+        char ew[64];
+        snprintf(ew, sizeof ew, "%s.effect", where);
+        OPT_TRY(opt_rd_effect(r, json_object_get(o, "effect"), ew, &res->effect));
+    }
+    return OPT_OK;
+}
+
+static opt_status opt_rd_kernels(opt_rd *r, const json_t *root)
+{
+    static const char *const names[] = {"name", "program", "args", NULL};
+    static const char *const acc[] = {"none", "read", "write", "rw", "unknown"};
+    json_t *a;
+    OPT_TRY(opt_get_array(r, root, "kernels", "plan", OPT_PLAN_MAX_KERNELS, &a));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        char where[48], w2[64];
+        const char *name;
+        uint8_t prog[16], access[256];
+        json_t *o = json_array_get(a, i), *args;
+        snprintf(where, sizeof where, "kernels[%zu]", i);
+        if (!json_is_object(o))
+            return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+        OPT_TRY(opt_members(r, o, where, names));
+        OPT_TRY(opt_get_str(r, o, "name", where, 256, &name));
+        snprintf(w2, sizeof w2, "%s.program", where);
+        OPT_TRY(opt_get_hash(r, json_object_get(o, "program"), w2, prog));
+        OPT_TRY(opt_get_array(r, o, "args", where, 256, &args));
+        for (size_t j = 0; j < json_array_size(args); j++) {
+            json_t *v = json_array_get(args, j);
+            int k = -1;
+            for (int m = 0; m < 5 && json_is_string(v); m++)
+                if (!strcmp(json_string_value(v), acc[m]))
+                    k = m;
+            if (k < 0)
+                return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                                  "%s.args[%zu]: expected none, read, write, rw or unknown", where, j);
+            access[j] = (uint8_t)k;
+        }
+        if (opt_plan_find_kernel(r->p, name, prog))
+            return opt_bad(r, OPT_ERR_PLAN, where, "the same kernel is listed twice");
+        OPT_TRY(opt_plan_add_kernel(r->p, name, prog, (unsigned)json_array_size(args), access));
+    }
+    return OPT_OK;
+}
+
+static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
+{
+    static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
+                                        "holds", "reason", "verify", NULL};
+    static const char *const cn[] = {"seq", "function", NULL};
+    char where[64], w2[96];
+    const char *pass, *action, *fn, *reason, *verify;
+    opt_xform x;
+    memset(&x, 0, sizeof x);
+    snprintf(where, sizeof where, "transformations[%zu]", i);
+    if (!json_is_object(o))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+    OPT_TRY(opt_members(r, o, where, names));
+    uint64_t id;
+    OPT_TRY(opt_get_u64(r, o, "id", where, &id));
+    if (id != i + 1)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)", where,
+                          (unsigned long long)id, i + 1);
+    OPT_TRY(opt_get_str(r, o, "pass", where, 64, &pass));
+    int p = opt_pass_of(pass);
+    if (p < 0)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.pass: unknown pass '%.64s'", where, pass);
+    if (!r->p->passes[p].enabled)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.pass: pass '%s' is not enabled in 'passes'", where, pass);
+    x.pass = (uint8_t)p;
+    counts[p]++;
+    OPT_TRY(opt_get_str(r, o, "action", where, 64, &action));
+    if (strcmp(action, "drop"))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.action: unknown action '%.64s' (1.%u knows drop)", where,
+                          action, OPT_PLAN_MINOR);
+    x.action = OPT_ACT_DROP;
+    json_t *call = json_object_get(o, "call");
+    snprintf(w2, sizeof w2, "%s.call", where);
+    if (!json_is_object(call))
+        return opt_bad(r, OPT_ERR_PLAN, w2, "expected an object");
+    OPT_TRY(opt_members(r, call, w2, cn));
+    OPT_TRY(opt_get_u64(r, call, "seq", w2, &x.seq));
+    OPT_TRY(opt_get_str(r, call, "function", w2, 64, &fn));
+    if (!x.seq)
+        return opt_bad(r, OPT_ERR_PLAN, w2, "seq counts from 1");
+    if (!opt_droppable(fn))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.function: %.64s cannot be dropped", w2, fn);
+    x.function = fn;
+    OPT_TRY(opt_get_u64(r, o, "occurrence", where, &x.occurrence));
+    json_t *pat = json_object_get(o, "pattern");
+    snprintf(w2, sizeof w2, "%s.pattern", where);
+    OPT_TRY(opt_pattern_check(pat, w2, r->err, r->cap));
+    if (strcmp(json_string_value(json_object_get(pat, "function")), fn))
+        return opt_bad(r, OPT_ERR_PLAN, w2, "its function is not the call's");
+    char *canon = NULL;
+    opt_status st = opt_pattern_canon(pat, &canon, &x.key);
+    if (st != OPT_OK)
+        return opt_bad(r, st, w2, st == OPT_ERR_LIMIT ? "longer than 16384 bytes" : "out of memory");
+    x.pattern = canon;
+    snprintf(w2, sizeof w2, "%s.effect", where);
+    st = opt_rd_effect(r, json_object_get(o, "effect"), w2, &x.effect);
+    json_t *holds = json_object_get(o, "holds");
+    snprintf(w2, sizeof w2, "%s.holds", where);
+    if (st == OPT_OK && !json_is_null(holds)) {
+        static const char *const hn[] = {"seq", NULL};
+        if (!json_is_object(holds))
+            st = opt_bad(r, OPT_ERR_PLAN, w2, "expected null or {\"seq\": N}");
+        else if ((st = opt_members(r, holds, w2, hn)) == OPT_OK)
+            st = opt_get_u64(r, holds, "seq", w2, &x.holds_seq);
+        if (st == OPT_OK && (!x.holds_seq || x.holds_seq >= x.seq))
+            st = opt_bad(r, OPT_ERR_PLAN, w2, "the call holding the bytes must come before the call");
+    }
+    if (st == OPT_OK && (x.pass == OPT_PASS_REDUNDANT) != (x.holds_seq != 0))
+        st = opt_bad(r, OPT_ERR_PLAN, w2, "a redundant transfer names the call that left its bytes; others none");
+    if (st == OPT_OK)
+        st = opt_get_str(r, o, "reason", where, 1024, &reason);
+    if (st == OPT_OK)
+        st = opt_get_str(r, o, "verify", where, 64, &verify);
+    if (st == OPT_OK && strcmp(verify, "readbacks"))
+        st = opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.verify: unknown verification '%.64s'", where, verify);
+    if (st == OPT_OK) {
+        x.reason = reason;
+        st = opt_plan_add_xform(r->p, &x);
+    }
+    free(canon);
+    return st;
+}
+
+static int opt_xcmp(const void *a, const void *b)
+{
+    const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->occurrence != y->occurrence)
+        return x->occurrence < y->occurrence ? -1 : 1;
+    return strcmp(x->pattern, y->pattern);
+}
+
+static opt_status opt_rd_xforms(opt_rd *r, const json_t *root)
+{
+    json_t *a;
+    uint64_t counts[OPT_PASS_COUNT] = {0};
+    OPT_TRY(opt_get_array(r, root, "transformations", "plan", OPT_PLAN_MAX_XFORMS, &a));
+    for (size_t i = 0; i < json_array_size(a); i++)
+        OPT_TRY(opt_rd_xform(r, json_array_get(a, i), i, counts));
+    for (unsigned p = 0; p < OPT_PASS_COUNT; p++)
+        if (counts[p] != r->p->passes[p].transformations)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                              "passes: '%s' counts %llu transformations, the plan lists %llu", opt_pass_name((opt_pass)p),
+                              (unsigned long long)r->p->passes[p].transformations, (unsigned long long)counts[p]);
+    /* one call, one transformation */
+    size_t n = r->p->nxf;
+    const opt_xform **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return OPT_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = &r->p->xf[i];
+    qsort(v, n, sizeof *v, opt_xcmp);
+    opt_status st = OPT_OK;
+    for (size_t i = 1; i < n && st == OPT_OK; i++)
+        if (!opt_xcmp(&v[i - 1], &v[i]))
+            st = opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                            "transformations[%u] and [%u] apply to the same call (same pattern and occurrence)",
+                            v[i - 1]->id - 1, v[i]->id - 1);
+    free(v);
+    return st;
+}
+
+opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *err, size_t err_cap)
+{
+    *out = NULL;
+    if (len > OPT_PLAN_MAX_BYTES)
+        return opt_seterr(err, err_cap, OPT_ERR_LIMIT, "the plan is %zu bytes, at most %zu are accepted", len,
+                          OPT_PLAN_MAX_BYTES);
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return opt_seterr(err, err_cap, OPT_ERR_PLAN, "not valid JSON: %s (line %d, column %d)", je.text, je.line,
+                          je.column);
+    opt_status st = OPT_OK;
+    opt_rd r = {opt_plan_new(), 0, err, err_cap};
+    if (!r.p)
+        st = OPT_ERR_NOMEM;
+    else if (!json_is_object(root))
+        st = opt_bad(&r, OPT_ERR_PLAN, "plan", "expected a JSON object");
+    if (st == OPT_OK)
+        st = opt_rd_header(&r, root);
+    if (st == OPT_OK)
+        st = opt_rd_passes(&r, root);
+    if (st == OPT_OK)
+        st = opt_rd_kernels(&r, root);
+    if (st == OPT_OK)
+        st = opt_rd_xforms(&r, root);
+    json_decref(root);
+    if (st != OPT_OK) {
+        if (st == OPT_ERR_NOMEM)
+            opt_seterr(err, err_cap, st, "out of memory");
+        opt_plan_free(r.p);
+        return st;
+    }
+    *out = r.p;
+    return OPT_OK;
+}
+
+opt_status opt_plan_read(const char *path, opt_plan **out, char *err, size_t err_cap)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return opt_seterr(err, err_cap, OPT_ERR_IO, "%s", strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    opt_status st = OPT_OK;
+    for (;;) {
+        if (len == cap) {
+            if (cap >= OPT_PLAN_MAX_BYTES + 1) {
+                st = opt_seterr(err, err_cap, OPT_ERR_LIMIT, "the plan is over %zu bytes", OPT_PLAN_MAX_BYTES);
+                goto out;
+            }
+            size_t nc = cap ? cap * 2 : 65536;
+            if (nc > OPT_PLAN_MAX_BYTES + 1)
+                nc = OPT_PLAN_MAX_BYTES + 1;
+            char *b = realloc(buf, nc);
+            if (!b) {
+                st = opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+                goto out;
+            }
+            buf = b;
+            cap = nc;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        st = opt_seterr(err, err_cap, OPT_ERR_IO, "read error");
+        goto out;
+    }
+    st = opt_plan_parse(buf, len, out, err, err_cap);
+out:
+    free(buf);
+    fclose(f);
+    return st;
+}

@@ -1,0 +1,104 @@
+/* opt_plan_write.c — a plan as JSON (optimizer/PLAN.md): the header and
+ * sections one per line group, each kernel and each transformation on one
+ * line, so that plans diff well and stream in bounded memory. */
+#include "optimizer/opt_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const opt_acc_names[] = {"none", "read", "write", "rw", "unknown"};
+
+/* The names of the sections reserved for later versions (PLAN.md). */
+const char *const opt_plan_reserved[] = {"device_selection", "splits", "fused_kernels", "specializations",
+                                         "schedule", NULL};
+
+static json_t *opt_u64(uint64_t v)
+{
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static json_t *opt_hash_json(const uint8_t h[16])
+{
+    char hex[33];
+    opt_hex(h, 16, hex);
+    return json_string(hex);
+}
+
+static json_t *opt_effect_json(const opt_effect *e)
+{
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "commands", opt_u64(e->commands), "kernels", opt_u64(e->kernels),
+                     "bytes", opt_u64(e->bytes), "device_ns", opt_u64(e->device_ns), "timed", opt_u64(e->timed));
+}
+
+/* Writes @p v compactly (keys in insertion order); takes the reference. */
+static int opt_put(FILE *f, json_t *v)
+{
+    if (!v)
+        return -1;
+    int rc = json_dumpf(v, f, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+    json_decref(v);
+    return rc;
+}
+
+static json_t *opt_xform_json(const opt_xform *x)
+{
+    json_t *pat = json_loads(x->pattern, JSON_REJECT_DUPLICATES, NULL);
+    if (!pat)
+        return NULL;
+    json_t *o = json_pack("{s:o,s:s,s:s,s:{s:o,s:s},s:o,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(x->id), "pass",
+                          opt_pass_name((opt_pass)x->pass), "action", opt_action_name((opt_action)x->action), "call",
+                          "seq", opt_u64(x->seq), "function", x->function, "occurrence", opt_u64(x->occurrence),
+                          "pattern", pat, "effect", opt_effect_json(&x->effect), "holds",
+                          x->holds_seq ? json_pack("{s:o}", "seq", opt_u64(x->holds_seq)) : json_null(), "reason",
+                          x->reason, "verify", "readbacks");
+    return o;
+}
+
+opt_status opt_plan_write(const opt_plan *p, FILE *f)
+{
+    const opt_plan_info *in = &p->info;
+    char fp[17];
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)in->fingerprint);
+    int rc = 0;
+    fprintf(f, "{\n\"format\": \"%s\",\n\"version\": \"%u.%u\",\n\"generator\": ", OPT_PLAN_FORMAT, in->major, in->minor);
+    rc |= opt_put(f, json_string(in->generator));
+    json_t *progs = json_array();
+    for (unsigned i = 0; progs && i < in->nprograms; i++)
+        if (json_array_append_new(progs, opt_hash_json(in->programs[i])))
+            rc = -1;
+    fputs(",\n\"trace\": ", f);
+    rc |= opt_put(f, json_pack("{s:s,s:o,s:s,s:o}", "file", in->trace_file, "calls", opt_u64(in->trace_calls),
+                               "fingerprint", fp, "programs", progs));
+    fputs(",\n\"passes\": [", f);
+    for (unsigned i = 0; i < OPT_PASS_COUNT; i++) {
+        const opt_pass_result *r = &p->passes[i];
+        fputs(i ? ",\n  " : "\n  ", f);
+        rc |= opt_put(f, json_pack("{s:s,s:b,s:o,s:o}", "name", opt_pass_name((opt_pass)i), "enabled", r->enabled,
+                                   "transformations", opt_u64(r->transformations), "effect",
+                                   opt_effect_json(&r->effect)));
+    }
+    fputs("\n],\n\"kernels\": [", f);
+    for (size_t i = 0; i < p->nkf; i++) {
+        const opt_kernel_facts *k = &p->kf[i];
+        json_t *acc = json_array();
+        for (unsigned a = 0; acc && a < k->nargs; a++)
+            if (json_array_append_new(acc, json_string(opt_acc_names[k->access[a] <= OPT_ACC_UNKNOWN ? k->access[a]
+                                                                                                     : OPT_ACC_UNKNOWN])))
+                rc = -1;
+        fputs(i ? ",\n  " : "\n  ", f);
+        rc |= opt_put(f, json_pack("{s:s,s:o,s:o}", "name", k->name, "program", opt_hash_json(k->program), "args", acc));
+    }
+    fputs(p->nkf ? "\n],\n\"transformations\": [" : "],\n\"transformations\": [", f);
+    for (size_t i = 0; i < p->nxf; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        rc |= opt_put(f, opt_xform_json(&p->xf[i]));
+    }
+    fputs(p->nxf ? "\n]" : "]", f);
+    for (size_t i = 0; opt_plan_reserved[i]; i++)
+        fprintf(f, ",\n\"%s\": null", opt_plan_reserved[i]);
+    fputs("\n}\n", f);
+    if (rc)
+        return OPT_ERR_NOMEM;
+    return ferror(f) ? OPT_ERR_IO : OPT_OK;
+}

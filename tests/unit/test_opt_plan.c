@@ -1,0 +1,321 @@
+/* test_opt_plan.c — the plan file (optimizer/PLAN.md) as untrusted input:
+ * a valid plan reads, writes back and reads again to the same text; every
+ * prefix of it (a truncated file) is refused; a table of corruptions
+ * (versions, types, ranges, counts that disagree, unknown members, reserved
+ * sections, calls that cannot be dropped, two transformations for one call,
+ * oversized input, deep nesting) each gives its status and a one-line
+ * message naming where; random byte mutations never crash and, when they
+ * still read, write back to a plan that reads again. Also the pass list
+ * syntax and the readable form of patterns. OPT_TEST_ROUNDS=N for more
+ * mutation rounds (default 3000). */
+#include <CUnit/Basic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "optimizer/opt.h"
+
+static const char *valid =
+    "{\n"
+    "\"format\": \"clrr-plan\",\n"
+    "\"version\": \"1.0\",\n"
+    "\"generator\": \"clrr 0.1.0\",\n"
+    "\"trace\": {\"file\":\"t.clrr\",\"calls\":74,\"fingerprint\":\"a2414dda42a724e7\","
+    "\"programs\":[\"dd36658719cd909a9bfe41b6885b311a\"]},\n"
+    "\"passes\": [\n"
+    "  {\"name\":\"dead\",\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":1,\"bytes\":0,"
+    "\"device_ns\":8187,\"timed\":1}},\n"
+    "  {\"name\":\"redundant\",\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":0,"
+    "\"bytes\":4096,\"device_ns\":500,\"timed\":1}}\n"
+    "],\n"
+    "\"kernels\": [\n"
+    "  {\"name\":\"scale_lo\",\"program\":\"dd36658719cd909a9bfe41b6885b311a\",\"args\":[\"read\",\"write\"]}\n"
+    "],\n"
+    "\"transformations\": [\n"
+    "  {\"id\":1,\"pass\":\"dead\",\"action\":\"drop\",\"call\":{\"seq\":26,\"function\":\"clEnqueueNDRangeKernel\"},"
+    "\"occurrence\":0,\"pattern\":{\"args\":[{\"flags\":1,\"mem\":1,\"size\":8192},{\"bytes\":\"00040000\"},"
+    "{\"local\":256},null],\"function\":\"clEnqueueNDRangeKernel\",\"global_work_offset\":null,"
+    "\"global_work_size\":[1024],\"kernel\":{\"kernel\":\"scale_lo\",\"program\":\"dd36658719cd909a9bfe41b6885b311a\"},"
+    "\"local_work_size\":[64],\"work_dim\":1},\"effect\":{\"commands\":1,\"kernels\":1,\"bytes\":0,\"device_ns\":8187,"
+    "\"timed\":1},\"holds\":null,\"reason\":\"what it writes to z is never read\",\"verify\":\"readbacks\"},\n"
+    "  {\"id\":2,\"pass\":\"redundant\",\"action\":\"drop\",\"call\":{\"seq\":44,\"function\":\"clEnqueueWriteBuffer\"},"
+    "\"occurrence\":1,\"pattern\":{\"blocking_write\":0,\"buffer\":{\"flags\":1,\"mem\":1,\"size\":8192},"
+    "\"function\":\"clEnqueueWriteBuffer\",\"offset\":0,\"size\":4096},\"effect\":{\"commands\":1,\"kernels\":0,"
+    "\"bytes\":4096,\"device_ns\":500,\"timed\":1},\"holds\":{\"seq\":30},\"reason\":\"the memory already holds these "
+    "bytes\",\"verify\":\"readbacks\"}\n"
+    "],\n"
+    "\"device_selection\": null,\n"
+    "\"splits\": null,\n"
+    "\"fused_kernels\": null,\n"
+    "\"specializations\": null,\n"
+    "\"schedule\": null\n"
+    "}\n";
+
+static char *write_text(const opt_plan *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(opt_plan_write(p, f) == OPT_OK);
+    fclose(f);
+    return buf;
+}
+
+static void test_valid_roundtrip(void)
+{
+    opt_plan *p = NULL;
+    char err[256] = "";
+    opt_status st = opt_plan_parse(valid, strlen(valid), &p, err, sizeof err);
+    if (st != OPT_OK)
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_FATAL(st == OPT_OK);
+    const opt_plan_info *in = opt_plan_get_info(p);
+    CU_ASSERT(in->major == 1 && in->minor == 0 && in->trace_calls == 74 && in->fingerprint == 0xa2414dda42a724e7ull);
+    CU_ASSERT(in->nprograms == 1 && !strcmp(in->trace_file, "t.clrr") && !strcmp(in->generator, "clrr 0.1.0"));
+    CU_ASSERT(opt_plan_xform_count(p) == 2 && opt_plan_kernel_count(p) == 1);
+    const opt_xform *x = opt_plan_xform(p, 1);
+    CU_ASSERT(x->id == 2 && x->pass == OPT_PASS_REDUNDANT && x->seq == 44 && x->holds_seq == 30 && x->occurrence == 1);
+    CU_ASSERT(!strcmp(x->pattern, "{\"blocking_write\":0,\"buffer\":{\"flags\":1,\"mem\":1,\"size\":8192},"
+                                  "\"function\":\"clEnqueueWriteBuffer\",\"offset\":0,\"size\":4096}"));
+    CU_ASSERT(opt_plan_kernel(p, 0)->nargs == 2 && opt_plan_kernel(p, 0)->access[1] == OPT_ACC_WRITE);
+    CU_ASSERT(opt_plan_pass(p, OPT_PASS_DEAD)->effect.device_ns == 8187);
+    char *t1 = write_text(p);
+    CU_ASSERT(!strcmp(t1, valid));   /* the writer's own layout, byte for byte */
+    opt_plan *q = NULL;
+    CU_ASSERT_FATAL(opt_plan_parse(t1, strlen(t1), &q, err, sizeof err) == OPT_OK);
+    char *t2 = write_text(q);
+    CU_ASSERT(!strcmp(t1, t2));
+    CU_ASSERT(opt_plan_xform(q, 0)->key == opt_plan_xform(p, 0)->key);
+    char fmt[512];
+    opt_pattern_format(opt_plan_xform(p, 0)->pattern, fmt, sizeof fmt);
+    CU_ASSERT(strstr(fmt, "clEnqueueNDRangeKernel") == fmt && strstr(fmt, "scale_lo@dd366587") &&
+              strstr(fmt, "mem#1(8192 B)") && strstr(fmt, "local 256"));
+    CU_ASSERT(opt_pattern_format(opt_plan_xform(p, 0)->pattern, fmt, 8) > 8 && strlen(fmt) == 7);
+    free(t1);
+    free(t2);
+    opt_plan_free(p);
+    opt_plan_free(q);
+}
+
+static void test_truncated(void)
+{
+    size_t n = strlen(valid);
+    while (n && (valid[n - 1] == '\n' || valid[n - 1] == ' '))
+        n--;
+    for (size_t len = 0; len < n; len++) {
+        opt_plan *p = NULL;
+        char err[256] = "";
+        opt_status st = opt_plan_parse(valid, len, &p, err, sizeof err);
+        CU_ASSERT(st == OPT_ERR_PLAN && p == NULL && err[0] && !strchr(err, '\n'));
+    }
+}
+
+typedef struct corruption {
+    const char *from, *to;
+    opt_status want;
+    const char *msg;         /* a part of the message */
+} corruption;
+
+static const corruption corruptions[] = {
+    {"\"version\": \"1.0\"", "\"version\": \"2.0\"", OPT_ERR_VERSION, "this build reads 1.x"},
+    {"\"version\": \"1.0\"", "\"version\": \"1.x\"", OPT_ERR_PLAN, "plan.version"},
+    {"\"version\": \"1.0\"", "\"version\": 1", OPT_ERR_PLAN, "plan.version"},
+    {"\"format\": \"clrr-plan\"", "\"format\": \"clrr-trace\"", OPT_ERR_PLAN, "plan.format"},
+    {"\"calls\":74", "\"calls\":-1", OPT_ERR_PLAN, "plan.trace.calls"},
+    {"\"calls\":74", "\"calls\":1e30", OPT_ERR_PLAN, "plan.trace.calls"},
+    {"\"calls\":74", "\"calls\":99999999999999999999999999", OPT_ERR_PLAN, "JSON"},
+    {"\"calls\":74", "\"calls\":\"74\"", OPT_ERR_PLAN, "plan.trace.calls"},
+    {"\"fingerprint\":\"a2414dda42a724e7\"", "\"fingerprint\":\"a2414dda\"", OPT_ERR_PLAN, "fingerprint"},
+    {"\"programs\":[\"dd3", "\"programs\":[\"DD3", OPT_ERR_PLAN, "programs[0]"},
+    {"\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":1",
+     "\"transformations\":1000000,\"effect\":{\"commands\":1,\"kernels\":1", OPT_ERR_PLAN, "counts 1000000"},
+    {"\"kernels\":1,\"bytes\":0,\"device_ns\":8187,\"timed\":1}},",
+     "\"kernels\":2,\"bytes\":0,\"device_ns\":8187,\"timed\":1}},", OPT_ERR_PLAN, "cannot exceed"},
+    {"\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":0",
+     "\"enabled\":1,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":0", OPT_ERR_PLAN, "passes[1].enabled"},
+    {"{\"name\":\"dead\"", "{\"name\":\"fuse\"", OPT_ERR_PLAN, "unknown pass 'fuse'"},
+    {"{\"id\":2,", "{\"id\":7,", OPT_ERR_PLAN, "transformations[1].id"},
+    {"\"action\":\"drop\",\"call\":{\"seq\":26", "\"action\":\"fuse\",\"call\":{\"seq\":26", OPT_ERR_PLAN,
+     "unknown action"},
+    {"\"seq\":26", "\"seq\":0", OPT_ERR_PLAN, "seq counts from 1"},
+    {"\"function\":\"clEnqueueWriteBuffer\"},", "\"function\":\"clFinish\"},", OPT_ERR_PLAN, "cannot be dropped"},
+    {"\"function\":\"clEnqueueWriteBuffer\",\"offset\"", "\"function\":\"clEnqueueFillBuffer\",\"offset\"", OPT_ERR_PLAN,
+     "not the call's"},
+    {"\"global_work_size\":[1024]", "\"global_work_size\":[1024,-3]", OPT_ERR_PLAN, "global_work_size"},
+    {"\"global_work_size\":[1024]", "\"global_work_size\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]", OPT_ERR_PLAN,
+     "more than 16"},
+    {"{\"bytes\":\"00040000\"}", "{\"bytes\":\"00040000\",\"mem\":1}", OPT_ERR_PLAN, "args"},
+    {"{\"local\":256}", "{\"local\":256,\"x\":1}", OPT_ERR_PLAN, "args"},
+    {"{\"local\":256}", "{\"warp\":256}", OPT_ERR_PLAN, "unknown role"},
+    {"\"work_dim\":1}", "\"work_dim\":1,\"Bad-Name\":1}", OPT_ERR_PLAN, "bad member name"},
+    {"\"holds\":{\"seq\":30}", "\"holds\":null", OPT_ERR_PLAN, "names the call that left"},
+    {"\"holds\":{\"seq\":30}", "\"holds\":{\"seq\":44}", OPT_ERR_PLAN, "must come before"},
+    {"\"holds\":null", "\"holds\":{\"seq\":3}", OPT_ERR_PLAN, "names the call that left"},
+    {"\"verify\":\"readbacks\"},\n  {\"id\":2", "\"verify\":\"nothing\"},\n  {\"id\":2", OPT_ERR_PLAN,
+     "unknown verification"},
+    {"\"splits\": null", "\"splits\": {}", OPT_ERR_VERSION, "reserved for later versions"},
+    {"\"generator\": \"clrr 0.1.0\",", "\"generator\": \"clrr 0.1.0\", \"bogus\": 1,", OPT_ERR_PLAN,
+     "unknown member 'bogus'"},
+    {"\"generator\": \"clrr 0.1.0\",", "\"generator\": \"clrr 0.1.0\", \"generator\": \"x\",", OPT_ERR_PLAN,
+     "duplicate"},
+    {"\"args\":[\"read\",\"write\"]", "\"args\":[\"read\",\"written\"]", OPT_ERR_PLAN, "kernels[0].args[1]"},
+    {"\"reason\":\"what it writes to z is never read\"", "\"reason\":7", OPT_ERR_PLAN, "reason"},
+    {"\"occurrence\":1,", "\"occurrence\":0.5,", OPT_ERR_PLAN, "occurrence"},
+    {"\"transformations\": [", "\"transformations\": {", OPT_ERR_PLAN, "JSON"},
+    {"\"file\":\"t.clrr\"", "\"file\":\"t\\u0000x\"", OPT_ERR_PLAN, ""},
+    {"\"pass\":\"redundant\"", "\"pass\":\"dead\"", OPT_ERR_PLAN, "others none"},
+    /* a newer minor version: unknown members are ignored */
+    {"\"version\": \"1.0\",", "\"version\": \"1.9\", \"extra\": {\"a\": [1]},", OPT_OK, ""},
+};
+
+static void test_corruptions(void)
+{
+    for (size_t i = 0; i < sizeof corruptions / sizeof corruptions[0]; i++) {
+        const corruption *c = &corruptions[i];
+        const char *at = strstr(valid, c->from);
+        CU_ASSERT_FATAL(at != NULL);
+        size_t n = strlen(valid) - strlen(c->from) + strlen(c->to);
+        char *t = malloc(n + 1);
+        size_t k = (size_t)(at - valid);
+        memcpy(t, valid, k);
+        strcpy(t + k, c->to);
+        strcat(t, at + strlen(c->from));
+        opt_plan *p = NULL;
+        char err[256] = "";
+        opt_status st = opt_plan_parse(t, n, &p, err, sizeof err);
+        int ok = st == c->want && (st == OPT_OK) == (p != NULL) && (st == OPT_OK || (err[0] && !strchr(err, '\n'))) &&
+                 strstr(err, c->msg) != NULL;
+        if (!ok)
+            fprintf(stderr, "\n  corruption %zu (%s -> %s): status %d, '%s'\n", i, c->from, c->to, st, err);
+        CU_ASSERT(ok);
+        opt_plan_free(p);
+        free(t);
+    }
+}
+
+static void test_limits(void)
+{
+    opt_plan *p = NULL;
+    char err[256] = "";
+    /* oversized: refused before parsing */
+    size_t big = OPT_PLAN_MAX_BYTES + 1;
+    char *t = malloc(big);
+    CU_ASSERT_FATAL(t != NULL);
+    memset(t, ' ', big);
+    CU_ASSERT(opt_plan_parse(t, big, &p, err, sizeof err) == OPT_ERR_LIMIT && strstr(err, "at most"));
+    /* deep nesting */
+    size_t depth = 200000;
+    for (size_t i = 0; i < depth; i++)
+        t[i] = '[';
+    CU_ASSERT(opt_plan_parse(t, depth, &p, err, sizeof err) == OPT_ERR_PLAN && !p);
+    /* a pattern with too many arguments */
+    const char *at = strstr(valid, "{\"local\":256},null]");
+    size_t k = (size_t)(at - valid);
+    memcpy(t, valid, k);
+    size_t n = k;
+    for (int i = 0; i < 300; i++)
+        n += (size_t)sprintf(t + n, "null,");
+    n += (size_t)sprintf(t + n, "%s", at);
+    CU_ASSERT(opt_plan_parse(t, n, &p, err, sizeof err) == OPT_ERR_PLAN && strstr(err, "more than 256 arguments"));
+    /* two transformations for one call */
+    const char *t2 = strstr(valid, "  {\"id\":2");
+    const char *t2e = strstr(t2, "}\n],");
+    n = 0;
+    memcpy(t, valid, (size_t)(t2e + 1 - valid));
+    n = (size_t)(t2e + 1 - valid);
+    n += (size_t)sprintf(t + n, ",\n");
+    memcpy(t + n, t2, (size_t)(t2e + 1 - t2));
+    n += (size_t)(t2e + 1 - t2);
+    t[n] = 0;
+    strcat(t, t2e + 1);
+    n = strlen(t);
+    char *idp = strstr(strstr(t, "{\"id\":2") + 5, "{\"id\":2");
+    idp[6] = '3';
+    char *cnt = strstr(t, "\"name\":\"redundant\",\"enabled\":true,\"transformations\":1");
+    cnt[strlen("\"name\":\"redundant\",\"enabled\":true,\"transformations\":")] = '2';
+    CU_ASSERT(opt_plan_parse(t, n, &p, err, sizeof err) == OPT_ERR_PLAN && strstr(err, "the same call"));
+    free(t);
+    CU_ASSERT(opt_plan_read("/nonexistent/plan.json", &p, err, sizeof err) == OPT_ERR_IO && !p);
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+
+static void test_mutations(void)
+{
+    static const char alphabet[] = "{}[]\",:0123456789-.e truefalsnul\\ab";
+    size_t n = strlen(valid);
+    char *t = malloc(n + 64);
+    int rounds = getenv("OPT_TEST_ROUNDS") ? atoi(getenv("OPT_TEST_ROUNDS")) : 3000, accepted = 0;
+    for (int r = 0; r < rounds; r++) {
+        memcpy(t, valid, n);
+        size_t len = n;
+        int edits = 1 + (int)(rnd() % 4);
+        for (int e = 0; e < edits; e++) {
+            size_t at = rnd() % len;
+            switch (rnd() % 3) {
+            case 0: t[at] = alphabet[rnd() % (sizeof alphabet - 1)]; break;
+            case 1: memmove(t + at, t + at + 1, len - at - 1); len--; break;
+            default: t[at] = (char)(rnd() & 0xff); break;
+            }
+        }
+        opt_plan *p = NULL;
+        char err[256] = "";
+        opt_status st = opt_plan_parse(t, len, &p, err, sizeof err);
+        if (st != OPT_OK) {
+            CU_ASSERT(!p && err[0] && !strchr(err, '\n'));
+            continue;
+        }
+        accepted++;
+        char *w = write_text(p);
+        opt_plan *q = NULL;
+        CU_ASSERT(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+        opt_plan_free(q);
+        free(w);
+        opt_plan_free(p);
+    }
+    CU_ASSERT(accepted > 0);   /* some mutations (in strings) still read */
+    free(t);
+}
+
+static void test_passes_parse(void)
+{
+    unsigned m = 0;
+    char err[128];
+    CU_ASSERT(opt_passes_parse("dead,redundant", &m, err, sizeof err) == 0 && m == 3);
+    CU_ASSERT(opt_passes_parse("redundant", &m, err, sizeof err) == 0 && m == 2);
+    CU_ASSERT(opt_passes_parse("all", &m, err, sizeof err) == 0 && m == OPT_PASSES_ALL);
+    CU_ASSERT(opt_passes_parse("none", &m, err, sizeof err) == 0 && m == 0);
+    CU_ASSERT(opt_passes_parse("dead,fuse", &m, err, sizeof err) < 0 && strstr(err, "unknown pass 'fuse'"));
+    CU_ASSERT(opt_passes_parse("dead,", &m, err, sizeof err) < 0);
+    CU_ASSERT(opt_passes_parse("", &m, err, sizeof err) < 0);
+    CU_ASSERT(!strcmp(opt_pass_name(OPT_PASS_DEAD), "dead") && opt_pass_name(OPT_PASS_COUNT) == NULL);
+    CU_ASSERT(!strcmp(opt_strerror(OPT_ERR_VERSION), "unsupported plan version"));
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("opt_plan", NULL, NULL);
+    CU_add_test(s, "a valid plan reads and writes back identically", test_valid_roundtrip);
+    CU_add_test(s, "every truncation is refused", test_truncated);
+    CU_add_test(s, "corruptions: status and where", test_corruptions);
+    CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);
+    CU_add_test(s, "random mutations", test_mutations);
+    CU_add_test(s, "pass lists", test_passes_parse);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}

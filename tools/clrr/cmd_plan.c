@@ -1,0 +1,137 @@
+/* cmd_plan.c — `clrr plan show`: reads a plan (validating it as the replay
+ * does) and lists it: header, passes and their effect, kernel facts, and
+ * every transformation with its pattern. --json writes the plan back as
+ * the reader understood it. */
+#include "tools/clrr/cli.h"
+#include "optimizer/opt.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char cli_plan_usage[] =
+    "Usage: clrr plan show PLAN [--json]\n"
+    "Reads a plan written by 'clrr optimize' (optimizer/PLAN.md), checks it, and\n"
+    "lists it: the trace it was made from, each pass with its expected effect,\n"
+    "and each transformation with the call it applies to, its pattern, why it\n"
+    "is safe and what it saves.\n"
+    "\n"
+    "Options:\n"
+    "  --json     write the plan back as JSON, as the reader understood it\n"
+    "  --max N    list at most N transformations (default: all)\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 the plan cannot be read or is invalid.\n";
+
+static void cli_plan_effect(const opt_effect *e)
+{
+    char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
+    printf("%" PRIu64 " command%s (%" PRIu64 " kernel launch%s), %s of transfers", e->commands,
+           e->commands == 1 ? "" : "s", e->kernels, e->kernels == 1 ? "" : "es", cli_fmt_size(e->bytes, a));
+    if (e->timed)
+        printf(", %s recorded device time", cli_fmt_ns((int64_t)e->device_ns, b));
+}
+
+static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
+{
+    static const char *const acc[] = {"-", "r", "w", "rw", "?"};
+    const opt_plan_info *in = opt_plan_get_info(p);
+    printf("plan      %s (%s %u.%u, written by %s)\n", path, OPT_PLAN_FORMAT, in->major, in->minor, in->generator);
+    printf("trace     %s: %" PRIu64 " calls, fingerprint %016" PRIx64 ", %u program%s\n", in->trace_file,
+           in->trace_calls, in->fingerprint, in->nprograms, in->nprograms == 1 ? "" : "s");
+    for (unsigned i = 0; i < OPT_PASS_COUNT; i++) {
+        const opt_pass_result *r = opt_plan_pass(p, (opt_pass)i);
+        printf("pass      %-10s ", opt_pass_name((opt_pass)i));
+        if (!r->enabled) {
+            printf("off\n");
+            continue;
+        }
+        printf("%" PRIu64 " transformation%s: ", r->transformations, r->transformations == 1 ? "" : "s");
+        cli_plan_effect(&r->effect);
+        printf("\n");
+    }
+    for (size_t i = 0; i < opt_plan_kernel_count(p); i++) {
+        const opt_kernel_facts *k = opt_plan_kernel(p, i);
+        printf("%s %s(", i ? "         " : "kernels  ", k->name);
+        for (unsigned a = 0; a < k->nargs; a++)
+            printf("%s%s", a ? "," : "", acc[k->access[a] <= OPT_ACC_UNKNOWN ? k->access[a] : OPT_ACC_UNKNOWN]);
+        printf(")\n");
+    }
+    size_t n = opt_plan_xform_count(p);
+    char *buf = malloc(OPT_PATTERN_MAX + 1);
+    for (size_t i = 0; i < n && i < max; i++) {
+        const opt_xform *x = opt_plan_xform(p, i);
+        printf("#%-6u  %-10s %s call #%" PRIu64 " %s (occurrence %" PRIu64 " of its pattern)\n", x->id,
+               opt_pass_name((opt_pass)x->pass), opt_action_name((opt_action)x->action), x->seq, x->function,
+               x->occurrence);
+        if (buf) {
+            opt_pattern_format(x->pattern, buf, OPT_PATTERN_MAX + 1);
+            printf("         pattern  %s\n", buf);
+        }
+        printf("         why      %s\n", x->reason);
+        printf("         saves    ");
+        cli_plan_effect(&x->effect);
+        printf("\n");
+    }
+    if (n > max)
+        printf("(%zu more transformations not listed)\n", n - (size_t)max);
+    free(buf);
+}
+
+static int cli_plan_run(int argc, char **argv)
+{
+    enum { O_JSON = 256, O_MAX };
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, O_JSON}, {"max", required_argument, NULL, O_MAX},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+    };
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(cli_plan_usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc < 2 || argv[1][0] == '-')
+        return cli_usage_err("missing the subcommand: clrr plan show PLAN");
+    if (strcmp(argv[1], "show"))
+        return cli_usage_err("unknown subcommand '%s' (clrr plan show PLAN)", argv[1]);
+    argc--;
+    argv++;
+    int json = 0, c;
+    uint64_t max = UINT64_MAX;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_JSON: json = 1; break;
+        case O_MAX:
+            if (cli_parse_u64(optarg, &max, 0) < 0)
+                return cli_usage_err("--max takes a count, not '%s'", optarg);
+            break;
+        case 'h': fputs(cli_plan_usage, stdout); return CLI_EXIT_OK;
+        default: return cli_opt_err(argv, c);
+        }
+    }
+    const char *path;
+    int rc = cli_one_file(argc, argv, &path);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    opt_plan *p = NULL;
+    char err[512];
+    opt_status st = opt_plan_read(path, &p, err, sizeof err);
+    if (st != OPT_OK) {
+        cli_err("%s: %s", path, err[0] ? err : opt_strerror(st));
+        return CLI_EXIT_ERROR;
+    }
+    if (json)
+        st = opt_plan_write(p, stdout);
+    else
+        cli_plan_list(path, p, max);
+    opt_plan_free(p);
+    if (st != OPT_OK) {
+        cli_err("%s: %s", path, opt_strerror(st));
+        return CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
+const cli_command cli_cmd_plan = {
+    "plan", "show a plan: its passes and transformations", cli_plan_usage, cli_plan_run, NULL,
+};
