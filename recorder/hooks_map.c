@@ -67,6 +67,13 @@ static int rec_in_svm(const void *p)
     return in;
 }
 
+/* For hooks_mem.c: a USE_HOST_PTR buffer whose host memory is an SVM
+ * allocation is recorded by address (its contents are the allocation's). */
+int rec_host_ptr_in_svm(const void *p)
+{
+    return p && rec_in_svm(p);
+}
+
 /* A read map: the mapped bytes now (blocking) or when the command completes. */
 static void rec_map_read(rec_call *c, const void *p, size_t size, cl_map_flags flags, cl_bool blocking,
                          cl_event *ev)
@@ -167,6 +174,26 @@ int rec_pre_clSVMFree(rec_call *c, cl_context *a_context, void **a_svm_pointer)
     rec_region r;
     rec_region_take(&rec_svm, *a_svm_pointer, &r);
     return 0;
+}
+
+/* An SVM free enqueued: the application may not use the memory any more,
+ * and the runtime may hand its address out again (pyopencl's SVM pools). */
+void rec_post_clEnqueueSVMFree(rec_call *c, int ok, cl_int *ret, cl_command_queue a_command_queue,
+                               cl_uint a_num_svm_pointers, void **a_svm_pointers,
+                               void (*a_pfn_free_func)(cl_command_queue, cl_uint, void **, void *), void *a_user_data,
+                               cl_uint a_num_events_in_wait_list, const cl_event *a_event_wait_list, cl_event *a_event)
+{
+    (void)c;
+    (void)ret;
+    (void)a_command_queue;
+    (void)a_pfn_free_func;
+    (void)a_user_data;
+    (void)a_num_events_in_wait_list;
+    (void)a_event_wait_list;
+    (void)a_event;
+    rec_region r;
+    for (cl_uint i = 0; ok && a_svm_pointers && i < a_num_svm_pointers; i++)
+        rec_region_take(&rec_svm, a_svm_pointers[i], &r);
 }
 
 int rec_pre_clEnqueueSVMMemcpy(rec_call *c, cl_command_queue *a_command_queue, cl_bool *a_blocking_copy,

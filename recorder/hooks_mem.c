@@ -12,9 +12,15 @@ static int rec_host_ptr_used(cl_mem_flags flags)
     return !!(flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR));
 }
 
+int rec_host_ptr_in_svm(const void *p);   /* hooks_map.c */
+
+/* host_ptr: its contents with COPY/USE_HOST_PTR, else its address. A
+ * USE_HOST_PTR buffer over SVM memory (pyopencl's SVM.as_buffer) is
+ * recorded by address too: it is that allocation, which the replay maps
+ * (FORMAT: a uint host_ptr with USE_HOST_PTR is an SVM address). */
 static void rec_cap_host(rec_call *c, unsigned i, cl_mem_flags flags, const void *p, size_t size)
 {
-    if (p && rec_host_ptr_used(flags)) {
+    if (p && rec_host_ptr_used(flags) && !((flags & CL_MEM_USE_HOST_PTR) && rec_host_ptr_in_svm(p))) {
         rec_slot_fill(c, &c->in[i], p, size);
     } else {
         c->in[i].state = REC_SLOT_UINT;   /* no contents: the address, for the record */
@@ -28,7 +34,7 @@ static void rec_mem_created(cl_mem m, cl_mem_flags flags, size_t size, void *hos
 {
     rec_obj_info info = {.kind = REC_OBJ_MEM, .size = size, .flags = flags, .elem_size = elem,
                          .nprops = -1};
-    if (host && (flags & CL_MEM_USE_HOST_PTR)) {
+    if (host && (flags & CL_MEM_USE_HOST_PTR) && !rec_host_ptr_in_svm(host)) {   /* SVM: its maps say it */
         info.host_ptr = host;
         tf_blobref r;   /* what the creation recorded: later kernels record changes */
         tf_hash(host, size, &r);

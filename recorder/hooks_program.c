@@ -15,7 +15,10 @@ int rec_pre_clCreateProgramWithSource(rec_call *c, cl_context *a_context, cl_uin
     (void)a_errcode_ret;
     const char **s = *a_strings;
     const size_t *len = *a_lengths;
-    if (!s || !*a_count) {
+    int null_entry = 0;   /* CL_INVALID_VALUE: recorded as no strings, which the replay's runtime refuses too */
+    for (cl_uint i = 0; s && i < *a_count; i++)
+        null_entry |= !s[i];
+    if (!s || !*a_count || null_entry) {
         c->in[2].state = REC_SLOT_NULL;
         return 0;
     }

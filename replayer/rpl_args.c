@@ -107,6 +107,8 @@ void rpl_scratch_free(rpl_cx *x)
     x->scratch = NULL;
     rpl_block_free(x->readback);
     x->readback = NULL;
+    free(x->host_pending);
+    x->host_pending = NULL;
 }
 
 uint64_t rpl_arg_id(rpl_cx *x, unsigned i)
@@ -366,7 +368,8 @@ int rpl_in_props(rpl_cx *x, unsigned i, int flavour, void **out)
     if (v->type != TF_ARRAY || v->v.arr.n > 256)
         return rpl_bad(x, i, "expected a property list");
     uint32_t n = v->v.arr.n;
-    uint64_t *p = rpl_scratch(x, ((size_t)n + 1) * sizeof *p);
+    /* two zeros after it: a last name with no value still ends the list */
+    uint64_t *p = rpl_scratch(x, ((size_t)n + 2) * sizeof *p);
     if (!p)
         return RPL_ERR_NOMEM;
     for (uint32_t k = 0; k < n; k++) {
@@ -401,6 +404,17 @@ int rpl_in_ptr(rpl_cx *x, unsigned i, void **out)
         return rpl_call_error(x, RPL_ERR_INVALID,
                               "argument '%s': address 0x%llx is not inside any mapped region or SVM allocation",
                               rpl_pname(x, i), (unsigned long long)a);
+    /* the bytes a "size" parameter says the call reaches from it (SVM
+     * memcpy, fill, map) lie in that region too (the parameter names are
+     * this build's, not the trace's) */
+    const tf_sig *sig = &rpl_gen_sigs[x->fn];
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < sig->nparams; k++)
+        if (!strcmp(sig->params[k].name, "size") && tf_value_u64(rpl_arg(x, k), &n) && n &&
+            !rpl_addr_span(x->s, a, n))
+            return rpl_call_error(x, RPL_ERR_INVALID,
+                                  "argument '%s': %llu bytes from address 0x%llx run past its mapped region or SVM "
+                                  "allocation", rpl_pname(x, i), (unsigned long long)n, (unsigned long long)a);
     return RPL_OK;
 }
 
@@ -474,6 +488,15 @@ int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
     return RPL_OK;
 }
 
+/* An id for a live object that no recorded id names (the call never
+ * returned when recorded, or failed then and succeeds here): above every
+ * id the recorder gives, unique while the object lives. Bound as created,
+ * the session releases the object at the end. */
+static uint64_t rpl_unnamed_id(const void *live)
+{
+    return (uint64_t)(uintptr_t)live | (uint64_t)1 << 63;
+}
+
 /* Binds one recorded output id to a live object. Platforms and root
  * devices are bound through the device map at open (outside exact mode);
  * those bindings are kept. */
@@ -494,22 +517,23 @@ static int rpl_bind_out(rpl_cx *x, uint64_t id, void *live, unsigned kind, int c
 int rpl_out_handle(rpl_cx *x, unsigned i, void *live, unsigned kind)
 {
     uint64_t id = 0;
-    if (!x->c->outs || !tf_value_u64(&x->c->outs[i], &id))
-        return RPL_OK;
+    if (!x->c->outs || !tf_value_u64(&x->c->outs[i], &id) || !id)
+        id = rpl_unnamed_id(live);
     return rpl_bind_out(x, id, live, kind, 1);
 }
 
 int rpl_out_handles(rpl_cx *x, unsigned i, void *const *live, size_t n, unsigned kind)
 {
-    if (!x->c->outs || x->c->outs[i].type != TF_ARRAY)
-        return RPL_OK;
-    const tf_value *a = &x->c->outs[i];
     int created = x->fn == RPL_FN_clCreateSubDevices || x->fn == RPL_FN_clCreateKernelsInProgram;
+    const tf_value *a = x->c->outs && x->c->outs[i].type == TF_ARRAY ? &x->c->outs[i] : NULL;
     int discovery = x->fn == RPL_FN_clGetDeviceIDs || x->fn == RPL_FN_clGetPlatformIDs;
-    for (size_t k = 0; k < n && k < a->v.arr.n; k++) {
+    for (size_t k = 0; k < n; k++) {
         uint64_t id = 0;
-        if (!tf_value_u64(&a->v.arr.items[k], &id))
+        if (!a || k >= a->v.arr.n || !tf_value_u64(&a->v.arr.items[k], &id) || !id) {
+            if (created)   /* made here, named by no recorded id */
+                RPL_TRY(rpl_bind_out(x, rpl_unnamed_id(live[k]), live[k], kind, 1));
             continue;
+        }
         if (discovery && id && !live[k] && rpl_session_opts(x->s)->exact_calls)   /* bound by position */
             return rpl_call_error(x, RPL_ERR_DEVICE,
                                   "the application found %u %s when recorded, this machine has fewer; --exact-calls "
@@ -541,15 +565,25 @@ int rpl_out_query(rpl_cx *x, unsigned i, const void *value, size_t len)
 int rpl_ret_handle(rpl_cx *x, void *live, unsigned kind)
 {
     uint64_t id = 0;
-    if (!tf_value_u64(&x->c->ret, &id) || !id)
-        return RPL_OK;   /* failed when recorded: rpl_result already dealt with it */
-    rpl_obj *o = rpl_obj_bind(x->s, id, live, kind, 1);
+    if (!tf_value_u64(&x->c->ret, &id) || !id) {
+        /* failed when recorded (rpl_result dealt with it) or never returned */
+        if (!live || !x->live_ok)
+            return RPL_OK;
+        id = rpl_unnamed_id(live);
+    }
+    /* A create that fails here and still returns a handle (PoCL 3.1's
+     * clCreateContextFromType with CL_DEVICE_NOT_FOUND, piglit's
+     * cl-api-create-context-from-type) is bound for the calls that name it,
+     * but not released at the end: the runtime asserts on that release.
+     * One that succeeds here is released, whatever the recording says. */
+    rpl_obj *o = rpl_obj_bind(x->s, id, live, kind, x->live_ok);
     if (!o)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
     if (x->fn == RPL_FN_clCreateKernel && x->c->args[1].type == TF_STR) {
         const tf_value *n = &x->c->args[1];
         o->name = strndup(n->v.str.ptr, n->v.str.len);
     }
+    o->user_unset = x->fn == RPL_FN_clCreateUserEvent && x->live_ok;   /* rpl_user_events_abort */
     return RPL_OK;
 }
 
@@ -564,6 +598,21 @@ static const char *rpl_code_name(int64_t code, char *buf, size_t cap)
 
 int rpl_result(rpl_cx *x, int ok, cl_int code)
 {
+    x->live_ok = ok;
+    if (ok && x->fn == RPL_FN_clSetUserEventStatus) {
+        rpl_obj *ue = rpl_obj_find(x->s, rpl_arg_id(x, 0));
+        if (ue)
+            ue->user_unset = 0;
+    }
+    /* A command the runtime refused reads none of its data, and its queue
+     * may be released before the replay ends (piglit's API tests enqueue on
+     * a queue of another context, then release it): its data is held until
+     * the end with no queue to wait on, not with that queue. */
+    if (!ok && x->scratch && rpl_is_cat(x->fn, "enqueue")) {
+        int st = rpl_hold(x->s, x->scratch, NULL, NULL);
+        x->scratch = NULL;   /* rpl_hold owns it, or freed it on error */
+        RPL_TRY(st);
+    }
     if (!x->c->complete)
         return RPL_OK;   /* never returned when recorded: nothing to compare */
     if (ok == x->recorded_ok)
@@ -639,28 +688,45 @@ int rpl_fail(rpl_cx *x, int status)
     return status;
 }
 
+/* (z - 1) * slice + (y - 1) * row + x, or SIZE_MAX when that overflows
+ * (absurd recorded pitches: the allocation is then refused). */
+static size_t rpl_len_3d(size_t x, size_t y, size_t z, size_t row, size_t slice)
+{
+    size_t a, b, n;
+    if (__builtin_mul_overflow(z - 1, slice, &a) || __builtin_mul_overflow(y - 1, row, &b) ||
+        __builtin_add_overflow(a, b, &n) || __builtin_add_overflow(n, x, &n))
+        return SIZE_MAX;
+    return n;
+}
+
 size_t rpl_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
+    size_t x, y, z;
     if (!origin || !region || !region[0] || !region[1] || !region[2])
         return 0;
     if (!row_pitch)
         row_pitch = region[0];
-    if (!slice_pitch)
-        slice_pitch = row_pitch * region[1];
-    return (origin[2] + region[2] - 1) * slice_pitch + (origin[1] + region[1] - 1) * row_pitch + origin[0]
-           + region[0];
+    if (!slice_pitch && __builtin_mul_overflow(row_pitch, region[1], &slice_pitch))
+        return SIZE_MAX;
+    if (__builtin_add_overflow(origin[0], region[0], &x) || __builtin_add_overflow(origin[1], region[1], &y) ||
+        __builtin_add_overflow(origin[2], region[2], &z))
+        return SIZE_MAX;
+    return rpl_len_3d(x, y, z, row_pitch, slice_pitch);
 }
 
 size_t rpl_len_image(rpl_cx *x, cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
     rpl_obj *o = rpl_obj_by_live(x->s, image);
+    size_t w;
     if (!region || !o || !o->elem_size || !region[0] || !region[1] || !region[2])
         return 0;
+    if (__builtin_mul_overflow(region[0], o->elem_size, &w))
+        return SIZE_MAX;
     if (!row_pitch)
-        row_pitch = region[0] * o->elem_size;
-    if (!slice_pitch)
-        slice_pitch = row_pitch * region[1];
-    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0] * o->elem_size;
+        row_pitch = w;
+    if (!slice_pitch && __builtin_mul_overflow(row_pitch, region[1], &slice_pitch))
+        return SIZE_MAX;
+    return rpl_len_3d(w, region[1], region[2], row_pitch, slice_pitch);
 }
 
 size_t rpl_image_elem_size(const cl_image_format *f)

@@ -14,9 +14,34 @@ static int rpl_host_ptr(rpl_cx *x, unsigned i, cl_mem_flags flags, size_t min_le
     const tf_value *v = &x->c->args[i];
     *host_ptr = NULL;
     if (v->type != TF_BIN && v->type != TF_BLOB) {
-        if (v->type == TF_BOOL && (flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)))
+        if (v->type == TF_BOOL && (flags & CL_MEM_USE_HOST_PTR)) {
+            *host_ptr = x->host_pending = calloc(1, min_len ? min_len : 1);   /* not captured: zeros, kept */
+            return *host_ptr ? RPL_OK : RPL_ERR_NOMEM;
+        }
+        if (v->type == TF_BOOL && (flags & CL_MEM_COPY_HOST_PTR)) {
             *host_ptr = rpl_scratch(x, min_len);   /* not captured: zeros */
-        return *host_ptr || !(flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) ? RPL_OK : RPL_ERR_NOMEM;
+            return *host_ptr ? RPL_OK : RPL_ERR_NOMEM;
+        }
+        /* An address, no contents: NULL stays NULL (with COPY/USE_HOST_PTR
+         * the runtime refuses it, CL_INVALID_HOST_PTR, as it did when
+         * recorded); with USE_HOST_PTR it is memory of an SVM allocation
+         * (pyopencl's SVM.as_buffer), the live one here; a pointer without
+         * those flags is refused, so a few bytes stand in for it (piglit's
+         * cl-api-create-buffer). */
+        uint64_t addr = 0;
+        if (tf_value_u64(v, &addr) && addr && (flags & CL_MEM_USE_HOST_PTR)) {
+            *host_ptr = rpl_addr_span(x->s, addr, min_len);
+            if (!*host_ptr)
+                return rpl_call_error(x, RPL_ERR_INVALID,
+                                      "host_ptr 0x%llx (%zu bytes) lies in no SVM allocation the replay made",
+                                      (unsigned long long)addr, min_len);
+            return RPL_OK;
+        }
+        if (addr) {
+            *host_ptr = rpl_scratch(x, 64);
+            return *host_ptr ? RPL_OK : RPL_ERR_NOMEM;
+        }
+        return RPL_OK;
     }
     void *p;
     size_t got;
@@ -25,7 +50,7 @@ static int rpl_host_ptr(rpl_cx *x, unsigned i, cl_mem_flags flags, size_t min_le
         return rpl_fail(x, st);
     rpl_count_bytes_in(x->s, got);
     if (flags & CL_MEM_USE_HOST_PTR) {
-        *host_ptr = p;   /* handed to the object in the post hook */
+        *host_ptr = x->host_pending = p;   /* handed to the object in the post hook */
         return RPL_OK;
     }
     char *d = rpl_scratch(x, got > min_len ? got : min_len);
@@ -41,7 +66,9 @@ static int rpl_mem_created(rpl_cx *x, int ok, cl_mem m, cl_mem_flags flags, void
                            size_t elem)
 {
     rpl_obj *o = ok ? rpl_obj_by_live(x->s, m) : NULL;
-    int owned = host && (flags & CL_MEM_USE_HOST_PTR);
+    int owned = host && (flags & CL_MEM_USE_HOST_PTR) && host == x->host_pending;   /* not SVM memory */
+    if (host && host == x->host_pending)
+        x->host_pending = NULL;   /* freed or owned below */
     if (!o) {
         if (owned)
             free(host);
@@ -232,7 +259,7 @@ static int rpl_mapped(rpl_cx *x, void *live, size_t size, cl_map_flags flags, cl
     if (!rec)
         return RPL_OK;
     if (rpl_region_add(x->s, RPL_REGION_MAP, rec, live, size, flags, mem) < 0)
-        return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+        return rpl_event_orphaned(x, ev ? *ev : NULL, rpl_call_error(x, RPL_ERR_NOMEM, "out of memory"));
     if (!(flags & CL_MAP_READ) || !size)
         return RPL_OK;
     const tf_value *d = x->c->post ? tf_map_get(x->c->post, "data") : NULL;
@@ -290,9 +317,11 @@ int rpl_post_clEnqueueMapImage(rpl_cx *x_, int ok, void **ret, cl_command_queue 
             g.rec_slice = g.rec_row * g.rows;
         if (!g.live_slice)
             g.live_slice = g.live_row * g.rows;
-        if (g.rec_row < g.row_bytes || g.rec_slice < g.rec_row * g.rows)
-            return rpl_call_error(x_, RPL_ERR_INVALID, "recorded image pitches (%llu, %llu) are too small",
-                                  (unsigned long long)g.rec_row, (unsigned long long)g.rec_slice);
+        if (g.rec_row < g.row_bytes || g.rec_slice < g.rec_row * g.rows) {
+            st = rpl_call_error(x_, RPL_ERR_INVALID, "recorded image pitches (%llu, %llu) are too small",
+                                (unsigned long long)g.rec_row, (unsigned long long)g.rec_slice);
+            return rpl_event_orphaned(x_, event ? *event : NULL, st);
+        }
         x_->pitched = &g;
         st = rpl_mapped(x_, *ret, size, map_flags, blocking_map, event, rpl_arg_id(x_, 1));
         x_->pitched = NULL;
@@ -417,6 +446,34 @@ int rpl_post_clSVMFree(rpl_cx *x_, int ok, cl_context context, void *svm_pointer
     return RPL_OK;
 }
 
+/* An SVM free enqueued: the recorded addresses may come back from later
+ * clSVMAlloc calls (pyopencl's SVM pools), bound to new allocations. */
+int rpl_post_clEnqueueSVMFree(rpl_cx *x_, int ok, cl_int *ret, cl_command_queue command_queue,
+                              cl_uint num_svm_pointers, void **svm_pointers,
+                              void (*pfn_free_func)(cl_command_queue, cl_uint, void **, void *), void *user_data,
+                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    (void)ret;
+    (void)command_queue;
+    (void)svm_pointers;
+    (void)pfn_free_func;
+    (void)user_data;
+    (void)num_events_in_wait_list;
+    (void)event_wait_list;
+    (void)event;
+    const tf_value *a = &x_->c->args[2];
+    if (!ok || a->type != TF_ARRAY)
+        return RPL_OK;
+    for (uint32_t i = 0; i < a->v.arr.n && i < num_svm_pointers; i++) {
+        uint64_t rec = 0;
+        rpl_region *r = tf_value_u64(&a->v.arr.items[i], &rec) && rec ? rpl_region_find(x_->s, RPL_REGION_SVM, rec)
+                                                                      : NULL;
+        if (r)
+            rpl_region_remove(x_->s, r);
+    }
+    return RPL_OK;
+}
+
 /* SVM memcpy: host source bytes were recorded; a host destination is a read-back. */
 int rpl_pre_clEnqueueSVMMemcpy(rpl_cx *x_, cl_command_queue *command_queue, cl_bool *blocking_copy, void **dst_ptr,
                                const void **src_ptr, size_t *size, cl_uint *num_events_in_wait_list,
@@ -436,6 +493,10 @@ int rpl_pre_clEnqueueSVMMemcpy(rpl_cx *x_, cl_command_queue *command_queue, cl_b
     uint64_t dst = rpl_arg_id(x_, 2);
     void *live = dst ? rpl_addr(x_->s, dst) : NULL;
     if (live) {
+        if (!rpl_addr_span(x_->s, dst, *size))
+            return rpl_call_error(x_, RPL_ERR_INVALID,
+                                  "argument 'dst_ptr': %zu bytes from address 0x%llx run past its SVM allocation",
+                                  *size, (unsigned long long)dst);
         *dst_ptr = live;
         return RPL_OK;
     }

@@ -110,6 +110,22 @@ static void rpl_live_unset(rpl_session *s, rpl_obj *o)
         *q = RPL_TOMB;
 }
 
+/* Drops one reference to live object @p live of kind @p kind. */
+static void rpl_release_live(const rpl_api_table *a, unsigned kind, void *live)
+{
+    switch (kind) {
+    case RPL_OBJ_EVENT: if (a->clReleaseEvent) a->clReleaseEvent(live); break;
+    case RPL_OBJ_KERNEL: if (a->clReleaseKernel) a->clReleaseKernel(live); break;
+    case RPL_OBJ_SAMPLER: if (a->clReleaseSampler) a->clReleaseSampler(live); break;
+    case RPL_OBJ_MEM: if (a->clReleaseMemObject) a->clReleaseMemObject(live); break;
+    case RPL_OBJ_PROGRAM: if (a->clReleaseProgram) a->clReleaseProgram(live); break;
+    case RPL_OBJ_QUEUE: if (a->clReleaseCommandQueue) a->clReleaseCommandQueue(live); break;
+    case RPL_OBJ_CONTEXT: if (a->clReleaseContext) a->clReleaseContext(live); break;
+    case RPL_OBJ_DEVICE: if (a->clReleaseDevice) a->clReleaseDevice(live); break;
+    default: break;
+    }
+}
+
 rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, int created)
 {
     if ((s->n + 1) * 2 > s->cap || (s->n_live + 1) * 2 > s->cap)
@@ -125,6 +141,12 @@ rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, in
         *p = o;
         s->n++;
     } else {
+        /* The id names a new object while the replay still holds the old
+         * one (an enqueue repeated by --loop returns a new event; a trace
+         * that names two live objects alike): the old one is released. */
+        if (o->created && o->live && o->live != live)
+            for (; o->refs > 0; o->refs--)
+                rpl_release_live(&s->api, o->kind, o->live);
         rpl_live_unset(s, o);
         if (o->host_owned)
             free(o->host);
@@ -205,21 +227,22 @@ void rpl_objs_release_all(rpl_session *s)
                 rpl_obj *o = s->by_id[i];
                 if (!o || o == RPL_TOMB || o->kind != order[k] || !o->created || !o->live)
                     continue;
-                for (; o->refs > 0; o->refs--) {
-                    switch (o->kind) {
-                    case RPL_OBJ_EVENT: if (a->clReleaseEvent) a->clReleaseEvent(o->live); break;
-                    case RPL_OBJ_KERNEL: if (a->clReleaseKernel) a->clReleaseKernel(o->live); break;
-                    case RPL_OBJ_SAMPLER: if (a->clReleaseSampler) a->clReleaseSampler(o->live); break;
-                    case RPL_OBJ_MEM: if (a->clReleaseMemObject) a->clReleaseMemObject(o->live); break;
-                    case RPL_OBJ_PROGRAM: if (a->clReleaseProgram) a->clReleaseProgram(o->live); break;
-                    case RPL_OBJ_QUEUE: if (a->clReleaseCommandQueue) a->clReleaseCommandQueue(o->live); break;
-                    case RPL_OBJ_CONTEXT: if (a->clReleaseContext) a->clReleaseContext(o->live); break;
-                    case RPL_OBJ_DEVICE: if (a->clReleaseDevice) a->clReleaseDevice(o->live); break;
-                    default: break;
-                    }
-                }
+                for (; o->refs > 0; o->refs--)
+                    rpl_release_live(a, o->kind, o->live);
             }
         }
+    }
+}
+
+void rpl_user_events_abort(rpl_session *s)
+{
+    for (size_t i = 0; i < s->cap; i++) {
+        rpl_obj *o = s->by_id[i];
+        if (!o || o == RPL_TOMB || !o->user_unset || !o->live)
+            continue;
+        if (s->api.clSetUserEventStatus)
+            s->api.clSetUserEventStatus(o->live, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        o->user_unset = 0;
     }
 }
 
@@ -253,6 +276,16 @@ void rpl_region_remove(rpl_session *s, rpl_region *r)
     size_t i = (size_t)(r - s->regions);
     if (i < s->nregions)
         s->regions[i] = s->regions[--s->nregions];
+}
+
+void *rpl_addr_span(rpl_session *s, uint64_t rec, uint64_t len)
+{
+    for (size_t i = s->nregions; i-- > 0;) {   /* as rpl_addr: newest first */
+        rpl_region *r = &s->regions[i];
+        if (rec >= r->rec && rec - r->rec < (r->size ? r->size : 1))
+            return len <= r->size - (rec - r->rec) ? r->live + (rec - r->rec) : NULL;
+    }
+    return NULL;
 }
 
 void *rpl_addr(rpl_session *s, uint64_t rec)

@@ -286,6 +286,15 @@ int rpl_readback_submit(rpl_cx *x, const char *what, uint64_t mem, void *buf, si
     }
     int st = rpl_readback_submit_(x, what, mem, buf, len, blocking, ev, q, expected, owned);
     free(early_bin);
+    return st < 0 ? rpl_event_orphaned(x, ev, st) : st;
+}
+
+int rpl_event_orphaned(rpl_cx *x, cl_event ev, int st)
+{
+    if (ev && !x->cmd_event) {
+        x->cmd_event = ev;
+        x->cmd_event_own = 1;
+    }
     return st;
 }
 

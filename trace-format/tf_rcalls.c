@@ -83,7 +83,10 @@ tf_status tf_rec_sig(tf_reader *r, const tf_value *f)
         bytes += p[0].v.str.len + p[1].v.str.len + 2;
     }
     if (r->sig_cap && (old = r->sigs[tf_sig_slot(r, (uint32_t)id)]) != NULL) {
-        if (old->nparams != np || strlen(old->name) != f[2].v.str.len ||
+        /* the stored name's length, NULs in it included: ret_type follows
+         * the name and its NUL (tf_put_cstr) */
+        size_t old_len = (size_t)(old->ret_type - old->name) - 1;
+        if (old->nparams != np || old_len != f[2].v.str.len ||
             memcmp(old->name, f[2].v.str.ptr, f[2].v.str.len) != 0)
             TF_REC_FAIL(r, TF_ERR_CORRUPT, "SIG %llu redefined as a different function", (unsigned long long)id);
         return TF_OK;                    /* seen before (e.g. after a rewind) */

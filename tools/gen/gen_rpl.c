@@ -151,8 +151,11 @@ static void gen_rpl_in(FILE *o, const gen_func *f, const gen_param *p, int i)
     case GK_CALLBACK:
         fprintf(o, "    if (rpl_in_present(x_, %d))\n        %s = (__typeof__(%s))rpl_noop_callback;\n", i, n, n);
         break;
-    case GK_USERDATA:
-        break;   /* identity only: NULL */
+    case GK_USERDATA:   /* identity only: a stand-in where the application's was not NULL (the
+                         * callbacks are no-ops; user data without a callback is CL_INVALID_VALUE,
+                         * as piglit's cl-api-create-context checks) */
+        fprintf(o, "    RPL_TRY(rpl_in_u64(x_, %d, &u_));\n    if (u_) %s = (void *)x_->s;\n", i, n);
+        break;
     case GK_PTR:
         fprintf(o, "    RPL_TRY(rpl_in_ptr(x_, %d, (void **)&%s));\n", i, n);
         break;
@@ -192,7 +195,11 @@ static void gen_rpl_out_storage(FILE *o, const gen_func *f, const gen_param *p, 
     const char *n = p->name;
     switch (p->a.kind) {
     case GK_VALUE:
-        fprintf(o, "    %s o_%s = 0;\n    if (rpl_in_present(x_, %d)) %s = &o_%s;\n", p->pointee, n, i, n, n);
+        if (!strcmp(n, "errcode_ret") && p->a.shadow)   /* always: the runtime's answer decides whether the
+                                                         * call failed (a failed create may return a handle) */
+            fprintf(o, "    %s o_%s = 0;\n    %s = &o_%s;\n", p->pointee, n, n, n);
+        else
+            fprintf(o, "    %s o_%s = 0;\n    if (rpl_in_present(x_, %d)) %s = &o_%s;\n", p->pointee, n, i, n, n);
         break;
     case GK_HANDLE:
         fprintf(o, "    %s o_%s = NULL;\n    if (rpl_in_present(x_, %d)) %s = &o_%s;\n", p->pointee, n, i,
