@@ -1,0 +1,446 @@
+#!/usr/bin/python3
+"""suite_run.py — runs a third-party OpenCL test suite twice, once plainly
+and once under `clrr record`, compares the outcome of every test, and
+replays every trace with `clrr replay --json`.
+
+    suite_run.py piglit|pyopencl --clrr BUILD/bin/clrr [--subset LIST]
+                 [--known FILE] [--work DIR] [--results FILE] [-j N]
+
+piglit:   the tests of piglit's `cl` profile (tests/cl.xml.gz of the installed
+          piglit), run as piglit runs them: the test binary, or
+          cl-program-tester FILE, with PIGLIT_SOURCE_DIR set; the outcome is
+          read from the PIGLIT: lines and the exit status as piglit does.
+pyopencl: pyopencl's own tests (the test_*.py files shipped in
+          python-pyopencl-doc), one pytest run per node id, outcome from
+          pytest's junit xml; PYOPENCL_NO_CACHE=1 so that every run makes the
+          same OpenCL calls (builds included).
+
+--subset LIST: only the tests named in LIST (one per line, # comments);
+          piglit names as in piglit (api@clcreatebuffer); pyopencl node ids
+          with the device part of the parameters written as CTX
+          and of a platform as PLATFORM (test_array.py::test_stack[CTX-0]), or
+          file::function for every parametrization.
+--known FILE: tests whose trace is not expected to replay verified, one per
+          line: NAME <TAB or 2+ spaces> reason. A replay of such a test that
+          is not verified is listed with the reason, not as a failure; a
+          known test whose replay is verified is listed as such, and passes.
+          Outcomes (plain vs recorded) must be identical for every test.
+--keep, --work DIR: keep every test's trace under DIR (t<N>/trace.clrr).
+--results FILE: one JSON line per test (outcomes, replay summary, times).
+
+Besides the outcome, the driver compares stdout (handle addresses,
+pytest's timings and PoCL's temporary file names masked) and reports the tests whose stdout differs, and
+the traces whose replay answered calls differently (call_diffs).
+
+Exit status: 0 the outcomes are identical and every trace replays verified
+(or is known); 1 otherwise; 77 the suite is not installed.
+With CLRR_SAN=1 the programs we did not build get the ASan runtime
+preloaded (the layer is ASan-built), plain runs included.
+"""
+import argparse
+import atexit
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+
+PIGLIT_ROOT = '/usr/lib/x86_64-linux-gnu/piglit'
+PYOPENCL_EXAMPLES = '/usr/share/doc/python-pyopencl-doc/examples'
+PY = '/usr/bin/python3'
+# piglit gives an OpenCL test 60 s; recording (and ASan) is slower.
+PLAIN_TIMEOUT = 120
+RECORD_TIMEOUT = 600
+REPLAY_TIMEOUT = 600
+
+
+def load_list(path):
+    out = []
+    if not path:
+        return out
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line:
+                out.append(line)
+    return out
+
+
+def load_known(path):
+    known = {}
+    if not path or not os.path.exists(path):
+        return known
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            parts = re.split(r'\t+| {2,}', line.strip(), maxsplit=1)
+            known[parts[0]] = parts[1] if len(parts) > 1 else ''
+    return known
+
+
+class Test:
+    def __init__(self, name, argv, cwd, env=None, node=None):
+        self.name = name          # stable name (lists, reports)
+        self.argv = argv          # the command (without the clrr prefix)
+        self.cwd = cwd
+        self.env = env or {}
+        self.node = node          # pyopencl: the real node id
+
+
+# ----------------------------------------------------------------- piglit
+def piglit_tests():
+    path = os.path.join(PIGLIT_ROOT, 'tests', 'cl.xml.gz')
+    root = ET.fromstring(gzip.open(path).read())
+    tests = []
+    env = {'PIGLIT_SOURCE_DIR': PIGLIT_ROOT}
+    for t in root.iter('Test'):
+        opts = {o.get('name'): o.get('value') for o in t.iter('option')}
+        kind, name = t.get('type'), t.get('name')
+        if kind == 'cl':
+            cmd = eval(opts['command'], {})          # a python list literal
+            argv = [os.path.join(PIGLIT_ROOT, 'bin', cmd[0])] + cmd[1:]
+        elif kind == 'cl_prog':
+            fn = eval(opts['filename'], {})
+            argv = [os.path.join(PIGLIT_ROOT, 'bin', 'cl-program-tester'),
+                    os.path.join(PIGLIT_ROOT, fn)]
+        else:
+            continue
+        tests.append(Test(name, argv, PIGLIT_ROOT, env))
+    return tests
+
+
+RANK = {'notrun': 0, 'skip': 0, 'pass': 1, 'warn': 2, 'fail': 4,
+        'timeout': 5, 'crash': 6, 'incomplete': 7}
+
+
+def piglit_outcome(rc, out, err, work):
+    """piglit's interpretation (framework/test/piglit_test.py, base.py):
+    the PIGLIT: lines give the result and subtests, a signal is a crash, a
+    non-zero exit turns pass into warn and anything else into fail; the
+    test's result is the worst subtest unless it crashed."""
+    result, subtests = 'notrun', {}
+    for line in out.split('\n'):
+        if not line.startswith('PIGLIT:'):
+            continue
+        try:
+            d = json.loads(line[8:])
+        except ValueError:
+            continue
+        if 'enumerate subtests' in d:
+            for n in d['enumerate subtests']:
+                subtests[n] = 'notrun'
+        if 'result' in d:
+            result = d['result']
+        if 'subtest' in d:
+            subtests.update(d['subtest'])
+    if rc == 'timeout':
+        result = 'timeout'
+    elif rc < 0:
+        result = 'crash'
+    elif rc != 0:
+        result = 'warn' if result == 'pass' else 'fail'
+    if result == 'skip' and subtests:
+        subtests = {k: ('skip' if v == 'notrun' else v) for k, v in subtests.items()}
+    overall = result
+    if subtests and result != 'crash':
+        overall = max(subtests.values(), key=lambda s: RANK.get(s, 3))
+    detail = ' '.join('%s=%s' % (k, v) for k, v in sorted(subtests.items()))
+    return overall, detail
+
+
+# --------------------------------------------------------------- pyopencl
+CTX_RE = re.compile(r"<context factory for <pyopencl\.Device '[^']*' on '[^']*'>>")
+ADDR_RE = re.compile(r'0x[0-9a-f]{8,16}\b')   # printed handles (piglit's clgetdeviceinfo)
+TIME_RE = re.compile(r'\bin [0-9.]+s\b')             # pytest's "1 passed in 0.52s"
+
+
+TEMP_RE = re.compile(r'tempfile_\w+')                  # PoCL's build log names its temporary file
+
+
+def mask(out):
+    return TEMP_RE.sub('tempfile_X', TIME_RE.sub('in Ts', ADDR_RE.sub('0xADDR', out)))
+
+
+PLAT_RE = re.compile(r"<pyopencl\.Platform '[^']*'>")
+
+
+def pyopencl_dir(work):
+    d = os.path.join(work, 'pyopencl-tests')
+    if not os.path.isdir(d):
+        os.makedirs(d)
+        for f in os.listdir(PYOPENCL_EXAMPLES):
+            if f.startswith('test_') and f.endswith('.py') or f.endswith(('.h', '.spv')):
+                shutil.copy(os.path.join(PYOPENCL_EXAMPLES, f), d)
+    return d
+
+
+def pyopencl_env():
+    return {'PYOPENCL_NO_CACHE': '1', 'PYOPENCL_COMPILER_OUTPUT': '0',
+            'PYTHONDONTWRITEBYTECODE': '1'}
+
+
+def pyopencl_tests(work, foreign):
+    d = pyopencl_dir(work)
+    files = sorted(f for f in os.listdir(d) if f.startswith('test_') and f.endswith('.py'))
+    env = dict(os.environ, **pyopencl_env())
+    p = subprocess.run(foreign + [PY, '-m', 'pytest', '-p', 'no:cacheprovider',
+                                  '--collect-only', '-q'] + files,
+                       cwd=d, env=env, capture_output=True, text=True)
+    tests = []
+    for line in p.stdout.split('\n'):
+        if '::' not in line or line.startswith(' '):
+            continue
+        node = line.strip()
+        name = PLAT_RE.sub('PLATFORM', CTX_RE.sub('CTX', node))
+        argv = [PY, '-m', 'pytest', '-p', 'no:cacheprovider', '-q', '-x',
+                '--junitxml=@JUNIT@', node]
+        tests.append(Test(name, argv, d, pyopencl_env(), node))
+    if not tests:
+        sys.stderr.write('pytest collected nothing:\n' + p.stdout[-2000:] + p.stderr[-2000:])
+    return tests
+
+
+def pyopencl_outcome(rc, out, err, junit):
+    if rc == 'timeout':
+        return 'timeout', ''
+    if rc < 0:
+        return 'crash', 'signal %d' % -rc
+    try:
+        root = ET.parse(junit).getroot()
+    except (OSError, ET.ParseError):
+        return 'crash', 'no junit xml, exit %d' % rc
+    cases = list(root.iter('testcase'))
+    if len(cases) != 1:
+        return 'error', '%d test cases in junit xml, exit %d' % (len(cases), rc)
+    c = cases[0]
+    for tag, st in (('failure', 'fail'), ('error', 'error'), ('skipped', 'skip')):
+        e = c.find(tag)
+        if e is not None:
+            msg = (e.get('message') or '').split('\n')[0][:100]
+            if tag == 'skipped' and e.get('type') == 'pytest.xfail':
+                st = 'xfail'
+            return st, msg
+    return 'pass', ''
+
+
+# ----------------------------------------------------------------- driver
+def run(argv, cwd, env, timeout):
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True,
+                           timeout=timeout, errors='replace')
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
+        err = e.stderr.decode(errors='replace') if isinstance(e.stderr, bytes) else (e.stderr or '')
+        return 'timeout', out, err
+
+
+def one(test, args, outcome, foreign, idx):
+    """Runs one test plainly, then recorded, then replays the trace."""
+    tdir = os.path.join(args.work, 't%04d' % idx)
+    os.makedirs(tdir, exist_ok=True)
+    env = dict(os.environ, **test.env)
+    r = {'name': test.name}
+    t0 = time.time()
+    # plain
+    junit = os.path.join(tdir, 'junit.xml')
+    argv = [a.replace('@JUNIT@', junit) for a in test.argv]
+    rc, out, err = run(foreign + argv, test.cwd, env, PLAIN_TIMEOUT)
+    plain_out = out
+    r['plain'], r['plain_detail'] = outcome(rc, out, err, junit)
+    r['plain_rc'] = rc
+    t1 = time.time()
+    # recorded
+    trace = os.path.join(tdir, 'trace.clrr')
+    os.path.exists(junit) and os.unlink(junit)   # the same path: pytest prints it
+    argv = [a.replace('@JUNIT@', junit) for a in test.argv]
+    rc, out, err = run([args.clrr, 'record', '--quiet', '-o', trace, '--'] + foreign + argv,
+                       test.cwd, env, RECORD_TIMEOUT)
+    if isinstance(rc, int) and 128 < rc < 128 + 65:
+        rc = -(rc - 128)                  # clrr record: 128+N = killed by signal N
+    r['rec'], r['rec_detail'] = outcome(rc, out, err, junit)
+    r['same_stdout'] = mask(out) == mask(plain_out)
+    r['rec_rc'] = rc
+    if r['rec'] != r['plain'] or r['rec_detail'] != r['plain_detail']:
+        r['rec_err'] = (err or '')[-1500:]
+    t2 = time.time()
+    # replay
+    r['replay'] = 'no trace'
+    if os.path.exists(trace):
+        rc, out, err = run([args.clrr, 'replay', '--json', trace], test.cwd, env, REPLAY_TIMEOUT)
+        r['replay_rc'] = rc
+        try:
+            j = json.loads(out)
+        except ValueError:
+            j = {}
+        for k in ('calls', 'readbacks', 'mismatches', 'unverified', 'call_diffs'):
+            r[k] = j.get(k, -1)
+        if rc == 'timeout':
+            r['replay'] = 'timeout'
+        elif rc == 0 and j.get('ok'):
+            r['replay'] = 'verified' if j.get('readbacks', 0) > 0 else 'no read-backs'
+        elif rc == 1:
+            r['replay'] = 'mismatch'
+        else:
+            r['replay'] = 'failed'
+        if r['replay'] not in ('verified', 'no read-backs'):
+            r['replay_err'] = (err or '')[-600:].strip()
+            r['mismatch_list'] = j.get('mismatch_list', [])[:5]
+    t3 = time.time()
+    r['secs'] = [round(t1 - t0, 2), round(t2 - t1, 2), round(t3 - t2, 2)]
+    if not args.keep:
+        shutil.rmtree(tdir, ignore_errors=True)
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('suite', choices=['piglit', 'pyopencl'])
+    ap.add_argument('--clrr', required=True)
+    ap.add_argument('--subset')
+    ap.add_argument('--known')
+    ap.add_argument('--work')
+    ap.add_argument('--results')
+    ap.add_argument('--keep', action='store_true', help='keep every trace')
+    ap.add_argument('-j', type=int, default=1)
+    ap.add_argument('-v', action='store_true', help='one line per test')
+    args = ap.parse_args()
+    args.clrr = os.path.abspath(args.clrr)
+
+    foreign = []
+    if os.environ.get('CLRR_SAN') == '1':
+        rt = subprocess.run(['clang', '-print-file-name=libclang_rt.asan-x86_64.so'],
+                            capture_output=True, text=True).stdout.strip()
+        if not os.path.isfile(rt):
+            print('skip: no shared ASan runtime for programs we did not build')
+            return 77
+        foreign = ['env', 'LD_PRELOAD=' + rt]
+
+    own_work = not args.work
+    args.work = args.work or tempfile.mkdtemp(prefix='clrr-suite.')
+    os.makedirs(args.work, exist_ok=True)
+    if own_work and not args.keep:   # on every return
+        atexit.register(shutil.rmtree, args.work, True)
+    start = time.time()
+    if args.suite == 'piglit':
+        if not os.path.exists(os.path.join(PIGLIT_ROOT, 'tests', 'cl.xml.gz')):
+            print('skip: piglit is not installed')
+            return 77
+        tests, outcome = piglit_tests(), piglit_outcome
+    else:
+        if subprocess.run([PY, '-c', 'import pyopencl, pytest, numpy'],
+                          capture_output=True).returncode != 0:
+            print('skip: %s has no pyopencl, pytest or numpy' % PY)
+            return 77
+        if not os.path.isdir(PYOPENCL_EXAMPLES):
+            print('skip: python-pyopencl-doc (pyopencl\'s tests) is not installed')
+            return 77
+        tests, outcome = pyopencl_tests(args.work, foreign), pyopencl_outcome
+        if not tests:
+            print('FAIL: pytest collected no pyopencl tests')
+            return 1
+
+    if args.subset:
+        wanted = load_list(args.subset)
+        chosen, seen = [], set()
+        for w in wanted:
+            hits = [t for t in tests if t.name == w or
+                    (args.suite == 'pyopencl' and '[' not in w and t.name.split('[')[0] == w)]
+            if not hits:
+                print('FAIL: %s names %s, which the suite does not have' % (args.subset, w))
+                return 1
+            for t in hits:
+                if t.name not in seen:
+                    seen.add(t.name)
+                    chosen.append(t)
+        tests = chosen
+    known = load_known(args.known)
+
+    results = []
+    out = open(args.results, 'w') if args.results else None
+    with ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
+        futs = [ex.submit(one, t, args, outcome, foreign, i) for i, t in enumerate(tests)]
+        for f in futs:
+            r = f.result()
+            results.append(r)
+            if out:
+                out.write(json.dumps(r) + '\n')
+                out.flush()
+            if args.v:
+                print('%-70s plain=%-5s rec=%-5s replay=%s %s' % (
+                    r['name'][:70], r['plain'], r['rec'], r['replay'], r['secs']), flush=True)
+    wall = time.time() - start
+    if out:
+        out.close()
+
+    def count(key):
+        c = {}
+        for r in results:
+            c[r[key]] = c.get(r[key], 0) + 1
+        return ', '.join('%d %s' % (n, k) for k, n in sorted(c.items(), key=lambda x: -x[1]))
+
+    problems = []
+    differ = [r for r in results if r['plain'] != r['rec'] or r['plain_detail'] != r['rec_detail']]
+    for r in differ:
+        problems.append('%s: plain %s (%s), recorded %s (%s)%s' % (
+            r['name'], r['plain'], r['plain_detail'][:200], r['rec'], r['rec_detail'][:200],
+            ('\n      recorder stderr: ' + r.get('rec_err', '')[-400:].replace('\n', '\n      '))
+            if r.get('rec_err') else ''))
+    nondet, stale = [], []
+    for r in results:
+        ok = r['replay'] in ('verified', 'no read-backs')
+        if r['name'] in known:
+            if ok:
+                stale.append(r['name'])
+            else:
+                nondet.append(r)
+                continue
+        if not ok:
+            problems.append('%s: replay %s (readbacks %s, mismatches %s, call_diffs %s): %s %s' % (
+                r['name'], r['replay'], r.get('readbacks'), r.get('mismatches'),
+                r.get('call_diffs'), r.get('replay_err', ''), r.get('mismatch_list', '')))
+
+    n = len(results)
+    print('%s: %d tests in %.0f s%s' % (args.suite, n, wall, ' (subset %s)' % os.path.basename(args.subset) if args.subset else ''))
+    print('  plain:    %s' % count('plain'))
+    print('  recorded: %s' % count('rec'))
+    print('  outcomes identical: %d of %d' % (n - len(differ), n))
+    print('  stdout identical (addresses, times, temporary file names masked): %d of %d%s' % (
+        sum(1 for r in results if r.get('same_stdout')), n,
+        ' (not: %s)' % ', '.join(r['name'] for r in results if not r.get('same_stdout'))[:2000]
+        if any(not r.get('same_stdout') for r in results) else ''))
+    print('  replays:  %s' % count('replay'))
+    rb = sum(max(r.get('readbacks', 0), 0) for r in results)
+    print('  read-backs verified: %d in %d traces' % (
+        sum(max(r.get('readbacks', 0), 0) - max(r.get('mismatches', 0), 0) for r in results),
+        sum(1 for r in results if r['replay'] == 'verified')) + ' (%d read-backs in all)' % rb)
+    unv = [r for r in results if r.get('unverified', 0) > 0]
+    if unv:
+        print('  read-backs not verified (the command failed or its data was not captured): %s' % ', '.join(
+            '%s (%d)' % (r['name'], r['unverified']) for r in unv))
+    diffs = [r for r in results if r.get('call_diffs', 0) > 0]
+    if diffs:
+        print('  traces with calls answered differently (tolerated): %s' % ', '.join(
+            '%s (%d)' % (r['name'], r['call_diffs']) for r in diffs))
+    if nondet:
+        print('  known issues (tests/suites/*.known), replay not verified as expected: %d' % len(nondet))
+        for r in nondet:
+            print('    %s: replay %s: %s' % (r['name'], r['replay'], known[r['name']]))
+    if stale:
+        print('  listed as nondeterministic but replayed verified: %s' % ', '.join(stale))
+    if problems:
+        print('PROBLEMS (%d):' % len(problems))
+        for p in problems:
+            print('  ' + p)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
