@@ -337,6 +337,22 @@ def main():
     S.edit_records("blob-missing.clrr", blobrefs(lambda v: Ext(1, bytes(16) + v.data[16:])))
     S.edit_records("blob-1tb.clrr", blobrefs(lambda v: Ext(1, v.data[:16] + struct.pack("<Q", 1 << 40))))
 
+    # counts that promise the driver more elements than recorded: work_dim 3
+    # with one global size; 1000 events in a wait list that is NULL (the
+    # driver refuses it: a call that fails here)
+    sigs = {r[1]: r[2] for r in recs if isinstance(r, list) and r and r[0] == 1}
+
+    def arg(fname, i, value):
+        def f(r):
+            if isinstance(r, list) and len(r) > 5 and r[0] == 2 and sigs.get(r[3]) == fname:
+                r = list(r)
+                r[5] = list(r[5])
+                r[5][i] = value
+            return r
+        return f
+    S.edit_records("count-work-dim-past-array.clrr", arg("clEnqueueNDRangeKernel", 2, 3))
+    S.edit_records("count-wait-list-without-array.clrr", arg("clEnqueueNDRangeKernel", 6, 1000))
+
 
 if __name__ == "__main__":
     main()
