@@ -139,7 +139,9 @@ tf_reader *cli_open_trace(const char *path)
     size_t plen = strlen(path);
     if (detail && !strncmp(detail, path, plen) && detail[plen] == ':')
         detail += plen + 1 + (detail[plen + 1] == ' ');
-    if (detail && *detail)
+    if (detail && *detail && strstr(detail, tf_strerror(s)))   /* it says so already */
+        cli_err("%s: %s", path, detail);
+    else if (detail && *detail)
         cli_err("%s: %s: %s", path, tf_strerror(s), detail);
     else
         cli_trace_err(r, path, s);
