@@ -3,7 +3,7 @@
  * appears only when whole). */
 #include "tools/clrr/cli.h"
 #include "tools/clrr/cli_ana.h"
-#include "optimizer/opt.h"
+#include "tools/clrr/cli_opt.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,15 +39,6 @@ static const char cli_optimize_usage[] =
     "Exit status: 0 plan written, 2 usage error, 3 failed (unreadable trace, plan\n"
     "not writable; nothing is left at PLAN).\n";
 
-static void cli_opt_effect_line(const opt_effect *e)
-{
-    char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
-    printf("%" PRIu64 " command%s (%" PRIu64 " kernel launch%s), %s of transfers", e->commands,
-           e->commands == 1 ? "" : "s", e->kernels, e->kernels == 1 ? "" : "es", cli_fmt_size(e->bytes, a));
-    if (e->timed)
-        printf(", %s recorded device time", cli_fmt_ns((int64_t)e->device_ns, b));
-}
-
 static void cli_optimize_print(const char *path, const char *out, const opt_plan *p, int json)
 {
     const opt_plan_info *in = opt_plan_get_info(p);
@@ -76,7 +67,7 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
             printf("off\n");
             continue;
         }
-        cli_opt_effect_line(&r->effect);
+        cli_opt_effect_print(&r->effect);
         printf("\n");
     }
     printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", opt_plan_xform_count(p),

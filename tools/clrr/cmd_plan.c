@@ -3,7 +3,7 @@
  * every transformation with its pattern. --json writes the plan back as
  * the reader understood it. */
 #include "tools/clrr/cli.h"
-#include "optimizer/opt.h"
+#include "tools/clrr/cli_opt.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,7 +23,7 @@ static const char cli_plan_usage[] =
     "\n"
     "Exit status: 0 ok, 2 usage error, 3 the plan cannot be read or is invalid.\n";
 
-static void cli_plan_effect(const opt_effect *e)
+void cli_opt_effect_print(const opt_effect *e)
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
     printf("%" PRIu64 " command%s (%" PRIu64 " kernel launch%s), %s of transfers", e->commands,
@@ -47,7 +47,7 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
             continue;
         }
         printf("%" PRIu64 " transformation%s: ", r->transformations, r->transformations == 1 ? "" : "s");
-        cli_plan_effect(&r->effect);
+        cli_opt_effect_print(&r->effect);
         printf("\n");
     }
     for (size_t i = 0; i < opt_plan_kernel_count(p); i++) {
@@ -70,7 +70,7 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         }
         printf("         why      %s\n", x->reason);
         printf("         saves    ");
-        cli_plan_effect(&x->effect);
+        cli_opt_effect_print(&x->effect);
         printf("\n");
     }
     if (n > max)
