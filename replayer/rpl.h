@@ -202,6 +202,9 @@ typedef struct rpl_summary {
     uint64_t skipped;         /* calls not executed (outside the range, unsupported notes) */
     uint64_t call_diffs;      /* queries and discovery calls whose result differed
                                * from the recording (not an error) */
+    uint64_t user_events_early;   /* user events set before the call that set them
+                                   * when recorded: a blocking call waited for them
+                                   * (threads; replayer/rpl_events.c) */
     uint64_t plan_dropped;    /* commands a plan dropped (not counted in calls) */
     uint64_t plan_markers;    /* ... replaced by a marker for their event */
     int64_t wall_ns;          /* the whole session so far */

@@ -584,6 +584,8 @@ int rpl_ret_handle(rpl_cx *x, void *live, unsigned kind)
         o->name = strndup(n->v.str.ptr, n->v.str.len);
     }
     o->user_unset = x->fn == RPL_FN_clCreateUserEvent && x->live_ok;   /* rpl_user_events_abort */
+    if (o->user_unset)
+        return rpl_uev_created(x, id);
     return RPL_OK;
 }
 
@@ -604,6 +606,8 @@ int rpl_result(rpl_cx *x, int ok, cl_int code)
         if (ue)
             ue->user_unset = 0;
     }
+    if (ok && x->s->nuev)
+        RPL_TRY(rpl_uev_after(x));
     /* A command the runtime refused reads none of its data, and its queue
      * may be released before the replay ends (piglit's API tests enqueue on
      * a queue of another context, then release it): its data is held until
@@ -643,6 +647,8 @@ int rpl_result(rpl_cx *x, int ok, cl_int code)
 
 int rpl_need(rpl_cx *x, unsigned fn)
 {
+    if (x->s->nuev && fn == x->fn)   /* right before the call: it may wait for a user event */
+        RPL_TRY(rpl_uev_before(x));
     void **slot = rpl_gen_api_slot(&x->s->api, fn);
     if (slot && *slot)
         return RPL_OK;

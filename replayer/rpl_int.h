@@ -35,6 +35,7 @@ typedef struct rpl_obj {
     uint8_t created;          /* created by a replayed call (reference counted) */
     uint8_t in_order;         /* queues */
     uint8_t user_unset;       /* a user event no replayed call has set */
+    uint8_t user_early;       /* ... set early by the replay (rpl_events.c) */
     int32_t refs;             /* application references (created objects) */
     /* memory objects */
     void *host;               /* USE_HOST_PTR memory (owned when host_owned) */
@@ -239,6 +240,11 @@ struct rpl_session {
     uint64_t pause_at;
     int paused;
     tf_call paused_call;      /* valid until the next rpl_step */
+    /* user events blocking calls may wait for (rpl_events.c) */
+    struct rpl_uev *uev;
+    size_t nuev, cap_uev;
+    size_t *uev_index;
+    size_t cap_uev_index;
     /* state */
     int failed;
     int ended;
@@ -260,6 +266,15 @@ int rpl_sig_fn(rpl_session *s, const tf_sig *sig);    /* RPL_FN_*, -1 unknown */
 int rpl_is_cat(unsigned fn, const char *cat);
 int rpl_modifies(unsigned fn, const tf_call *c);      /* may change device memory */
 int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify);
+
+/* rpl_events.c: user events a blocking call waits for, set early when the
+ * recording shows the call returned before their set came (threads).
+ * rpl_uev_created: user event @p id was made; rpl_uev_before: right before
+ * the runtime call; rpl_uev_after: the call succeeded. */
+int rpl_uev_created(rpl_cx *x, uint64_t id);
+int rpl_uev_before(rpl_cx *x);
+int rpl_uev_after(rpl_cx *x);
+void rpl_uev_free(rpl_session *s);
 
 /* rpl_plan.c: a plan's hook (rpl_opts.plan). rpl_plan_call: before call @p c
  * executes; *dropped 1 when the plan dropped it (then it was handled here). */

@@ -64,8 +64,13 @@ static int rpl_plan_drop(rpl_session *s, const tf_call *c, unsigned fn, int meas
                             (int)ret);
         goto out;
     }
+    if (s->nuev)   /* the marker's event waits for what the command's would have */
+        st = rpl_uev_after(&x);
     uint64_t id = 0;
-    if (c->outs && tf_value_u64(&c->outs[np - 1], &id) && id)
+    if (st < 0) {
+        if (s->api.clReleaseEvent)
+            s->api.clReleaseEvent(ev);
+    } else if (c->outs && tf_value_u64(&c->outs[np - 1], &id) && id)
         st = rpl_out_handle(&x, np - 1, ev, RPL_OBJ_EVENT);
     else if (s->api.clReleaseEvent)   /* no recorded event to bind it to */
         s->api.clReleaseEvent(ev);

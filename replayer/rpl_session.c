@@ -663,6 +663,7 @@ void rpl_close(rpl_session *s)
         rpl_verify_free(s);
         rpl_objs_release_all(s);
     }
+    rpl_uev_free(s);
     rpl_objs_free(s);
     rpl_devmap_free(s);
     tf_reader_close(s->r);

@@ -160,10 +160,11 @@ def run(*args):
 
 class Sections:
     """A trace as fuzz-input sections: [(tag, bytes)]."""
-    def __init__(self, build):
+    def __init__(self, build, trace=GOOD, out_dir=HERE):
         self.pack = os.path.join(build, "tests", "fuzz-pack")
-        tmp = os.path.join(HERE, ".good.S")
-        run(self.pack, GOOD, tmp)
+        self.out_dir = out_dir
+        tmp = os.path.join(out_dir, ".good.S")
+        run(self.pack, trace, tmp)
         d = open(tmp, "rb").read()
         os.unlink(tmp)
         self.secs, i = [], 1
@@ -173,12 +174,12 @@ class Sections:
             i += 5 + n
 
     def write(self, name, secs):
-        tmp = os.path.join(HERE, ".tmp.S")
+        tmp = os.path.join(self.out_dir, ".tmp.S")
         with open(tmp, "wb") as f:
             f.write(b"S")
             for tag, body in secs:
                 f.write(tag + struct.pack("<I", len(body)) + body)
-        run(self.pack, "-u", tmp, os.path.join(HERE, name))
+        run(self.pack, "-u", tmp, os.path.join(self.out_dir, name))
         os.unlink(tmp)
 
     def with_records(self, name, extra, where=None):

@@ -361,11 +361,11 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
         cli_json_cstr(stdout, s->device);
         printf(",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64 ",\"skipped\":%" PRIu64
                ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",\"readbacks\":%" PRIu64
-               ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"call_diffs\":%" PRIu64
+               ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"call_diffs\":%" PRIu64 ",\"user_events_early\":%" PRIu64
                ",\"wall_ns\":%" PRId64 ",\"exec_ns\":%" PRId64 ",\"exec_ns_loop_median\":%" PRId64
                ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"truncated\":%s,\"ok\":%s,\"mismatch_list\":[%s]",
                s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
-               s->unverified, s->call_diffs, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
+               s->unverified, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
                s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state ? "true" : "false", r->mism_json ? r->mism_json : "");
         if (r->cmp_dev)
             cli_print_compare(r);
@@ -394,6 +394,9 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
            s->calls, s->commands, s->kernels);
     if (s->skipped)
         printf("; %" PRIu64 " skipped (outside the range)", s->skipped);
+    if (s->user_events_early)
+        printf("; %" PRIu64 " user event%s set early (a blocking call that returned when recorded waited for %s)",
+               s->user_events_early, s->user_events_early == 1 ? "" : "s", s->user_events_early == 1 ? "it" : "them");
     printf("\n");
     printf("data      %s fed to the device, %s read back\n", cli_fmt_size(s->bytes_in, a), cli_fmt_size(s->bytes_out, b));
     printf("verified  %" PRIu64 " read-backs, %" PRIu64 " mismatches", s->readbacks, s->mismatches);
