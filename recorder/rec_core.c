@@ -190,22 +190,84 @@ static void rec_env_platforms(tf_enc *e)
             {"name", CL_PLATFORM_NAME}, {"vendor", CL_PLATFORM_VENDOR},
             {"version", CL_PLATFORM_VERSION}, {"profile", CL_PLATFORM_PROFILE},
             {"extensions", CL_PLATFORM_EXTENSIONS}};
-        tf_enc_map(e, 7);
+        tf_enc_map(e, 6);
         rec_env_uint(e, "id", rec_obj_id(plats[i]));
         for (size_t k = 0; k < 5; k++) {
             char *s = rec_query_str(plats[i], NULL, strs[k].what);
             rec_env_str(e, strs[k].key, s);
             free(s);
         }
-        cl_device_id devs[64];
-        cl_uint nd = 0;
-        if (rec_next.clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) || nd > 64)
-            nd = 0;
-        tf_enc_cstr(e, "devices");
-        tf_enc_array(e, nd);
-        for (cl_uint k = 0; k < nd; k++)
-            rec_env_device(e, devs[k]);
     }
+}
+
+/* Devices are described per platform when the application first reaches
+ * them (clGetDeviceIDs, clCreateContextFromType), not in ENV: asking a
+ * platform for its devices starts its driver (PoCL's starts LLVM, which
+ * installs signal handlers), which the application may never do. */
+static pthread_mutex_t rec_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static cl_platform_id rec_dev_done[32];
+static unsigned rec_ndev_done;
+
+static void rec_describe_platform(cl_platform_id p)
+{
+    if (!p || !rec_g.active || !rec_next.clGetDeviceIDs)
+        return;
+    pthread_mutex_lock(&rec_dev_lock);
+    for (unsigned i = 0; i < rec_ndev_done; i++)
+        if (rec_dev_done[i] == p) {
+            pthread_mutex_unlock(&rec_dev_lock);
+            return;
+        }
+    if (rec_ndev_done < sizeof rec_dev_done / sizeof rec_dev_done[0])
+        rec_dev_done[rec_ndev_done++] = p;
+    pthread_mutex_unlock(&rec_dev_lock);
+    cl_device_id devs[64];
+    cl_uint nd = 0;
+    if (rec_next.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 64, devs, &nd) || nd > 64)
+        nd = 0;
+    for (cl_uint k = 0; k < nd; k++)   /* ids before the record lock */
+        rec_obj_created(devs[k], REC_OBJ_DEVICE);
+    uint64_t pid = rec_obj_id(p);
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    tf_enc_array(e, 3);
+    tf_enc_uint(e, 7);   /* DEVICES (FORMAT.md 1.1) */
+    tf_enc_uint(e, pid);
+    tf_enc_array(e, nd);
+    for (cl_uint k = 0; k < nd; k++)
+        rec_env_device(e, devs[k]);
+    tf_writer_unlock(rec_g.w);
+}
+
+void rec_post_clGetDeviceIDs(rec_call *c, int ok, cl_int *ret, cl_platform_id a_platform, cl_device_type a_device_type,
+                             cl_uint a_num_entries, cl_device_id *a_devices, cl_uint *a_num_devices)
+{
+    (void)c;
+    (void)ret;
+    (void)a_device_type;
+    (void)a_num_devices;
+    cl_platform_id p = a_platform;
+    if (!p && ok && a_devices && a_num_entries
+        && rec_next.clGetDeviceInfo(a_devices[0], CL_DEVICE_PLATFORM, sizeof p, &p, NULL))
+        p = NULL;
+    rec_describe_platform(p);
+}
+
+void rec_post_clCreateContextFromType(rec_call *c, int ok, cl_context *ret, const cl_context_properties *a_properties,
+                                      cl_device_type a_device_type,
+                                      void (*a_pfn_notify)(const char *, const void *, size_t, void *),
+                                      void *a_user_data, cl_int *a_errcode_ret)
+{
+    (void)c;
+    (void)a_properties;
+    (void)a_device_type;
+    (void)a_pfn_notify;
+    (void)a_user_data;
+    (void)a_errcode_ret;
+    cl_device_id d = NULL;
+    cl_platform_id p = NULL;
+    if (ok && *ret && !rec_next.clGetContextInfo(*ret, CL_CONTEXT_DEVICES, sizeof d, &d, NULL) && d
+        && !rec_next.clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof p, &p, NULL))
+        rec_describe_platform(p);
 }
 
 static void rec_write_env(void)

@@ -35,6 +35,8 @@ struct rpl_devmap {
     struct rpl_rec_dev { uint64_t id; char name[256]; } *rec;
     unsigned nrec;
     int named_by_queue;
+    int forced;               /* --device: index of the live device, -1 */
+    int exact;                /* --exact-calls: nothing is bound */
 };
 
 static const char *rpl_type_name(uint64_t ty)
@@ -152,6 +154,71 @@ static int rpl_closest(rpl_devmap *dm, const char *name, const char *vendor, cl_
     return best;
 }
 
+/* Notes the recorded devices @p devs (names for the summary) and, unless
+ * exact, binds them and their platform @p pid to live ones. */
+static int rpl_devmap_platform(rpl_session *s, uint64_t pid, const tf_value *devs, char *err, size_t cap)
+{
+    rpl_devmap *dm = s->dm;
+    for (uint32_t d = 0; devs && devs->type == TF_ARRAY && d < devs->v.arr.n && dm->nrec < 4096; d++) {
+        uint64_t rid = 0;
+        unsigned seen = 0;
+        tf_value_u64(tf_map_get(&devs->v.arr.items[d], "id"), &rid);
+        while (seen < dm->nrec && (!rid || dm->rec[seen].id != rid))
+            seen++;
+        if (seen < dm->nrec)
+            continue;   /* again (a loop replay reads the trace again) */
+        struct rpl_rec_dev *a = realloc(dm->rec, (dm->nrec + 1) * sizeof *a);
+        if (!a) {
+            snprintf(err, cap, "out of memory");
+            return RPL_ERR_NOMEM;
+        }
+        dm->rec = a;
+        struct rpl_rec_dev *r = &dm->rec[dm->nrec++];
+        char n[200];
+        uint64_t ty = 0;
+        r->id = 0;
+        rpl_vstr(&devs->v.arr.items[d], "name", n, sizeof n);
+        tf_value_u64(tf_map_get(&devs->v.arr.items[d], "type"), &ty);
+        tf_value_u64(tf_map_get(&devs->v.arr.items[d], "id"), &r->id);
+        snprintf(r->name, sizeof r->name, "%s (%s)", n, rpl_type_name(ty));
+        if (!dm->rec_name[0])
+            snprintf(dm->rec_name, sizeof dm->rec_name, "%s", r->name);
+    }
+    if (dm->exact)
+        return RPL_OK;
+    int plat_target = -1;
+    for (uint32_t d = 0; devs && devs->type == TF_ARRAY && d < devs->v.arr.n; d++) {
+        const tf_value *dv = &devs->v.arr.items[d];
+        char name[256], vendor[256];
+        rpl_vstr(dv, "name", name, sizeof name);
+        rpl_vstr(dv, "vendor", vendor, sizeof vendor);
+        uint64_t type = 0, did = 0;
+        tf_value_u64(tf_map_get(dv, "type"), &type);
+        tf_value_u64(tf_map_get(dv, "id"), &did);
+        int same = 0;
+        int target = dm->forced >= 0 ? dm->forced : rpl_closest(dm, name, vendor, type, &same);
+        if (dm->forced >= 0)
+            same = !strcmp(dm->live[target].name, name) && !strcmp(dm->live[target].vendor, vendor);
+        if (!same)
+            dm->remapped = 1;
+        if (dm->first_live < 0)
+            dm->first_live = target;
+        if (plat_target < 0)
+            plat_target = target;
+        if (did && !rpl_obj_bind(s, did, dm->live[target].dev, RPL_OBJ_DEVICE, 0)) {
+            snprintf(err, cap, "out of memory");
+            return RPL_ERR_NOMEM;
+        }
+    }
+    if (plat_target < 0)
+        plat_target = dm->first_live >= 0 ? dm->first_live : dm->forced >= 0 ? dm->forced : 0;
+    if (pid && !rpl_obj_bind(s, pid, dm->live[plat_target].plat, RPL_OBJ_PLATFORM, 0)) {
+        snprintf(err, cap, "out of memory");
+        return RPL_ERR_NOMEM;
+    }
+    return RPL_OK;
+}
+
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap)
 {
     rpl_devmap *dm = calloc(1, sizeof *dm);
@@ -161,87 +228,47 @@ int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int 
     }
     s->dm = dm;
     dm->first_live = -1;
+    dm->forced = -1;
+    dm->exact = exact;
     const tf_value *plats = env ? tf_map_get(env, "platforms") : NULL;
-    /* the recorded devices' names, for the summary */
-    for (uint32_t p = 0; plats && plats->type == TF_ARRAY && p < plats->v.arr.n; p++) {
-        const tf_value *devs = tf_map_get(&plats->v.arr.items[p], "devices");
-        for (uint32_t d = 0; devs && devs->type == TF_ARRAY && d < devs->v.arr.n && dm->nrec < 4096; d++) {
-            struct rpl_rec_dev *a = realloc(dm->rec, (dm->nrec + 1) * sizeof *a);
-            if (!a) {
-                snprintf(err, cap, "out of memory");
-                return RPL_ERR_NOMEM;
-            }
-            dm->rec = a;
-            struct rpl_rec_dev *r = &dm->rec[dm->nrec++];
-            char n[200];
-            uint64_t ty = 0;
-            r->id = 0;
-            rpl_vstr(&devs->v.arr.items[d], "name", n, sizeof n);
-            tf_value_u64(tf_map_get(&devs->v.arr.items[d], "type"), &ty);
-            tf_value_u64(tf_map_get(&devs->v.arr.items[d], "id"), &r->id);
-            snprintf(r->name, sizeof r->name, "%s (%s)", n, rpl_type_name(ty));
-        }
-    }
-    if (dm->nrec)
-        snprintf(dm->rec_name, sizeof dm->rec_name, "%s", dm->rec[0].name);
     if (exact) {
         if (spec) {
             snprintf(err, cap, "--exact-calls replays on the recorded devices; it cannot take --device");
             return RPL_ERR_ARG;
         }
-        return RPL_OK;
+    } else {
+        int st = rpl_enumerate(s, dm, err, cap);
+        if (st < 0)
+            return st;
+        if (spec && (dm->forced = rpl_spec_pick(dm, spec, err, cap)) < 0)
+            return RPL_ERR_DEVICE;
+        if (!plats || plats->type != TF_ARRAY) {
+            /* no environment (a damaged trace): everything goes to one device */
+            dm->first_live = dm->forced >= 0 ? dm->forced : 0;
+            dm->remapped = 1;
+            return RPL_OK;
+        }
     }
-    int st = rpl_enumerate(s, dm, err, cap);
-    if (st < 0)
-        return st;
-    int forced = -1;
-    if (spec && (forced = rpl_spec_pick(dm, spec, err, cap)) < 0)
-        return RPL_ERR_DEVICE;
-    if (!plats || plats->type != TF_ARRAY) {
-        /* no environment (a damaged trace): everything goes to one device */
-        dm->first_live = forced >= 0 ? forced : 0;
-        dm->remapped = 1;
-        return RPL_OK;
-    }
-    for (uint32_t p = 0; p < plats->v.arr.n; p++) {
+    /* devices in ENV (format 1.0); from 1.1 they come later, in DEVICES
+     * items (rpl_devmap_devices), and their platforms are bound again then */
+    for (uint32_t p = 0; plats && plats->type == TF_ARRAY && p < plats->v.arr.n; p++) {
         const tf_value *pm = &plats->v.arr.items[p];
         uint64_t pid = 0;
         tf_value_u64(tf_map_get(pm, "id"), &pid);
-        const tf_value *devs = tf_map_get(pm, "devices");
-        int plat_target = -1;
-        for (uint32_t d = 0; devs && devs->type == TF_ARRAY && d < devs->v.arr.n; d++) {
-            const tf_value *dv = &devs->v.arr.items[d];
-            char name[256], vendor[256];
-            rpl_vstr(dv, "name", name, sizeof name);
-            rpl_vstr(dv, "vendor", vendor, sizeof vendor);
-            uint64_t type = 0, did = 0;
-            tf_value_u64(tf_map_get(dv, "type"), &type);
-            tf_value_u64(tf_map_get(dv, "id"), &did);
-            int same = 0;
-            int target = forced >= 0 ? forced : rpl_closest(dm, name, vendor, type, &same);
-            if (forced >= 0)
-                same = !strcmp(dm->live[target].name, name) && !strcmp(dm->live[target].vendor, vendor);
-            if (!same)
-                dm->remapped = 1;
-            if (dm->first_live < 0)
-                dm->first_live = target;
-            if (plat_target < 0)
-                plat_target = target;
-            if (did && !rpl_obj_bind(s, did, dm->live[target].dev, RPL_OBJ_DEVICE, 0)) {
-                snprintf(err, cap, "out of memory");
-                return RPL_ERR_NOMEM;
-            }
-        }
-        if (plat_target < 0)
-            plat_target = dm->first_live >= 0 ? dm->first_live : 0;
-        if (pid && !rpl_obj_bind(s, pid, dm->live[plat_target].plat, RPL_OBJ_PLATFORM, 0)) {
-            snprintf(err, cap, "out of memory");
-            return RPL_ERR_NOMEM;
-        }
+        int st = rpl_devmap_platform(s, pid, tf_map_get(pm, "devices"), err, cap);
+        if (st < 0)
+            return st;
     }
-    if (dm->first_live < 0)
-        dm->first_live = forced >= 0 ? forced : 0;
     return RPL_OK;
+}
+
+int rpl_devmap_devices(rpl_session *s, const tf_devices *d)
+{
+    char err[256];
+    if (!s->dm)
+        return RPL_OK;
+    int st = rpl_devmap_platform(s, d->platform, d->devices, err, sizeof err);
+    return st < 0 ? rpl_set_error(s, st, "%s", err) : RPL_OK;
 }
 
 int rpl_devmap_remapped(rpl_session *s)
@@ -253,11 +280,11 @@ void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, siz
 {
     rpl_devmap *dm = s->dm;
     snprintf(rec, rec_cap, "%s", dm && dm->rec_name[0] ? dm->rec_name : "(unknown)");
-    if (!dm || dm->first_live < 0 || !dm->live) {
+    if (!dm || !dm->live) {
         snprintf(live, live_cap, "(the recorded devices, bound by the recorded calls)");
         return;
     }
-    const rpl_live_dev *l = &dm->live[dm->first_live];
+    const rpl_live_dev *l = &dm->live[dm->first_live >= 0 ? dm->first_live : dm->forced >= 0 ? dm->forced : 0];
     snprintf(live, live_cap, "%s (%s)", l->name, rpl_type_name(l->type));
 }
 

@@ -284,6 +284,8 @@ void rpl_plan_rewind(rpl_session *s);
 
 /* rpl_devices.c: recorded devices and platforms -> live ones. */
 int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int exact, char *err, size_t cap);
+/* a DEVICES item: the platform's recorded devices are bound (format 1.1) */
+int rpl_devmap_devices(rpl_session *s, const tf_devices *d);
 int rpl_devmap_remapped(rpl_session *s);      /* a recorded device is replayed on another */
 void rpl_devmap_names(rpl_session *s, char *rec, size_t rec_cap, char *live, size_t live_cap);
 /* rpl_progsrc.c: a device binary fetched from a program built from source

@@ -605,6 +605,9 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
         if (s->iter == 0)
             rpl_devtime_add(s, &it.u.devtime);
         break;
+    case TF_ITEM_DEVICES:
+        st = rpl_devmap_devices(s, &it.u.devices);
+        break;
     default:
         break;
     }

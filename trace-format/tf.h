@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define TF_FORMAT_MAJOR 1
-#define TF_FORMAT_MINOR 0
+#define TF_FORMAT_MINOR 1
 
 typedef enum tf_status {
     TF_OK = 0,
@@ -232,15 +232,22 @@ const char *tf_reader_open_error(void);
 const char *tf_reader_error(const tf_reader *r);
 
 /*! tf_reader_env() : the ENV map (recorder version, command line, platforms
- *  and devices), or NULL when the trace has none. Owned by the reader, valid
- *  until close. */
+ *  and devices), or NULL when the trace has none. Owned by the reader. From
+ *  format 1.1 a platform's devices come in a DEVICES record when the
+ *  application first reached them: the reader adds them to the map as it
+ *  reads them (a platform the application never asked has no "devices"),
+ *  so the map is complete once the stream has been read; a map returned
+ *  earlier stays valid until the next tf_reader_next() that reads a
+ *  DEVICES record, or close. */
 const tf_value *tf_reader_env(tf_reader *r);
 
 typedef enum tf_item_type {
     TF_ITEM_CALL = 1,     /* a call (BEGIN + END merged) */
     TF_ITEM_DEVTIME = 2,  /* device timing of an earlier enqueue */
     TF_ITEM_DATA = 3,     /* late data of an earlier call (e.g. non-blocking read) */
-    TF_ITEM_NOTE = 4      /* recorder note (e.g. data not capturable) */
+    TF_ITEM_NOTE = 4,     /* recorder note (e.g. data not capturable) */
+    TF_ITEM_DEVICES = 5   /* a platform's devices, described when the
+                           * application first reached them (format 1.1) */
 } tf_item_type;
 
 typedef struct tf_call {
@@ -273,9 +280,16 @@ typedef struct tf_note {
     const char *text;        /* NUL-terminated */
 } tf_note;
 
+/* The devices of a platform (format 1.1). The reader also adds them to the
+ * environment: tf_reader_env() then lists them under that platform. */
+typedef struct tf_devices {
+    uint64_t platform;       /* the platform's id (ENV "platforms") */
+    const tf_value *devices; /* array of device maps, as in ENV */
+} tf_devices;
+
 typedef struct tf_item {
     tf_item_type type;
-    union { tf_call call; tf_devtime devtime; tf_data data; tf_note note; } u;
+    union { tf_call call; tf_devtime devtime; tf_data data; tf_note note; tf_devices devices; } u;
 } tf_item;
 
 /*! tf_reader_next() : next item in file order; calls are yielded when their

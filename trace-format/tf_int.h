@@ -39,7 +39,7 @@
 enum { TF_CHUNK_RECORD = 1, TF_CHUNK_BLOB = 2, TF_CHUNK_INDEX = 3 };
 enum { TF_CODEC_NONE = 0, TF_CODEC_ZSTD = 1 };
 enum { TF_REC_ENV = 0, TF_REC_SIG, TF_REC_BEGIN, TF_REC_END, TF_REC_DEVTIME,
-       TF_REC_DATA, TF_REC_NOTE };
+       TF_REC_DATA, TF_REC_NOTE, TF_REC_DEVICES };
 
 #define TF_EXT_BLOBREF     1               /* msgpack ext type of a blob ref */
 #define TF_BLOBREF_SIZE    24

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const tf_rec_names[] = { "ENV", "SIG", "BEGIN", "END", "DEVTIME", "DATA", "NOTE" };
-static const uint32_t tf_rec_fields[] = { 2, 5, 7, 6, 6, 4, 4 };
+static const char *const tf_rec_names[] = { "ENV", "SIG", "BEGIN", "END", "DEVTIME", "DATA", "NOTE", "DEVICES" };
+static const uint32_t tf_rec_fields[] = { 2, 5, 7, 6, 6, 4, 4, 3 };
 
 tf_status tf_rec_err(tf_reader *r, tf_status st, const char *fmt, ...)
 {
@@ -169,6 +169,88 @@ static tf_status tf_rec_env(tf_reader *r, const tf_value *map)
     return TF_OK;
 }
 
+/* A DEVICES record: the environment gets the devices under the platform
+ * with that id (replacing what it had); the item points at them there. */
+static tf_status tf_rec_devices(tf_reader *r, const tf_value *f, tf_item *item)
+{
+    tf_status status = TF_OK;
+    const tf_value *plats = r->env ? tf_map_get(r->env, "platforms") : NULL;
+    uint64_t pid = 0, id;
+    uint32_t i, k, pi = UINT32_MAX;
+    tf_value *keys = NULL, *vals = NULL, *pitems = NULL, *pkeys = NULL, *pvals = NULL, top, *dst;
+    size_t bytes;
+    uint8_t *bump;
+
+    memset(item, 0, sizeof(*item));
+    if (!tf_uint(&f[1], &pid) || f[2].type != TF_ARRAY)
+        return tf_rec_err(r, TF_ERR_CORRUPT, "DEVICES fields are not [7, uint, array]");
+    for (i = 0; i < f[2].v.arr.n; i++)
+        if (f[2].v.arr.items[i].type != TF_MAP)
+            return tf_rec_err(r, TF_ERR_CORRUPT, "DEVICES: device %u is not a map", i);
+    item->type = TF_ITEM_DEVICES;
+    item->u.devices.platform = pid;
+    item->u.devices.devices = &f[2];
+    for (i = 0; plats && plats->type == TF_ARRAY && i < plats->v.arr.n && pi == UINT32_MAX; i++)
+        if (tf_value_u64(tf_map_get(&plats->v.arr.items[i], "id"), &id) && id == pid &&
+            plats->v.arr.items[i].type == TF_MAP)
+            pi = i;
+    if (pi == UINT32_MAX)
+        return TF_OK;   /* a platform the environment does not list: the item only */
+    /* a shallow copy of the environment with the platform's devices in
+     * place, then one deep copy of it */
+    const tf_value *env = r->env, *pm = &plats->v.arr.items[pi];
+    uint32_t pn = pm->v.map.n, en = env->v.map.n;
+    keys = calloc(en, sizeof(*keys));
+    vals = calloc(en, sizeof(*vals));
+    pitems = calloc(plats->v.arr.n, sizeof(*pitems));
+    pkeys = calloc((size_t)pn + 1, sizeof(*pkeys));
+    pvals = calloc((size_t)pn + 1, sizeof(*pvals));
+    if (!keys || !vals || !pitems || !pkeys || !pvals) {
+        status = tf_rec_err(r, TF_ERR_NOMEM, "no memory for the devices of platform %llu", (unsigned long long)pid);
+        goto out;
+    }
+    for (k = 0; k < pn; k++) {
+        pkeys[k] = pm->v.map.keys[k];
+        pvals[k] = pm->v.map.vals[k];
+    }
+    for (k = 0; k < pn; k++)
+        if (pkeys[k].type == TF_STR && pkeys[k].v.str.len == 7 && !memcmp(pkeys[k].v.str.ptr, "devices", 7))
+            break;
+    if (k == pn) {
+        pkeys[pn] = (tf_value){.type = TF_STR, .v.str = {"devices", 7}};
+        pn++;
+    }
+    pvals[k] = f[2];
+    for (k = 0; k < plats->v.arr.n; k++)
+        pitems[k] = plats->v.arr.items[k];
+    pitems[pi] = (tf_value){.type = TF_MAP, .v.map = {pkeys, pvals, pn}};
+    for (k = 0; k < en; k++) {
+        keys[k] = env->v.map.keys[k];
+        vals[k] = &env->v.map.vals[k] == plats ? (tf_value){.type = TF_ARRAY, .v.arr = {pitems, plats->v.arr.n}}
+                                                : env->v.map.vals[k];
+    }
+    top = (tf_value){.type = TF_MAP, .v.map = {keys, vals, en}};
+    bytes = sizeof(tf_value) + tf_value_deep_size(&top);
+    if ((dst = tf_mem_alloc(&r->mem, bytes)) == NULL) {
+        status = tf_rec_err(r, tf_mem_status(&r->mem, bytes), "no memory for the devices of platform %llu",
+                            (unsigned long long)pid);
+        goto out;
+    }
+    bump = (uint8_t *)(dst + 1);
+    tf_value_deep_copy(&top, dst, &bump);
+    tf_mem_free(&r->mem, r->env, r->env_len);
+    r->env = dst;
+    r->env_len = bytes;
+    item->u.devices.devices = tf_map_get(&tf_map_get(dst, "platforms")->v.arr.items[pi], "devices");
+out:
+    free(keys);
+    free(vals);
+    free(pitems);
+    free(pkeys);
+    free(pvals);
+    return status;
+}
+
 tf_status tf_rec_next(tf_reader *r, tf_item *item)
 {
     tf_status status = TF_OK;
@@ -190,7 +272,7 @@ tf_status tf_rec_next(tf_reader *r, tf_item *item)
         if (status != TF_OK)
             goto out;
         type = f[0].v.u;
-        if (type > TF_REC_NOTE)
+        if (type > TF_REC_DEVICES)
             continue;                    /* a record type from a later minor version */
         if (n < tf_rec_fields[type])
             TF_REC_FAIL(r, TF_ERR_CORRUPT, "%s has %u fields, expected %u", tf_rec_names[type], n,
@@ -207,6 +289,9 @@ tf_status tf_rec_next(tf_reader *r, tf_item *item)
             break;
         case TF_REC_END:
             TF_FORWARD(&r->err, tf_rec_end(r, f, item));
+            return TF_OK;
+        case TF_REC_DEVICES:
+            TF_FORWARD(&r->err, tf_rec_devices(r, f, item));
             return TF_OK;
         default:
             TF_FORWARD(&r->err, tf_rec_misc(r, type, f, item));

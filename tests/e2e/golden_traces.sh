@@ -34,5 +34,10 @@ t=$DIR/vecadd-early-data.clrr
 $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["readbacks"] == 4 and d["unverified"] == 0, d' \
     "$TMP/r.json" || fail "trim dropped the early DATA of read #24: $(cat "$TMP/r.json")"
 
+# format 1.1: the devices come in a DEVICES item, and info lists them
+t=$DIR/vecadd-pocl-1.1.clrr
+"$CLRR" dump --json "$t" | grep -q '^{"type":"devices","platform":1,' || fail "vecadd-pocl-1.1: no DEVICES item"
+"$CLRR" info "$t" | grep -q '^  device   #2 CPU ' || fail "vecadd-pocl-1.1: clrr info lists no device"
+
 [ $n -ge 5 ] || fail "only $n golden traces in $DIR"
 echo "ok: $n golden traces read (and replayed verified where they can be)"

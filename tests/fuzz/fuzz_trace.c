@@ -133,6 +133,11 @@ static void ft_item(tf_reader *r, const tf_item *it, int blobs)
     case TF_ITEM_DEVTIME:
         ft_sink += it->u.devtime.end - it->u.devtime.start;
         break;
+    case TF_ITEM_DEVICES:
+        ft_check(it->u.devices.devices && it->u.devices.devices->type == TF_ARRAY, "DEVICES without an array");
+        ft_value(br, it->u.devices.devices, 1);
+        ft_value(br, tf_reader_env(r), 1);   /* the environment it was merged into */
+        break;
     default:
         ft_check(0, "an item of an unknown type");
     }

@@ -188,7 +188,7 @@ static void test_roundtrip(void)
     rt_write(path, &ref, small);
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
     CU_ASSERT(strcmp(tf_reader_open_error(), "") == 0);
-    CU_ASSERT(tf_reader_get_info(r)->major == 1 && tf_reader_get_info(r)->minor == 0);
+    CU_ASSERT(tf_reader_get_info(r)->major == 1 && tf_reader_get_info(r)->minor == TF_FORMAT_MINOR);
     env = tf_reader_env(r);
     CU_ASSERT_FATAL(env != NULL && env->type == TF_MAP);
     CU_ASSERT((v = tf_map_get(env, "version")) && v->type == TF_STR && v->v.str.len == 5);
@@ -223,6 +223,118 @@ static void test_roundtrip(void)
     CU_ASSERT(tf_reader_get_info(r)->has_index == 1 && tf_reader_get_info(r)->truncated == 0);
     CU_ASSERT(tf_reader_get_info(r)->blobs == 1 && tf_reader_get_info(r)->record_chunks == 1);
     CU_ASSERT(tf_reader_get_info(r)->valid_bytes == tt_fsize(path));
+    tf_reader_close(r);
+    unlink(path);
+}
+
+/* DEVICES (1.1): one device map of @p name with id @p id */
+static void dv_device(tf_enc *e, uint64_t id, const char *name)
+{
+    tf_enc_map(e, 2);
+    tf_enc_cstr(e, "id");
+    tf_enc_uint(e, id);
+    tf_enc_cstr(e, "name");
+    tf_enc_cstr(e, name);
+}
+
+static void dv_devices(tf_writer *w, uint64_t plat, int n, uint64_t first, const char *name, int bad)
+{
+    tf_enc *e = tf_writer_lock(w);
+    tf_enc_array(e, 3);
+    tf_enc_uint(e, 7);
+    tf_enc_uint(e, plat);
+    tf_enc_array(e, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        if (bad)
+            tf_enc_uint(e, 5);
+        else
+            dv_device(e, first + (uint64_t)i, name);
+    }
+    tf_writer_unlock(w);
+}
+
+/* the devices under platform @p pid in the environment: count, first id */
+static int dv_env_devices(tf_reader *r, uint64_t pid, uint64_t *first)
+{
+    const tf_value *plats = tf_map_get(tf_reader_env(r), "platforms");
+    for (uint32_t i = 0; plats && plats->type == TF_ARRAY && i < plats->v.arr.n; i++) {
+        uint64_t id = 0;
+        if (!tf_value_u64(tf_map_get(&plats->v.arr.items[i], "id"), &id) || id != pid)
+            continue;
+        const tf_value *d = tf_map_get(&plats->v.arr.items[i], "devices");
+        if (!d)
+            return -1;
+        if (d->type != TF_ARRAY)
+            return -2;
+        if (d->v.arr.n && first)
+            tf_value_u64(tf_map_get(&d->v.arr.items[0], "id"), first);
+        return (int)d->v.arr.n;
+    }
+    return -3;
+}
+
+static void test_devices_record(void)
+{
+    char path[64];
+    tf_writer *w = NULL;
+    tf_reader *r = NULL;
+    tf_item it;
+    uint64_t first = 0;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    tf_enc *e = tf_writer_lock(w);               /* ENV: two platforms, no devices */
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, 0);
+    tf_enc_map(e, 2);
+    tf_enc_cstr(e, "pid");
+    tf_enc_uint(e, 7);
+    tf_enc_cstr(e, "platforms");
+    tf_enc_array(e, 2);
+    for (uint64_t p = 1; p <= 2; p++) {
+        tf_enc_map(e, 2);
+        tf_enc_cstr(e, "id");
+        tf_enc_uint(e, p);
+        tf_enc_cstr(e, "name");
+        tf_enc_cstr(e, p == 1 ? "one" : "two");
+    }
+    tf_writer_unlock(w);
+    dv_devices(w, 2, 2, 10, "gpu", 0);           /* platform 2's devices */
+    dv_devices(w, 9, 1, 30, "ghost", 0);         /* a platform ENV does not list */
+    dv_devices(w, 2, 1, 20, "again", 0);         /* platform 2 again: replaces */
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(dv_env_devices(r, 1, NULL) == -1 && dv_env_devices(r, 2, NULL) == -1);
+    for (int pass = 0; pass < 2; pass++) {
+        CU_ASSERT_FATAL(tf_reader_next(r, &it) == TF_OK);
+        CU_ASSERT(it.type == TF_ITEM_DEVICES && it.u.devices.platform == 2);
+        CU_ASSERT(it.u.devices.devices && it.u.devices.devices->type == TF_ARRAY && it.u.devices.devices->v.arr.n == 2);
+        CU_ASSERT(dv_env_devices(r, 2, &first) == 2 && first == 10);
+        CU_ASSERT(dv_env_devices(r, 1, NULL) == -1);
+        CU_ASSERT(tf_value_u64(tf_map_get(tf_reader_env(r), "pid"), &first) && first == 7);
+        CU_ASSERT_FATAL(tf_reader_next(r, &it) == TF_OK);
+        CU_ASSERT(it.type == TF_ITEM_DEVICES && it.u.devices.platform == 9 && it.u.devices.devices->v.arr.n == 1);
+        CU_ASSERT(dv_env_devices(r, 9, NULL) == -3);
+        CU_ASSERT_FATAL(tf_reader_next(r, &it) == TF_OK);
+        CU_ASSERT(it.type == TF_ITEM_DEVICES && dv_env_devices(r, 2, &first) == 1 && first == 20);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_END);
+        CU_ASSERT(tf_reader_rewind(r) == TF_OK);
+    }
+    tf_reader_close(r);
+
+    /* a DEVICES whose devices are not maps is corrupt */
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    e = tf_writer_lock(w);
+    tf_enc_array(e, 2);
+    tf_enc_uint(e, 0);
+    tf_enc_map(e, 0);
+    tf_writer_unlock(w);
+    dv_devices(w, 1, 1, 0, NULL, 1);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(tf_reader_next(r, &it) == TF_ERR_CORRUPT);
+    CU_ASSERT(strstr(tf_reader_error(r), "DEVICES") != NULL);
     tf_reader_close(r);
     unlink(path);
 }
@@ -760,6 +872,7 @@ int main(void)
         return 2;
     s = CU_add_suite("trace-format", NULL, NULL);
     CU_add_test(s, "round trip of every record and value type", test_roundtrip);
+    CU_add_test(s, "DEVICES records: items, merged into the environment", test_devices_record);
     CU_add_test(s, "value helpers and small API", test_misc_api);
     CU_add_test(s, "encoder bytes equal msgpack-c's msgpack_packer", test_encoder_bytes);
     CU_add_test(s, "4 threads: every record once, per-thread order", test_threads);

@@ -158,11 +158,19 @@ static void cli_diff_sort(cli_diff_ctx *d)
         cli_diff_found_free(&d->found[--d->nfound]);
 }
 
-/* Name of the first device in the trace's ENV record ("" when none). */
+/* Name of the first device in the trace's environment ("" when none). From
+ * format 1.1 devices come in DEVICES items: the first few thousand items
+ * are read for one, then the trace is read from the start again. */
 static void cli_diff_device(tf_reader *r, char *dst, size_t cap)
 {
-    const tf_value *plats = tf_map_get(tf_reader_env(r), "platforms");
     dst[0] = 0;
+    tf_item it;
+    int have = 0;
+    for (int n = 0; n < 4096 && tf_reader_next(r, &it) == TF_OK && !have; n++)
+        have = it.type == TF_ITEM_DEVICES;
+    if (tf_reader_rewind(r) != TF_OK)
+        return;
+    const tf_value *plats = tf_map_get(tf_reader_env(r), "platforms");
     for (uint32_t i = 0; plats && plats->type == TF_ARRAY && i < plats->v.arr.n; i++) {
         const tf_value *devs = tf_map_get(&plats->v.arr.items[i], "devices");
         for (uint32_t j = 0; devs && devs->type == TF_ARRAY && j < devs->v.arr.n; j++) {

@@ -225,6 +225,26 @@ static void cli_dump_item(FILE *f, const tf_item *it, int json)
         }
         break;
     }
+    case TF_ITEM_DEVICES: {
+        const tf_devices *d = &it->u.devices;
+        if (json) {
+            fprintf(f, "{\"type\":\"devices\",\"platform\":%" PRIu64 ",\"devices\":", d->platform);
+            cli_json_value(f, d->devices);
+            fputs("}\n", f);
+        } else {
+            fprintf(f, "   devices of platform #%" PRIu64 ":", d->platform);
+            for (uint32_t i = 0; d->devices && i < d->devices->v.arr.n; i++) {
+                const tf_value *dv = &d->devices->v.arr.items[i], *n = tf_map_get(dv, "name");
+                uint64_t id = 0;
+                tf_value_u64(tf_map_get(dv, "id"), &id);
+                fprintf(f, "%s #%" PRIu64 " ", i ? "," : "", id);
+                if (n && n->type == TF_STR)
+                    cli_print_value(f, n);
+            }
+            putc('\n', f);
+        }
+        break;
+    }
     default:
         break;   /* an item type this build does not know: skipped */
     }
