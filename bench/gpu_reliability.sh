@@ -38,6 +38,14 @@ py_summary='import json,sys; d=json.load(sys.stdin); print("recorded on %s, repl
         same=$(cmp -s <(grep -v '^calls: ' $T/p.out) <(grep -v '^calls: ' $T/r.out) && echo yes || echo NO)
         echo "$c: exit plain=$prc recorded=$rrc output_identical=$same calls_made=$made calls_in_trace=${got:-none} stderr_lines=$(wc -l <$T/r.err)"
     done
+    echo "== user events: each set moved after the blocking call it released (a second thread's END order), replayed on the GPU"
+    "$CLRR" record --preload -o $T/ue.clrr -- "$B/tests/progs/user_events" >$T/ue.out 2>&1 || echo "FAILED: user_events under clrr: $(tail -2 $T/ue.out)"
+    python3 tests/e2e/move_sets.py "$B" $T/ue.clrr $T/uem.clrr >$T/ue.moved 2>&1 || echo "FAILED: move_sets.py: $(tail -1 $T/ue.moved)"
+    for t in ue uem; do
+        r=$(timeout 120 "$CLRR" replay --json $T/$t.clrr | python3 -c "$py_summary" 2>&1)
+        early=$(timeout 120 "$CLRR" replay --json $T/$t.clrr | python3 -c 'import json,sys; print(json.load(sys.stdin)["user_events_early"])' 2>&1)
+        echo "$t.clrr (sets moved: $([ $t = uem ] && cat $T/ue.moved || echo 0)): $r, user events set early: $early"
+    done
     echo "== file-size limit 4 MiB while recording vecadd (8 MiB per buffer)"
     CLRR_APP_DEVICE=gpu "$B/apps/vecadd" --size 2097152 --iters 3 >$T/v.plain 2>&1; prc=$?
     ( ulimit -f 4096; CLRR_APP_DEVICE=gpu LD_PRELOAD=$LAYER CLRR_OUTPUT=$T/v.clrr "$B/apps/vecadd" --size 2097152 --iters 3 >$T/v.rec 2>$T/v.err; exit $? ); rrc=$?
