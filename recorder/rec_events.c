@@ -30,6 +30,15 @@ static int rec_ev_running, rec_ev_stop;
 
 static void rec_poll(int wait_all, int all_captures);
 
+/* Pending device times: past REC_EV_BUSY the background thread polls every
+ * REC_EV_BUSY_NS; past REC_EV_MAX the application's thread polls too, so
+ * that the driver does not keep too many events alive (PoCL slows down
+ * with many). Below that the application's thread only pushes (a lock and
+ * an append): the per-call cost of device timing. */
+#define REC_EV_BUSY 64
+#define REC_EV_MAX 4096
+#define REC_EV_BUSY_NS 200000
+
 int rec_want_event(rec_call *c, cl_bool blocking)
 {
     return rec_g.ctl.device_timing || (!blocking && c->capture);
@@ -53,7 +62,10 @@ static size_t rec_push(const rec_pending *p)
     rec_pend[rec_npend++] = *p;
     rec_ncap += p->key != NULL;
     size_t live = rec_npend - rec_head;
-    pthread_cond_signal(&rec_ev_cond);
+    /* the thread sleeps without a deadline only when nothing is pending,
+     * and polls often while the backlog is large: one wakeup per backlog */
+    if (live == 1 || live == REC_EV_BUSY)
+        pthread_cond_signal(&rec_ev_cond);
     pthread_mutex_unlock(&rec_ev_lock);
     return live;
 }
@@ -70,8 +82,7 @@ void rec_track_event(rec_call *c, cl_event ev, int owned)
     if (!owned)
         rec_next.clRetainEvent(ev);
     rec_pending p = {.ev = ev, .seq = c->seq, .timing = 1};
-    /* keep few events alive: drivers slow down with many (PoCL tracks them) */
-    if (rec_push(&p) > 32)
+    if (rec_push(&p) > REC_EV_MAX)
         rec_poll(0, 0);
 }
 
@@ -137,15 +148,40 @@ static void rec_poll(int wait_all, int all_captures)
 {
     if (!rec_g.active)
         return;
+    /* one poller at a time (rec_poll_lock); the queue lock is held only to
+     * copy entries out and to mark them done, not across driver calls, so
+     * the application's pushes do not wait for a poll */
+    static pthread_mutex_t rec_poll_lock = PTHREAD_MUTEX_INITIALIZER;
+    static rec_pending *work;
+    static size_t *work_at, work_cap;
+    pthread_mutex_lock(&rec_poll_lock);
     pthread_mutex_lock(&rec_ev_lock);
+    size_t from = rec_head, to = rec_npend, ncap = rec_ncap;
+    if (to - from > work_cap) {
+        size_t cap = to - from + 256;
+        rec_pending *w = realloc(work, cap * sizeof *w);
+        size_t *at = w ? realloc(work_at, cap * sizeof *at) : NULL;
+        if (w)
+            work = w;
+        if (at)
+            work_at = at;
+        if (w && at)
+            work_cap = cap;
+    }
+    size_t n = 0;
+    for (size_t i = from; i < to && n < work_cap; i++)
+        if (rec_pend[i].ev) {
+            work[n] = rec_pend[i];
+            work_at[n++] = i;
+        }
+    pthread_mutex_unlock(&rec_ev_lock);
+
     int incomplete = 0;
-    size_t caps_seen = 0;
-    for (size_t i = rec_head; i < rec_npend; i++) {
-        rec_pending *p = &rec_pend[i];
-        if (!p->ev)
-            continue;
+    size_t caps_seen = 0, done_caps = 0;
+    for (size_t k = 0; k < n; k++) {
+        rec_pending *p = &work[k];
         if (incomplete >= 8) {
-            if (!all_captures || caps_seen >= rec_ncap)
+            if (!all_captures || caps_seen >= ncap)
                 break;
             if (!p->key)
                 continue;   /* device times wait for a later poll */
@@ -163,7 +199,7 @@ static void rec_poll(int wait_all, int all_captures)
                 continue;
             }
             rec_write_data(p, st);
-            rec_ncap--;
+            done_caps++;
         } else if (!rec_write_devtime(p)) {
             /* END not available: still running, or failed (then status < 0) */
             cl_int st = CL_QUEUED;
@@ -176,6 +212,12 @@ static void rec_poll(int wait_all, int all_captures)
         rec_next.clReleaseEvent(p->ev);
         p->ev = NULL;
     }
+
+    pthread_mutex_lock(&rec_ev_lock);
+    for (size_t k = 0; k < n; k++)
+        if (!work[k].ev)
+            rec_pend[work_at[k]].ev = NULL;   /* indices hold: only pollers move entries */
+    rec_ncap -= done_caps;
     while (rec_head < rec_npend && !rec_pend[rec_head].ev)
         rec_head++;
     if (rec_head == rec_npend) {
@@ -186,6 +228,7 @@ static void rec_poll(int wait_all, int all_captures)
         rec_head = 0;
     }
     pthread_mutex_unlock(&rec_ev_lock);
+    pthread_mutex_unlock(&rec_poll_lock);
 }
 
 void rec_events_poll(int wait_all)
@@ -204,7 +247,8 @@ static void *rec_ev_main(void *arg)
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50000000;  /* 50 ms: sync calls poll sooner */
+        /* 50 ms (sync calls poll sooner), 0.2 ms while the backlog is large */
+        ts.tv_nsec += rec_npend - rec_head >= REC_EV_BUSY ? REC_EV_BUSY_NS : 50000000;
         if (ts.tv_nsec >= 1000000000) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000;
