@@ -69,6 +69,7 @@ include recorder/module.mk
 include replayer/module.mk
 include analyzer/module.mk
 include optimizer/module.mk
+include rewriter/module.mk
 include tools/module.mk
 include tests/module.mk
 include bench/module.mk
@@ -93,6 +94,7 @@ install: all
 	install -m 755 $(B)/bin/clrr $(DESTDIR)$(PREFIX)/bin/clrr
 	install -m 755 $(B)/lib/libclrr.so $(DESTDIR)$(PREFIX)/lib/libclrr.so
 	install -m 755 $(B)/lib/libclrr-ana.so $(DESTDIR)$(PREFIX)/lib/libclrr-ana.so
+	install -m 755 $(B)/lib/libclrr-rw.so $(DESTDIR)$(PREFIX)/lib/libclrr-rw.so
 
 clean:
 	rm -rf build build-san

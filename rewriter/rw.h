@@ -1,0 +1,119 @@
+/* rw.h — OpenCL C source rewriting with Clang (the libclang C API).
+ *
+ * Today one rewrite: vertical fusion of a producer kernel P and a consumer
+ * kernel C that run back to back with the same launch shape, where each C
+ * work-item reads from an intermediate buffer B only the element that the
+ * same P work-item writes, when it writes it (the caller proves that; see
+ * rewriter/README.md). The fused kernel computes P's value into a private
+ * variable and hands it to C's body, so B is not loaded, and not stored at
+ * all unless the caller says B is read later:
+ *
+ *   __kernel <C's attributes> void NAME(<P's parameters>, <C's parameters>)
+ *   {
+ *       T __clrr_v;                     T: B's element type as spelled
+ *   {   P's body: its store `B[i] = e;` becomes `__clrr_v = e;`
+ *       (`B[i] = __clrr_v = e;` with keep_store), every `return` becomes
+ *       `goto __clrr_p_done;`   }
+ *   __clrr_p_done: ;
+ *   {   C's body: every read `B[j]` becomes `__clrr_v`   }
+ *   }
+ *
+ * B is a parameter only when the store stays (P's). When P's store may not
+ * run (it is under a condition, or a return comes before it), the store
+ * also sets `int __clrr_stored` and C's reads become
+ * `(__clrr_stored ? __clrr_v : B[j])`: a work-item whose P did not store
+ * reads B as C would have, so P's and C's guards need not match; B is then
+ * also C's parameter when the store does not stay. rw_fuse_out.params
+ * says, either way, where each parameter comes from.
+ *
+ * Parameters are renamed with a prefix per kernel (p_, c_; another when
+ * those collide) so the two never clash. The program is parsed with libclang
+ * and every change is an edit of a source range that a cursor gives (never
+ * a text search); the result is parsed again and checked before it is
+ * returned. Linking this module links libclang (-lclang): a process that
+ * also runs an OpenCL driver built on another LLVM (PoCL) must not link it
+ * (load it with dlopen in a process of its own, or keep it out).
+ *
+ * Error convention: functions returning rw_status return RW_OK (0) or a
+ * negative RW_ERR_*; with (err, err_cap) they write a one-line reason.
+ * Thread-safety: every call owns its own CXIndex and shares no state of
+ * ours, so calls on different threads are as safe as libclang makes them.
+ */
+#ifndef CLRR_RW_H
+#define CLRR_RW_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rw_status {
+    RW_OK = 0,
+    RW_ERR_NOMEM = -1,
+    RW_ERR_ARG = -2,       /* bad request: NULL or empty field, too long source */
+    RW_ERR_PARSE = -3,     /* the program does not parse (err: its first error) */
+    RW_ERR_REFUSED = -4,   /* the pair cannot be fused this way (err: why) */
+    RW_ERR_INTERNAL = -5   /* libclang failed, or the generated kernel failed its check */
+} rw_status;
+
+/*! rw_strerror() : @return a static string naming @p s. Thread-safe. */
+const char *rw_strerror(rw_status s);
+
+/* The most parameters a fused kernel may have. */
+#define RW_MAX_PARAMS 128
+
+/* A fusion request. Every pointer is borrowed for the duration of the call. */
+typedef struct rw_fuse_req {
+    const char *source;    /* the whole program source as the application passed it */
+    size_t len;            /* its length in bytes (no terminating NUL needed) */
+    const char *options;   /* the program's build options, or NULL: -D/-U/-I, -cl-std=
+                            * and the -cl-* flags that define macros reach the parse,
+                            * the rest is ignored */
+    const char *producer;  /* P's kernel name */
+    const char *consumer;  /* C's kernel name (may equal P's) */
+    unsigned p_buf;        /* index of B among P's parameters */
+    unsigned c_buf;        /* index of B among C's parameters */
+    int keep_store;        /* 1: B is read later, P's store to B stays */
+    const char *name;      /* the fused kernel's name: an identifier not used in the program */
+} rw_fuse_req;
+
+/* Where a parameter of the fused kernel comes from. */
+#define RW_FROM_PRODUCER 0
+#define RW_FROM_CONSUMER 1
+typedef struct rw_param_src {
+    unsigned char from;    /* RW_FROM_PRODUCER or RW_FROM_CONSUMER */
+    unsigned char index;   /* the parameter's index in that kernel */
+} rw_param_src;
+
+/* A fused program. */
+typedef struct rw_fuse_out {
+    char *source;          /* malloc'd: the original source, then the fused kernel */
+    size_t len;            /* its length (a NUL follows it) */
+    unsigned nparams;      /* parameters of the fused kernel */
+    rw_param_src params[RW_MAX_PARAMS];   /* params[i]: where parameter i comes from */
+} rw_fuse_out;
+
+/*! rw_fuse() : builds the kernel req->name that does P then C through a
+ *  private variable (see the top of this file), appended to a copy of
+ *  req->source; build the result with the program's own options. On
+ *  success *out owns a malloc'd source (release it with rw_fuse_free());
+ *  its parameter i takes the argument that params[i] names, as P's or C's
+ *  launch set it. Takes about 40 ms (two parses). On failure *out is empty and
+ *  err (capacity cap, may be NULL when cap is 0) holds one line: the first
+ *  parse error, or why the pair cannot be fused ("sobel_gx stores gx twice
+ *  (lines 9 and 11)", "sobel_magnitude writes gx (line 14)", ...);
+ *  rewriter/README.md lists every refusal.
+ *  @return RW_OK, RW_ERR_PARSE, RW_ERR_REFUSED, RW_ERR_ARG, RW_ERR_NOMEM
+ *  or RW_ERR_INTERNAL. */
+rw_status rw_fuse(const rw_fuse_req *req, rw_fuse_out *out, char *err, size_t cap);
+
+/*! rw_fuse_free() : releases what rw_fuse() put in *out and empties it;
+ *  accepts NULL and an empty *out. */
+void rw_fuse_free(rw_fuse_out *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,261 @@
+/* rwt.c — the rewriter tests' oracle, test side (tests/rw/rwt.h): runs
+ * rwt-run for P then C and for the fused kernel, compares what they leave
+ * in the buffers; runs clang -fsyntax-only on a source. */
+#include <fcntl.h>
+#include <libgen.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/rw/rwt.h"
+
+#ifndef RW_TEST_CLANG
+#define RW_TEST_CLANG "/usr/lib/llvm-16/bin/clang"
+#endif
+
+extern char **environ;
+
+static int rwt_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int rwt_err(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Reads up to cap - 1 bytes of @p path into buf as a string. */
+static void rwt_read_text(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+
+    if (f) {
+        n = fread(buf, 1, cap - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    while (n > 0 && buf[n - 1] == '\n')
+        buf[--n] = '\0';
+}
+
+static int rwt_write_temp(char *path, const char *data, size_t len)
+{
+    int fd = mkstemps(path, 3);
+    int ok;
+
+    if (fd < 0)
+        return -1;
+    ok = write(fd, data, len) == (ssize_t)len;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* Command-line words of one run. */
+typedef struct rwt_argv {
+    char words[160][48];
+    char *v[168];
+    unsigned n;
+} rwt_argv;
+
+static void rwt_word(rwt_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void rwt_word(rwt_argv *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (a->n >= 160)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(a->words[a->n], sizeof a->words[a->n], fmt, ap);
+    va_end(ap);
+    a->v[a->n] = a->words[a->n];
+    a->n++;
+}
+
+static void rwt_arg_word(rwt_argv *a, const rwt_arg *x)
+{
+    uint32_t bits;
+
+    switch (x->kind) {
+    case RWT_BUF: rwt_word(a, "b%u", x->buf); break;
+    case RWT_INT: rwt_word(a, "i%lld", x->i); break;
+    case RWT_UINT: rwt_word(a, "u%lld", x->i); break;
+    case RWT_ULONG: rwt_word(a, "l%lld", x->i); break;
+    case RWT_FLOAT:
+        memcpy(&bits, &x->f, sizeof bits);
+        rwt_word(a, "f%08x", bits);
+        break;
+    default: rwt_word(a, "?"); break;
+    }
+}
+
+/* Runs rwt-run on @p src with the launches in @p a (from its 10th word);
+ * the buffers it leaves in *out (malloc'd, every buffer in order). */
+static int rwt_exec(const rwt_case *cs, const char *src, size_t len, rwt_argv *a,
+                    unsigned char **out, char *err, size_t cap)
+{
+    char exe[4096], helper[4200], spath[] = "/tmp/rwt-XXXXXX.cl", opath[] = "/tmp/rwt-XXXXXX.out",
+         lpath[] = "/tmp/rwt-XXXXXX.log";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    posix_spawn_file_actions_t fa;
+    size_t total = 0, i;
+    int rc = -1, status = 0, ofd, lfd;
+    pid_t pid;
+    FILE *f;
+
+    *out = NULL;
+    if (n <= 0)
+        return rwt_err(err, cap, "cannot find the test binary");
+    exe[n] = '\0';
+    snprintf(helper, sizeof helper, "%s/rwt-run", dirname(exe));
+    if (rwt_write_temp(spath, src, len) < 0)
+        return rwt_err(err, cap, "cannot write a temporary file");
+    ofd = mkstemps(opath, 4);
+    lfd = mkstemps(lpath, 4);
+    if (ofd < 0 || lfd < 0) {
+        rwt_err(err, cap, "cannot create a temporary file");
+        goto out;
+    }
+    a->v[1] = spath;   /* the placeholders of rwt_head() */
+    a->v[2] = opath;
+    a->v[0] = helper;
+    a->v[3] = (char *)(cs->options ? cs->options : "");
+    a->v[a->n] = NULL;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, lfd, 2);
+    if (posix_spawn(&pid, helper, &fa, NULL, a->v, environ) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        rwt_err(err, cap, "cannot run %s", helper);
+        goto out;
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char log[1024];
+        rwt_read_text(lpath, log, sizeof log);
+        rwt_err(err, cap, "rwt-run failed (status %d): %s", status, log);
+        goto out;
+    }
+    for (i = 0; i < cs->nbufs; i++)
+        total += cs->bufs[i].bytes;
+    *out = malloc(total ? total : 1);
+    f = fopen(opath, "rb");
+    if (!*out || !f || fread(*out, 1, total, f) != total) {
+        free(*out);
+        *out = NULL;
+        rwt_err(err, cap, "rwt-run left no buffers");
+    } else {
+        rc = 0;
+    }
+    if (f)
+        fclose(f);
+out:
+    if (ofd >= 0)
+        close(ofd);
+    if (lfd >= 0)
+        close(lfd);
+    unlink(spath);
+    unlink(opath);
+    unlink(lpath);
+    return rc;
+}
+
+/* The words every run shares: placeholders for the paths and options, the
+ * launch shape, the buffers. */
+static void rwt_head(const rwt_case *cs, rwt_argv *a)
+{
+    unsigned i;
+
+    a->n = 0;
+    rwt_word(a, "rwt-run");
+    rwt_word(a, "SOURCE");
+    rwt_word(a, "OUT");
+    rwt_word(a, "OPTIONS");
+    rwt_word(a, "%u", cs->dims);
+    rwt_word(a, "%zu", cs->global[0]);
+    rwt_word(a, "%zu", cs->dims > 1 ? cs->global[1] : (size_t)1);
+    rwt_word(a, "%zu", cs->local[0]);
+    rwt_word(a, "%zu", cs->dims > 1 ? cs->local[1] : (size_t)1);
+    for (i = 0; i < cs->nbufs; i++)
+        rwt_word(a, "%s:%zu", cs->bufs[i].fill == RWT_I32 ? "i32" : "f32", cs->bufs[i].bytes);
+}
+
+int rwt_compare(const rwt_case *cs, const rw_fuse_out *f, const char *name, int keep_store,
+                char *err, size_t cap)
+{
+    static rwt_argv a;
+    unsigned char *two = NULL, *one = NULL;
+    size_t off = 0;
+    unsigned i;
+    int rc = -1;
+
+    rwt_head(cs, &a);
+    rwt_word(&a, "--");
+    rwt_word(&a, "%s", cs->p);
+    for (i = 0; i < cs->np; i++)
+        rwt_arg_word(&a, &cs->pa[i]);
+    rwt_word(&a, "--");
+    rwt_word(&a, "%s", cs->c);
+    for (i = 0; i < cs->nc; i++)
+        rwt_arg_word(&a, &cs->ca[i]);
+    if (rwt_exec(cs, cs->src, cs->len, &a, &two, err, cap) < 0)
+        goto out;
+    rwt_head(cs, &a);
+    rwt_word(&a, "--");
+    rwt_word(&a, "%s", name);
+    for (i = 0; i < f->nparams; i++)
+        rwt_arg_word(&a, f->params[i].from == RW_FROM_PRODUCER ? &cs->pa[f->params[i].index]
+                                                               : &cs->ca[f->params[i].index]);
+    if (rwt_exec(cs, f->source, f->len, &a, &one, err, cap) < 0)
+        goto out;
+    rc = 0;
+    for (i = 0; i < cs->nbufs && rc == 0; off += cs->bufs[i].bytes, i++) {
+        size_t at;
+        if (i == cs->b && !keep_store)
+            continue;
+        for (at = 0; at < cs->bufs[i].bytes && two[off + at] == one[off + at]; at++)
+            ;
+        if (at < cs->bufs[i].bytes) {
+            rc = 1;
+            snprintf(err, cap, "buffer %u differs at byte %zu", i, at);
+        }
+    }
+out:
+    free(two);
+    free(one);
+    return rc;
+}
+
+int rwt_syntax_ok(const char *src, size_t len, const char *options, char *err, size_t cap)
+{
+    char path[] = "/tmp/rwt-XXXXXX.cl", log[] = "/tmp/rwt-XXXXXX.log", cmd[1024];
+    int lfd, ok = 0, st;
+
+    err[0] = '\0';
+    if (rwt_write_temp(path, src, len) < 0) {
+        snprintf(err, cap, "cannot write a temporary file");
+        return 0;
+    }
+    lfd = mkstemps(log, 4);
+    if (lfd >= 0) {
+        snprintf(cmd, sizeof cmd,
+                 "%s -fsyntax-only -x cl -cl-std=CL1.2 -target spir64 -Xclang "
+                 "-finclude-default-header %s %s 2>%s",
+                 RW_TEST_CLANG, options ? options : "", path, log);
+        st = system(cmd);
+        ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        rwt_read_text(log, err, cap);
+        close(lfd);
+        unlink(log);
+    }
+    unlink(path);
+    return ok;
+}
