@@ -30,6 +30,12 @@ WORKLOADS = [
     ("spmv", [os.path.join(B, "apps", "spmv"), "--iters", "6", "--quiet"] + (["--size", "16384"] if QUICK else []),
      "the matrix written again every iteration"),
     ("helium", [os.path.join(B, "tests", "progs", "helium")], "kernels and writes nobody reads"),
+    ("sobel", [os.path.join(B, "apps", "sobel"), "--iters", "6", "--quiet"] + (["--size", "256"] if QUICK else []),
+     "gy -> magnitude fused (Helium's Sobel)"),
+    ("geomatrix", [os.path.join(B, "apps", "geomatrix"), "--iters", "6", "--quiet"] +
+     (["--size", "256"] if QUICK else []), "mul -> mul and mul -> pow fused (Helium's geoMatrix)"),
+    ("exposure", [os.path.join(B, "apps", "exposure"), "--iters", "6", "--quiet"] +
+     (["--size", "256"] if QUICK else []), "well_exposed -> weight fused (Helium's exposure fusion)"),
     ("vecadd", [os.path.join(B, "apps", "vecadd"), "--iters", "6", "--quiet"] + (["--size", "65536"] if QUICK else []),
      "nothing (control)"),
 ]
@@ -76,6 +82,7 @@ def main():
                 r[key].append({"exec_ns": j["exec_ns"], "wall_ns": j["wall_ns"], "commands": j["commands"],
                                "kernels": j["kernels"], "readbacks": j["readbacks"],
                                "dropped": j.get("plan", {}).get("dropped", 0),
+                               "fused": j.get("plan", {}).get("fused", 0),
                                "expected": j.get("plan", {}).get("expected")})
         raw[name] = r
         ex0 = med([x["exec_ns"] for x in r["plain"]]) / 1e6
@@ -85,19 +92,19 @@ def main():
         passes = {p["name"]: p for p in o["passes"]}
         exp = r["plan"][0]["expected"] or {}
         rows.append((name, what, o["calls"], passes["dead"]["transformations"],
-                     passes["redundant"]["transformations"], r["plan"][0]["dropped"],
+                     passes["redundant"]["transformations"], r["plan"][0]["dropped"] + r["plan"][0]["fused"],
                      (passes["dead"]["bytes"] + passes["redundant"]["bytes"]) / 1024,
                      exp.get("device_ns", 0) / 1e6, ex0, ex1, ex0 / ex1 if ex1 else float("nan"), wa0, wa1,
-                     r["plain"][0]["readbacks"]))
+                     r["plain"][0]["readbacks"], r["plan"][0]["fused"]))
     print("\n### Optimizer: `clrr replay` without and with `--plan` (medians of %d runs, alternating)\n" % REPS)
     print("exec: time inside enqueue/map/sync calls (exec_ns); wall: the whole replay session (wall_ns); "
-          "expected: recorded device time of the dropped commands. Every run verified every read-back.\n")
-    print("| workload | calls | dead | redundant | dropped | KiB not moved | expected ms | replay exec ms "
-          "| --plan exec ms | speedup | replay wall ms | --plan wall ms | read-backs |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "expected: recorded device time of the dropped commands (and of the producer launches fused away); fused pairs: launch pairs that ran as one generated kernel; commands saved: dropped + fused. Every run verified every read-back.\n")
+    print("| workload | calls | dead | redundant | fused pairs | commands saved | KiB not moved | expected ms "
+          "| replay exec ms | --plan exec ms | speedup | replay wall ms | --plan wall ms | read-backs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %d | %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | %d |" % (
-            r[0], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]))
+        print("| %s | %d | %d | %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | %d |" % (
+            r[0], r[2], r[3], r[4], r[14], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]))
     print()
     for r in rows:
         print("- %s: %s" % (r[0], r[1]))

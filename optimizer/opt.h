@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 0
+#define OPT_PLAN_MINOR 1
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -64,12 +64,13 @@ const char *opt_strerror(opt_status s);
 typedef enum opt_pass {
     OPT_PASS_DEAD = 0,        /* dead command elimination */
     OPT_PASS_REDUNDANT = 1,   /* redundant transfer elimination */
+    OPT_PASS_FUSE = 2,        /* vertical fusion of producer -> consumer launches (1.1) */
     OPT_PASS_COUNT
 } opt_pass;
 
 #define OPT_PASSES_ALL ((1u << OPT_PASS_COUNT) - 1)
 
-/*! opt_pass_name() : "dead", "redundant" (static); NULL when out of range. */
+/*! opt_pass_name() : "dead", "redundant", "fuse" (static); NULL when out of range. */
 const char *opt_pass_name(opt_pass p);
 
 /*! opt_passes_parse() : a comma-separated list of pass names, "all" or
@@ -92,11 +93,14 @@ typedef struct opt_effect {
 
 typedef struct opt_plan opt_plan;
 
-/* What a transformation does. v1 has one action: the command is not
- * executed (an event it produced is still signalled, by a marker). */
-typedef enum opt_action { OPT_ACT_DROP = 0, OPT_ACT_COUNT } opt_action;
+/* What a transformation does. drop: the command is not executed (an event
+ * it produced is still signalled, by a marker). Fusion (1.1): hold: the
+ * producer launch is taken by the fused launch that follows (run as
+ * recorded if that does not come); fuse: the consumer launch runs the
+ * fused kernel instead, with the held launch's arguments and its own. */
+typedef enum opt_action { OPT_ACT_DROP = 0, OPT_ACT_HOLD = 1, OPT_ACT_FUSE = 2, OPT_ACT_COUNT } opt_action;
 
-/*! opt_action_name() : "drop" (static). */
+/*! opt_action_name() : "drop", "hold", "fuse" (static). */
 const char *opt_action_name(opt_action a);
 
 typedef struct opt_xform {
@@ -112,7 +116,25 @@ typedef struct opt_xform {
     uint64_t holds_seq;       /* redundant: the call that left the same bytes, else 0 */
     opt_effect effect;
     const char *reason;       /* one line: why it is safe */
+    uint32_t fused;           /* hold, fuse: the fused kernel's id (1, 2, ...), else 0 */
 } opt_xform;
+
+/* A generated kernel (1.1): a fusion of a producer and a consumer kernel of
+ * one program, as OpenCL C source (the program's source with the fused
+ * kernel appended, rewriter/rw.h). Parameter i of the fused kernel is
+ * argument params[i].index of the held launch (from 0) or of the consumer
+ * launch (from 1), as set when each launched. */
+typedef struct opt_fused {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    const char *name;         /* the fused kernel's name */
+    const char *producer, *consumer;   /* the kernels it fuses */
+    uint8_t program[16];      /* XXH3-128 of the original program source */
+    const char *source;       /* the program to build */
+    const char *options;      /* its build options (the original program's) */
+    int keep_store;           /* the intermediate buffer is still written */
+    unsigned nparams;
+    const uint8_t (*params)[2];   /* (from, index) */
+} opt_fused;
 
 /* Per kernel: how it accesses its arguments, from the kernel analysis (the
  * plan carries them so that its execution needs no analysis). */
@@ -170,6 +192,10 @@ size_t opt_plan_xform_count(const opt_plan *p);
 const opt_xform *opt_plan_xform(const opt_plan *p, size_t i);
 size_t opt_plan_kernel_count(const opt_plan *p);
 const opt_kernel_facts *opt_plan_kernel(const opt_plan *p, size_t i);
+/*! opt_plan_fused_count() / opt_plan_fused() : the generated kernels; by
+ *  index from 0 (NULL out of range). */
+size_t opt_plan_fused_count(const opt_plan *p);
+const opt_fused *opt_plan_fused(const opt_plan *p, size_t i);
 /*! opt_plan_pass() : the result of pass @p pass (enabled 0 when it did not run). */
 const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass);
 
@@ -202,6 +228,10 @@ typedef struct opt_exec opt_exec;
 /* What opt_exec_item() says about a call. */
 #define OPT_RUN 0             /* execute it as recorded */
 #define OPT_DROP 1            /* do not execute it (signal its event with a marker) */
+#define OPT_HOLD 2            /* a producer launch: keep it (its kernel's arguments as
+                                 set now); run it as recorded before any call but
+                                 clSetKernelArg, unless the next launch is OPT_FUSE */
+#define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launch */
 
 /*! opt_exec_open() : prepares to apply @p p (which must outlive the
  *  matcher) to the calls of trace @p path, which it streams once to
@@ -216,6 +246,8 @@ opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory,
  *  call that is about to execute, OPT_RUN for other items, or
  *  OPT_ERR_NOMEM. A call that was dropped is not executed by the caller. */
 int opt_exec_item(opt_exec *x, const tf_item *it);
+/*! opt_exec_fused() : the fused kernel of the last OPT_FUSE answer. */
+const opt_fused *opt_exec_fused(const opt_exec *x);
 /*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
 void opt_exec_rewind(opt_exec *x);
@@ -228,6 +260,7 @@ typedef struct opt_exec_stats {
     uint64_t fell_back;       /* matched a call but ran it unoptimized */
     uint64_t unmatched;       /* never met a call with their pattern */
     uint64_t drops;           /* calls dropped (all loop iterations) */
+    uint64_t fusions;         /* fused launches (all loop iterations) */
     opt_effect effect;        /* recorded effect of the applied ones */
 } opt_exec_stats;
 

@@ -23,7 +23,9 @@ struct opt_exec {
     size_t n;
     uint8_t *state;               /* per transformation (index id - 1) */
     int same_trace;
-    uint64_t fp, drops;
+    uint64_t fp, drops, fusions;
+    const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
+    const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
     opt_fallback fb[OPT_MAX_FALLBACKS];
     size_t nfb, nfb_calls;        /* listed; of which met during the run */
 };
@@ -117,6 +119,12 @@ void opt_exec_close(opt_exec *x)
 void opt_exec_rewind(opt_exec *x)
 {
     opt_map_free(&x->occ);
+    x->held = NULL;
+}
+
+const opt_fused *opt_exec_fused(const opt_exec *x)
+{
+    return x->fused;
 }
 
 static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
@@ -190,10 +198,41 @@ static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         opt_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
         return OPT_RUN;
     }
+    if (f->action == OPT_ACT_HOLD) {
+        const opt_fused *z = opt_plan_fused(x->p, f->fused - 1);
+        if (!z || (!z->keep_store && !x->same_trace)) {
+            opt_fell_back(x, f, c->seq, "the fused kernel does not store the intermediate buffer, and the trace's "
+                                        "structure is not the one the plan was made for");
+            return OPT_RUN;
+        }
+        x->held = f;
+        return OPT_HOLD;
+    }
+    if (f->action == OPT_ACT_FUSE) {
+        if (!x->held || x->held->fused != f->fused) {
+            opt_fell_back(x, f, c->seq, "the producer launch did not come right before");
+            return OPT_RUN;
+        }
+        x->state[x->held->id - 1] = OPT_X_APPLIED;
+        x->state[f->id - 1] = OPT_X_APPLIED;
+        x->held = NULL;
+        x->fused = opt_plan_fused(x->p, f->fused - 1);
+        x->fusions++;
+        return OPT_FUSE;
+    }
     x->state[f->id - 1] = OPT_X_APPLIED;
     x->drops++;
     *fate = f->pass == OPT_PASS_DEAD ? OPT_FATE_DEAD : OPT_FATE_REDUNDANT;
     return OPT_DROP;
+}
+
+/* Calls that may come between a held launch and its fusion (the replayer's
+ * rpl_plan_passive keeps the same list): creates, queries, retains, kernel
+ * arguments. */
+static int opt_exec_passive(const char *n)
+{
+    return !strncmp(n, "clCreate", 8) || !strncmp(n, "clGet", 5) || !strncmp(n, "clRetain", 8) ||
+           !strcmp(n, "clReleaseMemObject") || !strcmp(n, "clSetKernelArg");
 }
 
 int opt_exec_item(opt_exec *x, const tf_item *it)
@@ -207,10 +246,17 @@ int opt_exec_item(opt_exec *x, const tf_item *it)
     const tf_call *c = &it->u.call;
     opt_fate fate = OPT_FATE_RUN;
     int v = OPT_RUN;
+    const opt_xform *held = x->held;
     if (x->n && opt_droppable(c->sig->name) && opt_call_ok(c))
         v = opt_exec_decide(x, c, &fate);
     if (v < 0)
         return v;
+    if (held && v != OPT_FUSE && !opt_exec_passive(c->sig->name)) {
+        /* the held launch runs as recorded (the caller runs it first) */
+        opt_fell_back(x, held, held->seq, "the consumer launch did not follow right after");
+        if (x->held == held)
+            x->held = NULL;
+    }
     if (opt_track_call(&x->t, c, fate) != OPT_OK)
         return OPT_ERR_NOMEM;
     return v;
@@ -223,6 +269,7 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
     out->fingerprint = x->fp;
     out->transformations = x->n;
     out->drops = x->drops;
+    out->fusions = x->fusions;
     for (size_t i = 0; i < x->n; i++) {
         const opt_xform *f = opt_plan_xform(x->p, i);
         switch (x->state[i]) {

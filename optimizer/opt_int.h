@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "optimizer/opt.h"
+#include "rewriter/rw.h"
 #include "trace-format/tf.h"
 
 /* ------------------------------------------------------------ arena */
@@ -84,7 +85,36 @@ struct opt_plan {
     size_t nxf, capxf;
     opt_kernel_facts *kf;
     size_t nkf, capkf;
+    opt_fused *fz;
+    size_t nfz, capfz;
 };
+
+#define OPT_PLAN_MAX_FUSED 65536u
+#define OPT_FUSED_MAX_PARAMS 128u
+#define OPT_FUSED_MAX_SOURCE ((size_t)4 << 20)
+
+/*! opt_plan_add_fused() : appends a copy of @p f; *id (may be NULL) gets its id. */
+opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id);
+
+/* ------------------------------------------------------------ fusion */
+
+/* A producer -> consumer pair the fuse pass may merge (opt_fuse.c). */
+typedef struct opt_fuse_pair {
+    uint64_t p_seq, c_seq;    /* the two launches */
+    uint64_t p_kernel, c_kernel;   /* their kernel objects */
+    unsigned p_buf, c_buf;    /* the intermediate buffer's argument in each */
+    int keep_store;           /* it is read later: still written */
+} opt_fuse_pair;
+
+typedef struct ana_model ana_model;
+/*! opt_fuse_find() : every qualifying pair of the model, in trace order
+ *  (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout);
+
+/* opt_rw.c: rewriter/rw.h through libclrr-rw.so, loaded on first use
+ * (RW_ERR_INTERNAL with the reason when it cannot be loaded). */
+rw_status opt_rw_fuse(const rw_fuse_req *req, rw_fuse_out *out, char *err, size_t cap);
+void opt_rw_fuse_free(rw_fuse_out *out);
 
 /*! opt_plan_new() : an empty plan of this build's version. NULL on ENOMEM. */
 opt_plan *opt_plan_new(void);

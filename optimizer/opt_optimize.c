@@ -18,6 +18,22 @@
 #define CLRR_VERSION "?"
 #endif
 
+/* A launch the fuse pass takes: the producer (hold) or consumer (fuse). */
+typedef struct opt_fuse_role {
+    uint64_t seq, partner;
+    uint8_t action;           /* OPT_ACT_HOLD, OPT_ACT_FUSE */
+    uint32_t fused;
+} opt_fuse_role;
+
+/* A fused kernel made once for every pair of the same kind. */
+typedef struct opt_fuse_made {
+    uint64_t program;         /* program object */
+    const char *pname, *cname;
+    unsigned p_buf, c_buf;
+    int keep_store;
+    uint32_t id;              /* 0: refused */
+} opt_fuse_made;
+
 typedef struct opt_run {
     const opt_options *o;
     tf_reader *r;
@@ -26,6 +42,9 @@ typedef struct opt_run {
     opt_dead_cmd *dead;
     size_t ndead;
     opt_map occ;              /* pattern key -> occurrences so far */
+    opt_fuse_role *roles;     /* by seq */
+    size_t nroles;
+    char fuse_note[512];      /* the first pair the rewriter refused */
     char *err;
     size_t err_cap;
 } opt_run;
@@ -70,6 +89,108 @@ static const opt_dead_cmd *opt_dead_of(const opt_run *x, uint64_t seq)
             hi = mid;
     }
     return NULL;
+}
+
+static const opt_fuse_role *opt_role_of(const opt_run *x, uint64_t seq)
+{
+    size_t lo = 0, hi = x->nroles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->roles[mid].seq == seq)
+            return &x->roles[mid];
+        if (x->roles[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int opt_role_cmp(const void *a, const void *b)
+{
+    const opt_fuse_role *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The fuse pass, before the stream: the pairs of the model, each kind made
+ * into one fused kernel by the rewriter (pairs it refuses stay as they are). */
+static opt_status opt_fuse_plan(opt_run *x)
+{
+    opt_fuse_pair *pairs = NULL;
+    size_t npairs = 0, nmade = 0, capmade = 0, caproles = 0;
+    opt_fuse_made *made = NULL;
+    opt_status st = opt_fuse_find(x->m, &pairs, &npairs);
+    for (size_t i = 0; st == OPT_OK && i < npairs; i++) {
+        const opt_fuse_pair *f = &pairs[i];
+        if (opt_dead_of(x, f->p_seq) || opt_dead_of(x, f->c_seq))
+            continue;
+        const ana_object *pk = ana_model_find(x->m, f->p_kernel), *ck = ana_model_find(x->m, f->c_kernel);
+        if (!pk || !ck || pk->parent != ck->parent || !pk->name || !ck->name)
+            continue;   /* one program: the rewriter fuses two kernels of one source */
+        const ana_object *prog = ana_model_find(x->m, pk->parent);
+        if (!prog || !prog->source)
+            continue;
+        opt_fuse_made *m = NULL;
+        for (size_t k = 0; k < nmade && !m; k++)
+            if (made[k].program == prog->id && !strcmp(made[k].pname, pk->name) && !strcmp(made[k].cname, ck->name) &&
+                made[k].p_buf == f->p_buf && made[k].c_buf == f->c_buf && made[k].keep_store == f->keep_store)
+                m = &made[k];
+        if (!m) {
+            if (opt_grow((void **)&made, &capmade, nmade + 1, sizeof *made)) {
+                st = OPT_ERR_NOMEM;
+                break;
+            }
+            m = &made[nmade++];
+            *m = (opt_fuse_made){.program = prog->id, .pname = pk->name, .cname = ck->name, .p_buf = f->p_buf,
+                                 .c_buf = f->c_buf, .keep_store = f->keep_store};
+            char name[64], why[512] = "";
+            snprintf(name, sizeof name, "__clrr_fused_%zu", opt_plan_fused_count(x->p) + 1);
+            rw_fuse_req req = {prog->source, (size_t)prog->source_len, prog->options, pk->name, ck->name,
+                               f->p_buf, f->c_buf, f->keep_store, name};
+            rw_fuse_out out;
+            rw_status rs = opt_rw_fuse(&req, &out, why, sizeof why);
+            if (rs == RW_ERR_NOMEM) {
+                st = OPT_ERR_NOMEM;
+                break;
+            }
+            if (rs != RW_OK) {
+                if (!x->fuse_note[0])
+                    snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", pk->name, ck->name, why);
+                continue;   /* refused: m->id stays 0 */
+            }
+            uint8_t prm[OPT_FUSED_MAX_PARAMS][2];
+            for (unsigned k = 0; k < out.nparams && k < OPT_FUSED_MAX_PARAMS; k++) {
+                prm[k][0] = out.params[k].from;
+                prm[k][1] = out.params[k].index;
+            }
+            tf_blobref h;
+            tf_hash(prog->source, (size_t)prog->source_len, &h);
+            opt_fused z = {0, name, pk->name, ck->name, {0}, out.source, prog->options ? prog->options : "",
+                           f->keep_store, out.nparams, (const uint8_t(*)[2])prm};
+            memcpy(z.program, h.hash, 16);
+            st = out.nparams <= OPT_FUSED_MAX_PARAMS ? opt_plan_add_fused(x->p, &z, &m->id) : OPT_ERR_LIMIT;
+            opt_rw_fuse_free(&out);
+            if (st == OPT_ERR_LIMIT) {
+                st = OPT_OK;
+                m->id = 0;
+            }
+            if (st != OPT_OK)
+                break;
+        }
+        if (!m->id)
+            continue;
+        if (opt_grow((void **)&x->roles, &caproles, x->nroles + 2, sizeof *x->roles)) {
+            st = OPT_ERR_NOMEM;
+            break;
+        }
+        x->roles[x->nroles++] = (opt_fuse_role){f->p_seq, f->c_seq, OPT_ACT_HOLD, m->id};
+        x->roles[x->nroles++] = (opt_fuse_role){f->c_seq, f->p_seq, OPT_ACT_FUSE, m->id};
+    }
+    free(pairs);
+    free(made);
+    if (st == OPT_OK && x->nroles)
+        qsort(x->roles, x->nroles, sizeof *x->roles, opt_role_cmp);
+    return st == OPT_OK ? OPT_OK : opt_seterr(x->err, x->err_cap, st, "fuse: %s", opt_strerror(st));
 }
 
 static void opt_effect_of(const ana_cmd *c, opt_effect *e)
@@ -171,8 +292,33 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             return st;
         uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
         const opt_dead_cmd *d = opt_dead_of(x, c->seq);
+        const opt_fuse_role *fr = opt_role_of(x, c->seq);
         if (nomem) {
             st = OPT_ERR_NOMEM;
+        } else if (fr && !d) {
+            char why[256];
+            const opt_fused *z = opt_plan_fused(x->p, fr->fused - 1);
+            if (fr->action == OPT_ACT_HOLD)
+                snprintf(why, sizeof why, "runs inside %s with launch #%llu: each of its work-items reads only what the "
+                         "same work-item of this launch wrote%s", z ? z->name : "?", (unsigned long long)fr->partner,
+                         z && !z->keep_store ? "; the buffer is not read later and is no longer stored" : "");
+            else
+                snprintf(why, sizeof why, "runs as %s, with launch #%llu", z ? z->name : "?",
+                         (unsigned long long)fr->partner);
+            st = opt_add(x, c, OPT_PASS_FUSE, canon, key, occ, 0, why);
+            if (st == OPT_OK) {
+                opt_xform *t = &x->p->xf[x->p->nxf - 1];
+                t->action = fr->action;
+                t->fused = fr->fused;
+                if (fr->action == OPT_ACT_FUSE) {   /* the fused launch still runs */
+                    opt_pass_result *r = &x->p->passes[OPT_PASS_FUSE];
+                    r->effect.commands -= t->effect.commands;
+                    r->effect.kernels -= t->effect.kernels;
+                    r->effect.device_ns -= t->effect.device_ns;
+                    r->effect.timed -= t->effect.timed;
+                    memset(&t->effect, 0, sizeof t->effect);
+                }
+            }
         } else if (d) {
             fate = OPT_FATE_DEAD;
             st = opt_add(x, c, OPT_PASS_DEAD, canon, key, occ, 0, d->reason);
@@ -253,6 +399,8 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
         x.p->passes[i].enabled = (o->passes >> i) & 1;
     if ((o->passes & (1u << OPT_PASS_DEAD)) && (st = opt_dead_find(x.m, &x.dead, &x.ndead, err, err_cap)) != OPT_OK)
         goto out;
+    if ((o->passes & (1u << OPT_PASS_FUSE)) && (st = opt_fuse_plan(&x)) != OPT_OK)
+        goto out;
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
     *out = x.p;
@@ -262,6 +410,7 @@ out:
         free((char *)x.dead[i].reason);
     free(x.dead);
     opt_map_free(&x.occ);
+    free(x.roles);
     opt_plan_free(x.p);
     ana_model_free(x.m);
     tf_reader_close(x.r);

@@ -25,6 +25,7 @@ void opt_plan_free(opt_plan *p)
         return;
     free(p->xf);
     free(p->kf);
+    free(p->fz);
     free(p->programs);
     opt_arena_free(&p->arena);
     free(p);
@@ -60,6 +61,41 @@ opt_status opt_plan_add_xform(opt_plan *p, const opt_xform *x)
         return OPT_ERR_NOMEM;
     d->id = (uint32_t)++p->nxf;
     return OPT_OK;
+}
+
+opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id)
+{
+    if (p->nfz >= OPT_PLAN_MAX_FUSED || f->nparams > OPT_FUSED_MAX_PARAMS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->fz, &p->capfz, p->nfz + 1, sizeof *p->fz))
+        return OPT_ERR_NOMEM;
+    opt_fused *d = &p->fz[p->nfz];
+    *d = *f;
+    d->name = opt_plan_str(p, f->name);
+    d->producer = opt_plan_str(p, f->producer);
+    d->consumer = opt_plan_str(p, f->consumer);
+    d->source = opt_plan_str(p, f->source);
+    d->options = opt_plan_str(p, f->options);
+    uint8_t (*pr)[2] = opt_arena_alloc(&p->arena, (f->nparams ? f->nparams : 1) * sizeof *pr);
+    if (!d->name || !d->producer || !d->consumer || !d->source || !d->options || !pr)
+        return OPT_ERR_NOMEM;
+    if (f->nparams)
+        memcpy(pr, f->params, f->nparams * sizeof *pr);
+    d->params = (const uint8_t(*)[2])pr;
+    d->id = (uint32_t)++p->nfz;
+    if (id)
+        *id = d->id;
+    return OPT_OK;
+}
+
+size_t opt_plan_fused_count(const opt_plan *p)
+{
+    return p->nfz;
+}
+
+const opt_fused *opt_plan_fused(const opt_plan *p, size_t i)
+{
+    return i < p->nfz ? &p->fz[i] : NULL;
 }
 
 opt_status opt_plan_add_kernel(opt_plan *p, const char *name, const uint8_t program[16], unsigned nargs,

@@ -150,7 +150,7 @@ static opt_status opt_rd_header(opt_rd *r, const json_t *root)
         json_t *v = json_object_get(root, opt_plan_reserved[i]);
         if (v && !json_is_null(v))
             return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
-                              "plan.%s: this section is reserved for later versions and must be null in %u.%u",
+                              "plan.%s: this section is reserved for later versions and must be null in %d.%d",
                               opt_plan_reserved[i], OPT_PLAN_MAJOR, OPT_PLAN_MINOR);
     }
     const char *gen, *file, *fp;
@@ -252,10 +252,76 @@ static opt_status opt_rd_kernels(opt_rd *r, const json_t *root)
     return OPT_OK;
 }
 
+/* An identifier of OpenCL C (a kernel name). */
+static int opt_is_ident(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
+{
+    static const char *const names[] = {"id", "name", "producer", "consumer", "program", "keep_store",
+                                        "params", "options", "source", NULL};
+    json_t *a = json_object_get(root, "fused_kernels");
+    if (!a || json_is_null(a))
+        return OPT_OK;   /* 1.0: reserved, null */
+    OPT_TRY(opt_get_array(r, root, "fused_kernels", "plan", OPT_PLAN_MAX_FUSED, &a));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        char where[48], w2[80];
+        opt_fused f;
+        uint8_t prm[OPT_FUSED_MAX_PARAMS][2];
+        json_t *o = json_array_get(a, i), *params, *ks;
+        uint64_t id;
+        memset(&f, 0, sizeof f);
+        snprintf(where, sizeof where, "fused_kernels[%zu]", i);
+        if (!json_is_object(o))
+            return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+        OPT_TRY(opt_members(r, o, where, names));
+        OPT_TRY(opt_get_u64(r, o, "id", where, &id));
+        if (id != i + 1)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)",
+                              where, (unsigned long long)id, i + 1);
+        OPT_TRY(opt_get_str(r, o, "name", where, 256, &f.name));
+        OPT_TRY(opt_get_str(r, o, "producer", where, 256, &f.producer));
+        OPT_TRY(opt_get_str(r, o, "consumer", where, 256, &f.consumer));
+        if (!opt_is_ident(f.name) || !opt_is_ident(f.producer) || !opt_is_ident(f.consumer))
+            return opt_bad(r, OPT_ERR_PLAN, where, "name, producer and consumer must be OpenCL C identifiers");
+        snprintf(w2, sizeof w2, "%s.program", where);
+        OPT_TRY(opt_get_hash(r, json_object_get(o, "program"), w2, f.program));
+        ks = json_object_get(o, "keep_store");
+        if (!json_is_boolean(ks))
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.keep_store: expected true or false", where);
+        f.keep_store = json_is_true(ks);
+        OPT_TRY(opt_get_str(r, o, "options", where, 65536, &f.options));
+        OPT_TRY(opt_get_str(r, o, "source", where, OPT_FUSED_MAX_SOURCE, &f.source));
+        OPT_TRY(opt_get_array(r, o, "params", where, OPT_FUSED_MAX_PARAMS, &params));
+        for (size_t k = 0; k < json_array_size(params); k++) {
+            json_t *pk = json_array_get(params, k), *from = json_array_get(pk, 0), *idx = json_array_get(pk, 1);
+            if (!json_is_array(pk) || json_array_size(pk) != 2 || !json_is_integer(from) || !json_is_integer(idx) ||
+                json_integer_value(from) < 0 || json_integer_value(from) > 1 || json_integer_value(idx) < 0 ||
+                json_integer_value(idx) >= 256)
+                return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                                  "%s.params[%zu]: expected [FROM, INDEX], FROM 0 (producer) or 1 (consumer), "
+                                  "INDEX 0..255", where, k);
+            prm[k][0] = (uint8_t)json_integer_value(from);
+            prm[k][1] = (uint8_t)json_integer_value(idx);
+        }
+        f.nparams = (unsigned)json_array_size(params);
+        f.params = (const uint8_t(*)[2])prm;
+        OPT_TRY(opt_plan_add_fused(r->p, &f, NULL));
+    }
+    return OPT_OK;
+}
+
 static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
 {
     static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
-                                        "holds", "reason", "verify", NULL};
+                                        "holds", "reason", "verify", "fused", NULL};
     static const char *const cn[] = {"seq", "function", NULL};
     char where[64], w2[96];
     const char *pass, *action, *fn, *reason, *verify;
@@ -279,10 +345,30 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
     x.pass = (uint8_t)p;
     counts[p]++;
     OPT_TRY(opt_get_str(r, o, "action", where, 64, &action));
-    if (strcmp(action, "drop"))
-        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.action: unknown action '%.64s' (1.%u knows drop)", where,
-                          action, OPT_PLAN_MINOR);
-    x.action = OPT_ACT_DROP;
+    if (!strcmp(action, "drop"))
+        x.action = OPT_ACT_DROP;
+    else if (!strcmp(action, "hold"))
+        x.action = OPT_ACT_HOLD;
+    else if (!strcmp(action, "fuse"))
+        x.action = OPT_ACT_FUSE;
+    else
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold and fuse)", where, action,
+                          OPT_PLAN_MINOR);
+    if ((x.action == OPT_ACT_DROP) != (x.pass != OPT_PASS_FUSE))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.action: '%s' is not an action of pass '%s'", where,
+                          action, pass);
+    json_t *fz = json_object_get(o, "fused");
+    if (x.action != OPT_ACT_DROP) {
+        uint64_t fid;
+        OPT_TRY(opt_get_u64(r, o, "fused", where, &fid));
+        if (!fid || fid > r->p->nfz)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.fused: no fused kernel %llu", where,
+                              (unsigned long long)fid);
+        x.fused = (uint32_t)fid;
+    } else if (fz) {
+        return opt_bad(r, OPT_ERR_PLAN, where, "a drop names no fused kernel");
+    }
     json_t *call = json_object_get(o, "call");
     snprintf(w2, sizeof w2, "%s.call", where);
     if (!json_is_object(call))
@@ -292,8 +378,9 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
     OPT_TRY(opt_get_str(r, call, "function", w2, 64, &fn));
     if (!x.seq)
         return opt_bad(r, OPT_ERR_PLAN, w2, "seq counts from 1");
-    if (!opt_droppable(fn))
-        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.function: %.64s cannot be dropped", w2, fn);
+    if (!opt_droppable(fn) || (x.action != OPT_ACT_DROP && strcmp(fn, "clEnqueueNDRangeKernel")))
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.function: %.64s cannot be %s", w2, fn,
+                          x.action == OPT_ACT_DROP ? "dropped" : "fused");
     x.function = fn;
     OPT_TRY(opt_get_u64(r, o, "occurrence", where, &x.occurrence));
     json_t *pat = json_object_get(o, "pattern");
@@ -398,6 +485,8 @@ opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *er
         st = opt_rd_passes(&r, root);
     if (st == OPT_OK)
         st = opt_rd_kernels(&r, root);
+    if (st == OPT_OK)
+        st = opt_rd_fused(&r, root);
     if (st == OPT_OK)
         st = opt_rd_xforms(&r, root);
     json_decref(root);

@@ -10,8 +10,10 @@
 static const char *const opt_acc_names[] = {"none", "read", "write", "rw", "unknown"};
 
 /* The names of the sections reserved for later versions (PLAN.md). */
-const char *const opt_plan_reserved[] = {"device_selection", "splits", "fused_kernels", "specializations",
-                                         "schedule", NULL};
+const char *const opt_plan_reserved[] = {"device_selection", "splits", "specializations", "schedule", NULL};
+/* The sections after the transformations, in the order they are written. */
+static const char *const opt_plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
+                                            "schedule", NULL};
 
 static json_t *opt_u64(uint64_t v)
 {
@@ -52,6 +54,10 @@ static json_t *opt_xform_json(const opt_xform *x)
                           "pattern", pat, "effect", opt_effect_json(&x->effect), "holds",
                           x->holds_seq ? json_pack("{s:o}", "seq", opt_u64(x->holds_seq)) : json_null(), "reason",
                           x->reason, "verify", "readbacks");
+    if (o && x->fused && json_object_set_new(o, "fused", opt_u64(x->fused))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -70,8 +76,11 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
     fputs(",\n\"trace\": ", f);
     rc |= opt_put(f, json_pack("{s:s,s:o,s:s,s:o}", "file", in->trace_file, "calls", opt_u64(in->trace_calls),
                                "fingerprint", fp, "programs", progs));
+    /* a 1.0 plan (read, written back) keeps the 1.0 layout: its passes, and
+     * fused_kernels reserved (null) */
+    unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : OPT_PASS_COUNT;
     fputs(",\n\"passes\": [", f);
-    for (unsigned i = 0; i < OPT_PASS_COUNT; i++) {
+    for (unsigned i = 0; i < npasses; i++) {
         const opt_pass_result *r = &p->passes[i];
         fputs(i ? ",\n  " : "\n  ", f);
         rc |= opt_put(f, json_pack("{s:s,s:b,s:o,s:o}", "name", opt_pass_name((opt_pass)i), "enabled", r->enabled,
@@ -95,8 +104,26 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
         rc |= opt_put(f, opt_xform_json(&p->xf[i]));
     }
     fputs(p->nxf ? "\n]" : "]", f);
-    for (size_t i = 0; opt_plan_reserved[i]; i++)
-        fprintf(f, ",\n\"%s\": null", opt_plan_reserved[i]);
+    for (size_t t = 0; opt_plan_tail[t]; t++) {
+        if (strcmp(opt_plan_tail[t], "fused_kernels") || in->minor == 0) {
+            fprintf(f, ",\n\"%s\": null", opt_plan_tail[t]);
+            continue;
+        }
+        fputs(",\n\"fused_kernels\": [", f);
+        for (size_t i = 0; i < p->nfz; i++) {
+            const opt_fused *z = &p->fz[i];
+            json_t *prm = json_array();
+            for (unsigned k = 0; prm && k < z->nparams; k++)
+                if (json_array_append_new(prm, json_pack("[i,i]", (int)z->params[k][0], (int)z->params[k][1])))
+                    rc = -1;
+            fputs(i ? ",\n  " : "\n  ", f);
+            rc |= opt_put(f, json_pack("{s:o,s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:s}", "id", opt_u64(z->id), "name",
+                                       z->name, "producer", z->producer, "consumer", z->consumer, "program",
+                                       opt_hash_json(z->program), "keep_store", z->keep_store, "params", prm,
+                                       "options", z->options, "source", z->source));
+        }
+        fputs(p->nfz ? "\n]" : "]", f);
+    }
     fputs("\n}\n", f);
     if (rc)
         return OPT_ERR_NOMEM;

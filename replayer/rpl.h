@@ -133,6 +133,24 @@ typedef struct tf_item tf_item;   /* trace-format/tf.h */
  * still works. Read-backs are verified exactly as without a plan. */
 #define RPL_PLAN_RUN 0
 #define RPL_PLAN_DROP 1
+/* Vertical fusion: HOLD (a clEnqueueNDRangeKernel) keeps the launch, with
+ * its kernel's arguments as set then; the session runs it as recorded
+ * before the next call other than clSetKernelArg, unless that call is a
+ * launch the plan answers FUSE: then the fused kernel (the hook's fused())
+ * runs in its place, its parameters taken from the held launch's
+ * arguments and the consumer's, with the consumer's NDRange, wait list and
+ * event. The fused program is built once per session and context. */
+#define RPL_PLAN_HOLD 2
+#define RPL_PLAN_FUSE 3
+
+typedef struct rpl_fused_kernel {
+    uint32_t id;              /* names the kernel across calls (the build is cached) */
+    const char *name;         /* kernel name in source */
+    const char *source;       /* the program (NUL-terminated) */
+    const char *options;      /* build options */
+    unsigned nparams;
+    const uint8_t (*params)[2];   /* per parameter: (0 held launch / 1 this launch, argument index) */
+} rpl_fused_kernel;
 typedef struct rpl_plan_hook {
     void *user;
     /* Called on the session's thread with each call right before it is
@@ -143,6 +161,9 @@ typedef struct rpl_plan_hook {
     int (*on_item)(void *user, const tf_item *it);
     /* Called when --loop starts another iteration from the top. May be NULL. */
     void (*on_rewind)(void *user);
+    /* After on_item answered RPL_PLAN_FUSE: the kernel to run. 0, or -1
+     * (the session fails). May be NULL when on_item never answers FUSE. */
+    int (*fused)(void *user, rpl_fused_kernel *out);
 } rpl_plan_hook;
 
 typedef struct rpl_opts {
@@ -207,6 +228,11 @@ typedef struct rpl_summary {
                                    * (threads; replayer/rpl_events.c) */
     uint64_t plan_dropped;    /* commands a plan dropped (not counted in calls) */
     uint64_t plan_markers;    /* ... replaced by a marker for their event */
+    uint64_t plan_fused;      /* launches a plan ran as a fused kernel (with the held one) */
+    uint64_t plan_unheld;     /* held launches run as recorded (no fusion followed,
+                               * or the fused kernel cannot be built here) */
+    char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
+                               * not be built here ("" when none) */
     int64_t wall_ns;          /* the whole session so far */
     int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the
                                * measured part (range/kernel; all loops) */

@@ -47,6 +47,8 @@ typedef struct rpl_obj {
     /* kernels */
     char *name;
     uint64_t args[RPL_MAX_KARGS];   /* memory object id per argument, 0 if none */
+    struct rpl_kargs *kargs;  /* the values last set, as handed to the runtime
+                               * (kept while a plan may fuse: rpl_plan.c) */
 } rpl_obj;
 
 rpl_obj *rpl_obj_find(rpl_session *s, uint64_t id);
@@ -240,6 +242,10 @@ struct rpl_session {
     uint64_t pause_at;
     int paused;
     tf_call paused_call;      /* valid until the next rpl_step */
+    /* a launch a plan holds for fusion (rpl_plan.c) */
+    struct rpl_held_launch *fuse_held;
+    struct rpl_fused_build *fbuilds;
+    size_t nfbuilds;
     /* user events blocking calls may wait for (rpl_events.c) */
     struct rpl_uev *uev;
     size_t nuev, cap_uev;
@@ -275,6 +281,25 @@ int rpl_uev_created(rpl_cx *x, uint64_t id);
 int rpl_uev_before(rpl_cx *x);
 int rpl_uev_after(rpl_cx *x);
 void rpl_uev_free(rpl_session *s);
+
+/* Kernel argument values as set (rpl_plan.c). */
+typedef struct rpl_karg {
+    size_t size;
+    uint8_t set, has_value;
+    uint8_t *value;           /* size bytes (a memory object: its live handle) */
+} rpl_karg;
+typedef struct rpl_kargs {
+    unsigned n;
+    rpl_karg a[RPL_MAX_KARGS];
+} rpl_kargs;
+/* clSetKernelArg is about to set argument @p i of kernel object @p k
+ * (recorded) to these bytes: remembered when the plan may fuse. */
+int rpl_kargs_note(rpl_session *s, rpl_obj *k, unsigned i, size_t size, const void *value);
+void rpl_kargs_free(rpl_obj *o);
+/* The held launch (if any) runs as recorded now. */
+int rpl_plan_flush(rpl_session *s, int measure);
+/* Releases the fused programs and a launch still held (close). */
+void rpl_plan_free(rpl_session *s);
 
 /* rpl_plan.c: a plan's hook (rpl_opts.plan). rpl_plan_call: before call @p c
  * executes; *dropped 1 when the plan dropped it (then it was handled here). */

@@ -151,6 +151,7 @@ rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, in
         if (o->host_owned)
             free(o->host);
         free(o->name);
+        rpl_kargs_free(o);
         uint64_t keep = o->id;
         memset(o, 0, sizeof *o);
         o->id = keep;
@@ -180,6 +181,7 @@ void rpl_obj_unbind(rpl_session *s, rpl_obj *o)
     if (o->host_owned)
         free(o->host);
     free(o->name);
+    rpl_kargs_free(o);
     free(o);
 }
 
@@ -202,6 +204,7 @@ void rpl_objs_free(rpl_session *s)
             if (o->host_owned)
                 free(o->host);
             free(o->name);
+            rpl_kargs_free(o);
             free(o);
         }
     }

@@ -6,6 +6,8 @@
  * clWaitForEvents, queries, release) still works. */
 #include "replayer/rpl_int.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The functions a plan may drop: each ends with (num_events_in_wait_list,
@@ -84,6 +86,381 @@ out:
     return st;
 }
 
+/* ------------------------------------------------------------ fusion */
+
+void rpl_kargs_free(rpl_obj *o)
+{
+    if (!o->kargs)
+        return;
+    for (unsigned i = 0; i < RPL_MAX_KARGS; i++)
+        free(o->kargs->a[i].value);
+    free(o->kargs);
+    o->kargs = NULL;
+}
+
+static int rpl_karg_copy(rpl_karg *d, size_t size, const void *value)
+{
+    uint8_t *v = NULL;
+    if (value && size) {
+        if (size > (1u << 16) || !(v = malloc(size)))
+            return -1;
+        memcpy(v, value, size);
+    }
+    free(d->value);
+    *d = (rpl_karg){.size = size, .set = 1, .has_value = value != NULL, .value = v};
+    return 0;
+}
+
+int rpl_kargs_note(rpl_session *s, rpl_obj *k, unsigned i, size_t size, const void *value)
+{
+    if (i >= RPL_MAX_KARGS)
+        return RPL_OK;
+    if (!k->kargs && !(k->kargs = calloc(1, sizeof *k->kargs)))
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+    if (rpl_karg_copy(&k->kargs->a[i], size, value))
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory (a kernel argument of %zu bytes)", size);
+    if (i >= k->kargs->n)
+        k->kargs->n = i + 1;
+    return RPL_OK;
+}
+
+static void rpl_kargs_clear(rpl_kargs *a);
+
+/* A launch held for fusion: its NDRange and its kernel's arguments then. */
+struct rpl_held_launch {
+    uint64_t seq;
+    cl_command_queue q;
+    cl_kernel k;
+    uint64_t kernel_id;
+    cl_uint dim;
+    size_t off[3], gsz[3], lsz[3];
+    int has_off, has_lsz;
+    rpl_kargs args;
+    cl_mem mems[RPL_MAX_KARGS];   /* retained while held: the application may release them */
+    unsigned nmems;
+    int k_retained;
+};
+
+/* Drops what a held launch retained and frees it. */
+static void rpl_held_free(rpl_session *s, struct rpl_held_launch *h)
+{
+    for (unsigned i = 0; i < h->nmems; i++)
+        if (s->api.clReleaseMemObject)
+            s->api.clReleaseMemObject(h->mems[i]);
+    if (h->k_retained && s->api.clReleaseKernel)
+        s->api.clReleaseKernel(h->k);
+    rpl_kargs_clear(&h->args);
+    free(h);
+}
+
+/* A fused program built for one context. */
+struct rpl_fused_build {
+    uint32_t id;
+    cl_context ctx;
+    cl_program prog;
+    cl_kernel k;
+};
+
+/* Decodes the NDRange of launch @p c (clEnqueueNDRangeKernel). */
+static int rpl_launch_decode(rpl_cx *x, struct rpl_held_launch *h, cl_uint *nwait, const cl_event **wait)
+{
+    uint64_t u = 0;
+    size_t *off = NULL, *gsz = NULL, *lsz = NULL;
+    RPL_TRY(rpl_in_handle(x, 0, (void **)&h->q));
+    RPL_TRY(rpl_in_handle(x, 1, (void **)&h->k));
+    RPL_TRY(rpl_in_u64(x, 2, &u));
+    if (u < 1 || u > 3)
+        return rpl_call_error(x, RPL_ERR_INVALID, "work_dim %llu", (unsigned long long)u);
+    h->dim = (cl_uint)u;
+    RPL_TRY(rpl_in_array(x, 3, RPL_EL_VALUE, sizeof(size_t), 0, (void **)&off));
+    RPL_TRY(rpl_in_count(x, 3, u));
+    RPL_TRY(rpl_in_array(x, 4, RPL_EL_VALUE, sizeof(size_t), 0, (void **)&gsz));
+    RPL_TRY(rpl_in_count(x, 4, u));
+    RPL_TRY(rpl_in_array(x, 5, RPL_EL_VALUE, sizeof(size_t), 0, (void **)&lsz));
+    RPL_TRY(rpl_in_count(x, 5, u));
+    if (!gsz)
+        return rpl_call_error(x, RPL_ERR_INVALID, "no global work size");
+    for (unsigned d = 0; d < h->dim; d++) {
+        h->off[d] = off ? off[d] : 0;
+        h->gsz[d] = gsz[d];
+        h->lsz[d] = lsz ? lsz[d] : 0;
+    }
+    h->has_off = off != NULL;
+    h->has_lsz = lsz != NULL;
+    h->kernel_id = rpl_arg_id(x, 1);
+    uint64_t n = 0;
+    RPL_TRY(rpl_in_u64(x, 6, &n));
+    cl_event *list = NULL;
+    RPL_TRY(rpl_in_array(x, 7, RPL_EL_HANDLE, sizeof *list, 0, (void **)&list));
+    RPL_TRY(rpl_in_count(x, 7, n));
+    *nwait = (cl_uint)n;
+    *wait = n ? list : NULL;
+    return RPL_OK;
+}
+
+static void rpl_kargs_clear(rpl_kargs *a)
+{
+    for (unsigned i = 0; i < RPL_MAX_KARGS; i++)
+        free(a->a[i].value);
+    memset(a, 0, sizeof *a);
+}
+
+static int rpl_kargs_dup(rpl_kargs *d, const rpl_kargs *src)
+{
+    memset(d, 0, sizeof *d);
+    for (unsigned i = 0; src && i < src->n; i++)
+        if (src->a[i].set && rpl_karg_copy(&d->a[i], src->a[i].size, src->a[i].has_value ? src->a[i].value : NULL))
+            return -1;
+    d->n = src ? src->n : 0;
+    return 0;
+}
+
+/* Sets the arguments @p a on live kernel @p k. */
+static cl_int rpl_kargs_apply(rpl_session *s, cl_kernel k, const rpl_kargs *a)
+{
+    for (unsigned i = 0; a && i < a->n; i++)
+        if (a->a[i].set) {
+            cl_int e = s->api.clSetKernelArg(k, i, a->a[i].size, a->a[i].has_value ? a->a[i].value : NULL);
+            if (e != CL_SUCCESS)
+                return e;
+        }
+    return CL_SUCCESS;
+}
+
+static void rpl_count_launch(rpl_session *s, int measure, int64_t ns)
+{
+    s->sum.calls++;
+    s->sum.commands++;
+    s->sum.kernels++;
+    if (measure) {
+        s->sum.exec_ns += ns;
+        s->iter_exec += ns;
+    }
+}
+
+int rpl_plan_flush(rpl_session *s, int measure)
+{
+    struct rpl_held_launch *h = s->fuse_held;
+    if (!h)
+        return RPL_OK;
+    s->fuse_held = NULL;
+    int st = RPL_OK;
+    /* the held arguments, the launch, then the arguments as the
+     * application set them since (clSetKernelArg calls in between) */
+    rpl_obj *ko = rpl_obj_find(s, h->kernel_id);
+    int64_t t0 = rpl_clock_ns();
+    cl_int e = rpl_kargs_apply(s, h->k, &h->args);
+    if (e == CL_SUCCESS)
+        e = s->api.clEnqueueNDRangeKernel(h->q, h->k, h->dim, h->has_off ? h->off : NULL, h->gsz,
+                                          h->has_lsz ? h->lsz : NULL, 0, NULL, NULL);
+    int64_t ns = rpl_clock_ns() - t0;
+    if (e == CL_SUCCESS && ko && ko->kargs)
+        e = rpl_kargs_apply(s, h->k, ko->kargs);
+    if (e != CL_SUCCESS)
+        st = rpl_set_error(s, RPL_ERR_CL, "call #%llu clEnqueueNDRangeKernel (held for fusion, run as recorded): "
+                           "error %d", (unsigned long long)h->seq, (int)e);
+    else {
+        rpl_count_launch(s, measure, ns);
+        s->sum.plan_unheld++;
+    }
+    rpl_held_free(s, h);
+    return st;
+}
+
+/* Holds launch @p c; 0 when it cannot be held (it then runs now). */
+static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
+{
+    rpl_cx x;
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    x.c = c;
+    x.fn = RPL_FN_clEnqueueNDRangeKernel;
+    x.api = &s->api;
+    *held = 0;
+    struct rpl_held_launch *h = calloc(1, sizeof *h);
+    if (!h)
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+    cl_uint nwait = 0;
+    const cl_event *wait = NULL;
+    int st = rpl_launch_decode(&x, h, &nwait, &wait);
+    rpl_obj *ko = st >= 0 ? rpl_obj_find(s, h->kernel_id) : NULL;
+    /* only a launch nothing else can observe: no wait list, no event */
+    if (st >= 0 && !nwait && !rpl_in_present(&x, 8) && ko && ko->kargs) {
+        if (rpl_kargs_dup(&h->args, ko->kargs)) {
+            st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+        } else {
+            /* the kernel and its memory stay alive while held, as an
+             * enqueued command keeps them */
+            h->k_retained = s->api.clRetainKernel(h->k) == CL_SUCCESS;
+            for (unsigned i = 0; i < ko->kargs->n && i < RPL_MAX_KARGS; i++) {
+                rpl_obj *m = ko->args[i] ? rpl_obj_find(s, ko->args[i]) : NULL;
+                if (m && m->live && s->api.clRetainMemObject((cl_mem)m->live) == CL_SUCCESS)
+                    h->mems[h->nmems++] = (cl_mem)m->live;
+            }
+            h->seq = c->seq;
+            s->fuse_held = h;
+            h = NULL;
+            *held = 1;
+        }
+    }
+    rpl_scratch_free(&x);
+    if (h) {
+        rpl_kargs_clear(&h->args);
+        free(h);
+    }
+    return st;
+}
+
+static struct rpl_fused_build *rpl_fused_get(rpl_session *s, const rpl_fused_kernel *f, cl_command_queue q, char *err,
+                                              size_t cap)
+{
+    cl_context ctx = NULL;
+    cl_device_id dev = NULL;
+    if (s->api.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+        s->api.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS) {
+        snprintf(err, cap, "the queue's context or device cannot be queried");
+        return NULL;
+    }
+    for (size_t i = 0; i < s->nfbuilds; i++)
+        if (s->fbuilds[i].id == f->id && s->fbuilds[i].ctx == ctx) {
+            if (!s->fbuilds[i].k)
+                snprintf(err, cap, "it failed to build before");
+            return s->fbuilds[i].k ? &s->fbuilds[i] : NULL;
+        }
+    struct rpl_fused_build *b = realloc(s->fbuilds, (s->nfbuilds + 1) * sizeof *b);
+    if (!b) {
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    s->fbuilds = b;
+    /* a failure is remembered (an entry without a kernel) and not retried */
+    s->fbuilds[s->nfbuilds] = (struct rpl_fused_build){f->id, ctx, NULL, NULL};
+    cl_int e = CL_SUCCESS;
+    const char *src = f->source;
+    cl_program prog = s->api.clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+    if (!prog || e != CL_SUCCESS) {
+        snprintf(err, cap, "clCreateProgramWithSource: error %d", (int)e);
+        s->nfbuilds++;
+        return NULL;
+    }
+    e = s->api.clBuildProgram(prog, 1, &dev, f->options ? f->options : "", NULL, NULL);
+    if (e != CL_SUCCESS) {
+        char log[512] = "";
+        s->api.clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        for (char *p = log; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        snprintf(err, cap, "building it failed (error %d): %.300s", (int)e, log);
+        s->api.clReleaseProgram(prog);
+        s->nfbuilds++;
+        return NULL;
+    }
+    cl_kernel k = s->api.clCreateKernel(prog, f->name, &e);
+    if (!k || e != CL_SUCCESS) {
+        snprintf(err, cap, "clCreateKernel %.64s: error %d", f->name, (int)e);
+        s->api.clReleaseProgram(prog);
+        s->nfbuilds++;
+        return NULL;
+    }
+    b = &s->fbuilds[s->nfbuilds++];
+    *b = (struct rpl_fused_build){f->id, ctx, prog, k};
+    return b;
+}
+
+/* Runs the fused kernel in place of consumer launch @p c, with the held one.
+ * *done 0: the fused kernel cannot be built here (the held launch ran as
+ * recorded, and so must c; the first reason is kept for the summary). */
+static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kernel *f, int measure, int *done)
+{
+    *done = 1;
+    rpl_cx x;
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    x.c = c;
+    x.fn = RPL_FN_clEnqueueNDRangeKernel;
+    x.api = &s->api;
+    x.no_verify = 1;
+    struct rpl_held_launch cl, *h = s->fuse_held;
+    memset(&cl, 0, sizeof cl);
+    cl_uint nwait = 0;
+    const cl_event *wait = NULL;
+    char err[512];
+    int st = rpl_launch_decode(&x, &cl, &nwait, &wait);
+    rpl_obj *ko = st >= 0 ? rpl_obj_find(s, cl.kernel_id) : NULL;
+    struct rpl_fused_build *b = NULL;
+    if (st >= 0 && !(b = rpl_fused_get(s, f, cl.q, err, sizeof err))) {
+        if (!s->sum.plan_unbuilt[0])
+            snprintf(s->sum.plan_unbuilt, sizeof s->sum.plan_unbuilt, "%.64s: %.250s", f->name, err);
+        rpl_scratch_free(&x);
+        *done = 0;
+        return rpl_plan_flush(s, measure);
+    }
+    cl_int e = CL_SUCCESS;
+    for (unsigned i = 0; st >= 0 && i < f->nparams && e == CL_SUCCESS; i++) {
+        const rpl_kargs *from = f->params[i][0] ? (ko ? ko->kargs : NULL) : &h->args;
+        unsigned j = f->params[i][1];
+        if (!from || j >= from->n || !from->a[j].set)
+            st = rpl_call_error(&x, RPL_ERR_ARG, "the plan's fused kernel %s: parameter %u comes from argument %u "
+                                "of the %s launch, which was not set", f->name, i, j,
+                                f->params[i][0] ? "consumer" : "producer");
+        else
+            e = s->api.clSetKernelArg(b->k, i, from->a[j].size, from->a[j].has_value ? from->a[j].value : NULL);
+    }
+    if (st >= 0 && e != CL_SUCCESS)
+        st = rpl_call_error(&x, RPL_ERR_CL, "the plan's fused kernel %s: clSetKernelArg failed (error %d)",
+                            f->name, (int)e);
+    cl_event ev = NULL;
+    if (st >= 0) {
+        int64_t t0 = rpl_clock_ns();
+        e = s->api.clEnqueueNDRangeKernel(cl.q, b->k, cl.dim, cl.has_off ? cl.off : NULL, cl.gsz,
+                                          cl.has_lsz ? cl.lsz : NULL, nwait, wait, rpl_in_present(&x, 8) ? &ev : NULL);
+        int64_t ns = rpl_clock_ns() - t0;
+        if (e != CL_SUCCESS) {
+            st = rpl_call_error(&x, RPL_ERR_CL, "the plan's fused kernel %s: clEnqueueNDRangeKernel failed (error %d)",
+                                f->name, (int)e);
+        } else {
+            rpl_count_launch(s, measure, ns);
+            s->sum.plan_fused++;
+            uint64_t id = 0;
+            if (ev && c->outs && tf_value_u64(&c->outs[8], &id) && id)
+                st = rpl_out_handle(&x, 8, ev, RPL_OBJ_EVENT);
+            else if (ev && s->api.clReleaseEvent)
+                s->api.clReleaseEvent(ev);
+        }
+    }
+    rpl_scratch_free(&x);
+    s->fuse_held = NULL;
+    rpl_held_free(s, h);
+    return st;
+}
+
+void rpl_plan_free(rpl_session *s)
+{
+    if (s->fuse_held) {
+        rpl_held_free(s, s->fuse_held);
+        s->fuse_held = NULL;
+    }
+    for (size_t i = 0; i < s->nfbuilds; i++) {
+        if (s->fbuilds[i].k && s->api.clReleaseKernel)
+            s->api.clReleaseKernel(s->fbuilds[i].k);
+        if (s->fbuilds[i].prog && s->api.clReleaseProgram)
+            s->api.clReleaseProgram(s->fbuilds[i].prog);
+    }
+    free(s->fbuilds);
+    s->fbuilds = NULL;
+    s->nfbuilds = 0;
+}
+
+/* Calls that may come between a held launch and its fusion: they enqueue
+ * nothing (creates, queries, retains, kernel arguments) or release memory
+ * the held launch keeps alive (rpl_plan_hold retains it). The matcher (optimizer/opt_exec.c) keeps the same list. */
+static int rpl_plan_passive(unsigned fn)
+{
+    const char *n = rpl_gen_table[fn].name;
+    return !strncmp(n, "clCreate", 8) || !strncmp(n, "clGet", 5) || !strncmp(n, "clRetain", 8) ||
+           !strcmp(n, "clReleaseMemObject") || !strcmp(n, "clSetKernelArg");
+}
+
 int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, int *dropped)
 {
     *dropped = 0;
@@ -97,6 +474,27 @@ int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, in
     if (v < 0)
         return rpl_set_error(s, RPL_ERR_NOMEM, "call #%llu %s: plan: out of memory", (unsigned long long)c->seq,
                              c->sig->name);
+    /* a held launch runs first unless this call is its fusion or cannot
+     * change what it does (rpl_plan_passive) */
+    if (s->fuse_held && !(v == RPL_PLAN_FUSE && fn == RPL_FN_clEnqueueNDRangeKernel) && !rpl_plan_passive(fn))
+        RPL_TRY(rpl_plan_flush(s, measure));
+    if (v == RPL_PLAN_HOLD && fn == RPL_FN_clEnqueueNDRangeKernel && s->o.plan->fused) {
+        int held = 0;
+        RPL_TRY(rpl_plan_hold(s, c, &held));
+        *dropped = held;
+        return RPL_OK;
+    }
+    if (v == RPL_PLAN_FUSE && fn == RPL_FN_clEnqueueNDRangeKernel && s->fuse_held && s->o.plan->fused) {
+        rpl_fused_kernel f;
+        memset(&f, 0, sizeof f);
+        if (s->o.plan->fused(s->o.plan->user, &f) < 0 || !f.source || !f.name)
+            return rpl_set_error(s, RPL_ERR_ARG, "call #%llu: the plan names no fused kernel",
+                                 (unsigned long long)c->seq);
+        int done = 0;
+        int st = rpl_plan_fused(s, c, &f, measure, &done);
+        *dropped = done;
+        return st;
+    }
     if (v != RPL_PLAN_DROP)
         return RPL_OK;
     *dropped = 1;

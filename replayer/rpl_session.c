@@ -561,7 +561,9 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
     tf_status ts = s->ended ? TF_END : tf_reader_next(s->r, &it);
     int st = RPL_OK;
     if (ts == TF_END) {
-        if (s->iter < s->o.loop && s->o.loop > 1 && !s->ended) {
+        if (!s->ended)
+            st = rpl_plan_flush(s, rpl_measuring(s));   /* a launch held to the end runs now */
+        if (st >= 0 && s->iter < s->o.loop && s->o.loop > 1 && !s->ended) {
             st = rpl_next_iteration(s);
             if (st >= 0 && s->iter < s->o.loop)
                 return RPL_OK;
@@ -667,6 +669,7 @@ void rpl_close(rpl_session *s)
         rpl_objs_release_all(s);
     }
     rpl_uev_free(s);
+    rpl_plan_free(s);
     rpl_objs_free(s);
     rpl_devmap_free(s);
     tf_reader_close(s->r);

@@ -12,8 +12,8 @@
 
 static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--json]\n"
-    "Finds work in a trace that can be left out without changing anything the\n"
-    "application observes, and writes a plan (optimizer/PLAN.md) that\n"
+    "Finds work in a trace that can be left out or merged without changing\n"
+    "anything the application observes, and writes a plan (optimizer/PLAN.md) that\n"
     "'clrr replay FILE --plan PLAN' executes, verifying every read-back against\n"
     "the recording. Each change names its call by a pattern (function, kernel\n"
     "and program source hash, launch shape, argument roles and values), so a\n"
@@ -26,11 +26,15 @@ static const char cli_optimize_usage[] =
     "  redundant   writes and fills of bytes the memory already holds (the same\n"
     "              data over the same range, written or read back before and not\n"
     "              written since)\n"
+    "  fuse        a launch whose output the next launch on its queue reads, each\n"
+    "              work-item only the element the same work-item wrote: one\n"
+    "              generated kernel does both, the value passed in a register\n"
+    "              (the buffer is no longer stored when nothing reads it later)\n"
     "\n"
     "Options:\n"
     "  -o, --output PLAN    the plan to write\n"
     "  --passes LIST        passes to run, comma-separated (default: all; none)\n"
-    "  --no-dead, --no-redundant\n"
+    "  --no-dead, --no-redundant, --no-fuse\n"
     "                       leave a pass out\n"
     "  --max-memory N       bytes the trace reader may hold (default 1 GiB or\n"
     "                       CLRR_MAX_MEMORY; K/M/G suffixes)\n"
@@ -76,10 +80,11 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_MAXMEM, O_JSON };
+    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_MAXMEM, O_JSON };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
+        {"no-fuse", no_argument, NULL, O_NO_FUSE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
@@ -99,6 +104,7 @@ static int cli_optimize_run(int argc, char **argv)
             break;
         case O_NO_DEAD: off |= 1u << OPT_PASS_DEAD; break;
         case O_NO_REDUNDANT: off |= 1u << OPT_PASS_REDUNDANT; break;
+        case O_NO_FUSE: off |= 1u << OPT_PASS_FUSE; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
                 return cli_usage_err("--max-memory takes a byte count (at least 4096; K, M, G suffixes), not '%s'",

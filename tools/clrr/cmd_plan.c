@@ -57,6 +57,15 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
             printf("%s%s", a ? "," : "", acc[k->access[a] <= OPT_ACC_UNKNOWN ? k->access[a] : OPT_ACC_UNKNOWN]);
         printf(")\n");
     }
+    for (size_t i = 0; i < opt_plan_fused_count(p); i++) {
+        const opt_fused *z = opt_plan_fused(p, i);
+        unsigned lines = 0;
+        for (const char *c = z->source; *c; c++)
+            lines += *c == '\n';
+        printf("%s %s: %s then %s, %u parameters, %s (program of %u lines)\n", i ? "         " : "fused    ", z->name,
+               z->producer, z->consumer, z->nparams,
+               z->keep_store ? "the buffer still stored" : "the buffer no longer stored", lines);
+    }
     size_t n = opt_plan_xform_count(p);
     char *buf = malloc(OPT_PATTERN_MAX + 1);
     for (size_t i = 0; i < n && i < max; i++) {

@@ -296,7 +296,17 @@ static void cli_print_compare(const cli_replay *r)
 static int cli_plan_item(void *user, const tf_item *it)
 {
     int v = opt_exec_item(user, it);
-    return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : RPL_PLAN_RUN;
+    return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : v == OPT_HOLD ? RPL_PLAN_HOLD : v == OPT_FUSE ? RPL_PLAN_FUSE
+                                                                                                   : RPL_PLAN_RUN;
+}
+
+static int cli_plan_fused(void *user, rpl_fused_kernel *out)
+{
+    const opt_fused *f = opt_exec_fused(user);
+    if (!f)
+        return -1;
+    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params};
+    return 0;
 }
 
 static void cli_plan_rewind(void *user)
@@ -315,10 +325,10 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         cli_json_cstr(stdout, r->plan_path);
         printf(",\"same_trace\":%s,\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%" PRIu64
                ",\"applied\":%" PRIu64 ",\"fell_back\":%" PRIu64 ",\"unmatched\":%" PRIu64 ",\"dropped\":%" PRIu64
-               ",\"markers\":%" PRIu64 ",\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
+               ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"unheld\":%" PRIu64 ",\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
                ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
                ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
-               ps.unmatched, s->plan_dropped, s->plan_markers, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
+               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
                ps.effect.device_ns);
         for (size_t i = 0; i < nfb; i++) {
             const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
@@ -326,7 +336,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
             cli_json_cstr(stdout, f->reason);
             printf("}");
         }
-        printf("]}");
+        printf("],\"unbuilt\":");
+        cli_json_cstr(stdout, s->plan_unbuilt);
+        printf("}");
         return;
     }
     if (r->quiet)
@@ -338,6 +350,11 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
     printf("\n          %" PRIu64 " commands not executed (%" PRIu64 " replaced by markers for their events); "
            "expected to save %s of transfers, %s recorded device time\n",
            s->plan_dropped, s->plan_markers, cli_fmt_size(ps.effect.bytes, a), cli_fmt_ns((int64_t)ps.effect.device_ns, b));
+    if (s->plan_fused || s->plan_unheld)
+        printf("          %" PRIu64 " launch pairs ran as one fused kernel; %" PRIu64 " held launches ran as recorded\n",
+               s->plan_fused, s->plan_unheld);
+    if (s->plan_unbuilt[0])
+        printf("          not built here, its pairs ran as recorded: %s\n", s->plan_unbuilt);
     for (size_t i = 0; i < nfb && i < 5; i++) {
         const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
         printf("          fell back: #%u", f->xform);
@@ -515,7 +532,7 @@ static int cli_replay_run(int argc, char **argv)
         return cli_usage_err("--plan applies to a whole replay: it cannot take --range, --kernel, --compare or "
                              "--exact-calls");
     opt_plan *plan = NULL;
-    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind};
+    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused};
     if (r.plan_path) {
         opt_status pst = opt_plan_read(r.plan_path, &plan, err, sizeof err);
         if (pst == OPT_OK && (pst = opt_exec_open(plan, path, o.max_memory, &r.plan_exec, err, sizeof err)) != OPT_OK) {

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# opt_fuse.sh BUILD_DIR — the fuse pass (issue 7): on the workloads where
+# Helium fused kernels (sobel, geomatrix, exposure), `clrr optimize` finds
+# producer -> consumer launch pairs, the rewriter makes one kernel of each
+# kind (OpenCL C generated with libclang), and `clrr replay --plan` runs
+# every pair as that kernel with every read-back verified against the
+# unoptimized recording. The same plan on a run with other data (same
+# shapes) still fuses and verifies; on a run with other shapes it matches
+# nothing and verifies; --loop repeats fused launches; broken fusion
+# sections of a plan are refused with one line.
+. "$(dirname "$0")/lib.sh"
+need "$CLRR"; need "$APPS/sobel"; need "$APPS/geomatrix"; need "$APPS/exposure"
+[ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# app  args  expected fused kernels (producer>consumer)  pairs per run
+while read -r app args kinds pairs; do
+    "$CLRR" record -o "$TMP/$app.clrr" -- "$APPS/$app" ${args//_/ } --quiet || fail "recording $app"
+    "$CLRR" optimize "$TMP/$app.clrr" -o "$TMP/$app.plan" --json >"$TMP/$app.o.json" || fail "optimize $app"
+    got=$(j "$TMP/$app.plan" "','.join(f['producer'] + '>' + f['consumer'] for f in d['fused_kernels'])")
+    [ "$got" = "$kinds" ] || fail "$app: fused kernels $got, expected $kinds"
+    "$CLRR" replay --json "$TMP/$app.clrr" --plan "$TMP/$app.plan" >"$TMP/$app.r.json" ||
+        fail "$app --plan does not replay verified: $(cat "$TMP/$app.r.json")"
+    [ "$(j "$TMP/$app.r.json" "(d['ok'], d['mismatches'], d['plan']['fused'], d['plan']['fell_back'] + d['plan']['unmatched'])")" \
+        = "(True, 0, $pairs, 0)" ] || fail "$app --plan: $(j "$TMP/$app.r.json" "d['plan']")"
+    [ "$(j "$TMP/$app.r.json" "d['readbacks'] > 0")" = True ] || fail "$app: nothing verified"
+done <<'EOF2'
+sobel --size=256_--iters=3 sobel_gy>sobel_magnitude 3
+geomatrix --size=128_--iters=2 mul>mul,mul>pow_scalar 8
+exposure --size=128_--iters=2 well_exposed>weight 6
+EOF2
+
+# the generated kernel: the producer's store is gone; the consumer loads gy
+# only where the producer did not store (guards), never otherwise
+j "$TMP/sobel.plan" "d['fused_kernels'][0]['source']" >"$TMP/fused.cl"
+python3 - "$TMP/fused.cl" <<'PY' || fail "sobel's fused kernel: $(tail -20 "$TMP/fused.cl")"
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index("__kernel void __clrr_fused_1"):]
+assert not re.search(r"gy\[[^]]*\]\s*=[^=]", body), "the fused kernel still stores gy"
+loads = [m.start() for m in re.finditer(r"\bc_gy\[", body)]
+assert loads and all(body[:i].endswith("__clrr_stored ? __clrr_v : ") for i in loads), "gy is loaded unguarded"
+assert "__clrr_v = down - up" in body
+PY
+
+# another run of sobel, other data, same shapes: the plan applies and verifies
+"$CLRR" record -o "$TMP/sobel2.clrr" -- "$APPS/sobel" --size 256 --iters 3 --seed 7 --quiet || fail "recording sobel --seed 7"
+"$CLRR" replay --json "$TMP/sobel2.clrr" --plan "$TMP/sobel.plan" >"$TMP/s2.json" || fail "sobel --seed 7 with the plan"
+[ "$(j "$TMP/s2.json" "(d['ok'], d['plan']['same_trace'], d['plan']['fused'])")" = "(True, True, 3)" ] ||
+    fail "other data: $(j "$TMP/s2.json" "d['plan']")"
+# other shapes: nothing matches, everything runs as recorded and verifies
+"$CLRR" record -o "$TMP/sobel3.clrr" -- "$APPS/sobel" --size 128 --iters 2 --quiet || fail "recording sobel --size 128"
+"$CLRR" replay --json "$TMP/sobel3.clrr" --plan "$TMP/sobel.plan" >"$TMP/s3.json" || fail "sobel --size 128 with the plan"
+[ "$(j "$TMP/s3.json" "(d['ok'], d['plan']['fused'], d['plan']['applied'])")" = "(True, 0, 0)" ] ||
+    fail "other shapes: $(j "$TMP/s3.json" "d['plan']")"
+# --loop: the fused pairs run every iteration
+"$CLRR" replay --json --loop 3 "$TMP/exposure.clrr" --plan "$TMP/exposure.plan" >"$TMP/l.json" ||
+    fail "exposure --loop 3 --plan"
+[ "$(j "$TMP/l.json" "(d['ok'], d['plan']['fused'])")" = "(True, 18)" ] || fail "--loop: $(j "$TMP/l.json" "d['plan']")"
+# --no-fuse leaves the pass out
+"$CLRR" optimize "$TMP/sobel.clrr" -o "$TMP/nf.plan" --no-fuse --json >"$TMP/nf.json" || fail "--no-fuse"
+[ "$(j "$TMP/nf.plan" "len(d['fused_kernels'])")" = 0 ] || fail "--no-fuse still fused"
+
+# broken fusion sections: one line, exit 3
+bad() {   # NAME PYTHON-EDIT-OF-d
+    python3 - "$TMP/sobel.plan" "$TMP/$1.plan" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    rc=0; "$CLRR" replay "$TMP/sobel.clrr" --plan "$TMP/$1.plan" >"$TMP/out" 2>"$TMP/err" || rc=$?
+    [ $rc = 3 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "$3" "$TMP/err" ||
+        fail "$1: exit $rc: $(cat "$TMP/err")"
+}
+bad fid "d['transformations'][0]['fused'] = 9" "fused: no fused kernel 9"
+bad param "d['fused_kernels'][0]['params'][0] = [2, 0]" "params\[0\]"
+bad name "d['fused_kernels'][0]['name'] = 'a b'" "identifiers"
+bad act "d['transformations'][0]['action'] = 'drop'" "'drop' is not an action of pass 'fuse'"
+bad pass "d['transformations'][0]['pass'] = 'dead'; d['passes'][0]['transformations'] += 1; d['passes'][2]['transformations'] -= 1" "not an action of pass"
+bad nosrc "del d['fused_kernels'][0]['source']" "source"
+# a fused kernel that does not build here: its pairs run as recorded, verified,
+# and the summary says which kernel and why
+python3 - "$TMP/sobel.plan" "$TMP/nb.plan" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['fused_kernels'][0]['source'] += '\nthis is not OpenCL C'
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$CLRR" replay --json "$TMP/sobel.clrr" --plan "$TMP/nb.plan" >"$TMP/nb.json" 2>/dev/null || fail "an unbuildable fused kernel fails the replay"
+[ "$(j "$TMP/nb.json" "(d['ok'], d['plan']['fused'], d['plan']['unheld'], d['plan']['unbuilt'].startswith('__clrr_fused_1: building it failed'))")" \
+    = "(True, 0, 3, True)" ] || fail "unbuildable fused kernel: $(j "$TMP/nb.json" "d['plan']")"
+echo "ok: sobel, geomatrix and exposure fused and verified; other data fuses, other shapes fall back; bad plans refused"
