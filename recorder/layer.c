@@ -37,16 +37,26 @@ REC_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name, size_t pa
     return CL_SUCCESS;
 }
 
+/* The loader's table may be shorter than the headers' struct (Ubuntu 24.04's
+ * ocl-icd 2.3.2 passes fewer entries than Debian 12's headers declare):
+ * the entries it has are copied into a zeroed table of ours, the rest stay
+ * NULL (the loader never dispatches them to us), and we say we fill as many
+ * as it has. */
+static struct _cl_icd_dispatch rec_target_copy;
+
 REC_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch,
                                           cl_uint *num_entries_out,
                                           const struct _cl_icd_dispatch **layer_dispatch_ret)
 {
-    const cl_uint needed = sizeof(struct _cl_icd_dispatch) / sizeof(void *);
-    if (!target_dispatch || !layer_dispatch_ret || !num_entries_out || num_entries < needed)
+    const cl_uint ours = sizeof(struct _cl_icd_dispatch) / sizeof(void *);
+    if (!target_dispatch || !layer_dispatch_ret || !num_entries_out || !num_entries)
         return CL_INVALID_VALUE;
-    rec_layer_init(&rec_layer_dispatch, target_dispatch);
+    cl_uint n = num_entries < ours ? num_entries : ours;
+    memset(&rec_target_copy, 0, sizeof rec_target_copy);
+    memcpy(&rec_target_copy, target_dispatch, n * sizeof(void *));
+    rec_layer_init(&rec_layer_dispatch, &rec_target_copy);
     *layer_dispatch_ret = &rec_layer_dispatch;
-    *num_entries_out = needed;
+    *num_entries_out = n;
     return CL_SUCCESS;
 }
 
