@@ -36,6 +36,8 @@ extern "C" {
       "record the device time of every enqueued command (invisible to the application)") \
     X(int,  flush_ms,     FLUSH_MS,     "flush-ms",      200, \
       "periodic flush interval in milliseconds") \
+    X(u64,  compress_threads, COMPRESS_THREADS, "compress-threads", 0, \
+      "threads that compress the trace (0: online CPUs minus one, at most 8)") \
     X(bool, quiet,        QUIET,        "quiet",         0, \
       "no recorder messages on stderr except errors")
 

@@ -61,7 +61,8 @@ static void rec_init(void)
         return;
     }
     tf_writer_opts o = {.level = rec_g.ctl.level, .memory_budget = rec_g.ctl.memory,
-                        .flush_ms = (unsigned)rec_g.ctl.flush_ms};
+                        .flush_ms = (unsigned)rec_g.ctl.flush_ms,
+                        .threads = rec_g.ctl.compress_threads > 64 ? 64 : (unsigned)rec_g.ctl.compress_threads};
     tf_status st = tf_writer_open(&rec_g.w, rec_g.ctl.output, &o);
     if (st != TF_OK) {
         /* the application runs as if the recorder were not there */

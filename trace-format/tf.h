@@ -127,10 +127,11 @@ typedef struct tf_writer_opts {
     size_t memory_budget;    /* bytes queued before producers wait; 0 = 256 MiB */
     unsigned flush_ms;       /* periodic flush interval; 0 = 200 ms */
     size_t chunk_size;       /* raw record-chunk size that triggers a seal; 0 = 1 MiB */
+    unsigned threads;        /* compression threads; 0 = online CPUs - 1, 1 to 8 */
 } tf_writer_opts;
 
 /*! tf_writer_open() : creates (truncates) @p path, writes the file header and
- *  starts the background writer thread. @p opts may be NULL (defaults).
+ *  starts the writer's threads. @p opts may be NULL (defaults).
  *  On success *out owns the writer; close it with tf_writer_close().
  *  On TF_ERR_IO (open or header write failed) errno says why. */
 tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts *opts);

@@ -116,10 +116,10 @@ void tf_err_where(tf_err *e, tf_status st, const char *file, int line, const cha
 
 /* -------------------------------------------------------------- writer */
 
-/* One unit of work for the background thread: a sealed record chunk or a
- * blob piece. Allocated as one block: the struct, TF_HDR_ROOM bytes where
- * the chunk header is built, then the payload (so header + payload go out
- * in one write(2)). */
+/* One unit of work for the worker pool: a sealed record chunk or a blob
+ * piece. Allocated as one block: the struct, TF_HDR_ROOM bytes where the
+ * chunk header is built, then the payload (so header + payload go out in
+ * one write(2) when it is stored uncompressed). */
 typedef struct tf_job tf_job;
 struct tf_job {
     tf_job *next;
@@ -137,7 +137,7 @@ tf_job *tf_job_new(size_t cap);            /* malloc; NULL on failure */
 /* A job of at least @p cap payload bytes: a recycled one from the pool
  * when cap is close to big_cap, else a new one. Takes qmu briefly. */
 tf_job *tf_job_get(tf_writer *w, size_t cap);
-/* Returns a written job to the pool, or frees it (qmu held). */
+/* Returns a job no longer needed to the pool, or frees it (qmu held). */
 void tf_job_put_locked(tf_writer *w, tf_job *j);
 
 /* The record encoder: a cursor into the open record chunk, valid between
@@ -159,6 +159,30 @@ typedef struct tf_idx_piece {
 /* A dedup-set entry: size1 = blob size + 1; 0 marks an empty slot. */
 typedef struct tf_bent { uint8_t hash[16]; uint64_t size1; } tf_bent;
 
+/* A blob piece to copy into its job, posted by tf_writer_blob() so that idle
+ * workers copy while the caller hashes (tf_wblob.c). The task lives in the
+ * caller's frame; the caller waits until *pending (under qmu) is 0. */
+typedef struct tf_wcopy tf_wcopy;
+struct tf_wcopy {
+    tf_wcopy *next;
+    unsigned *pending;           /* the poster's count of copies not done */
+    const uint8_t *src;
+    tf_job *j;                   /* destination: j->len bytes of payload */
+};
+
+/* A compression worker (tf_wthread.c). Worker 0, the lead, also runs the
+ * periodic flush and, at close, writes the last records, index and trailer. */
+typedef struct tf_wworker {
+    tf_writer *w;
+    pthread_t thread;
+    ZSTD_CCtx *cctx;             /* reused for every job of this worker */
+    uint8_t *zbuf;               /* TF_HDR_ROOM + compressed payload */
+    size_t zcap;
+} tf_wworker;
+
+#define TF_MAX_WORKERS 64        /* cap on an explicit opts->threads */
+#define TF_WIN_PIECES  32        /* most pieces of a blob captured at once */
+
 struct tf_writer {
     /* Record path, under rmu. Lock order: rmu, then qmu; bmu alone. */
     pthread_mutex_t rmu;
@@ -168,38 +192,50 @@ struct tf_writer {
     size_t chunk_size, open_cap;
     uint64_t st_records, st_rec_bytes;
 
-    /* Queue, under qmu. */
+    /* Queue, under qmu. Jobs are taken from head in id order by the
+     * workers, compressed concurrently and written in id order: the worker
+     * whose job has id wr_next writes it (turn_cv wakes the others). */
     pthread_mutex_t qmu;
-    pthread_cond_t qcv;          /* work for the thread */
+    pthread_cond_t qcv;          /* work for the workers */
     pthread_cond_t space_cv;     /* budget freed */
     pthread_cond_t done_cv;      /* a job was written (or dropped) */
+    pthread_cond_t turn_cv;      /* wr_next moved on */
+    pthread_cond_t copy_cv;      /* a poster's copies are all done */
     tf_job *head, *tail;
     _Atomic uint64_t last_id;    /* id of the last job submitted (set under qmu) */
     _Atomic uint64_t done_id;    /* id of the last job written or dropped */
     _Atomic size_t queued;       /* bytes of jobs not yet written */
+    uint64_t wr_next;            /* id of the job to write next */
+    unsigned inflight;           /* jobs taken by workers, not yet done */
+    tf_wcopy *copies, *copies_tail;   /* copy tasks, served before jobs */
+    _Atomic unsigned ncopies;    /* tasks in copies (set under qmu) */
     size_t budget;
     int stop;
     uint64_t st_waits, st_file_bytes;
-    tf_job *pool;                /* written jobs of big_cap bytes, for reuse */
-    size_t npool, pool_max, big_cap;
+    tf_job *pool;                /* written jobs of big_cap bytes, for reuse: */
+    size_t npool, pool_min, big_cap;   /* pool_min, or as many as fit the budget */
 
     /* Dedup set, under bmu. */
     pthread_mutex_t bmu;
     tf_bent *set;
     size_t set_cap, set_n;
     uint64_t st_blob_calls, st_blob_in, st_blobs, st_blob_stored;
+    _Atomic int blob_spec;       /* the last multi-piece blob was new: copy while hashing */
+    unsigned win_pieces;         /* pieces captured at once (budget / 4) */
 
-    /* Owned by the background thread (by close() once it is joined). */
-    pthread_t thread;
-    int thread_started;
+    /* Workers: fixed after open. */
+    tf_wworker *workers;
+    unsigned nworkers;           /* allocated (with a ZSTD_CCtx each) */
+    unsigned nstarted;           /* threads running; close() joins them */
+    int level;
+    int adaptive;                /* level <= default: blob pieces go fast under backlog */
+    unsigned flush_ms;
+
+    /* Owned by the worker whose turn it is to write (by the lead at close,
+     * once the others are idle; by close() once all are joined). */
     int fd;
     char *path;
     uint64_t off;                /* file offset of the next chunk */
-    ZSTD_CCtx *cctx;
-    int level;
-    unsigned flush_ms;
-    uint8_t *zbuf;               /* TF_HDR_ROOM + compressed payload */
-    size_t zcap;
     tf_idx_rec *irec;
     size_t nirec, cirec;
     tf_idx_piece *ipiece;
@@ -212,8 +248,11 @@ struct tf_writer {
 };
 
 /* tf_wthread.c */
-void *tf_wthread_main(void *arg);
-/* Appends @p j to the queue (qmu held by the caller); wakes the thread.
+void *tf_wworker_main(void *arg);         /* arg: a tf_wworker */
+/* Number of workers for opts->threads = @p threads (0: online CPUs - 1,
+ * between 1 and 8; else at most TF_MAX_WORKERS). */
+unsigned tf_wworkers_default(unsigned threads);
+/* Appends @p j to the queue (qmu held by the caller); wakes a worker.
  * The caller has already added j->cost to w->queued. */
 void tf_wq_push_locked(tf_writer *w, tf_job *j);
 /* Seals the open record chunk if it holds records (rmu held). */
@@ -223,20 +262,36 @@ void tf_wseal_locked(tf_writer *w);
 void tf_wwait_space_locked(tf_writer *w, size_t cost);
 /* Enters the failed state (first call wins) with a message naming errno. */
 void tf_wfail(tf_writer *w, int errnum, const char *what);
+/* tf_wzstd.c: builds @p h for @p j and compresses j into wk->zbuf when
+ * that makes it smaller. @return the payload to write, with h->hdr_len
+ * bytes of room before it for the header. */
+uint8_t *tf_wcompress(tf_wworker *wk, tf_job *j, tf_chunk_hdr *h);
 /* Writes @p j as one chunk (header + payload in one write(2)), compressed
- * unless j->raw; adds it to the index. On error enters the failed state.
- * Background thread only (or close() after the join). @return 0 or errno. */
-int tf_wjob_write(tf_writer *w, tf_job *j);
+ * with @p wk's context unless j->raw; adds it to the index. On error
+ * enters the failed state. Only by the lead once every other worker is
+ * idle (close). @return 0 or errno. */
+int tf_wjob_write(tf_wworker *wk, tf_job *j);
 /* write(2) all of it, retrying on EINTR and short writes. @return 0 or errno. */
 int tf_write_all(int fd, const void *p, size_t n);
 
 /* tf_windex.c */
 void tf_widx_add(tf_writer *w, const tf_chunk_hdr *h, uint64_t off);
-/* Writes the INDEX chunk and trailer (thread stopped). @return 0 or errno. */
-int tf_widx_write(tf_writer *w);
+/* Writes the INDEX chunk and trailer (the lead, at close, every other
+ * worker idle). @return 0 or errno. */
+int tf_widx_write(tf_wworker *wk);
 
 /* tf_wblob.c */
 void tf_wset_free(tf_writer *w);
+/* tf_hash_avx2.c (x86-64 only): XXH3-128, canonical bytes, built for AVX2;
+ * only on a CPU that has it. */
+void tf_hash_avx2(const void *data, size_t len, uint8_t out[16]);
+/* A worker's share of blob captures: takes the first posted copy task
+ * (qmu held, w->copies not NULL), copies it with qmu released, counts it
+ * done. Returns with qmu held. */
+void tf_wcopy_run_locked(tf_writer *w);
+/* Runs every posted copy task (qmu not held): a worker between two slices
+ * of a compression. */
+void tf_wcopy_serve(tf_writer *w);
 
 /* ------------------------------------------------------------ msgpack walk */
 

@@ -9,7 +9,18 @@
  * before a record is encoded precedes that record's chunk in the file.
  * A blob enters the set only once all its pieces are queued; a concurrent
  * call with the same bytes meanwhile stores it again (harmless: readers use
- * the first copy), never returns before the bytes are queued. */
+ * the first copy), never returns before the bytes are queued.
+ *
+ * Capture: the bytes are copied into jobs (the caller may reuse its buffer
+ * on return) a window of up to TF_WIN_PIECES pieces at a time, the budget
+ * for a whole window reserved first. The copies of a window of several
+ * pieces are posted as tasks that idle workers take before any compression
+ * job; the caller copies what no worker took and waits for the rest. When
+ * the last blob of several pieces was new, a blob that fits one window is
+ * captured speculatively: the workers copy while the caller hashes (one
+ * pass over the data each, in parallel), and the copies are dropped if the
+ * hash shows the blob is stored already. Otherwise (repeated data) the hash
+ * comes first and nothing is copied for a blob already stored. */
 #include "trace-format/tf_int.h"
 
 #include <errno.h>
@@ -19,13 +30,29 @@
 
 #define TF_SET_MIN 1024
 
+#if defined(__x86_64__)
+static _Atomic int tf_has_avx2 = -1;      /* -1 until asked */
+#endif
+
 void tf_hash(const void *data, size_t len, tf_blobref *out)
 {
     XXH128_canonical_t c;
 
+    out->size = len;
+#if defined(__x86_64__)
+    int avx2 = atomic_load_explicit(&tf_has_avx2, memory_order_relaxed);
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+        atomic_store_explicit(&tf_has_avx2, avx2, memory_order_relaxed);
+    }
+    if (avx2) {
+        tf_hash_avx2(data, len, out->hash);
+        return;
+    }
+#endif
     XXH128_canonicalFromHash(&c, XXH3_128bits(data, len));
     memcpy(out->hash, c.digest, 16);
-    out->size = len;
 }
 
 void tf_wset_free(tf_writer *w)
@@ -80,75 +107,238 @@ static int tf_wset_add(tf_writer *w, const tf_blobref *ref)
     return 1;
 }
 
-/* Copies one piece into a new BLOB job and queues it, waiting for budget
- * first (the bytes are reserved before they are copied). */
-static tf_status tf_wpiece(tf_writer *w, const tf_blobref *ref, const uint8_t *src,
-                           uint64_t off, size_t n)
-{
-    size_t cost = n + TF_HDR_ROOM;
-    tf_job *j;
+/* Capture --------------------------------------------------------------- */
 
+/* A window of at most TF_WIN_PIECES pieces of a blob being captured: the
+ * budget reserved for them, their jobs, and the copy tasks posted for the
+ * workers. Lives in the caller's frame. */
+typedef struct tf_wcap {
+    tf_job *jobs[TF_WIN_PIECES];
+    tf_wcopy tasks[TF_WIN_PIECES];
+    const uint8_t *src;
+    unsigned n;
+    unsigned pending;            /* posted copies not done (qmu) */
+    size_t cost;
+} tf_wcap;
+
+/* Gives back the budget and the jobs of @p c (not queued). */
+static void tf_wcap_release(tf_writer *w, tf_wcap *c)
+{
     pthread_mutex_lock(&w->qmu);
-    tf_wwait_space_locked(w, cost);
+    atomic_fetch_sub(&w->queued, c->cost);
+    for (unsigned i = 0; i < c->n; i++)
+        tf_job_put_locked(w, c->jobs[i]);
+    c->n = 0;
+    pthread_cond_broadcast(&w->space_cv);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+/* Starts capturing @p len bytes at @p src, the part at @p off of a blob of
+ * @p blob_size bytes (at most win_pieces pieces): waits for budget, gets
+ * the jobs, and posts a copy task per piece when there are several, for
+ * idle workers to take while the caller does something else (hashing).
+ * @return TF_OK, or TF_ERR_FAILED (nothing held). */
+static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uint64_t off, size_t len,
+                               uint64_t blob_size)
+{
+    unsigned n = (unsigned)((len + TF_BLOB_PIECE - 1) / TF_BLOB_PIECE);
+
+    c->src = src;
+    c->n = 0;
+    c->pending = 0;
+    c->cost = len + (size_t)n * TF_HDR_ROOM;
+    pthread_mutex_lock(&w->qmu);
+    tf_wwait_space_locked(w, c->cost);
     if (atomic_load(&w->failed)) {
         pthread_mutex_unlock(&w->qmu);
         return TF_ERR_FAILED;
     }
-    atomic_fetch_add(&w->queued, cost);
+    atomic_fetch_add(&w->queued, c->cost);
     pthread_mutex_unlock(&w->qmu);
 
-    j = tf_job_get(w, n);
-    if (j) {
-        j->type = TF_CHUNK_BLOB;
-        j->len = n;
-        j->cost = cost;
-        memcpy(j->hash, ref->hash, 16);
-        j->blob_size = ref->size;
-        j->piece_off = off;
-        memcpy(TF_JOB_PAYLOAD(j), src, n);
-    }
-
-    pthread_mutex_lock(&w->qmu);
-    if (j == NULL || atomic_load(&w->failed)) {
-        atomic_fetch_sub(&w->queued, cost);
-        pthread_cond_broadcast(&w->space_cv);
-        pthread_mutex_unlock(&w->qmu);
-        free(j);
-        if (j == NULL)
+    for (unsigned i = 0; i < n; i++) {
+        size_t pn = len - (size_t)i * TF_BLOB_PIECE < TF_BLOB_PIECE ? len - (size_t)i * TF_BLOB_PIECE
+                                                                    : TF_BLOB_PIECE;
+        tf_job *j = tf_job_get(w, pn);
+        if (j == NULL) {
+            tf_wcap_release(w, c);
             tf_wfail(w, ENOMEM, "copying a blob");
-        return TF_ERR_FAILED;
+            return TF_ERR_FAILED;
+        }
+        j->type = TF_CHUNK_BLOB;
+        j->len = pn;
+        j->cost = pn + TF_HDR_ROOM;
+        j->blob_size = blob_size;
+        j->piece_off = off + (uint64_t)i * TF_BLOB_PIECE;
+        c->jobs[c->n++] = j;
     }
-    tf_wq_push_locked(w, j);
+    if (n < 2)
+        return TF_OK;
+    pthread_mutex_lock(&w->qmu);
+    for (unsigned i = 0; i < n; i++) {
+        tf_wcopy *t = &c->tasks[i];
+        t->next = NULL;
+        t->pending = &c->pending;
+        t->src = src + (size_t)i * TF_BLOB_PIECE;
+        t->j = c->jobs[i];
+        if (w->copies_tail)
+            w->copies_tail->next = t;
+        else
+            w->copies = t;
+        w->copies_tail = t;
+    }
+    atomic_fetch_add(&w->ncopies, n);
+    c->pending = n;
+    pthread_cond_broadcast(&w->qcv);
     pthread_mutex_unlock(&w->qmu);
     return TF_OK;
 }
 
-tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref *ref)
+void tf_wcopy_run_locked(tf_writer *w)
 {
-    const uint8_t *src = data;
-    tf_status status = TF_OK;
-    size_t off, n;
-    int have;
+    tf_wcopy *t = w->copies;
 
-    if (w == NULL || ref == NULL || (data == NULL && len > 0))
-        return TF_ERR_ARG;
-    tf_hash(data, len, ref);
+    w->copies = t->next;
+    if (w->copies == NULL)
+        w->copies_tail = NULL;
+    atomic_fetch_sub(&w->ncopies, 1);
+    pthread_mutex_unlock(&w->qmu);
+    memcpy(TF_JOB_PAYLOAD(t->j), t->src, t->j->len);
+    pthread_mutex_lock(&w->qmu);
+    if (--*t->pending == 0)                /* t's frame may be gone once qmu is released */
+        pthread_cond_broadcast(&w->copy_cv);
+}
 
+void tf_wcopy_serve(tf_writer *w)
+{
+    pthread_mutex_lock(&w->qmu);
+    while (w->copies)
+        tf_wcopy_run_locked(w);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+/* Finishes the copies of @p c: takes back the tasks no worker took, copies
+ * them, waits for those a worker is copying. */
+static void tf_wcap_copy(tf_writer *w, tf_wcap *c)
+{
+    tf_wcopy *mine = NULL, **pp, *t;
+    unsigned n = 0;
+
+    if (c->n == 1 && c->pending == 0) {    /* one piece: nothing was posted */
+        memcpy(TF_JOB_PAYLOAD(c->jobs[0]), c->src, c->jobs[0]->len);
+        return;
+    }
+    pthread_mutex_lock(&w->qmu);
+    w->copies_tail = NULL;
+    for (pp = &w->copies; (t = *pp) != NULL;) {
+        if (t->pending == &c->pending) {
+            *pp = t->next;
+            t->next = mine;
+            mine = t;
+            n++;
+        } else {
+            w->copies_tail = t;
+            pp = &t->next;
+        }
+    }
+    atomic_fetch_sub(&w->ncopies, n);
+    pthread_mutex_unlock(&w->qmu);
+    for (t = mine; t; t = t->next)
+        memcpy(TF_JOB_PAYLOAD(t->j), t->src, t->j->len);
+    pthread_mutex_lock(&w->qmu);
+    c->pending -= n;
+    while (c->pending > 0)
+        pthread_cond_wait(&w->copy_cv, &w->qmu);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+/* Queues the pieces of @p c, in order, as pieces of @p ref. @return TF_OK,
+ * or TF_ERR_FAILED (then they are dropped). */
+static tf_status tf_wcap_push(tf_writer *w, tf_wcap *c, const tf_blobref *ref)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        memcpy(c->jobs[i]->hash, ref->hash, 16);
+    pthread_mutex_lock(&w->qmu);
+    if (atomic_load(&w->failed)) {
+        pthread_mutex_unlock(&w->qmu);
+        tf_wcap_release(w, c);
+        return TF_ERR_FAILED;
+    }
+    for (unsigned i = 0; i < c->n; i++)
+        tf_wq_push_locked(w, c->jobs[i]);
+    c->n = 0;
+    pthread_mutex_unlock(&w->qmu);
+    return TF_OK;
+}
+
+/* Hashes first, then captures the pieces window by window (workers help
+ * with the copies) unless the blob is already stored. */
+static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref, int *have)
+{
+    size_t win = (size_t)w->win_pieces * TF_BLOB_PIECE, off, n;
+    tf_status status;
+    tf_wcap c;
+
+    tf_hash(src, len, ref);
     pthread_mutex_lock(&w->bmu);
     w->st_blob_calls++;
     w->st_blob_in += len;
-    have = len == 0 || tf_wset_has(w, ref);
+    *have = len == 0 || tf_wset_has(w, ref);
     pthread_mutex_unlock(&w->bmu);
     if (atomic_load(&w->failed))
         return TF_ERR_FAILED;
-    if (have)
+    if (*have)
         return TF_OK;
-
     for (off = 0; off < len; off += n) {
-        n = len - off < TF_BLOB_PIECE ? len - off : TF_BLOB_PIECE;
-        if ((status = tf_wpiece(w, ref, src + off, off, n)) != TF_OK)
+        n = len - off < win ? len - off : win;
+        if ((status = tf_wcap_begin(w, &c, src + off, off, n, len)) != TF_OK)
+            return status;
+        tf_wcap_copy(w, &c);
+        if ((status = tf_wcap_push(w, &c, ref)) != TF_OK)
             return status;
     }
+    return TF_OK;
+}
+
+/* Speculative capture of a blob of one window, when the last one was new:
+ * the workers copy the pieces while the caller hashes; the copies are
+ * dropped if the blob turns out to be stored already. */
+static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref, int *have)
+{
+    tf_wcap c;
+
+    if (tf_wcap_begin(w, &c, src, 0, len, len) != TF_OK)
+        return tf_wblob_plain(w, src, len, ref, have);   /* failed: sets ref, counts */
+    tf_hash(src, len, ref);
+    tf_wcap_copy(w, &c);
+    pthread_mutex_lock(&w->bmu);
+    w->st_blob_calls++;
+    w->st_blob_in += len;
+    *have = tf_wset_has(w, ref);
+    pthread_mutex_unlock(&w->bmu);
+    if (*have || atomic_load(&w->failed)) {
+        tf_wcap_release(w, &c);
+        return atomic_load(&w->failed) ? TF_ERR_FAILED : TF_OK;
+    }
+    return tf_wcap_push(w, &c, ref);
+}
+
+tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref *ref)
+{
+    tf_status status;
+    int have = 0, multi = len > TF_BLOB_PIECE;
+
+    if (w == NULL || ref == NULL || (data == NULL && len > 0))
+        return TF_ERR_ARG;
+    if (multi && len <= (size_t)w->win_pieces * TF_BLOB_PIECE && atomic_load(&w->blob_spec) &&
+        !atomic_load(&w->failed))
+        status = tf_wblob_spec(w, data, len, ref, &have);
+    else
+        status = tf_wblob_plain(w, data, len, ref, &have);
+    if (multi)
+        atomic_store(&w->blob_spec, !have);
+    if (status != TF_OK || have)
+        return status;
 
     pthread_mutex_lock(&w->bmu);
     if (tf_wset_add(w, ref)) {
@@ -156,5 +346,5 @@ tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref 
         w->st_blob_stored += len;
     }
     pthread_mutex_unlock(&w->bmu);
-    return status;
+    return TF_OK;
 }

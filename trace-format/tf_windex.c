@@ -81,8 +81,9 @@ static int tf_widx_encode(tf_writer *w, msgpack_sbuffer *sb)
     return e ? -1 : 0;
 }
 
-int tf_widx_write(tf_writer *w)
+int tf_widx_write(tf_wworker *wk)
 {
+    tf_writer *w = wk->w;
     msgpack_sbuffer sb;
     uint8_t trailer[TF_TRAILER_SIZE];
     uint64_t index_off;
@@ -98,7 +99,7 @@ int tf_widx_write(tf_writer *w)
     j->len = sb.size;
     j->type = TF_CHUNK_INDEX;
     index_off = w->off;
-    if ((e = tf_wjob_write(w, j)) != 0)
+    if ((e = tf_wjob_write(wk, j)) != 0)
         goto out;
     tf_trailer_put(trailer, index_off, w->off);
     if ((e = tf_write_all(w->fd, trailer, sizeof(trailer))) != 0)

@@ -1,6 +1,6 @@
 /* tf_writer.c — the writer's life cycle and record path: open, lock/unlock
  * around record encoding, flush, crash flush, close, status and stats.
- * The background thread is in tf_wthread.c, blobs in tf_wblob.c. */
+ * The worker pool is in tf_wthread.c, blobs in tf_wblob.c. */
 #include "trace-format/tf_int.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 #define TF_DEF_FLUSH_MS  200
 #define TF_DEF_CHUNK     ((size_t)1 << 20)
 #define TF_CHUNK_SLACK   ((size_t)64 << 10)   /* room past chunk_size for the record that fills it */
-#define TF_POOL_MAX      8                    /* recycled big buffers kept */
+#define TF_POOL_MIN      2                    /* recycled big buffers kept whatever the budget */
 
 static int tf_failed(const tf_writer *w)
 {
@@ -43,30 +43,64 @@ static int tf_writer_init_sync(tf_writer *w)
     pthread_mutex_init(&w->bmu, NULL);
     pthread_cond_init(&w->space_cv, NULL);
     pthread_cond_init(&w->done_cv, NULL);
+    pthread_cond_init(&w->turn_cv, NULL);
+    pthread_cond_init(&w->copy_cv, NULL);
     return 0;
 }
 
-/* Starts the background thread with every signal blocked, so that the
- * application's signals are never delivered to it. */
+/* Allocates @p n workers, each with its compression context. @return 0 or
+ * -1 (no memory). */
+static int tf_writer_workers(tf_writer *w, unsigned n)
+{
+    w->workers = calloc(n, sizeof(*w->workers));
+    if (w->workers == NULL)
+        return -1;
+    for (; w->nworkers < n; w->nworkers++) {
+        tf_wworker *wk = &w->workers[w->nworkers];
+        wk->w = w;
+        if ((wk->cctx = ZSTD_createCCtx()) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Starts the workers with every signal blocked, so that the application's
+ * signals are never delivered to them. When only some start, the writer
+ * goes on with those. @return 0, or the error of the first (none started). */
 static int tf_writer_start(tf_writer *w)
 {
     sigset_t all, old;
-    int e;
+    int e = 0;
 
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    e = pthread_create(&w->thread, NULL, tf_wthread_main, w);
+    for (unsigned i = 0; i < w->nworkers && e == 0; i++) {
+        e = pthread_create(&w->workers[i].thread, NULL, tf_wworker_main, &w->workers[i]);
+        if (e == 0)
+            w->nstarted++;
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (e == 0)
-        w->thread_started = 1;
-    return e;
+    return w->nstarted ? 0 : e;
+}
+
+/* Stops the workers: the lead writes what is left, the index and the
+ * trailer (tf_wthread.c); joins them all. */
+static void tf_writer_stop(tf_writer *w)
+{
+    pthread_mutex_lock(&w->qmu);
+    w->stop = 1;
+    pthread_cond_broadcast(&w->qcv);
+    pthread_mutex_unlock(&w->qmu);
+    for (unsigned i = 0; i < w->nstarted; i++)
+        pthread_join(w->workers[i].thread, NULL);
+    w->nstarted = 0;
 }
 
 /* Writes the file header on the caller's thread with SIGXFSZ blocked:
  * past RLIMIT_FSIZE the write fails with EFBIG instead of killing the
  * application. The SIGXFSZ it raised is taken back (one already pending
  * is left alone); the caller's signal mask is restored. Every later write
- * is made by the background thread, which blocks all signals. */
+ * is made by a worker thread, which blocks all signals. */
 static int tf_write_header(int fd, const void *p, size_t n)
 {
     struct timespec zero = { 0, 0 };
@@ -101,8 +135,11 @@ static void tf_writer_free(tf_writer *w)
     }
     free(w->open);
     tf_wset_free(w);
-    ZSTD_freeCCtx(w->cctx);
-    free(w->zbuf);
+    for (unsigned i = 0; i < w->nworkers; i++) {
+        ZSTD_freeCCtx(w->workers[i].cctx);
+        free(w->workers[i].zbuf);
+    }
+    free(w->workers);
     free(w->irec);
     free(w->ipiece);
     free(w->path);
@@ -112,6 +149,8 @@ static void tf_writer_free(tf_writer *w)
     pthread_cond_destroy(&w->qcv);
     pthread_cond_destroy(&w->space_cv);
     pthread_cond_destroy(&w->done_cv);
+    pthread_cond_destroy(&w->turn_cv);
+    pthread_cond_destroy(&w->copy_cv);
     free(w);
 }
 
@@ -135,17 +174,20 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
         return TF_ERR_NOMEM;
     }
     w->level = opts && opts->level ? opts->level : TF_DEF_LEVEL;
+    w->adaptive = w->level <= TF_DEF_LEVEL;
     w->budget = opts && opts->memory_budget ? opts->memory_budget : TF_DEF_BUDGET;
     w->flush_ms = opts && opts->flush_ms ? opts->flush_ms : TF_DEF_FLUSH_MS;
     w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : TF_DEF_CHUNK;
     w->open_cap = w->chunk_size + TF_CHUNK_SLACK;
     w->big_cap = w->open_cap > TF_BLOB_PIECE ? w->open_cap : TF_BLOB_PIECE;
-    w->pool_max = w->budget / w->big_cap / 4;
-    w->pool_max = w->pool_max < 2 ? 2 : w->pool_max > TF_POOL_MAX ? TF_POOL_MAX : w->pool_max;
+    w->pool_min = TF_POOL_MIN;
+    w->win_pieces = (unsigned)(w->budget / 4 / TF_BLOB_PIECE);
+    w->win_pieces = w->win_pieces < 1 ? 1 : w->win_pieces > TF_WIN_PIECES ? TF_WIN_PIECES : w->win_pieces;
+    atomic_init(&w->blob_spec, 1);
+    w->wr_next = 1;
 
     w->path = strdup(path);
-    w->cctx = ZSTD_createCCtx();
-    if (w->path == NULL || w->cctx == NULL) {
+    if (w->path == NULL || tf_writer_workers(w, tf_wworkers_default(opts ? opts->threads : 0)) != 0) {
         status = TF_ERR_NOMEM;
         goto out;
     }
@@ -257,7 +299,7 @@ void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms)
     unsigned waited = 0;
     int sealed = 0;
 
-    if (w == NULL || !w->thread_started)
+    if (w == NULL || w->nstarted == 0)
         return;
     for (;;) {
         if (!sealed && pthread_mutex_trylock(&w->rmu) == 0) {
@@ -281,17 +323,12 @@ tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap)
         msg[0] = 0;
     if (w == NULL)
         return TF_OK;
-    if (w->thread_started) {
-        /* the thread writes the last records, the index and the trailer
-         * (tf_wthread.c): no write(2) of the writer runs on a caller's
-         * thread, whose signals (SIGXFSZ) are the application's */
+    if (w->nstarted) {
+        /* the lead worker writes the last records, the index and the
+         * trailer (tf_wthread.c): no write(2) of the writer runs on a
+         * caller's thread, whose signals (SIGXFSZ) are the application's */
         tf_writer_flush(w, 1);
-        pthread_mutex_lock(&w->qmu);
-        w->stop = 1;
-        pthread_cond_signal(&w->qcv);
-        pthread_mutex_unlock(&w->qmu);
-        pthread_join(w->thread, NULL);
-        w->thread_started = 0;
+        tf_writer_stop(w);
     }
     if (w->fd >= 0) {
         if (close(w->fd) != 0 && !tf_failed(w))

@@ -1,0 +1,587 @@
+/* test_tf_writer.c — trace-format: the writer's pool of compression
+ * workers. Many record chunks and blobs of varied sizes: contents, order
+ * (the pieces of a blob in order, every blob before the records that name
+ * it at every chunk boundary) and the very bytes one worker writes; several
+ * producer threads; waited and periodic flushes; close; write errors with
+ * workers running (the failed state, one message, no hang, SIGXFSZ never
+ * reaching the application); the crash flush. */
+#include "test_tf_common.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define MIB ((size_t)1 << 20)
+
+static double wt_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t wt_get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* ------------------------------------------------ the chunks of a file */
+
+typedef struct wt_chunk {
+    uint64_t off, end;
+    uint8_t type;
+    uint8_t hash[16];
+    uint64_t blob_size, piece_off, raw;
+} wt_chunk;
+
+/* Walks the chunk headers of @p path (FORMAT.md 3.1) up to the trailer or
+ * the end. @return the chunks (malloc'd), *n their count. */
+static wt_chunk *wt_chunks(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t h[72];
+    uint64_t off, size = tt_fsize(path);
+    wt_chunk *out = NULL;
+    size_t cap = 0;
+
+    *n = 0;
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT_FATAL(fread(h, 1, 32, f) == 32);
+    off = (uint64_t)(h[14] | h[15] << 8);
+    while (off + 40 <= size) {
+        wt_chunk c;
+        uint64_t ext;
+        fseek(f, (long)off, SEEK_SET);
+        if (fread(h, 1, 40, f) != 40 || memcmp(h, "\x89" "CHK", 4) != 0)
+            break;
+        memset(&c, 0, sizeof(c));
+        c.off = off;
+        c.type = h[4];
+        ext = (uint64_t)(h[6] | h[7] << 8);
+        c.raw = wt_get64(h + 16);
+        c.end = off + 40 + ext + wt_get64(h + 8);
+        if (c.type == 2 && fread(h + 40, 1, 32, f) == 32) {
+            memcpy(c.hash, h + 40, 16);
+            c.blob_size = wt_get64(h + 56);
+            c.piece_off = wt_get64(h + 64);
+        }
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            out = realloc(out, cap * sizeof(*out));
+        }
+        out[(*n)++] = c;
+        off = c.end;
+    }
+    fclose(f);
+    return out;
+}
+
+/* ------------------------------------------------ a varied workload */
+
+/* Blob sizes: empty, tiny, around the compression slice (128 KiB) and the
+ * piece size, several pieces, several capture windows. */
+static const size_t wt_sizes[] = {
+    0, 1, 100, 4096, 65536, 131073, MIB - 1, MIB, MIB + 1, 5 * MIB / 2, 5 * MIB + 3, 300000,
+};
+#define WT_NSIZES (sizeof(wt_sizes) / sizeof(wt_sizes[0]))
+#define WT_CALLS 72
+
+/* The blob of call @p i: every sixth repeats call i - 5's (dedup after a
+ * new blob: the speculative capture is dropped); odd ones compress well. */
+static size_t wt_blob(uint64_t i, uint8_t *buf)
+{
+    uint64_t k = i % 6 == 0 && i >= 6 ? i - 5 : i;
+    size_t n = wt_sizes[k % WT_NSIZES];
+
+    tt_fill(buf, n, 1000 + k, (int)(k & 1));
+    return n;
+}
+
+/* How many distinct non-empty blobs the first @p ncalls calls have. */
+static size_t wt_distinct(uint64_t ncalls)
+{
+    uint8_t *buf = malloc(6 * MIB);
+    tf_blobref *refs = calloc(ncalls, sizeof(*refs));
+    size_t n = 0, k;
+
+    for (uint64_t i = 1; i <= ncalls; i++) {
+        tf_blobref r;
+        size_t len = wt_blob(i, buf);
+        tf_hash(buf, len, &r);
+        for (k = 0; k < n && memcmp(&refs[k], &r, sizeof(r)) != 0; k++)
+            ;
+        if (k == n && len)
+            refs[n++] = r;
+    }
+    free(buf);
+    free(refs);
+    return n;
+}
+
+/* One producer: for each of @p ncalls calls a blob, BEGIN, END and a DATA
+ * record naming the blob; call seq = base + i. */
+static void wt_calls(tf_writer *w, uint64_t base, uint64_t tid, uint64_t ncalls, uint8_t *buf)
+{
+    for (uint64_t i = 1; i <= ncalls; i++) {
+        tf_blobref ref;
+        size_t n = wt_blob(i, buf);
+        CU_ASSERT(tf_writer_blob(w, buf, n, &ref) == TF_OK);
+        tt_begin(w, base + i, tid, 1, 2, i);
+        tt_end(w, base + i, 2, 0);
+        tt_data_blob(w, base + i, &ref);
+    }
+}
+
+static void wt_write(const char *path, const tf_writer_opts *o)
+{
+    uint8_t *buf = malloc(6 * MIB);
+    tf_writer *w = NULL;
+
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    wt_calls(w, 0, 1, WT_CALLS, buf);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    free(buf);
+}
+
+/* Reads @p path: every call once and in order per thread (seq / 1000000 is
+ * the thread), every DATA blob readable; with @p check_bytes its bytes are
+ * compared with the workload's. @return the DATA items seen. */
+static size_t wt_check(const char *path, int check_bytes)
+{
+    uint8_t *want = malloc(6 * MIB), *back = malloc(6 * MIB), one;
+    uint64_t last[8] = { 0 };
+    tf_reader *r = NULL;
+    tf_item it;
+    tf_status s;
+    size_t data = 0, calls = 0, bad = 0;
+
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    while ((s = tf_reader_next(r, &it)) == TF_OK) {
+        if (it.type == TF_ITEM_CALL) {
+            uint64_t t = it.u.call.seq / 1000000;
+            CU_ASSERT_FATAL(t < 8);
+            CU_ASSERT(it.u.call.complete && it.u.call.seq > last[t]);
+            last[t] = it.u.call.seq;
+            calls++;
+        } else if (it.type == TF_ITEM_DATA && it.u.data.value.type == TF_BLOB) {
+            const tf_blobref *ref = &it.u.data.value.v.blob;
+            data++;
+            if (ref->size && tf_reader_blob(r, ref, ref->size - 1, &one, 1) != TF_OK)
+                bad++;                              /* named before it was stored */
+            if (check_bytes) {
+                size_t n = wt_blob(it.u.data.seq % 1000000, want);
+                if (ref->size != n || tf_reader_blob(r, ref, 0, back, n) != TF_OK || memcmp(back, want, n))
+                    bad++;
+            }
+        }
+    }
+    CU_ASSERT(s == TF_END);
+    CU_ASSERT(calls == data);
+    CU_ASSERT(bad == 0);
+    tf_reader_close(r);
+    free(want);
+    free(back);
+    return data;
+}
+
+/* The pieces of every blob are in the file once, in order, one after the
+ * other; @return how many blobs were stored. */
+static size_t wt_check_pieces(const wt_chunk *c, size_t n)
+{
+    size_t blobs = 0, ok = 1;
+
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].type != 2 || c[i].piece_off != 0)
+            continue;
+        blobs++;
+        for (size_t k = i + 1; k < n; k++)      /* stored once */
+            if (c[k].type == 2 && c[k].piece_off == 0 && memcmp(c[k].hash, c[i].hash, 16) == 0 &&
+                c[k].blob_size == c[i].blob_size)
+                ok = 0;
+        uint64_t off = c[i].raw;
+        for (size_t k = i + 1; off < c[i].blob_size; k++, off += c[k - 1].raw) {
+            if (k >= n || c[k].type != 2 || memcmp(c[k].hash, c[i].hash, 16) != 0 || c[k].piece_off != off) {
+                ok = 0;
+                break;
+            }
+        }
+    }
+    CU_ASSERT(ok);
+    return blobs;
+}
+
+/* Several workers and a small budget (capture windows of 4 pieces): every
+ * blob and record, in order; the pieces of each blob in order; and at every
+ * chunk boundary of the file (what a kill there leaves), every blob a
+ * record names is already there. */
+static void test_workers_order(void)
+{
+    char path[64], cut[64];
+    tf_writer_opts o = { .threads = 6, .chunk_size = 256, .memory_budget = 16 * MIB, .flush_ms = 100000 };
+    wt_chunk *c;
+    size_t n, records = 0, seen = 0;
+    FILE *in;
+    uint8_t *bytes;
+
+    tt_tmp(path);
+    wt_write(path, &o);
+    CU_ASSERT(wt_check(path, 1) == WT_CALLS);
+    c = wt_chunks(path, &n);
+    CU_ASSERT_FATAL(n > 0);
+    CU_ASSERT(c[n - 1].type == 3);                   /* the index comes last */
+    CU_ASSERT(wt_check_pieces(c, n) == wt_distinct(WT_CALLS));
+    for (size_t i = 0; i < n; i++)
+        records += c[i].type == 1;
+    CU_ASSERT(records > 10);
+
+    tt_tmp(cut);
+    bytes = malloc(tt_fsize(path));
+    in = fopen(path, "rb");
+    CU_ASSERT_FATAL(in && fread(bytes, 1, tt_fsize(path), in) == tt_fsize(path));
+    fclose(in);
+    for (size_t i = 0; i < n; i++) {                 /* a dozen cuts after a record chunk */
+        if (c[i].type != 1 || seen++ % (records / 12 + 1) != 0)
+            continue;
+        FILE *f = fopen(cut, "wb");
+        CU_ASSERT_FATAL(f != NULL);
+        CU_ASSERT(fwrite(bytes, 1, c[i].end, f) == c[i].end);
+        fclose(f);
+        wt_check(cut, 0);
+    }
+    free(bytes);
+    free(c);
+    unlink(cut);
+    unlink(path);
+}
+
+/* The file does not depend on the number of workers: one and six write the
+ * same bytes (level 3: no adaptive level; no periodic flush). */
+static void test_workers_same_bytes(void)
+{
+    char p1[64], p6[64];
+    tf_writer_opts o1 = { .threads = 1, .level = 3, .chunk_size = 8192, .memory_budget = 32 * MIB,
+                          .flush_ms = 100000 };
+    tf_writer_opts o6 = o1;
+    uint64_t n;
+    uint8_t *a, *b;
+    FILE *f;
+
+    o6.threads = 6;
+    tt_tmp(p1);
+    tt_tmp(p6);
+    wt_write(p1, &o1);
+    wt_write(p6, &o6);
+    n = tt_fsize(p1);
+    CU_ASSERT_FATAL(n > 0 && n == tt_fsize(p6));
+    a = malloc(n);
+    b = malloc(n);
+    f = fopen(p1, "rb");
+    CU_ASSERT(fread(a, 1, n, f) == n);
+    fclose(f);
+    f = fopen(p6, "rb");
+    CU_ASSERT(fread(b, 1, n, f) == n);
+    fclose(f);
+    CU_ASSERT(memcmp(a, b, n) == 0);
+    free(a);
+    free(b);
+    unlink(p1);
+    unlink(p6);
+}
+
+/* ------------------------------------------- several producer threads */
+
+typedef struct wt_prod {
+    tf_writer *w;
+    uint64_t tid, ncalls;
+} wt_prod;
+
+static void *wt_producer(void *arg)
+{
+    wt_prod *p = arg;
+    uint8_t *buf = malloc(6 * MIB);
+
+    wt_calls(p->w, p->tid * 1000000, p->tid, p->ncalls, buf);
+    free(buf);
+    return NULL;
+}
+
+static void test_workers_producers(void)
+{
+    char path[64];
+    tf_writer_opts o = { .threads = 8, .chunk_size = 16384, .memory_budget = 24 * MIB };
+    tf_writer *w = NULL;
+    pthread_t th[4];
+    wt_prod p[4];
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (int t = 0; t < 4; t++) {
+        p[t] = (wt_prod){ w, (uint64_t)t + 1, WT_CALLS / 2 };
+        CU_ASSERT_FATAL(pthread_create(&th[t], NULL, wt_producer, &p[t]) == 0);
+    }
+    for (int t = 0; t < 4; t++)
+        pthread_join(th[t], NULL);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    CU_ASSERT(wt_check(path, 1) == 4 * (WT_CALLS / 2));
+    unlink(path);
+}
+
+/* ---------------------------------------------------- flush and close */
+
+static void test_workers_flush(void)
+{
+    char path[64];
+    tf_writer_opts o = { .threads = 4, .flush_ms = 20 };
+    struct timespec ts = { 0, 300 * 1000 * 1000 };
+    tf_writer *w = NULL;
+    tf_writer_stats st;
+    uint8_t *buf = malloc(4 * MIB);
+    tf_blobref ref;
+    tt_read rd;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (uint64_t i = 1; i <= 50; i++) {
+        tt_fill(buf, 4 * MIB, i, 0);
+        CU_ASSERT(tf_writer_blob(w, buf, i % 5 ? 4096 : 4 * MIB, &ref) == TF_OK);
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+        tt_data_blob(w, i, &ref);
+    }
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_OK);          /* everything so far is in the file */
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.file_bytes == tt_fsize(path));
+    rd = tt_read_all(path, NULL, NULL);
+    CU_ASSERT(rd.status == TF_END && rd.ncomplete == 50);
+    tt_read_free(&rd);
+    CU_ASSERT(wt_check(path, 0) == 50);
+
+    for (uint64_t i = 51; i <= 60; i++) {                /* the periodic flush */
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+    }
+    nanosleep(&ts, NULL);
+    rd = tt_read_all(path, NULL, NULL);
+    CU_ASSERT(rd.status == TF_END && rd.ncomplete == 60);
+    tt_read_free(&rd);
+
+    for (uint64_t i = 61; i <= 70; i++) {                /* close writes the rest */
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+    }
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    {
+        tf_reader_info info;
+        rd = tt_read_all(path, NULL, &info);
+        CU_ASSERT(rd.status == TF_END && rd.ncomplete == 70);
+        CU_ASSERT(info.has_index);
+        tt_read_free(&rd);
+    }
+    free(buf);
+    unlink(path);
+}
+
+/* ------------------------------------------------------- write errors */
+
+/* The file is a pipe whose reader goes away: the next writes fail with
+ * EPIPE (SIGPIPE stays blocked on the workers). Producers never block for
+ * long, blobs keep their refs, the message names the error, close returns
+ * the failure. */
+static void test_workers_write_error(void)
+{
+    int fds[2];
+    char path[64];
+    tf_writer_opts o = { .threads = 4, .memory_budget = 8 * MIB };
+    tf_writer *w = NULL;
+    uint8_t *buf = malloc(3 * MIB);
+    tf_blobref ref, want;
+    double t0, slowest = 0;
+    char msg[600];
+    int failed_at = 0;
+
+    CU_ASSERT_FATAL(pipe(fds) == 0);
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[1]);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_OK);
+    close(fds[0]);
+    for (int i = 1; i <= 40; i++) {
+        tt_fill(buf, 3 * MIB, (uint64_t)i, 0);
+        t0 = wt_now();
+        tf_status s = tf_writer_blob(w, buf, 3 * MIB, &ref);
+        tt_begin(w, (uint64_t)i, 1, 1, 2, (uint64_t)i);
+        tt_end(w, (uint64_t)i, 2, 0);
+        if (wt_now() - t0 > slowest)
+            slowest = wt_now() - t0;
+        tf_hash(buf, 3 * MIB, &want);
+        CU_ASSERT(memcmp(&ref, &want, sizeof(ref)) == 0);
+        if (s == TF_ERR_FAILED && !failed_at)
+            failed_at = i;
+    }
+    CU_ASSERT(failed_at > 0);
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_ERR_FAILED);
+    CU_ASSERT(tf_writer_status(w) == TF_ERR_FAILED);
+    CU_ASSERT(strstr(tf_writer_errmsg(w), "Broken pipe") != NULL);
+    CU_ASSERT(strchr(tf_writer_errmsg(w), '\n') == NULL);
+    CU_ASSERT(slowest < 2.0);
+    t0 = wt_now();
+    CU_ASSERT(tf_writer_close_msg(w, msg, sizeof(msg)) == TF_ERR_FAILED);
+    CU_ASSERT(wt_now() - t0 < 2.0);
+    CU_ASSERT(strstr(msg, "writing a chunk") != NULL && strstr(msg, "Broken pipe") != NULL);
+    close(fds[1]);
+    free(buf);
+}
+
+/* Child: RLIMIT_FSIZE of 1 MiB, SIGXFSZ left at its default action (it
+ * would kill the process), 4 workers and 2 producers: the writer fails with
+ * EFBIG and the process lives. Exit 0 when all went as expected. */
+static void wt_fsize_child(const char *path)
+{
+    struct rlimit lim = { 1 << 20, 1 << 20 };
+    tf_writer_opts o = { .threads = 4, .memory_budget = 8 * MIB };
+    tf_writer *w = NULL;
+    pthread_t th;
+    wt_prod p;
+
+    alarm(60);                                  /* a hang fails the test */
+    signal(SIGXFSZ, SIG_DFL);
+    if (setrlimit(RLIMIT_FSIZE, &lim) != 0 || tf_writer_open(&w, path, &o) != TF_OK)
+        _exit(2);
+    tt_sig(w, 1, "clWork", 2);
+    p = (wt_prod){ w, 2, WT_CALLS / 2 };
+    if (pthread_create(&th, NULL, wt_producer, &p) != 0)
+        _exit(3);
+    wt_producer(&(wt_prod){ w, 1, WT_CALLS / 2 });
+    pthread_join(th, NULL);
+    if (tf_writer_status(w) != TF_ERR_FAILED || strstr(tf_writer_errmsg(w), "File too large") == NULL)
+        _exit(4);
+    if (tf_writer_close(w) != TF_ERR_FAILED)
+        _exit(5);
+    _exit(0);
+}
+
+static void test_workers_fsize(void)
+{
+    char path[64];
+    pid_t pid;
+    int st = 0;
+    tt_read rd;
+
+    tt_tmp(path);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0)
+        wt_fsize_child(path);
+    waitpid(pid, &st, 0);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CU_ASSERT(tt_fsize(path) <= 1 << 20);
+    rd = tt_read_all(path, NULL, NULL);             /* what reached the file reads */
+    CU_ASSERT(rd.status == TF_END);
+    tt_read_free(&rd);
+    unlink(path);
+}
+
+/* ---------------------------------------------------------- crash flush */
+
+static tf_writer *g_wt_crash;
+
+static void wt_crash_handler(int sig)
+{
+    (void)sig;
+    tf_writer_crash_flush(g_wt_crash, 5000);
+    _exit(0);
+}
+
+/* Child: 4 workers kept busy with 1.5 MiB blobs; 60 calls, then SIGSEGV
+ * (handler: crash flush). Every call and blob must be in the file. */
+static void wt_crash_child(const char *path)
+{
+    tf_writer_opts o = { .threads = 4, .flush_ms = 100000, .memory_budget = 32 * MIB };
+    struct sigaction sa;
+    uint8_t *buf = malloc(3 * MIB / 2);
+    tf_blobref ref;
+
+    alarm(60);
+    if (tf_writer_open(&g_wt_crash, path, &o) != TF_OK)
+        _exit(2);
+    tt_sig(g_wt_crash, 1, "clWork", 2);
+    for (uint64_t i = 1; i <= 60; i++) {
+        tt_fill(buf, 3 * MIB / 2, i, (int)(i & 1));
+        tf_writer_blob(g_wt_crash, buf, 3 * MIB / 2, &ref);
+        tt_begin(g_wt_crash, i, 1, 1, 2, i);
+        tt_end(g_wt_crash, i, 2, 0);
+        tt_data_blob(g_wt_crash, i, &ref);
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = wt_crash_handler;
+    sigaction(SIGSEGV, &sa, NULL);
+    raise(SIGSEGV);
+    _exit(4);
+}
+
+static void test_workers_crash_flush(void)
+{
+    char path[64];
+    pid_t pid;
+    int st = 0;
+    tf_reader *r = NULL;
+    tf_item it;
+    tf_status s;
+    uint8_t *want = malloc(3 * MIB / 2), *back = malloc(3 * MIB / 2);
+    size_t calls = 0, blobs_ok = 0;
+
+    tt_tmp(path);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0)
+        wt_crash_child(path);
+    waitpid(pid, &st, 0);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    while ((s = tf_reader_next(r, &it)) == TF_OK) {
+        if (it.type == TF_ITEM_CALL) {
+            CU_ASSERT(it.u.call.complete && it.u.call.seq == calls + 1);
+            calls++;
+        } else if (it.type == TF_ITEM_DATA && it.u.data.value.type == TF_BLOB) {
+            tt_fill(want, 3 * MIB / 2, it.u.data.seq, (int)(it.u.data.seq & 1));
+            if (tf_reader_blob(r, &it.u.data.value.v.blob, 0, back, 3 * MIB / 2) == TF_OK &&
+                memcmp(back, want, 3 * MIB / 2) == 0)
+                blobs_ok++;
+        }
+    }
+    CU_ASSERT(s == TF_END);
+    CU_ASSERT(calls == 60 && blobs_ok == 60);
+    CU_ASSERT(tf_reader_get_info(r)->has_index == 0);
+    tf_reader_close(r);
+    unlink(path);
+    free(want);
+    free(back);
+}
+
+int main(void)
+{
+    CU_pSuite s;
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    s = CU_add_suite("trace-format writer workers", NULL, NULL);
+    CU_add_test(s, "6 workers: contents, piece order, blobs before records at every cut", test_workers_order);
+    CU_add_test(s, "1 and 6 workers write the same bytes", test_workers_same_bytes);
+    CU_add_test(s, "4 producers, 8 workers: every blob and call", test_workers_producers);
+    CU_add_test(s, "waited and periodic flushes, close", test_workers_flush);
+    CU_add_test(s, "write error (closed pipe) with workers: failed state, no hang", test_workers_write_error);
+    CU_add_test(s, "file size limit with workers: EFBIG, no SIGXFSZ", test_workers_fsize);
+    CU_add_test(s, "crash flush with busy workers", test_workers_crash_flush);
+    return tt_run();
+}
