@@ -2,16 +2,18 @@
 
 For each workload where the optimizer's passes find something (and one
 where they find nothing, as a control): record it once, `clrr optimize` it,
-then replay it REPS times without and with the plan, alternating so that
-drift affects both equally, and print a Markdown table of medians:
+then replay it REPS times without and with the plan (each replay running
+the trace LOOPS times, --loop), alternating so that drift affects both
+equally, and print a Markdown table of medians:
 transformations per pass, commands the plan drops, replay time inside
-enqueue/map/sync calls (exec_ns) and of the whole session (wall_ns), the
+enqueue/map/sync calls (the per-loop median: steady state, after the first
+loop paid for builds and first launches) and of the whole session (wall_ns), the
 speedup, and the device time the plan expected to save (from the recorded
 device times). Every run must verify (exit 0, no mismatches, the plan fully
 applied). Raw figures go to bench/results/<device>-opt.json.
 
 Environment: BENCH_DEVICE (passed to `clrr replay` as --device), BENCH_REPS
-(default 5), BENCH_QUICK=1 (smaller workloads, 3 runs).
+(default 5), BENCH_LOOPS (default 3), BENCH_QUICK=1 (smaller workloads, 3 runs).
 """
 import json, os, platform, re, statistics, subprocess, sys, tempfile, time
 
@@ -19,6 +21,7 @@ B = sys.argv[1] if len(sys.argv) > 1 else "build"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 REPS = min(int(os.environ.get("BENCH_REPS", "5")), 3 if QUICK else 1000)
 DEVICE = os.environ.get("BENCH_DEVICE", "")
+LOOPS = int(os.environ.get("BENCH_LOOPS", "3"))
 CLRR = os.path.join(B, "bin", "clrr")
 TMP = tempfile.mkdtemp(prefix="clrr-bench-opt.")
 
@@ -49,7 +52,7 @@ def run(cmd, ok=(0,)):
 
 
 def replay(trace, plan):
-    cmd = [CLRR, "replay", "--json"] + (["--device", DEVICE] if DEVICE else []) + [trace] + \
+    cmd = [CLRR, "replay", "--json", "--loop", str(LOOPS)] + (["--device", DEVICE] if DEVICE else []) + [trace] + \
           (["--plan", plan] if plan else [])
     j = json.loads(run(cmd))
     if not j["ok"] or j["mismatches"]:
@@ -79,7 +82,7 @@ def main():
             for key, p in (("plain", None), ("plan", plan)):
                 j = replay(trace, p)
                 dev = j["device"]
-                r[key].append({"exec_ns": j["exec_ns"], "wall_ns": j["wall_ns"], "commands": j["commands"],
+                r[key].append({"exec_ns": j["exec_ns_loop_median"], "wall_ns": j["wall_ns"], "commands": j["commands"],
                                "kernels": j["kernels"], "readbacks": j["readbacks"],
                                "dropped": j.get("plan", {}).get("dropped", 0),
                                "fused": j.get("plan", {}).get("fused", 0),
@@ -92,12 +95,13 @@ def main():
         passes = {p["name"]: p for p in o["passes"]}
         exp = r["plan"][0]["expected"] or {}
         rows.append((name, what, o["calls"], passes["dead"]["transformations"],
-                     passes["redundant"]["transformations"], r["plan"][0]["dropped"] + r["plan"][0]["fused"],
+                     passes["redundant"]["transformations"], (r["plan"][0]["dropped"] + r["plan"][0]["fused"]) // LOOPS,
                      (passes["dead"]["bytes"] + passes["redundant"]["bytes"]) / 1024,
                      exp.get("device_ns", 0) / 1e6, ex0, ex1, ex0 / ex1 if ex1 else float("nan"), wa0, wa1,
-                     r["plain"][0]["readbacks"], r["plan"][0]["fused"]))
+                     r["plain"][0]["readbacks"], r["plan"][0]["fused"] // LOOPS))
     print("\n### Optimizer: `clrr replay` without and with `--plan` (medians of %d runs, alternating)\n" % REPS)
-    print("exec: time inside enqueue/map/sync calls (exec_ns); wall: the whole replay session (wall_ns); "
+    print("exec: time inside enqueue/map/sync calls, per-loop median of --loop %d (exec_ns_loop_median); "
+          "wall: the whole replay session (wall_ns, all loops); " % LOOPS +
           "expected: recorded device time of the dropped commands (and of the producer launches fused away); fused pairs: launch pairs that ran as one generated kernel; commands saved: dropped + fused. Every run verified every read-back.\n")
     print("| workload | calls | dead | redundant | fused pairs | commands saved | KiB not moved | expected ms "
           "| replay exec ms | --plan exec ms | speedup | replay wall ms | --plan wall ms | read-backs |")
