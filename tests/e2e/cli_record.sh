@@ -146,4 +146,10 @@ EOF
         fail "killed recording holds no call: $(head -c 400 k.json)"
     "$CLRR" dump killed.clrr >/dev/null 2>err || fail "clrr dump on a killed recording: $(cat err)"
 fi
+# a program that makes no OpenCL call: one line; in layer mode it names the
+# other cause (an ICD loader that loads no layers) and --preload
+"$CLRR" record -o none.clrr -- /bin/true 2>err || fail "clrr record -- /bin/true: exit $?"
+[ "$(wc -l <err)" = 1 ] && grep -q "no trace written.*try --preload" err || fail "no-trace message: $(cat err)"
+"$CLRR" record --preload -o none.clrr -- /bin/true 2>err || fail "clrr record --preload -- /bin/true"
+grep -q "no trace written" err && ! grep -q "try --preload" err || fail "no-trace message (--preload): $(cat err)"
 echo "ok: launcher, exit statuses, vecadd trace read back by info and dump"

@@ -216,7 +216,7 @@ static int cli_rec_written(const cli_rec_stamp *before, const cli_rec_stamp *aft
 }
 
 /* Runs @p cmd; returns the exit status clrr must exit with. */
-static int cli_rec_exec(char **cmd, const char *out)
+static int cli_rec_exec(char **cmd, const char *out, int preload)
 {
     cli_rec_stamp before, after;
     cli_rec_stat(out, &before);
@@ -282,6 +282,10 @@ static int cli_rec_exec(char **cmd, const char *out)
     if (!written && after.exists && !S_ISREG(after.st.st_mode)) {
         /* a device (/dev/null, /dev/full): nothing to tell from its
          * stamp; the layer reported a failed write itself */
+    } else if (!written && !preload) {
+        /* Ubuntu 24.04's ocl-icd 2.3.2 never loads OPENCL_LAYERS layers */
+        cli_err("no trace written to %s (did %s make any OpenCL call? if it did, its ICD loader did not load the "
+                "recorder as a layer: try --preload)", out, cmd[0]);
     } else if (!written) {
         cli_err("no trace written to %s (did %s make any OpenCL call?)", out, cmd[0]);
     } else if (isatty(STDERR_FILENO)) {
@@ -428,7 +432,7 @@ static int cli_record_run(int argc, char **argv)
     }
     if ((rc = cli_rec_environment(&a, out, layer)))
         goto out;
-    rc = cli_rec_exec(a.cmd, out);
+    rc = cli_rec_exec(a.cmd, out, a.preload);
 out:
     free(out);
     free(layer);
