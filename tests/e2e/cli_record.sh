@@ -150,6 +150,7 @@ fi
 # other cause (an ICD loader that loads no layers) and --preload
 "$CLRR" record -o none.clrr -- /bin/true 2>err || fail "clrr record -- /bin/true: exit $?"
 [ "$(wc -l <err)" = 1 ] && grep -q "no trace written.*try --preload" err || fail "no-trace message: $(cat err)"
-"$CLRR" record --preload -o none.clrr -- /bin/true 2>err || fail "clrr record --preload -- /bin/true"
+"$CLRR" record --preload -o none.clrr -- "$CLRR" --version >/dev/null 2>err ||   # a program of ours: an ASan layer preloads into it
+    fail "clrr record --preload -- clrr --version: $(cat err)"
 grep -q "no trace written" err && ! grep -q "try --preload" err || fail "no-trace message (--preload): $(cat err)"
 echo "ok: launcher, exit statuses, vecadd trace read back by info and dump"
