@@ -411,10 +411,13 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
                             f->name, (int)e);
     cl_event ev = NULL;
     if (st >= 0) {
+        /* an event: the application's, or our own for --timing */
+        int app_ev = rpl_in_present(&x, 8), own_ev = !app_ev && s->o.timing && !s->o.exact_calls;
         int64_t t0 = rpl_clock_ns();
         e = s->api.clEnqueueNDRangeKernel(cl.q, b->k, cl.dim, cl.has_off ? cl.off : NULL, cl.gsz,
-                                          cl.has_lsz ? cl.lsz : NULL, nwait, wait, rpl_in_present(&x, 8) ? &ev : NULL);
+                                          cl.has_lsz ? cl.lsz : NULL, nwait, wait, app_ev || own_ev ? &ev : NULL);
         int64_t ns = rpl_clock_ns() - t0;
+        x.host_ns = ns;
         if (e != CL_SUCCESS) {
             st = rpl_call_error(&x, RPL_ERR_CL, "the plan's fused kernel %s: clEnqueueNDRangeKernel failed (error %d)",
                                 f->name, (int)e);
@@ -422,10 +425,19 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
             rpl_count_launch(s, measure, ns);
             s->sum.plan_fused++;
             uint64_t id = 0;
-            if (ev && c->outs && tf_value_u64(&c->outs[8], &id) && id)
+            size_t timed = s->ntimed;
+            if (ev && app_ev && c->outs && tf_value_u64(&c->outs[8], &id) && id) {
                 st = rpl_out_handle(&x, 8, ev, RPL_OBJ_EVENT);
-            else if (ev && s->api.clReleaseEvent)
-                s->api.clReleaseEvent(ev);
+                if (st >= 0)
+                    st = rpl_command_event(&x, ev, 0);
+            } else if (ev) {
+                if (own_ev)
+                    st = rpl_command_event(&x, ev, 1);   /* timed under the fused kernel's name */
+                if (s->api.clReleaseEvent)
+                    s->api.clReleaseEvent(ev);
+            }
+            if (s->ntimed > timed)
+                snprintf(s->timed[s->ntimed - 1].kernel, sizeof s->timed[0].kernel, "%s", f->name);
         }
     }
     rpl_scratch_free(&x);

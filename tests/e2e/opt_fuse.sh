@@ -57,6 +57,10 @@ PY
 "$CLRR" replay --json --loop 3 "$TMP/exposure.clrr" --plan "$TMP/exposure.plan" >"$TMP/l.json" ||
     fail "exposure --loop 3 --plan"
 [ "$(j "$TMP/l.json" "(d['ok'], d['plan']['fused'])")" = "(True, 18)" ] || fail "--loop: $(j "$TMP/l.json" "d['plan']")"
+# --timing: the fused launches are timed under the fused kernel's name
+"$CLRR" replay --json --timing "$TMP/sobel.clrr" --plan "$TMP/sobel.plan" >"$TMP/t.json" || fail "sobel --timing --plan"
+[ "$(j "$TMP/t.json" "[(k['name'], k['launches']) for k in d['kernels_timing'] if k['name'].startswith('__clrr')]")" \
+    = "[('__clrr_fused_1', 3)]" ] || fail "--timing: $(j "$TMP/t.json" "d['kernels_timing']")"
 # --no-fuse leaves the pass out
 "$CLRR" optimize "$TMP/sobel.clrr" -o "$TMP/nf.plan" --no-fuse --json >"$TMP/nf.json" || fail "--no-fuse"
 [ "$(j "$TMP/nf.plan" "len(d['fused_kernels'])")" = 0 ] || fail "--no-fuse still fused"
