@@ -17,4 +17,4 @@ ALL_TARGETS += $(OPT_LIB)
 UNIT_LIBS_test_opt_plan := $(OPT_LIB) $(ANA_LIB) $(OPT_LIBS) -ldl -lm
 $(B)/tests/test_opt_plan: $(OPT_LIB) $(ANA_LIB)
 UNIT_LIBS_test_opt_passes := $(OPT_LIB) $(ANA_LIB) $(OPT_LIBS) -ldl -lm
-$(B)/tests/test_opt_passes: $(OPT_LIB) $(ANA_LIB) $(ANA_SO)
+$(B)/tests/test_opt_passes: $(OPT_LIB) $(ANA_LIB) $(ANA_SO) $(B)/lib/libclrr-rw.so

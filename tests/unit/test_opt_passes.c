@@ -513,6 +513,80 @@ static void test_kernels(void)
     unlink(b.path);
 }
 
+/* Vertical fusion: p's output b read by the next launch at the same element
+ * fuses (b no longer stored when nothing reads it later, stored when the
+ * host reads it); a consumer reading another element, or a command between
+ * the two launches, does not. The matcher answers hold, then fuse. */
+static const char *fsrc =
+    "__kernel void p(__global const float *a, __global float *b) { size_t i = get_global_id(0); b[i] = a[i] * 2.0f; }\n"
+    "__kernel void c(__global const float *b, __global float *o) { size_t i = get_global_id(0); o[i] = b[i] + 1.0f; }\n"
+    "__kernel void cs(__global const float *b, __global float *o) { size_t i = get_global_id(0); o[i] = b[i + 1]; }\n";
+
+#define F OPT_PASS_FUSE
+
+static void test_fuse(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 8192, NULL), m = tb_buffer(&b, 1, 8192, NULL),
+             o = tb_buffer(&b, 1, 8192, NULL);
+    uint64_t prog = tb_program(&b, fsrc);
+    uint64_t kp = tb_kernel(&b, prog, "p"), kc = tb_kernel(&b, prog, "c"), kcs = tb_kernel(&b, prog, "cs");
+    tb_write(&b, q, a, 0, 4096, X);
+    uint64_t p1 = tb_launch(&b, q, kp, (uint64_t[]){a, m}, 2, 1024);
+    uint64_t c1 = tb_launch(&b, q, kc, (uint64_t[]){m, o}, 2, 1024);       /* m written again next: not stored */
+    tb_read(&b, q, o, 0, 4096, X);
+    tb_launch(&b, q, kp, (uint64_t[]){a, m}, 2, 1024);
+    tb_launch(&b, q, kcs, (uint64_t[]){m, o}, 2, 1024);                    /* reads the next element: no */
+    tb_read(&b, q, o, 0, 4096, X);
+    tb_launch(&b, q, kp, (uint64_t[]){a, m}, 2, 1024);
+    tb_finish(&b, q);                                                      /* a command between: no */
+    tb_launch(&b, q, kc, (uint64_t[]){m, o}, 2, 1024);
+    tb_read(&b, q, o, 0, 4096, X);
+    uint64_t p3 = tb_launch(&b, q, kp, (uint64_t[]){a, m}, 2, 1024);
+    uint64_t c3 = tb_launch(&b, q, kc, (uint64_t[]){m, o}, 2, 1024);       /* m read back: still stored */
+    tb_read(&b, q, o, 0, 4096, X);
+    tb_read(&b, q, m, 0, 4096, X);
+    tb_close(&b);
+    opt_plan *p = optimize(&b, 1u << F);
+    if (opt_plan_kernel_count(p) < 3) {
+        fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
+        CU_ASSERT(opt_plan_xform_count(p) == 0);
+    } else {
+        CU_ASSERT_FATAL(drops(p, (uint64_t[]){p1, c1, p3, c3, 0}, (opt_pass[]){F, F, F, F}));
+        static const uint8_t acts[] = {OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD, OPT_ACT_FUSE};
+        static const uint32_t ids[] = {1, 1, 2, 2};
+        for (size_t i = 0; i < 4; i++)
+            CU_ASSERT(opt_plan_xform(p, i)->action == acts[i] && opt_plan_xform(p, i)->fused == ids[i]);
+        CU_ASSERT_FATAL(opt_plan_fused_count(p) == 2);
+        const opt_fused *z1 = opt_plan_fused(p, 0), *z2 = opt_plan_fused(p, 1);
+        CU_ASSERT(!z1->keep_store && z2->keep_store);
+        CU_ASSERT(!strcmp(z1->producer, "p") && !strcmp(z1->consumer, "c") && strstr(z1->source, z1->name));
+        CU_ASSERT(opt_plan_pass(p, F)->effect.kernels == 2);   /* the producers; the fused launches still run */
+        /* the matcher: hold then fuse, twice */
+        opt_exec *x = NULL;
+        char err[256];
+        CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
+        tf_reader *r = NULL;
+        CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
+        tf_item it;
+        unsigned holds = 0, fuses = 0;
+        while (tf_reader_next(r, &it) == TF_OK) {
+            int v = opt_exec_item(x, &it);
+            holds += v == OPT_HOLD;
+            if (v == OPT_FUSE) {
+                fuses++;
+                CU_ASSERT(opt_exec_fused(x) == opt_plan_fused(p, fuses - 1));
+            }
+        }
+        CU_ASSERT(holds == 2 && fuses == 2);
+        tf_reader_close(r);
+        opt_exec_close(x);
+    }
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */
 static uint64_t run_exec(const opt_plan *p, const char *path, uint64_t *fb, int *same)
 {
@@ -616,6 +690,7 @@ int main(void)
     CU_add_test(s, "fills: redundant patterns, overwriting fills", test_fills);
     CU_add_test(s, "kernels: unread output, printf, read-only arguments", test_kernels);
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
+    CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
