@@ -272,6 +272,9 @@ int rpl_sig_fn(rpl_session *s, const tf_sig *sig);    /* RPL_FN_*, -1 unknown */
 int rpl_is_cat(unsigned fn, const char *cat);
 int rpl_modifies(unsigned fn, const tf_call *c);      /* may change device memory */
 int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify);
+/* A call's context for executing @p c as function @p fn (verify 0: its
+ * read-backs are not compared). */
+void rpl_cx_init(rpl_cx *x, rpl_session *s, const tf_call *c, unsigned fn, int verify);
 
 /* rpl_events.c: user events a blocking call waits for, set early when the
  * recording shows the call returned before their set came (threads).

@@ -30,12 +30,7 @@ static int rpl_plan_droppable(unsigned fn)
 static int rpl_plan_drop(rpl_session *s, const tf_call *c, unsigned fn, int measure)
 {
     rpl_cx x;
-    memset(&x, 0, sizeof x);
-    x.s = s;
-    x.c = c;
-    x.fn = fn;
-    x.api = &s->api;
-    x.no_verify = 1;
+    rpl_cx_init(&x, s, c, fn, 0);
     const tf_sig *sig = c->sig;
     unsigned np = sig->nparams;
     if (!rpl_plan_droppable(fn) || np < 4 || strcmp(sig->params[np - 1].name, "event") ||
@@ -271,11 +266,7 @@ int rpl_plan_flush(rpl_session *s, int measure)
 static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
 {
     rpl_cx x;
-    memset(&x, 0, sizeof x);
-    x.s = s;
-    x.c = c;
-    x.fn = RPL_FN_clEnqueueNDRangeKernel;
-    x.api = &s->api;
+    rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 1);
     *held = 0;
     struct rpl_held_launch *h = calloc(1, sizeof *h);
     if (!h)
@@ -374,12 +365,7 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
 {
     *done = 1;
     rpl_cx x;
-    memset(&x, 0, sizeof x);
-    x.s = s;
-    x.c = c;
-    x.fn = RPL_FN_clEnqueueNDRangeKernel;
-    x.api = &s->api;
-    x.no_verify = 1;
+    rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 0);
     struct rpl_held_launch cl, *h = s->fuse_held;
     memset(&cl, 0, sizeof cl);
     cl_uint nwait = 0;

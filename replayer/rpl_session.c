@@ -357,15 +357,20 @@ static int rpl_recorded_outcome(rpl_cx *x)
     return 0;
 }
 
+void rpl_cx_init(rpl_cx *x, rpl_session *s, const tf_call *c, unsigned fn, int verify)
+{
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->c = c;
+    x->fn = fn;
+    x->api = &s->api;
+    x->no_verify = !verify;
+}
+
 int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify)
 {
     rpl_cx x;
-    memset(&x, 0, sizeof x);
-    x.s = s;
-    x.c = c;
-    x.fn = fn;
-    x.api = &s->api;
-    x.no_verify = !verify;
+    rpl_cx_init(&x, s, c, fn, verify);
     int dropped = 0;
     int pst = rpl_plan_call(s, c, fn, measure, &dropped);   /* a plan may drop it (rpl_plan.c) */
     if (pst < 0 || dropped)
