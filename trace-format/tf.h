@@ -128,10 +128,18 @@ typedef struct tf_writer_opts {
     unsigned flush_ms;       /* periodic flush interval; 0 = 200 ms */
     size_t chunk_size;       /* raw record-chunk size that triggers a seal; 0 = 1 MiB */
     unsigned threads;        /* compression threads; 0 = online CPUs - 1, 1 to 8 */
+    /* Sink mode (no file): every record, once encoded, is handed to
+     * sink(sink_ctx, bytes, len) on the encoding thread, with the record
+     * mutex held (so in lock order); blobs are only hashed. The live plan
+     * mode of the layer decodes them with tf_reader_feed(). */
+    void (*sink)(void *sink_ctx, const void *rec, size_t len);
+    void *sink_ctx;
 } tf_writer_opts;
 
 /*! tf_writer_open() : creates (truncates) @p path, writes the file header and
- *  starts the writer's threads. @p opts may be NULL (defaults).
+ *  starts the writer's threads. @p opts may be NULL (defaults). With
+ *  @p path NULL and opts->sink set, a writer in sink mode: no file, no
+ *  threads; flushes do nothing.
  *  On success *out owns the writer; close it with tf_writer_close().
  *  On TF_ERR_IO (open or header write failed) errno says why. */
 tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts *opts);
@@ -247,8 +255,10 @@ typedef enum tf_item_type {
     TF_ITEM_DEVTIME = 2,  /* device timing of an earlier enqueue */
     TF_ITEM_DATA = 3,     /* late data of an earlier call (e.g. non-blocking read) */
     TF_ITEM_NOTE = 4,     /* recorder note (e.g. data not capturable) */
-    TF_ITEM_DEVICES = 5   /* a platform's devices, described when the
+    TF_ITEM_DEVICES = 5,  /* a platform's devices, described when the
                            * application first reached them (format 1.1) */
+    TF_ITEM_BEGIN = 6     /* tf_reader_feed() only: a call that has begun
+                           * (u.call with its inputs; complete 0, outs NULL) */
 } tf_item_type;
 
 typedef struct tf_call {
@@ -300,6 +310,19 @@ typedef struct tf_item {
  *  tf_reader_error() says what and where). A truncated final chunk is not
  *  an error: it ends the stream and tf_reader_get_info()->truncated is set. */
 tf_status tf_reader_next(tf_reader *r, tf_item *item);
+
+/*! tf_reader_open_feed() : a reader with no file, fed records one by one
+ *  by tf_reader_feed() (from a writer in sink mode, in the same process).
+ *  @p opts may be NULL; max_memory bounds it as for a file. */
+tf_status tf_reader_open_feed(tf_reader **out, const tf_reader_opts *opts);
+/*! tf_reader_feed() : decodes the first record (FORMAT.md, "Records") of
+ *  the @p len bytes at @p rec and sets *used to its length (a writer's
+ *  sink may hand over several records at once). Items are those of
+ *  tf_reader_next(), plus TF_ITEM_BEGIN when a call begins (its inputs;
+ *  the merged call follows as TF_ITEM_CALL when its END is fed). *item
+ *  lives until the next feed. @return TF_OK with *item set, TF_END when
+ *  the record yields no item (SIG, ENV), or an error (tf_reader_error()). */
+tf_status tf_reader_feed(tf_reader *r, const void *rec, size_t len, size_t *used, tf_item *item);
 
 /*! tf_reader_rewind() : restart iteration at the first record. */
 tf_status tf_reader_rewind(tf_reader *r);

@@ -245,6 +245,10 @@ struct tf_writer {
     /* Failure: errmsg is written once, before failed is set (release). */
     _Atomic int failed;
     char errmsg[512];
+
+    /* Sink mode (tf_writer_opts.sink): records go to sink, not to a file. */
+    void (*sink)(void *sink_ctx, const void *rec, size_t len);
+    void *sink_ctx;
 };
 
 /* tf_wthread.c */
@@ -409,6 +413,7 @@ struct tf_reader {
     int table_ready;
     tf_pcache cache[2];
     uint64_t cache_clock;
+    int feed;                    /* tf_reader_open_feed(): raw is borrowed per record */
 };
 
 /* tf_rio.c: chunk I/O shared by streaming, scanning and blob reads. */
@@ -439,6 +444,8 @@ tf_status tf_rec_sig(tf_reader *r, const tf_value *f);
 tf_status tf_rec_begin(tf_reader *r, const tf_value *f);
 tf_status tf_rec_end(tf_reader *r, const tf_value *f, tf_item *item);   /* yields the call */
 tf_status tf_rec_eof(tf_reader *r, tf_item *item);   /* the unended calls, then TF_END */
+tf_status tf_rec_feed(tf_reader *r, const void *rec, size_t len, size_t *used, tf_item *item);
+void tf_rec_begin_view(tf_reader *r, tf_item *item);   /* the call just begun, as TF_ITEM_BEGIN */
 
 static inline int tf_is_str(const tf_value *v) { return v->type == TF_STR; }
 static inline int tf_map_or_nil(const tf_value *v) { return v->type == TF_MAP || v->type == TF_NIL; }

@@ -182,15 +182,13 @@ out:
     return status;
 }
 
-/* Moves pending call @p i into item (complete or not); its block is freed
- * on the next tf_reader_next(). */
-static void tf_rec_yield(tf_reader *r, size_t i, tf_item *item)
+/* The call of pending @p p as an item of type @p type (inputs only). */
+static void tf_call_of(const tf_pending *p, tf_item_type type, tf_item *item)
 {
-    tf_pending *p = &r->pend[i];
     tf_call *c = &item->u.call;
 
     memset(item, 0, sizeof(*item));
-    item->type = TF_ITEM_CALL;
+    item->type = type;
     c->seq = p->seq;
     c->tid = p->tid;
     c->sig = p->sig;
@@ -198,9 +196,23 @@ static void tf_rec_yield(tf_reader *r, size_t i, tf_item *item)
     c->args = p->args;
     c->pre = p->pre;
     c->ret.type = TF_NIL;
+}
+
+/* Moves pending call @p i into item (complete or not); its block is freed
+ * on the next tf_reader_next(). */
+static void tf_rec_yield(tf_reader *r, size_t i, tf_item *item)
+{
+    tf_pending *p = &r->pend[i];
+
+    tf_call_of(p, TF_ITEM_CALL, item);
     r->yielded = p->block;
     r->yielded_len = p->block_len;
     p->block = NULL;
+}
+
+void tf_rec_begin_view(tf_reader *r, tf_item *item)
+{
+    tf_call_of(&r->pend[r->npend - 1], TF_ITEM_BEGIN, item);
 }
 
 /* END [3, seq, t_ns, ret, outs, post] */

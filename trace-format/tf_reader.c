@@ -54,6 +54,20 @@ out:
     return status;
 }
 
+/* Limits, caches, arena and msgpack zone of a new reader. @return the zone's
+ * success (0: out of memory). */
+static int tf_reader_init(tf_reader *r, const tf_reader_opts *opts)
+{
+    r->fd = -1;
+    r->opts.max_chunk = opts && opts->max_chunk ? opts->max_chunk : TF_DEF_MAX_CHUNK;
+    r->opts.max_memory = opts && opts->max_memory ? opts->max_memory : TF_DEF_MAX_MEMORY;
+    r->mem.limit = r->opts.max_memory;
+    r->cache[0].off = r->cache[1].off = UINT64_MAX;
+    tf_arena_init(&r->arena, &r->mem);
+    r->zone_ok = msgpack_zone_init(&r->zone, TF_ZONE_CHUNK);
+    return r->zone_ok;
+}
+
 tf_status tf_reader_open(tf_reader **out, const char *path, const tf_reader_opts *opts)
 {
     tf_status status = TF_OK;
@@ -70,14 +84,7 @@ tf_status tf_reader_open(tf_reader **out, const char *path, const tf_reader_opts
         snprintf(tf_open_err, sizeof(tf_open_err), "%s: out of memory", path);
         return TF_ERR_NOMEM;
     }
-    r->fd = -1;
-    r->opts.max_chunk = opts && opts->max_chunk ? opts->max_chunk : TF_DEF_MAX_CHUNK;
-    r->opts.max_memory = opts && opts->max_memory ? opts->max_memory : TF_DEF_MAX_MEMORY;
-    r->mem.limit = r->opts.max_memory;
-    r->cache[0].off = r->cache[1].off = UINT64_MAX;
-    tf_arena_init(&r->arena, &r->mem);
-    r->zone_ok = msgpack_zone_init(&r->zone, TF_ZONE_CHUNK);
-    if (!r->zone_ok || (r->dctx = ZSTD_createDCtx()) == NULL)
+    if (!tf_reader_init(r, opts) || (r->dctx = ZSTD_createDCtx()) == NULL)
         TF_FAIL(&r->err, TF_ERR_NOMEM, "out of memory");
     if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(r->fd, &st) != 0)
         TF_FAIL(&r->err, TF_ERR_IO, "%s", strerror(errno));
@@ -98,6 +105,32 @@ out:
         errno = e;
     }
     return status;
+}
+
+tf_status tf_reader_open_feed(tf_reader **out, const tf_reader_opts *opts)
+{
+    tf_reader *r;
+
+    if (out == NULL)
+        return TF_ERR_ARG;
+    *out = NULL;
+    if ((r = calloc(1, sizeof(*r))) == NULL)
+        return TF_ERR_NOMEM;
+    r->feed = 1;
+    if (!tf_reader_init(r, opts)) {
+        tf_reader_close(r);
+        return TF_ERR_NOMEM;
+    }
+    r->stream_end = 1;   /* no chunks: a record is decoded only when fed */
+    *out = r;
+    return TF_OK;
+}
+
+tf_status tf_reader_feed(tf_reader *r, const void *rec, size_t len, size_t *used, tf_item *item)
+{
+    if (r == NULL || item == NULL || used == NULL || !r->feed || (rec == NULL && len))
+        return TF_ERR_ARG;
+    return tf_rec_feed(r, rec, len, used, item);
 }
 
 void tf_reader_close(tf_reader *r)

@@ -303,6 +303,60 @@ out:
     return status;
 }
 
+tf_status tf_rec_feed(tf_reader *r, const void *rec, size_t len, size_t *used, tf_item *item)
+{
+    tf_status status = TF_OK;
+    const tf_value *f;
+    uint32_t n;
+    uint64_t type;
+
+    tf_err_clear(&r->err);
+    if (r->yielded) {
+        tf_mem_free(&r->mem, r->yielded, r->yielded_len);
+        r->yielded = NULL;
+    }
+    if (len == 0)
+        TF_REC_FAIL(r, TF_ERR_CORRUPT, "an empty record");
+    r->raw = (uint8_t *)rec;   /* borrowed for this record only */
+    r->raw_len = len;
+    r->rpos = 0;
+    status = tf_rec_decode(r, &f, &n);
+    *used = status == TF_OK ? r->rpos : len;
+    r->raw = NULL;
+    r->raw_len = r->rpos = 0;
+    if (status != TF_OK)
+        goto out;
+    type = f[0].v.u;
+    if (type > TF_REC_DEVICES)
+        return TF_END;
+    if (n < tf_rec_fields[type])
+        TF_REC_FAIL(r, TF_ERR_CORRUPT, "%s has %u fields, expected %u", tf_rec_names[type], n,
+                    tf_rec_fields[type]);
+    switch (type) {
+    case TF_REC_ENV:
+        TF_FORWARD(&r->err, tf_rec_env(r, &f[1]));
+        return TF_END;
+    case TF_REC_SIG:
+        TF_FORWARD(&r->err, tf_rec_sig(r, f));
+        return TF_END;
+    case TF_REC_BEGIN:
+        TF_FORWARD(&r->err, tf_rec_begin(r, f));
+        tf_rec_begin_view(r, item);
+        break;
+    case TF_REC_END:
+        TF_FORWARD(&r->err, tf_rec_end(r, f, item));
+        break;
+    case TF_REC_DEVICES:
+        TF_FORWARD(&r->err, tf_rec_devices(r, f, item));
+        break;
+    default:
+        TF_FORWARD(&r->err, tf_rec_misc(r, type, f, item));
+        break;
+    }
+out:
+    return status;
+}
+
 tf_status tf_rec_read_env(tf_reader *r)
 {
     const tf_value *f;

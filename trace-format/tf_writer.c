@@ -161,7 +161,7 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     uint8_t hdr[TF_FILE_HDR_SIZE];
     int e;
 
-    if (out == NULL || path == NULL)
+    if (out == NULL || (path == NULL && (opts == NULL || opts->sink == NULL)))
         return TF_ERR_ARG;
     *out = NULL;
     w = calloc(1, sizeof(*w));
@@ -186,6 +186,12 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     atomic_init(&w->blob_spec, 1);
     w->wr_next = 1;
 
+    if (path == NULL) {   /* sink mode: records are handed over as they are made */
+        w->sink = opts->sink;
+        w->sink_ctx = opts->sink_ctx;
+        *out = w;
+        return TF_OK;
+    }
     w->path = strdup(path);
     if (w->path == NULL || tf_writer_workers(w, tf_wworkers_default(opts ? opts->threads : 0)) != 0) {
         status = TF_ERR_NOMEM;
@@ -245,7 +251,10 @@ void tf_writer_unlock(tf_writer *w)
     } else if (j && j->len > w->rec_start) {
         w->st_records++;
         w->st_rec_bytes += j->len - w->rec_start;
-        if (j->len >= w->chunk_size)
+        if (w->sink) {
+            w->sink(w->sink_ctx, TF_JOB_PAYLOAD(j) + w->rec_start, j->len - w->rec_start);
+            j->len = 0;
+        } else if (j->len >= w->chunk_size)
             tf_wseal_locked(w);
     }
     pthread_mutex_unlock(&w->rmu);
@@ -259,6 +268,8 @@ tf_status tf_writer_flush(tf_writer *w, int wait)
 
     if (w == NULL)
         return TF_ERR_ARG;
+    if (w->sink)
+        return tf_writer_status(w);
     pthread_mutex_lock(&w->rmu);
     tf_wseal_locked(w);
     pthread_mutex_unlock(&w->rmu);
