@@ -223,6 +223,7 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
 /* ================================================================ execute */
 
 typedef struct tf_item tf_item;   /* trace-format/tf.h */
+typedef struct tf_call tf_call;
 typedef struct opt_exec opt_exec;
 
 /* What opt_exec_item() says about a call. */
@@ -232,6 +233,9 @@ typedef struct opt_exec opt_exec;
                                  set now); run it as recorded before any call but
                                  clSetKernelArg, unless the next launch is OPT_FUSE */
 #define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launch */
+#define OPT_DEFER 4           /* live runs: do not execute it now; keep it (its arguments,
+                                 data and objects as they are now) until the matcher says
+                                 to run it (opt_live_answer.force) or to free it */
 
 /*! opt_exec_open() : prepares to apply @p p (which must outlive the
  *  matcher) to the calls of trace @p path, which it streams once to
@@ -252,6 +256,49 @@ const opt_fused *opt_exec_fused(const opt_exec *x);
  *  are counted from the start again; memory contents stay tracked. */
 void opt_exec_rewind(opt_exec *x);
 
+/* ---------------------------------------------------------------- live
+ *
+ * A live run (`clrr run --plan`, the layer in plan mode) cannot know what
+ * the application will do next, so work the plan says is dead is deferred,
+ * not dropped: the layer keeps the command, and the matcher, which sees
+ * every later call before it runs, says to run it first when that call may
+ * read what it writes or overwrite what it reads (a buffer the plan
+ * thought dead is read after all), and to free it when what it writes is
+ * overwritten in full or released. The same holds for the producer launch
+ * of a fusion that does not store the intermediate buffer. So a live run
+ * needs no fingerprint: every transformation is safe whatever the run
+ * does, and the run is as correct as without a plan. */
+
+/* The matcher's answer for a call about to run. */
+typedef struct opt_live_answer {
+    int verdict;              /* OPT_RUN, OPT_DROP, OPT_DEFER, OPT_HOLD, OPT_FUSE */
+    const uint64_t *force;    /* kept calls (their seqs) to run before this one, in order */
+    size_t nforce;
+    const uint64_t *discard;  /* kept calls to free without running them */
+    size_t ndiscard;
+    uint64_t keep_held;       /* OPT_FUSE whose fused kernel does not store the intermediate
+                                 buffer: the held launch (its seq) becomes a kept call; 0 otherwise
+                                 (then the held launch is freed) */
+} opt_live_answer;
+
+/*! opt_exec_open_live() : prepares to apply @p p (which must outlive the
+ *  matcher) to a live run. @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_exec_open_live(const opt_plan *p, opt_exec **out, char *err, size_t err_cap);
+/*! opt_exec_begin() : a live call about to run (a TF_ITEM_BEGIN of
+ *  tf_reader_feed: its inputs); fills *a (valid until the next call of
+ *  the matcher). The caller runs a->force in order, frees a->discard, then
+ *  acts on the verdict; the call's END (and DATA items) then go to
+ *  opt_exec_item(). @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a);
+/*! opt_exec_released() : the application released its last reference to
+ *  memory object @p id: kept calls that write only it are freed (a->discard). */
+void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a);
+/*! opt_exec_live_end() : the run ends: every kept call is freed (a->discard). */
+void opt_exec_live_end(opt_exec *x, opt_live_answer *a);
+/*! opt_exec_unkept() : the caller could not keep call @p seq (it ran it
+ *  as recorded instead). */
+void opt_exec_unkept(opt_exec *x, uint64_t seq);
+
 typedef struct opt_exec_stats {
     int same_trace;           /* the trace's fingerprint is the plan's */
     uint64_t fingerprint;     /* of the trace being run */
@@ -261,6 +308,9 @@ typedef struct opt_exec_stats {
     uint64_t unmatched;       /* never met a call with their pattern */
     uint64_t drops;           /* calls dropped (all loop iterations) */
     uint64_t fusions;         /* fused launches (all loop iterations) */
+    uint64_t kept;            /* live: calls deferred (dead work, unstored producers) */
+    uint64_t forced;          /* ... of which run after all, because something read their results */
+    uint64_t freed;           /* ... of which freed unrun (overwritten, released, or at the end) */
     opt_effect effect;        /* recorded effect of the applied ones */
 } opt_exec_stats;
 

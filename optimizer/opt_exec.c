@@ -10,26 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPT_MAX_FALLBACKS 64
-
-enum { OPT_X_PENDING = 0, OPT_X_APPLIED, OPT_X_FELL_BACK };
-
-struct opt_exec {
-    const opt_plan *p;
-    opt_track t;
-    opt_map occ;
-    const opt_xform **by_key;     /* sorted by (key, occurrence) */
-    const opt_xform **by_seq;     /* sorted by seq */
-    size_t n;
-    uint8_t *state;               /* per transformation (index id - 1) */
-    int same_trace;
-    uint64_t fp, drops, fusions;
-    const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
-    const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
-    opt_fallback fb[OPT_MAX_FALLBACKS];
-    size_t nfb, nfb_calls;        /* listed; of which met during the run */
-};
-
 static int opt_cmp_key(const void *a, const void *b)
 {
     const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
@@ -72,8 +52,8 @@ opt_status opt_trace_fingerprint(const char *path, size_t max_memory, uint64_t *
     return st;
 }
 
-opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory, opt_exec **out, char *err,
-                         size_t err_cap)
+/* The matcher without its run: transformations sorted for lookup. */
+static opt_status opt_exec_new(const opt_plan *p, opt_exec **out, char *err, size_t err_cap)
 {
     *out = NULL;
     opt_exec *x = calloc(1, sizeof *x);
@@ -94,7 +74,18 @@ opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory,
         x->by_key[i] = x->by_seq[i] = opt_plan_xform(p, i);
     qsort(x->by_key, x->n, sizeof *x->by_key, opt_cmp_key);
     qsort(x->by_seq, x->n, sizeof *x->by_seq, opt_cmp_seq);
-    opt_status st = opt_trace_fingerprint(path, max_memory, &x->fp, NULL, err, err_cap);
+    *out = x;
+    return OPT_OK;
+}
+
+opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory, opt_exec **out, char *err,
+                         size_t err_cap)
+{
+    opt_exec *x;
+    opt_status st = opt_exec_new(p, &x, err, err_cap);
+    if (st != OPT_OK)
+        return st;
+    st = opt_trace_fingerprint(path, max_memory, &x->fp, NULL, err, err_cap);
     if (st != OPT_OK) {
         opt_exec_close(x);
         return st;
@@ -104,10 +95,26 @@ opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory,
     return OPT_OK;
 }
 
+opt_status opt_exec_open_live(const opt_plan *p, opt_exec **out, char *err, size_t err_cap)
+{
+    opt_status st = opt_exec_new(p, out, err, err_cap);
+    if (st != OPT_OK)
+        return st;
+    (*out)->live = 1;
+    size_t nf = opt_plan_fused_count(p);
+    if (nf && !((*out)->fz_forced = calloc(nf, sizeof *(*out)->fz_forced))) {
+        opt_exec_close(*out);
+        *out = NULL;
+        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+    }
+    return OPT_OK;
+}
+
 void opt_exec_close(opt_exec *x)
 {
     if (!x)
         return;
+    opt_live_free(x);
     opt_track_free(&x->t);
     opt_map_free(&x->occ);
     free(x->by_key);
@@ -157,7 +164,7 @@ static const opt_xform *opt_find_seq(const opt_exec *x, uint64_t seq)
     return lo < x->n && x->by_seq[lo]->seq == seq ? x->by_seq[lo] : NULL;
 }
 
-static void opt_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const char *why)
+void opt_exec_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const char *why)
 {
     if (x->state[f->id - 1] != OPT_X_PENDING)
         return;
@@ -169,7 +176,7 @@ static void opt_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const c
 }
 
 /* The decision for one droppable call; *fate for the tracker. */
-static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
+int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
 {
     char *canon = NULL;
     uint64_t key = 0, holds = 0;
@@ -187,22 +194,29 @@ static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
     if (!f) {
         const opt_xform *s = opt_find_seq(x, c->seq);
         if (s)
-            opt_fell_back(x, s, c->seq, "the call at its recorded position has another pattern");
+            opt_exec_fell_back(x, s, c->seq, "the call at its recorded position has another pattern");
         return OPT_RUN;
     }
-    if (f->pass == OPT_PASS_DEAD && !x->same_trace) {
-        opt_fell_back(x, f, c->seq, "the trace's structure is not the one the plan was made for");
+    if (f->pass == OPT_PASS_DEAD && !x->same_trace && !x->live) {
+        opt_exec_fell_back(x, f, c->seq, "the trace's structure is not the one the plan was made for");
         return OPT_RUN;
     }
     if (f->pass == OPT_PASS_REDUNDANT && !opt_track_redundant(&x->t, c, &holds)) {
-        opt_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
+        opt_exec_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
         return OPT_RUN;
     }
     if (f->action == OPT_ACT_HOLD) {
         const opt_fused *z = opt_plan_fused(x->p, f->fused - 1);
-        if (!z || (!z->keep_store && !x->same_trace)) {
-            opt_fell_back(x, f, c->seq, "the fused kernel does not store the intermediate buffer, and the trace's "
+        if (!z || (!z->keep_store && !x->same_trace && !x->live)) {
+            opt_exec_fell_back(x, f, c->seq, "the fused kernel does not store the intermediate buffer, and the trace's "
                                         "structure is not the one the plan was made for");
+            return OPT_RUN;
+        }
+        if (x->live && !z->keep_store && x->fz_forced && x->fz_forced[z->id - 1] >= 2) {
+            /* the run keeps reading (or overwriting the inputs of) what the
+             * fused kernel does not store: its producer runs anyway, so the
+             * fusion only costs; off for the rest of the run */
+            opt_exec_fell_back(x, f, c->seq, "the producer had to run after all twice: fusion off for this run");
             return OPT_RUN;
         }
         x->held = f;
@@ -210,7 +224,7 @@ static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
     }
     if (f->action == OPT_ACT_FUSE) {
         if (!x->held || x->held->fused != f->fused) {
-            opt_fell_back(x, f, c->seq, "the producer launch did not come right before");
+            opt_exec_fell_back(x, f, c->seq, "the producer launch did not come right before");
             return OPT_RUN;
         }
         x->state[x->held->id - 1] = OPT_X_APPLIED;
@@ -219,6 +233,22 @@ static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         x->fused = opt_plan_fused(x->p, f->fused - 1);
         x->fusions++;
         return OPT_FUSE;
+    }
+    if (x->live && f->pass == OPT_PASS_DEAD) {
+        /* a live run keeps dead work, in case the run reads it after all */
+        static const char *const keepable[] = {"clEnqueueNDRangeKernel", "clEnqueueTask", "clEnqueueWriteBuffer",
+                                               "clEnqueueFillBuffer", "clEnqueueCopyBuffer"};
+        size_t i = 0;
+        while (i < sizeof keepable / sizeof keepable[0] && strcmp(c->sig->name, keepable[i]))
+            i++;
+        if (i == sizeof keepable / sizeof keepable[0]) {
+            opt_exec_fell_back(x, f, c->seq, "a live run keeps only launches and buffer writes, fills and copies");
+            return OPT_RUN;
+        }
+        x->state[f->id - 1] = OPT_X_APPLIED;
+        x->deferred = f;
+        *fate = OPT_FATE_DEAD;
+        return OPT_DEFER;
     }
     x->state[f->id - 1] = OPT_X_APPLIED;
     x->drops++;
@@ -229,7 +259,7 @@ static int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
 /* Calls that may come between a held launch and its fusion (the replayer's
  * rpl_plan_passive keeps the same list): creates, queries, retains, kernel
  * arguments. */
-static int opt_exec_passive(const char *n)
+int opt_exec_passive(const char *n)
 {
     return !strncmp(n, "clCreate", 8) || !strncmp(n, "clGet", 5) || !strncmp(n, "clRetain", 8) ||
            !strcmp(n, "clReleaseMemObject") || !strcmp(n, "clSetKernelArg");
@@ -243,6 +273,8 @@ int opt_exec_item(opt_exec *x, const tf_item *it)
     }
     if (it->type != TF_ITEM_CALL)
         return OPT_RUN;
+    if (x->live)
+        return opt_live_item(x, it);
     const tf_call *c = &it->u.call;
     opt_fate fate = OPT_FATE_RUN;
     int v = OPT_RUN;
@@ -253,7 +285,7 @@ int opt_exec_item(opt_exec *x, const tf_item *it)
         return v;
     if (held && v != OPT_FUSE && !opt_exec_passive(c->sig->name)) {
         /* the held launch runs as recorded (the caller runs it first) */
-        opt_fell_back(x, held, held->seq, "the consumer launch did not follow right after");
+        opt_exec_fell_back(x, held, held->seq, "the consumer launch did not follow right after");
         if (x->held == held)
             x->held = NULL;
     }
@@ -270,6 +302,9 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
     out->transformations = x->n;
     out->drops = x->drops;
     out->fusions = x->fusions;
+    out->kept = x->nkept_total;
+    out->forced = x->nforced;
+    out->freed = x->nfreed;
     for (size_t i = 0; i < x->n; i++) {
         const opt_xform *f = opt_plan_xform(x->p, i);
         switch (x->state[i]) {

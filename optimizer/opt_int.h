@@ -175,6 +175,7 @@ typedef struct opt_obj {
                                  (USE_HOST_PTR, shared with an image or a GL object, pipes) */
     uint8_t in_order;         /* queues */
     uint8_t has_src;          /* programs: src is known */
+    uint8_t has_sub;          /* roots: a sub-buffer was made of it */
     uint32_t ordinal;         /* memory objects: creation order, from 1 */
     uint64_t size, flags;     /* memory objects (images: size 0) */
     uint64_t root, origin;    /* memory objects: the object holding the bytes, offset */
@@ -234,6 +235,9 @@ int opt_track_redundant(opt_track *t, const tf_call *c, uint64_t *holds_seq);
 opt_status opt_track_call(opt_track *t, const tf_call *c, opt_fate fate);
 /*! opt_track_enqueue() : the memory effects of enqueue @p c (opt_track_mem.c). */
 opt_status opt_track_enqueue(opt_track *t, const tf_call *c, const char *fn, opt_fate fate);
+/*! opt_track_access() : how kernel @p k accesses argument @p arg
+ *  (OPT_ACC_*; OPT_ACC_UNKNOWN without kernel facts). */
+uint8_t opt_track_access(opt_track *t, opt_obj *k, unsigned arg);
 /*! opt_track_data() : a DATA item (late read-back bytes). */
 void opt_track_data(opt_track *t, const tf_data *d);
 
@@ -265,7 +269,7 @@ opt_obj *opt_track_obj(const opt_track *t, uint64_t id);
 opt_obj *opt_mem_range(const opt_track *t, const opt_obj *o, uint64_t *lo, uint64_t *hi);
 
 /*! opt_occurrence_next() : the next occurrence (from 0) of pattern @p key in
- *  @p occ (opt_optimize.c; the matcher counts the same way). */
+ *  @p occ (opt_util.c; the passes and the matcher count the same way). */
 uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem);
 
 /* opt_dead.c: the dead command pass on the analyzer's model. */
@@ -277,5 +281,72 @@ typedef struct opt_dead_cmd {
 /*! opt_dead_find() : the commands of @p m whose results are never
  *  observed; *out (malloc'ed, sorted by seq) with reasons. */
 opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *n, char *err, size_t err_cap);
+
+/* ------------------------------------------------------------ the matcher */
+
+#define OPT_MAX_FALLBACKS 64
+
+/* A call a live run keeps (OPT_DEFER, or a held launch whose fusion does
+ * not store its output): the roots of the memory it may read, then of the
+ * memory it may write. */
+/* A launch's identity for the live rule "the same kernel over the same
+ * range writes the same elements again": kernel name (the tracker's
+ * string) and program source hash, work_dim, global sizes, offsets and
+ * local sizes. name NULL: not a launch, or not known. */
+typedef struct opt_launch_id {
+    const char *name;
+    uint8_t program[16];
+    uint64_t range[10];
+} opt_launch_id;
+
+typedef struct opt_kept {
+    uint64_t seq;
+    uint32_t xform;               /* the transformation that kept it */
+    uint64_t *roots;              /* nr read, then nw written (malloc'ed) */
+    uint32_t nr, nw;
+    int all;                      /* may touch any memory (unknown command) */
+    uint64_t full;                /* a root it overwrites in full for sure, else 0 */
+    opt_launch_id launch;         /* launches */
+} opt_kept;
+
+enum { OPT_X_PENDING = 0, OPT_X_APPLIED, OPT_X_FELL_BACK };
+
+struct opt_exec {
+    const opt_plan *p;
+    opt_track t;
+    opt_map occ;
+    const opt_xform **by_key;     /* sorted by (key, occurrence) */
+    const opt_xform **by_seq;     /* sorted by seq */
+    size_t n;
+    uint8_t *state;               /* per transformation (index id - 1) */
+    int same_trace;
+    uint64_t fp, drops, fusions;
+    const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
+    const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
+    opt_fallback fb[OPT_MAX_FALLBACKS];
+    size_t nfb, nfb_calls;        /* listed; of which met during the run */
+    /* live runs (opt_live.c) */
+    int live;
+    const opt_xform *deferred;    /* the transformation of the last OPT_DEFER */
+    opt_kept *kept, held_sets;   /* kept calls; the held launch's memory */
+    size_t nkept, capkept;
+    uint64_t *force, *discard;    /* the answer being built */
+    size_t nforce, capforce, ndiscard, capdiscard;
+    struct opt_begun { uint64_t seq; uint8_t fate; } *begun;   /* calls begun, not ended */
+    size_t nbegun, capbegun;
+    uint64_t nkept_total, nforced, nfreed;
+    uint32_t *fz_forced;          /* per fused kernel: held producers that had to run after all */
+};
+
+/* opt_exec.c, shared with opt_live.c */
+void opt_exec_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const char *why);
+int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate);
+int opt_exec_passive(const char *fn);
+/* opt_live.c */
+void opt_live_free(opt_exec *x);
+/*! opt_live_item() : the END of a live call: tracked with the fate its
+ *  begin got. */
+int opt_live_item(opt_exec *x, const tf_item *it);
+
 
 #endif /* CLRR_OPT_INT_H */

@@ -49,17 +49,6 @@ typedef struct opt_run {
     size_t err_cap;
 } opt_run;
 
-/* The next occurrence of pattern @p key (from 0). Shared with opt_exec.c
- * through the same rule: the map holds count + 1. */
-uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem)
-{
-    uint64_t k = key ? key : 1;
-    uintptr_t n = (uintptr_t)opt_map_get(occ, k);
-    if (opt_map_put(occ, k, (void *)(n ? n + 1 : 2)))
-        *nomem = 1;
-    return n ? (uint64_t)(n - 1) : 0;
-}
-
 static const ana_cmd *opt_cmd_of(const ana_model *m, uint64_t seq)
 {
     size_t lo = 0, hi = ana_model_command_count(m);

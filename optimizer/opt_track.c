@@ -141,6 +141,9 @@ static opt_status opt_create_mem(opt_track *t, const tf_call *c, const char *fn)
         if (p && p->kind == OPT_OBJ_MEM && !p->image) {
             o->root = p->root;
             o->origin = p->origin + org;
+            opt_obj *root = opt_track_obj(t, p->root);
+            if (root)
+                root->has_sub = 1;
             o->visible |= p->visible;
         } else {
             o->visible = 1;   /* a parent we do not know: do not rely on its bytes */

@@ -32,16 +32,19 @@ static void opt_kill_obj(opt_track *t, uint64_t id, int part, uint64_t off, uint
 
 /* Which arguments a launch may write: from the plan's kernel facts (a
  * kernel without them writes every memory argument). */
-static int opt_launch_writes(opt_track *t, opt_obj *k, unsigned arg)
+uint8_t opt_track_access(opt_track *t, opt_obj *k, unsigned arg)
 {
     if (!k->facts_looked) {
         k->facts_looked = 1;
         opt_obj *p = opt_track_obj(t, k->program);
         k->facts = t->facts && k->name && p && p->has_src ? opt_plan_find_kernel(t->facts, k->name, p->src) : NULL;
     }
-    if (!k->facts || arg >= k->facts->nargs)
-        return 1;
-    uint8_t a = k->facts->access[arg];
+    return !k->facts || arg >= k->facts->nargs ? OPT_ACC_UNKNOWN : k->facts->access[arg];
+}
+
+static int opt_launch_writes(opt_track *t, opt_obj *k, unsigned arg)
+{
+    uint8_t a = opt_track_access(t, k, arg);
     return a == OPT_ACC_WRITE || a == OPT_ACC_RW || a == OPT_ACC_UNKNOWN;
 }
 
@@ -167,7 +170,8 @@ static opt_obj *opt_write_content(opt_track *t, const tf_call *c, const char *fn
 int opt_track_redundant(opt_track *t, const tf_call *c, uint64_t *holds_seq)
 {
     opt_content k;
-    opt_obj *root = opt_call_ok(c) ? opt_write_content(t, c, c->sig->name, &k) : NULL;
+    /* a call about to run (live: no result yet), or one that succeeded */
+    opt_obj *root = !c->complete || opt_call_ok(c) ? opt_write_content(t, c, c->sig->name, &k) : NULL;
     if (!root || k.lo >= k.hi)
         return 0;
     const opt_content *h = opt_hold_find(t, root, k.key, k.origin, k.lo, k.hi, k.queue);

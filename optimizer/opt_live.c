@@ -1,0 +1,419 @@
+/* opt_live.c — the matcher in a live run (opt.h, "live"): calls arrive as
+ * they begin, before they run; dead work and the producers of unstored
+ * intermediates are kept rather than dropped, and every later call is
+ * checked against what is kept: a call that may read memory a kept call
+ * writes, or write memory it reads or writes, makes it run first; a call
+ * that overwrites all of what it writes, or the release of that memory,
+ * frees it. Memory is compared by root object (a sub-buffer is its root),
+ * whole objects: conservative, and cheap enough for every call. */
+#include "optimizer/opt_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OPT_MAX_KEPT 256      /* beyond this the oldest kept call runs */
+#define CL_MAP_WRITE_ (1u << 1)
+#define CL_MAP_WRITE_INVALIDATE_REGION_ (1u << 2)
+
+static void opt_kept_free(opt_kept *k)
+{
+    free(k->roots);
+    memset(k, 0, sizeof *k);
+}
+
+void opt_live_free(opt_exec *x)
+{
+    for (size_t i = 0; i < x->nkept; i++)
+        opt_kept_free(&x->kept[i]);
+    opt_kept_free(&x->held_sets);
+    free(x->kept);
+    free(x->force);
+    free(x->discard);
+    free(x->begun);
+    free(x->fz_forced);
+}
+
+static int opt_push_u64(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
+{
+    if (opt_grow((void **)arr, cap, *n + 1, sizeof **arr))
+        return -1;
+    (*arr)[(*n)++] = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------ memory sets */
+
+typedef struct opt_sets {
+    uint64_t *r, *w;
+    size_t nr, nw, cr, cw;
+    int all;
+    uint64_t full;
+    int nomem;
+    opt_launch_id launch;
+} opt_sets;
+
+/* The launch identity of @p c into @p l (kernel name and program, NDRange). */
+static void opt_launch_of(opt_exec *x, const tf_call *c, const opt_obj *k, opt_launch_id *l)
+{
+    memset(l, 0, sizeof *l);
+    opt_obj *p = opt_track_obj(&x->t, k->program);
+    if (!k->name || !p || !p->has_src)
+        return;
+    l->name = k->name;
+    memcpy(l->program, p->src, 16);
+    uint64_t dim = 1;
+    opt_arg_u64(c, "work_dim", &dim);
+    l->range[0] = dim;
+    static const char *const arrs[] = {"global_work_size", "global_work_offset", "local_work_size"};
+    for (int a = 0; a < 3; a++) {
+        const tf_value *v = opt_arg(c, arrs[a]);
+        for (uint32_t i = 0; v && v->type == TF_ARRAY && i < v->v.arr.n && i < 3; i++)
+            tf_value_u64(&v->v.arr.items[i], &l->range[1 + 3 * a + i]);
+    }
+}
+
+static int opt_launch_same(const opt_launch_id *a, const opt_launch_id *b)
+{
+    return a->name && b->name && !strcmp(a->name, b->name) && !memcmp(a->program, b->program, 16) &&
+           !memcmp(a->range, b->range, sizeof a->range);
+}
+
+static uint64_t opt_root_of(const opt_track *t, uint64_t id)
+{
+    opt_obj *o = opt_track_obj(t, id);
+    return o && o->kind == OPT_OBJ_MEM ? o->root : id;
+}
+
+static void opt_sets_add(opt_sets *s, int write, uint64_t root)
+{
+    if (!root)
+        return;
+    uint64_t **a = write ? &s->w : &s->r;
+    size_t *n = write ? &s->nw : &s->nr, *cap = write ? &s->cw : &s->cr;
+    for (size_t i = 0; i < *n; i++)
+        if ((*a)[i] == root)
+            return;
+    if (opt_push_u64(a, n, cap, root))
+        s->nomem = 1;
+}
+
+/* Root @p root is overwritten in full by a write, fill or copy of @p size
+ * bytes at @p off into memory object @p id. */
+static uint64_t opt_full_cover(const opt_track *t, uint64_t id, uint64_t off, uint64_t size)
+{
+    opt_obj *o = opt_track_obj(t, id);
+    if (!o || o->kind != OPT_OBJ_MEM || o->image || o->root != o->id || o->has_sub || o->visible)
+        return 0;
+    return off == 0 && size == o->size && size ? o->id : 0;
+}
+
+/* What enqueue @p c may read and write, by root. */
+static void opt_sets_of(opt_exec *x, const tf_call *c, opt_sets *s)
+{
+    const char *fn = c->sig->name;
+    uint64_t id = 0, v = 0, off = 0, size = 0;
+    memset(s, 0, sizeof *s);
+    if (!strcmp(fn, "clEnqueueNDRangeKernel") || !strcmp(fn, "clEnqueueTask")) {
+        opt_arg_u64(c, "kernel", &id);
+        opt_obj *k = opt_track_obj(&x->t, id);
+        if (!k || k->kind != OPT_OBJ_KERNEL) {
+            s->all = 1;
+            return;
+        }
+        opt_launch_of(x, c, k, &s->launch);
+        for (unsigned i = 0; i < k->nargs; i++) {
+            if (k->args[i].kind != OPT_KARG_MEM || !k->args[i].id)
+                continue;
+            uint8_t a = opt_track_access(&x->t, k, i);
+            uint64_t root = opt_root_of(&x->t, k->args[i].id);
+            if (a == OPT_ACC_READ || a == OPT_ACC_RW || a == OPT_ACC_UNKNOWN)
+                opt_sets_add(s, 0, root);
+            if (a == OPT_ACC_WRITE || a == OPT_ACC_RW || a == OPT_ACC_UNKNOWN)
+                opt_sets_add(s, 1, root);
+        }
+        return;
+    }
+    if (!strncmp(fn, "clEnqueueSVM", 12) || !strncmp(fn, "clEnqueueMarker", 15) ||
+        !strncmp(fn, "clEnqueueBarrier", 16) || !strcmp(fn, "clEnqueueWaitForEvents"))
+        return;   /* SVM is never kept (plans keep launches of SVM traces); markers move no bytes */
+    if (!strcmp(fn, "clEnqueueMigrateMemObjects")) {
+        const tf_value *l = opt_arg(c, "mem_objects");
+        for (uint32_t i = 0; l && l->type == TF_ARRAY && i < l->v.arr.n; i++)
+            if (tf_value_u64(&l->v.arr.items[i], &id)) {
+                opt_sets_add(s, 0, opt_root_of(&x->t, id));
+                opt_sets_add(s, 1, opt_root_of(&x->t, id));
+            }
+        return;
+    }
+    if (!strncmp(fn, "clEnqueueRead", 13)) {
+        opt_arg_u64(c, fn[13] == 'I' ? "image" : "buffer", &id);
+        opt_sets_add(s, 0, opt_root_of(&x->t, id));
+        return;
+    }
+    if (!strncmp(fn, "clEnqueueWrite", 14) || !strncmp(fn, "clEnqueueFill", 13)) {
+        int image = !strcmp(fn, "clEnqueueWriteImage") || !strcmp(fn, "clEnqueueFillImage");
+        opt_arg_u64(c, image ? "image" : "buffer", &id);
+        opt_sets_add(s, 1, opt_root_of(&x->t, id));
+        if (!strcmp(fn, "clEnqueueWriteBuffer") || !strcmp(fn, "clEnqueueFillBuffer")) {
+            opt_arg_u64(c, "offset", &off);
+            opt_arg_u64(c, "size", &size);
+            s->full = opt_full_cover(&x->t, id, off, size);
+        }
+        return;
+    }
+    if (!strncmp(fn, "clEnqueueCopy", 13)) {
+        uint64_t src = 0, dst = 0;
+        if (!opt_arg_u64(c, "src_buffer", &src))
+            opt_arg_u64(c, "src_image", &src);
+        if (!opt_arg_u64(c, "dst_buffer", &dst))
+            opt_arg_u64(c, "dst_image", &dst);
+        opt_sets_add(s, 0, opt_root_of(&x->t, src));
+        opt_sets_add(s, 1, opt_root_of(&x->t, dst));
+        if (!strcmp(fn, "clEnqueueCopyBuffer")) {
+            opt_arg_u64(c, "dst_offset", &off);
+            opt_arg_u64(c, "size", &size);
+            if (opt_root_of(&x->t, src) != opt_root_of(&x->t, dst))
+                s->full = opt_full_cover(&x->t, dst, off, size);
+        }
+        return;
+    }
+    if (!strncmp(fn, "clEnqueueMap", 12)) {
+        opt_arg_u64(c, fn[12] == 'B' ? "buffer" : "image", &id);
+        opt_arg_u64(c, "map_flags", &v);
+        opt_sets_add(s, 0, opt_root_of(&x->t, id));
+        if (v & (CL_MAP_WRITE_ | CL_MAP_WRITE_INVALIDATE_REGION_))
+            opt_sets_add(s, 1, opt_root_of(&x->t, id));
+        return;
+    }
+    if (!strcmp(fn, "clEnqueueUnmapMemObject")) {
+        opt_arg_u64(c, "memobj", &id);
+        opt_sets_add(s, 0, opt_root_of(&x->t, id));
+        opt_sets_add(s, 1, opt_root_of(&x->t, id));
+        return;
+    }
+    s->all = 1;   /* native kernels, GL/EGL, extensions: anything */
+}
+
+static void opt_sets_free(opt_sets *s)
+{
+    free(s->r);
+    free(s->w);
+}
+
+static int opt_has(const uint64_t *a, size_t n, uint64_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] == v)
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ kept calls */
+
+static opt_status opt_keep(opt_kept *k, uint64_t seq, uint32_t xform, const opt_sets *s)
+{
+    memset(k, 0, sizeof *k);
+    k->seq = seq;
+    k->xform = xform;
+    k->all = s->all;
+    k->full = s->full;
+    k->roots = malloc((s->nr + s->nw + 1) * sizeof *k->roots);
+    if (!k->roots)
+        return OPT_ERR_NOMEM;
+    memcpy(k->roots, s->r, s->nr * sizeof *k->roots);
+    memcpy(k->roots + s->nr, s->w, s->nw * sizeof *k->roots);
+    k->nr = (uint32_t)s->nr;
+    k->nw = (uint32_t)s->nw;
+    k->launch = s->launch;
+    return OPT_OK;
+}
+
+static opt_status opt_kept_add(opt_exec *x, const opt_kept *k)
+{
+    if (opt_grow((void **)&x->kept, &x->capkept, x->nkept + 1, sizeof *x->kept))
+        return OPT_ERR_NOMEM;
+    x->kept[x->nkept++] = *k;
+    x->nkept_total++;
+    return OPT_OK;
+}
+
+/* Removes kept call @p i (order kept) and lists it to run or to free. */
+static opt_status opt_kept_out(opt_exec *x, size_t i, int run)
+{
+    opt_kept k = x->kept[i];
+    memmove(&x->kept[i], &x->kept[i + 1], (x->nkept - i - 1) * sizeof *x->kept);
+    x->nkept--;
+    int bad = run ? opt_push_u64(&x->force, &x->nforce, &x->capforce, k.seq)
+                  : opt_push_u64(&x->discard, &x->ndiscard, &x->capdiscard, k.seq);
+    if (run) {
+        x->nforced++;
+        const opt_xform *f = k.xform ? opt_plan_xform(x->p, k.xform - 1) : NULL;
+        if (f)
+            x->state[f->id - 1] = OPT_X_FELL_BACK;
+        if (f && f->action == OPT_ACT_HOLD && f->fused && x->fz_forced && f->fused <= opt_plan_fused_count(x->p))
+            x->fz_forced[f->fused - 1]++;
+    } else {
+        x->nfreed++;
+    }
+    opt_kept_free(&k);
+    return bad ? OPT_ERR_NOMEM : OPT_OK;
+}
+
+/* A call with memory sets @p s is about to run: the kept calls it may
+ * observe or disturb run first; those whose output it overwrites in full
+ * are freed. */
+static opt_status opt_hazards(opt_exec *x, const opt_sets *s)
+{
+    opt_status st = OPT_OK;
+    for (size_t i = 0; i < x->nkept && st == OPT_OK;) {
+        const opt_kept *k = &x->kept[i];
+        const uint64_t *kr = k->roots, *kw = k->roots + k->nr;
+        int conflict = s->all || k->all, covered = 0;
+        for (uint32_t j = 0; j < k->nw && !conflict; j++)
+            conflict = opt_has(s->r, s->nr, kw[j]) || opt_has(s->w, s->nw, kw[j]);
+        for (uint32_t j = 0; j < k->nr && !conflict; j++)
+            conflict = opt_has(s->w, s->nw, kr[j]);
+        if (conflict && !s->all && !k->all && s->full && k->nw == 1 && kw[0] == s->full &&
+            !opt_has(s->r, s->nr, s->full))
+            covered = 1;   /* what it would write is overwritten in full before anyone reads it */
+        if (conflict && !s->all && !k->all && opt_launch_same(&k->launch, &s->launch)) {
+            /* the same kernel over the same range writes the same elements
+             * again (the rule the fuse pass applies to the recording) */
+            covered = 1;
+            for (uint32_t j = 0; j < k->nw && covered; j++)
+                covered = opt_has(s->w, s->nw, kw[j]) && !opt_has(s->r, s->nr, kw[j]);
+            for (uint32_t j = 0; j < k->nr && covered; j++)
+                covered = !opt_has(s->w, s->nw, kr[j]) || opt_has(kw, k->nw, kr[j]);
+        }
+        if (conflict)
+            st = opt_kept_out(x, i, !covered);
+        else
+            i++;
+    }
+    return st;
+}
+
+static opt_status opt_begun_push(opt_exec *x, uint64_t seq, opt_fate fate)
+{
+    if (opt_grow((void **)&x->begun, &x->capbegun, x->nbegun + 1, sizeof *x->begun))
+        return OPT_ERR_NOMEM;
+    x->begun[x->nbegun].seq = seq;
+    x->begun[x->nbegun].fate = (uint8_t)fate;
+    x->nbegun++;
+    return OPT_OK;
+}
+
+static void opt_answer(opt_exec *x, opt_live_answer *a, int verdict)
+{
+    a->verdict = verdict;
+    a->force = x->force;
+    a->nforce = x->nforce;
+    a->discard = x->discard;
+    a->ndiscard = x->ndiscard;
+}
+
+opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    x->nforce = x->ndiscard = 0;
+    const char *fn = c->sig->name;
+    opt_fate fate = OPT_FATE_RUN;
+    const opt_xform *held = x->held;
+    int v = OPT_RUN;
+    opt_status st = OPT_OK;
+    if (x->n && opt_droppable(fn))
+        v = opt_exec_decide(x, c, &fate);
+    if (v < 0)
+        return OPT_ERR_NOMEM;
+    if (held && v != OPT_FUSE && !opt_exec_passive(fn)) {
+        /* the consumer did not follow: the held launch runs as recorded, first */
+        opt_exec_fell_back(x, held, held->seq, "the consumer launch did not follow right after");
+        if (x->held == held)
+            x->held = NULL;
+        if (opt_push_u64(&x->force, &x->nforce, &x->capforce, x->held_sets.seq))
+            return OPT_ERR_NOMEM;
+        opt_kept_free(&x->held_sets);
+        held = NULL;
+    }
+    if (!strncmp(fn, "clEnqueue", 9) && v != OPT_DROP) {
+        opt_sets s;
+        opt_sets_of(x, c, &s);
+        st = s.nomem ? OPT_ERR_NOMEM : opt_hazards(x, &s);
+        opt_kept k;
+        if (st == OPT_OK && v == OPT_DEFER) {
+            st = opt_keep(&k, c->seq, x->deferred ? x->deferred->id : 0, &s);
+            if (st == OPT_OK && (st = opt_kept_add(x, &k)) != OPT_OK)
+                opt_kept_free(&k);
+            while (st == OPT_OK && x->nkept > OPT_MAX_KEPT)
+                st = opt_kept_out(x, 0, 1);
+        } else if (st == OPT_OK && v == OPT_HOLD) {
+            opt_kept_free(&x->held_sets);
+            st = opt_keep(&x->held_sets, c->seq, x->held ? x->held->id : 0, &s);
+        }
+        opt_sets_free(&s);
+    }
+    if (st == OPT_OK && v == OPT_FUSE) {
+        const opt_fused *z = opt_exec_fused(x);
+        if (z && !z->keep_store && held) {
+            a->keep_held = x->held_sets.seq;   /* the live call held */
+            st = opt_kept_add(x, &x->held_sets);
+            if (st == OPT_OK)
+                memset(&x->held_sets, 0, sizeof x->held_sets);
+        } else {
+            opt_kept_free(&x->held_sets);
+        }
+    }
+    if (st == OPT_OK && opt_droppable(fn))
+        st = opt_begun_push(x, c->seq, fate);
+    opt_answer(x, a, v);
+    return st;
+}
+
+int opt_live_item(opt_exec *x, const tf_item *it)
+{
+    const tf_call *c = &it->u.call;
+    opt_fate fate = OPT_FATE_RUN;
+    for (size_t i = x->nbegun; i-- > 0;)
+        if (x->begun[i].seq == c->seq) {
+            fate = (opt_fate)x->begun[i].fate;
+            x->begun[i] = x->begun[--x->nbegun];
+            break;
+        }
+    return opt_track_call(&x->t, c, fate) == OPT_OK ? OPT_RUN : OPT_ERR_NOMEM;
+}
+
+void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    x->nforce = x->ndiscard = 0;
+    opt_obj *o = opt_track_obj(&x->t, id);
+    if (o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub)
+        for (size_t i = 0; i < x->nkept;) {
+            const opt_kept *k = &x->kept[i];
+            if (!k->all && k->nw == 1 && k->roots[k->nr] == id && opt_kept_out(x, i, 0) == OPT_OK)
+                continue;
+            i++;
+        }
+    opt_answer(x, a, OPT_RUN);
+}
+
+void opt_exec_live_end(opt_exec *x, opt_live_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    x->nforce = x->ndiscard = 0;
+    while (x->nkept && opt_kept_out(x, 0, 0) == OPT_OK) {
+    }
+    opt_answer(x, a, OPT_RUN);
+}
+
+void opt_exec_unkept(opt_exec *x, uint64_t seq)
+{
+    for (size_t i = 0; i < x->nkept; i++)
+        if (x->kept[i].seq == seq) {
+            opt_kept_free(&x->kept[i]);
+            memmove(&x->kept[i], &x->kept[i + 1], (x->nkept - i - 1) * sizeof *x->kept);
+            x->nkept--;
+            x->nforced++;
+            return;
+        }
+}
