@@ -15,8 +15,11 @@ REC_LIB := $(B)/lib/libclrr.so
 # every symbol resolved at link time, except under ASan (its runtime comes
 # from the executable)
 REC_DEFS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
-$(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(TF_LIB) $(B)/gen/rec_exports.map
+# plan mode (rec_plan.c) links the plan matcher: libopt.a's objects that
+# need no analyzer (the archive is searched, so only those are pulled in),
+# and jansson, shared (Debian's libjansson.a is not position-independent)
+$(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(B)/lib/libopt.a $(TF_LIB) $(B)/gen/rec_exports.map
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -shared -o $@ $(REC_OBJS) $(RECCTL_LIB) $(TF_LIB) \
-	    -Wl,--version-script=$(B)/gen/rec_exports.map $(REC_DEFS) $(RT_LIBS)
+	$(CC) $(LDFLAGS) -shared -o $@ $(REC_OBJS) $(RECCTL_LIB) $(OPT_LIB) $(TF_LIB) \
+	    -Wl,--version-script=$(B)/gen/rec_exports.map $(REC_DEFS) -ljansson $(RT_LIBS)
 ALL_TARGETS += $(REC_LIB)

@@ -46,6 +46,7 @@ static void rec_shutdown(void)
     if (!rec_g.active)
         return;
     rec_events_stop();
+    rec_plan_end();
     rec_g.active = 0;
     char msg[600];
     tf_status st = tf_writer_close_msg(rec_g.w, msg, sizeof msg);
@@ -63,7 +64,12 @@ static void rec_init(void)
     tf_writer_opts o = {.level = rec_g.ctl.level, .memory_budget = rec_g.ctl.memory,
                         .flush_ms = (unsigned)rec_g.ctl.flush_ms,
                         .threads = rec_g.ctl.compress_threads > 64 ? 64 : (unsigned)rec_g.ctl.compress_threads};
-    tf_status st = tf_writer_open(&rec_g.w, rec_g.ctl.output, &o);
+    int plan = rec_plan_init(&o);
+    if (plan < 0)
+        return;
+    if (plan) /* device times are of no use to the plan; its events would be ours to poll */
+        rec_g.ctl.device_timing = 0;
+    tf_status st = tf_writer_open(&rec_g.w, plan ? NULL : rec_g.ctl.output, &o);
     if (st != TF_OK) {
         /* the application runs as if the recorder were not there */
         int e = errno;
@@ -318,6 +324,7 @@ int rec_enter(rec_call *c, unsigned fn)
                  && tf_writer_status(rec_g.w) == TF_OK;
     c->npre = c->npost = 0;
     c->ret_override = 0;
+    c->plan = 0;
     for (int i = 0; i < 16; i++)
         c->in[i].state = c->out[i].state = REC_SLOT_NONE;
     c->t0 = rec_now_ns();
@@ -388,6 +395,7 @@ void rec_begin_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->pre, c->npre);
     tf_writer_unlock(rec_g.w);
+    c->plan = rec_plan_on() && rec_plan_take();
 }
 
 tf_enc *rec_end(rec_call *c)

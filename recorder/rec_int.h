@@ -71,6 +71,7 @@ struct rec_call {
     uint64_t hook_u;                /* scratch for a pre hook to tell its post hook */
     const void *hook_p;
     uint64_t scratch[64];           /* storage a pre hook hands to the driver */
+    int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
 };
 
 /* ----------------------------------------------------------- rec_core.c */
@@ -101,6 +102,28 @@ void rec_report_writer_error(void);          /* one line on stderr, once */
 
 /* Writes a NOTE record. */
 void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ----------------------------------------------------------- rec_plan.c */
+/* Plan mode (CLRR_PLAN; `clrr run --plan`): the writer in sink mode feeds
+ * the plan matcher. rec_plan_init() sets the sink in @p o: @return 1 (plan
+ * mode), 0 (no plan asked) or -1 (the plan cannot be used: one line on
+ * stderr, the application runs as without clrr). */
+int rec_plan_init(tf_writer_opts *o);
+int rec_plan_on(void);
+/* 1 when the matcher asked the calling thread for something (once). */
+int rec_plan_take(void);
+/* Between the BEGIN record and the driver call of a call the matcher
+ * answered: runs or frees kept commands, then drops, defers, holds or
+ * fuses the call. @p pa: the addresses of the call's parameters (the
+ * generated a_ locals), in signature order. @return the new skip_ (1: the
+ * driver is not called, c->ret_override is the result). */
+int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip);
+/* clSetKernelArg, as the application sets it (pre hook). */
+void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value);
+/* The application released its last reference to memory object @p id. */
+void rec_plan_released(uint64_t id);
+/* Process end: the report (CLRR_PLAN_REPORT). */
+void rec_plan_end(void);
 
 /* -------------------------------------------------------- rec_signals.c */
 /* Our handler for fatal signals (flush, then chain to the action it

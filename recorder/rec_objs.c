@@ -130,6 +130,8 @@ void rec_obj_change_end(rec_obj_change *ch, int ok)
 {
     rec_obj *o = ch->detached;
     if (ok || !ch->delta) {
+        if (ok && o && o->info.kind == REC_OBJ_MEM)
+            rec_plan_released(o->info.id);   /* plan mode: kept work that only writes it is freed */
         free(o);
         return;
     }

@@ -15,7 +15,10 @@
  * So with --iters K a plan drops 3K commands as dead and 2(K-1) as
  * redundant. --seed changes the data (not the shapes); --work W is the
  * length of the stats kernel's loop (its cost).
- * Usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--quiet]
+ * --observe reads the stats buffer back at the end and prints its checksum:
+ * a run that observes what a plan made without it thought dead
+ * (tests/e2e/run_plan.sh).
+ * Usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--quiet]
  * Exit status 0 when every result is right, 1 otherwise (one message). */
 #include <CL/cl.h>
 #include <math.h>
@@ -93,7 +96,7 @@ int main(int argc, char **argv)
 {
     cl_uint n = 65536, iters = 3, work = 64;
     uint64_t seed = 1;
-    int quiet = 0;
+    int quiet = 0, observe = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size"))
             n = (cl_uint)opt_num(argc, argv, &i, "--size");
@@ -103,10 +106,12 @@ int main(int argc, char **argv)
             seed = opt_num(argc, argv, &i, "--seed");
         else if (!strcmp(argv[i], "--work"))
             work = (cl_uint)opt_num(argc, argv, &i, "--work");
+        else if (!strcmp(argv[i], "--observe"))
+            observe = 1;
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
         else {
-            fprintf(stderr, "usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--quiet]\n");
+            fprintf(stderr, "usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--quiet]\n");
             return 2;
         }
     }
@@ -177,6 +182,17 @@ int main(int argc, char **argv)
                 bad = 1;
             }
         }
+    }
+    if (observe && !bad) {
+        float *h_st = malloc(bytes);
+        if (!h_st)
+            return 2;
+        CHECK(clEnqueueReadBuffer(q, st, CL_TRUE, 0, bytes, h_st, 0, NULL, NULL));
+        double sum = 0;
+        for (cl_uint i = 0; i < n; i++)
+            sum += (double)h_st[i] * (double)((i % 97) + 1);
+        printf("deadwork: stats checksum %.6e\n", sum);
+        free(h_st);
     }
     clReleaseMemObject(in);
     clReleaseMemObject(coef);

@@ -77,6 +77,21 @@ size_t cli_max_memory(void);
  *  @return CLI_EXIT_OK, or CLI_EXIT_USAGE after one error line. */
 int cli_check_env(void);
 
+/* ------------------------------------------------------------ running CMD (cli_exec.c) */
+
+/*! cli_find_layer() : the layer next to this binary
+ *  (<dir of /proc/self/exe>/../lib/libclrr.so), malloc'ed; NULL when it is
+ *  not there (@p tried names the path looked at). */
+char *cli_find_layer(char *tried, size_t cap);
+/*! cli_env_join() : sets @p name to @p add joined to its value with ':'
+ *  (after it when @p append). @return 0 or -1 (errno). */
+int cli_env_join(const char *name, const char *add, int append);
+/*! cli_spawn() : runs @p cmd (NULL-terminated) and waits; ^C and ^\ reach
+ *  it directly, SIGTERM and SIGHUP are forwarded. @return CLI_EXIT_OK with
+ *  its wait status in *status, or (reported) CLI_EXIT_FAIL, 127 (not
+ *  found) or 126 (not executable). */
+int cli_spawn(char **cmd, int *status);
+
 /* ------------------------------------------------------------ traces */
 
 /*! cli_open_trace() : opens @p path for reading; on failure prints one line

@@ -154,44 +154,6 @@ static int cli_rec_check_output(const char *out)
     return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-/* The layer next to this binary: <dir of /proc/self/exe>/../lib/libclrr.so. */
-static char *cli_rec_find_layer(char *tried, size_t cap)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(tried, cap, "/proc/self/exe: %s", strerror(errno));
-        return NULL;
-    }
-    exe[n] = 0;   /* canonical: the kernel resolved every symbolic link */
-    char *prefix = dirname(dirname(exe));
-    snprintf(tried, cap, "%s/lib/libclrr.so", strcmp(prefix, "/") ? prefix : "");
-    return realpath(tried, NULL);
-}
-
-/* Sets @p name to @p add joined to its current value with ':' (after it when
- * @p append, before it otherwise). */
-static int cli_rec_env_join(const char *name, const char *add, int append)
-{
-    const char *old = getenv(name);
-    char *val = NULL;
-    if (!old || !*old)
-        return setenv(name, add, 1);
-    if (asprintf(&val, "%s:%s", append ? old : add, append ? add : old) < 0)
-        return -1;
-    int rc = setenv(name, val, 1);
-    free(val);
-    return rc;
-}
-
-static volatile sig_atomic_t cli_rec_child;
-
-static void cli_rec_forward(int sig)
-{
-    if (cli_rec_child > 0)
-        kill((pid_t)cli_rec_child, sig);
-}
-
 /* The trace's identity before the run, to tell a fresh trace from a stale one. */
 typedef struct cli_rec_stamp {
     int exists;
@@ -220,54 +182,10 @@ static int cli_rec_exec(char **cmd, const char *out, int preload)
 {
     cli_rec_stamp before, after;
     cli_rec_stat(out, &before);
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
-        cli_err("pipe: %s", strerror(errno));
-        return CLI_EXIT_FAIL;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        cli_err("fork: %s", strerror(errno));
-        close(pfd[0]);
-        close(pfd[1]);
-        return CLI_EXIT_FAIL;
-    }
-    if (pid == 0) {
-        close(pfd[0]);
-        execvp(cmd[0], cmd);
-        int e = errno;
-        ssize_t w = write(pfd[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    /* The terminal's ^C and ^\ reach CMD directly; clrr waits to report. */
-    cli_rec_child = pid;
-    struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = cli_rec_forward };
-    sigemptyset(&ign.sa_mask);
-    sigemptyset(&fwd.sa_mask);
-    sigaction(SIGINT, &ign, NULL);
-    sigaction(SIGQUIT, &ign, NULL);
-    sigaction(SIGTERM, &fwd, NULL);
-    sigaction(SIGHUP, &fwd, NULL);
-    close(pfd[1]);
-    int exec_errno = 0;
-    ssize_t r;
-    do
-        r = read(pfd[0], &exec_errno, sizeof exec_errno);
-    while (r < 0 && errno == EINTR);
-    close(pfd[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            cli_err("waitpid: %s", strerror(errno));
-            return CLI_EXIT_FAIL;
-        }
-    }
-    if (r == (ssize_t)sizeof exec_errno) {
-        cli_err("cannot run '%s': %s", cmd[0], strerror(exec_errno));
-        return exec_errno == ENOENT ? 127 : 126;
-    }
+    int rc = cli_spawn(cmd, &status);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     cli_rec_stat(out, &after);
     int written = cli_rec_written(&before, &after);
     if (WIFSIGNALED(status)) {
@@ -387,7 +305,7 @@ static int cli_rec_environment(const cli_rec_args *a, const char *out, const cha
             bad = 1;
     if (a->out_idx < a->n && setenv(a->tab[a->out_idx].env, out, 1) != 0)
         bad = 1;
-    if (!bad && cli_rec_env_join(a->preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !a->preload))
+    if (!bad && cli_env_join(a->preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !a->preload))
         bad = 1;
     if (bad) {
         cli_err("cannot set the environment: %s", strerror(errno));
@@ -424,7 +342,7 @@ static int cli_record_run(int argc, char **argv)
     if ((rc = cli_rec_check_output(out)))
         goto out;
     char tried[PATH_MAX + 64];
-    if (!(layer = cli_rec_find_layer(tried, sizeof tried))) {
+    if (!(layer = cli_find_layer(tried, sizeof tried))) {
         cli_err("recorder layer not found: %s (it is installed next to clrr as ../lib/libclrr.so)",
                 tried);
         rc = CLI_EXIT_FAIL;

@@ -20,6 +20,7 @@
     X(devices)          \
     X(analyze)          \
     X(optimize)         \
+    X(run)              \
     X(plan)
 
 #define CLI_DECLARE(name) extern const cli_command cli_cmd_##name;

@@ -332,6 +332,15 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     for (int i = 0; i < f->np; i++)
         gen_enc_in(o, &f->p[i], i);
     fputs("    rec_begin_done(c);\n", o);
+    /* plan mode: the matcher's answer for this call (recorder/rec_plan.c) */
+    if (f->np) {
+        fputs("    if (c->plan) {\n        void *pa_[] = {", o);
+        for (int i = 0; i < f->np; i++)
+            fprintf(o, "%s(void *)&a_%s", i ? ", " : "", f->p[i].name);
+        fprintf(o, "};\n        skip_ = rec_plan_apply(c, pa_, skip_, %d);\n    }\n", ret_cl_int);
+    } else {
+        fputs("    if (c->plan)\n        skip_ = rec_plan_apply(c, NULL, skip_, 0);\n", o);
+    }
     /* a reference count changes in the handle table before the driver call
      * (another thread may get the pointer again as soon as it is freed) */
     const char *refd = gen_ref_change(f);

@@ -1,0 +1,683 @@
+/* rec_plan.c — the layer in plan mode (`clrr run --plan`, CLRR_PLAN).
+ *
+ * The application's calls go through the same generated entry points as
+ * when recording, and are encoded as the same records; but the writer is
+ * in sink mode (trace-format/tf.h): each record is decoded at once by a
+ * feed reader and given to the plan matcher (optimizer/opt.h, "live"),
+ * which sees every call as it begins, with its inputs, and again when it
+ * ends. So the patterns, occurrences and memory facts of a live run are
+ * computed by the code that made the plan from the recording.
+ *
+ * For a call about to run the matcher answers run, drop (a redundant
+ * transfer), defer (dead work: kept here, with its arguments, data and
+ * objects, until the matcher says to run it or to free it), hold (the
+ * producer of a fusion) or fuse (run the plan's fused kernel with the held
+ * producer's arguments and the consumer's). The generated entry points
+ * call rec_plan_apply() between the BEGIN record and the driver call when
+ * the matcher asked for anything (c->plan). Everything the application
+ * observes is what a run without the plan gives: a dropped or kept
+ * command's event is a marker with its wait list; a kept command runs
+ * before anything that may read its results.
+ *
+ * Locking: the matcher, the feed reader and the tables here are under
+ * rp.mu; the sink runs under the writer's record mutex (lock order: the
+ * record mutex, then rp.mu). The matcher's answer goes to the calling
+ * thread through thread-local storage. */
+#include "recorder/rec_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimizer/opt.h"
+
+/* A command the plan says to defer, or a held producer launch. */
+typedef struct rp_arg {
+    size_t size;
+    int null;                 /* arg_value was NULL (__local) */
+    uint8_t *bytes;
+} rp_arg;
+
+typedef struct rp_kept {
+    uint64_t seq;
+    unsigned fn;              /* REC_FN_* */
+    cl_command_queue q;
+    cl_kernel k;              /* launches: a clone with the arguments as set then */
+    cl_uint dim;
+    size_t gwo[3], gws[3], lws[3];
+    int has_gwo, has_lws;
+    cl_mem a, b;              /* writes/fills: a; copies: a = src, b = dst */
+    size_t off, off2, size, psize;
+    void *data;               /* writes: the bytes; fills: the pattern */
+    cl_event *wait;
+    cl_uint nwait;
+    rp_arg *args;             /* held launches: the arguments as set then (for the fused kernel) */
+    unsigned nargs;
+    cl_mem *mems;             /* launches: the memory arguments, retained (the application
+                                 may release them before the launch runs) */
+    unsigned nmems;
+} rp_kept;
+
+typedef struct rp_kargs {
+    cl_kernel k;
+    unsigned n;
+    rp_arg *a;
+} rp_kargs;
+
+typedef struct rp_fused {
+    cl_context ctx;
+    uint32_t id;
+    cl_program prog;
+    cl_kernel k;              /* NULL: it did not build here */
+} rp_fused;
+
+static struct {
+    pthread_mutex_t mu;
+    int on, broken;
+    opt_plan *plan;
+    opt_exec *x;
+    tf_reader *feed;
+    const char *report;
+    rp_kept *kept;
+    size_t nkept, capkept;
+    rp_kept held;             /* seq 0: none */
+    rp_kargs *kargs;
+    size_t nkargs, capkargs;
+    rp_fused *fused;
+    size_t nfused, capfused;
+    uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
+} rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* The answer for the calling thread. */
+static __thread struct {
+    int pending;
+    int verdict;
+    uint64_t *force, *discard;
+    size_t nforce, ndiscard, capforce, capdiscard;
+    uint64_t keep_held;
+} rp_tls;
+
+int rec_plan_on(void)
+{
+    return rp.on;
+}
+
+static void rp_broken(const char *what)
+{
+    if (!rp.broken)
+        fprintf(stderr, "clrr: plan mode stops (%s); the application goes on without the plan\n", what);
+    rp.broken = 1;
+}
+
+static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *src, size_t k)
+{
+    if (k > *cap) {
+        uint64_t *p = realloc(*dst, k * sizeof *p);
+        if (!p)
+            return -1;
+        *dst = p;
+        *cap = k;
+    }
+    memcpy(*dst, src, k * sizeof *src);
+    *n = k;
+    return 0;
+}
+
+static void rp_take_answer(const opt_live_answer *a)
+{
+    if (rp_copy_list(&rp_tls.force, &rp_tls.nforce, &rp_tls.capforce, a->force, a->nforce) ||
+        rp_copy_list(&rp_tls.discard, &rp_tls.ndiscard, &rp_tls.capdiscard, a->discard, a->ndiscard)) {
+        rp_broken("out of memory");
+        return;
+    }
+    rp_tls.verdict = a->verdict;
+    rp_tls.keep_held = a->keep_held;
+    rp_tls.pending = a->verdict != OPT_RUN || a->nforce || a->ndiscard || a->keep_held;
+}
+
+/* The writer's sink: every record of the run, in order. */
+static void rp_sink(void *ctx, const void *rec, size_t len)
+{
+    (void)ctx;
+    tf_item it;
+    pthread_mutex_lock(&rp.mu);
+    if (rp.broken) {
+        pthread_mutex_unlock(&rp.mu);
+        return;
+    }
+    const uint8_t *p = rec, *end = p + len;
+    while (p < end && !rp.broken) {
+        size_t used = 0;
+        tf_status st = tf_reader_feed(rp.feed, p, (size_t)(end - p), &used, &it);
+        p += used;
+        if (st == TF_OK && it.type == TF_ITEM_BEGIN) {
+            opt_live_answer a;
+            if (opt_exec_begin(rp.x, &it.u.call, &a) != OPT_OK)
+                rp_broken("out of memory");
+            else
+                rp_take_answer(&a);
+        } else if (st == TF_OK) {
+            if (opt_exec_item(rp.x, &it) < 0)
+                rp_broken("out of memory");
+        } else if (st != TF_END) {
+            rp_broken(tf_reader_error(rp.feed));
+        }
+    }
+    pthread_mutex_unlock(&rp.mu);
+}
+
+int rec_plan_take(void)
+{
+    int p = rp_tls.pending;
+    rp_tls.pending = 0;
+    return p;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+int rec_plan_init(tf_writer_opts *o)
+{
+    const char *path = getenv("CLRR_PLAN");
+    if (!path || !*path)
+        return 0;
+    char err[512];
+    opt_status st = opt_plan_read(path, &rp.plan, err, sizeof err);
+    if (st != OPT_OK) {
+        fprintf(stderr, "clrr: cannot use plan %s: %s; the application runs without it\n", path,
+                st == OPT_ERR_IO ? "cannot read it" : err);
+        return -1;
+    }
+    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, NULL) != TF_OK) {
+        fprintf(stderr, "clrr: plan mode: out of memory; the application runs without the plan\n");
+        opt_exec_close(rp.x);
+        opt_plan_free(rp.plan);
+        return -1;
+    }
+    rp.report = getenv("CLRR_PLAN_REPORT");
+    o->sink = rp_sink;
+    o->sink_ctx = NULL;
+    rp.on = 1;
+    return 1;
+}
+
+/* ------------------------------------------------------------ kernel arguments */
+
+static rp_kargs *rp_kargs_of(cl_kernel k, int make)
+{
+    for (size_t i = 0; i < rp.nkargs; i++)
+        if (rp.kargs[i].k == k)
+            return &rp.kargs[i];
+    if (!make)
+        return NULL;
+    if (rp.nkargs == rp.capkargs) {
+        size_t cap = rp.capkargs ? rp.capkargs * 2 : 16;
+        rp_kargs *n = realloc(rp.kargs, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        rp.kargs = n;
+        rp.capkargs = cap;
+    }
+    rp_kargs *a = &rp.kargs[rp.nkargs++];
+    memset(a, 0, sizeof *a);
+    a->k = k;
+    return a;
+}
+
+static void rp_arg_free(rp_arg *a)
+{
+    free(a->bytes);
+    memset(a, 0, sizeof *a);
+}
+
+void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value)
+{
+    if (!rp.on || index >= 4096 || size > (1u << 20))
+        return;
+    pthread_mutex_lock(&rp.mu);
+    rp_kargs *a = rp_kargs_of(k, 1);
+    if (a && index >= a->n) {
+        rp_arg *n = realloc(a->a, (index + 1) * sizeof *n);
+        if (n) {
+            memset(n + a->n, 0, (index + 1 - a->n) * sizeof *n);
+            a->a = n;
+            a->n = index + 1;
+        }
+    }
+    if (a && index < a->n) {
+        rp_arg *x = &a->a[index];
+        rp_arg_free(x);
+        x->size = size;
+        x->null = value == NULL;
+        if (value && size && (x->bytes = malloc(size)) != NULL)
+            memcpy(x->bytes, value, size);
+        else if (value && size)
+            x->size = 0;   /* unknown: a fusion with it falls back */
+    }
+    pthread_mutex_unlock(&rp.mu);
+}
+
+/* ------------------------------------------------------------ kept commands */
+
+static void rp_kept_release(rp_kept *k)
+{
+    if (k->k)
+        rec_next.clReleaseKernel(k->k);
+    if (k->a)
+        rec_next.clReleaseMemObject(k->a);
+    if (k->b)
+        rec_next.clReleaseMemObject(k->b);
+    for (cl_uint i = 0; i < k->nwait; i++)
+        rec_next.clReleaseEvent(k->wait[i]);
+    if (k->q)
+        rec_next.clReleaseCommandQueue(k->q);
+    for (unsigned i = 0; i < k->nargs; i++)
+        rp_arg_free(&k->args[i]);
+    for (unsigned i = 0; i < k->nmems; i++)
+        rec_next.clReleaseMemObject(k->mems[i]);
+    free(k->mems);
+    free(k->args);
+    free(k->wait);
+    free(k->data);
+    memset(k, 0, sizeof *k);
+}
+
+/* Runs kept command @p k on its queue; waits for it unless the next
+ * command goes to the same queue. */
+static void rp_kept_run(rp_kept *k, cl_command_queue next_q)
+{
+    cl_int e = CL_SUCCESS;
+    switch (k->fn) {
+    case REC_FN_clEnqueueNDRangeKernel:
+    case REC_FN_clEnqueueTask:
+        e = rec_next.clEnqueueNDRangeKernel(k->q, k->k, k->dim, k->has_gwo ? k->gwo : NULL, k->gws,
+                                            k->has_lws ? k->lws : NULL, k->nwait, k->nwait ? k->wait : NULL, NULL);
+        break;
+    case REC_FN_clEnqueueWriteBuffer:
+        e = rec_next.clEnqueueWriteBuffer(k->q, k->a, CL_TRUE, k->off, k->size, k->data, k->nwait,
+                                          k->nwait ? k->wait : NULL, NULL);
+        break;
+    case REC_FN_clEnqueueFillBuffer:
+        e = rec_next.clEnqueueFillBuffer(k->q, k->a, k->data, k->psize, k->off, k->size, k->nwait,
+                                         k->nwait ? k->wait : NULL, NULL);
+        break;
+    case REC_FN_clEnqueueCopyBuffer:
+        e = rec_next.clEnqueueCopyBuffer(k->q, k->a, k->b, k->off, k->off2, k->size, k->nwait,
+                                         k->nwait ? k->wait : NULL, NULL);
+        break;
+    default:
+        break;
+    }
+    if (e != CL_SUCCESS)
+        fprintf(stderr, "clrr: plan mode: a deferred command (call %llu) failed to run (%d)\n",
+                (unsigned long long)k->seq, (int)e);
+    if (k->q != next_q)
+        rec_next.clFinish(k->q);
+}
+
+/* The parameter @p name of the call, through the generated pointer table. */
+static void *rp_param(const rec_call *c, void **pa, const char *name)
+{
+    const tf_sig *s = &rec_gen_sigs[c->fn];
+    for (uint32_t i = 0; i < s->nparams; i++)
+        if (!strcmp(s->params[i].name, name))
+            return pa[i];
+    return NULL;
+}
+
+#define RP_VAL(type, c, pa, name) (rp_param(c, pa, name) ? *(type *)rp_param(c, pa, name) : (type)0)
+
+static int rp_keep_wait(rp_kept *k, cl_uint n, const cl_event *wl)
+{
+    if (!n || !wl)
+        return 0;
+    if (!(k->wait = malloc(n * sizeof *k->wait)))
+        return -1;
+    for (cl_uint i = 0; i < n; i++) {
+        k->wait[i] = wl[i];
+        rec_next.clRetainEvent(wl[i]);
+    }
+    k->nwait = n;
+    return 0;
+}
+
+static void rp_dims(rp_kept *k, cl_uint dim, const size_t *gwo, const size_t *gws, const size_t *lws)
+{
+    k->dim = dim > 3 ? 3 : dim;
+    for (cl_uint i = 0; i < k->dim; i++) {
+        k->gwo[i] = gwo ? gwo[i] : 0;
+        k->gws[i] = gws ? gws[i] : 1;
+        k->lws[i] = lws ? lws[i] : 0;
+    }
+    k->has_gwo = gwo != NULL;
+    k->has_lws = lws != NULL;
+}
+
+/* Builds the kept form of the call (its objects retained). @return 0, or
+ * -1 when it cannot be kept (then it runs now). */
+static int rp_keep(rec_call *c, void **pa, rp_kept *k, int with_args)
+{
+    memset(k, 0, sizeof *k);
+    k->seq = c->seq;
+    k->fn = c->fn;
+    k->q = RP_VAL(cl_command_queue, c, pa, "command_queue");
+    cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
+    const cl_event *wl = RP_VAL(const cl_event *, c, pa, "event_wait_list");
+    cl_int e = CL_SUCCESS;
+    if (c->fn == REC_FN_clEnqueueNDRangeKernel || c->fn == REC_FN_clEnqueueTask) {
+        cl_kernel kern = RP_VAL(cl_kernel, c, pa, "kernel");
+        if (!rec_next.clCloneKernel)
+            return -1;
+        k->k = rec_next.clCloneKernel(kern, &e);
+        if (!k->k || e != CL_SUCCESS) {
+            k->k = NULL;
+            return -1;
+        }
+        if (c->fn == REC_FN_clEnqueueTask) {
+            size_t one = 1;
+            rp_dims(k, 1, NULL, &one, &one);
+        } else {
+            rp_dims(k, RP_VAL(cl_uint, c, pa, "work_dim"), RP_VAL(const size_t *, c, pa, "global_work_offset"),
+                    RP_VAL(const size_t *, c, pa, "global_work_size"), RP_VAL(const size_t *, c, pa, "local_work_size"));
+        }
+        rp_kargs *ma = rp_kargs_of(kern, 0);
+        if (ma && ma->n && (k->mems = calloc(ma->n, sizeof *k->mems)) != NULL)
+            for (unsigned i = 0; i < ma->n; i++) {
+                rec_obj_info oi;
+                cl_mem m = NULL;
+                if (ma->a[i].bytes && ma->a[i].size == sizeof m)
+                    memcpy(&m, ma->a[i].bytes, sizeof m);
+                if (m && rec_obj_get(m, &oi) && oi.kind == REC_OBJ_MEM &&
+                    rec_next.clRetainMemObject(m) == CL_SUCCESS)
+                    k->mems[k->nmems++] = m;
+            }
+        if (with_args) {
+            rp_kargs *a = rp_kargs_of(kern, 0);
+            if (a && a->n && (k->args = calloc(a->n, sizeof *k->args)) != NULL) {
+                k->nargs = a->n;
+                for (unsigned i = 0; i < a->n; i++) {
+                    k->args[i] = a->a[i];
+                    k->args[i].bytes = NULL;
+                    if (a->a[i].bytes && (k->args[i].bytes = malloc(a->a[i].size)) != NULL)
+                        memcpy(k->args[i].bytes, a->a[i].bytes, a->a[i].size);
+                    else if (a->a[i].bytes)
+                        k->args[i].size = 0;
+                }
+            }
+        }
+    } else if (c->fn == REC_FN_clEnqueueWriteBuffer) {
+        k->a = RP_VAL(cl_mem, c, pa, "buffer");
+        k->off = RP_VAL(size_t, c, pa, "offset");
+        k->size = RP_VAL(size_t, c, pa, "size");
+        const void *p = RP_VAL(const void *, c, pa, "ptr");
+        if (!p || !(k->data = malloc(k->size ? k->size : 1)))
+            return -1;
+        memcpy(k->data, p, k->size);
+    } else if (c->fn == REC_FN_clEnqueueFillBuffer) {
+        k->a = RP_VAL(cl_mem, c, pa, "buffer");
+        k->off = RP_VAL(size_t, c, pa, "offset");
+        k->size = RP_VAL(size_t, c, pa, "size");
+        k->psize = RP_VAL(size_t, c, pa, "pattern_size");
+        const void *p = RP_VAL(const void *, c, pa, "pattern");
+        if (!p || !k->psize || k->psize > 128 || !(k->data = malloc(k->psize)))
+            return -1;
+        memcpy(k->data, p, k->psize);
+    } else if (c->fn == REC_FN_clEnqueueCopyBuffer) {
+        k->a = RP_VAL(cl_mem, c, pa, "src_buffer");
+        k->b = RP_VAL(cl_mem, c, pa, "dst_buffer");
+        k->off = RP_VAL(size_t, c, pa, "src_offset");
+        k->off2 = RP_VAL(size_t, c, pa, "dst_offset");
+        k->size = RP_VAL(size_t, c, pa, "size");
+    } else {
+        return -1;
+    }
+    if (rp_keep_wait(k, nw, wl)) {
+        rp_kept_release(k);
+        return -1;
+    }
+    rec_next.clRetainCommandQueue(k->q);
+    if (k->a)
+        rec_next.clRetainMemObject(k->a);
+    if (k->b)
+        rec_next.clRetainMemObject(k->b);
+    return 0;
+}
+
+static int rp_kept_add(const rp_kept *k)
+{
+    if (rp.nkept == rp.capkept) {
+        size_t cap = rp.capkept ? rp.capkept * 2 : 16;
+        rp_kept *n = realloc(rp.kept, cap * sizeof *n);
+        if (!n)
+            return -1;
+        rp.kept = n;
+        rp.capkept = cap;
+    }
+    rp.kept[rp.nkept++] = *k;
+    return 0;
+}
+
+/* Takes kept command @p seq out of the table into *out. @return 1 when found. */
+static int rp_kept_take(uint64_t seq, rp_kept *out)
+{
+    if (rp.held.seq == seq) {
+        *out = rp.held;
+        memset(&rp.held, 0, sizeof rp.held);
+        return 1;
+    }
+    for (size_t i = 0; i < rp.nkept; i++)
+        if (rp.kept[i].seq == seq) {
+            *out = rp.kept[i];
+            rp.kept[i] = rp.kept[--rp.nkept];
+            return 1;
+        }
+    return 0;
+}
+
+/* A marker standing for a command not run now, when its event was asked for. */
+static void rp_marker(rec_call *c, void **pa)
+{
+    cl_event *ev = RP_VAL(cl_event *, c, pa, "event");
+    if (!ev)
+        return;
+    cl_command_queue q = RP_VAL(cl_command_queue, c, pa, "command_queue");
+    cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
+    const cl_event *wl = RP_VAL(const cl_event *, c, pa, "event_wait_list");
+    rec_next.clEnqueueMarkerWithWaitList(q, nw, nw ? wl : NULL, ev);
+}
+
+/* ------------------------------------------------------------ fused launches */
+
+static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
+{
+    cl_context ctx = NULL;
+    if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
+        return NULL;
+    for (size_t i = 0; i < rp.nfused; i++)
+        if (rp.fused[i].ctx == ctx && rp.fused[i].id == z->id)
+            return &rp.fused[i];
+    if (rp.nfused == rp.capfused) {
+        size_t cap = rp.capfused ? rp.capfused * 2 : 8;
+        rp_fused *n = realloc(rp.fused, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        rp.fused = n;
+        rp.capfused = cap;
+    }
+    rp_fused *f = &rp.fused[rp.nfused++];
+    memset(f, 0, sizeof *f);
+    f->ctx = ctx;
+    f->id = z->id;
+    cl_int e = CL_SUCCESS;
+    const char *src = z->source;
+    f->prog = rec_next.clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+    if (f->prog && e == CL_SUCCESS && rec_next.clBuildProgram(f->prog, 0, NULL, z->options, NULL, NULL) == CL_SUCCESS)
+        f->k = rec_next.clCreateKernel(f->prog, z->name, &e);
+    if (!f->k) {
+        rp.unbuilt++;
+        fprintf(stderr, "clrr: plan mode: fused kernel %s does not build here; its launches run as recorded\n",
+                z->name);
+    }
+    return f;
+}
+
+/* Runs the fused kernel for consumer call @p c with the held launch.
+ * @return 1 when it ran (CL_SUCCESS in c->ret_override), 0 when the pair
+ * must run as recorded. */
+static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
+{
+    if (!rp.held.seq || !z)
+        return 0;
+    cl_command_queue q = RP_VAL(cl_command_queue, c, pa, "command_queue");
+    cl_kernel ck = RP_VAL(cl_kernel, c, pa, "kernel");
+    rp_fused *f = rp_fused_get(q, z);
+    rp_kargs *ca = rp_kargs_of(ck, 0);
+    if (!f || !f->k)
+        return 0;
+    for (unsigned i = 0; i < z->nparams; i++) {
+        unsigned from = z->params[i][0], idx = z->params[i][1];
+        const rp_arg *a = from == 0 ? (idx < rp.held.nargs ? &rp.held.args[idx] : NULL)
+                                    : (ca && idx < ca->n ? &ca->a[idx] : NULL);
+        if (!a || (!a->null && !a->bytes) ||
+            rec_next.clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes) != CL_SUCCESS)
+            return 0;
+    }
+    cl_uint dim = RP_VAL(cl_uint, c, pa, "work_dim");
+    cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
+    cl_int e = rec_next.clEnqueueNDRangeKernel(q, f->k, dim, RP_VAL(const size_t *, c, pa, "global_work_offset"),
+                                               RP_VAL(const size_t *, c, pa, "global_work_size"),
+                                               RP_VAL(const size_t *, c, pa, "local_work_size"), nw,
+                                               nw ? RP_VAL(const cl_event *, c, pa, "event_wait_list") : NULL,
+                                               RP_VAL(cl_event *, c, pa, "event"));
+    if (e != CL_SUCCESS)
+        return 0;
+    c->ret_override = CL_SUCCESS;
+    rp.fused_launches++;
+    return 1;
+}
+
+/* ------------------------------------------------------------ the gate */
+
+int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
+{
+    cl_command_queue q = pa ? RP_VAL(cl_command_queue, c, pa, "command_queue") : NULL;
+    rp_kept k;
+    pthread_mutex_lock(&rp.mu);
+    for (size_t i = 0; i < rp_tls.ndiscard; i++)
+        if (rp_kept_take(rp_tls.discard[i], &k))
+            rp_kept_release(&k);
+    for (size_t i = 0; i < rp_tls.nforce; i++)
+        if (rp_kept_take(rp_tls.force[i], &k)) {
+            rp_kept_run(&k, q);
+            rp_kept_release(&k);
+        }
+    int v = can_skip && pa && !skip ? rp_tls.verdict : OPT_RUN;
+    if (v == OPT_DROP) {
+        rp_marker(c, pa);
+        c->ret_override = CL_SUCCESS;
+        rp.dropped++;
+        skip = 1;
+    } else if (v == OPT_DEFER) {
+        if (rp_keep(c, pa, &k, 0) == 0 && rp_kept_add(&k) == 0) {
+            rp_marker(c, pa);
+            c->ret_override = CL_SUCCESS;
+            rp.deferred++;
+            skip = 1;
+        } else {
+            rp.unkept++;
+            opt_exec_unkept(rp.x, c->seq);   /* it runs now */
+        }
+    } else if (v == OPT_HOLD) {
+        if (rp.held.seq)
+            rp_kept_release(&rp.held);
+        if (rp_keep(c, pa, &rp.held, 1) == 0) {
+            c->ret_override = CL_SUCCESS;
+            skip = 1;
+        } else {
+            memset(&rp.held, 0, sizeof rp.held);
+        }
+    } else if (v == OPT_FUSE) {
+        if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
+            skip = 1;
+            if (rp_tls.keep_held && rp.held.seq == rp_tls.keep_held && rp_kept_add(&rp.held) == 0)
+                memset(&rp.held, 0, sizeof rp.held);   /* kept: runs if its output is read after all */
+            else if (rp.held.seq)
+                rp_kept_release(&rp.held);
+        } else if (rp.held.seq) {   /* the pair runs as recorded */
+            if (rp_tls.keep_held)
+                opt_exec_unkept(rp.x, rp.held.seq);
+            rp_kept_run(&rp.held, q);
+            rp_kept_release(&rp.held);
+        }
+    }
+    pthread_mutex_unlock(&rp.mu);
+    return skip;
+}
+
+void rec_plan_released(uint64_t id)
+{
+    if (!rp.on)
+        return;
+    opt_live_answer a;
+    rp_kept k;
+    pthread_mutex_lock(&rp.mu);
+    if (!rp.broken) {
+        opt_exec_released(rp.x, id, &a);
+        for (size_t i = 0; i < a.ndiscard; i++)
+            if (rp_kept_take(a.discard[i], &k))
+                rp_kept_release(&k);
+    }
+    pthread_mutex_unlock(&rp.mu);
+}
+
+/* ------------------------------------------------------------ the end */
+
+static void rp_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void rec_plan_end(void)
+{
+    if (!rp.on)
+        return;
+    pthread_mutex_lock(&rp.mu);
+    opt_live_answer a;
+    opt_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
+    opt_exec_stats s;
+    opt_exec_get_stats(rp.x, &s);
+    FILE *f = rp.report ? fopen(rp.report, "w") : NULL;
+    if (f) {
+        fprintf(f,
+                "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
+                "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
+                "\"fused_launches\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, \"fallbacks\": [",
+                (unsigned long long)s.transformations, (unsigned long long)s.applied,
+                (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
+                (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
+                (unsigned long long)rp.fused_launches, (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
+                rp.broken ? "true" : "false");
+        size_t n = opt_exec_fallback_count(rp.x);
+        for (size_t i = 0; i < n; i++) {
+            const opt_fallback *b = opt_exec_fallback(rp.x, i);
+            fprintf(f, "%s{\"id\": %u, \"seq\": %llu, \"reason\": ", i ? ", " : "", b->xform,
+                    (unsigned long long)b->seq);
+            rp_json_str(f, b->reason);
+            fputc('}', f);
+        }
+        fputs("]}\n", f);
+        fclose(f);
+    }
+    rp.on = 0;
+    pthread_mutex_unlock(&rp.mu);
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# run_plan.sh BUILD_DIR — `clrr run --plan` (issue 7): the plan applied to
+# the live application, through the layer in plan mode. Every workload
+# verifies its results against a host reference on every iteration, so
+# "ok" and exit 0 mean the optimized run computed what the plain one does.
+#  - fusion (sobel, geomatrix, exposure): the pairs run as the fused kernel;
+#  - dead work and redundant transfers (deadwork): redundant writes are
+#    dropped, dead work is deferred and never runs;
+#  - a run that reads what the plan thought dead (deadwork --observe): the
+#    deferred kernel runs after all, the read-back is what a plain run reads;
+#  - other data (--seed), other shapes (--size): still right; other shapes
+#    fall back;
+#  - bad plans and command lines: one line, exit 1 or 2, and the
+#    application is not started with a plan it cannot use.
+. "$(dirname "$0")/lib.sh"
+need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/deadwork"
+[ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
+unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+DW=$B/tests/progs/deadwork
+# the layer: preloaded (Debian's ocl-icd loads OPENCL_LAYERS too; --preload
+# also works where it does not); under ASan its runtime comes first
+run() { run_foreign "$CLRR" run --preload "$@"; }
+
+# app  args  fused launches per run
+while read -r app args fused; do
+    "$CLRR" record -o "$TMP/$app.clrr" -- "$APPS/$app" ${args//_/ } --quiet || fail "recording $app"
+    "$CLRR" optimize "$TMP/$app.clrr" -o "$TMP/$app.plan" >/dev/null || fail "optimize $app"
+    run --plan "$TMP/$app.plan" --report "$TMP/$app.r.json" -- "$APPS/$app" ${args//_/ } \
+        >"$TMP/$app.out" 2>"$TMP/$app.err" || fail "$app with the plan: $(cat "$TMP/$app.err" "$TMP/$app.out")"
+    grep -q "^$app: ok" "$TMP/$app.out" || fail "$app with the plan: $(cat "$TMP/$app.out")"
+    [ "$(j "$TMP/$app.r.json" "d['fused_launches']")" = "$fused" ] ||
+        fail "$app: $(j "$TMP/$app.r.json" "d") (expected $fused fused launches)"
+    grep -q "^clrr run: plan .*transformations applied" "$TMP/$app.err" || fail "$app: no summary: $(cat "$TMP/$app.err")"
+    # other data, same shapes: fused again, still right
+    run -q --plan "$TMP/$app.plan" --report "$TMP/$app.r2.json" -- "$APPS/$app" ${args//_/ } --seed=5 \
+        >"$TMP/$app.out2" 2>&1 || fail "$app --seed=5 with the plan: $(cat "$TMP/$app.out2")"
+    grep -q "^$app: ok" "$TMP/$app.out2" || fail "$app --seed=5: $(cat "$TMP/$app.out2")"
+    [ "$(j "$TMP/$app.r2.json" "d['fused_launches'] > 0")" = True ] || fail "$app --seed=5 did not fuse"
+done <<'EOF'
+geomatrix --size=128_--iters=2 8
+exposure --size=128_--iters=2 6
+sobel --size=256_--iters=1 1
+EOF
+
+# other shapes: nothing fuses, the results are right
+run -q --plan "$TMP/geomatrix.plan" --report "$TMP/gs.json" -- "$APPS/geomatrix" --size=64 --iters=2 \
+    >"$TMP/gs.out" 2>&1 || fail "geomatrix --size=64: $(cat "$TMP/gs.out")"
+grep -q "^geomatrix: ok" "$TMP/gs.out" || fail "geomatrix --size=64: $(cat "$TMP/gs.out")"
+[ "$(j "$TMP/gs.json" "(d['fused_launches'], d['applied'])")" = "(0, 0)" ] || fail "other shapes: $(j "$TMP/gs.json" d)"
+
+# deadwork: 3 iterations, 9 dead commands deferred, 4 redundant writes
+# and fills dropped; the stats kernels of the first two iterations run
+# after all (the next iteration overwrites their input), the rest never
+"$CLRR" record -o "$TMP/dw.clrr" -- "$DW" --iters 3 --quiet || fail "recording deadwork"
+"$CLRR" optimize "$TMP/dw.clrr" -o "$TMP/dw.plan" >/dev/null || fail "optimize deadwork"
+run -q --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 3 >"$TMP/dw.out" 2>&1 ||
+    fail "deadwork with the plan: $(cat "$TMP/dw.out")"
+[ "$(j "$TMP/dw.json" "(d['dropped'], d['deferred'], d['ran_after_all'], d['never_ran'], d['unmatched'])")" \
+    = "(4, 9, 2, 7, 0)" ] || fail "deadwork: $(j "$TMP/dw.json" d)"
+# the same with other data
+run -q --plan "$TMP/dw.plan" --report "$TMP/dw7.json" -- "$DW" --iters 3 --seed 7 >"$TMP/dw7.out" 2>&1 ||
+    fail "deadwork --seed 7: $(cat "$TMP/dw7.out")"
+[ "$(j "$TMP/dw7.json" "d['never_ran']")" = 7 ] || fail "deadwork --seed 7: $(j "$TMP/dw7.json" d)"
+# a run that reads the stats the plan thought dead: the last stats kernel
+# runs after all, and the checksum is the plain run's
+"$DW" --iters 3 --observe >"$TMP/obs.plain" || fail "deadwork --observe"
+run -q --plan "$TMP/dw.plan" --report "$TMP/obs.json" -- "$DW" --iters 3 --observe >"$TMP/obs.out" 2>&1 ||
+    fail "deadwork --observe with the plan: $(cat "$TMP/obs.out")"
+diff "$TMP/obs.plain" "$TMP/obs.out" >/dev/null || fail "deadwork --observe: $(cat "$TMP/obs.out") vs $(cat "$TMP/obs.plain")"
+[ "$(j "$TMP/obs.json" "d['ran_after_all']")" = 3 ] || fail "deadwork --observe: $(j "$TMP/obs.json" d)"
+# other shapes: the redundant coefficient writes still drop (checked as
+# they run), nothing else applies, the results are right
+run -q --plan "$TMP/dw.plan" --report "$TMP/dws.json" -- "$DW" --iters 2 --size 4096 >"$TMP/dws.out" 2>&1 ||
+    fail "deadwork --size 4096: $(cat "$TMP/dws.out")"
+[ "$(j "$TMP/dws.json" "(d['deferred'], d['fused_launches'])")" = "(0, 0)" ] || fail "other shapes: $(j "$TMP/dws.json" d)"
+
+# errors: one line, the application is not run
+echo '{"format": "clrr-plan", "version": "1.1"}' >"$TMP/bad.plan"
+out=$("$CLRR" run --plan "$TMP/bad.plan" -- "$DW" 2>&1); rc=$?
+[ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == "clrr run: $TMP/bad.plan: "* ]] ||
+    fail "bad plan: rc $rc: $out"
+out=$("$CLRR" run --plan "$TMP/missing.plan" -- "$DW" 2>&1); rc=$?
+[ "$rc" = 1 ] && [[ $out == "clrr run: cannot read plan"* ]] || fail "missing plan: rc $rc: $out"
+out=$("$CLRR" run -- "$DW" 2>&1); rc=$?
+[ "$rc" = 2 ] && [[ $out == *"--plan PLAN is required"* ]] || fail "no --plan: rc $rc: $out"
+out=$("$CLRR" run --plan "$TMP/dw.plan" 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "no command: rc $rc: $out"
+out=$("$CLRR" run --plan "$TMP/dw.plan" -- /nonexistent/app 2>&1); rc=$?
+[ "$rc" = 127 ] || fail "missing command: rc $rc: $out"
+# the application's exit status is clrr's
+run -q --plan "$TMP/dw.plan" -- sh -c 'exit 7' >/dev/null 2>&1; rc=$?
+[ "$rc" = 7 ] || fail "exit status: $rc"
+echo "ok"

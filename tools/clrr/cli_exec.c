@@ -1,0 +1,104 @@
+/* cli_exec.c — running the application under the layer, shared by `clrr
+ * record` and `clrr run`: where the layer is, how it is put in the
+ * environment, and the child process (signals forwarded, exit status
+ * kept). */
+#include "tools/clrr/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *cli_find_layer(char *tried, size_t cap)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(tried, cap, "/proc/self/exe: %s", strerror(errno));
+        return NULL;
+    }
+    exe[n] = 0;   /* canonical: the kernel resolved every symbolic link */
+    char *prefix = dirname(dirname(exe));
+    snprintf(tried, cap, "%s/lib/libclrr.so", strcmp(prefix, "/") ? prefix : "");
+    return realpath(tried, NULL);
+}
+
+int cli_env_join(const char *name, const char *add, int append)
+{
+    const char *old = getenv(name);
+    char *val = NULL;
+    if (!old || !*old)
+        return setenv(name, add, 1);
+    if (asprintf(&val, "%s:%s", append ? old : add, append ? add : old) < 0)
+        return -1;
+    int rc = setenv(name, val, 1);
+    free(val);
+    return rc;
+}
+
+static volatile sig_atomic_t cli_child;
+
+static void cli_forward(int sig)
+{
+    if (cli_child > 0)
+        kill((pid_t)cli_child, sig);
+}
+
+int cli_spawn(char **cmd, int *status_out)
+{
+    int status = 0;
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0) {
+        cli_err("pipe: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_err("fork: %s", strerror(errno));
+        close(pfd[0]);
+        close(pfd[1]);
+        return CLI_EXIT_FAIL;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        ssize_t w = write(pfd[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    /* The terminal's ^C and ^\ reach CMD directly; clrr waits to report. */
+    cli_child = pid;
+    struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = cli_forward };
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&fwd.sa_mask);
+    sigaction(SIGINT, &ign, NULL);
+    sigaction(SIGQUIT, &ign, NULL);
+    sigaction(SIGTERM, &fwd, NULL);
+    sigaction(SIGHUP, &fwd, NULL);
+    close(pfd[1]);
+    int exec_errno = 0;
+    ssize_t r;
+    do
+        r = read(pfd[0], &exec_errno, sizeof exec_errno);
+    while (r < 0 && errno == EINTR);
+    close(pfd[0]);
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            cli_err("waitpid: %s", strerror(errno));
+            return CLI_EXIT_FAIL;
+        }
+    }
+    if (r == (ssize_t)sizeof exec_errno) {
+        cli_err("cannot run '%s': %s", cmd[0], strerror(exec_errno));
+        return exec_errno == ENOENT ? 127 : 126;
+    }
+    *status_out = status;
+    return CLI_EXIT_OK;
+}

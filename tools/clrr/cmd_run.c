@@ -1,0 +1,180 @@
+/* cmd_run.c — `clrr run --plan PLAN [options] -- CMD [ARGS...]`: runs the
+ * application with the layer in plan mode (recorder/rec_plan.c), which
+ * applies the plan to the live calls, then says what the plan did; exits
+ * with CMD's exit status. */
+#include "tools/clrr/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "optimizer/opt.h"
+
+static const char cli_run_usage[] =
+    "Usage: clrr run --plan PLAN [options] -- CMD [ARGS...]\n"
+    "Run CMD with a plan (from `clrr optimize`) applied to its OpenCL calls as they\n"
+    "happen: redundant transfers are dropped, dead work is deferred (and run after all\n"
+    "if the run reads its results), producer/consumer launches run as one fused kernel.\n"
+    "What CMD observes is what it observes without clrr; where the run differs from\n"
+    "the recording, the calls concerned run as the application made them.\n"
+    "\n"
+    "Options:\n"
+    "  --plan PLAN       the plan to apply (required)\n"
+    "  --report FILE     write what the plan did as JSON to FILE\n"
+    "  --preload         load the layer with LD_PRELOAD instead of OPENCL_LAYERS\n"
+    "  -q, --quiet       no summary on stderr\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "Exit status: CMD's (128+N when a signal N killed it); 1 when the plan cannot be\n"
+    "read; 2 for a bad command line.\n";
+
+enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD };
+
+static unsigned long long cli_run_num(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (unsigned long long)json_integer_value(v) : 0;
+}
+
+/* The summary line(s) from the layer's report. @return 0, or -1 when the
+ * report is missing or unreadable. */
+static int cli_run_summary(const char *report, const char *plan, int quiet)
+{
+    json_error_t je;
+    json_t *r = json_load_file(report, 0, &je);
+    if (!r || !json_is_object(r)) {
+        json_decref(r);
+        return -1;
+    }
+    if (!quiet) {
+        fprintf(stderr,
+                "clrr run: plan %s: %llu of %llu transformations applied (%llu fell back, %llu matched no call)\n",
+                plan, cli_run_num(r, "applied"), cli_run_num(r, "transformations"), cli_run_num(r, "fell_back"),
+                cli_run_num(r, "unmatched"));
+        fprintf(stderr,
+                "clrr run: %llu fused launches, %llu commands deferred (%llu ran after all, %llu never needed), "
+                "%llu transfers dropped\n",
+                cli_run_num(r, "fused_launches"), cli_run_num(r, "deferred"), cli_run_num(r, "ran_after_all"),
+                cli_run_num(r, "never_ran"), cli_run_num(r, "dropped"));
+        const json_t *fb = json_object_get(r, "fallbacks");
+        size_t i;
+        const json_t *e;
+        json_array_foreach(fb, i, e) {
+            if (i == 8) {
+                fprintf(stderr, "clrr run:   ... %zu more\n", json_array_size(fb) - 8);
+                break;
+            }
+            const json_t *why = json_object_get(e, "reason");
+            fprintf(stderr, "clrr run:   transformation %llu fell back: %s\n", cli_run_num(e, "id"),
+                    json_is_string(why) ? json_string_value(why) : "?");
+        }
+        if (json_is_true(json_object_get(r, "stopped")))
+            fprintf(stderr, "clrr run: plan mode stopped during the run (see the line above)\n");
+    }
+    json_decref(r);
+    return 0;
+}
+
+static int cli_run_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"plan", required_argument, NULL, CLI_RUN_PLAN},
+        {"report", required_argument, NULL, CLI_RUN_REPORT},
+        {"preload", no_argument, NULL, CLI_RUN_PRELOAD},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *plan = NULL, *report = NULL;
+    int preload = 0, quiet = 0, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case CLI_RUN_PLAN: plan = optarg; break;
+        case CLI_RUN_REPORT: report = optarg; break;
+        case CLI_RUN_PRELOAD: preload = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(cli_run_usage, stdout); return CLI_EXIT_OK;
+        default: return cli_opt_err(argv, c);
+        }
+    }
+    if (!plan)
+        return cli_usage_err("--plan PLAN is required");
+    if (optind >= argc)
+        return cli_usage_err("no command to run");
+    if (cli_check_env())
+        return CLI_EXIT_USAGE;
+
+    /* the plan is checked here, so that a bad one is one clear error
+     * rather than a line from inside the application */
+    char err[512];
+    opt_plan *p = NULL;
+    opt_status st = opt_plan_read(plan, &p, err, sizeof err);
+    if (st != OPT_OK) {
+        if (st == OPT_ERR_IO)
+            cli_err("cannot read plan %s: %s", plan, strerror(errno));
+        else
+            cli_err("%s: %s", plan, err);
+        return CLI_EXIT_FAIL;
+    }
+    opt_plan_free(p);
+
+    char tried[PATH_MAX + 64], tmp_report[] = "/tmp/clrr-run-XXXXXX";
+    char *layer = cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL), *report_abs = NULL;
+    int rc = CLI_EXIT_FAIL, tmp = -1;
+    if (!layer) {
+        cli_err("the layer is not found: %s (it is installed next to clrr as ../lib/libclrr.so)", tried);
+        goto out;
+    }
+    if (!report) {
+        if ((tmp = mkstemp(tmp_report)) < 0) {
+            cli_err("cannot create a report file in /tmp: %s", strerror(errno));
+            goto out;
+        }
+        close(tmp);
+        report = tmp_report;
+    } else {
+        FILE *f = fopen(report, "w");
+        if (!f) {
+            cli_err("cannot write the report %s: %s", report, strerror(errno));
+            goto out;
+        }
+        fclose(f);
+    }
+    report_abs = realpath(report, NULL);
+    if (!plan_abs || !report_abs || setenv("CLRR_PLAN", plan_abs, 1) || setenv("CLRR_PLAN_REPORT", report_abs, 1) ||
+        cli_env_join(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !preload)) {
+        cli_err("cannot set the environment: %s", strerror(errno));
+        goto out;
+    }
+    int status = 0;
+    if ((rc = cli_spawn(argv + optind, &status)) != CLI_EXIT_OK)
+        goto out;
+    if (cli_run_summary(report_abs, plan, quiet) != 0)
+        cli_err("the plan was not applied: %s made no OpenCL call, or its ICD loader did not load the layer%s",
+                argv[optind], preload ? "" : " (try --preload)");
+    if (WIFSIGNALED(status)) {
+        cli_err("%s killed by signal %d", argv[optind], WTERMSIG(status));
+        rc = 128 + WTERMSIG(status);
+    } else {
+        rc = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+    }
+out:
+    if (tmp >= 0)
+        unlink(tmp_report);
+    free(layer);
+    free(plan_abs);
+    free(report_abs);
+    return rc;
+}
+
+const cli_command cli_cmd_run = {
+    "run", "run a program with a plan applied to its OpenCL calls", cli_run_usage, cli_run_run, NULL,
+};
