@@ -18,9 +18,9 @@ need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/deadwork"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 DW=$B/tests/progs/deadwork
-# the layer: preloaded (Debian's ocl-icd loads OPENCL_LAYERS too; --preload
-# also works where it does not); under ASan its runtime comes first
-run() { run_foreign "$CLRR" run --preload "$@"; }
+# the layer through OPENCL_LAYERS, as `clrr record` loads it; our programs
+# carry ASan's runtime themselves in the sanitizer build
+run() { "$CLRR" run "$@"; }
 
 # app  args  fused launches per run
 while read -r app args fused; do
@@ -89,6 +89,6 @@ out=$("$CLRR" run --plan "$TMP/dw.plan" 2>&1); rc=$?
 out=$("$CLRR" run --plan "$TMP/dw.plan" -- /nonexistent/app 2>&1); rc=$?
 [ "$rc" = 127 ] || fail "missing command: rc $rc: $out"
 # the application's exit status is clrr's
-run -q --plan "$TMP/dw.plan" -- sh -c 'exit 7' >/dev/null 2>&1; rc=$?
+run_foreign "$CLRR" run -q --plan "$TMP/dw.plan" -- sh -c 'exit 7' >/dev/null 2>&1; rc=$?
 [ "$rc" = 7 ] || fail "exit status: $rc"
 echo "ok"
