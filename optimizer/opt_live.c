@@ -220,8 +220,10 @@ static opt_status opt_keep(opt_kept *k, uint64_t seq, uint32_t xform, const opt_
     k->roots = malloc((s->nr + s->nw + 1) * sizeof *k->roots);
     if (!k->roots)
         return OPT_ERR_NOMEM;
-    memcpy(k->roots, s->r, s->nr * sizeof *k->roots);
-    memcpy(k->roots + s->nr, s->w, s->nw * sizeof *k->roots);
+    if (s->nr)
+        memcpy(k->roots, s->r, s->nr * sizeof *k->roots);
+    if (s->nw)
+        memcpy(k->roots + s->nr, s->w, s->nw * sizeof *k->roots);
     k->nr = (uint32_t)s->nr;
     k->nw = (uint32_t)s->nw;
     k->launch = s->launch;

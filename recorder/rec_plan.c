@@ -119,7 +119,8 @@ static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *
         *dst = p;
         *cap = k;
     }
-    memcpy(*dst, src, k * sizeof *src);
+    if (k)
+        memcpy(*dst, src, k * sizeof *src);
     *n = k;
     return 0;
 }

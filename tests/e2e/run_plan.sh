@@ -89,6 +89,7 @@ out=$("$CLRR" run --plan "$TMP/dw.plan" 2>&1); rc=$?
 out=$("$CLRR" run --plan "$TMP/dw.plan" -- /nonexistent/app 2>&1); rc=$?
 [ "$rc" = 127 ] || fail "missing command: rc $rc: $out"
 # the application's exit status is clrr's
-run_foreign "$CLRR" run -q --plan "$TMP/dw.plan" -- sh -c 'exit 7' >/dev/null 2>&1; rc=$?
-[ "$rc" = 7 ] || fail "exit status: $rc"
+"$DW" --size 1 >/dev/null 2>&1; want=$?
+run -q --plan "$TMP/dw.plan" -- "$DW" --size 1 >/dev/null 2>&1; rc=$?
+[ "$want" != 0 ] && [ "$rc" = "$want" ] || fail "exit status: $rc, expected $want"
 echo "ok"
