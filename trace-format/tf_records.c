@@ -251,56 +251,84 @@ out:
     return status;
 }
 
-tf_status tf_rec_next(tf_reader *r, tf_item *item)
+/* Applies decoded record @p f (n fields): reader state, and *item when the
+ * record yields one (*yielded = 1): an END, DEVICES, DATA, DEVTIME or NOTE,
+ * and for a feed reader a BEGIN too. Record types from a later minor
+ * version yield nothing. */
+static tf_status tf_rec_apply(tf_reader *r, const tf_value *f, uint32_t n, tf_item *item, int *yielded)
 {
     tf_status status = TF_OK;
-    const tf_value *f;
-    uint32_t n;
-    uint64_t type;
+    uint64_t type = f[0].v.u;
 
-    if (r->sticky)
-        return r->sticky;
+    *yielded = 0;
+    if (type > TF_REC_DEVICES)
+        return TF_OK;
+    if (n < tf_rec_fields[type])
+        TF_REC_FAIL(r, TF_ERR_CORRUPT, "%s has %u fields, expected %u", tf_rec_names[type], n,
+                    tf_rec_fields[type]);
+    switch (type) {
+    case TF_REC_ENV:
+        TF_FORWARD(&r->err, tf_rec_env(r, &f[1]));
+        break;
+    case TF_REC_SIG:
+        TF_FORWARD(&r->err, tf_rec_sig(r, f));
+        break;
+    case TF_REC_BEGIN:
+        TF_FORWARD(&r->err, tf_rec_begin(r, f));
+        if (r->feed) {
+            tf_rec_begin_view(r, item);
+            *yielded = 1;
+        }
+        break;
+    case TF_REC_END:
+        TF_FORWARD(&r->err, tf_rec_end(r, f, item));
+        *yielded = 1;
+        break;
+    case TF_REC_DEVICES:
+        TF_FORWARD(&r->err, tf_rec_devices(r, f, item));
+        *yielded = 1;
+        break;
+    default:
+        TF_FORWARD(&r->err, tf_rec_misc(r, type, f, item));
+        *yielded = 1;
+        break;
+    }
+out:
+    return status;
+}
+
+/* Frees the block of the call yielded last. */
+static void tf_rec_unyield(tf_reader *r)
+{
     tf_err_clear(&r->err);
     if (r->yielded) {
         tf_mem_free(&r->mem, r->yielded, r->yielded_len);
         r->yielded = NULL;
     }
-    for (;;) {
+}
+
+tf_status tf_rec_next(tf_reader *r, tf_item *item)
+{
+    tf_status status = TF_OK;
+    const tf_value *f;
+    uint32_t n;
+    int yielded = 0;
+
+    if (r->sticky)
+        return r->sticky;
+    tf_rec_unyield(r);
+    while (!yielded) {
         status = tf_rec_decode(r, &f, &n);
         if (status == TF_END)
             return tf_rec_eof(r, item);
-        if (status != TF_OK)
-            goto out;
-        type = f[0].v.u;
-        if (type > TF_REC_DEVICES)
-            continue;                    /* a record type from a later minor version */
-        if (n < tf_rec_fields[type])
-            TF_REC_FAIL(r, TF_ERR_CORRUPT, "%s has %u fields, expected %u", tf_rec_names[type], n,
-                        tf_rec_fields[type]);
-        switch (type) {
-        case TF_REC_ENV:
-            TF_FORWARD(&r->err, tf_rec_env(r, &f[1]));
-            break;
-        case TF_REC_SIG:
-            TF_FORWARD(&r->err, tf_rec_sig(r, f));
-            break;
-        case TF_REC_BEGIN:
-            TF_FORWARD(&r->err, tf_rec_begin(r, f));
-            break;
-        case TF_REC_END:
-            TF_FORWARD(&r->err, tf_rec_end(r, f, item));
-            return TF_OK;
-        case TF_REC_DEVICES:
-            TF_FORWARD(&r->err, tf_rec_devices(r, f, item));
-            return TF_OK;
-        default:
-            TF_FORWARD(&r->err, tf_rec_misc(r, type, f, item));
-            return TF_OK;
+        if (status == TF_OK)
+            status = tf_rec_apply(r, f, n, item, &yielded);
+        if (status != TF_OK) {
+            r->sticky = status;
+            return status;
         }
     }
-out:
-    r->sticky = status;
-    return status;
+    return TF_OK;
 }
 
 tf_status tf_rec_feed(tf_reader *r, const void *rec, size_t len, size_t *used, tf_item *item)
@@ -308,13 +336,9 @@ tf_status tf_rec_feed(tf_reader *r, const void *rec, size_t len, size_t *used, t
     tf_status status = TF_OK;
     const tf_value *f;
     uint32_t n;
-    uint64_t type;
+    int yielded = 0;
 
-    tf_err_clear(&r->err);
-    if (r->yielded) {
-        tf_mem_free(&r->mem, r->yielded, r->yielded_len);
-        r->yielded = NULL;
-    }
+    tf_rec_unyield(r);
     if (len == 0)
         TF_REC_FAIL(r, TF_ERR_CORRUPT, "an empty record");
     r->raw = (uint8_t *)rec;   /* borrowed for this record only */
@@ -324,35 +348,10 @@ tf_status tf_rec_feed(tf_reader *r, const void *rec, size_t len, size_t *used, t
     *used = status == TF_OK ? r->rpos : len;
     r->raw = NULL;
     r->raw_len = r->rpos = 0;
-    if (status != TF_OK)
-        goto out;
-    type = f[0].v.u;
-    if (type > TF_REC_DEVICES)
-        return TF_END;
-    if (n < tf_rec_fields[type])
-        TF_REC_FAIL(r, TF_ERR_CORRUPT, "%s has %u fields, expected %u", tf_rec_names[type], n,
-                    tf_rec_fields[type]);
-    switch (type) {
-    case TF_REC_ENV:
-        TF_FORWARD(&r->err, tf_rec_env(r, &f[1]));
-        return TF_END;
-    case TF_REC_SIG:
-        TF_FORWARD(&r->err, tf_rec_sig(r, f));
-        return TF_END;
-    case TF_REC_BEGIN:
-        TF_FORWARD(&r->err, tf_rec_begin(r, f));
-        tf_rec_begin_view(r, item);
-        break;
-    case TF_REC_END:
-        TF_FORWARD(&r->err, tf_rec_end(r, f, item));
-        break;
-    case TF_REC_DEVICES:
-        TF_FORWARD(&r->err, tf_rec_devices(r, f, item));
-        break;
-    default:
-        TF_FORWARD(&r->err, tf_rec_misc(r, type, f, item));
-        break;
-    }
+    if (status == TF_OK)
+        status = tf_rec_apply(r, f, n, item, &yielded);
+    if (status == TF_OK && !yielded)
+        status = TF_END;
 out:
     return status;
 }

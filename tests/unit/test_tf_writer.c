@@ -569,6 +569,116 @@ static void test_workers_crash_flush(void)
     free(back);
 }
 
+/* ------------------------------------------------------------ sink mode and feed readers */
+
+/* What the sink saw: items decoded by a feed reader, as "B<seq>" (a call
+ * begins, with its first argument), "C<seq>=<ret>" (it ends), "D<seq>"
+ * (data); the hand-overs that held more than one record. */
+typedef struct sk_state {
+    tf_reader *r;
+    char log[512];
+    unsigned handovers, multi, errors;
+} sk_state;
+
+static void sk_sink(void *ctx, const void *rec, size_t len)
+{
+    sk_state *k = ctx;
+    const uint8_t *p = rec, *end = p + len;
+    unsigned records = 0;
+    k->handovers++;
+    while (p < end) {
+        tf_item it;
+        size_t used = 0;
+        tf_status st = tf_reader_feed(k->r, p, (size_t)(end - p), &used, &it);
+        CU_ASSERT(used > 0 && used <= (size_t)(end - p));
+        p += used ? used : (size_t)(end - p);
+        records++;
+        char one[64] = "";
+        uint64_t a = 0, ret = 0;
+        if (st == TF_OK && it.type == TF_ITEM_BEGIN) {
+            CU_ASSERT(it.u.call.complete == 0 && it.u.call.outs == NULL);
+            tf_value_u64(&it.u.call.args[0], &a);
+            snprintf(one, sizeof one, "B%llu:%llu ", (unsigned long long)it.u.call.seq, (unsigned long long)a);
+        } else if (st == TF_OK && it.type == TF_ITEM_CALL) {
+            tf_value_u64(&it.u.call.ret, &ret);
+            snprintf(one, sizeof one, "C%llu=%llu ", (unsigned long long)it.u.call.seq, (unsigned long long)ret);
+        } else if (st == TF_OK && it.type == TF_ITEM_DATA) {
+            snprintf(one, sizeof one, "D%llu ", (unsigned long long)it.u.data.seq);
+        } else if (st != TF_END) {
+            k->errors++;
+        }
+        strncat(k->log, one, sizeof k->log - strlen(k->log) - 1);
+    }
+    k->multi += records > 1;
+}
+
+static void test_sink_feed(void)
+{
+    sk_state k = {0};
+    tf_writer *w = NULL;
+    tf_writer_opts o = {.sink = sk_sink, .sink_ctx = &k};
+    CU_ASSERT(tf_writer_open(&w, NULL, NULL) == TF_ERR_ARG);   /* no path and no sink */
+    CU_ASSERT_FATAL(tf_reader_open_feed(&k.r, NULL) == TF_OK);
+    CU_ASSERT_FATAL(tf_writer_open(&w, NULL, &o) == TF_OK);
+
+    /* a SIG and the first BEGIN using it in one record session, as the
+     * recorder writes them: one hand-over, two records */
+    tf_enc *e = tf_writer_lock(w);
+    tf_enc_array(e, 5);
+    tf_enc_uint(e, 1);
+    tf_enc_uint(e, 3);
+    tf_enc_cstr(e, "clThing");
+    tf_enc_cstr(e, "cl_int");
+    tf_enc_array(e, 1);
+    tf_enc_array(e, 4);
+    tf_enc_cstr(e, "p0");
+    tf_enc_cstr(e, "cl_uint");
+    tf_enc_uint(e, TF_KIND_VALUE);
+    tf_enc_uint(e, TF_DIR_IN);
+    tf_enc_array(e, 7);
+    tf_enc_uint(e, 2);
+    tf_enc_uint(e, 1);
+    tf_enc_uint(e, 1);
+    tf_enc_uint(e, 3);
+    tf_enc_int(e, 100);
+    tf_enc_array(e, 1);
+    tf_enc_uint(e, 41);
+    tf_enc_nil(e);
+    tf_writer_unlock(w);
+    tt_begin(w, 2, 1, 3, 1, 77);
+    tt_end(w, 2, 1, 5);
+    tt_end(w, 1, 1, 0);
+
+    /* blobs are hashed, not stored: the reference is the bytes' hash */
+    uint8_t data[3000];
+    tf_blobref ref, want;
+    tt_fill(data, sizeof data, 9, 0);
+    CU_ASSERT(tf_writer_blob(w, data, sizeof data, &ref) == TF_OK);
+    tf_hash(data, sizeof data, &want);
+    CU_ASSERT(!memcmp(&ref, &want, sizeof ref));
+    tt_data_blob(w, 2, &ref);
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_OK);
+
+    tf_writer_stats st;
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.records == 5 && st.file_bytes == 0 && st.blobs_stored == 0);   /* lock sessions */
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    CU_ASSERT_STRING_EQUAL(k.log, "B1:41 B2:77 C2=5 C1=0 D2 ");
+    CU_ASSERT(k.handovers == 5 && k.multi == 1 && k.errors == 0);
+
+    /* a corrupt record: an error, no item, and the next good one decodes */
+    tf_item it;
+    size_t used = 0;
+    static const uint8_t bad[] = {0x93, 0x02, 0xc1, 0x00};   /* 0xc1 is never msgpack */
+    CU_ASSERT(tf_reader_feed(k.r, bad, sizeof bad, &used, &it) == TF_ERR_CORRUPT);
+    CU_ASSERT(used == sizeof bad);
+    CU_ASSERT(tf_reader_feed(k.r, bad, 0, &used, &it) == TF_ERR_CORRUPT);
+    static const uint8_t note[] = {0x94, 0x06, 0x00, 0x00, 0xa1, 'x'};   /* NOTE [6, 0, 0, "x"] */
+    CU_ASSERT(tf_reader_feed(k.r, note, sizeof note, &used, &it) == TF_OK);
+    CU_ASSERT(it.type == TF_ITEM_NOTE && used == sizeof note);
+    tf_reader_close(k.r);
+}
+
 int main(void)
 {
     CU_pSuite s;
@@ -583,5 +693,6 @@ int main(void)
     CU_add_test(s, "write error (closed pipe) with workers: failed state, no hang", test_workers_write_error);
     CU_add_test(s, "file size limit with workers: EFBIG, no SIGXFSZ", test_workers_fsize);
     CU_add_test(s, "crash flush with busy workers", test_workers_crash_flush);
+    CU_add_test(s, "sink mode into a feed reader: records in lock order, begins, blobs hashed", test_sink_feed);
     return tt_run();
 }
