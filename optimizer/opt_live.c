@@ -250,8 +250,10 @@ static opt_status opt_kept_out(opt_exec *x, size_t i, int run)
     if (run) {
         x->nforced++;
         const opt_xform *f = k.xform ? opt_plan_xform(x->p, k.xform - 1) : NULL;
-        if (f)
-            x->state[f->id - 1] = OPT_X_FELL_BACK;
+        if (f) {   /* applied, then undone: listed with its reason */
+            x->state[f->id - 1] = OPT_X_PENDING;
+            opt_exec_fell_back(x, f, k.seq, "a later call needed its results (or overwrote its inputs): it ran after all");
+        }
         if (f && f->action == OPT_ACT_HOLD && f->fused && x->fz_forced && f->fused <= opt_plan_fused_count(x->p))
             x->fz_forced[f->fused - 1]++;
     } else {
@@ -321,9 +323,9 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
     const char *fn = c->sig->name;
     opt_fate fate = OPT_FATE_RUN;
     const opt_xform *held = x->held;
-    int v = OPT_RUN;
+    int v = OPT_RUN, droppable = opt_droppable(fn);
     opt_status st = OPT_OK;
-    if (x->n && opt_droppable(fn))
+    if (x->n && droppable)
         v = opt_exec_decide(x, c, &fate);
     if (v < 0)
         return OPT_ERR_NOMEM;
@@ -365,7 +367,7 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
             opt_kept_free(&x->held_sets);
         }
     }
-    if (st == OPT_OK && opt_droppable(fn))
+    if (st == OPT_OK && droppable)
         st = opt_begun_push(x, c->seq, fate);
     opt_answer(x, a, v);
     return st;
@@ -415,7 +417,7 @@ void opt_exec_unkept(opt_exec *x, uint64_t seq)
             opt_kept_free(&x->kept[i]);
             memmove(&x->kept[i], &x->kept[i + 1], (x->nkept - i - 1) * sizeof *x->kept);
             x->nkept--;
-            x->nforced++;
+            x->nkept_total--;   /* never kept after all */
             return;
         }
 }

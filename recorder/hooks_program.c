@@ -84,7 +84,7 @@ int rec_pre_clSetKernelArg(rec_call *c, cl_kernel *a_kernel, cl_uint *a_arg_inde
 {
     const void *v = *a_arg_value;
     const void *obj = NULL;
-    if (rec_plan_on())
+    if (rec_g.plan)
         rec_plan_karg(*a_kernel, *a_arg_index, *a_arg_size, v);
     if (v && *a_arg_size == sizeof(void *))
         memcpy(&obj, v, sizeof obj);

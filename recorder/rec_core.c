@@ -395,7 +395,7 @@ void rec_begin_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->pre, c->npre);
     tf_writer_unlock(rec_g.w);
-    c->plan = rec_plan_on() && rec_plan_take();
+    c->plan = rec_g.plan && rec_plan_take();
 }
 
 tf_enc *rec_end(rec_call *c)

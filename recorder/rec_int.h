@@ -85,6 +85,8 @@ typedef struct rec_state {
     tf_writer *w;
     int active;                     /* recording */
     int layer_mode;
+    int plan;                       /* plan mode (rec_plan.c): a flag, so that a recording
+                                       pays one load per call for it, not a call */
     _Atomic uint64_t seq;
     _Atomic int error_reported;
 } rec_state;
@@ -109,7 +111,6 @@ void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__
  * mode), 0 (no plan asked) or -1 (the plan cannot be used: one line on
  * stderr, the application runs as without clrr). */
 int rec_plan_init(tf_writer_opts *o);
-int rec_plan_on(void);
 /* 1 when the matcher asked the calling thread for something (once). */
 int rec_plan_take(void);
 /* Between the BEGIN record and the driver call of a call the matcher

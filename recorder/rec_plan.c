@@ -74,7 +74,7 @@ typedef struct rp_fused {
 
 static struct {
     pthread_mutex_t mu;
-    int on, broken;
+    int broken;
     opt_plan *plan;
     opt_exec *x;
     tf_reader *feed;
@@ -98,9 +98,22 @@ static __thread struct {
     uint64_t keep_held;
 } rp_tls;
 
-int rec_plan_on(void)
+/* Room for @p need elements of @p elem bytes in *arr (capacity *cap,
+ * doubled). @return 0, or -1 out of memory (*arr unchanged). */
+static int rp_grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
-    return rp.on;
+    void **a = arr;
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c *= 2;
+    void *n = realloc(*a, c * elem);
+    if (!n)
+        return -1;
+    *a = n;
+    *cap = c;
+    return 0;
 }
 
 static void rp_broken(const char *what)
@@ -112,13 +125,8 @@ static void rp_broken(const char *what)
 
 static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *src, size_t k)
 {
-    if (k > *cap) {
-        uint64_t *p = realloc(*dst, k * sizeof *p);
-        if (!p)
-            return -1;
-        *dst = p;
-        *cap = k;
-    }
+    if (rp_grow(dst, cap, k, sizeof **dst))
+        return -1;
     if (k)
         memcpy(*dst, src, k * sizeof *src);
     *n = k;
@@ -198,7 +206,7 @@ int rec_plan_init(tf_writer_opts *o)
     rp.report = getenv("CLRR_PLAN_REPORT");
     o->sink = rp_sink;
     o->sink_ctx = NULL;
-    rp.on = 1;
+    rec_g.plan = 1;
     return 1;
 }
 
@@ -211,14 +219,8 @@ static rp_kargs *rp_kargs_of(cl_kernel k, int make)
             return &rp.kargs[i];
     if (!make)
         return NULL;
-    if (rp.nkargs == rp.capkargs) {
-        size_t cap = rp.capkargs ? rp.capkargs * 2 : 16;
-        rp_kargs *n = realloc(rp.kargs, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        rp.kargs = n;
-        rp.capkargs = cap;
-    }
+    if (rp_grow(&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
+        return NULL;
     rp_kargs *a = &rp.kargs[rp.nkargs++];
     memset(a, 0, sizeof *a);
     a->k = k;
@@ -233,7 +235,7 @@ static void rp_arg_free(rp_arg *a)
 
 void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value)
 {
-    if (!rp.on || index >= 4096 || size > (1u << 20))
+    if (!rec_g.plan || index >= 4096 || size > (1u << 20))
         return;
     pthread_mutex_lock(&rp.mu);
     rp_kargs *a = rp_kargs_of(k, 1);
@@ -446,14 +448,8 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k, int with_args)
 
 static int rp_kept_add(const rp_kept *k)
 {
-    if (rp.nkept == rp.capkept) {
-        size_t cap = rp.capkept ? rp.capkept * 2 : 16;
-        rp_kept *n = realloc(rp.kept, cap * sizeof *n);
-        if (!n)
-            return -1;
-        rp.kept = n;
-        rp.capkept = cap;
-    }
+    if (rp_grow(&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
+        return -1;
     rp.kept[rp.nkept++] = *k;
     return 0;
 }
@@ -497,14 +493,8 @@ static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
     for (size_t i = 0; i < rp.nfused; i++)
         if (rp.fused[i].ctx == ctx && rp.fused[i].id == z->id)
             return &rp.fused[i];
-    if (rp.nfused == rp.capfused) {
-        size_t cap = rp.capfused ? rp.capfused * 2 : 8;
-        rp_fused *n = realloc(rp.fused, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        rp.fused = n;
-        rp.capfused = cap;
-    }
+    if (rp_grow(&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
+        return NULL;
     rp_fused *f = &rp.fused[rp.nfused++];
     memset(f, 0, sizeof *f);
     f->ctx = ctx;
@@ -617,7 +607,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
 
 void rec_plan_released(uint64_t id)
 {
-    if (!rp.on)
+    if (!rec_g.plan)
         return;
     opt_live_answer a;
     rp_kept k;
@@ -650,7 +640,7 @@ static void rp_json_str(FILE *f, const char *s)
 
 void rec_plan_end(void)
 {
-    if (!rp.on)
+    if (!rec_g.plan)
         return;
     pthread_mutex_lock(&rp.mu);
     opt_live_answer a;
@@ -679,6 +669,6 @@ void rec_plan_end(void)
         fputs("]}\n", f);
         fclose(f);
     }
-    rp.on = 0;
+    rec_g.plan = 0;
     pthread_mutex_unlock(&rp.mu);
 }

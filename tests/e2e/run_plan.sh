@@ -58,6 +58,8 @@ run -q --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 3 >"$TMP/d
     fail "deadwork with the plan: $(cat "$TMP/dw.out")"
 [ "$(j "$TMP/dw.json" "(d['dropped'], d['deferred'], d['ran_after_all'], d['never_ran'], d['unmatched'])")" \
     = "(4, 9, 2, 7, 0)" ] || fail "deadwork: $(j "$TMP/dw.json" d)"
+[ "$(j "$TMP/dw.json" "sum('ran after all' in f['reason'] for f in d['fallbacks'])")" = 2 ] ||
+    fail "deadwork: the kept commands that ran are not listed with their reason: $(j "$TMP/dw.json" d)"
 # the same with other data
 run -q --plan "$TMP/dw.plan" --report "$TMP/dw7.json" -- "$DW" --iters 3 --seed 7 >"$TMP/dw7.out" 2>&1 ||
     fail "deadwork --seed 7: $(cat "$TMP/dw7.out")"
