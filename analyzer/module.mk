@@ -7,8 +7,6 @@
 #  - every other analyzer/*.c: plain C (trace model, graph, statistics,
 #    timeline, region evaluation), archived in libana.a and linked into clrr.
 #    ana_expr.c (affine-form arithmetic) goes into both.
-LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null | tr ' ' '\n' | grep -E '^-(I|D)' | tr '\n' ' ')
-LLVM_BINDIR := $(shell $(LLVM_CONFIG) --bindir 2>/dev/null)
 ANA_LLVM_SRCS := $(wildcard analyzer/ana_llvm_*.c)
 ANA_SRCS := $(filter-out $(ANA_LLVM_SRCS),$(wildcard analyzer/*.c))
 ANA_LIB := $(B)/lib/libana.a

@@ -6,7 +6,7 @@
 RW_SRCS := $(wildcard rewriter/*.c)
 RW_LIB := $(B)/lib/librw.a
 RW_LIBS := -L$(LLVM_LIB) -lclang -Wl,-rpath,$(LLVM_LIB)
-RW_RESOURCE_DIR := $(or $(shell $(shell $(LLVM_CONFIG) --bindir 2>/dev/null)/clang -print-resource-dir 2>/dev/null),$(LLVM_LIB)/clang/16)
+RW_RESOURCE_DIR := $(or $(shell $(LLVM_BINDIR)/clang -print-resource-dir 2>/dev/null),$(LLVM_LIB)/clang/16)
 MOD_CFLAGS_rewriter := -I$(LLVM_INC)
 
 $(call objs,$(RW_SRCS)): CPPFLAGS += -DRW_CLANG_INCLUDE='"$(RW_RESOURCE_DIR)/include"'
@@ -42,7 +42,7 @@ UNIT_LIBS_test_rw := $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
 $(B)/tests/test_rw: $(RW_LIB) $(RWT_OBJS) $(RWT_RUN) $(RW_SO)
 $(B)/obj/tests/unit/test_rw.o: $(B)/gen/apps/sobel_cl.h $(B)/gen/apps/geomatrix_cl.h \
     $(B)/gen/apps/exposure_cl.h
-$(RWT_OBJS): CPPFLAGS += -DRW_TEST_CLANG='"$(shell $(LLVM_CONFIG) --bindir 2>/dev/null)/clang"'
+$(RWT_OBJS): CPPFLAGS += -DRW_TEST_CLANG='"$(LLVM_BINDIR)/clang"'
 $(RWT_RUN): $(call objs,tests/rw/rwt_run.c)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL

@@ -14,7 +14,7 @@ GEN_OUT := $(B)/gen/rec_gen.h $(B)/gen/rec_gen.c $(B)/gen/rec_exports.map $(B)/g
 $(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
 	@mkdir -p $(B)/gen
 	ASAN_OPTIONS=detect_leaks=0 $(GEN_BIN) recorder/api.overlay $(B)/gen tools/gen/api_tu.h \
-	    -x c -DCL_TARGET_OPENCL_VERSION=300 -I$(shell $(LLVM_CONFIG) --libdir)/clang/16/include
+	    -x c -DCL_TARGET_OPENCL_VERSION=300 -I$(LLVM_LIB)/clang/16/include
 
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
