@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 1
+#define OPT_PLAN_MINOR 2
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -134,6 +134,9 @@ typedef struct opt_fused {
     int keep_store;           /* the intermediate buffer is still written */
     unsigned nparams;
     const uint8_t (*params)[2];   /* (from, index) */
+    uint32_t storing;         /* !keep_store: the id of the same fusion that still
+                               * stores the buffer (0: none), for live runs that
+                               * read it after all (plan 1.2) */
 } opt_fused;
 
 /* Per kernel: how it accesses its arguments, from the kernel analysis (the

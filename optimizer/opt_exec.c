@@ -212,6 +212,15 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
                                         "structure is not the one the plan was made for");
             return OPT_RUN;
         }
+        x->held_storing = 0;
+        if (x->live && !z->keep_store && z->storing && x->fz_forced && x->fz_forced[z->id - 1] >= 1) {
+            /* the run reads (or overwrites the inputs of) what the fused
+             * kernel does not store: the rest of the run fuses with the
+             * twin that stores it, and the producer is not kept */
+            x->held = f;
+            x->held_storing = 1;
+            return OPT_HOLD;
+        }
         if (x->live && !z->keep_store && x->fz_forced && x->fz_forced[z->id - 1] >= 2) {
             /* the run keeps reading (or overwriting the inputs of) what the
              * fused kernel does not store: its producer runs anyway, so the
@@ -231,6 +240,8 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         x->state[f->id - 1] = OPT_X_APPLIED;
         x->held = NULL;
         x->fused = opt_plan_fused(x->p, f->fused - 1);
+        if (x->held_storing && x->fused && x->fused->storing)
+            x->fused = opt_plan_fused(x->p, x->fused->storing - 1);
         x->fusions++;
         return OPT_FUSE;
     }

@@ -101,6 +101,69 @@ static int opt_role_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The fused kernel of pair @p f stored or not (@p keep_store), made by the
+ * rewriter once for every pair of the same kind; a kernel that does not
+ * store the intermediate buffer names its storing twin (opt_fused.storing),
+ * made first, for live runs that read the buffer after all. *out: the entry
+ * (its id 0 when the rewriter refused). */
+static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_object *pk, const ana_object *ck,
+                                const opt_fuse_pair *f, int keep_store, opt_fuse_made **made, size_t *nmade,
+                                size_t *capmade, opt_fuse_made **out)
+{
+    for (size_t k = 0; k < *nmade; k++) {
+        opt_fuse_made *m = &(*made)[k];
+        if (m->program == prog->id && !strcmp(m->pname, pk->name) && !strcmp(m->cname, ck->name) &&
+            m->p_buf == f->p_buf && m->c_buf == f->c_buf && m->keep_store == keep_store) {
+            *out = m;
+            return OPT_OK;
+        }
+    }
+    uint32_t storing = 0;
+    if (!keep_store) {
+        opt_fuse_made *twin;
+        opt_status st = opt_fuse_make(x, prog, pk, ck, f, 1, made, nmade, capmade, &twin);
+        if (st != OPT_OK)
+            return st;
+        storing = twin->id;
+    }
+    if (opt_grow((void **)made, capmade, *nmade + 1, sizeof **made))
+        return OPT_ERR_NOMEM;
+    opt_fuse_made *m = &(*made)[(*nmade)++];
+    *m = (opt_fuse_made){.program = prog->id, .pname = pk->name, .cname = ck->name, .p_buf = f->p_buf,
+                         .c_buf = f->c_buf, .keep_store = keep_store};
+    *out = m;
+    char name[64], why[512] = "";
+    snprintf(name, sizeof name, "__clrr_fused_%zu", opt_plan_fused_count(x->p) + 1);
+    rw_fuse_req req = {prog->source, (size_t)prog->source_len, prog->options, pk->name, ck->name,
+                       f->p_buf, f->c_buf, keep_store, name};
+    rw_fuse_out rout;
+    rw_status rs = opt_rw_fuse(&req, &rout, why, sizeof why);
+    if (rs == RW_ERR_NOMEM)
+        return OPT_ERR_NOMEM;
+    if (rs != RW_OK) {
+        if (!x->fuse_note[0])
+            snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", pk->name, ck->name, why);
+        return OPT_OK;   /* refused: m->id stays 0 */
+    }
+    uint8_t prm[OPT_FUSED_MAX_PARAMS][2];
+    for (unsigned k = 0; k < rout.nparams && k < OPT_FUSED_MAX_PARAMS; k++) {
+        prm[k][0] = rout.params[k].from;
+        prm[k][1] = rout.params[k].index;
+    }
+    tf_blobref h;
+    tf_hash(prog->source, (size_t)prog->source_len, &h);
+    opt_fused z = {0, name, pk->name, ck->name, {0}, rout.source, prog->options ? prog->options : "",
+                   keep_store, rout.nparams, (const uint8_t(*)[2])prm, storing};
+    memcpy(z.program, h.hash, 16);
+    opt_status st = rout.nparams <= OPT_FUSED_MAX_PARAMS ? opt_plan_add_fused(x->p, &z, &m->id) : OPT_ERR_LIMIT;
+    opt_rw_fuse_free(&rout);
+    if (st == OPT_ERR_LIMIT) {
+        m->id = 0;
+        return OPT_OK;
+    }
+    return st;
+}
+
 /* The fuse pass, before the stream: the pairs of the model, each kind made
  * into one fused kernel by the rewriter (pairs it refuses stay as they are). */
 static opt_status opt_fuse_plan(opt_run *x)
@@ -120,52 +183,8 @@ static opt_status opt_fuse_plan(opt_run *x)
         if (!prog || !prog->source)
             continue;
         opt_fuse_made *m = NULL;
-        for (size_t k = 0; k < nmade && !m; k++)
-            if (made[k].program == prog->id && !strcmp(made[k].pname, pk->name) && !strcmp(made[k].cname, ck->name) &&
-                made[k].p_buf == f->p_buf && made[k].c_buf == f->c_buf && made[k].keep_store == f->keep_store)
-                m = &made[k];
-        if (!m) {
-            if (opt_grow((void **)&made, &capmade, nmade + 1, sizeof *made)) {
-                st = OPT_ERR_NOMEM;
-                break;
-            }
-            m = &made[nmade++];
-            *m = (opt_fuse_made){.program = prog->id, .pname = pk->name, .cname = ck->name, .p_buf = f->p_buf,
-                                 .c_buf = f->c_buf, .keep_store = f->keep_store};
-            char name[64], why[512] = "";
-            snprintf(name, sizeof name, "__clrr_fused_%zu", opt_plan_fused_count(x->p) + 1);
-            rw_fuse_req req = {prog->source, (size_t)prog->source_len, prog->options, pk->name, ck->name,
-                               f->p_buf, f->c_buf, f->keep_store, name};
-            rw_fuse_out out;
-            rw_status rs = opt_rw_fuse(&req, &out, why, sizeof why);
-            if (rs == RW_ERR_NOMEM) {
-                st = OPT_ERR_NOMEM;
-                break;
-            }
-            if (rs != RW_OK) {
-                if (!x->fuse_note[0])
-                    snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", pk->name, ck->name, why);
-                continue;   /* refused: m->id stays 0 */
-            }
-            uint8_t prm[OPT_FUSED_MAX_PARAMS][2];
-            for (unsigned k = 0; k < out.nparams && k < OPT_FUSED_MAX_PARAMS; k++) {
-                prm[k][0] = out.params[k].from;
-                prm[k][1] = out.params[k].index;
-            }
-            tf_blobref h;
-            tf_hash(prog->source, (size_t)prog->source_len, &h);
-            opt_fused z = {0, name, pk->name, ck->name, {0}, out.source, prog->options ? prog->options : "",
-                           f->keep_store, out.nparams, (const uint8_t(*)[2])prm};
-            memcpy(z.program, h.hash, 16);
-            st = out.nparams <= OPT_FUSED_MAX_PARAMS ? opt_plan_add_fused(x->p, &z, &m->id) : OPT_ERR_LIMIT;
-            opt_rw_fuse_free(&out);
-            if (st == OPT_ERR_LIMIT) {
-                st = OPT_OK;
-                m->id = 0;
-            }
-            if (st != OPT_OK)
-                break;
-        }
+        if ((st = opt_fuse_make(x, prog, pk, ck, f, f->keep_store, &made, &nmade, &capmade, &m)) != OPT_OK)
+            break;
         if (!m->id)
             continue;
         if (opt_grow((void **)&x->roles, &caproles, x->nroles + 2, sizeof *x->roles)) {

@@ -266,7 +266,7 @@ static int opt_is_ident(const char *s)
 static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
 {
     static const char *const names[] = {"id", "name", "producer", "consumer", "program", "keep_store",
-                                        "params", "options", "source", NULL};
+                                        "params", "options", "source", "storing", NULL};
     json_t *a = json_object_get(root, "fused_kernels");
     if (!a || json_is_null(a))
         return OPT_OK;   /* 1.0: reserved, null */
@@ -313,6 +313,16 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
         }
         f.nparams = (unsigned)json_array_size(params);
         f.params = (const uint8_t(*)[2])prm;
+        if (json_object_get(o, "storing")) {   /* 1.2: the storing twin, listed before */
+            uint64_t tw;
+            OPT_TRY(opt_get_u64(r, o, "storing", where, &tw));
+            const opt_fused *t = tw >= 1 && tw <= i ? opt_plan_fused(r->p, (size_t)tw - 1) : NULL;
+            if (f.keep_store || !t || !t->keep_store || strcmp(t->producer, f.producer) ||
+                strcmp(t->consumer, f.consumer) || memcmp(t->program, f.program, sizeof f.program))
+                return opt_bad(r, OPT_ERR_PLAN, where,
+                               "storing: a kernel that does not store names an earlier one of the same pair that does");
+            f.storing = (uint32_t)tw;
+        }
         OPT_TRY(opt_plan_add_fused(r->p, &f, NULL));
     }
     return OPT_OK;

@@ -117,10 +117,13 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                 if (json_array_append_new(prm, json_pack("[i,i]", (int)z->params[k][0], (int)z->params[k][1])))
                     rc = -1;
             fputs(i ? ",\n  " : "\n  ", f);
-            rc |= opt_put(f, json_pack("{s:o,s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:s}", "id", opt_u64(z->id), "name",
-                                       z->name, "producer", z->producer, "consumer", z->consumer, "program",
-                                       opt_hash_json(z->program), "keep_store", z->keep_store, "params", prm,
-                                       "options", z->options, "source", z->source));
+            json_t *o = json_pack("{s:o,s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:s}", "id", opt_u64(z->id), "name", z->name,
+                                  "producer", z->producer, "consumer", z->consumer, "program",
+                                  opt_hash_json(z->program), "keep_store", z->keep_store, "params", prm, "options",
+                                  z->options, "source", z->source);
+            if (o && z->storing && json_object_set_new(o, "storing", opt_u64(z->storing)))
+                rc = -1;
+            rc |= opt_put(f, o);
         }
         fputs(p->nfz ? "\n]" : "]", f);
     }

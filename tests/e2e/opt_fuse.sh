@@ -17,13 +17,18 @@ j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$
 while read -r app args kinds pairs; do
     "$CLRR" record -o "$TMP/$app.clrr" -- "$APPS/$app" ${args//_/ } --quiet || fail "recording $app"
     "$CLRR" optimize "$TMP/$app.clrr" -o "$TMP/$app.plan" --json >"$TMP/$app.o.json" || fail "optimize $app"
-    got=$(j "$TMP/$app.plan" "','.join(f['producer'] + '>' + f['consumer'] for f in d['fused_kernels'])")
+    got=$(j "$TMP/$app.plan" "','.join(sorted({f['producer'] + '>' + f['consumer'] for f in d['fused_kernels']}))")
     [ "$got" = "$kinds" ] || fail "$app: fused kernels $got, expected $kinds"
     "$CLRR" replay --json "$TMP/$app.clrr" --plan "$TMP/$app.plan" >"$TMP/$app.r.json" ||
         fail "$app --plan does not replay verified: $(cat "$TMP/$app.r.json")"
     [ "$(j "$TMP/$app.r.json" "(d['ok'], d['mismatches'], d['plan']['fused'], d['plan']['fell_back'] + d['plan']['unmatched'])")" \
         = "(True, 0, $pairs, 0)" ] || fail "$app --plan: $(j "$TMP/$app.r.json" "d['plan']")"
     [ "$(j "$TMP/$app.r.json" "d['readbacks'] > 0")" = True ] || fail "$app: nothing verified"
+    # each kernel that does not store the buffer names its storing twin (1.2)
+    [ "$(j "$TMP/$app.plan" "all(not f['keep_store'] and (lambda t: t['keep_store'] and
+        (t['producer'], t['consumer'], t['program']) == (f['producer'], f['consumer'], f['program']))(
+        d['fused_kernels'][f['storing'] - 1]) for f in d['fused_kernels'] if 'storing' in f) and
+        any('storing' in f for f in d['fused_kernels'])")" = True ] || fail "$app: no storing twins"
 done <<'EOF2'
 sobel --size=256_--iters=3 sobel_gy>sobel_magnitude 3
 geomatrix --size=128_--iters=2 mul>mul,mul>pow_scalar 8
@@ -32,11 +37,19 @@ EOF2
 
 # the generated kernel: the producer's store is gone; the consumer loads gy
 # only where the producer did not store (guards), never otherwise
-j "$TMP/sobel.plan" "d['fused_kernels'][0]['source']" >"$TMP/fused.cl"
-python3 - "$TMP/fused.cl" <<'PY' || fail "sobel's fused kernel: $(tail -20 "$TMP/fused.cl")"
+# (and its storing twin, __clrr_fused_1, still stores it)
+j "$TMP/sobel.plan" "[f['source'] for f in d['fused_kernels'] if not f['keep_store']][0]" >"$TMP/fused.cl"
+j "$TMP/sobel.plan" "[f['source'] for f in d['fused_kernels'] if f['keep_store']][0]" >"$TMP/twin.cl"
+python3 - "$TMP/twin.cl" <<'PY' || fail "sobel's storing twin: $(tail -20 "$TMP/twin.cl")"
 import re, sys
 src = open(sys.argv[1]).read()
 body = src[src.index("__kernel void __clrr_fused_1"):]
+assert re.search(r"gy\[[^]]*\]\s*=[^=]", body), "the storing twin does not store gy"
+PY
+python3 - "$TMP/fused.cl" <<'PY' || fail "sobel's fused kernel: $(tail -20 "$TMP/fused.cl")"
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index("__kernel void __clrr_fused_2"):]
 assert not re.search(r"gy\[[^]]*\]\s*=[^=]", body), "the fused kernel still stores gy"
 loads = [m.start() for m in re.finditer(r"\bc_gy\[", body)]
 assert loads and all(body[:i].endswith("__clrr_stored ? __clrr_v : ") for i in loads), "gy is loaded unguarded"
@@ -60,7 +73,7 @@ PY
 # --timing: the fused launches are timed under the fused kernel's name
 "$CLRR" replay --json --timing "$TMP/sobel.clrr" --plan "$TMP/sobel.plan" >"$TMP/t.json" || fail "sobel --timing --plan"
 [ "$(j "$TMP/t.json" "[(k['name'], k['launches']) for k in d['kernels_timing'] if k['name'].startswith('__clrr')]")" \
-    = "[('__clrr_fused_1', 3)]" ] || fail "--timing: $(j "$TMP/t.json" "d['kernels_timing']")"
+    = "[('__clrr_fused_2', 3)]" ] || fail "--timing: $(j "$TMP/t.json" "d['kernels_timing']")"
 # --no-fuse leaves the pass out
 "$CLRR" optimize "$TMP/sobel.clrr" -o "$TMP/nf.plan" --no-fuse --json >"$TMP/nf.json" || fail "--no-fuse"
 [ "$(j "$TMP/nf.plan" "len(d['fused_kernels'])")" = 0 ] || fail "--no-fuse still fused"
@@ -83,15 +96,17 @@ bad name "d['fused_kernels'][0]['name'] = 'a b'" "identifiers"
 bad act "d['transformations'][0]['action'] = 'drop'" "'drop' is not an action of pass 'fuse'"
 bad pass "d['transformations'][0]['pass'] = 'dead'; d['passes'][0]['transformations'] += 1; d['passes'][2]['transformations'] -= 1" "not an action of pass"
 bad nosrc "del d['fused_kernels'][0]['source']" "source"
+bad twin "d['fused_kernels'][1]['storing'] = 2" "storing: a kernel that does not store names an earlier one"
+bad twin2 "d['fused_kernels'][0]['storing'] = 1" "storing"
 # a fused kernel that does not build here: its pairs run as recorded, verified,
 # and the summary says which kernel and why
 python3 - "$TMP/sobel.plan" "$TMP/nb.plan" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-d['fused_kernels'][0]['source'] += '\nthis is not OpenCL C'
+d['fused_kernels'][1]['source'] += '\nthis is not OpenCL C'
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$CLRR" replay --json "$TMP/sobel.clrr" --plan "$TMP/nb.plan" >"$TMP/nb.json" 2>/dev/null || fail "an unbuildable fused kernel fails the replay"
-[ "$(j "$TMP/nb.json" "(d['ok'], d['plan']['fused'], d['plan']['unheld'], d['plan']['unbuilt'].startswith('__clrr_fused_1: building it failed'))")" \
+[ "$(j "$TMP/nb.json" "(d['ok'], d['plan']['fused'], d['plan']['unheld'], d['plan']['unbuilt'].startswith('__clrr_fused_2: building it failed'))")" \
     = "(True, 0, 3, True)" ] || fail "unbuildable fused kernel: $(j "$TMP/nb.json" "d['plan']")"
 echo "ok: sobel, geomatrix and exposure fused and verified; other data fuses, other shapes fall back; bad plans refused"
