@@ -1,5 +1,6 @@
 # bench/: `make bench` runs the benchmark harness (bench.py, then the
-# optimizer's bench/opt.py) and prints Markdown tables;
+# optimizer's bench/opt.py and the live plans' bench/live.py) and prints
+# Markdown tables;
 # raw figures go to bench/results/*.json.
 BENCH_BINS := $(B)/bench/micro
 $(B)/bench/micro: $(B)/obj/bench/micro.o
@@ -10,8 +11,14 @@ ALL_TARGETS += $(BENCH_BINS)
 bench: all
 	@bash bench/run.sh $(B)
 	@python3 bench/opt.py $(B)
+	@python3 bench/live.py $(B)
 
 # `make bench-opt`: the optimizer's table alone (replay vs replay --plan).
 .PHONY: bench-opt
 bench-opt: all
 	@python3 bench/opt.py $(B)
+
+# `make bench-live`: the application without and with `clrr run --plan`.
+.PHONY: bench-live
+bench-live: all
+	@python3 bench/live.py $(B)

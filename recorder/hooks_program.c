@@ -76,6 +76,43 @@ int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uin
     return 0;
 }
 
+/* clCreateKernel, plan mode: the plan's fused kernels for this producer are
+ * built now (rec_plan_kernel). */
+void rec_post_clCreateKernel(rec_call *c, int ok, cl_kernel *ret, cl_program a_program, const char *a_kernel_name,
+                             cl_int *a_errcode_ret)
+{
+    (void)c;
+    (void)a_errcode_ret;
+    if (ok && *ret && rec_g.plan)
+        rec_plan_kernel(a_program, a_kernel_name);
+}
+
+/* clSetKernelArgSVMPointer, clSetKernelExecInfo, plan mode: the layer does
+ * not track these, so the kernel's launches are not kept. */
+void rec_post_clSetKernelArgSVMPointer(rec_call *c, int ok, cl_int *ret, cl_kernel a_kernel, cl_uint a_arg_index,
+                                       const void *a_arg_value)
+{
+    (void)c;
+    (void)ret;
+    (void)a_arg_index;
+    (void)a_arg_value;
+    if (ok && rec_g.plan)
+        rec_plan_karg_opaque(a_kernel);
+}
+
+void rec_post_clSetKernelExecInfo(rec_call *c, int ok, cl_int *ret, cl_kernel a_kernel,
+                                  cl_kernel_exec_info a_param_name, size_t a_param_value_size,
+                                  const void *a_param_value)
+{
+    (void)c;
+    (void)ret;
+    (void)a_param_name;
+    (void)a_param_value_size;
+    (void)a_param_value;
+    if (ok && rec_g.plan)
+        rec_plan_karg_opaque(a_kernel);
+}
+
 /* clSetKernelArg: an argument that is a memory object, sampler or queue is
  * recorded as its id (uint); anything else as its bytes (bin); a NULL value
  * (local memory) as nil. Argument values are always captured. */

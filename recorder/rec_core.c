@@ -67,8 +67,11 @@ static void rec_init(void)
     int plan = rec_plan_init(&o);
     if (plan < 0)
         return;
-    if (plan) /* device times are of no use to the plan; its events would be ours to poll */
+    if (plan) { /* device times are of no use to the plan; its events would be ours to poll */
         rec_g.ctl.device_timing = 0;
+        if (!rec_plan_needs_data())
+            rec_g.ctl.capture_data = 0;   /* nothing to hash: sources and kernel arguments only */
+    }
     tf_status st = tf_writer_open(&rec_g.w, plan ? NULL : rec_g.ctl.output, &o);
     if (st != TF_OK) {
         /* the application runs as if the recorder were not there */

@@ -113,6 +113,9 @@ void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__
 int rec_plan_init(tf_writer_opts *o);
 /* 1 when the matcher asked the calling thread for something (once). */
 int rec_plan_take(void);
+/* Plan mode: whether the plan needs the data of transfers (it drops
+ * redundant ones, known by hash); otherwise nothing is hashed. */
+int rec_plan_needs_data(void);
 /* Between the BEGIN record and the driver call of a call the matcher
  * answered: runs or frees kept commands, then drops, defers, holds or
  * fuses the call. @p pa: the addresses of the call's parameters (the
@@ -121,8 +124,16 @@ int rec_plan_take(void);
 int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip);
 /* clSetKernelArg, as the application sets it (pre hook). */
 void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value);
+/* Plan mode: kernel @p k got an SVM pointer argument or exec info, which
+ * the layer does not track: its launches are not kept (they run now). */
+void rec_plan_karg_opaque(cl_kernel k);
 /* The application released its last reference to memory object @p id. */
 void rec_plan_released(uint64_t id);
+/* Plan mode, after the application created kernel @p name of @p prog: the
+ * plan's fused kernels whose producer it is (same program source) are built
+ * for the program's context now, at set-up like the application's own, not
+ * at their first launch. */
+void rec_plan_kernel(cl_program prog, const char *name);
 /* Process end: the report (CLRR_PLAN_REPORT). */
 void rec_plan_end(void);
 

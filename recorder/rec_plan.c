@@ -43,7 +43,8 @@ typedef struct rp_kept {
     uint64_t seq;
     unsigned fn;              /* REC_FN_* */
     cl_command_queue q;
-    cl_kernel k;              /* launches: a clone with the arguments as set then */
+    cl_kernel k;              /* launches: the kernel, retained; it runs as a clone
+                                 with the arguments as set then (args) */
     cl_uint dim;
     size_t gwo[3], gws[3], lws[3];
     int has_gwo, has_lws;
@@ -52,7 +53,7 @@ typedef struct rp_kept {
     void *data;               /* writes: the bytes; fills: the pattern */
     cl_event *wait;
     cl_uint nwait;
-    rp_arg *args;             /* held launches: the arguments as set then (for the fused kernel) */
+    rp_arg *args;             /* launches: the arguments as set then */
     unsigned nargs;
     cl_mem *mems;             /* launches: the memory arguments, retained (the application
                                  may release them before the launch runs) */
@@ -63,6 +64,8 @@ typedef struct rp_kargs {
     cl_kernel k;
     unsigned n;
     rp_arg *a;
+    cl_uint total;            /* CL_KERNEL_NUM_ARGS (0: not asked yet) */
+    int opaque;               /* SVM pointer arguments or exec info: not kept */
 } rp_kargs;
 
 typedef struct rp_fused {
@@ -87,6 +90,8 @@ static struct {
     rp_fused *fused;
     size_t nfused, capfused;
     uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
+    int64_t build_ns, match_ns;
+    int needs_data;           /* the plan drops redundant transfers: data is hashed */   /* building fused kernels; decoding and matching calls */
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* The answer for the calling thread. */
@@ -155,6 +160,7 @@ static void rp_sink(void *ctx, const void *rec, size_t len)
         pthread_mutex_unlock(&rp.mu);
         return;
     }
+    int64_t t0 = rec_now_ns();
     const uint8_t *p = rec, *end = p + len;
     while (p < end && !rp.broken) {
         size_t used = 0;
@@ -173,6 +179,7 @@ static void rp_sink(void *ctx, const void *rec, size_t len)
             rp_broken(tf_reader_error(rp.feed));
         }
     }
+    rp.match_ns += rec_now_ns() - t0;
     pthread_mutex_unlock(&rp.mu);
 }
 
@@ -184,6 +191,11 @@ int rec_plan_take(void)
 }
 
 /* ------------------------------------------------------------ set-up */
+
+int rec_plan_needs_data(void)
+{
+    return rp.needs_data;
+}
 
 int rec_plan_init(tf_writer_opts *o)
 {
@@ -203,6 +215,8 @@ int rec_plan_init(tf_writer_opts *o)
         opt_plan_free(rp.plan);
         return -1;
     }
+    const opt_pass_result *red = opt_plan_pass(rp.plan, OPT_PASS_REDUNDANT);
+    rp.needs_data = red && red->transformations;
     rp.report = getenv("CLRR_PLAN_REPORT");
     o->sink = rp_sink;
     o->sink_ctx = NULL;
@@ -260,6 +274,17 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value)
     pthread_mutex_unlock(&rp.mu);
 }
 
+void rec_plan_karg_opaque(cl_kernel k)
+{
+    if (!rec_g.plan)
+        return;
+    pthread_mutex_lock(&rp.mu);
+    rp_kargs *a = rp_kargs_of(k, 1);
+    if (a)
+        a->opaque = 1;
+    pthread_mutex_unlock(&rp.mu);
+}
+
 /* ------------------------------------------------------------ kept commands */
 
 static void rp_kept_release(rp_kept *k)
@@ -292,10 +317,17 @@ static void rp_kept_run(rp_kept *k, cl_command_queue next_q)
     cl_int e = CL_SUCCESS;
     switch (k->fn) {
     case REC_FN_clEnqueueNDRangeKernel:
-    case REC_FN_clEnqueueTask:
-        e = rec_next.clEnqueueNDRangeKernel(k->q, k->k, k->dim, k->has_gwo ? k->gwo : NULL, k->gws,
-                                            k->has_lws ? k->lws : NULL, k->nwait, k->nwait ? k->wait : NULL, NULL);
+    case REC_FN_clEnqueueTask: {
+        cl_kernel cl = rec_next.clCloneKernel(k->k, &e);
+        for (unsigned i = 0; cl && e == CL_SUCCESS && i < k->nargs; i++)
+            e = rec_next.clSetKernelArg(cl, i, k->args[i].size, k->args[i].null ? NULL : k->args[i].bytes);
+        if (cl && e == CL_SUCCESS)
+            e = rec_next.clEnqueueNDRangeKernel(k->q, cl, k->dim, k->has_gwo ? k->gwo : NULL, k->gws,
+                                                k->has_lws ? k->lws : NULL, k->nwait, k->nwait ? k->wait : NULL, NULL);
+        if (cl)
+            rec_next.clReleaseKernel(cl);
         break;
+    }
     case REC_FN_clEnqueueWriteBuffer:
         e = rec_next.clEnqueueWriteBuffer(k->q, k->a, CL_TRUE, k->off, k->size, k->data, k->nwait,
                                           k->nwait ? k->wait : NULL, NULL);
@@ -356,9 +388,19 @@ static void rp_dims(rp_kept *k, cl_uint dim, const size_t *gwo, const size_t *gw
     k->has_lws = lws != NULL;
 }
 
+/* Undoes a keep that failed before its queue and buffers were retained.
+ * @return -1. */
+static int rp_keep_fail(rp_kept *k)
+{
+    k->q = NULL;
+    k->a = k->b = NULL;
+    rp_kept_release(k);
+    return -1;
+}
+
 /* Builds the kept form of the call (its objects retained). @return 0, or
  * -1 when it cannot be kept (then it runs now). */
-static int rp_keep(rec_call *c, void **pa, rp_kept *k, int with_args)
+static int rp_keep(rec_call *c, void **pa, rp_kept *k)
 {
     memset(k, 0, sizeof *k);
     k->seq = c->seq;
@@ -366,16 +408,23 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k, int with_args)
     k->q = RP_VAL(cl_command_queue, c, pa, "command_queue");
     cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
     const cl_event *wl = RP_VAL(const cl_event *, c, pa, "event_wait_list");
-    cl_int e = CL_SUCCESS;
     if (c->fn == REC_FN_clEnqueueNDRangeKernel || c->fn == REC_FN_clEnqueueTask) {
         cl_kernel kern = RP_VAL(cl_kernel, c, pa, "kernel");
-        if (!rec_next.clCloneKernel)
+        rp_kargs *a = rp_kargs_of(kern, 0);
+        if (!rec_next.clCloneKernel || !kern || !a || a->opaque)
+            return -1;   /* it may have to run after all as a clone with these arguments */
+        if (!a->total &&
+            rec_next.clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof a->total, &a->total, NULL) != CL_SUCCESS)
             return -1;
-        k->k = rec_next.clCloneKernel(kern, &e);
-        if (!k->k || e != CL_SUCCESS) {
-            k->k = NULL;
+        if (a->n < a->total)
             return -1;
-        }
+        for (unsigned i = 0; i < a->total; i++)
+            if (!a->a[i].null && !a->a[i].bytes)
+                return -1;   /* an argument we do not know */
+        /* no clone now: most kept launches never run */
+        if (rec_next.clRetainKernel(kern) != CL_SUCCESS)
+            return -1;
+        k->k = kern;
         if (c->fn == REC_FN_clEnqueueTask) {
             size_t one = 1;
             rp_dims(k, 1, NULL, &one, &one);
@@ -383,30 +432,23 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k, int with_args)
             rp_dims(k, RP_VAL(cl_uint, c, pa, "work_dim"), RP_VAL(const size_t *, c, pa, "global_work_offset"),
                     RP_VAL(const size_t *, c, pa, "global_work_size"), RP_VAL(const size_t *, c, pa, "local_work_size"));
         }
-        rp_kargs *ma = rp_kargs_of(kern, 0);
-        if (ma && ma->n && (k->mems = calloc(ma->n, sizeof *k->mems)) != NULL)
-            for (unsigned i = 0; i < ma->n; i++) {
-                rec_obj_info oi;
-                cl_mem m = NULL;
-                if (ma->a[i].bytes && ma->a[i].size == sizeof m)
-                    memcpy(&m, ma->a[i].bytes, sizeof m);
-                if (m && rec_obj_get(m, &oi) && oi.kind == REC_OBJ_MEM &&
-                    rec_next.clRetainMemObject(m) == CL_SUCCESS)
-                    k->mems[k->nmems++] = m;
-            }
-        if (with_args) {
-            rp_kargs *a = rp_kargs_of(kern, 0);
-            if (a && a->n && (k->args = calloc(a->n, sizeof *k->args)) != NULL) {
-                k->nargs = a->n;
-                for (unsigned i = 0; i < a->n; i++) {
-                    k->args[i] = a->a[i];
-                    k->args[i].bytes = NULL;
-                    if (a->a[i].bytes && (k->args[i].bytes = malloc(a->a[i].size)) != NULL)
-                        memcpy(k->args[i].bytes, a->a[i].bytes, a->a[i].size);
-                    else if (a->a[i].bytes)
-                        k->args[i].size = 0;
-                }
-            }
+        if ((k->args = calloc(a->total ? a->total : 1, sizeof *k->args)) == NULL ||
+            (k->mems = calloc(a->total ? a->total : 1, sizeof *k->mems)) == NULL)
+            return rp_keep_fail(k);
+        k->nargs = a->total;
+        for (unsigned i = 0; i < a->total; i++) {
+            k->args[i] = a->a[i];
+            k->args[i].bytes = NULL;
+            if (a->a[i].bytes && (k->args[i].bytes = malloc(a->a[i].size)) == NULL)
+                return rp_keep_fail(k);
+            if (a->a[i].bytes)
+                memcpy(k->args[i].bytes, a->a[i].bytes, a->a[i].size);
+            rec_obj_info oi;
+            cl_mem m = NULL;
+            if (a->a[i].bytes && a->a[i].size == sizeof m)
+                memcpy(&m, a->a[i].bytes, sizeof m);
+            if (m && rec_obj_get(m, &oi) && oi.kind == REC_OBJ_MEM && rec_next.clRetainMemObject(m) == CL_SUCCESS)
+                k->mems[k->nmems++] = m;
         }
     } else if (c->fn == REC_FN_clEnqueueWriteBuffer) {
         k->a = RP_VAL(cl_mem, c, pa, "buffer");
@@ -434,10 +476,8 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k, int with_args)
     } else {
         return -1;
     }
-    if (rp_keep_wait(k, nw, wl)) {
-        rp_kept_release(k);
-        return -1;
-    }
+    if (rp_keep_wait(k, nw, wl))
+        return rp_keep_fail(k);
     rec_next.clRetainCommandQueue(k->q);
     if (k->a)
         rec_next.clRetainMemObject(k->a);
@@ -485,11 +525,10 @@ static void rp_marker(rec_call *c, void **pa)
 
 /* ------------------------------------------------------------ fused launches */
 
-static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
+/* Fused kernel @p z in context @p ctx, built the first time (caller holds
+ * rp.mu). NULL out of memory; a kernel that does not build has k NULL. */
+static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
 {
-    cl_context ctx = NULL;
-    if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
-        return NULL;
     for (size_t i = 0; i < rp.nfused; i++)
         if (rp.fused[i].ctx == ctx && rp.fused[i].id == z->id)
             return &rp.fused[i];
@@ -501,15 +540,54 @@ static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
     f->id = z->id;
     cl_int e = CL_SUCCESS;
     const char *src = z->source;
+    int64_t t0 = rec_now_ns();
     f->prog = rec_next.clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
     if (f->prog && e == CL_SUCCESS && rec_next.clBuildProgram(f->prog, 0, NULL, z->options, NULL, NULL) == CL_SUCCESS)
         f->k = rec_next.clCreateKernel(f->prog, z->name, &e);
+    rp.build_ns += rec_now_ns() - t0;
     if (!f->k) {
         rp.unbuilt++;
         fprintf(stderr, "clrr: plan mode: fused kernel %s does not build here; its launches run as recorded\n",
                 z->name);
     }
     return f;
+}
+
+static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
+{
+    cl_context ctx = NULL;
+    if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
+        return NULL;
+    return rp_fused_in(ctx, z);
+}
+
+void rec_plan_kernel(cl_program prog, const char *name)
+{
+    cl_context ctx = NULL;
+    size_t len = 0;
+    if (!name || rec_next.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+        rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
+        return;
+    int mine = 0;
+    pthread_mutex_lock(&rp.mu);
+    for (size_t i = 0; rp.plan && i < opt_plan_fused_count(rp.plan) && !mine; i++)
+        mine = !strcmp(opt_plan_fused(rp.plan, i)->producer, name);
+    pthread_mutex_unlock(&rp.mu);
+    char *src = mine ? malloc(len) : NULL;
+    if (!src || rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, len, src, NULL) != CL_SUCCESS) {
+        free(src);
+        return;
+    }
+    tf_blobref h;
+    tf_hash(src, strlen(src), &h);
+    free(src);
+    pthread_mutex_lock(&rp.mu);
+    for (size_t i = 0; i < opt_plan_fused_count(rp.plan); i++) {
+        const opt_fused *z = opt_plan_fused(rp.plan, i);
+        if (!strcmp(z->producer, name) && !memcmp(z->program, h.hash, sizeof z->program))
+            rp_fused_in(ctx, z);
+    }
+    pthread_mutex_unlock(&rp.mu);
 }
 
 /* Runs the fused kernel for consumer call @p c with the held launch.
@@ -569,7 +647,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
         rp.dropped++;
         skip = 1;
     } else if (v == OPT_DEFER) {
-        if (rp_keep(c, pa, &k, 0) == 0 && rp_kept_add(&k) == 0) {
+        if (rp_keep(c, pa, &k) == 0 && rp_kept_add(&k) == 0) {
             rp_marker(c, pa);
             c->ret_override = CL_SUCCESS;
             rp.deferred++;
@@ -581,7 +659,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
     } else if (v == OPT_HOLD) {
         if (rp.held.seq)
             rp_kept_release(&rp.held);
-        if (rp_keep(c, pa, &rp.held, 1) == 0) {
+        if (rp_keep(c, pa, &rp.held) == 0) {
             c->ret_override = CL_SUCCESS;
             skip = 1;
         } else {
@@ -652,12 +730,14 @@ void rec_plan_end(void)
         fprintf(f,
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
-                "\"fused_launches\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, \"fallbacks\": [",
+                "\"fused_launches\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, "
+                "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"fallbacks\": [",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
-                rp.broken ? "true" : "false");
+                rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
+                rp.needs_data ? "true" : "false");
         size_t n = opt_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {
             const opt_fallback *b = opt_exec_fallback(rp.x, i);

@@ -43,6 +43,19 @@ exposure --size=128_--iters=2 6
 sobel --size=256_--iters=1 1
 EOF
 
+# sobel over 4 iterations: the first gy launch is deferred (the fused kernel
+# does not store gy) and runs after all when the next image overwrites its
+# input; from then on the pairs run as the storing twin, each still fused
+"$CLRR" record -o "$TMP/s4.clrr" -- "$APPS/sobel" --size 256 --iters 4 --quiet || fail "recording sobel --iters 4"
+"$CLRR" optimize "$TMP/s4.clrr" -o "$TMP/s4.plan" >/dev/null || fail "optimize sobel --iters 4"
+run --plan "$TMP/s4.plan" --report "$TMP/s4.json" -- "$APPS/sobel" --size 256 --iters 4 >"$TMP/s4.out" 2>"$TMP/s4.err" ||
+    fail "sobel --iters 4 with the plan: $(cat "$TMP/s4.err")"
+grep -q "^sobel: ok" "$TMP/s4.out" || fail "sobel --iters 4: $(cat "$TMP/s4.out")"
+[ "$(j "$TMP/s4.json" "(d['fused_launches'], d['deferred'], d['ran_after_all'], d['fell_back'], d['data_hashed'])")" \
+    = "(4, 1, 1, 1, False)" ] || fail "sobel --iters 4: $(j "$TMP/s4.json" d)"
+grep -q "^clrr run: .* ms building fused kernels, .* ms matching calls" "$TMP/s4.err" ||
+    fail "sobel --iters 4: no time summary: $(cat "$TMP/s4.err")"
+
 # other shapes: nothing fuses, the results are right
 run -q --plan "$TMP/geomatrix.plan" --report "$TMP/gs.json" -- "$APPS/geomatrix" --size=64 --iters=2 \
     >"$TMP/gs.out" 2>&1 || fail "geomatrix --size=64: $(cat "$TMP/gs.out")"
@@ -56,8 +69,8 @@ grep -q "^geomatrix: ok" "$TMP/gs.out" || fail "geomatrix --size=64: $(cat "$TMP
 "$CLRR" optimize "$TMP/dw.clrr" -o "$TMP/dw.plan" >/dev/null || fail "optimize deadwork"
 run -q --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 3 >"$TMP/dw.out" 2>&1 ||
     fail "deadwork with the plan: $(cat "$TMP/dw.out")"
-[ "$(j "$TMP/dw.json" "(d['dropped'], d['deferred'], d['ran_after_all'], d['never_ran'], d['unmatched'])")" \
-    = "(4, 9, 2, 7, 0)" ] || fail "deadwork: $(j "$TMP/dw.json" d)"
+[ "$(j "$TMP/dw.json" "(d['dropped'], d['deferred'], d['ran_after_all'], d['never_ran'], d['unmatched'], d['data_hashed'])")" \
+    = "(4, 9, 2, 7, 0, True)" ] || fail "deadwork: $(j "$TMP/dw.json" d)"
 [ "$(j "$TMP/dw.json" "sum('ran after all' in f['reason'] for f in d['fallbacks'])")" = 2 ] ||
     fail "deadwork: the kept commands that ran are not listed with their reason: $(j "$TMP/dw.json" d)"
 # the same with other data

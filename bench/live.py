@@ -1,0 +1,176 @@
+"""clrr live-plan benchmark (`make bench-live`; also the last table of `make bench`).
+
+The application itself, unmodified, without and with `clrr run --plan`:
+for each workload, record it once (same arguments), `clrr optimize` the
+trace, then run the real program REPS times plain and REPS times under
+`clrr run --plan`, alternating so that drift affects both equally, and print
+a Markdown table of medians. The time is the program's own `ocl_ms` (its
+OpenCL loop, from its first enqueue to its last finish, as it prints it),
+and the wall time of the whole process (start-up, program builds, the
+plan's fused builds, exit). Every run must exit 0: each workload checks
+every result against a host reference, so a wrong optimized result fails
+the benchmark; the program's output line, less its time, must be the same
+with and without the plan. The plan's report (`clrr run --report`) gives
+what was applied.
+
+Plans are made here (record + optimize, which needs LLVM/libclang), or
+taken from a folder: `live.py BUILD --make-plans DIR` only makes them,
+`live.py BUILD --plans DIR` uses them (the GPU machine has no LLVM;
+patterns name kernels, shapes and arguments, not devices).
+
+Environment: BENCH_DEVICE (the programs' CLRR_APP_DEVICE), BENCH_REPS
+(default 5), BENCH_QUICK=1 (smaller workloads, 3 runs), BENCH_RUN_OPTS
+(extra `clrr run` options, e.g. --preload), BENCH_OUT (a file for the
+Markdown table too). Raw figures go to bench/results/<device>-live.json.
+"""
+import json, os, platform, re, statistics, subprocess, sys, tempfile, time
+
+args = sys.argv[1:]
+B = args[0] if args and not args[0].startswith("--") else "build"
+PLANS = MAKE_PLANS = None
+if "--plans" in args:
+    PLANS = args[args.index("--plans") + 1]
+if "--make-plans" in args:
+    MAKE_PLANS = args[args.index("--make-plans") + 1]
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+REPS = min(int(os.environ.get("BENCH_REPS", "5")), 3 if QUICK else 1000)
+DEVICE = os.environ.get("BENCH_DEVICE", "")
+RUN_OPTS = os.environ.get("BENCH_RUN_OPTS", "").split()
+CLRR = os.path.join(B, "bin", "clrr")
+TMP = tempfile.mkdtemp(prefix="clrr-bench-live.")
+
+
+def app(name):
+    p = os.path.join(B, "apps", name)
+    return p if os.path.exists(p) else os.path.join(B, "tests", "progs", name)
+
+
+def small(full, quick):
+    return quick if QUICK else full
+
+
+WORKLOADS = [
+    # name, command, what the plan does there
+    ("sobel", [app("sobel"), "--iters", "10"] + small([], ["--size", "256"]),
+     "gy -> magnitude fused (Helium's Sobel)"),
+    ("geomatrix", [app("geomatrix"), "--iters", "10"] + small([], ["--size", "256"]),
+     "mul -> mul and mul -> pow fused (Helium's geoMatrix)"),
+    ("exposure", [app("exposure"), "--iters", "6"] + small([], ["--size", "256"]),
+     "well_exposed -> weight fused (Helium's exposure fusion)"),
+    ("deadwork", [app("deadwork"), "--iters", "10", "--work", "64", "--size"] + small(["1048576"], ["65536"]),
+     "dead kernels deferred and never run, redundant writes dropped"),
+    ("overlap", [app("overlap"), "--iters", "10"] + small([], ["--size", "65536"]),
+     "nothing yet (copy/compute overlap needs the scheduling pass)"),
+    ("vecadd", [app("vecadd"), "--iters", "10"] + small([], ["--size", "65536"]), "nothing (control)"),
+]
+
+OCL_MS = re.compile(r"\s*ocl_ms=([0-9.]+)")
+
+
+def run(cmd, env=None, what=None):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    wall = (time.monotonic() - t0) * 1e3
+    if p.returncode != 0:
+        sys.exit("bench-live: %s failed (%d): %s" % (what or " ".join(cmd), p.returncode,
+                                                     (p.stderr.strip() or p.stdout.strip())[-500:]))
+    return p.stdout, p.stderr, wall
+
+
+def app_env():
+    env = dict(os.environ)
+    if DEVICE:
+        env["CLRR_APP_DEVICE"] = DEVICE
+    return env
+
+
+def make_plan(name, cmd, d):
+    trace, plan = os.path.join(TMP, name + ".clrr"), os.path.join(d, name + ".plan")
+    run([CLRR, "record", "-o", trace, "--"] + cmd + ["--quiet"], env=app_env())
+    o = json.loads(run([CLRR, "optimize", trace, "-o", plan, "--json"])[0])
+    return plan, o
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def one(cmd, plan):
+    """One run: (ocl_ms or None, wall ms, output less the time, report)."""
+    if plan:
+        rep = os.path.join(TMP, "report.json")
+        out, _, wall = run([CLRR, "run", "--plan", plan, "--report", rep, "-q"] + RUN_OPTS + ["--"] + cmd,
+                           env=app_env(), what="clrr run --plan %s -- %s" % (plan, " ".join(cmd)))
+        with open(rep) as f:
+            report = json.load(f)
+    else:
+        out, _, wall = run(cmd, env=app_env())
+        report = None
+    m = OCL_MS.search(out)
+    return (float(m.group(1)) if m else None), wall, OCL_MS.sub("", out).strip(), report
+
+
+def main():
+    if MAKE_PLANS:
+        os.makedirs(MAKE_PLANS, exist_ok=True)
+        for name, cmd, _ in WORKLOADS:
+            plan, o = make_plan(name, cmd, MAKE_PLANS)
+            print("%s: %s" % (name, ", ".join("%s %d" % (p["name"], p["transformations"]) for p in o["passes"])))
+        return
+    rows, raw, dev = [], {}, "?"
+    for name, cmd, what in WORKLOADS:
+        if not os.path.exists(cmd[0]):
+            print("(skipping %s: %s is not built)" % (name, cmd[0]))
+            continue
+        plan = os.path.join(PLANS, name + ".plan") if PLANS else make_plan(name, cmd, TMP)[0]
+        r = {"cmd": cmd, "plain": [], "plan": []}
+        for _ in range(REPS):
+            for key, p in (("plain", None), ("plan", plan)):
+                ms, wall, text, rep = one(cmd, p)
+                r[key].append({"ocl_ms": ms, "wall_ms": wall, "out": text, "report": rep})
+        outs = {x["out"] for x in r["plain"] + r["plan"]}
+        if len(outs) != 1:
+            sys.exit("bench-live: %s printed different results with and without the plan: %s" % (name, sorted(outs)))
+        m = re.search(r'device="([^"]*)"', r["plain"][0]["out"])
+        dev = m.group(1) if m else dev
+        raw[name] = r
+        rep = r["plan"][-1]["report"]
+        have_ms = r["plain"][0]["ocl_ms"] is not None
+        t0 = med([x["ocl_ms"] for x in r["plain"]]) if have_ms else float("nan")
+        t1 = med([x["ocl_ms"] for x in r["plan"]]) if have_ms else float("nan")
+        w0, w1 = med([x["wall_ms"] for x in r["plain"]]), med([x["wall_ms"] for x in r["plan"]])
+        bld = med([x["report"].get("fused_build_us", 0) / 1e3 for x in r["plan"]])
+        mat = med([x["report"].get("match_us", 0) / 1e3 for x in r["plan"]])
+        rows.append((name, what, rep, t0, t1, w0, w1, bld, mat))
+    print("\n### Live runs: the application plain and under `clrr run --plan` (medians of %d runs, alternating)\n"
+          % REPS)
+    print("device: %s. ocl ms: the program's own timing of its OpenCL loop; wall ms: the whole process "
+          "(start-up, builds, the plan's fused builds, exit). Every run checked every result against the "
+          "program's host reference, and printed the same with and without the plan. applied/fell back: "
+          "transformations of the plan; dropped, deferred, never ran, fused: commands; build ms: building the "
+          "plan's fused kernels (at the program's set-up); match ms: the layer decoding calls and matching them "
+          "against the plan (medians).\n" % dev)
+    print("| workload | applied | fell back | dropped | deferred | ran after all | never ran | fused launches "
+          "| build ms | match ms | plain ocl ms | --plan ocl ms | speedup | plain wall ms | --plan wall ms "
+          "| wall speedup |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, what, rep, t0, t1, w0, w1, bld, mat in rows:
+        sp = "%.2fx" % (t0 / t1) if t1 == t1 and t1 > 0 else "-"
+        print("| %s | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %.1f | %.1f | %.2fx |" % (
+            name, rep["applied"], rep["fell_back"], rep["dropped"], rep["deferred"], rep["ran_after_all"],
+            rep["never_ran"], rep["fused_launches"], bld, mat, "%.2f" % t0 if t0 == t0 else "-",
+            "%.2f" % t1 if t1 == t1 else "-", sp, w0, w1, w0 / w1))
+    print()
+    for name, what, *_ in rows:
+        print("- %s: %s" % (name, what))
+    os.makedirs("bench/results", exist_ok=True)
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", dev).strip("-").lower()[:40]
+    path = os.path.join("bench", "results", "%s-live.json" % slug)
+    with open(path, "w") as f:
+        json.dump({"host": platform.node(), "device": dev, "cpus": os.cpu_count(), "reps": REPS, "quick": QUICK,
+                   "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "workloads": raw}, f, indent=1)
+    print("\nraw figures: %s" % path)
+
+
+if __name__ == "__main__":
+    main()
