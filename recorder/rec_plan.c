@@ -209,7 +209,7 @@ int rec_plan_init(tf_writer_opts *o)
                 st == OPT_ERR_IO ? "cannot read it" : err);
         return -1;
     }
-    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, NULL) != TF_OK) {
+    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, &(tf_reader_opts){.trusted_feed = 1}) != TF_OK) {
         fprintf(stderr, "clrr: plan mode: out of memory; the application runs without the plan\n");
         opt_exec_close(rp.x);
         opt_plan_free(rp.plan);

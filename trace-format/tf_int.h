@@ -414,6 +414,7 @@ struct tf_reader {
     tf_pcache cache[2];
     uint64_t cache_clock;
     int feed;                    /* tf_reader_open_feed(): raw is borrowed per record */
+    int trusted;                 /* a feed of our own writer's records: no tf_mp_skip */
 };
 
 /* tf_rio.c: chunk I/O shared by streaming, scanning and blob reads. */

@@ -117,6 +117,7 @@ tf_status tf_reader_open_feed(tf_reader **out, const tf_reader_opts *opts)
     if ((r = calloc(1, sizeof(*r))) == NULL)
         return TF_ERR_NOMEM;
     r->feed = 1;
+    r->trusted = opts && opts->trusted_feed;
     if (!tf_reader_init(r, opts)) {
         tf_reader_close(r);
         return TF_ERR_NOMEM;
