@@ -176,6 +176,15 @@ void opt_exec_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const cha
 }
 
 /* The decision for one droppable call; *fate for the tracker. */
+/* Live: whether the pairs of fused kernel @p z run as its storing twin. Once
+ * one of its producers had to run after all (the run reads, or overwrites
+ * the inputs of, what @p z does not store), the rest of the run fuses with
+ * the twin, whose producer need not be kept. */
+static int opt_twin_on(const opt_exec *x, const opt_fused *z)
+{
+    return x->live && z && !z->keep_store && z->storing && x->fz_forced && x->fz_forced[z->id - 1] >= 1;
+}
+
 int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
 {
     char *canon = NULL;
@@ -212,13 +221,8 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
                                         "structure is not the one the plan was made for");
             return OPT_RUN;
         }
-        x->held_storing = 0;
-        if (x->live && !z->keep_store && z->storing && x->fz_forced && x->fz_forced[z->id - 1] >= 1) {
-            /* the run reads (or overwrites the inputs of) what the fused
-             * kernel does not store: the rest of the run fuses with the
-             * twin that stores it, and the producer is not kept */
+        if (opt_twin_on(x, z)) {   /* the pair will run as the storing twin */
             x->held = f;
-            x->held_storing = 1;
             return OPT_HOLD;
         }
         if (x->live && !z->keep_store && x->fz_forced && x->fz_forced[z->id - 1] >= 2) {
@@ -240,7 +244,7 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         x->state[f->id - 1] = OPT_X_APPLIED;
         x->held = NULL;
         x->fused = opt_plan_fused(x->p, f->fused - 1);
-        if (x->held_storing && x->fused && x->fused->storing)
+        if (opt_twin_on(x, x->fused))
             x->fused = opt_plan_fused(x->p, x->fused->storing - 1);
         x->fusions++;
         return OPT_FUSE;

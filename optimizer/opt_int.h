@@ -322,7 +322,6 @@ struct opt_exec {
     int same_trace;
     uint64_t fp, drops, fusions;
     const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
-    int held_storing;             /* live: the held pair runs as the storing twin */
     const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
     opt_fallback fb[OPT_MAX_FALLBACKS];
     size_t nfb, nfb_calls;        /* listed; of which met during the run */
