@@ -76,15 +76,21 @@ int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uin
     return 0;
 }
 
-/* clCreateKernel, plan mode: the plan's fused kernels for this producer are
- * built now (rec_plan_kernel). */
-void rec_post_clCreateKernel(rec_call *c, int ok, cl_kernel *ret, cl_program a_program, const char *a_kernel_name,
-                             cl_int *a_errcode_ret)
+/* clBuildProgram, plan mode: the plan's fused kernels made from this
+ * program are built now (rec_plan_program). */
+void rec_post_clBuildProgram(rec_call *c, int ok, cl_int *ret, cl_program a_program, cl_uint a_num_devices,
+                             const cl_device_id *a_device_list, const char *a_options,
+                             void(CL_CALLBACK *a_pfn_notify)(cl_program, void *), void *a_user_data)
 {
     (void)c;
-    (void)a_errcode_ret;
-    if (ok && *ret && rec_g.plan)
-        rec_plan_kernel(a_program, a_kernel_name);
+    (void)ret;
+    (void)a_num_devices;
+    (void)a_device_list;
+    (void)a_options;
+    (void)a_pfn_notify;
+    (void)a_user_data;
+    if (ok && rec_g.plan)
+        rec_plan_program(a_program);
 }
 
 /* clSetKernelArgSVMPointer, clSetKernelExecInfo, plan mode: the layer does

@@ -129,11 +129,10 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value);
 void rec_plan_karg_opaque(cl_kernel k);
 /* The application released its last reference to memory object @p id. */
 void rec_plan_released(uint64_t id);
-/* Plan mode, after the application created kernel @p name of @p prog: the
- * plan's fused kernels whose producer it is (same program source) are built
- * for the program's context now, at set-up like the application's own, not
- * at their first launch. */
-void rec_plan_kernel(cl_program prog, const char *name);
+/* Plan mode, after the application built @p prog: the plan's fused kernels
+ * made from its source (same hash) are built for its context now, at
+ * set-up like the application's own, not at their first launch. */
+void rec_plan_program(cl_program prog);
 /* Process end: the report (CLRR_PLAN_REPORT). */
 void rec_plan_end(void);
 

@@ -90,8 +90,8 @@ static struct {
     rp_fused *fused;
     size_t nfused, capfused;
     uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
-    int64_t build_ns, match_ns;
-    int needs_data;           /* the plan drops redundant transfers: data is hashed */   /* building fused kernels; decoding and matching calls */
+    int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
+    int needs_data;           /* the plan drops redundant transfers: data is hashed */
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* The answer for the calling thread. */
@@ -209,7 +209,8 @@ int rec_plan_init(tf_writer_opts *o)
                 st == OPT_ERR_IO ? "cannot read it" : err);
         return -1;
     }
-    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, &(tf_reader_opts){.trusted_feed = 1}) != TF_OK) {
+    tf_reader_opts fo = {.trusted_feed = 1};   /* our own writer's records */
+    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, &fo) != TF_OK) {
         fprintf(stderr, "clrr: plan mode: out of memory; the application runs without the plan\n");
         opt_exec_close(rp.x);
         opt_plan_free(rp.plan);
@@ -561,30 +562,26 @@ static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
     return rp_fused_in(ctx, z);
 }
 
-void rec_plan_kernel(cl_program prog, const char *name)
+void rec_plan_program(cl_program prog)
 {
     cl_context ctx = NULL;
     size_t len = 0;
-    if (!name || rec_next.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+    if (!opt_plan_fused_count(rp.plan) ||   /* the plan is not changed after rec_plan_init */
+        rec_next.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
         rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
-        return;
-    int mine = 0;
-    pthread_mutex_lock(&rp.mu);
-    for (size_t i = 0; rp.plan && i < opt_plan_fused_count(rp.plan) && !mine; i++)
-        mine = !strcmp(opt_plan_fused(rp.plan, i)->producer, name);
-    pthread_mutex_unlock(&rp.mu);
-    char *src = mine ? malloc(len) : NULL;
+        return;   /* (a program from binaries or IL has no source) */
+    char *src = malloc(len);
     if (!src || rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, len, src, NULL) != CL_SUCCESS) {
         free(src);
         return;
     }
     tf_blobref h;
-    tf_hash(src, strlen(src), &h);
+    tf_hash(src, strnlen(src, len), &h);
     free(src);
     pthread_mutex_lock(&rp.mu);
     for (size_t i = 0; i < opt_plan_fused_count(rp.plan); i++) {
         const opt_fused *z = opt_plan_fused(rp.plan, i);
-        if (!strcmp(z->producer, name) && !memcmp(z->program, h.hash, sizeof z->program))
+        if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, z);
     }
     pthread_mutex_unlock(&rp.mu);

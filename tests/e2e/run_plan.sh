@@ -60,8 +60,8 @@ grep -q "^clrr run: .* ms building fused kernels, .* ms matching calls" "$TMP/s4
 run -q --plan "$TMP/geomatrix.plan" --report "$TMP/gs.json" -- "$APPS/geomatrix" --size=64 --iters=2 \
     >"$TMP/gs.out" 2>&1 || fail "geomatrix --size=64: $(cat "$TMP/gs.out")"
 grep -q "^geomatrix: ok" "$TMP/gs.out" || fail "geomatrix --size=64: $(cat "$TMP/gs.out")"
-# (the fused kernels were built all the same, when geomatrix created its
-# kernels: at set-up, before anything could match)
+# (the fused kernels were built all the same, when geomatrix built its
+# program: at set-up, before anything could match)
 [ "$(j "$TMP/gs.json" "(d['fused_launches'], d['applied'], d['fused_build_us'] > 0, d['fused_unbuilt'])")" \
     = "(0, 0, True, 0)" ] || fail "other shapes: $(j "$TMP/gs.json" d)"
 
