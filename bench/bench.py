@@ -20,7 +20,9 @@ Environment: BENCH_DEVICE (passed to the programs as CLRR_APP_DEVICE and to
 loops, at most 3 runs in the replay table), BENCH_RECORD_OPTS (extra `clrr
 record` options, e.g. --preload where the loader has no layer support).
 """
-import json, math, os, platform, re, shutil, statistics, subprocess, sys, tempfile, time
+import json, math, os, platform, re, shutil, subprocess, sys, tempfile, time
+
+from benchlib import med, write_raw
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 REPS = int(os.environ.get("BENCH_REPS", "5"))
@@ -48,10 +50,6 @@ def kv(line):
 
 def recorded(cmd, trace):
     return [CLRR, "record"] + os.environ.get("BENCH_RECORD_OPTS", "").split() + ["-o", trace, "--"] + cmd
-
-
-def med(xs):
-    return statistics.median(xs)
 
 
 def device_name():
@@ -237,17 +235,8 @@ def replays():
 def main():
     dev = device_name()
     print("## clrr bench — %s, device: %s, %d cores" % (platform.node(), dev, os.cpu_count()))
-    res = {"host": platform.node(), "device": dev, "cpus": os.cpu_count(), "reps": REPS,
-           "quick": QUICK, "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    res["micro"] = micro()
-    res["workloads"] = workloads()
-    res["replay"] = replays()
-    os.makedirs("bench/results", exist_ok=True)
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", dev).strip("-").lower()[:40]
-    path = os.path.join("bench", "results", "%s.json" % slug)
-    with open(path, "w") as f:
-        json.dump(res, f, indent=1)
-    print("\nraw figures: %s" % path)
+    res = {"micro": micro(), "workloads": workloads(), "replay": replays()}
+    write_raw(dev, "", REPS, QUICK, res)
     shutil.rmtree(TMP, ignore_errors=True)
 
 

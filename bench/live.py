@@ -23,7 +23,9 @@ Environment: BENCH_DEVICE (the programs' CLRR_APP_DEVICE), BENCH_REPS
 (extra `clrr run` options, e.g. --preload), BENCH_OUT (a file for the
 Markdown table too). Raw figures go to bench/results/<device>-live.json.
 """
-import json, os, platform, re, statistics, subprocess, sys, tempfile, time
+import json, os, re, subprocess, sys, tempfile, time
+
+from benchlib import med, write_raw
 
 args = sys.argv[1:]
 B = args[0] if args and not args[0].startswith("--") else "build"
@@ -89,10 +91,6 @@ def make_plan(name, cmd, d):
     run([CLRR, "record", "-o", trace, "--"] + cmd + ["--quiet"], env=app_env())
     o = json.loads(run([CLRR, "optimize", trace, "-o", plan, "--json"])[0])
     return plan, o
-
-
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def one(cmd, plan):
@@ -163,13 +161,7 @@ def main():
     print()
     for name, what, *_ in rows:
         print("- %s: %s" % (name, what))
-    os.makedirs("bench/results", exist_ok=True)
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", dev).strip("-").lower()[:40]
-    path = os.path.join("bench", "results", "%s-live.json" % slug)
-    with open(path, "w") as f:
-        json.dump({"host": platform.node(), "device": dev, "cpus": os.cpu_count(), "reps": REPS, "quick": QUICK,
-                   "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "workloads": raw}, f, indent=1)
-    print("\nraw figures: %s" % path)
+    write_raw(dev, "-live", REPS, QUICK, {"workloads": raw})
 
 
 if __name__ == "__main__":

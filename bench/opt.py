@@ -15,7 +15,9 @@ applied). Raw figures go to bench/results/<device>-opt.json.
 Environment: BENCH_DEVICE (passed to `clrr replay` as --device), BENCH_REPS
 (default 5), BENCH_LOOPS (default 3), BENCH_QUICK=1 (smaller workloads, 3 runs).
 """
-import json, os, platform, re, statistics, subprocess, sys, tempfile, time
+import json, os, subprocess, sys, tempfile
+
+from benchlib import med, write_raw
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -63,10 +65,6 @@ def replay(trace, plan):
     return j
 
 
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
 def main():
     rows, raw = [], {}
     dev = "?"
@@ -112,13 +110,7 @@ def main():
     print()
     for r in rows:
         print("- %s: %s" % (r[0], r[1]))
-    os.makedirs("bench/results", exist_ok=True)
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", dev).strip("-").lower()[:40]
-    path = os.path.join("bench", "results", "%s-opt.json" % slug)
-    with open(path, "w") as f:
-        json.dump({"host": platform.node(), "device": dev, "cpus": os.cpu_count(), "reps": REPS, "quick": QUICK,
-                   "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "workloads": raw}, f, indent=1)
-    print("\nraw figures: %s" % path)
+    write_raw(dev, "-opt", REPS, QUICK, {"workloads": raw})
 
 
 if __name__ == "__main__":
