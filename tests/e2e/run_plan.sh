@@ -76,6 +76,12 @@ run -q --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 3 >"$TMP/d
     = "(4, 9, 2, 7, 0, True)" ] || fail "deadwork: $(j "$TMP/dw.json" d)"
 [ "$(j "$TMP/dw.json" "sum('ran after all' in f['reason'] for f in d['fallbacks'])")" = 2 ] ||
     fail "deadwork: the kept commands that ran are not listed with their reason: $(j "$TMP/dw.json" d)"
+# a guess kernel given an SVM allocation through clSetKernelExecInfo: the
+# layer cannot know what it reaches, so its 3 launches run at once (not
+# kept) instead of being deferred; the results are still right
+run -q --plan "$TMP/dw.plan" --report "$TMP/dwx.json" -- "$DW" --iters 3 --exec-info >"$TMP/dwx.out" 2>&1 ||
+    fail "deadwork --exec-info with the plan: $(cat "$TMP/dwx.out")"
+[ "$(j "$TMP/dwx.json" "(d['deferred'], d['not_kept'])")" = "(6, 3)" ] || fail "deadwork --exec-info: $(j "$TMP/dwx.json" d)"
 # the same with other data
 run -q --plan "$TMP/dw.plan" --report "$TMP/dw7.json" -- "$DW" --iters 3 --seed 7 >"$TMP/dw7.out" 2>&1 ||
     fail "deadwork --seed 7: $(cat "$TMP/dw7.out")"

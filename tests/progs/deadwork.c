@@ -18,7 +18,10 @@
  * --observe reads the stats buffer back at the end and prints its checksum:
  * a run that observes what a plan made without it thought dead
  * (tests/e2e/run_plan.sh).
- * Usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--quiet]
+ * --exec-info gives the guess kernel an SVM allocation through
+ * clSetKernelExecInfo (which it never touches): the live plan mode does not
+ * know what such a kernel may reach, so it does not defer its launches.
+ * Usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--exec-info] [--quiet]
  * Exit status 0 when every result is right, 1 otherwise (one message). */
 #include <CL/cl.h>
 #include <math.h>
@@ -96,7 +99,7 @@ int main(int argc, char **argv)
 {
     cl_uint n = 65536, iters = 3, work = 64;
     uint64_t seed = 1;
-    int quiet = 0, observe = 0;
+    int quiet = 0, observe = 0, exec_info = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size"))
             n = (cl_uint)opt_num(argc, argv, &i, "--size");
@@ -108,10 +111,13 @@ int main(int argc, char **argv)
             work = (cl_uint)opt_num(argc, argv, &i, "--work");
         else if (!strcmp(argv[i], "--observe"))
             observe = 1;
+        else if (!strcmp(argv[i], "--exec-info"))
+            exec_info = 1;
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
         else {
-            fprintf(stderr, "usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--quiet]\n");
+            fprintf(stderr, "usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--exec-info] "
+                            "[--quiet]\n");
             return 2;
         }
     }
@@ -135,6 +141,12 @@ int main(int argc, char **argv)
     CREATE(kscale, clCreateKernel(prog, "scale", &err_));
     CREATE(kguess, clCreateKernel(prog, "guess", &err_));
     CREATE(kfinish, clCreateKernel(prog, "finish", &err_));
+    void *svm = NULL;
+    if (exec_info) {
+        if (!(svm = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 256, 0)))
+            die("clSVMAlloc (--exec-info needs SVM)", -1);
+        CHECK(clSetKernelExecInfo(kguess, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svm, &svm));
+    }
     size_t bytes = (size_t)n * sizeof(float);
     cl_mem in, coef, tmp, st, out, bias;
     CREATE(in, clCreateBuffer(ctx, CL_MEM_READ_ONLY, bytes, NULL, &err_));
@@ -204,6 +216,8 @@ int main(int argc, char **argv)
     clReleaseKernel(kscale);
     clReleaseKernel(kguess);
     clReleaseKernel(kfinish);
+    if (svm)
+        clSVMFree(ctx, svm);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);
