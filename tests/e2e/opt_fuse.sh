@@ -74,6 +74,9 @@ PY
 "$CLRR" replay --json --timing "$TMP/sobel.clrr" --plan "$TMP/sobel.plan" >"$TMP/t.json" || fail "sobel --timing --plan"
 [ "$(j "$TMP/t.json" "[(k['name'], k['launches']) for k in d['kernels_timing'] if k['name'].startswith('__clrr')]")" \
     = "[('__clrr_fused_2', 3)]" ] || fail "--timing: $(j "$TMP/t.json" "d['kernels_timing']")"
+# plan show names the twin
+"$CLRR" plan show "$TMP/sobel.plan" | grep -q "__clrr_fused_2: .*no longer stored; a live run that needs it uses __clrr_fused_1" ||
+    fail "plan show: no storing twin: $("$CLRR" plan show "$TMP/sobel.plan" | grep -A1 '^fused')"
 # --no-fuse leaves the pass out
 "$CLRR" optimize "$TMP/sobel.clrr" -o "$TMP/nf.plan" --no-fuse --json >"$TMP/nf.json" || fail "--no-fuse"
 [ "$(j "$TMP/nf.plan" "len(d['fused_kernels'])")" = 0 ] || fail "--no-fuse still fused"

@@ -62,9 +62,11 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         unsigned lines = 0;
         for (const char *c = z->source; *c; c++)
             lines += *c == '\n';
-        printf("%s %s: %s then %s, %u parameters, %s (program of %u lines)\n", i ? "         " : "fused    ", z->name,
-               z->producer, z->consumer, z->nparams,
-               z->keep_store ? "the buffer still stored" : "the buffer no longer stored", lines);
+        const opt_fused *twin = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;
+        printf("%s %s: %s then %s, %u parameters, %s%s%s (program of %u lines)\n", i ? "         " : "fused    ",
+               z->name, z->producer, z->consumer, z->nparams,
+               z->keep_store ? "the buffer still stored" : "the buffer no longer stored",
+               twin ? "; a live run that needs it uses " : "", twin ? twin->name : "", lines);
     }
     size_t n = opt_plan_xform_count(p);
     char *buf = malloc(OPT_PATTERN_MAX + 1);
