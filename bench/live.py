@@ -20,8 +20,7 @@ patterns name kernels, shapes and arguments, not devices).
 
 Environment: BENCH_DEVICE (the programs' CLRR_APP_DEVICE), BENCH_REPS
 (default 5), BENCH_QUICK=1 (smaller workloads, 3 runs), BENCH_RUN_OPTS
-(extra `clrr run` options, e.g. --preload), BENCH_OUT (a file for the
-Markdown table too). Raw figures go to bench/results/<device>-live.json.
+(extra `clrr run` options, e.g. --preload). Raw figures go to bench/results/<device>-live.json.
 """
 import json, os, re, subprocess, sys, tempfile, time
 

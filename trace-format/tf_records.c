@@ -96,8 +96,10 @@ static tf_status tf_rec_decode(tf_reader *r, const tf_value **f, uint32_t *n)
     ret = msgpack_unpack((const char *)start, len, &off, &r->zone, &obj);
     if (ret == MSGPACK_UNPACK_NOMEM_ERROR)
         TF_REC_FAIL(r, TF_ERR_NOMEM, "msgpack-c: out of memory");
-    if (ret == MSGPACK_UNPACK_EXTRA_BYTES && r->trusted)
-        ret = MSGPACK_UNPACK_SUCCESS, len = off;   /* the next record follows */
+    if (ret == MSGPACK_UNPACK_EXTRA_BYTES && r->trusted) {   /* the next record follows */
+        ret = MSGPACK_UNPACK_SUCCESS;
+        len = off;
+    }
     if (ret != MSGPACK_UNPACK_SUCCESS || off != len)
         TF_REC_FAIL(r, TF_ERR_CORRUPT, "msgpack-c cannot unpack it (%d)", (int)ret);
     if ((status = tf_value_from_obj(&r->arena, &obj, &top, &r->err)) != TF_OK)
