@@ -10,6 +10,7 @@ ALL_TARGETS += $(BENCH_BINS)
 
 bench: all
 	@bash bench/run.sh $(B)
+	@$(B)/bench/xfer 4 9
 	@python3 bench/opt.py $(B)
 	@python3 bench/live.py $(B)
 
@@ -22,3 +23,9 @@ bench-opt: all
 .PHONY: bench-live
 bench-live: all
 	@python3 bench/live.py $(B)
+
+# xfer: the transfer paths a layer could take for pageable bytes (GB/s).
+$(B)/bench/xfer: $(B)/obj/bench/xfer.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL -lm
+ALL_TARGETS += $(B)/bench/xfer
