@@ -173,3 +173,15 @@ void rec_post_clWaitForEvents(rec_call *c, int ok, cl_int *ret, cl_uint a_num_ev
     (void)a_event_list;
     rec_events_poll(0);
 }
+
+/* clCreateUserEvent, plan mode: staged reads block inside the layer, which
+ * a read waiting for a user event must not (rec_stage.c). */
+void rec_post_clCreateUserEvent(rec_call *c, int ok, cl_event *ret, cl_context a_context, cl_int *a_errcode_ret)
+{
+    (void)c;
+    (void)ret;
+    (void)a_context;
+    (void)a_errcode_ret;
+    if (ok && rec_g.plan)
+        rec_stage_user_event();
+}

@@ -398,7 +398,9 @@ void rec_begin_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->pre, c->npre);
     tf_writer_unlock(rec_g.w);
-    c->plan = rec_g.plan && rec_plan_take();
+    c->plan = rec_g.plan && (rec_plan_take() |
+                             ((c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer) &&
+                              rec_stage_on()));
 }
 
 tf_enc *rec_end(rec_call *c)

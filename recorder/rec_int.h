@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "recorder/rec.h"
 #include "trace-format/tf.h"
@@ -104,6 +105,23 @@ void rec_report_writer_error(void);          /* one line on stderr, once */
 
 /* Writes a NOTE record. */
 void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ----------------------------------------------------------- rec_stage.c */
+/* Plan mode's staged transfers: large buffer writes and reads on devices
+ * without host-unified memory go through pinned blocks of the layer's,
+ * copied by several threads (rec_stage.c says how and when). */
+void rec_stage_init(void);                   /* reads CLRR_STAGE* (plan mode only) */
+int rec_stage_on(void);                      /* 0: nothing is ever staged */
+void rec_stage_user_event(void);             /* the application made a user event */
+/* The transfer, staged: @return 1 when it was done here (*ret: the driver's
+ * answer, the application's event in *ev when ev), 0 when the caller must
+ * make the call as the application made it. Thread-safe. */
+int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, const void *ptr,
+                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
+int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                   cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
+/* The report's members (JSON, no braces). */
+void rec_stage_report(FILE *f);
 
 /* ----------------------------------------------------------- rec_plan.c */
 /* Plan mode (CLRR_PLAN; `clrr run --plan`): the writer in sink mode feeds

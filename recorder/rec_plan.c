@@ -187,6 +187,11 @@ int rec_plan_take(void)
 {
     int p = rp_tls.pending;
     rp_tls.pending = 0;
+    if (!p) {   /* nothing asked for this call: rec_plan_apply may still run it (staged) */
+        rp_tls.verdict = OPT_RUN;
+        rp_tls.nforce = rp_tls.ndiscard = 0;
+        rp_tls.keep_held = 0;
+    }
     return p;
 }
 
@@ -221,6 +226,7 @@ int rec_plan_init(tf_writer_opts *o)
     rp.report = getenv("CLRR_PLAN_REPORT");
     o->sink = rp_sink;
     o->sink_ctx = NULL;
+    rec_stage_init();
     rec_g.plan = 1;
     return 1;
 }
@@ -677,6 +683,22 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
         }
     }
     pthread_mutex_unlock(&rp.mu);
+    if (!skip && pa && (c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer)) {
+        /* what runs as the application made it may still move its bytes faster
+           (pa: both functions' parameters, in the API's order) */
+        cl_int r;
+        cl_bool blocking = *(cl_bool *)pa[2];
+        size_t off = *(size_t *)pa[3], size = *(size_t *)pa[4];
+        cl_uint nw = *(cl_uint *)pa[6];
+        const cl_event *wl = *(const cl_event **)pa[7];
+        cl_event *ev = *(cl_event **)pa[8];
+        if (c->fn == REC_FN_clEnqueueWriteBuffer
+                ? rec_stage_write(q, *(cl_mem *)pa[1], blocking, off, size, *(const void **)pa[5], nw, wl, ev, &r)
+                : rec_stage_read(q, *(cl_mem *)pa[1], blocking, off, size, *(void **)pa[5], nw, wl, ev, &r)) {
+            c->ret_override = r;
+            skip = 1;
+        }
+    }
     return skip;
 }
 
@@ -728,13 +750,15 @@ void rec_plan_end(void)
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
                 "\"fused_launches\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, "
-                "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"fallbacks\": [",
+                "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
                 rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false");
+        rec_stage_report(f);
+        fputs(", \"fallbacks\": [", f);
         size_t n = opt_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {
             const opt_fallback *b = opt_exec_fallback(rp.x, i);

@@ -29,13 +29,19 @@ static const char cli_run_usage[] =
     "  --plan PLAN       the plan to apply (required)\n"
     "  --report FILE     write what the plan did as JSON to FILE\n"
     "  --preload         load the layer with LD_PRELOAD instead of OPENCL_LAYERS\n"
+    "  --stage MODE      staged transfers: buffer writes and reads of at least 512 KiB\n"
+    "                    go through pinned memory of the layer's, copied by several\n"
+    "                    threads: auto (default: on devices without host-unified\n"
+    "                    memory, when 2 or more threads), all (every device), off\n"
+    "  --stage-threads N copy threads for staged transfers (1..16; default half the\n"
+    "                    processors, at most 8)\n"
     "  -q, --quiet       no summary on stderr\n"
     "  -h, --help        this help\n"
     "\n"
     "Exit status: CMD's (128+N when a signal N killed it); 1 when the plan cannot be\n"
     "read; 2 for a bad command line.\n";
 
-enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD };
+enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS };
 
 static unsigned long long cli_run_num(const json_t *o, const char *k)
 {
@@ -78,6 +84,12 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
             fprintf(stderr, "clrr run:   transformation %llu fell back: %s\n", cli_run_num(e, "id"),
                     json_is_string(why) ? json_string_value(why) : "?");
         }
+        if (cli_run_num(r, "staged_writes") + cli_run_num(r, "staged_reads") + cli_run_num(r, "stage_no_block"))
+            fprintf(stderr,
+                    "clrr run: %llu writes and %llu reads staged through pinned memory (%.1f MiB, %llu threads)%s\n",
+                    cli_run_num(r, "staged_writes"), cli_run_num(r, "staged_reads"),
+                    cli_run_num(r, "staged_bytes") / 1048576.0, cli_run_num(r, "stage_threads"),
+                    cli_run_num(r, "stage_no_block") ? "; some found no free block and ran as made" : "");
         if (json_is_true(json_object_get(r, "stopped")))
             fprintf(stderr, "clrr run: plan mode stopped during the run (see the line above)\n");
     }
@@ -91,11 +103,13 @@ static int cli_run_run(int argc, char **argv)
         {"plan", required_argument, NULL, CLI_RUN_PLAN},
         {"report", required_argument, NULL, CLI_RUN_REPORT},
         {"preload", no_argument, NULL, CLI_RUN_PRELOAD},
+        {"stage", required_argument, NULL, CLI_RUN_STAGE},
+        {"stage-threads", required_argument, NULL, CLI_RUN_STAGE_THREADS},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *plan = NULL, *report = NULL;
+    const char *plan = NULL, *report = NULL, *stage = NULL, *stage_threads = NULL;
     int preload = 0, quiet = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
@@ -103,6 +117,8 @@ static int cli_run_run(int argc, char **argv)
         case CLI_RUN_PLAN: plan = optarg; break;
         case CLI_RUN_REPORT: report = optarg; break;
         case CLI_RUN_PRELOAD: preload = 1; break;
+        case CLI_RUN_STAGE: stage = optarg; break;
+        case CLI_RUN_STAGE_THREADS: stage_threads = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(cli_run_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -110,6 +126,18 @@ static int cli_run_run(int argc, char **argv)
     }
     if (!plan)
         return cli_usage_err("--plan PLAN is required");
+    if (stage && strcmp(stage, "auto") && strcmp(stage, "all") && strcmp(stage, "off"))
+        return cli_usage_err("--stage takes auto, all or off, not '%s'", stage);
+    if (stage_threads) {
+        char *end;
+        unsigned long t = strtoul(stage_threads, &end, 10);
+        if (*end || !*stage_threads || t < 1 || t > 16)
+            return cli_usage_err("--stage-threads takes a number from 1 to 16, not '%s'", stage_threads);
+    }
+    if ((stage && setenv("CLRR_STAGE", stage, 1)) || (stage_threads && setenv("CLRR_STAGE_THREADS", stage_threads, 1))) {
+        cli_err("cannot set the environment: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
     if (optind >= argc)
         return cli_usage_err("no command to run");
     if (cli_check_env())

@@ -1,0 +1,468 @@
+/* rec_stage.c — plan mode's staged transfers (`clrr run --plan`, CLRR_STAGE).
+ *
+ * A discrete GPU moves pageable (malloc'd) host memory through the driver's
+ * own staging, which copies on one CPU core: on the H100 machine about
+ * 10 GB/s each way, where pinned memory moves at about 50 GB/s
+ * (bench/xfer.c). In plan mode the layer moves an application's large
+ * clEnqueueWriteBuffer/clEnqueueReadBuffer through pinned blocks of its own
+ * (CL_MEM_ALLOC_HOST_PTR buffers, mapped once), copying between the
+ * application's memory and the block with several threads:
+ *
+ *   write: the bytes are copied into a free block now (the application may
+ *          not change them once the call returns, so now is when they are
+ *          final; the driver's staging of pageable memory copies before it
+ *          returns too), then the driver writes from the block with the
+ *          application's wait list and event; the block is free again when
+ *          that write completes (its event polled when a block is next
+ *          wanted, or, when the event is the application's, an event
+ *          callback, so that its reference count stays the application's);
+ *   read:  the driver reads into a block, blocking, then the bytes are
+ *          copied to the application's memory before the call returns. A
+ *          non-blocking read becomes blocking inside the layer (the
+ *          application sees the same event and the same bytes, earlier), so
+ *          non-blocking reads are staged only while the application has
+ *          made no user event: a read that waited for one would wait for a
+ *          call the application makes after this one returns.
+ *
+ * Only transfers of at least CLRR_STAGE_MIN bytes, on devices without
+ * memory shared with the host (CL_DEVICE_HOST_UNIFIED_MEMORY false), are
+ * staged (CLRR_STAGE=auto); CLRR_STAGE=all stages on every device (how the
+ * tests run this path on PoCL's CPU device), off never. With fewer than two
+ * copy threads (CLRR_STAGE_THREADS, default half the processors, at most
+ * 8) auto stages nothing: one core copies no faster than the driver does.
+ * A transfer that cannot get a block (CLRR_STAGE_CAP bytes of blocks in
+ * use) runs as the application made it.
+ *
+ * The layer's own objects (one queue per context, used only to map the
+ * blocks, and the blocks) hold a reference to the context; they live until
+ * the process ends. Locking: rs.mu guards the tables (and is held across
+ * the driver calls that make a block); a block is freed without it (an
+ * event callback); the copy pool runs one job at a time (pool_mu; a thread
+ * that finds it busy copies alone). */
+#include "recorder/rec_int.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RS_MAX_THREADS 16
+#define RS_BLOCK_MIN ((size_t)1 << 20)
+#define RS_PIECE_MIN ((size_t)64 << 10)   /* a copy thread's least share */
+
+typedef struct rs_block {
+    cl_context ctx;
+    cl_mem mem;               /* CL_MEM_ALLOC_HOST_PTR */
+    void *p;                  /* its mapping, for the process's life */
+    size_t size;
+    _Atomic int busy;         /* taken, or a write from it still pending; freed without
+                                 rs.mu (by the driver's callback), taken under it */
+    cl_event pending;         /* a write from it whose event the application did not
+                                 ask for: the block is free once it completes */
+    uint64_t used;            /* when last taken (eviction order) */
+} rs_block;
+
+typedef struct rs_dev {
+    cl_device_id d;
+    int stage;
+} rs_dev;
+
+typedef struct rs_ctx {
+    cl_context ctx;
+    cl_command_queue q;       /* maps this context's blocks */
+} rs_ctx;
+
+static struct {
+    pthread_mutex_t mu;
+    int mode;                 /* 0 off, 1 auto, 2 all devices */
+    unsigned threads;
+    size_t min_bytes, cap, total;
+    rs_block **b;
+    size_t nb, capb;
+    rs_dev *dev;
+    size_t ndev, capdev;
+    rs_ctx *ctx;
+    size_t nctx, capctx;
+    int user_events;
+    uint64_t tick, writes, reads, bytes, no_block;
+    int64_t alloc_ns, copy_ns;    /* making blocks; copying to and from them */
+    /* the copy pool */
+    pthread_mutex_t pool_mu;  /* one job at a time */
+    pthread_mutex_t job_mu;
+    pthread_cond_t job_cv, done_cv;
+    unsigned started, parts, left;
+    pid_t pid;
+    uint64_t gen;
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n, per;
+} rs = {.mu = PTHREAD_MUTEX_INITIALIZER,
+        .pool_mu = PTHREAD_MUTEX_INITIALIZER,
+        .job_mu = PTHREAD_MUTEX_INITIALIZER,
+        .job_cv = PTHREAD_COND_INITIALIZER,
+        .done_cv = PTHREAD_COND_INITIALIZER};
+
+/* ------------------------------------------------------------ settings */
+
+static unsigned long long rs_env_num(const char *name, unsigned long long dflt, unsigned long long max)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end || x > max) {
+        fprintf(stderr, "clrr: %s=%s is not a number up to %llu; using %llu\n", name, v, max, dflt);
+        return dflt;
+    }
+    return x;
+}
+
+void rec_stage_init(void)
+{
+    const char *m = getenv("CLRR_STAGE");
+    rs.mode = !m || !*m || !strcmp(m, "auto") ? 1 : !strcmp(m, "all") ? 2 : 0;
+    if (m && *m && strcmp(m, "auto") && strcmp(m, "all") && strcmp(m, "off"))
+        fprintf(stderr, "clrr: CLRR_STAGE=%s is not auto, all or off; transfers are not staged\n", m);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned dflt = cpus >= 4 ? (unsigned)(cpus / 2) : 1;
+    rs.threads = (unsigned)rs_env_num("CLRR_STAGE_THREADS", dflt > 8 ? 8 : dflt, RS_MAX_THREADS);
+    rs.min_bytes = (size_t)rs_env_num("CLRR_STAGE_MIN", (size_t)512 << 10, (size_t)1 << 40);
+    rs.cap = (size_t)rs_env_num("CLRR_STAGE_CAP", (size_t)256 << 20, (size_t)1 << 40);
+    if (rs.mode == 1 && rs.threads < 2)
+        rs.mode = 0;
+    rs.pid = getpid();
+}
+
+int rec_stage_on(void)
+{
+    return rs.mode != 0;
+}
+
+void rec_stage_user_event(void)
+{
+    pthread_mutex_lock(&rs.mu);
+    rs.user_events = 1;
+    pthread_mutex_unlock(&rs.mu);
+}
+
+/* ------------------------------------------------------------ the copy pool */
+
+static void rs_part(unsigned i)
+{
+    size_t off = rs.per * i;
+    if (off < rs.n)
+        memcpy(rs.dst + off, rs.src + off, rs.n - off < rs.per ? rs.n - off : rs.per);
+}
+
+static void *rs_worker(void *arg)
+{
+    unsigned i = (unsigned)(uintptr_t)arg;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&rs.job_mu);
+    for (;;) {
+        while (rs.gen == seen)
+            pthread_cond_wait(&rs.job_cv, &rs.job_mu);
+        seen = rs.gen;
+        int mine = i < rs.parts;
+        pthread_mutex_unlock(&rs.job_mu);
+        if (mine)
+            rs_part(i);
+        pthread_mutex_lock(&rs.job_mu);
+        if (mine && --rs.left == 0)
+            pthread_cond_signal(&rs.done_cv);
+    }
+    return NULL;
+}
+
+/* Starts the pool's threads (the caller is part 0), with every signal
+ * blocked so that the application's handlers run on its own threads. */
+static void rs_pool_start(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (unsigned i = 1; i < rs.threads; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, rs_worker, (void *)(uintptr_t)i) != 0)
+            break;
+        pthread_detach(th);
+        rs.started++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* memcpy, in up to rs.threads parts at once. Thread-safe. */
+static void rs_copy(void *dst, const void *src, size_t n)
+{
+    if (rs.threads < 2 || n < 2 * RS_PIECE_MIN || getpid() != rs.pid || pthread_mutex_trylock(&rs.pool_mu)) {
+        memcpy(dst, src, n);
+        return;
+    }
+    if (!rs.started)
+        rs_pool_start();
+    unsigned parts = rs.started + 1;
+    if (n / parts < RS_PIECE_MIN)
+        parts = (unsigned)(n / RS_PIECE_MIN);
+    pthread_mutex_lock(&rs.job_mu);
+    rs.dst = dst, rs.src = src, rs.n = n;
+    rs.per = ((n + parts - 1) / parts + 63) & ~(size_t)63;
+    rs.parts = parts;
+    rs.left = parts - 1;
+    rs.gen++;
+    pthread_cond_broadcast(&rs.job_cv);
+    pthread_mutex_unlock(&rs.job_mu);
+    rs_part(0);
+    pthread_mutex_lock(&rs.job_mu);
+    while (rs.left)
+        pthread_cond_wait(&rs.done_cv, &rs.job_mu);
+    pthread_mutex_unlock(&rs.job_mu);
+    pthread_mutex_unlock(&rs.pool_mu);
+}
+
+/* ------------------------------------------------------------ blocks */
+
+static int rs_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 8;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*(void **)arr, c * elem);
+    if (!p)
+        return -1;
+    *(void **)arr = p;
+    *cap = c;
+    return 0;
+}
+
+/* Whether transfers on @p q are staged; its context in *ctx. Under rs.mu. */
+static int rs_queue_stages(cl_command_queue q, cl_context *ctx, cl_device_id *dev)
+{
+    if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS ||
+        rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS)
+        return 0;
+    for (size_t i = 0; i < rs.ndev; i++)
+        if (rs.dev[i].d == *dev)
+            return rs.dev[i].stage;
+    cl_bool unified = CL_TRUE;
+    if (rec_next.clGetDeviceInfo(*dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+        unified = CL_TRUE;
+    int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
+    if (rs_grow(&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
+        rs.dev[rs.ndev++] = (rs_dev){*dev, stage};
+    return stage;
+}
+
+/* The layer's mapping queue of @p ctx (made on @p dev). Under rs.mu. */
+static cl_command_queue rs_ctx_queue(cl_context ctx, cl_device_id dev)
+{
+    for (size_t i = 0; i < rs.nctx; i++)
+        if (rs.ctx[i].ctx == ctx)
+            return rs.ctx[i].q;
+    cl_int err;
+    cl_command_queue q = rec_next.clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    if (!q)
+        return NULL;
+    if (rs_grow(&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
+        rec_next.clReleaseCommandQueue(q);
+        return NULL;
+    }
+    rs.ctx[rs.nctx++] = (rs_ctx){ctx, q};
+    return q;
+}
+
+static void rs_block_free(size_t i)
+{
+    rs_block *b = rs.b[i];
+    for (size_t k = 0; k < rs.nctx; k++)
+        if (rs.ctx[k].ctx == b->ctx)
+            rec_next.clEnqueueUnmapMemObject(rs.ctx[k].q, b->mem, b->p, 0, NULL, NULL);
+    rec_next.clReleaseMemObject(b->mem);   /* deleted once the unmap is done */
+    rs.total -= b->size;
+    free(b);
+    rs.b[i] = rs.b[--rs.nb];
+}
+
+/* Whether @p b is free, once its pending write (if any) is complete. Under rs.mu. */
+static int rs_block_free_now(rs_block *b)
+{
+    if (b->pending) {
+        cl_int st = CL_QUEUED;
+        if (rec_next.clGetEventInfo(b->pending, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) !=
+                CL_SUCCESS ||
+            st <= CL_COMPLETE) {   /* complete, or failed: the block is not read any more */
+            rec_next.clReleaseEvent(b->pending);
+            b->pending = NULL;
+            atomic_store(&b->busy, 0);
+        }
+    }
+    return !b->busy;
+}
+
+/* A free block of @p ctx of at least @p n bytes, taken (busy); NULL when
+ * none can be had within the cap. Under rs.mu. */
+static rs_block *rs_block_take(cl_context ctx, cl_device_id dev, size_t n)
+{
+    rs_block *best = NULL;
+    for (size_t i = 0; i < rs.nb; i++)
+        rs_block_free_now(rs.b[i]);
+    for (size_t i = 0; i < rs.nb; i++) {
+        rs_block *b = rs.b[i];
+        if (b->ctx == ctx && !b->busy && b->size >= n && (!best || b->size < best->size))
+            best = b;
+    }
+    if (!best) {
+        size_t size = RS_BLOCK_MIN;
+        while (size < n && size < ((size_t)1 << 40))
+            size *= 2;
+        while (rs.total + size > rs.cap) {   /* the least recently used free block goes */
+            size_t victim = rs.nb;
+            for (size_t i = 0; i < rs.nb; i++)
+                if (!rs.b[i]->busy && (victim == rs.nb || rs.b[i]->used < rs.b[victim]->used))
+                    victim = i;
+            if (victim == rs.nb)
+                return NULL;
+            rs_block_free(victim);
+        }
+        int64_t t0 = rec_now_ns();
+        cl_command_queue q = rs_ctx_queue(ctx, dev);
+        if (!q || rs_grow(&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
+            return NULL;
+        rs_block *b = calloc(1, sizeof *b);
+        cl_int err = CL_SUCCESS;
+        cl_mem m = b ? rec_next.clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &err) : NULL;
+        void *p = m ? rec_next.clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL,
+                                                  NULL, &err)
+                    : NULL;
+        if (!p) {
+            if (m)
+                rec_next.clReleaseMemObject(m);
+            free(b);
+            return NULL;
+        }
+        b->ctx = ctx, b->mem = m, b->p = p, b->size = size;
+        rs.b[rs.nb++] = b;
+        rs.total += size;
+        rs.alloc_ns += rec_now_ns() - t0;
+        best = b;
+    }
+    best->busy = 1;
+    best->used = ++rs.tick;
+    return best;
+}
+
+/* Frees a block. Takes no lock: the driver's callback thread calls it, and
+ * the driver may be waiting (a map in rs_block_take) while rs.mu is held. */
+static void rs_block_put(rs_block *b)
+{
+    atomic_store(&b->busy, 0);
+}
+
+static void CL_CALLBACK rs_written(cl_event e, cl_int status, void *user)
+{
+    (void)e;
+    (void)status;   /* complete or failed: the block is not read any more */
+    rs_block_put(user);
+}
+
+/* A block for a transfer of @p size bytes on @p q, or NULL: not staged. */
+static rs_block *rs_begin(cl_command_queue q, size_t size, const void *ptr, int read, cl_bool blocking)
+{
+    if (!rs.mode || size < rs.min_bytes || !ptr)
+        return NULL;
+    cl_context ctx;
+    cl_device_id dev;
+    rs_block *b = NULL;
+    pthread_mutex_lock(&rs.mu);
+    if ((!read || blocking || !rs.user_events) && rs_queue_stages(q, &ctx, &dev)) {
+        b = rs_block_take(ctx, dev, size);
+        if (!b)
+            rs.no_block++;
+    }
+    pthread_mutex_unlock(&rs.mu);
+    return b;
+}
+
+static void rs_count(int read, size_t size, int64_t copy_ns)
+{
+    pthread_mutex_lock(&rs.mu);
+    rs.copy_ns += copy_ns;
+    if (read)
+        rs.reads++;
+    else
+        rs.writes++;
+    rs.bytes += size;
+    pthread_mutex_unlock(&rs.mu);
+}
+
+/* ------------------------------------------------------------ transfers */
+
+int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, const void *ptr,
+                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
+{
+    if ((nw > 0) != (wl != NULL))
+        return 0;   /* the driver's own answer (an error) */
+    rs_block *b = rs_begin(q, size, ptr, 0, blocking);
+    if (!b)
+        return 0;
+    int64_t t0 = rec_now_ns();
+    rs_copy(b->p, ptr, size);
+    int64_t copy_ns = rec_now_ns() - t0;
+    cl_event e = NULL;
+    cl_int r = rec_next.clEnqueueWriteBuffer(q, buf, blocking, off, size, b->p, nw, wl, &e);
+    if (r != CL_SUCCESS) {
+        rs_block_put(b);
+    } else if (!ev) {   /* ours: polled when a block is next wanted */
+        pthread_mutex_lock(&rs.mu);
+        b->pending = e;
+        pthread_mutex_unlock(&rs.mu);
+        rs_count(0, size, copy_ns);
+    } else {   /* the application's, with its one reference: a callback frees the block */
+        if (rec_next.clSetEventCallback(e, CL_COMPLETE, rs_written, b) != CL_SUCCESS) {
+            rec_next.clWaitForEvents(1, &e);   /* the block must outlive the write */
+            rs_block_put(b);
+        }
+        *ev = e;
+        rs_count(0, size, copy_ns);
+    }
+    *ret = r;
+    return 1;
+}
+
+int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                   cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
+{
+    if ((nw > 0) != (wl != NULL))
+        return 0;
+    rs_block *b = rs_begin(q, size, ptr, 1, blocking);
+    if (!b)
+        return 0;
+    cl_int r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
+    if (r == CL_SUCCESS) {
+        int64_t t0 = rec_now_ns();
+        rs_copy(ptr, b->p, size);
+        rs_count(1, size, rec_now_ns() - t0);
+    }
+    rs_block_put(b);
+    *ret = r;
+    return 1;
+}
+
+void rec_stage_report(FILE *f)
+{
+    pthread_mutex_lock(&rs.mu);
+    fprintf(f,
+            "\"stage\": \"%s\", \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
+            "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
+            "\"stage_copy_us\": %lld",
+            rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.mode ? rs.threads : 0,
+            (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
+            (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
+            (long long)(rs.copy_ns / 1000));
+    pthread_mutex_unlock(&rs.mu);
+}

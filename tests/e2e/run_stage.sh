@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# run_stage.sh BUILD_DIR — staged transfers in plan mode (`clrr run --stage`,
+# recorder/rec_stage.c): large buffer writes and reads go through the
+# layer's pinned blocks, copied by several threads. The speed shows on a
+# discrete GPU (bench/live.py); here `--stage all` runs the same path on
+# PoCL's CPU device, and every program checks its own results:
+#  - sobel, geomatrix, overlap (non-blocking and blocking reads): the same
+#    output as a plain run, with the expected number of staged transfers;
+#  - api_tour (CLRR_STAGE_MIN=0: every buffer transfer staged): events,
+#    wait lists, a write gated by a user event; its own checks pass;
+#  - user_events: non-blocking reads after a user event are not staged (they
+#    would block inside the layer); the program finishes, every case ok;
+#  - no block within the cap (CLRR_STAGE_CAP=0): transfers run as made;
+#  - auto on the CPU device: nothing staged (it shares the host's memory);
+#  - bad --stage / --stage-threads: exit 2.
+. "$(dirname "$0")/lib.sh"
+need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/api_tour"
+[ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
+unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE CLRR_STAGE CLRR_STAGE_THREADS \
+    CLRR_STAGE_MIN CLRR_STAGE_CAP
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+strip_ms() { sed 's/ ocl_ms=[0-9.]*//' "$1"; }
+
+# any plan will do: staging does not depend on what the plan transforms
+"$CLRR" record -o "$TMP/s.clrr" -- "$APPS/sobel" --size 512 --iters 1 --quiet || fail "recording sobel"
+"$CLRR" optimize "$TMP/s.clrr" -o "$TMP/s.plan" >/dev/null || fail "optimize sobel"
+P=$TMP/s.plan
+
+# app  args  staged writes  staged reads   (1 MiB buffers and more)
+while read -r app args writes reads; do
+    "$APPS/$app" ${args//_/ } >"$TMP/$app.plain" || fail "$app plain"
+    "$CLRR" run --plan "$P" --stage all --stage-threads 4 --report "$TMP/$app.json" -- "$APPS/$app" ${args//_/ } \
+        >"$TMP/$app.out" 2>"$TMP/$app.err" || fail "$app staged: $(cat "$TMP/$app.err" "$TMP/$app.out")"
+    [ "$(strip_ms "$TMP/$app.out")" = "$(strip_ms "$TMP/$app.plain")" ] ||
+        fail "$app staged printed $(cat "$TMP/$app.out"), plain $(cat "$TMP/$app.plain")"
+    [ "$(j "$TMP/$app.json" "(d['stage'], d['stage_threads'], d['staged_writes'], d['staged_reads'])")" \
+        = "('all', 4, $writes, $reads)" ] || fail "$app: $(j "$TMP/$app.json" d)"
+    grep -q "^clrr run: $writes writes and $reads reads staged through pinned memory" "$TMP/$app.err" ||
+        fail "$app: no staging summary: $(cat "$TMP/$app.err")"
+done <<'EOF'
+sobel --size_1024_--iters_3 3 3
+geomatrix --size_512_--iters_2_--n_3 6 2
+overlap --size_262144_--iters_4 8 4
+overlap --size_262144_--iters_4_--blocking-read 8 4
+EOF
+
+# every buffer transfer staged, one thread (no pool), and four
+for t in 1 4; do
+    CLRR_STAGE_MIN=0 "$CLRR" run -q --plan "$P" --stage all --stage-threads $t --report "$TMP/at$t.json" \
+        -- "$B/tests/progs/api_tour" >"$TMP/at$t.out" 2>&1 || fail "api_tour staged ($t threads): $(cat "$TMP/at$t.out")"
+    grep -q "^api_tour: ok" "$TMP/at$t.out" || fail "api_tour staged ($t threads): $(cat "$TMP/at$t.out")"
+    [ "$(j "$TMP/at$t.json" "d['staged_writes'] > 0 and d['staged_reads'] > 0")" = True ] ||
+        fail "api_tour staged nothing: $(j "$TMP/at$t.json" d)"
+done
+
+# user events: the non-blocking reads are not staged, nothing waits forever
+"$B/tests/progs/user_events" >"$TMP/ue.plain" || fail "user_events plain"
+CLRR_STAGE_MIN=0 timeout 60 "$CLRR" run -q --plan "$P" --stage all --report "$TMP/ue.json" \
+    -- "$B/tests/progs/user_events" >"$TMP/ue.out" 2>&1 || fail "user_events staged: $(cat "$TMP/ue.out")"
+diff "$TMP/ue.plain" "$TMP/ue.out" >/dev/null || fail "user_events: $(cat "$TMP/ue.out")"
+
+# no block within the cap: every transfer runs as the application made it
+CLRR_STAGE_CAP=0 "$CLRR" run --plan "$P" --stage all --report "$TMP/cap.json" -- "$APPS/sobel" --size 1024 --iters 2 \
+    >"$TMP/cap.out" 2>"$TMP/cap.err" || fail "sobel, cap 0: $(cat "$TMP/cap.err")"
+grep -q "^sobel: ok" "$TMP/cap.out" || fail "sobel, cap 0: $(cat "$TMP/cap.out")"
+[ "$(j "$TMP/cap.json" "(d['staged_writes'], d['staged_reads'], d['stage_no_block'])")" = "(0, 0, 4)" ] ||
+    fail "sobel, cap 0: $(j "$TMP/cap.json" d)"
+grep -q "found no free block" "$TMP/cap.err" || fail "sobel, cap 0: $(cat "$TMP/cap.err")"
+
+# auto (the default): PoCL's CPU device shares the host's memory
+"$CLRR" run -q --plan "$P" --report "$TMP/auto.json" -- "$APPS/sobel" --size 1024 --iters 2 >"$TMP/auto.out" 2>&1 ||
+    fail "sobel, auto: $(cat "$TMP/auto.out")"
+[ "$(j "$TMP/auto.json" "(d['staged_writes'], d['staged_reads'], d['stage'] in ('auto', 'off'))")" = "(0, 0, True)" ] ||
+    fail "sobel, auto: $(j "$TMP/auto.json" d)"
+
+# bad options: one line, exit 2, the application is not run
+for bad in "--stage sometimes" "--stage-threads 0" "--stage-threads 17" "--stage-threads 2x"; do
+    out=$("$CLRR" run --plan "$P" $bad -- "$APPS/sobel" 2>&1); rc=$?
+    [ "$rc" = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "$bad: rc $rc: $out"
+done
+echo "ok"
