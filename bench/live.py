@@ -92,11 +92,11 @@ def make_plan(name, cmd, d):
     return plan, o
 
 
-def one(cmd, plan):
+def one(cmd, plan, extra=()):
     """One run: (ocl_ms or None, wall ms, output less the time, report)."""
     if plan:
         rep = os.path.join(TMP, "report.json")
-        out, _, wall = run([CLRR, "run", "--plan", plan, "--report", rep, "-q"] + RUN_OPTS + ["--"] + cmd,
+        out, _, wall = run([CLRR, "run", "--plan", plan, "--report", rep, "-q"] + RUN_OPTS + list(extra) + ["--"] + cmd,
                            env=app_env(), what="clrr run --plan %s -- %s" % (plan, " ".join(cmd)))
         with open(rep) as f:
             report = json.load(f)
@@ -120,12 +120,12 @@ def main():
             print("(skipping %s: %s is not built)" % (name, cmd[0]))
             continue
         plan = os.path.join(PLANS, name + ".plan") if PLANS else make_plan(name, cmd, TMP)[0]
-        r = {"cmd": cmd, "plain": [], "plan": []}
+        r = {"cmd": cmd, "plain": [], "plan": [], "nostage": []}
         for _ in range(REPS):
-            for key, p in (("plain", None), ("plan", plan)):
-                ms, wall, text, rep = one(cmd, p)
+            for key, p, extra in (("plain", None, ()), ("plan", plan, ()), ("nostage", plan, ("--stage", "off"))):
+                ms, wall, text, rep = one(cmd, p, extra)
                 r[key].append({"ocl_ms": ms, "wall_ms": wall, "out": text, "report": rep})
-        outs = {x["out"] for x in r["plain"] + r["plan"]}
+        outs = {x["out"] for x in r["plain"] + r["plan"] + r["nostage"]}
         if len(outs) != 1:
             sys.exit("bench-live: %s printed different results with and without the plan: %s" % (name, sorted(outs)))
         m = re.search(r'device="([^"]*)"', r["plain"][0]["out"])
@@ -135,10 +135,11 @@ def main():
         have_ms = r["plain"][0]["ocl_ms"] is not None
         t0 = med([x["ocl_ms"] for x in r["plain"]]) if have_ms else float("nan")
         t1 = med([x["ocl_ms"] for x in r["plan"]]) if have_ms else float("nan")
+        t2 = med([x["ocl_ms"] for x in r["nostage"]]) if have_ms else float("nan")
         w0, w1 = med([x["wall_ms"] for x in r["plain"]]), med([x["wall_ms"] for x in r["plan"]])
         bld = med([x["report"].get("fused_build_us", 0) / 1e3 for x in r["plan"]])
         mat = med([x["report"].get("match_us", 0) / 1e3 for x in r["plan"]])
-        rows.append((name, what, rep, t0, t1, w0, w1, bld, mat))
+        rows.append((name, what, rep, t0, t1, t2, w0, w1, bld, mat))
     print("\n### Live runs: the application plain and under `clrr run --plan` (medians of %d runs, alternating)\n"
           % REPS)
     print("device: %s. ocl ms: the program's own timing of its OpenCL loop; wall ms: the whole process "
@@ -146,17 +147,22 @@ def main():
           "program's host reference, and printed the same with and without the plan. applied/fell back: "
           "transformations of the plan; dropped, deferred, never ran, fused: commands; build ms: building the "
           "plan's fused kernels (at the program's set-up); match ms: the layer decoding calls and matching them "
-          "against the plan (medians).\n" % dev)
+          "against the plan (medians); staged: buffer transfers the layer moved through its pinned memory "
+          "(`--stage`, on by default where the device does not share the host's memory); w/o staging: "
+          "`clrr run --plan --stage off`, run alongside.\n" % dev)
     print("| workload | applied | fell back | dropped | deferred | ran after all | never ran | fused launches "
-          "| build ms | match ms | plain ocl ms | --plan ocl ms | speedup | plain wall ms | --plan wall ms "
-          "| wall speedup |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, what, rep, t0, t1, w0, w1, bld, mat in rows:
+          "| staged | build ms | match ms | plain ocl ms | --plan ocl ms | speedup | w/o staging ocl ms "
+          "| speedup w/o staging | plain wall ms | --plan wall ms | wall speedup |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, what, rep, t0, t1, t2, w0, w1, bld, mat in rows:
         sp = "%.2fx" % (t0 / t1) if t1 == t1 and t1 > 0 else "-"
-        print("| %s | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %.1f | %.1f | %.2fx |" % (
-            name, rep["applied"], rep["fell_back"], rep["dropped"], rep["deferred"], rep["ran_after_all"],
-            rep["never_ran"], rep["fused_launches"], bld, mat, "%.2f" % t0 if t0 == t0 else "-",
-            "%.2f" % t1 if t1 == t1 else "-", sp, w0, w1, w0 / w1))
+        sp2 = "%.2fx" % (t0 / t2) if t2 == t2 and t2 > 0 else "-"
+        print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f "
+              "| %.2fx |" % (
+                  name, rep["applied"], rep["fell_back"], rep["dropped"], rep["deferred"], rep["ran_after_all"],
+                  rep["never_ran"], rep["fused_launches"], rep.get("staged_writes", 0) + rep.get("staged_reads", 0),
+                  bld, mat, "%.2f" % t0 if t0 == t0 else "-", "%.2f" % t1 if t1 == t1 else "-", sp,
+                  "%.2f" % t2 if t2 == t2 else "-", sp2, w0, w1, w0 / w1))
     print()
     for name, what, *_ in rows:
         print("- %s: %s" % (name, what))
