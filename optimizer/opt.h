@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 2
+#define OPT_PLAN_MINOR 3
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -113,6 +113,7 @@ typedef struct opt_xform {
                                  keys sorted; owned by the plan */
     uint64_t key;             /* XXH64 of pattern */
     uint64_t occurrence;      /* the call is the occurrence-th (from 0) with this pattern */
+    uint64_t occurrences;     /* 1.3: calls of the recording with this pattern (0: not said) */
     uint64_t holds_seq;       /* redundant: the call that left the same bytes, else 0 */
     opt_effect effect;
     const char *reason;       /* one line: why it is safe */
@@ -314,6 +315,8 @@ typedef struct opt_exec_stats {
     uint64_t kept;            /* live: calls deferred (dead work, unstored producers) */
     uint64_t forced;          /* ... of which run after all, because something read their results */
     uint64_t freed;           /* ... of which freed unrun (overwritten, released, or at the end) */
+    uint64_t steady;          /* live: calls past the recording's last transformed occurrence
+                                 of their pattern, given that transformation (a longer run) */
     opt_effect effect;        /* recorded effect of the applied ones */
 } opt_exec_stats;
 

@@ -151,6 +151,28 @@ static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t o
     return NULL;
 }
 
+/* Live: a call past the recording's calls of its pattern (a run longer than
+ * the recording; 1.3 plans say how many there were) gets the pattern's last
+ * transformation: the steady state of a loop. Nothing a live run does depends on it being
+ * right: deferred work still runs when a later call needs it, a held
+ * producer still runs when its consumer does not come, a redundant
+ * transfer is still checked by hash. */
+static const opt_xform *opt_find_steady(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {   /* the first entry past the key's */
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->by_key[mid]->key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && x->by_key[i]->key == key;)
+        if (!strcmp(x->by_key[i]->pattern, canon))
+            return x->by_key[i]->occurrences && x->by_key[i]->occurrences <= occ ? x->by_key[i] : NULL;
+    return NULL;
+}
+
 static const opt_xform *opt_find_seq(const opt_exec *x, uint64_t seq)
 {
     size_t lo = 0, hi = x->n;
@@ -197,6 +219,8 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         return OPT_ERR_NOMEM;
     uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
     const opt_xform *f = nomem ? NULL : opt_find_key(x, key, occ, canon);
+    if (!f && !nomem && x->live && (f = opt_find_steady(x, key, occ, canon)) != NULL)
+        x->steady++;
     free(canon);
     if (nomem)
         return OPT_ERR_NOMEM;
@@ -320,6 +344,7 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
     out->kept = x->nkept_total;
     out->forced = x->nforced;
     out->freed = x->nfreed;
+    out->steady = x->steady;
     for (size_t i = 0; i < x->n; i++) {
         const opt_xform *f = opt_plan_xform(x->p, i);
         switch (x->state[i]) {

@@ -271,6 +271,8 @@ opt_obj *opt_mem_range(const opt_track *t, const opt_obj *o, uint64_t *lo, uint6
 /*! opt_occurrence_next() : the next occurrence (from 0) of pattern @p key in
  *  @p occ (opt_util.c; the passes and the matcher count the same way). */
 uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem);
+/*! opt_occurrence_count() : how many calls with pattern @p key @p occ has seen. */
+uint64_t opt_occurrence_count(const opt_map *occ, uint64_t key);
 
 /* opt_dead.c: the dead command pass on the analyzer's model. */
 typedef struct ana_model ana_model;
@@ -336,6 +338,7 @@ struct opt_exec {
     size_t nbegun, capbegun;
     uint64_t nkept_total, nforced, nfreed;
     uint32_t *fz_forced;          /* per fused kernel: held producers that had to run after all */
+    uint64_t steady;              /* calls past the recording given its last transformation */
 };
 
 /* opt_exec.c, shared with opt_live.c */

@@ -411,6 +411,8 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
         goto out;
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
+    for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
+        x.p->xf[i].occurrences = opt_occurrence_count(&x.occ, x.p->xf[i].key);
     *out = x.p;
     x.p = NULL;
 out:

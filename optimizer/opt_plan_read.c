@@ -331,7 +331,7 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
 static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
 {
     static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
-                                        "holds", "reason", "verify", "fused", NULL};
+                                        "holds", "reason", "verify", "fused", "occurrences", NULL};
     static const char *const cn[] = {"seq", "function", NULL};
     char where[64], w2[96];
     const char *pass, *action, *fn, *reason, *verify;
@@ -393,6 +393,13 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
                           x.action == OPT_ACT_DROP ? "dropped" : "fused");
     x.function = fn;
     OPT_TRY(opt_get_u64(r, o, "occurrence", where, &x.occurrence));
+    if (json_object_get(o, "occurrences")) {   /* 1.3 */
+        OPT_TRY(opt_get_u64(r, o, "occurrences", where, &x.occurrences));
+        if (x.occurrences <= x.occurrence)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                              "%s.occurrences: %llu, but the call is occurrence %llu (from 0) of its pattern", where,
+                              (unsigned long long)x.occurrences, (unsigned long long)x.occurrence);
+    }
     json_t *pat = json_object_get(o, "pattern");
     snprintf(w2, sizeof w2, "%s.pattern", where);
     OPT_TRY(opt_pattern_check(pat, w2, r->err, r->cap));

@@ -54,6 +54,10 @@ static json_t *opt_xform_json(const opt_xform *x)
                           "pattern", pat, "effect", opt_effect_json(&x->effect), "holds",
                           x->holds_seq ? json_pack("{s:o}", "seq", opt_u64(x->holds_seq)) : json_null(), "reason",
                           x->reason, "verify", "readbacks");
+    if (o && x->occurrences && json_object_set_new(o, "occurrences", opt_u64(x->occurrences))) {
+        json_decref(o);
+        return NULL;
+    }
     if (o && x->fused && json_object_set_new(o, "fused", opt_u64(x->fused))) {
         json_decref(o);
         return NULL;

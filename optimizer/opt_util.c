@@ -338,6 +338,12 @@ int opt_value_hash(const tf_value *v, uint8_t h[16])
 
 /* The next occurrence of pattern @p key (from 0). Shared with opt_exec.c
  * through the same rule: the map holds count + 1. */
+uint64_t opt_occurrence_count(const opt_map *occ, uint64_t key)
+{
+    uintptr_t n = (uintptr_t)opt_map_get(occ, key ? key : 1);
+    return n ? (uint64_t)(n - 1) : 0;
+}
+
 uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem)
 {
     uint64_t k = key ? key : 1;

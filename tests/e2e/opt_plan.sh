@@ -39,7 +39,7 @@ cmp -s "$TMP/a.plan" "$TMP/h.plan" || fail "two runs of optimize wrote different
 
 # --- plan show: readable, and --json reads back as the same plan
 "$CLRR" plan show "$TMP/a.plan" >"$TMP/show.txt" 2>"$TMP/err" || fail "clrr plan show: $(cat "$TMP/err")"
-grep -q "^plan      .*a.plan (clrr-plan 1.2" "$TMP/show.txt" || fail "plan show: no header"
+grep -q "^plan      .*a.plan (clrr-plan 1.3" "$TMP/show.txt" || fail "plan show: no header"
 grep -q "^pass      dead       12 transformations" "$TMP/show.txt" || fail "plan show: no dead pass line"
 grep -q "^pass      redundant  6 transformations" "$TMP/show.txt" || fail "plan show: no redundant pass line"
 grep -q "pattern  clEnqueueNDRangeKernel args(.*kernel=stats@" "$TMP/show.txt" || fail "plan show: no stats pattern"
@@ -140,13 +140,16 @@ one_line() {   # WANT CMD...
     [ "$(wc -l <"$TMP/err")" = 1 ] || fail "clrr $*: not one error line: $(cat "$TMP/err")"
 }
 head -c 300 "$TMP/a.plan" >"$TMP/bad1.plan"
-sed 's/"version": "1.2"/"version": "9.0"/' "$TMP/a.plan" >"$TMP/bad2.plan"
+sed 's/"version": "1.3"/"version": "9.0"/' "$TMP/a.plan" >"$TMP/bad2.plan"
 sed 's/"transformations":12,/"transformations":99999999999,/' "$TMP/a.plan" >"$TMP/bad3.plan"
 sed 's/"occurrence":0,/"occurrence":"zero",/' "$TMP/a.plan" >"$TMP/bad4.plan"
 sed 's/"calls":[0-9]*/"calls":1e999/' "$TMP/a.plan" >"$TMP/bad5.plan"
 printf 'not json at all\n' >"$TMP/bad6.plan"
 sed 's/"splits": null/"splits": [1]/' "$TMP/a.plan" >"$TMP/bad7.plan"
-for bad in bad1 bad2 bad3 bad4 bad5 bad6 bad7; do
+# 1.3: a pattern met fewer times than the call's own occurrence
+sed 's/"occurrences":[0-9]*/"occurrences":0/' "$TMP/a.plan" >"$TMP/bad8.plan"
+grep -q '"occurrences":0' "$TMP/bad8.plan" || fail "the plan says no occurrences"
+for bad in bad1 bad2 bad3 bad4 bad5 bad6 bad7 bad8; do
     one_line 3 replay "$TMP/a.clrr" --plan "$TMP/$bad.plan"
     grep -q "$bad.plan: " "$TMP/err" || fail "$bad: the error does not name the plan: $(cat "$TMP/err")"
     one_line 3 plan show "$TMP/$bad.plan"
@@ -154,6 +157,8 @@ done
 grep -q "version 9.0" <("$CLRR" plan show "$TMP/bad2.plan" 2>&1) || fail "a wrong version is not named"
 grep -q "99999999999" <("$CLRR" plan show "$TMP/bad3.plan" 2>&1) || fail "a huge count is not named"
 grep -q "occurrence" <("$CLRR" plan show "$TMP/bad4.plan" 2>&1) || fail "a wrong type is not named"
+grep -q "occurrences: 0, but the call is occurrence" <("$CLRR" plan show "$TMP/bad8.plan" 2>&1) ||
+    fail "too few occurrences are not named: $("$CLRR" plan show "$TMP/bad8.plan" 2>&1)"
 one_line 3 plan show "$TMP/nope.plan"
 one_line 3 plan show "$TMP"
 one_line 3 replay "$TMP/nope.clrr" --plan "$TMP/a.plan"

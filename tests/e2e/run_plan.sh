@@ -55,6 +55,17 @@ grep -q "^sobel: ok" "$TMP/s4.out" || fail "sobel --iters 4: $(cat "$TMP/s4.out"
     = "(4, 1, 1, 1, False)" ] || fail "sobel --iters 4: $(j "$TMP/s4.json" d)"
 grep -q "^clrr run: .* ms building fused kernels, .* ms matching calls" "$TMP/s4.err" ||
     fail "sobel --iters 4: no time summary: $(cat "$TMP/s4.err")"
+[ "$(j "$TMP/s4.json" "d['steady']")" = 0 ] || fail "sobel --iters 4: steady: $(j "$TMP/s4.json" d)"
+# a run longer than the recording (12 iterations, 4 recorded): past the
+# recorded occurrences each call gets its pattern's last transformation (the
+# loop's steady state), so every pair is still fused
+run --plan "$TMP/s4.plan" --report "$TMP/s12.json" -- "$APPS/sobel" --size 256 --iters 12 >"$TMP/s12.out" 2>"$TMP/s12.err" ||
+    fail "sobel --iters 12 with the 4-iteration plan: $(cat "$TMP/s12.err")"
+grep -q "^sobel: ok" "$TMP/s12.out" || fail "sobel --iters 12: $(cat "$TMP/s12.out")"
+[ "$(j "$TMP/s12.json" "(d['fused_launches'], d['steady'] >= 16)")" = "(12, True)" ] ||
+    fail "sobel --iters 12: $(j "$TMP/s12.json" d)"
+grep -q "^clrr run: .* calls came after the recording's last transformed occurrence" "$TMP/s12.err" ||
+    fail "sobel --iters 12: no steady-state line: $(cat "$TMP/s12.err")"
 
 # other shapes: nothing fuses, the results are right
 run -q --plan "$TMP/geomatrix.plan" --report "$TMP/gs.json" -- "$APPS/geomatrix" --size=64 --iters=2 \
@@ -82,6 +93,16 @@ run -q --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 3 >"$TMP/d
 run -q --plan "$TMP/dw.plan" --report "$TMP/dwx.json" -- "$DW" --iters 3 --exec-info >"$TMP/dwx.out" 2>&1 ||
     fail "deadwork --exec-info with the plan: $(cat "$TMP/dwx.out")"
 [ "$(j "$TMP/dwx.json" "(d['deferred'], d['not_kept'])")" = "(6, 3)" ] || fail "deadwork --exec-info: $(j "$TMP/dwx.json" d)"
+# 9 iterations with the 3-iteration plan: the steady state defers every
+# iteration's dead work; reading the stats back (--observe) still gets the
+# plain run's checksum
+run -q --plan "$TMP/dw.plan" --report "$TMP/dw9.json" -- "$DW" --iters 9 >"$TMP/dw9.out" 2>&1 ||
+    fail "deadwork --iters 9: $(cat "$TMP/dw9.out")"
+[ "$(j "$TMP/dw9.json" "(d['never_ran'] > 7, d['steady'] > 0)")" = "(True, True)" ] || fail "deadwork --iters 9: $(j "$TMP/dw9.json" d)"
+"$DW" --iters 9 --observe >"$TMP/obs9.plain" || fail "deadwork --iters 9 --observe"
+run -q --plan "$TMP/dw.plan" -- "$DW" --iters 9 --observe >"$TMP/obs9.out" 2>&1 ||
+    fail "deadwork --iters 9 --observe with the plan: $(cat "$TMP/obs9.out")"
+diff "$TMP/obs9.plain" "$TMP/obs9.out" >/dev/null || fail "deadwork --iters 9 --observe: $(cat "$TMP/obs9.out")"
 # the same with other data
 run -q --plan "$TMP/dw.plan" --report "$TMP/dw7.json" -- "$DW" --iters 3 --seed 7 >"$TMP/dw7.out" 2>&1 ||
     fail "deadwork --seed 7: $(cat "$TMP/dw7.out")"

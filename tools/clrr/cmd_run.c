@@ -69,6 +69,11 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                 "%llu transfers dropped\n",
                 cli_run_num(r, "fused_launches"), cli_run_num(r, "deferred"), cli_run_num(r, "ran_after_all"),
                 cli_run_num(r, "never_ran"), cli_run_num(r, "dropped"));
+        if (cli_run_num(r, "steady"))
+            fprintf(stderr,
+                    "clrr run: %llu calls came after the recording's last transformed occurrence of their pattern "
+                    "and got that transformation (a longer run than the recording)\n",
+                    cli_run_num(r, "steady"));
         fprintf(stderr, "clrr run: %.1f ms building fused kernels, %.1f ms matching calls against the plan%s\n",
                 cli_run_num(r, "fused_build_us") / 1e3, cli_run_num(r, "match_us") / 1e3,
                 json_is_true(json_object_get(r, "data_hashed")) ? " (transfers hashed)" : "");
