@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 static int opt_cmp_key(const void *a, const void *b)
 {
     const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
@@ -95,12 +97,81 @@ opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory,
     return OPT_OK;
 }
 
+static int opt_is_launch(const char *fn)
+{
+    return !strcmp(fn, "clEnqueueNDRangeKernel") || !strcmp(fn, "clEnqueueTask");
+}
+
+static int opt_name_in(char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], s))
+            return 1;
+    return 0;
+}
+
+static int opt_name_add(char ***names, size_t *n, const char *s)
+{
+    if (opt_name_in(*names, *n, s))
+        return 0;
+    char **p = realloc(*names, (*n + 1) * sizeof *p), *d = strdup(s);
+    if (p)
+        *names = p;
+    if (!p || !d) {
+        free(d);
+        return -1;
+    }
+    p[(*n)++] = d;
+    return 0;
+}
+
+/* Live: the functions and, for launches, the kernel names of the plan's
+ * transformations. A call outside them cannot match any: it needs no
+ * pattern (the costly part of a call), and its pattern's occurrences,
+ * which only the plan's patterns need, are not counted. */
+static int opt_filter_init(opt_exec *x)
+{
+    for (size_t i = 0; i < x->n; i++) {
+        const opt_xform *f = opt_plan_xform(x->p, i);
+        if (opt_name_add(&x->fns, &x->nfns, f->function))
+            return -1;
+        if (!opt_is_launch(f->function))
+            continue;
+        json_t *pat = json_loads(f->pattern, 0, NULL);
+        const char *k = json_string_value(json_object_get(json_object_get(pat, "kernel"), "kernel"));
+        int rc = k ? opt_name_add(&x->knames, &x->nknames, k) : 0;
+        if (!k)
+            x->any_kernel = 1;   /* no name to go by: every launch is looked at */
+        json_decref(pat);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static int opt_may_match(const opt_exec *x, const tf_call *c)
+{
+    if (!opt_name_in(x->fns, x->nfns, c->sig->name))
+        return 0;
+    if (!opt_is_launch(c->sig->name) || x->any_kernel)
+        return 1;
+    uint64_t kid = 0;
+    opt_arg_u64(c, "kernel", &kid);
+    const opt_obj *k = opt_track_obj(&x->t, kid);
+    return !k || k->kind != OPT_OBJ_KERNEL || !k->name || opt_name_in(x->knames, x->nknames, k->name);
+}
+
 opt_status opt_exec_open_live(const opt_plan *p, opt_exec **out, char *err, size_t err_cap)
 {
     opt_status st = opt_exec_new(p, out, err, err_cap);
     if (st != OPT_OK)
         return st;
     (*out)->live = 1;
+    if (opt_filter_init(*out)) {
+        opt_exec_close(*out);
+        *out = NULL;
+        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+    }
     size_t nf = opt_plan_fused_count(p);
     if (nf && !((*out)->fz_forced = calloc(nf, sizeof *(*out)->fz_forced))) {
         opt_exec_close(*out);
@@ -115,6 +186,12 @@ void opt_exec_close(opt_exec *x)
     if (!x)
         return;
     opt_live_free(x);
+    for (size_t i = 0; i < x->nfns; i++)
+        free(x->fns[i]);
+    for (size_t i = 0; i < x->nknames; i++)
+        free(x->knames[i]);
+    free(x->fns);
+    free(x->knames);
     opt_track_free(&x->t);
     opt_map_free(&x->occ);
     free(x->by_key);
@@ -212,6 +289,8 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
     char *canon = NULL;
     uint64_t key = 0, holds = 0;
     int nomem = 0;
+    if (x->live && !opt_may_match(x, c))
+        return OPT_RUN;
     opt_status st = opt_track_pattern(&x->t, c, 0, &canon, &key);
     if (st == OPT_ERR_LIMIT)
         return OPT_RUN;

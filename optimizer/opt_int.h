@@ -339,6 +339,9 @@ struct opt_exec {
     uint64_t nkept_total, nforced, nfreed;
     uint32_t *fz_forced;          /* per fused kernel: held producers that had to run after all */
     uint64_t steady;              /* calls past the recording given its last transformation */
+    char **fns, **knames;         /* live: the plan's functions, launched kernels' names */
+    size_t nfns, nknames;
+    int any_kernel;               /* live: a launch pattern without a kernel name */
 };
 
 /* opt_exec.c, shared with opt_live.c */
