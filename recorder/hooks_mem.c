@@ -57,10 +57,11 @@ void rec_post_clCreateBuffer(rec_call *c, int ok, cl_mem *ret, cl_context a_cont
                              size_t a_size, void *a_host_ptr, cl_int *a_errcode_ret)
 {
     (void)c;
-    (void)a_context;
     (void)a_errcode_ret;
     if (ok)
         rec_mem_created(*ret, a_flags, a_size, a_host_ptr, 0);
+    if (ok && rec_g.plan)
+        rec_stage_buffer(a_context, a_size);   /* its staging block now, at set-up */
 }
 
 int rec_pre_clCreateBufferWithProperties(rec_call *c, cl_context *a_context,
@@ -79,11 +80,12 @@ void rec_post_clCreateBufferWithProperties(rec_call *c, int ok, cl_mem *ret, cl_
                                            size_t a_size, void *a_host_ptr, cl_int *a_errcode_ret)
 {
     (void)c;
-    (void)a_context;
     (void)a_properties;
     (void)a_errcode_ret;
     if (ok)
         rec_mem_created(*ret, a_flags, a_size, a_host_ptr, 0);
+    if (ok && rec_g.plan)
+        rec_stage_buffer(a_context, a_size);   /* its staging block now, at set-up */
 }
 
 /* Host bytes of an image's initial contents. */

@@ -120,6 +120,11 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
                     cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
 int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
+/* The application made a buffer of @p size bytes in @p ctx: where its
+ * transfers will be staged, a block is made now, at set-up rather than in
+ * the application's loop (up to 8 per context and block size, within the
+ * cap). */
+void rec_stage_buffer(cl_context ctx, size_t size);
 /* The report's members (JSON, no braces). */
 void rec_stage_report(FILE *f);
 

@@ -31,7 +31,11 @@
  * copy threads (CLRR_STAGE_THREADS, default half the processors, at most
  * 8) auto stages nothing: one core copies no faster than the driver does.
  * A transfer that cannot get a block (CLRR_STAGE_CAP bytes of blocks in
- * use) runs as the application made it.
+ * use) runs as the application made it. Making a block pins memory, about
+ * 2 ms for 4 MiB on the H100 machine, so blocks are made ahead when the
+ * application creates a large buffer in a context whose device stages (one
+ * per buffer, up to RS_PREPARE per context and block size): at its set-up,
+ * not in its loop, as the plan's fused kernels are built.
  *
  * The layer's own objects (one queue per context, used only to map the
  * blocks, and the blocks) hold a reference to the context; they live until
@@ -52,6 +56,7 @@
 #define RS_MAX_THREADS 16
 #define RS_BLOCK_MIN ((size_t)1 << 20)
 #define RS_PIECE_MIN ((size_t)64 << 10)   /* a copy thread's least share */
+#define RS_PREPARE 8                        /* blocks made ahead per context and size */
 
 typedef struct rs_block {
     cl_context ctx;
@@ -70,6 +75,12 @@ typedef struct rs_dev {
     int stage;
 } rs_dev;
 
+typedef struct rs_bufs {     /* large buffers the application made, per context and class */
+    cl_context ctx;
+    size_t size;
+    unsigned count;
+} rs_bufs;
+
 typedef struct rs_ctx {
     cl_context ctx;
     cl_command_queue q;       /* maps this context's blocks */
@@ -86,8 +97,10 @@ static struct {
     size_t ndev, capdev;
     rs_ctx *ctx;
     size_t nctx, capctx;
+    rs_bufs *buf;
+    size_t nbuf, capbuf;
     int user_events;
-    uint64_t tick, writes, reads, bytes, no_block;
+    uint64_t tick, writes, reads, bytes, no_block, made, ahead;   /* blocks made; of which ahead */
     int64_t alloc_ns, copy_ns;    /* making blocks; copying to and from them */
     /* the copy pool */
     pthread_mutex_t pool_mu;  /* one job at a time */
@@ -240,22 +253,28 @@ static int rs_grow(void *arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* Whether transfers on @p q are staged; its context in *ctx. Under rs.mu. */
+/* Whether transfers to and from @p d are staged (asked once). Under rs.mu. */
+static int rs_dev_stages(cl_device_id d)
+{
+    for (size_t i = 0; i < rs.ndev; i++)
+        if (rs.dev[i].d == d)
+            return rs.dev[i].stage;
+    cl_bool unified = CL_TRUE;
+    if (rec_next.clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+        unified = CL_TRUE;
+    int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
+    if (rs_grow(&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
+        rs.dev[rs.ndev++] = (rs_dev){d, stage};
+    return stage;
+}
+
+/* Whether transfers on @p q are staged; its context and device in *ctx, *dev. Under rs.mu. */
 static int rs_queue_stages(cl_command_queue q, cl_context *ctx, cl_device_id *dev)
 {
     if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS ||
         rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS)
         return 0;
-    for (size_t i = 0; i < rs.ndev; i++)
-        if (rs.dev[i].d == *dev)
-            return rs.dev[i].stage;
-    cl_bool unified = CL_TRUE;
-    if (rec_next.clGetDeviceInfo(*dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
-        unified = CL_TRUE;
-    int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
-    if (rs_grow(&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
-        rs.dev[rs.ndev++] = (rs_dev){*dev, stage};
-    return stage;
+    return rs_dev_stages(*dev);
 }
 
 /* The layer's mapping queue of @p ctx (made on @p dev). Under rs.mu. */
@@ -306,6 +325,54 @@ static int rs_block_free_now(rs_block *b)
 
 /* A free block of @p ctx of at least @p n bytes, taken (busy); NULL when
  * none can be had within the cap. Under rs.mu. */
+/* The block size for @p n bytes: a power of two, at least RS_BLOCK_MIN. */
+static size_t rs_class(size_t n)
+{
+    size_t size = RS_BLOCK_MIN;
+    while (size < n && size < ((size_t)1 << 40))
+        size *= 2;
+    return size;
+}
+
+/* A new free block of @p size bytes in @p ctx (mapped through a queue on
+ * @p dev), room made within the cap by freeing the least recently used
+ * free blocks; NULL when there is none. Under rs.mu. */
+static rs_block *rs_block_make(cl_context ctx, cl_device_id dev, size_t size)
+{
+    while (rs.total + size > rs.cap) {
+        size_t victim = rs.nb;
+        for (size_t i = 0; i < rs.nb; i++)
+            if (!rs.b[i]->busy && (victim == rs.nb || rs.b[i]->used < rs.b[victim]->used))
+                victim = i;
+        if (victim == rs.nb)
+            return NULL;
+        rs_block_free(victim);
+    }
+    int64_t t0 = rec_now_ns();
+    cl_command_queue q = rs_ctx_queue(ctx, dev);
+    if (!q || rs_grow(&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
+        return NULL;
+    rs_block *b = calloc(1, sizeof *b);
+    cl_int err = CL_SUCCESS;
+    cl_mem m = b ? rec_next.clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &err) : NULL;
+    void *p = m ? rec_next.clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, &err)
+                : NULL;
+    if (!p) {
+        if (m)
+            rec_next.clReleaseMemObject(m);
+        free(b);
+        return NULL;
+    }
+    b->ctx = ctx, b->mem = m, b->p = p, b->size = size;
+    rs.b[rs.nb++] = b;
+    rs.total += size;
+    rs.alloc_ns += rec_now_ns() - t0;
+    rs.made++;
+    return b;
+}
+
+/* A free block of @p ctx of at least @p n bytes, taken (busy); NULL when
+ * none can be had within the cap. Under rs.mu. */
 static rs_block *rs_block_take(cl_context ctx, cl_device_id dev, size_t n)
 {
     rs_block *best = NULL;
@@ -316,44 +383,46 @@ static rs_block *rs_block_take(cl_context ctx, cl_device_id dev, size_t n)
         if (b->ctx == ctx && !b->busy && b->size >= n && (!best || b->size < best->size))
             best = b;
     }
-    if (!best) {
-        size_t size = RS_BLOCK_MIN;
-        while (size < n && size < ((size_t)1 << 40))
-            size *= 2;
-        while (rs.total + size > rs.cap) {   /* the least recently used free block goes */
-            size_t victim = rs.nb;
-            for (size_t i = 0; i < rs.nb; i++)
-                if (!rs.b[i]->busy && (victim == rs.nb || rs.b[i]->used < rs.b[victim]->used))
-                    victim = i;
-            if (victim == rs.nb)
-                return NULL;
-            rs_block_free(victim);
-        }
-        int64_t t0 = rec_now_ns();
-        cl_command_queue q = rs_ctx_queue(ctx, dev);
-        if (!q || rs_grow(&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
-            return NULL;
-        rs_block *b = calloc(1, sizeof *b);
-        cl_int err = CL_SUCCESS;
-        cl_mem m = b ? rec_next.clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &err) : NULL;
-        void *p = m ? rec_next.clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL,
-                                                  NULL, &err)
-                    : NULL;
-        if (!p) {
-            if (m)
-                rec_next.clReleaseMemObject(m);
-            free(b);
-            return NULL;
-        }
-        b->ctx = ctx, b->mem = m, b->p = p, b->size = size;
-        rs.b[rs.nb++] = b;
-        rs.total += size;
-        rs.alloc_ns += rec_now_ns() - t0;
-        best = b;
-    }
+    if (!best && !(best = rs_block_make(ctx, dev, rs_class(n))))
+        return NULL;
     best->busy = 1;
     best->used = ++rs.tick;
     return best;
+}
+
+/* rec_stage_buffer(): the context's first staging device, or NULL. Under rs.mu. */
+static cl_device_id rs_ctx_device(cl_context ctx)
+{
+    cl_device_id devs[16];
+    size_t bytes = 0;
+    if (rec_next.clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes) != CL_SUCCESS)
+        return NULL;
+    for (size_t i = 0; i < bytes / sizeof *devs; i++)
+        if (rs_dev_stages(devs[i]))
+            return devs[i];
+    return NULL;
+}
+
+void rec_stage_buffer(cl_context ctx, size_t size)
+{
+    if (!rs.mode || size < rs.min_bytes)
+        return;
+    size_t cls = rs_class(size);
+    pthread_mutex_lock(&rs.mu);
+    size_t i = 0, have = 0;
+    while (i < rs.nbuf && (rs.buf[i].ctx != ctx || rs.buf[i].size != cls))
+        i++;
+    if (i == rs.nbuf && rs_grow(&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
+        rs.buf[rs.nbuf++] = (rs_bufs){ctx, cls, 0};
+    if (i < rs.nbuf && rs.buf[i].count < RS_PREPARE) {
+        rs.buf[i].count++;
+        for (size_t k = 0; k < rs.nb; k++)
+            have += rs.b[k]->ctx == ctx && rs.b[k]->size == cls;
+        cl_device_id dev = have < rs.buf[i].count ? rs_ctx_device(ctx) : NULL;
+        if (dev && rs_block_make(ctx, dev, cls))
+            rs.ahead++;
+    }
+    pthread_mutex_unlock(&rs.mu);
 }
 
 /* Frees a block. Takes no lock: the driver's callback thread calls it, and
@@ -459,10 +528,10 @@ void rec_stage_report(FILE *f)
     fprintf(f,
             "\"stage\": \"%s\", \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
             "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
-            "\"stage_copy_us\": %lld",
+            "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu",
             rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
-            (long long)(rs.copy_ns / 1000));
+            (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead);
     pthread_mutex_unlock(&rs.mu);
 }

@@ -44,6 +44,11 @@ overlap --size_262144_--iters_4 8 4
 overlap --size_262144_--iters_4_--blocking-read 8 4
 EOF
 
+# the blocks were made when sobel created its four 4 MiB buffers (at its
+# set-up), none in its loop
+[ "$(j "$TMP/sobel.json" "(d['stage_blocks'], d['stage_blocks_ahead'], d['stage_block_bytes'])")" = "(4, 4, 16777216)" ] ||
+    fail "sobel: blocks not made ahead: $(j "$TMP/sobel.json" d)"
+
 # every buffer transfer staged, one thread (no pool), and four
 for t in 1 4; do
     CLRR_STAGE_MIN=0 "$CLRR" run -q --plan "$P" --stage all --stage-threads $t --report "$TMP/at$t.json" \
