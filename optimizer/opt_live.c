@@ -339,7 +339,8 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
         opt_kept_free(&x->held_sets);
         held = NULL;
     }
-    if (!strncmp(fn, "clEnqueue", 9) && v != OPT_DROP) {
+    if (!strncmp(fn, "clEnqueue", 9) && v != OPT_DROP && (x->nkept || v == OPT_DEFER || v == OPT_HOLD)) {
+        /* (what it reads and writes matters only against kept calls, or to keep it) */
         opt_sets s;
         opt_sets_of(x, c, &s);
         st = s.nomem ? OPT_ERR_NOMEM : opt_hazards(x, &s);
