@@ -26,7 +26,9 @@
  *
  * Only transfers of at least CLRR_STAGE_MIN bytes, on devices without
  * memory shared with the host (CL_DEVICE_HOST_UNIFIED_MEMORY false), are
- * staged (CLRR_STAGE=auto); CLRR_STAGE=all stages on every device (how the
+ * staged (CLRR_STAGE=auto; CLRR_STAGE_READS=0 stages only writes, for a
+ * program that overlaps its own work with non-blocking reads, which
+ * staging makes blocking); CLRR_STAGE=all stages on every device (how the
  * tests run this path on PoCL's CPU device), off never. With fewer than two
  * copy threads (CLRR_STAGE_THREADS, default half the processors, at most
  * 8) auto stages nothing: one core copies no faster than the driver does.
@@ -89,6 +91,7 @@ typedef struct rs_ctx {
 static struct {
     pthread_mutex_t mu;
     int mode;                 /* 0 off, 1 auto, 2 all devices */
+    int writes_only;          /* CLRR_STAGE_READS=0: reads run as made */
     unsigned threads;
     size_t min_bytes, cap, total;
     rs_block **b;
@@ -140,6 +143,7 @@ void rec_stage_init(void)
     rs.mode = !m || !*m || !strcmp(m, "auto") ? 1 : !strcmp(m, "all") ? 2 : 0;
     if (m && *m && strcmp(m, "auto") && strcmp(m, "all") && strcmp(m, "off"))
         fprintf(stderr, "clrr: CLRR_STAGE=%s is not auto, all or off; transfers are not staged\n", m);
+    rs.writes_only = rs_env_num("CLRR_STAGE_READS", 1, 1) == 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned dflt = cpus >= 4 ? (unsigned)(cpus / 2) : 1;
     rs.threads = (unsigned)rs_env_num("CLRR_STAGE_THREADS", dflt > 8 ? 8 : dflt, RS_MAX_THREADS);
@@ -442,7 +446,7 @@ static void CL_CALLBACK rs_written(cl_event e, cl_int status, void *user)
 /* A block for a transfer of @p size bytes on @p q, or NULL: not staged. */
 static rs_block *rs_begin(cl_command_queue q, size_t size, const void *ptr, int read, cl_bool blocking)
 {
-    if (!rs.mode || size < rs.min_bytes || !ptr)
+    if (!rs.mode || size < rs.min_bytes || !ptr || (read && rs.writes_only))
         return NULL;
     cl_context ctx;
     cl_device_id dev;
@@ -526,10 +530,11 @@ void rec_stage_report(FILE *f)
 {
     pthread_mutex_lock(&rs.mu);
     fprintf(f,
-            "\"stage\": \"%s\", \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
+            "\"stage\": \"%s\", \"stage_reads\": %s, \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
             "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
             "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu",
-            rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.mode ? rs.threads : 0,
+            rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.writes_only ? "false" : "true",
+            rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
             (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead);

@@ -64,6 +64,17 @@ CLRR_STAGE_MIN=0 timeout 60 "$CLRR" run -q --plan "$P" --stage all --report "$TM
     -- "$B/tests/progs/user_events" >"$TMP/ue.out" 2>&1 || fail "user_events staged: $(cat "$TMP/ue.out")"
 diff "$TMP/ue.plain" "$TMP/ue.out" >/dev/null || fail "user_events: $(cat "$TMP/ue.out")"
 
+# writes only (`--stage writes` is auto with CLRR_STAGE_READS=0): the reads
+# run as made (they stay non-blocking)
+CLRR_STAGE=all CLRR_STAGE_READS=0 "$CLRR" run -q --plan "$P" --stage-threads 2 --report "$TMP/w.json" \
+    -- "$APPS/sobel" --size 1024 --iters 2 >"$TMP/w.out" 2>&1 || fail "sobel, writes only: $(cat "$TMP/w.out")"
+grep -q "^sobel: ok" "$TMP/w.out" || fail "sobel, writes only: $(cat "$TMP/w.out")"
+[ "$(j "$TMP/w.json" "(d['stage_reads'], d['staged_writes'], d['staged_reads'])")" = "(False, 2, 0)" ] ||
+    fail "sobel, writes only: $(j "$TMP/w.json" d)"
+"$CLRR" run -q --plan "$P" --stage writes --report "$TMP/w2.json" -- "$APPS/sobel" --size 512 --iters 1 >/dev/null 2>&1 ||
+    fail "--stage writes"
+[ "$(j "$TMP/w2.json" "(d['stage'] in ('auto', 'off'), d['stage_reads'])")" = "(True, False)" ] || fail "--stage writes: $(j "$TMP/w2.json" d)"
+
 # no block within the cap: every transfer runs as the application made it
 CLRR_STAGE_CAP=0 "$CLRR" run --plan "$P" --stage all --report "$TMP/cap.json" -- "$APPS/sobel" --size 1024 --iters 2 \
     >"$TMP/cap.out" 2>"$TMP/cap.err" || fail "sobel, cap 0: $(cat "$TMP/cap.err")"

@@ -32,7 +32,9 @@ static const char cli_run_usage[] =
     "  --stage MODE      staged transfers: buffer writes and reads of at least 512 KiB\n"
     "                    go through pinned memory of the layer's, copied by several\n"
     "                    threads: auto (default: on devices without host-unified\n"
-    "                    memory, when 2 or more threads), all (every device), off\n"
+    "                    memory, when 2 or more threads), writes (the same, but\n"
+    "                    reads run as made: a non-blocking read staged becomes\n"
+    "                    blocking), all (every device), off\n"
     "  --stage-threads N copy threads for staged transfers (1..16; default half the\n"
     "                    processors, at most 8)\n"
     "  -q, --quiet       no summary on stderr\n"
@@ -131,15 +133,16 @@ static int cli_run_run(int argc, char **argv)
     }
     if (!plan)
         return cli_usage_err("--plan PLAN is required");
-    if (stage && strcmp(stage, "auto") && strcmp(stage, "all") && strcmp(stage, "off"))
-        return cli_usage_err("--stage takes auto, all or off, not '%s'", stage);
+    if (stage && strcmp(stage, "auto") && strcmp(stage, "writes") && strcmp(stage, "all") && strcmp(stage, "off"))
+        return cli_usage_err("--stage takes auto, writes, all or off, not '%s'", stage);
     if (stage_threads) {
         char *end;
         unsigned long t = strtoul(stage_threads, &end, 10);
         if (*end || !*stage_threads || t < 1 || t > 16)
             return cli_usage_err("--stage-threads takes a number from 1 to 16, not '%s'", stage_threads);
     }
-    if ((stage && setenv("CLRR_STAGE", stage, 1)) || (stage_threads && setenv("CLRR_STAGE_THREADS", stage_threads, 1))) {
+    int writes = stage && !strcmp(stage, "writes");
+    if ((stage && (setenv("CLRR_STAGE", writes ? "auto" : stage, 1) || setenv("CLRR_STAGE_READS", writes ? "0" : "1", 1))) || (stage_threads && setenv("CLRR_STAGE_THREADS", stage_threads, 1))) {
         cli_err("cannot set the environment: %s", strerror(errno));
         return CLI_EXIT_FAIL;
     }
