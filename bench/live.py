@@ -20,7 +20,9 @@ patterns name kernels, shapes and arguments, not devices).
 
 Environment: BENCH_DEVICE (the programs' CLRR_APP_DEVICE), BENCH_REPS
 (default 5), BENCH_QUICK=1 (smaller workloads, 3 runs), BENCH_RUN_OPTS
-(extra `clrr run` options, e.g. --preload). Raw figures go to bench/results/<device>-live.json.
+(extra `clrr run` options, e.g. --preload), BENCH_ONLY=a,b (only these
+workloads; a longer run takes its plan from its workload). Raw figures go
+to bench/results/<device>-live.json.
 """
 import json, os, re, subprocess, sys, tempfile, time
 
@@ -64,6 +66,13 @@ WORKLOADS = [
      "nothing yet (copy/compute overlap needs the scheduling pass)"),
     ("vecadd", [app("vecadd"), "--iters", "10"] + small([], ["--size", "65536"]), "nothing (control)"),
 ]
+# Runs longer than their recording: (name, the workload whose plan it uses,
+# the command run); the plan 1.3 steady state applies past the recording.
+LONGER = [
+    ("sobel x5", "sobel", [app("sobel"), "--iters", "50"] + small([], ["--size", "256"]),
+     "sobel for 50 iterations with the 10-iteration plan (steady state)"),
+]
+ONLY = [w for w in os.environ.get("BENCH_ONLY", "").split(",") if w]
 
 OCL_MS = re.compile(r"\s*ocl_ms=([0-9.]+)")
 
@@ -114,12 +123,18 @@ def main():
             plan, o = make_plan(name, cmd, MAKE_PLANS)
             print("%s: %s" % (name, ", ".join("%s %d" % (p["name"], p["transformations"]) for p in o["passes"])))
         return
-    rows, raw, dev = [], {}, "?"
-    for name, cmd, what in WORKLOADS:
+    rows, raw, dev, plans = [], {}, "?", {}
+    runs = [(n, n, c, w) for n, c, w in WORKLOADS] + LONGER
+    for name, of, cmd, what in runs:
+        if ONLY and name not in ONLY and of not in ONLY:
+            continue
         if not os.path.exists(cmd[0]):
             print("(skipping %s: %s is not built)" % (name, cmd[0]))
             continue
-        plan = os.path.join(PLANS, name + ".plan") if PLANS else make_plan(name, cmd, TMP)[0]
+        if of not in plans:
+            rec = next(c for n, c, _ in WORKLOADS if n == of)
+            plans[of] = os.path.join(PLANS, of + ".plan") if PLANS else make_plan(of, rec, TMP)[0]
+        plan = plans[of]
         r = {"cmd": cmd, "plain": [], "plan": [], "nostage": []}
         for _ in range(REPS):
             for key, p, extra in (("plain", None, ()), ("plan", plan, ()), ("nostage", plan, ("--stage", "off"))):
@@ -147,20 +162,22 @@ def main():
           "program's host reference, and printed the same with and without the plan. applied/fell back: "
           "transformations of the plan; dropped, deferred, never ran, fused: commands; build ms: building the "
           "plan's fused kernels (at the program's set-up); match ms: the layer decoding calls and matching them "
-          "against the plan (medians); staged: buffer transfers the layer moved through its pinned memory "
+          "against the plan (medians); steady: calls past the recording's calls of their pattern given its last "
+          "transformation (a run longer than the recording, plan 1.3); staged: buffer transfers the layer moved through its pinned memory "
           "(`--stage`, on by default where the device does not share the host's memory); w/o staging: "
           "`clrr run --plan --stage off`, run alongside.\n" % dev)
     print("| workload | applied | fell back | dropped | deferred | ran after all | never ran | fused launches "
-          "| staged | build ms | match ms | plain ocl ms | --plan ocl ms | speedup | w/o staging ocl ms "
+          "| steady | staged | build ms | match ms | plain ocl ms | --plan ocl ms | speedup | w/o staging ocl ms "
           "| speedup w/o staging | plain wall ms | --plan wall ms | wall speedup |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, what, rep, t0, t1, t2, w0, w1, bld, mat in rows:
         sp = "%.2fx" % (t0 / t1) if t1 == t1 and t1 > 0 else "-"
         sp2 = "%.2fx" % (t0 / t2) if t2 == t2 and t2 > 0 else "-"
-        print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f "
+        print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f "
               "| %.2fx |" % (
                   name, rep["applied"], rep["fell_back"], rep["dropped"], rep["deferred"], rep["ran_after_all"],
-                  rep["never_ran"], rep["fused_launches"], rep.get("staged_writes", 0) + rep.get("staged_reads", 0),
+                  rep["never_ran"], rep["fused_launches"], rep.get("steady", 0),
+                  rep.get("staged_writes", 0) + rep.get("staged_reads", 0),
                   bld, mat, "%.2f" % t0 if t0 == t0 else "-", "%.2f" % t1 if t1 == t1 else "-", sp,
                   "%.2f" % t2 if t2 == t2 else "-", sp2, w0, w1, w0 / w1))
     print()
