@@ -100,6 +100,32 @@ static void test_valid_roundtrip(void)
     opt_plan_free(q);
 }
 
+/* 1.3: `occurrences` is read, kept and written back. */
+static void test_occurrences(void)
+{
+    const char *from = "\"occurrence\":1,", *to = "\"occurrence\":1,\"occurrences\":5,";
+    const char *at = strstr(valid, from);
+    CU_ASSERT_FATAL(at != NULL);
+    size_t k = (size_t)(at - valid), n = strlen(valid) - strlen(from) + strlen(to);
+    char *t = malloc(n + 1);
+    CU_ASSERT_FATAL(t != NULL);
+    memcpy(t, valid, k);
+    strcpy(t + k, to);
+    strcat(t, at + strlen(from));
+    opt_plan *p = NULL, *q = NULL;
+    char err[256] = "";
+    CU_ASSERT_FATAL(opt_plan_parse(t, n, &p, err, sizeof err) == OPT_OK);
+    CU_ASSERT(opt_plan_xform(p, 1)->occurrences == 5 && opt_plan_xform(p, 0)->occurrences == 0);
+    char *w = write_text(p);
+    CU_ASSERT(strstr(w, "\"occurrences\":5") != NULL && strstr(w, "\"occurrences\":0") == NULL);
+    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+    CU_ASSERT(opt_plan_xform(q, 1)->occurrences == 5);
+    free(w);
+    free(t);
+    opt_plan_free(p);
+    opt_plan_free(q);
+}
+
 static void test_truncated(void)
 {
     size_t n = strlen(valid);
@@ -164,6 +190,11 @@ static const corruption corruptions[] = {
     {"\"args\":[\"read\",\"write\"]", "\"args\":[\"read\",\"written\"]", OPT_ERR_PLAN, "kernels[0].args[1]"},
     {"\"reason\":\"what it writes to z is never read\"", "\"reason\":7", OPT_ERR_PLAN, "reason"},
     {"\"occurrence\":1,", "\"occurrence\":0.5,", OPT_ERR_PLAN, "occurrence"},
+    /* 1.3: how often the recording met the pattern, more than the call's own occurrence */
+    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":1,", OPT_ERR_PLAN,
+     "occurrences: 1, but the call is occurrence 1"},
+    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":\"x\",", OPT_ERR_PLAN, "occurrences"},
+    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":5,", OPT_OK, ""},
     {"\"transformations\": [", "\"transformations\": {", OPT_ERR_PLAN, "JSON"},
     {"\"file\":\"t.clrr\"", "\"file\":\"t\\u0000x\"", OPT_ERR_PLAN, ""},
     {"\"pass\":\"redundant\"", "\"pass\":\"dead\"", OPT_ERR_PLAN, "others none"},
@@ -309,6 +340,7 @@ int main(void)
         return 1;
     CU_pSuite s = CU_add_suite("opt_plan", NULL, NULL);
     CU_add_test(s, "a valid plan reads and writes back identically", test_valid_roundtrip);
+    CU_add_test(s, "1.3: occurrences read, kept, written back", test_occurrences);
     CU_add_test(s, "every truncation is refused", test_truncated);
     CU_add_test(s, "corruptions: status and where", test_corruptions);
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);
