@@ -5,7 +5,7 @@
 # signals under the recorder (tests/progs/crash: same exit status and output
 # as without it, every call before the crash in the trace), and a recording
 # onto a file-size limit (the application finishes with identical output).
-# The layer is preloaded (Ubuntu's ocl-icd 2.3.2 does not load it as a
+# The layer is preloaded (CUDA's bundled libOpenCL.so.1, first in the library path there, does not load it as a
 # layer). Results: $OUT/gpu_reliability.txt. Usage: bench/gpu_reliability.sh [BUILD]
 set -u
 B=${1:-build}

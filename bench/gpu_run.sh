@@ -10,7 +10,7 @@ mkdir -p "$OUT" /tmp/vend
 echo libnvidia-opencl.so.1 > /tmp/vend/nvidia.icd
 cp /etc/OpenCL/vendors/pocl.icd /tmp/vend/ 2>/dev/null
 export OCL_ICD_VENDORS=/tmp/vend
-# Ubuntu 24.04's ocl-icd 2.3.2 did not load the layer here: preload mode.
+# CUDA's bundled libOpenCL.so.1 (first in the library path there) loads no layers: preload mode.
 REC_OPTS=${REC_OPTS:---preload}
 export BENCH_RECORD_OPTS=$REC_OPTS
 {

@@ -153,4 +153,16 @@ fi
 "$CLRR" record --preload -o none.clrr -- "$CLRR" --version >/dev/null 2>err ||   # a program of ours: an ASan layer preloads into it
     fail "clrr record --preload -- clrr --version: $(cat err)"
 grep -q "no trace written" err && ! grep -q "try --preload" err || fail "no-trace message (--preload): $(cat err)"
+# an ICD loader without layer support (CUDA's libOpenCL.so.1 is one; here
+# CLRR_LOADER names a stand-in): the layer goes in with LD_PRELOAD, one line
+# says so, and the trace is written all the same
+printf 'an ICD loader that never reads the layer variable\n' >noloader.so
+CLRR_LOADER=$T/noloader.so "$CLRR" record -o nl.clrr -- "$APP" --size 4096 --iters 1 --quiet 2>err ||
+    fail "clrr record with a loader without layers: $(cat err)"
+grep -q "^clrr: the OpenCL loader $T/noloader.so does not load layers (OPENCL_LAYERS); loading the layer into .* with LD_PRELOAD" err ||
+    fail "loader without layers: $(cat err)"
+"$CLRR" info nl.clrr | grep -q "(preload)" || fail "loader without layers: not recorded through LD_PRELOAD"
+# the loader here loads layers: no such line
+"$CLRR" record -o l.clrr -- "$APP" --size 4096 --iters 1 --quiet 2>err || fail "clrr record: $(cat err)"
+! grep -q "does not load layers" err || fail "a loader with layers taken for one without: $(cat err)"
 echo "ok: launcher, exit statuses, vecadd trace read back by info and dump"

@@ -83,6 +83,17 @@ int cli_check_env(void);
  *  (<dir of /proc/self/exe>/../lib/libclrr.so), malloc'ed; NULL when it is
  *  not there (@p tried names the path looked at). */
 char *cli_find_layer(char *tried, size_t cap);
+/*! cli_loader_layers() : whether the OpenCL loader that programs started
+ *  from here load (the libOpenCL.so.1 this process was linked with, found
+ *  the same way; CLRR_LOADER names another file, for tests) supports
+ *  layers (OPENCL_LAYERS): 1 yes, 0 no (*path: the loader), -1 unknown.
+ *  CUDA's bundled libOpenCL.so.1, first in the library path of CUDA
+ *  machines, does not. */
+int cli_loader_layers(char *path, size_t cap);
+/*! cli_layer_mode() : --preload given (@p preload), or the loader cannot
+ *  load layers (one line on stderr saying so, unless @p quiet): whether to
+ *  load the layer with LD_PRELOAD. */
+int cli_layer_mode(int preload, int quiet, const char *cmd);
 /*! cli_env_join() : sets @p name to @p add joined to its value with ':'
  *  (after it when @p append). @return 0 or -1 (errno). */
 int cli_env_join(const char *name, const char *add, int append);

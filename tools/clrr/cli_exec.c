@@ -4,6 +4,8 @@
  * kept). */
 #include "tools/clrr/cli.h"
 
+#include <CL/cl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -101,4 +103,45 @@ int cli_spawn(char **cmd, int *status_out)
     }
     *status_out = status;
     return CLI_EXIT_OK;
+}
+
+int cli_loader_layers(char *path, size_t cap)
+{
+    const char *env = getenv("CLRR_LOADER");
+    Dl_info info;
+    if (env && *env)
+        snprintf(path, cap, "%s", env);
+    else if (dladdr((void *)clGetPlatformIDs, &info) && info.dli_fname && *info.dli_fname == '/')
+        snprintf(path, cap, "%s", info.dli_fname);
+    else
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* a loader that knows layers reads OPENCL_LAYERS: the name is in it */
+    static const char key[] = "OPENCL_LAYERS";
+    char buf[65536 + sizeof key];
+    size_t keep = 0;
+    int found = 0;
+    ssize_t n;
+    while (!found && (n = read(fd, buf + keep, sizeof buf - keep)) > 0) {
+        size_t len = keep + (size_t)n;
+        found = memmem(buf, len, key, sizeof key - 1) != NULL;
+        keep = len < sizeof key - 1 ? len : sizeof key - 1;
+        memmove(buf, buf + len - keep, keep);
+    }
+    int bad = n < 0;
+    close(fd);
+    return bad ? -1 : found;
+}
+
+int cli_layer_mode(int preload, int quiet, const char *cmd)
+{
+    char path[PATH_MAX];
+    if (preload || cli_loader_layers(path, sizeof path) != 0)
+        return preload;
+    if (!quiet)
+        fprintf(stderr, "clrr: the OpenCL loader %s does not load layers (OPENCL_LAYERS); loading the layer "
+                        "into %s with LD_PRELOAD\n", path, cmd);
+    return 1;
 }

@@ -108,6 +108,8 @@ static void cli_record_help(FILE *f)
           "  --preload\n"
           "        load the recorder with LD_PRELOAD instead of the OpenCL layer\n"
           "        mechanism (OPENCL_LAYERS), for programs that bypass the ICD loader\n"
+          "        (chosen by itself, with one line saying so, when the loader that\n"
+          "        programs get from here cannot load layers, as CUDA's libOpenCL)\n"
           "  -h, --help\n"
           "        show this help\n"
           "\n"
@@ -201,7 +203,7 @@ static int cli_rec_exec(char **cmd, const char *out, int preload)
         /* a device (/dev/null, /dev/full): nothing to tell from its
          * stamp; the layer reported a failed write itself */
     } else if (!written && !preload) {
-        /* Ubuntu 24.04's ocl-icd 2.3.2 never loads OPENCL_LAYERS layers */
+        /* a loader without layers that cli_layer_mode() did not recognize */
         cli_err("no trace written to %s (did %s make any OpenCL call? if it did, its ICD loader did not load the "
                 "recorder as a layer: try --preload)", out, cmd[0]);
     } else if (!written) {
@@ -348,6 +350,7 @@ static int cli_record_run(int argc, char **argv)
         rc = CLI_EXIT_FAIL;
         goto out;
     }
+    a.preload = cli_layer_mode(a.preload, 0, a.cmd[0]);
     if ((rc = cli_rec_environment(&a, out, layer)))
         goto out;
     rc = cli_rec_exec(a.cmd, out, a.preload);

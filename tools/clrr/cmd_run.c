@@ -28,7 +28,8 @@ static const char cli_run_usage[] =
     "Options:\n"
     "  --plan PLAN       the plan to apply (required)\n"
     "  --report FILE     write what the plan did as JSON to FILE\n"
-    "  --preload         load the layer with LD_PRELOAD instead of OPENCL_LAYERS\n"
+    "  --preload         load the layer with LD_PRELOAD instead of OPENCL_LAYERS (chosen\n"
+    "                    by itself when the ICD loader cannot load layers)\n"
     "  --stage MODE      staged transfers: buffer writes and reads of at least 512 KiB\n"
     "                    go through pinned memory of the layer's, copied by several\n"
     "                    threads: auto (default: on devices without host-unified\n"
@@ -188,6 +189,7 @@ static int cli_run_run(int argc, char **argv)
         fclose(f);
     }
     report_abs = realpath(report, NULL);
+    preload = cli_layer_mode(preload, quiet, argv[optind]);
     if (!plan_abs || !report_abs || setenv("CLRR_PLAN", plan_abs, 1) || setenv("CLRR_PLAN_REPORT", report_abs, 1) ||
         cli_env_join(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !preload)) {
         cli_err("cannot set the environment: %s", strerror(errno));
