@@ -471,3 +471,21 @@ void rec_note(uint64_t seq, const void *obj, const char *fmt, ...)
     tf_enc_cstr(e, text);
     tf_writer_unlock(rec_g.w);
 }
+
+/* Room for @p need elements of @p elem bytes in *arr (capacity *cap,
+ * doubled). @return 0, or -1 out of memory (*arr unchanged). */
+int rec_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+    void **a = arr;
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c *= 2;
+    void *n = realloc(*a, c * elem);
+    if (!n)
+        return -1;
+    *a = n;
+    *cap = c;
+    return 0;
+}

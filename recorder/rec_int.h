@@ -101,6 +101,9 @@ tf_enc *rec_end(rec_call *c);
 void rec_end_done(rec_call *c);              /* "post" map, releases the lock, frees slots */
 void rec_preload_once(void);
 int64_t rec_now_ns(void);
+/* Room for @p need elements of @p elem bytes in *arr (capacity *cap,
+ * doubled). @return 0, or -1 out of memory (*arr unchanged). */
+int rec_grow(void *arr, size_t *cap, size_t need, size_t elem);
 void rec_report_writer_error(void);          /* one line on stderr, once */
 
 /* Writes a NOTE record. */

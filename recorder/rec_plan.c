@@ -103,24 +103,6 @@ static __thread struct {
     uint64_t keep_held;
 } rp_tls;
 
-/* Room for @p need elements of @p elem bytes in *arr (capacity *cap,
- * doubled). @return 0, or -1 out of memory (*arr unchanged). */
-static int rp_grow(void *arr, size_t *cap, size_t need, size_t elem)
-{
-    void **a = arr;
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 8;
-    while (c < need)
-        c *= 2;
-    void *n = realloc(*a, c * elem);
-    if (!n)
-        return -1;
-    *a = n;
-    *cap = c;
-    return 0;
-}
-
 static void rp_broken(const char *what)
 {
     if (!rp.broken)
@@ -130,7 +112,7 @@ static void rp_broken(const char *what)
 
 static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *src, size_t k)
 {
-    if (rp_grow(dst, cap, k, sizeof **dst))
+    if (rec_grow(dst, cap, k, sizeof **dst))
         return -1;
     if (k)
         memcpy(*dst, src, k * sizeof *src);
@@ -240,7 +222,7 @@ static rp_kargs *rp_kargs_of(cl_kernel k, int make)
             return &rp.kargs[i];
     if (!make)
         return NULL;
-    if (rp_grow(&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
+    if (rec_grow(&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
         return NULL;
     rp_kargs *a = &rp.kargs[rp.nkargs++];
     memset(a, 0, sizeof *a);
@@ -495,7 +477,7 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k)
 
 static int rp_kept_add(const rp_kept *k)
 {
-    if (rp_grow(&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
+    if (rec_grow(&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
         return -1;
     rp.kept[rp.nkept++] = *k;
     return 0;
@@ -539,7 +521,7 @@ static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
     for (size_t i = 0; i < rp.nfused; i++)
         if (rp.fused[i].ctx == ctx && rp.fused[i].id == z->id)
             return &rp.fused[i];
-    if (rp_grow(&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
+    if (rec_grow(&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
         return NULL;
     rp_fused *f = &rp.fused[rp.nfused++];
     memset(f, 0, sizeof *f);

@@ -242,21 +242,6 @@ static void rs_copy(void *dst, const void *src, size_t n)
 
 /* ------------------------------------------------------------ blocks */
 
-static int rs_grow(void *arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 8;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*(void **)arr, c * elem);
-    if (!p)
-        return -1;
-    *(void **)arr = p;
-    *cap = c;
-    return 0;
-}
-
 /* Whether transfers to and from @p d are staged (asked once). Under rs.mu. */
 static int rs_dev_stages(cl_device_id d)
 {
@@ -267,7 +252,7 @@ static int rs_dev_stages(cl_device_id d)
     if (rec_next.clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
         unified = CL_TRUE;
     int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
-    if (rs_grow(&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
+    if (rec_grow(&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
         rs.dev[rs.ndev++] = (rs_dev){d, stage};
     return stage;
 }
@@ -291,7 +276,7 @@ static cl_command_queue rs_ctx_queue(cl_context ctx, cl_device_id dev)
     cl_command_queue q = rec_next.clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     if (!q)
         return NULL;
-    if (rs_grow(&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
+    if (rec_grow(&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
         rec_next.clReleaseCommandQueue(q);
         return NULL;
     }
@@ -354,7 +339,7 @@ static rs_block *rs_block_make(cl_context ctx, cl_device_id dev, size_t size)
     }
     int64_t t0 = rec_now_ns();
     cl_command_queue q = rs_ctx_queue(ctx, dev);
-    if (!q || rs_grow(&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
+    if (!q || rec_grow(&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
         return NULL;
     rs_block *b = calloc(1, sizeof *b);
     cl_int err = CL_SUCCESS;
@@ -416,7 +401,7 @@ void rec_stage_buffer(cl_context ctx, size_t size)
     size_t i = 0, have = 0;
     while (i < rs.nbuf && (rs.buf[i].ctx != ctx || rs.buf[i].size != cls))
         i++;
-    if (i == rs.nbuf && rs_grow(&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
+    if (i == rs.nbuf && rec_grow(&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
         rs.buf[rs.nbuf++] = (rs_bufs){ctx, cls, 0};
     if (i < rs.nbuf && rs.buf[i].count < RS_PREPARE) {
         rs.buf[i].count++;
