@@ -1,5 +1,6 @@
 # rewriter/: OpenCL C source rewriting with the libclang C API (public
-# header rewriter/rw.h; rewriter/README.md): today vertical kernel fusion.
+# header rewriter/rw.h; rewriter/README.md): vertical kernel fusion and
+# partition-ready kernels.
 # Archived in librw.a; whatever links it links libclang (RW_LIBS). The
 # parse finds OpenCL's default header in clang's resource directory, which
 # libclang (installed apart from it on Debian) does not find by itself.
@@ -24,7 +25,7 @@ ALL_TARGETS += $(RW_LIB)
 RW_SO := $(B)/lib/libclrr-rw.so
 RW_SO_MAP := $(B)/gen/rw.map
 $(RW_SO_MAP): rewriter/module.mk | $(B)/gen/.stamp
-	echo '{ global: rw_fuse; rw_fuse_free; rw_strerror; local: *; };' > $@
+	echo '{ global: rw_fuse; rw_fuse_free; rw_partition; rw_partition_free; rw_strerror; local: *; };' > $@
 $(RW_SO): $(call objs,$(RW_SRCS)) $(RW_SO_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -Wl,--version-script=$(RW_SO_MAP) $(RW_LIBS)

@@ -1,6 +1,6 @@
 /* rw.h — OpenCL C source rewriting with Clang (the libclang C API).
  *
- * Today one rewrite: vertical fusion of a producer kernel P and a consumer
+ * Two rewrites. Vertical fusion of a producer kernel P and a consumer
  * kernel C that run back to back with the same launch shape, where each C
  * work-item reads from an intermediate buffer B only the element that the
  * same P work-item writes, when it writes it (the caller proves that; see
@@ -34,6 +34,15 @@
  * also runs an OpenCL driver built on another LLVM (PoCL) must not link it
  * (load it with dlopen in a process of its own, or keep it out).
  *
+ * And a partition-ready copy of a kernel K (rw_partition), for a launch
+ * split by work-groups along one dimension into several launches, each
+ * with its own global offset and size (possibly on different devices):
+ * the copy takes the full launch's sizes and offset as nine more
+ * parameters, and its get_global_size, get_global_offset, get_num_groups,
+ * get_group_id and get_global_linear_id return what the full launch would
+ * have returned. K's body is copied as written; macros defined just
+ * before the copy send those calls to helper functions.
+ *
  * Error convention: functions returning rw_status return RW_OK (0) or a
  * negative RW_ERR_*; with (err, err_cap) they write a one-line reason.
  * Thread-safety: every call owns its own CXIndex and shares no state of
@@ -53,7 +62,7 @@ typedef enum rw_status {
     RW_ERR_NOMEM = -1,
     RW_ERR_ARG = -2,       /* bad request: NULL or empty field, too long source */
     RW_ERR_PARSE = -3,     /* the program does not parse (err: its first error) */
-    RW_ERR_REFUSED = -4,   /* the pair cannot be fused this way (err: why) */
+    RW_ERR_REFUSED = -4,   /* the kernels cannot be rewritten this way (err: why) */
     RW_ERR_INTERNAL = -5   /* libclang failed, or the generated kernel failed its check */
 } rw_status;
 
@@ -111,6 +120,61 @@ rw_status rw_fuse(const rw_fuse_req *req, rw_fuse_out *out, char *err, size_t ca
 /*! rw_fuse_free() : releases what rw_fuse() put in *out and empties it;
  *  accepts NULL and an empty *out. */
 void rw_fuse_free(rw_fuse_out *out);
+
+/* ------------------------------------------------- partition-ready kernels */
+
+/* Trailing parameters of a partition-ready kernel, all ulong, in this
+ * order: the full launch's global size of dimensions 0, 1, 2; its global
+ * offset of dimensions 0, 1, 2; its enqueued local size of dimensions 0,
+ * 1, 2 (0: the driver chose it, get_local_size(d) stands in). Dimensions
+ * beyond the launch's work_dim get global 1, offset 0, local 1. */
+#define RW_PART_EXTRA 9
+
+/* A partition request. Every pointer is borrowed for the duration of the call. */
+typedef struct rw_part_req {
+    const char *source;    /* the whole program source, as rw_fuse_req's */
+    size_t len;            /* its length in bytes (no terminating NUL needed) */
+    const char *options;   /* the program's build options, or NULL (as rw_fuse_req's) */
+    const char *kernel;    /* K: the kernel to make partition-ready */
+    const char *name;      /* the new kernel's name: an identifier not used in the program */
+} rw_part_req;
+
+/* A program with a partition-ready kernel. */
+typedef struct rw_part_out {
+    char *source;          /* malloc'd: the original source, then the new kernel */
+    size_t len;            /* its length (a NUL follows it) */
+    unsigned nparams;      /* K's parameter count; the new kernel has nparams + RW_PART_EXTRA */
+} rw_part_out;
+
+/*! rw_partition() : appends to a copy of req->source the kernel req->name:
+ *  K's attributes, K's parameters (same order, names and types), then the
+ *  RW_PART_EXTRA ulong parameters above, and K's body as written, where
+ *  get_global_size(d), get_global_offset(d), get_num_groups(d),
+ *  get_group_id(d) (d evaluated once) and get_global_linear_id() mean the
+ *  full launch: d >= 3 gives 1, 0, 1, 0; a group id is
+ *  (get_global_id(d) - get_local_id(d) - offset) / local. Launch a part
+ *  covering groups [f, e) of dimension d with global_work_offset[d] =
+ *  offset[d] + f * local[d] and global[d] = min(e * local[d], global[d])
+ *  - f * local[d], the other dimensions and the local size as in the full
+ *  launch, and K's arguments followed by the nine values; get_global_id,
+ *  get_local_id, get_local_size and get_work_dim are then right as they
+ *  are. Build the result with the program's own options. On success *out
+ *  owns a malloc'd source (release it with rw_partition_free()). Takes
+ *  about 40 ms (two parses). On failure *out is empty and err (capacity
+ *  cap, may be NULL when cap is 0) holds one line: the first parse error,
+ *  or why K cannot be made partition-ready ("helper f calls
+ *  get_global_size (line 12): only calls in the kernel's own body are
+ *  redirected", "the program defines get_group_id as a macro (line 3)",
+ *  ...); rewriter/README.md lists every refusal. Thread-safety: as
+ *  rw_fuse().
+ *  @return RW_OK, RW_ERR_PARSE, RW_ERR_REFUSED, RW_ERR_ARG (NULL or
+ *  incomplete request, name not an identifier), RW_ERR_NOMEM or
+ *  RW_ERR_INTERNAL. */
+rw_status rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size_t cap);
+
+/*! rw_partition_free() : releases what rw_partition() put in *out and
+ *  empties it; accepts NULL and an empty *out. */
+void rw_partition_free(rw_part_out *out);
 
 #ifdef __cplusplus
 }

@@ -17,19 +17,6 @@ typedef struct rw_names_out {
     char b_name[2 * RW_NAME_MAX];   /* B in the fused kernel, for C's fallback loads */
 } rw_names_out;
 
-static int rw_is_ident(const char *s)
-{
-    const char *p;
-
-    if (!s || !*s || (*s >= '0' && *s <= '9'))
-        return 0;
-    for (p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_'))
-            return 0;
-    return 1;
-}
-
 static int rw_prefix_free(const rw_names *ids, const rw_kernel *k, const char *prefix,
                           const char *name)
 {
@@ -286,9 +273,11 @@ rw_status rw_fuse(const rw_fuse_req *req, rw_fuse_out *out, char *err, size_t ca
                 req->name, p->name, c->name, p->p[req->p_buf].name);
     kernel_off = b.len;
     st = rw_compose(&t, p, c, req, &nm, elem, may_skip, &pe, &ce, &b, &segs, out, err, cap);
-    if (st == RW_OK)
-        st = rw_check(&t, b.s, b.len, args, nargs, kernel_off, &segs, req->name, out->nparams,
-                      err, cap);
+    if (st == RW_OK) {
+        rw_check_req chk = { &t, b.s, b.len, args, nargs, kernel_off, &segs, req->name,
+                             out->nparams, c->name, NULL };
+        st = rw_check(&chk, err, cap);
+    }
     if (st == RW_OK) {
         out->source = b.s;
         out->len = b.len;

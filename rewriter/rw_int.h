@@ -1,7 +1,7 @@
 /* rw_int.h — the rewriter's internals (not part of rw.h): a parsed program
  * with its macro expansions, kernels and their parameters, the walk that
- * turns a kernel body into edits, edits applied by source range, and the
- * check of the generated kernel. */
+ * turns a kernel body into edits, edits applied by source range, the
+ * functions a kernel reaches, and the check of the generated kernel. */
 #ifndef CLRR_RW_INT_H
 #define CLRR_RW_INT_H
 
@@ -58,6 +58,9 @@ void rw_names_free(rw_names *s);
 
 /* 1 when @p s is one of the @p n strings of @p set. */
 int rw_in_set(const char *s, const char *const *set, size_t n);
+
+/* 1 when @p s is a C identifier (NULL and "" are not). */
+int rw_is_ident(const char *s);
 
 /* A copy of a CXString into buf (truncated to cap); disposes @p s. */
 void rw_cxcopy(CXString s, char *buf, size_t cap);
@@ -125,6 +128,9 @@ const rw_macro *rw_macro_crossing(const rw_tu *t, unsigned start, unsigned end);
 int rw_macro_assigns(const rw_tu *t, unsigned off, int amp);
 /* 1 when an inactive preprocessor branch overlaps [start, end). */
 int rw_skipped_in(const rw_tu *t, unsigned start, unsigned end);
+/* The file offsets of inactive branch @p i (< t->skipped->count); -1
+ * when they are not in the program. */
+int rw_skipped_range(const rw_tu *t, unsigned i, unsigned *start, unsigned *end);
 /* When [start, end) holds exactly one token: 1, its spelling in buf and
  * its end offset in *tok_end; else 0. */
 int rw_one_token(const rw_tu *t, unsigned start, unsigned end, char *buf, size_t cap,
@@ -254,16 +260,43 @@ typedef struct rw_role {
 rw_status rw_walk(const rw_tu *t, const rw_kernel *k, const rw_role *role, rw_edits *edits,
                   int *may_skip, char *err, size_t cap);
 
+/* ----------------------------------------------------------- rw_reach.c */
+
+/* Refuses (RW_ERR_REFUSED, "helper f calls get_group_id (line 12): ...")
+ * when a function that kernel @p k calls, directly or through others, and
+ * that is defined outside the system headers, calls one of the @p n
+ * builtins @p names: only calls in the kernel's own body are redirected. */
+rw_status rw_reach_check(const rw_tu *t, const rw_kernel *k, const char *const *names, size_t n,
+                         char *err, size_t cap);
+
 /* ----------------------------------------------------------- rw_check.c */
 
-/* Parses the fused program @p src (the original program is its first
- * orig->len bytes; the fused kernel starts at @p kernel_off) with the same
- * arguments and checks it: no error, kernel @p name with @p nparams
- * parameters, no inactive branch in it, and every macro in it expanding to
- * what it expanded to in the copied text (segs). RW_ERR_INTERNAL or
- * RW_ERR_REFUSED otherwise. */
-rw_status rw_check(const rw_tu *orig, const char *src, size_t len, const char *args, int nargs,
-                   size_t kernel_off, const rw_segs *segs, const char *name, unsigned nparams,
-                   char *err, size_t cap);
+/* A generated program to check: the original program (its first
+ * orig->len bytes), then text of the rewriter's from gen_off on, where the
+ * pieces copied from the program are listed in segs. */
+typedef struct rw_check_req {
+    const rw_tu *orig;         /* the program's parse */
+    const char *src;           /* the generated program */
+    size_t len;
+    const char *args;          /* the parse's arguments (rw_parse_args) */
+    int nargs;
+    size_t gen_off;            /* where the generated text starts */
+    const rw_segs *segs;       /* what it copied from the program */
+    const char *name;          /* the new kernel */
+    unsigned nparams;          /* its parameter count */
+    const char *from;          /* the kernel it copies, for messages */
+    const char *const *redirected;   /* NULL, or the builtins (NULL-terminated) that
+                                      * macros of the generated text redirect: their
+                                      * expansions in copied text are expected, and
+                                      * the new kernel must call none of them */
+} rw_check_req;
+
+/* Parses the generated program with the same arguments and checks it: no
+ * error, kernel name with nparams parameters, every inactive preprocessor
+ * branch of the copied text inactive there too and no other, every macro
+ * in the copied text expanding to what it expanded to where it was written
+ * (or being a redirected builtin), and no call of a redirected builtin left
+ * in the new kernel. RW_ERR_INTERNAL or RW_ERR_REFUSED otherwise. */
+rw_status rw_check(const rw_check_req *r, char *err, size_t cap);
 
 #endif

@@ -150,6 +150,18 @@ int rw_skipped_in(const rw_tu *t, unsigned start, unsigned end)
     return 0;
 }
 
+int rw_skipped_range(const rw_tu *t, unsigned i, unsigned *start, unsigned *end)
+{
+    CXSourceRange r;
+
+    if (!t->skipped || i >= t->skipped->count)
+        return -1;
+    r = t->skipped->ranges[i];
+    if (rw_off(t, clang_getRangeStart(r), start) < 0 || rw_off(t, clang_getRangeEnd(r), end) < 0)
+        return -1;
+    return 0;
+}
+
 static CXSourceRange rw_range(const rw_tu *t, unsigned start, unsigned end)
 {
     return clang_getRange(clang_getLocationForOffset(t->tu, t->file, start),

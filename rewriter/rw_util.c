@@ -1,4 +1,4 @@
-/* rw_util.c — status names, growable strings, identifier sets. */
+/* rw_util.c — status names, growable strings, identifiers and their sets. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +114,19 @@ int rw_in_set(const char *s, const char *const *set, size_t n)
 }
 
 /* --------------------------------------------------------- identifiers */
+
+int rw_is_ident(const char *s)
+{
+    const char *p;
+
+    if (!s || !*s || (*s >= '0' && *s <= '9'))
+        return 0;
+    for (p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_'))
+            return 0;
+    return 1;
+}
 
 rw_status rw_names_add(rw_names *s, const char *name)
 {

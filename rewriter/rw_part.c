@@ -1,0 +1,299 @@
+/* rw_part.c — rw_partition(): a partition-ready copy of a kernel (rw.h).
+ * Parses the program, finds K, refuses what the redirection would miss or
+ * change (a function K reaches that calls one of the five builtins, a
+ * program that defines one of their names itself), picks reserved names
+ * that collide with nothing in the program, and appends: the helper
+ * functions, one #define per builtin that sends its calls to a helper, the
+ * new kernel (K's attributes, parameters and body as written, then the
+ * nine launch parameters) and the #undefs; then checks the result
+ * (rw_check.c). K's body is not edited: the preprocessor redirects its
+ * calls, also those that the program's own macros write there. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rewriter/rw_int.h"
+
+/* The builtins that would describe the part, not the full launch. */
+static const char *const rw_part_builtins[] = {
+    "get_global_size", "get_global_offset", "get_num_groups", "get_group_id",
+    "get_global_linear_id", NULL,
+};
+#define RW_PART_NBUILTINS 5u
+
+/* Every name the generated text adds is the prefix ("__clrr_", else
+ * "__clrr1_", ...) followed by one of these. */
+static const char *const rw_part_suffixes[] = {
+    "gsz0", "gsz1", "gsz2", "goff0", "goff1", "goff2", "lsz0", "lsz1", "lsz2",
+    "d", "a0", "a1", "a2", "b0", "b1", "b2", "l",
+    "part_sel", "part_lsz", "part_gsz", "part_goff", "part_ngrp", "part_grp", "part_lin",
+};
+
+static rw_status rw_part_prefix(const rw_tu *t, const char *name, char *pfx, size_t pcap,
+                                char *err, size_t cap)
+{
+    rw_names ids = { 0 };
+    char n[RW_NAME_MAX];
+    unsigned i, k;
+    rw_status st;
+
+    st = rw_idents(t, &ids);
+    if (st != RW_OK)
+        goto out;
+    if (rw_names_has(&ids, name)) {
+        st = rw_fail(err, cap, RW_ERR_REFUSED, "the name %s is already used in the program", name);
+        goto out;
+    }
+    for (k = 0; k < 1000; k++) {
+        snprintf(pfx, pcap, k ? "__clrr%u_" : "__clrr_", k);
+        for (i = 0; i < sizeof rw_part_suffixes / sizeof rw_part_suffixes[0]; i++) {
+            snprintf(n, sizeof n, "%s%s", pfx, rw_part_suffixes[i]);
+            if (rw_names_has(&ids, n) || !strcmp(n, name))
+                break;
+        }
+        if (i == sizeof rw_part_suffixes / sizeof rw_part_suffixes[0])
+            break;
+    }
+    if (k == 1000)
+        st = rw_fail(err, cap, RW_ERR_INTERNAL, "no free prefix for the generated names");
+out:
+    rw_names_free(&ids);
+    return st;
+}
+
+typedef struct rw_own {
+    const char *name;          /* the first builtin the program defines itself */
+    unsigned line;
+} rw_own;
+
+static enum CXChildVisitResult rw_visit_own(CXCursor c, CXCursor parent, CXClientData d)
+{
+    rw_own *o = d;
+    char name[RW_NAME_MAX];
+    size_t i;
+
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
+        clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
+    for (i = 0; i < RW_PART_NBUILTINS; i++)
+        if (!strcmp(name, rw_part_builtins[i])) {
+            o->name = rw_part_builtins[i];
+            clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &o->line, NULL, NULL);
+            return CXChildVisit_Break;
+        }
+    return CXChildVisit_Continue;
+}
+
+/* Refuses a program that defines one of the builtins' names itself, as a
+ * macro (anywhere) or as a function (outside the system headers): the
+ * redirection would replace what it means. */
+static rw_status rw_part_own_names(const rw_tu *t, char *err, size_t cap)
+{
+    rw_own o = { NULL, 0 };
+    size_t i;
+
+    for (i = 0; i < t->ndefs; i++)
+        if (rw_in_set(t->defs[i].name, rw_part_builtins, RW_PART_NBUILTINS)) {
+            clang_getExpansionLocation(clang_getCursorLocation(t->defs[i].c), NULL, &o.line,
+                                       NULL, NULL);
+            return rw_fail(err, cap, RW_ERR_REFUSED,
+                           "the program defines %s as a macro (line %u): the partition-ready "
+                           "kernel redefines it",
+                           t->defs[i].name, o.line);
+        }
+    clang_visitChildren(clang_getTranslationUnitCursor(t->tu), rw_visit_own, &o);
+    if (o.name)
+        return rw_fail(err, cap, RW_ERR_REFUSED,
+                       "the program defines its own %s (line %u): the partition-ready kernel "
+                       "redefines it",
+                       o.name, o.line);
+    return RW_OK;
+}
+
+/* Appends @p tmpl with every '@' replaced by the prefix @p P ('@' is no
+ * character of OpenCL C outside strings). */
+static void rw_add_prefixed(rw_buf *b, const char *tmpl, const char *P)
+{
+    const char *at;
+
+    while ((at = strchr(tmpl, '@')) != NULL) {
+        rw_buf_add(b, tmpl, (size_t)(at - tmpl));
+        rw_buf_adds(b, P);
+        tmpl = at + 1;
+    }
+    rw_buf_adds(b, tmpl);
+}
+
+/* The helpers, each taking the dimension once as the builtin does; a0..a2,
+ * b0..b2: two triples of the new kernel's launch parameters. Then one
+ * #define per builtin that sends its calls to a helper with the new
+ * kernel's parameters. */
+static const char rw_part_text[] =
+    "ulong @part_sel(uint @d, ulong @a0, ulong @a1, ulong @a2)\n"
+    "{\n"
+    "    return @d == 0u ? @a0 : @d == 1u ? @a1 : @a2;\n"
+    "}\n"
+    "ulong @part_lsz(uint @d, ulong @a0, ulong @a1, ulong @a2)\n"
+    "{\n"
+    "    ulong @l = @part_sel(@d, @a0, @a1, @a2);\n"
+    "    return @l ? @l : (ulong)get_local_size(@d);\n"
+    "}\n"
+    "size_t @part_gsz(uint @d, ulong @a0, ulong @a1, ulong @a2)\n"
+    "{\n"
+    "    return (size_t)(@d < 3u ? @part_sel(@d, @a0, @a1, @a2) : 1u);\n"
+    "}\n"
+    "size_t @part_goff(uint @d, ulong @a0, ulong @a1, ulong @a2)\n"
+    "{\n"
+    "    return (size_t)(@d < 3u ? @part_sel(@d, @a0, @a1, @a2) : 0u);\n"
+    "}\n"
+    "size_t @part_ngrp(uint @d, ulong @a0, ulong @a1, ulong @a2, ulong @b0, ulong @b1, ulong @b2)\n"
+    "{\n"
+    "    if (@d > 2u)\n"
+    "        return 1;\n"
+    "    ulong @l = @part_lsz(@d, @b0, @b1, @b2);\n"
+    "    return (size_t)((@part_sel(@d, @a0, @a1, @a2) + @l - 1u) / @l);\n"
+    "}\n"
+    "size_t @part_grp(uint @d, ulong @a0, ulong @a1, ulong @a2, ulong @b0, ulong @b1, ulong @b2)\n"
+    "{\n"
+    "    if (@d > 2u)\n"
+    "        return 0;\n"
+    "    return (size_t)(((ulong)get_global_id(@d) - (ulong)get_local_id(@d) -\n"
+    "                     @part_sel(@d, @a0, @a1, @a2)) / @part_lsz(@d, @b0, @b1, @b2));\n"
+    "}\n"
+    "size_t @part_lin(ulong @a0, ulong @a1, ulong @b0, ulong @b1, ulong @b2)\n"
+    "{\n"
+    "    return (size_t)((((ulong)get_global_id(2) - @b2) * @a1 +\n"
+    "                     ((ulong)get_global_id(1) - @b1)) * @a0 +\n"
+    "                    ((ulong)get_global_id(0) - @b0));\n"
+    "}\n"
+    "#define get_global_size(d) @part_gsz((d), @gsz0, @gsz1, @gsz2)\n"
+    "#define get_global_offset(d) @part_goff((d), @goff0, @goff1, @goff2)\n"
+    "#define get_num_groups(d) @part_ngrp((d), @gsz0, @gsz1, @gsz2, @lsz0, @lsz1, @lsz2)\n"
+    "#define get_group_id(d) @part_grp((d), @goff0, @goff1, @goff2, @lsz0, @lsz1, @lsz2)\n"
+    "#define get_global_linear_id() @part_lin(@gsz0, @gsz1, @goff0, @goff1, @goff2)\n";
+
+/* The new kernel: K's attributes, parameters and body copied as written
+ * (no edits: rw_edits_apply only records the copied pieces in segs). */
+static rw_status rw_part_kernel(const rw_tu *t, const rw_kernel *k, const char *name,
+                                const char *P, rw_buf *b, rw_segs *segs, char *err, size_t cap)
+{
+    static const char *const triples[] = { "gsz", "goff", "lsz" };
+    rw_edits none = { 0 };
+    unsigned i, j;
+
+    rw_buf_adds(b, "__kernel ");
+    for (i = 0; i < k->na; i++) {
+        rw_buf_adds(b, "__attribute__((");
+        RW_FORWARD(rw_edits_apply(t, &none, k->a[i].start, k->a[i].end, b, segs, k->name, err,
+                                  cap));
+        rw_buf_adds(b, ")) ");
+    }
+    rw_buf_addf(b, "void %s(", name);
+    for (i = 0; i < k->np; i++) {
+        RW_FORWARD(rw_edits_apply(t, &none, k->p[i].start, k->p[i].end, b, segs, k->name, err,
+                                  cap));
+        rw_buf_adds(b, ",\n        ");
+    }
+    for (j = 0; j < 3; j++)
+        rw_buf_addf(b, "ulong %s%s0, ulong %s%s1, ulong %s%s2%s", P, triples[j], P, triples[j], P,
+                    triples[j], j < 2 ? ",\n        " : ")\n");
+    RW_FORWARD(rw_edits_apply(t, &none, k->body_start, k->body_end, b, segs, k->name, err, cap));
+    rw_buf_adds(b, "\n");
+    for (i = 0; rw_part_builtins[i]; i++)
+        rw_buf_addf(b, "#undef %s\n", rw_part_builtins[i]);
+    return b->oom ? RW_ERR_NOMEM : RW_OK;
+}
+
+static rw_status rw_part_req_ok(const rw_part_req *req, char *err, size_t cap)
+{
+    if (!req || (!req->source && req->len) || !req->kernel)
+        return rw_fail(err, cap, RW_ERR_ARG, "incomplete partition request");
+    if (!rw_is_ident(req->name) || strlen(req->name) > 200)
+        return rw_fail(err, cap, RW_ERR_ARG, "the new kernel's name is not an identifier");
+    if (req->len > RW_MAX_SOURCE)
+        return rw_fail(err, cap, RW_ERR_ARG, "program source too large (%zu bytes)", req->len);
+    return RW_OK;
+}
+
+rw_status rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size_t cap)
+{
+    rw_tu t;
+    rw_kernel *k = NULL;
+    rw_segs segs = { 0 };
+    rw_buf b = { 0 };
+    char *args = NULL, pfx[32];
+    size_t gen_off;
+    int nargs = 0;
+    rw_status st;
+
+    memset(&t, 0, sizeof t);
+    if (err && cap)
+        err[0] = '\0';
+    if (!out)
+        return rw_fail(err, cap, RW_ERR_ARG, "no output");
+    memset(out, 0, sizeof *out);
+    st = rw_part_req_ok(req, err, cap);
+    if (st == RW_OK)
+        st = rw_parse_args(req->options, &args, &nargs, err, cap);
+    if (st == RW_OK)
+        st = rw_tu_parse(&t, req->source ? req->source : "", req->len, args, nargs, err, cap);
+    if (st != RW_OK)
+        goto out;
+    k = malloc(sizeof *k);
+    if (!k) {
+        st = RW_ERR_NOMEM;
+        goto out;
+    }
+    st = rw_kernel_find(&t, req->kernel, k, err, cap);
+    if (st == RW_OK && k->np + RW_PART_EXTRA > RW_MAX_PARAMS)
+        st = rw_fail(err, cap, RW_ERR_REFUSED,
+                     "the partition-ready kernel would have %u parameters", k->np + RW_PART_EXTRA);
+    if (st == RW_OK)
+        st = rw_part_own_names(&t, err, cap);
+    if (st == RW_OK)
+        st = rw_reach_check(&t, k, rw_part_builtins, RW_PART_NBUILTINS, err, cap);
+    if (st == RW_OK)
+        st = rw_part_prefix(&t, req->name, pfx, sizeof pfx, err, cap);
+    if (st != RW_OK)
+        goto out;
+    rw_buf_add(&b, t.src, t.len);
+    if (t.len && t.src[t.len - 1] != '\n')
+        rw_buf_adds(&b, "\n");
+    rw_buf_addf(&b, "\n/* %s: %s for one part of a split launch, its get_global_size, "
+                    "get_global_offset, get_num_groups, get_group_id and get_global_linear_id "
+                    "those of the full launch (generated by clrr's rewriter) */\n",
+                req->name, k->name);
+    gen_off = b.len;
+    rw_add_prefixed(&b, rw_part_text, pfx);
+    st = rw_part_kernel(&t, k, req->name, pfx, &b, &segs, err, cap);
+    if (st == RW_OK) {
+        rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name,
+                             k->np + RW_PART_EXTRA, k->name, rw_part_builtins };
+        st = rw_check(&chk, err, cap);
+    }
+    if (st == RW_OK) {
+        out->source = b.s;
+        out->len = b.len;
+        out->nparams = k->np;
+        b.s = NULL;
+    }
+out:
+    if (st != RW_OK)
+        memset(out, 0, sizeof *out);
+    rw_buf_free(&b);
+    rw_segs_free(&segs);
+    free(k);
+    free(args);
+    rw_tu_close(&t);
+    return st;
+}
+
+void rw_partition_free(rw_part_out *out)
+{
+    if (!out)
+        return;
+    free(out->source);
+    memset(out, 0, sizeof *out);
+}
