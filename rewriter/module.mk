@@ -47,3 +47,19 @@ $(RWT_OBJS): CPPFLAGS += -DRW_TEST_CLANG='"$(LLVM_BINDIR)/clang"'
 $(RWT_RUN): $(call objs,tests/rw/rwt_run.c)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL
+
+# Unit test of partition-ready kernels: the workload kernels and inline
+# ones, each run on the OpenCL driver as one full launch and, made
+# partition-ready, as several launches of parts of it, every buffer
+# compared. The device runs happen in rwp-run (tests/rw/rwp_run.c), a
+# program that links only OpenCL, for the same reason as rwt-run.
+RWP_OBJS := $(call objs,tests/rw/rwp.c)
+RWP_RUN := $(B)/tests/rwp-run
+UNIT_LIBS_test_rw_part := $(RWP_OBJS) $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
+$(B)/tests/test_rw_part: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
+$(B)/obj/tests/unit/test_rw_part.o: $(B)/gen/apps/vecadd_cl.h $(B)/gen/apps/nbody_cl.h \
+    $(B)/gen/apps/blackscholes_cl.h $(B)/gen/apps/histogram_cl.h $(B)/gen/apps/matmul_cl.h \
+    $(B)/gen/apps/ep_cl.h $(B)/gen/apps/aes_cl.h
+$(RWP_RUN): $(call objs,tests/rw/rwp_run.c)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL

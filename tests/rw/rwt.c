@@ -1,6 +1,7 @@
 /* rwt.c — the rewriter tests' oracle, test side (tests/rw/rwt.h): runs
  * rwt-run for P then C and for the fused kernel, compares what they leave
- * in the buffers; runs clang -fsyntax-only on a source. */
+ * in the buffers; runs a device program (rwt-run, rwp-run) on a source;
+ * runs clang -fsyntax-only on a source. */
 #include <fcntl.h>
 #include <libgen.h>
 #include <spawn.h>
@@ -98,16 +99,13 @@ static void rwt_arg_word(rwt_argv *a, const rwt_arg *x)
     }
 }
 
-/* Runs rwt-run on @p src with the launches in @p a (from its 10th word);
- * the buffers it leaves in *out (malloc'd, every buffer in order). */
-static int rwt_exec(const rwt_case *cs, const char *src, size_t len, rwt_argv *a,
-                    unsigned char **out, char *err, size_t cap)
+int rwt_spawn(const char *prog, const char *src, size_t len, char **argv, size_t out_bytes,
+              unsigned char **out, char *err, size_t cap)
 {
     char exe[4096], helper[4200], spath[] = "/tmp/rwt-XXXXXX.cl", opath[] = "/tmp/rwt-XXXXXX.out",
          lpath[] = "/tmp/rwt-XXXXXX.log";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     posix_spawn_file_actions_t fa;
-    size_t total = 0, i;
     int rc = -1, status = 0, ofd, lfd;
     pid_t pid;
     FILE *f;
@@ -116,7 +114,7 @@ static int rwt_exec(const rwt_case *cs, const char *src, size_t len, rwt_argv *a
     if (n <= 0)
         return rwt_err(err, cap, "cannot find the test binary");
     exe[n] = '\0';
-    snprintf(helper, sizeof helper, "%s/rwt-run", dirname(exe));
+    snprintf(helper, sizeof helper, "%s/%s", dirname(exe), prog);
     if (rwt_write_temp(spath, src, len) < 0)
         return rwt_err(err, cap, "cannot write a temporary file");
     ofd = mkstemps(opath, 4);
@@ -125,14 +123,12 @@ static int rwt_exec(const rwt_case *cs, const char *src, size_t len, rwt_argv *a
         rwt_err(err, cap, "cannot create a temporary file");
         goto out;
     }
-    a->v[1] = spath;   /* the placeholders of rwt_head() */
-    a->v[2] = opath;
-    a->v[0] = helper;
-    a->v[3] = (char *)(cs->options ? cs->options : "");
-    a->v[a->n] = NULL;
+    argv[0] = helper;
+    argv[1] = spath;
+    argv[2] = opath;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, lfd, 2);
-    if (posix_spawn(&pid, helper, &fa, NULL, a->v, environ) != 0) {
+    if (posix_spawn(&pid, helper, &fa, NULL, argv, environ) != 0) {
         posix_spawn_file_actions_destroy(&fa);
         rwt_err(err, cap, "cannot run %s", helper);
         goto out;
@@ -141,23 +137,22 @@ static int rwt_exec(const rwt_case *cs, const char *src, size_t len, rwt_argv *a
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char log[1024];
         rwt_read_text(lpath, log, sizeof log);
-        rwt_err(err, cap, "rwt-run failed (status %d): %s", status, log);
+        rwt_err(err, cap, "%s failed (status %d): %s", prog, status, log);
         goto out;
     }
-    for (i = 0; i < cs->nbufs; i++)
-        total += cs->bufs[i].bytes;
-    *out = malloc(total ? total : 1);
+    *out = malloc(out_bytes ? out_bytes : 1);
     f = fopen(opath, "rb");
-    if (!*out || !f || fread(*out, 1, total, f) != total) {
+    if (!*out || !f || fread(*out, 1, out_bytes, f) != out_bytes) {
         free(*out);
         *out = NULL;
-        rwt_err(err, cap, "rwt-run left no buffers");
+        rwt_err(err, cap, "%s left no buffers", prog);
     } else {
         rc = 0;
     }
     if (f)
         fclose(f);
 out:
+    argv[0] = argv[1] = argv[2] = NULL;
     if (ofd >= 0)
         close(ofd);
     if (lfd >= 0)
@@ -166,6 +161,20 @@ out:
     unlink(opath);
     unlink(lpath);
     return rc;
+}
+
+/* Runs rwt-run on @p src with the launches in @p a (from its 10th word);
+ * the buffers it leaves in *out (malloc'd, every buffer in order). */
+static int rwt_exec(const rwt_case *cs, const char *src, size_t len, rwt_argv *a,
+                    unsigned char **out, char *err, size_t cap)
+{
+    size_t total = 0, i;
+
+    for (i = 0; i < cs->nbufs; i++)
+        total += cs->bufs[i].bytes;
+    a->v[3] = (char *)(cs->options ? cs->options : "");
+    a->v[a->n] = NULL;
+    return rwt_spawn("rwt-run", src, len, a->v, total, out, err, cap);
 }
 
 /* The words every run shares: placeholders for the paths and options, the

@@ -56,6 +56,15 @@ typedef struct rwt_case {
 int rwt_compare(const rwt_case *cs, const rw_fuse_out *f, const char *name, int keep_store,
                 char *err, size_t cap);
 
+/*! rwt_spawn() : writes @p src to a temporary file and runs @p prog (a
+ *  program next to the test binary: "rwt-run", "rwp-run") with the
+ *  NULL-terminated @p argv, whose words 0, 1 and 2 it sets to the
+ *  program's path, the source's path and an output file's path (and
+ *  clears again); reads @p out_bytes of that output into *out (malloc'd).
+ *  @return 0, or -1 with why in err (the program's stderr when it failed). */
+int rwt_spawn(const char *prog, const char *src, size_t len, char **argv, size_t out_bytes,
+              unsigned char **out, char *err, size_t cap);
+
 /*! rwt_syntax_ok() : 1 when clang-16 -fsyntax-only (OpenCL C 1.2 unless
  *  @p options say otherwise, default header) accepts @p src; else 0 with
  *  its diagnostics in err. @p options (or NULL) go to a shell as they are. */
