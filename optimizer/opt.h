@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 3
+#define OPT_PLAN_MINOR 4
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -65,12 +65,15 @@ typedef enum opt_pass {
     OPT_PASS_DEAD = 0,        /* dead command elimination */
     OPT_PASS_REDUNDANT = 1,   /* redundant transfer elimination */
     OPT_PASS_FUSE = 2,        /* vertical fusion of producer -> consumer launches (1.1) */
+    OPT_PASS_SPLIT = 3,       /* one launch split over several devices (1.4; runs only when
+                                 opt_options.split names the devices) */
     OPT_PASS_COUNT
 } opt_pass;
 
-#define OPT_PASSES_ALL ((1u << OPT_PASS_COUNT) - 1)
+/* "all": the passes that need no option (split is asked for with its devices). */
+#define OPT_PASSES_ALL ((1u << OPT_PASS_SPLIT) - 1)
 
-/*! opt_pass_name() : "dead", "redundant", "fuse" (static); NULL when out of range. */
+/*! opt_pass_name() : "dead", "redundant", "fuse", "split" (static); NULL when out of range. */
 const char *opt_pass_name(opt_pass p);
 
 /*! opt_passes_parse() : a comma-separated list of pass names, "all" or
@@ -98,9 +101,10 @@ typedef struct opt_plan opt_plan;
  * producer launch is taken by the fused launch that follows (run as
  * recorded if that does not come); fuse: the consumer launch runs the
  * fused kernel instead, with the held launch's arguments and its own. */
-typedef enum opt_action { OPT_ACT_DROP = 0, OPT_ACT_HOLD = 1, OPT_ACT_FUSE = 2, OPT_ACT_COUNT } opt_action;
+typedef enum opt_action { OPT_ACT_DROP = 0, OPT_ACT_HOLD = 1, OPT_ACT_FUSE = 2, OPT_ACT_SPLIT = 3,
+                          OPT_ACT_COUNT } opt_action;
 
-/*! opt_action_name() : "drop", "hold", "fuse" (static). */
+/*! opt_action_name() : "drop", "hold", "fuse", "split" (static). */
 const char *opt_action_name(opt_action a);
 
 typedef struct opt_xform {
@@ -118,6 +122,7 @@ typedef struct opt_xform {
     opt_effect effect;
     const char *reason;       /* one line: why it is safe */
     uint32_t fused;           /* hold, fuse: the fused kernel's id (1, 2, ...), else 0 */
+    uint32_t split;           /* split (1.4): the split's id (1, 2, ...), else 0 */
 } opt_xform;
 
 /* A generated kernel (1.1): a fusion of a producer and a consumer kernel of
@@ -139,6 +144,46 @@ typedef struct opt_fused {
                                * stores the buffer (0: none), for live runs that
                                * read it after all (plan 1.2) */
 } opt_fused;
+
+/* A split launch (1.4): the launch runs as parts, each a range of
+ * work-groups along one dimension on one device, through a partition-ready
+ * variant of its kernel (rewriter/rw.h rw_partition: the original kernel's
+ * parameters, then RW_PART_EXTRA ulongs that say what the whole launch
+ * was). Each part sends a device only the bytes its range reads (and the
+ * previous contents of what it may write), and brings back what it writes:
+ * concatenated when the parts' write regions are disjoint, merged by
+ * comparison with the previous contents otherwise (PLAN.md, "Splits"). */
+enum { OPT_SPLIT_ARG_VALUE = 0,   /* set as the launch set it (scalars) */
+       OPT_SPLIT_ARG_MEM = 1,     /* a buffer: per part, its regions */
+       OPT_SPLIT_ARG_LOCAL = 2 }; /* __local: its size */
+enum { OPT_MERGE_NONE = 0, OPT_MERGE_CONCAT = 1, OPT_MERGE_DIFF = 2 };
+typedef struct opt_split_region {
+    uint8_t read, write;      /* the part reads / writes the argument */
+    uint64_t rlo, rhi;        /* bytes [rlo, rhi) it may read (read) */
+    uint64_t wlo, whi;        /* bytes [wlo, whi) it may write (write) */
+} opt_split_region;
+typedef struct opt_split_part {
+    const char *device;       /* a device spec as `clrr devices` / --device take */
+    uint64_t lo, hi;          /* work-groups [lo, hi) along the split dimension */
+    const opt_split_region *regions;   /* per argument (nargs; VALUE/LOCAL: empty) */
+} opt_split_part;
+typedef struct opt_split {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    const char *kernel;       /* the kernel split */
+    uint8_t program[16];      /* XXH3-128 of its program's source */
+    const char *name;         /* the partition-ready kernel in source */
+    const char *source;       /* the program to build (original + that kernel) */
+    const char *options;      /* its build options (the original program's) */
+    unsigned dim;             /* the dimension split (0..2) */
+    uint64_t groups;          /* work-groups along it (work-items when the launch
+                                 left the local size to the driver) */
+    unsigned nargs;
+    const uint8_t *args;      /* per argument: OPT_SPLIT_ARG_* */
+    const uint8_t *merge;     /* per argument: OPT_MERGE_* */
+    unsigned nparts;
+    const opt_split_part *parts;
+} opt_split;
+#define OPT_SPLIT_MAX_PARTS 16u
 
 /* Per kernel: how it accesses its arguments, from the kernel analysis (the
  * plan carries them so that its execution needs no analysis). */
@@ -200,6 +245,10 @@ const opt_kernel_facts *opt_plan_kernel(const opt_plan *p, size_t i);
  *  index from 0 (NULL out of range). */
 size_t opt_plan_fused_count(const opt_plan *p);
 const opt_fused *opt_plan_fused(const opt_plan *p, size_t i);
+/*! opt_plan_split_count() / opt_plan_split() : the splits (1.4); by index
+ *  from 0 (NULL out of range). */
+size_t opt_plan_split_count(const opt_plan *p);
+const opt_split *opt_plan_split(const opt_plan *p, size_t i);
 /*! opt_plan_pass() : the result of pass @p pass (enabled 0 when it did not run). */
 const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass);
 
@@ -215,6 +264,13 @@ typedef struct opt_options {
     unsigned passes;          /* bit mask of opt_pass; 0 = none */
     const char *trace_name;   /* recorded in the plan; NULL: the path */
     size_t max_memory;        /* the reader's limit; 0 = its default */
+    const char *split;        /* split pass: "SPEC[:WEIGHT],SPEC[:WEIGHT],..." (devices as
+                                 `clrr devices` names them, relative shares of the
+                                 work-groups); NULL: the pass does not run */
+    const char *split_kernel; /* split only launches of this kernel; NULL: every one */
+    char *note;               /* when not NULL: why the first launch the split pass left
+                                 alone was left alone ("" when none), note_cap bytes */
+    size_t note_cap;
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and
@@ -237,6 +293,7 @@ typedef struct opt_exec opt_exec;
                                  set now); run it as recorded before any call but
                                  clSetKernelArg, unless the next launch is OPT_FUSE */
 #define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launch */
+#define OPT_SPLIT 5           /* run opt_exec_split() instead: the launch in parts */
 #define OPT_DEFER 4           /* live runs: do not execute it now; keep it (its arguments,
                                  data and objects as they are now) until the matcher says
                                  to run it (opt_live_answer.force) or to free it */
@@ -256,6 +313,8 @@ opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory,
 int opt_exec_item(opt_exec *x, const tf_item *it);
 /*! opt_exec_fused() : the fused kernel of the last OPT_FUSE answer. */
 const opt_fused *opt_exec_fused(const opt_exec *x);
+/*! opt_exec_split() : the split of the last OPT_SPLIT answer. */
+const opt_split *opt_exec_split(const opt_exec *x);
 /*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
 void opt_exec_rewind(opt_exec *x);
@@ -312,6 +371,7 @@ typedef struct opt_exec_stats {
     uint64_t unmatched;       /* never met a call with their pattern */
     uint64_t drops;           /* calls dropped (all loop iterations) */
     uint64_t fusions;         /* fused launches (all loop iterations) */
+    uint64_t splits;          /* split launches (all loop iterations) */
     uint64_t kept;            /* live: calls deferred (dead work, unstored producers) */
     uint64_t forced;          /* ... of which run after all, because something read their results */
     uint64_t freed;           /* ... of which freed unrun (overwritten, released, or at the end) */

@@ -211,6 +211,11 @@ const opt_fused *opt_exec_fused(const opt_exec *x)
     return x->fused;
 }
 
+const opt_split *opt_exec_split(const opt_exec *x)
+{
+    return x->split;
+}
+
 static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
 {
     size_t lo = 0, hi = x->n;
@@ -317,6 +322,16 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         opt_exec_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
         return OPT_RUN;
     }
+    if (f->action == OPT_ACT_SPLIT) {
+        if (x->live) {
+            opt_exec_fell_back(x, f, c->seq, "live runs do not split launches yet");
+            return OPT_RUN;
+        }
+        x->state[f->id - 1] = OPT_X_APPLIED;
+        x->split = opt_plan_split(x->p, f->split - 1);
+        x->splits++;
+        return OPT_SPLIT;
+    }
     if (f->action == OPT_ACT_HOLD) {
         const opt_fused *z = opt_plan_fused(x->p, f->fused - 1);
         if (!z || (!z->keep_store && !x->same_trace && !x->live)) {
@@ -420,6 +435,7 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
     out->transformations = x->n;
     out->drops = x->drops;
     out->fusions = x->fusions;
+    out->splits = x->splits;
     out->kept = x->nkept_total;
     out->forced = x->nforced;
     out->freed = x->nfreed;

@@ -87,6 +87,8 @@ struct opt_plan {
     size_t nkf, capkf;
     opt_fused *fz;
     size_t nfz, capfz;
+    opt_split *sp;
+    size_t nsp, capsp;
 };
 
 #define OPT_PLAN_MAX_FUSED 65536u
@@ -95,6 +97,14 @@ struct opt_plan {
 
 /*! opt_plan_add_fused() : appends a copy of @p f; *id (may be NULL) gets its id. */
 opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id);
+
+#define OPT_PLAN_MAX_SPLITS 65536u
+#define OPT_SPLIT_MAX_ARGS 128u
+/*! opt_plan_add_split() : appends a copy of @p sp (its id assigned; *id may
+ *  be NULL). @return OPT_OK, OPT_ERR_NOMEM or OPT_ERR_LIMIT. */
+opt_status opt_plan_add_split(opt_plan *p, const opt_split *sp, uint32_t *id);
+/*! opt_split_same() : 1 when @p a and @p b do the same thing (ids aside). */
+int opt_split_same(const opt_split *a, const opt_split *b);
 
 /* ------------------------------------------------------------ fusion */
 
@@ -111,10 +121,26 @@ typedef struct ana_model ana_model;
  *  (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
 opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout);
 
+/* The split pass (opt_split.c): a launch it splits, and the split. */
+typedef struct opt_split_role {
+    uint64_t seq;
+    uint32_t split;
+} opt_split_role;
+/*! opt_split_plan() : splits every launch of @p m (commands in seq order, so
+ *  *roles comes sorted) that @p taken does not claim, over the devices of
+ *  o->split; adds the splits to @p p. The first launch left alone and why
+ *  go to @p note. @return OPT_OK, OPT_ERR_ARG (a bad device list, message
+ *  in @p err) or OPT_ERR_NOMEM. */
+opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
+                          int (*taken)(void *user, uint64_t seq), void *user, opt_split_role **roles,
+                          size_t *nroles, char *note, size_t note_cap, char *err, size_t err_cap);
+
 /* opt_rw.c: rewriter/rw.h through libclrr-rw.so, loaded on first use
  * (RW_ERR_INTERNAL with the reason when it cannot be loaded). */
 rw_status opt_rw_fuse(const rw_fuse_req *req, rw_fuse_out *out, char *err, size_t cap);
 void opt_rw_fuse_free(rw_fuse_out *out);
+rw_status opt_rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size_t cap);
+void opt_rw_partition_free(rw_part_out *out);
 
 /*! opt_plan_new() : an empty plan of this build's version. NULL on ENOMEM. */
 opt_plan *opt_plan_new(void);
@@ -322,9 +348,10 @@ struct opt_exec {
     size_t n;
     uint8_t *state;               /* per transformation (index id - 1) */
     int same_trace;
-    uint64_t fp, drops, fusions;
+    uint64_t fp, drops, fusions, splits;
     const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
     const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
+    const opt_split *split;       /* the last OPT_SPLIT answer's split */
     opt_fallback fb[OPT_MAX_FALLBACKS];
     size_t nfb, nfb_calls;        /* listed; of which met during the run */
     /* live runs (opt_live.c) */

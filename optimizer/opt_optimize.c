@@ -45,6 +45,8 @@ typedef struct opt_run {
     opt_fuse_role *roles;     /* by seq */
     size_t nroles;
     char fuse_note[512];      /* the first pair the rewriter refused */
+    opt_split_role *sroles;   /* the split pass's launches, by seq */
+    size_t nsroles;
     char *err;
     size_t err_cap;
 } opt_run;
@@ -93,6 +95,28 @@ static const opt_fuse_role *opt_role_of(const opt_run *x, uint64_t seq)
             hi = mid;
     }
     return NULL;
+}
+
+static const opt_split_role *opt_srole_of(const opt_run *x, uint64_t seq)
+{
+    size_t lo = 0, hi = x->nsroles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->sroles[mid].seq == seq)
+            return &x->sroles[mid];
+        if (x->sroles[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The split pass leaves alone launches another pass took. */
+static int opt_taken(void *user, uint64_t seq)
+{
+    const opt_run *x = user;
+    return opt_dead_of(x, seq) || opt_role_of(x, seq);
 }
 
 static int opt_role_cmp(const void *a, const void *b)
@@ -301,8 +325,36 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
         uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
         const opt_dead_cmd *d = opt_dead_of(x, c->seq);
         const opt_fuse_role *fr = opt_role_of(x, c->seq);
+        const opt_split_role *sr = opt_srole_of(x, c->seq);
         if (nomem) {
             st = OPT_ERR_NOMEM;
+        } else if (sr && !fr && !d) {
+            const opt_split *z = opt_plan_split(x->p, sr->split - 1);
+            char why[1024];
+            int n = snprintf(why, sizeof why, "runs as %u parts along dimension %u:", z->nparts, z->dim);
+            for (unsigned i = 0; i < z->nparts && n > 0 && (size_t)n < sizeof why; i++)
+                n += snprintf(why + n, sizeof why - (size_t)n, "%s %.40s %llu-%llu", i ? "," : "", z->parts[i].device,
+                              (unsigned long long)z->parts[i].lo, (unsigned long long)z->parts[i].hi);
+            int diff = 0, cat = 0;
+            for (unsigned a = 0; a < z->nargs; a++) {
+                diff |= z->merge[a] == OPT_MERGE_DIFF;
+                cat |= z->merge[a] == OPT_MERGE_CONCAT;
+            }
+            if (n > 0 && (size_t)n < sizeof why)
+                snprintf(why + n, sizeof why - (size_t)n, "; each part gets only the bytes it reads, outputs %s",
+                         diff ? "merged against the previous contents" : cat ? "concatenated" : "none");
+            st = opt_add(x, c, OPT_PASS_SPLIT, canon, key, occ, 0, why);
+            if (st == OPT_OK) {
+                opt_xform *t = &x->p->xf[x->p->nxf - 1];
+                opt_pass_result *r = &x->p->passes[OPT_PASS_SPLIT];
+                t->action = OPT_ACT_SPLIT;
+                t->split = sr->split;
+                r->effect.commands -= t->effect.commands;   /* the launch still runs, in parts */
+                r->effect.kernels -= t->effect.kernels;
+                r->effect.device_ns -= t->effect.device_ns;
+                r->effect.timed -= t->effect.timed;
+                memset(&t->effect, 0, sizeof t->effect);
+            }
         } else if (fr && !d) {
             char why[256];
             const opt_fused *z = opt_plan_fused(x->p, fr->fused - 1);
@@ -409,6 +461,17 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
         goto out;
     if ((o->passes & (1u << OPT_PASS_FUSE)) && (st = opt_fuse_plan(&x)) != OPT_OK)
         goto out;
+    if (o->note && o->note_cap)
+        o->note[0] = 0;
+    if (o->passes & (1u << OPT_PASS_SPLIT)) {
+        if (!o->split) {
+            st = opt_seterr(err, err_cap, OPT_ERR_ARG, "the split pass needs the devices to split over (--split)");
+            goto out;
+        }
+        if ((st = opt_split_plan(x.m, x.p, o, opt_taken, &x, &x.sroles, &x.nsroles, o->note, o->note_cap, err,
+                                 err_cap)) != OPT_OK)
+            goto out;
+    }
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
     for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
@@ -421,6 +484,7 @@ out:
     free(x.dead);
     opt_map_free(&x.occ);
     free(x.roles);
+    free(x.sroles);
     opt_plan_free(x.p);
     ana_model_free(x.m);
     tf_reader_close(x.r);

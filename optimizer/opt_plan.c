@@ -26,6 +26,7 @@ void opt_plan_free(opt_plan *p)
     free(p->xf);
     free(p->kf);
     free(p->fz);
+    free(p->sp);
     free(p->programs);
     opt_arena_free(&p->arena);
     free(p);
@@ -165,6 +166,75 @@ size_t opt_plan_kernel_count(const opt_plan *p)
 const opt_kernel_facts *opt_plan_kernel(const opt_plan *p, size_t i)
 {
     return i < p->nkf ? &p->kf[i] : NULL;
+}
+
+opt_status opt_plan_add_split(opt_plan *p, const opt_split *sp, uint32_t *id)
+{
+    if (p->nsp >= OPT_PLAN_MAX_SPLITS || sp->nargs > OPT_SPLIT_MAX_ARGS || !sp->nparts ||
+        sp->nparts > OPT_SPLIT_MAX_PARTS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->sp, &p->capsp, p->nsp + 1, sizeof *p->sp))
+        return OPT_ERR_NOMEM;
+    opt_split *d = &p->sp[p->nsp];
+    *d = *sp;
+    d->kernel = opt_plan_str(p, sp->kernel);
+    d->name = opt_plan_str(p, sp->name);
+    d->source = opt_plan_str(p, sp->source);
+    d->options = opt_plan_str(p, sp->options);
+    unsigned na = sp->nargs ? sp->nargs : 1;
+    uint8_t *args = opt_arena_alloc(&p->arena, na), *merge = opt_arena_alloc(&p->arena, na);
+    opt_split_part *parts = opt_arena_alloc(&p->arena, sp->nparts * sizeof *parts);
+    if (!d->kernel || !d->name || !d->source || !d->options || !args || !merge || !parts)
+        return OPT_ERR_NOMEM;
+    memcpy(args, sp->args, sp->nargs);
+    memcpy(merge, sp->merge, sp->nargs);
+    for (unsigned i = 0; i < sp->nparts; i++) {
+        opt_split_region *rg = opt_arena_alloc(&p->arena, na * sizeof *rg);
+        parts[i] = sp->parts[i];
+        parts[i].device = opt_plan_str(p, sp->parts[i].device);
+        if (!rg || !parts[i].device)
+            return OPT_ERR_NOMEM;
+        memcpy(rg, sp->parts[i].regions, sp->nargs * sizeof *rg);
+        parts[i].regions = rg;
+    }
+    d->args = args;
+    d->merge = merge;
+    d->parts = parts;
+    d->id = (uint32_t)++p->nsp;
+    if (id)
+        *id = d->id;
+    return OPT_OK;
+}
+
+int opt_split_same(const opt_split *a, const opt_split *b)
+{
+    if (strcmp(a->kernel, b->kernel) || memcmp(a->program, b->program, 16) || strcmp(a->name, b->name) ||
+        strcmp(a->source, b->source) || strcmp(a->options, b->options) || a->dim != b->dim ||
+        a->groups != b->groups || a->nargs != b->nargs || a->nparts != b->nparts ||
+        memcmp(a->args, b->args, a->nargs) || memcmp(a->merge, b->merge, a->nargs))
+        return 0;
+    for (unsigned i = 0; i < a->nparts; i++) {
+        const opt_split_part *x = &a->parts[i], *y = &b->parts[i];
+        if (strcmp(x->device, y->device) || x->lo != y->lo || x->hi != y->hi)
+            return 0;
+        for (unsigned k = 0; k < a->nargs; k++) {
+            const opt_split_region *r = &x->regions[k], *q = &y->regions[k];
+            if (r->read != q->read || r->write != q->write || (r->read && (r->rlo != q->rlo || r->rhi != q->rhi)) ||
+                (r->write && (r->wlo != q->wlo || r->whi != q->whi)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+size_t opt_plan_split_count(const opt_plan *p)
+{
+    return p->nsp;
+}
+
+const opt_split *opt_plan_split(const opt_plan *p, size_t i)
+{
+    return i < p->nsp ? &p->sp[i] : NULL;
 }
 
 const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass)

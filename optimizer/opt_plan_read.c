@@ -146,6 +146,11 @@ static opt_status opt_rd_header(opt_rd *r, const json_t *root)
                                       "transformations", "device_selection", "splits", "fused_kernels",
                                       "specializations", "schedule", NULL};
     OPT_TRY(opt_members(r, root, "plan", top));
+    json_t *spv = json_object_get(root, "splits");
+    if (mi < 4 && spv && !json_is_null(spv))
+        return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
+                          "plan.splits: this section is reserved for later versions and must be null before 1.4 "
+                          "(this plan is %lu.%lu)", ma, mi);
     for (size_t i = 0; opt_plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, opt_plan_reserved[i]);
         if (v && !json_is_null(v))
@@ -328,10 +333,162 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
     return OPT_OK;
 }
 
+/* A byte range [lo, hi) as [LO, HI], or null (*on 0). */
+static opt_status opt_rd_range(opt_rd *r, const json_t *v, const char *where, uint8_t *on, uint64_t *lo, uint64_t *hi)
+{
+    *on = 0;
+    *lo = *hi = 0;
+    if (json_is_null(v))
+        return OPT_OK;
+    json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
+    if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_integer(a) || !json_is_integer(b) ||
+        json_integer_value(a) < 0 || json_integer_value(b) <= json_integer_value(a))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected null or [LO, HI] with 0 <= LO < HI");
+    *on = 1;
+    *lo = (uint64_t)json_integer_value(a);
+    *hi = (uint64_t)json_integer_value(b);
+    return OPT_OK;
+}
+
+/* Picks @p v among @p names (n of them) into *k. */
+static opt_status opt_rd_enum(opt_rd *r, const json_t *v, const char *where, const char *const *names, unsigned n,
+                              uint8_t *k)
+{
+    for (unsigned m = 0; m < n && json_is_string(v); m++)
+        if (!strcmp(json_string_value(v), names[m])) {
+            *k = (uint8_t)m;
+            return OPT_OK;
+        }
+    return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s: expected %s, %s or %s", where, names[0], names[1], names[2]);
+}
+
+static opt_status opt_rd_split(opt_rd *r, const json_t *o, size_t i)
+{
+    static const char *const names[] = {"id", "kernel", "program", "name", "dim", "groups", "args", "merge",
+                                        "parts", "options", "source", NULL};
+    static const char *const pn[] = {"device", "groups", "regions", NULL};
+    static const char *const rn[] = {"read", "write", NULL};
+    static const char *const an[] = {"value", "mem", "local"};
+    static const char *const mn[] = {"none", "concat", "diff"};
+    char where[48], w2[128];
+    opt_split z;
+    uint8_t args[OPT_SPLIT_MAX_ARGS], merge[OPT_SPLIT_MAX_ARGS];
+    opt_split_part parts[OPT_SPLIT_MAX_PARTS];
+    opt_split_region rg[OPT_SPLIT_MAX_PARTS][OPT_SPLIT_MAX_ARGS];
+    json_t *ja, *jm, *jp;
+    uint64_t id, dim;
+    memset(&z, 0, sizeof z);
+    snprintf(where, sizeof where, "splits[%zu]", i);
+    if (!json_is_object(o))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+    OPT_TRY(opt_members(r, o, where, names));
+    OPT_TRY(opt_get_u64(r, o, "id", where, &id));
+    if (id != i + 1)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)", where,
+                          (unsigned long long)id, i + 1);
+    OPT_TRY(opt_get_str(r, o, "kernel", where, 256, &z.kernel));
+    OPT_TRY(opt_get_str(r, o, "name", where, 256, &z.name));
+    if (!opt_is_ident(z.kernel) || !opt_is_ident(z.name))
+        return opt_bad(r, OPT_ERR_PLAN, where, "kernel and name must be OpenCL C identifiers");
+    snprintf(w2, sizeof w2, "%s.program", where);
+    OPT_TRY(opt_get_hash(r, json_object_get(o, "program"), w2, z.program));
+    OPT_TRY(opt_get_u64(r, o, "dim", where, &dim));
+    if (dim > 2)
+        return opt_bad(r, OPT_ERR_PLAN, where, "dim: 0, 1 or 2");
+    z.dim = (unsigned)dim;
+    OPT_TRY(opt_get_u64(r, o, "groups", where, &z.groups));
+    if (!z.groups)
+        return opt_bad(r, OPT_ERR_PLAN, where, "groups: at least 1");
+    OPT_TRY(opt_get_str(r, o, "options", where, 65536, &z.options));
+    OPT_TRY(opt_get_str(r, o, "source", where, OPT_FUSED_MAX_SOURCE, &z.source));
+    OPT_TRY(opt_get_array(r, o, "args", where, OPT_SPLIT_MAX_ARGS, &ja));
+    OPT_TRY(opt_get_array(r, o, "merge", where, OPT_SPLIT_MAX_ARGS, &jm));
+    z.nargs = (unsigned)json_array_size(ja);
+    if (json_array_size(jm) != z.nargs)
+        return opt_bad(r, OPT_ERR_PLAN, where, "args and merge must have one entry per kernel argument");
+    for (unsigned k = 0; k < z.nargs; k++) {
+        snprintf(w2, sizeof w2, "%s.args[%u]", where, k);
+        OPT_TRY(opt_rd_enum(r, json_array_get(ja, k), w2, an, 3, &args[k]));
+        snprintf(w2, sizeof w2, "%s.merge[%u]", where, k);
+        OPT_TRY(opt_rd_enum(r, json_array_get(jm, k), w2, mn, 3, &merge[k]));
+        if (merge[k] != OPT_MERGE_NONE && args[k] != OPT_SPLIT_ARG_MEM)
+            return opt_bad(r, OPT_ERR_PLAN, w2, "only a mem argument is merged");
+    }
+    OPT_TRY(opt_get_array(r, o, "parts", where, OPT_SPLIT_MAX_PARTS, &jp));
+    z.nparts = (unsigned)json_array_size(jp);
+    if (!z.nparts)
+        return opt_bad(r, OPT_ERR_PLAN, where, "parts: at least one");
+    uint64_t next = 0;
+    for (unsigned p = 0; p < z.nparts; p++) {
+        json_t *po = json_array_get(jp, p), *jr;
+        snprintf(w2, sizeof w2, "%s.parts[%u]", where, p);
+        if (!json_is_object(po))
+            return opt_bad(r, OPT_ERR_PLAN, w2, "expected an object");
+        OPT_TRY(opt_members(r, po, w2, pn));
+        OPT_TRY(opt_get_str(r, po, "device", w2, 256, &parts[p].device));
+        if (!parts[p].device[0])
+            return opt_bad(r, OPT_ERR_PLAN, w2, "device: an empty spec");
+        uint8_t on;
+        char w3[160];
+        snprintf(w3, sizeof w3, "%s.groups", w2);
+        OPT_TRY(opt_rd_range(r, json_object_get(po, "groups"), w3, &on, &parts[p].lo, &parts[p].hi));
+        if (!on || parts[p].lo != next || parts[p].hi > z.groups)
+            return opt_bad(r, OPT_ERR_PLAN, w3, "the parts cover the work-groups [0, groups) in order, each at least one");
+        next = parts[p].hi;
+        OPT_TRY(opt_get_array(r, po, "regions", w2, OPT_SPLIT_MAX_ARGS, &jr));
+        if (json_array_size(jr) != z.nargs)
+            return opt_bad(r, OPT_ERR_PLAN, w2, "regions: one entry per kernel argument");
+        for (unsigned k = 0; k < z.nargs; k++) {
+            json_t *ro = json_array_get(jr, k);
+            opt_split_region *g = &rg[p][k];
+            memset(g, 0, sizeof *g);
+            snprintf(w3, sizeof w3, "%s.regions[%u]", w2, k);
+            if (args[k] != OPT_SPLIT_ARG_MEM) {
+                if (!json_is_null(ro))
+                    return opt_bad(r, OPT_ERR_PLAN, w3, "null for an argument that is not mem");
+                continue;
+            }
+            if (!json_is_object(ro))
+                return opt_bad(r, OPT_ERR_PLAN, w3, "expected {\"read\": RANGE, \"write\": RANGE}");
+            OPT_TRY(opt_members(r, ro, w3, rn));
+            OPT_TRY(opt_rd_range(r, json_object_get(ro, "read"), w3, &g->read, &g->rlo, &g->rhi));
+            OPT_TRY(opt_rd_range(r, json_object_get(ro, "write"), w3, &g->write, &g->wlo, &g->whi));
+            if (g->write && merge[k] == OPT_MERGE_NONE)
+                return opt_bad(r, OPT_ERR_PLAN, w3, "a part writes an argument whose merge is none");
+        }
+        parts[p].regions = rg[p];
+    }
+    if (next != z.groups)
+        return opt_bad(r, OPT_ERR_PLAN, where, "the parts do not cover every work-group");
+    /* concatenation needs disjoint write regions */
+    for (unsigned k = 0; k < z.nargs; k++)
+        for (unsigned p = 0; merge[k] == OPT_MERGE_CONCAT && p < z.nparts; p++)
+            for (unsigned q = p + 1; q < z.nparts; q++)
+                if (rg[p][k].write && rg[q][k].write && rg[p][k].wlo < rg[q][k].whi && rg[q][k].wlo < rg[p][k].whi)
+                    return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                                      "%s.merge[%u]: concat, but parts %u and %u write overlapping bytes", where, k,
+                                      p, q);
+    z.args = args;
+    z.merge = merge;
+    z.parts = parts;
+    return opt_plan_add_split(r->p, &z, NULL);
+}
+
+static opt_status opt_rd_splits(opt_rd *r, const json_t *root)
+{
+    json_t *a = json_object_get(root, "splits");
+    if (!a || json_is_null(a))
+        return OPT_OK;
+    OPT_TRY(opt_get_array(r, root, "splits", "plan", OPT_PLAN_MAX_SPLITS, &a));
+    for (size_t i = 0; i < json_array_size(a); i++)
+        OPT_TRY(opt_rd_split(r, json_array_get(a, i), i));
+    return OPT_OK;
+}
+
 static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
 {
     static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
-                                        "holds", "reason", "verify", "fused", "occurrences", NULL};
+                                        "holds", "reason", "verify", "fused", "occurrences", "split", NULL};
     static const char *const cn[] = {"seq", "function", NULL};
     char where[64], w2[96];
     const char *pass, *action, *fn, *reason, *verify;
@@ -361,15 +518,30 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
         x.action = OPT_ACT_HOLD;
     else if (!strcmp(action, "fuse"))
         x.action = OPT_ACT_FUSE;
+    else if (!strcmp(action, "split"))
+        x.action = OPT_ACT_SPLIT;
     else
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
-                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold and fuse)", where, action,
+                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse and split)", where, action,
                           OPT_PLAN_MINOR);
-    if ((x.action == OPT_ACT_DROP) != (x.pass != OPT_PASS_FUSE))
+    int act_ok = x.pass == OPT_PASS_FUSE    ? x.action == OPT_ACT_HOLD || x.action == OPT_ACT_FUSE
+                 : x.pass == OPT_PASS_SPLIT ? x.action == OPT_ACT_SPLIT
+                                            : x.action == OPT_ACT_DROP;
+    if (!act_ok)
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.action: '%s' is not an action of pass '%s'", where,
                           action, pass);
-    json_t *fz = json_object_get(o, "fused");
-    if (x.action != OPT_ACT_DROP) {
+    json_t *fz = json_object_get(o, "fused"), *spl = json_object_get(o, "split");
+    if (x.action == OPT_ACT_SPLIT) {
+        uint64_t sid;
+        OPT_TRY(opt_get_u64(r, o, "split", where, &sid));
+        if (!sid || sid > r->p->nsp)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.split: no split %llu", where, (unsigned long long)sid);
+        if (fz)
+            return opt_bad(r, OPT_ERR_PLAN, where, "a split names no fused kernel");
+        x.split = (uint32_t)sid;
+    } else if (spl) {
+        return opt_bad(r, OPT_ERR_PLAN, where, "only a split names a split");
+    } else if (x.action != OPT_ACT_DROP) {
         uint64_t fid;
         OPT_TRY(opt_get_u64(r, o, "fused", where, &fid));
         if (!fid || fid > r->p->nfz)
@@ -390,7 +562,7 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
         return opt_bad(r, OPT_ERR_PLAN, w2, "seq counts from 1");
     if (!opt_droppable(fn) || (x.action != OPT_ACT_DROP && strcmp(fn, "clEnqueueNDRangeKernel")))
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.function: %.64s cannot be %s", w2, fn,
-                          x.action == OPT_ACT_DROP ? "dropped" : "fused");
+                          x.action == OPT_ACT_DROP ? "dropped" : x.action == OPT_ACT_SPLIT ? "split" : "fused");
     x.function = fn;
     OPT_TRY(opt_get_u64(r, o, "occurrence", where, &x.occurrence));
     if (json_object_get(o, "occurrences")) {   /* 1.3 */
@@ -504,6 +676,8 @@ opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *er
         st = opt_rd_kernels(&r, root);
     if (st == OPT_OK)
         st = opt_rd_fused(&r, root);
+    if (st == OPT_OK)
+        st = opt_rd_splits(&r, root);
     if (st == OPT_OK)
         st = opt_rd_xforms(&r, root);
     json_decref(root);

@@ -10,7 +10,7 @@
 static const char *const opt_acc_names[] = {"none", "read", "write", "rw", "unknown"};
 
 /* The names of the sections reserved for later versions (PLAN.md). */
-const char *const opt_plan_reserved[] = {"device_selection", "splits", "specializations", "schedule", NULL};
+const char *const opt_plan_reserved[] = {"device_selection", "specializations", "schedule", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const opt_plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
                                             "schedule", NULL};
@@ -62,7 +62,51 @@ static json_t *opt_xform_json(const opt_xform *x)
         json_decref(o);
         return NULL;
     }
+    if (o && x->split && json_object_set_new(o, "split", opt_u64(x->split))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
+}
+
+static const char *const opt_split_arg_names[] = {"value", "mem", "local"};
+static const char *const opt_merge_names[] = {"none", "concat", "diff"};
+
+static json_t *opt_range_json(int on, uint64_t lo, uint64_t hi)
+{
+    return on ? json_pack("[o,o]", opt_u64(lo), opt_u64(hi)) : json_null();
+}
+
+static json_t *opt_split_json(const opt_split *z)
+{
+    json_t *args = json_array(), *merge = json_array(), *parts = json_array();
+    int bad = !args || !merge || !parts;
+    for (unsigned k = 0; !bad && k < z->nargs; k++)
+        bad = json_array_append_new(args, json_string(opt_split_arg_names[z->args[k] <= 2 ? z->args[k] : 0])) ||
+              json_array_append_new(merge, json_string(opt_merge_names[z->merge[k] <= 2 ? z->merge[k] : 0]));
+    for (unsigned i = 0; !bad && i < z->nparts; i++) {
+        const opt_split_part *pt = &z->parts[i];
+        json_t *rg = json_array();
+        bad = !rg;
+        for (unsigned k = 0; !bad && k < z->nargs; k++) {
+            const opt_split_region *r = &pt->regions[k];
+            bad = json_array_append_new(rg, z->args[k] != OPT_SPLIT_ARG_MEM ? json_null()
+                                            : json_pack("{s:o,s:o}", "read", opt_range_json(r->read, r->rlo, r->rhi),
+                                                        "write", opt_range_json(r->write, r->wlo, r->whi)));
+        }
+        bad = bad || json_array_append_new(parts, json_pack("{s:s,s:[o,o],s:o}", "device", pt->device, "groups",
+                                                            opt_u64(pt->lo), opt_u64(pt->hi), "regions", rg));
+    }
+    if (bad) {
+        json_decref(args);
+        json_decref(merge);
+        json_decref(parts);
+        return NULL;
+    }
+    return json_pack("{s:o,s:s,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(z->id), "kernel", z->kernel,
+                     "program", opt_hash_json(z->program), "name", z->name, "dim", (int)z->dim, "groups",
+                     opt_u64(z->groups), "args", args, "merge", merge, "parts", parts, "options", z->options,
+                     "source", z->source);
 }
 
 opt_status opt_plan_write(const opt_plan *p, FILE *f)
@@ -82,7 +126,7 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                                "fingerprint", fp, "programs", progs));
     /* a 1.0 plan (read, written back) keeps the 1.0 layout: its passes, and
      * fused_kernels reserved (null) */
-    unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : OPT_PASS_COUNT;
+    unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : in->minor < 4 ? OPT_PASS_SPLIT : OPT_PASS_COUNT;
     fputs(",\n\"passes\": [", f);
     for (unsigned i = 0; i < npasses; i++) {
         const opt_pass_result *r = &p->passes[i];
@@ -109,6 +153,15 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
     }
     fputs(p->nxf ? "\n]" : "]", f);
     for (size_t t = 0; opt_plan_tail[t]; t++) {
+        if (!strcmp(opt_plan_tail[t], "splits") && in->minor >= 4) {
+            fputs(",\n\"splits\": [", f);
+            for (size_t i = 0; i < p->nsp; i++) {
+                fputs(i ? ",\n  " : "\n  ", f);
+                rc |= opt_put(f, opt_split_json(&p->sp[i]));
+            }
+            fputs(p->nsp ? "\n]" : "]", f);
+            continue;
+        }
         if (strcmp(opt_plan_tail[t], "fused_kernels") || in->minor == 0) {
             fprintf(f, ",\n\"%s\": null", opt_plan_tail[t]);
             continue;

@@ -1,4 +1,4 @@
-/* opt_rw.c — the rewriter (rewriter/rw.h) for the fuse pass, loaded on
+/* opt_rw.c — the rewriter (rewriter/rw.h) for the fuse and split passes, loaded on
  * first use from libclrr-rw.so next to the executable (or CLRR_RW_LIB):
  * it holds libclang's LLVM, which must never be in a process that runs an
  * OpenCL driver built on another LLVM (PoCL), so `clrr` does not link it. */
@@ -17,6 +17,8 @@
 static pthread_mutex_t opt_rw_lock = PTHREAD_MUTEX_INITIALIZER;
 static rw_status (*opt_rw_fuse_fn)(const rw_fuse_req *, rw_fuse_out *, char *, size_t);
 static void (*opt_rw_free_fn)(rw_fuse_out *);
+static rw_status (*opt_rw_part_fn)(const rw_part_req *, rw_part_out *, char *, size_t);
+static void (*opt_rw_part_free_fn)(rw_part_out *);
 
 static int opt_rw_try(const char *path, char *err, size_t cap)
 {
@@ -26,14 +28,17 @@ static int opt_rw_try(const char *path, char *err, size_t cap)
         snprintf(err, cap, "%s", e ? e : path);
         return 0;
     }
-    void *f = dlsym(h, "rw_fuse"), *g = dlsym(h, "rw_fuse_free");
-    if (!f || !g) {
-        snprintf(err, cap, "%s: no rw_fuse in it", path);
+    void *f = dlsym(h, "rw_fuse"), *g = dlsym(h, "rw_fuse_free"), *pf = dlsym(h, "rw_partition"),
+         *pg = dlsym(h, "rw_partition_free");
+    if (!f || !g || !pf || !pg) {
+        snprintf(err, cap, "%s: no rw_fuse or rw_partition in it", path);
         dlclose(h);
         return 0;
     }
     memcpy(&opt_rw_fuse_fn, &f, sizeof f);   /* POSIX: dlsym's object/function conversion */
     memcpy(&opt_rw_free_fn, &g, sizeof g);
+    memcpy(&opt_rw_part_fn, &pf, sizeof pf);
+    memcpy(&opt_rw_part_free_fn, &pg, sizeof pg);
     return 1;
 }
 
@@ -76,4 +81,18 @@ void opt_rw_fuse_free(rw_fuse_out *out)
 {
     if (opt_rw_free_fn)
         opt_rw_free_fn(out);
+}
+
+rw_status opt_rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    if (!opt_rw_load(err, cap))
+        return RW_ERR_INTERNAL;
+    return opt_rw_part_fn(req, out, err, cap);
+}
+
+void opt_rw_partition_free(rw_part_out *out)
+{
+    if (opt_rw_part_free_fn)
+        opt_rw_part_free_fn(out);
 }

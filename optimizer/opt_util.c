@@ -22,7 +22,7 @@ const char *opt_strerror(opt_status s)
     return "unknown status";
 }
 
-static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse"};
+static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse", "split"};
 
 const char *opt_pass_name(opt_pass p)
 {
@@ -31,7 +31,8 @@ const char *opt_pass_name(opt_pass p)
 
 const char *opt_action_name(opt_action a)
 {
-    return a == OPT_ACT_DROP ? "drop" : a == OPT_ACT_HOLD ? "hold" : a == OPT_ACT_FUSE ? "fuse" : "?";
+    return a == OPT_ACT_DROP ? "drop" : a == OPT_ACT_HOLD ? "hold" : a == OPT_ACT_FUSE ? "fuse"
+           : a == OPT_ACT_SPLIT ? "split" : "?";
 }
 
 int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap)
@@ -54,7 +55,7 @@ int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap
             if (strlen(opt_pass_names[i]) == n && !strncmp(p, opt_pass_names[i], n))
                 found = (int)i;
         if (found < 0) {
-            snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse; or all, none)", (int)(n > 40 ? 40 : n),
+            snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse, split; or all, none)", (int)(n > 40 ? 40 : n),
                      p);
             return -1;
         }

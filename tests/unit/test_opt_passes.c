@@ -274,7 +274,7 @@ static uint64_t tb_launch(tb *b, uint64_t q, uint64_t k, const uint64_t *mems, u
 
 static opt_plan *optimize(tb *b, unsigned passes)
 {
-    opt_options o = {passes, NULL, 0};
+    opt_options o = {.passes = passes};
     opt_plan *p = NULL;
     char err[512] = "";
     opt_status st = opt_optimize(b->path, &o, &p, err, sizeof err);

@@ -1,0 +1,374 @@
+/* opt_split.c — the split pass (plan 1.4): a kernel launch runs as parts,
+ * each a range of work-groups along one dimension on one device, in the
+ * proportions the caller gives (opt_options.split). For each launch the
+ * kernel analysis (analyzer/ana.h) gives, per part, the bytes of every
+ * buffer argument the part may read and write; the parts' outputs are
+ * concatenated when their write regions are disjoint, merged by comparison
+ * with the previous contents otherwise. The rewriter (rewriter/rw.h,
+ * rw_partition) makes the kernel variant whose id and size queries answer
+ * for the whole launch. A launch is left alone, with the first reason kept
+ * for the summary, when any of this cannot be established: no analysis,
+ * an argument that is not a plain buffer, a scalar or __local memory
+ * (images, samplers, pipes, SVM), atomics (a diff cannot merge them),
+ * a region the analysis cannot bound within a buffer of known size,
+ * memory the host shares (USE_HOST_PTR), or fewer work-groups than parts. */
+#include "optimizer/opt_int.h"
+
+#include "analyzer/ana.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CL_MEM_USE_HOST_PTR
+#define CL_MEM_USE_HOST_PTR (1 << 3)
+#endif
+
+typedef struct opt_split_dev {
+    char spec[257];
+    double weight;
+} opt_split_dev;
+
+static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsigned *ndevs, char *err, size_t cap)
+{
+    unsigned n = 0;
+    const char *p = list ? list : "";
+    if (!*p)
+        return opt_seterr(err, cap, OPT_ERR_ARG, "--split takes devices, 'SPEC[:WEIGHT],SPEC[:WEIGHT]...'");
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (n == OPT_SPLIT_MAX_PARTS)
+            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: at most %u parts", OPT_SPLIT_MAX_PARTS);
+        if (!len || len > 256)
+            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: an empty or over-long device in '%.64s'", list);
+        opt_split_dev *d = &devs[n];
+        memcpy(d->spec, p, len);
+        d->spec[len] = 0;
+        d->weight = 1.0;
+        char *colon = strrchr(d->spec, ':');
+        if (colon) {
+            char *end;
+            errno = 0;
+            double w = strtod(colon + 1, &end);
+            if (colon[1] && !*end) {
+                if (errno || !(w > 0) || w > 1e9)
+                    return opt_seterr(err, cap, OPT_ERR_ARG, "--split: weight '%s' is not a positive number",
+                                      colon + 1);
+                d->weight = w;
+                *colon = 0;
+            }
+        }
+        if (!d->spec[0])
+            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: a weight without a device in '%.64s'", list);
+        n++;
+        p += len;
+        if (*p == ',' && !*++p)
+            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: a device list cannot end with ','");
+    }
+    *ndevs = n;
+    return OPT_OK;
+}
+
+/* A partition-ready kernel made once per program and kernel. */
+typedef struct opt_part_made {
+    uint64_t program;
+    const char *kernel;
+    char *source;             /* NULL: the rewriter refused */
+} opt_part_made;
+
+typedef struct opt_split_run {
+    const ana_model *m;
+    opt_plan *p;
+    opt_split_dev devs[OPT_SPLIT_MAX_PARTS];
+    unsigned ndevs;
+    const char *only;
+    opt_part_made *made;
+    size_t nmade, capmade;
+    opt_split_role *roles;
+    size_t nroles, caproles;
+    char *note;
+    size_t note_cap;
+} opt_split_run;
+
+static void opt_split_note(opt_split_run *x, const char *kernel, const char *why)
+{
+    if (x->note && x->note_cap && !x->note[0])
+        snprintf(x->note, x->note_cap, "%s not split: %s", kernel, why);
+}
+
+/* The partition-ready source of @p kname in program @p prog (made once).
+ * @return OPT_OK with *src NULL when the rewriter refused. */
+static opt_status opt_split_source(opt_split_run *x, const ana_object *prog, const char *kname, const char **src)
+{
+    *src = NULL;
+    for (size_t i = 0; i < x->nmade; i++)
+        if (x->made[i].program == prog->id && !strcmp(x->made[i].kernel, kname)) {
+            *src = x->made[i].source;
+            return OPT_OK;
+        }
+    if (opt_grow((void **)&x->made, &x->capmade, x->nmade + 1, sizeof *x->made))
+        return OPT_ERR_NOMEM;
+    opt_part_made *m = &x->made[x->nmade++];
+    *m = (opt_part_made){prog->id, kname, NULL};
+    char name[300], why[512] = "";
+    snprintf(name, sizeof name, "__clrr_part_%s", kname);
+    rw_part_req req = {prog->source, (size_t)prog->source_len, prog->options, kname, name};
+    rw_part_out out;
+    rw_status rs = opt_rw_partition(&req, &out, why, sizeof why);
+    if (rs == RW_ERR_NOMEM)
+        return OPT_ERR_NOMEM;
+    if (rs != RW_OK) {
+        opt_split_note(x, kname, why);
+        return OPT_OK;
+    }
+    m->source = strdup(out.source);
+    opt_rw_partition_free(&out);
+    if (!m->source)
+        return OPT_ERR_NOMEM;
+    *src = m->source;
+    return OPT_OK;
+}
+
+/* Work-groups of launch @p c along each dimension (work-items when the
+ * driver chooses the local size: ana_kernel_region's convention). */
+static void opt_split_groups(const ana_cmd *c, uint64_t g[3])
+{
+    for (unsigned d = 0; d < 3; d++) {
+        if (d >= c->work_dim)
+            g[d] = 1;
+        else if (c->local[0])
+            g[d] = c->local[d] ? (c->global[d] + c->local[d] - 1) / c->local[d] : c->global[d];
+        else
+            g[d] = c->global[d];
+    }
+}
+
+/* Work-groups per part: shares in proportion to the weights, each at
+ * least one, summing to @p groups (>= parts). */
+static void opt_split_shares(const opt_split_run *x, uint64_t groups, uint64_t *lo, uint64_t *hi)
+{
+    double total = 0;
+    for (unsigned i = 0; i < x->ndevs; i++)
+        total += x->devs[i].weight;
+    uint64_t n[OPT_SPLIT_MAX_PARTS], sum = 0;
+    for (unsigned i = 0; i < x->ndevs; i++) {
+        double v = floor((double)groups * x->devs[i].weight / total + 0.5);
+        n[i] = v < 1 ? 1 : (uint64_t)v;
+        sum += n[i];
+    }
+    /* fix rounding: take from (or give to) the largest share */
+    while (sum != groups) {
+        unsigned big = 0;
+        for (unsigned i = 1; i < x->ndevs; i++)
+            if (n[i] > n[big])
+                big = i;
+        if (sum > groups) {
+            uint64_t take = sum - groups < n[big] - 1 ? sum - groups : n[big] - 1;
+            n[big] -= take;
+            sum -= take;
+        } else {
+            n[big] += groups - sum;
+            sum = groups;
+        }
+    }
+    uint64_t at = 0;
+    for (unsigned i = 0; i < x->ndevs; i++) {
+        lo[i] = at;
+        at += n[i];
+        hi[i] = at;
+    }
+}
+
+/* Plans launch @p c; *sid 0 when it is left alone (the reason noted). */
+static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t *sid)
+{
+    *sid = 0;
+    const ana_object *ko = ana_model_find(x->m, c->kernel);
+    const char *kname = ko && ko->name ? ko->name : "?";
+    if (x->only && strcmp(kname, x->only))
+        return OPT_OK;
+    if (strcmp(c->fn, "clEnqueueNDRangeKernel"))
+        return OPT_OK;
+    const char *why = NULL;
+    const ana_kernel *k = ko ? ana_model_kernel(x->m, ko->id, &why) : NULL;
+    const ana_object *prog = ko ? ana_model_find(x->m, ko->parent) : NULL;
+    if (!k || k->unsupported || !prog || !prog->source) {
+        opt_split_note(x, kname, k && k->unsupported ? k->unsupported : why ? why : "no kernel analysis");
+        return OPT_OK;
+    }
+    if (k->nargs != c->nargs || k->nargs > OPT_SPLIT_MAX_ARGS) {
+        opt_split_note(x, kname, "its arguments do not match the analysis");
+        return OPT_OK;
+    }
+    for (unsigned i = 0; i < k->naccesses; i++)
+        if (k->accesses[i].is_atomic) {
+            opt_split_note(x, kname, "it uses atomics (parts cannot be merged)");
+            return OPT_OK;
+        }
+    ana_argval vals[OPT_SPLIT_MAX_ARGS];
+    ana_launch l;
+    if (ana_model_launch(x->m, c, k, &l, vals, OPT_SPLIT_MAX_ARGS) != ANA_OK)
+        return OPT_OK;
+    uint8_t args[OPT_SPLIT_MAX_ARGS], merge[OPT_SPLIT_MAX_ARGS];
+    for (unsigned a = 0; a < k->nargs; a++) {
+        const ana_arg *g = &k->args[a];
+        const ana_karg *v = &c->args[a];
+        merge[a] = OPT_MERGE_NONE;
+        if (g->kind == ANA_ARG_SCALAR && v->kind == ANA_KARG_BYTES) {
+            args[a] = OPT_SPLIT_ARG_VALUE;
+        } else if (g->kind == ANA_ARG_LOCAL && v->kind == ANA_KARG_LOCAL) {
+            args[a] = OPT_SPLIT_ARG_LOCAL;
+        } else if ((g->kind == ANA_ARG_GLOBAL || g->kind == ANA_ARG_CONSTANT) && v->kind == ANA_KARG_MEM) {
+            const ana_object *mo = ana_model_find(x->m, v->value);
+            if (!mo || (mo->kind != ANA_OBJ_BUFFER && mo->kind != ANA_OBJ_SUBBUFFER) || !vals[a].size) {
+                opt_split_note(x, kname, "an argument is not a buffer of known size");
+                return OPT_OK;
+            }
+            const ana_object *root = mo->kind == ANA_OBJ_SUBBUFFER ? ana_model_find(x->m, mo->parent) : mo;
+            if ((mo->flags | (root ? root->flags : 0)) & CL_MEM_USE_HOST_PTR) {
+                opt_split_note(x, kname, "a buffer uses the host's memory (CL_MEM_USE_HOST_PTR)");
+                return OPT_OK;
+            }
+            args[a] = OPT_SPLIT_ARG_MEM;
+        } else if ((g->kind == ANA_ARG_GLOBAL || g->kind == ANA_ARG_CONSTANT) && v->kind == ANA_KARG_BYTES &&
+                   g->access == ANA_ACC_NONE) {
+            args[a] = OPT_SPLIT_ARG_VALUE;   /* a NULL buffer the kernel never touches */
+        } else {
+            opt_split_note(x, kname, "an argument is an image, sampler, pipe or SVM pointer");
+            return OPT_OK;
+        }
+    }
+    /* the dimension: the highest with enough groups where every written
+     * buffer splits into disjoint pieces; else the one with the most groups */
+    uint64_t g[3];
+    opt_split_groups(c, g);
+    int dim = -1, concat_dim = -1;
+    for (int d = (int)c->work_dim - 1; d >= 0; d--) {
+        if (g[d] < x->ndevs)
+            continue;
+        if (dim < 0 || g[d] > g[dim])
+            dim = d;
+        int all = 1;
+        for (unsigned a = 0; a < k->nargs && all; a++) {
+            ana_contiguity ct;
+            if (args[a] == OPT_SPLIT_ARG_MEM && (k->args[a].access & ANA_ACC_WRITE))
+                all = ana_kernel_contiguity(k, &l, a, &ct) == ANA_OK && ct.dim[d];
+        }
+        if (all && concat_dim < 0)
+            concat_dim = d;
+    }
+    if (concat_dim >= 0)
+        dim = concat_dim;
+    if (dim < 0) {
+        opt_split_note(x, kname, "fewer work-groups than parts");
+        return OPT_OK;
+    }
+    uint64_t lo[OPT_SPLIT_MAX_PARTS], hi[OPT_SPLIT_MAX_PARTS];
+    opt_split_shares(x, g[dim], lo, hi);
+    static opt_split_region rg[OPT_SPLIT_MAX_PARTS][OPT_SPLIT_MAX_ARGS];
+    opt_split_part parts[OPT_SPLIT_MAX_PARTS];
+    for (unsigned i = 0; i < x->ndevs; i++) {
+        uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
+        glo[dim] = lo[i];
+        ghi[dim] = hi[i];
+        for (unsigned a = 0; a < k->nargs; a++) {
+            opt_split_region *r = &rg[i][a];
+            memset(r, 0, sizeof *r);
+            if (args[a] != OPT_SPLIT_ARG_MEM)
+                continue;
+            ana_region rd, wr;
+            if (ana_kernel_region(k, &l, a, glo, ghi, &rd, &wr) != ANA_OK) {
+                opt_split_note(x, kname, "the analysis gives no region for an argument");
+                return OPT_OK;
+            }
+            uint64_t size = vals[a].size;
+            if (!rd.empty) {
+                r->read = 1;
+                r->rlo = rd.whole ? 0 : rd.lo;
+                r->rhi = rd.whole ? size : rd.hi > size ? size : rd.hi;
+            }
+            if (!wr.empty) {
+                r->write = 1;
+                r->wlo = wr.whole ? 0 : wr.lo;
+                r->whi = wr.whole ? size : wr.hi > size ? size : wr.hi;
+            }
+            if (r->read && r->rlo >= r->rhi)
+                r->read = 0;
+            if (r->write && r->wlo >= r->whi)
+                r->write = 0;
+        }
+        parts[i] = (opt_split_part){x->devs[i].spec, lo[i], hi[i], rg[i]};
+    }
+    for (unsigned a = 0; a < k->nargs; a++) {
+        int any = 0, overlap = 0;
+        for (unsigned i = 0; i < x->ndevs; i++) {
+            const opt_split_region *r = &rg[i][a];
+            any |= r->write;
+            for (unsigned j = i + 1; r->write && j < x->ndevs; j++)
+                if (rg[j][a].write && r->wlo < rg[j][a].whi && rg[j][a].wlo < r->whi)
+                    overlap = 1;
+        }
+        merge[a] = !any ? OPT_MERGE_NONE : overlap ? OPT_MERGE_DIFF : OPT_MERGE_CONCAT;
+    }
+    const char *src = NULL;
+    opt_status st = opt_split_source(x, prog, kname, &src);
+    if (st != OPT_OK || !src)
+        return st;
+    char name[300];
+    snprintf(name, sizeof name, "__clrr_part_%s", kname);
+    tf_blobref h;
+    tf_hash(prog->source, (size_t)prog->source_len, &h);
+    opt_split z = {0, kname, {0}, name, src, prog->options ? prog->options : "", (unsigned)dim, g[dim],
+                   k->nargs, args, merge, x->ndevs, parts};
+    memcpy(z.program, h.hash, 16);
+    for (size_t i = 0; i < opt_plan_split_count(x->p); i++)
+        if (opt_split_same(opt_plan_split(x->p, i), &z)) {
+            *sid = opt_plan_split(x->p, i)->id;
+            return OPT_OK;
+        }
+    return opt_plan_add_split(x->p, &z, sid);
+}
+
+opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
+                          int (*taken)(void *user, uint64_t seq), void *user, opt_split_role **roles,
+                          size_t *nroles, char *note, size_t note_cap, char *err, size_t err_cap)
+{
+    opt_split_run x;
+    memset(&x, 0, sizeof x);
+    x.m = m;
+    x.p = p;
+    x.only = o->split_kernel;
+    x.note = note;
+    x.note_cap = note_cap;
+    *roles = NULL;
+    *nroles = 0;
+    opt_status st = opt_split_devices(o->split, x.devs, &x.ndevs, err, err_cap);
+    for (size_t i = 0; st == OPT_OK && i < ana_model_command_count(m); i++) {
+        const ana_cmd *c = ana_model_command(m, i);
+        if (c->kind != ANA_CMD_KERNEL || taken(user, c->seq))
+            continue;
+        uint32_t sid = 0;
+        st = opt_split_launch(&x, c, &sid);
+        if (st == OPT_OK && sid) {
+            if (opt_grow((void **)&x.roles, &x.caproles, x.nroles + 1, sizeof *x.roles))
+                st = OPT_ERR_NOMEM;
+            else
+                x.roles[x.nroles++] = (opt_split_role){c->seq, sid};
+        }
+    }
+    for (size_t i = 0; i < x.nmade; i++)
+        free(x.made[i].source);
+    free(x.made);
+    if (st != OPT_OK) {
+        free(x.roles);
+        if (st != OPT_ERR_ARG)
+            opt_seterr(err, err_cap, st, "split: %s", opt_strerror(st));
+        return st;
+    }
+    *roles = x.roles;
+    *nroles = x.nroles;
+    return OPT_OK;
+}
