@@ -143,6 +143,45 @@ typedef struct tf_item tf_item;   /* trace-format/tf.h */
 #define RPL_PLAN_HOLD 2
 #define RPL_PLAN_FUSE 3
 
+/* Multi-device split: SPLIT (a clEnqueueNDRangeKernel) runs the launch as
+ * parts (the hook's split()), each a range of work-groups along one
+ * dimension on one device, through a partition-ready kernel (its
+ * parameters are the original kernel's, then 9 ulongs: the whole launch's
+ * global sizes, offsets and local sizes). A part on the queue's own device
+ * runs there, on the application's buffers; a part on another device runs
+ * in a context of the session's own, on copies of the bytes its regions
+ * name (kept there, and not sent again, while the buffer is not written
+ * meanwhile). Each part's written bytes come back: concatenated, or merged
+ * by comparison with what the bytes held before the launch. The whole
+ * launch is complete when the call returns; the application's event is a
+ * marker after it. */
+#define RPL_PLAN_SPLIT 4
+
+enum { RPL_SPLIT_ARG_VALUE = 0, RPL_SPLIT_ARG_MEM = 1, RPL_SPLIT_ARG_LOCAL = 2 };
+enum { RPL_MERGE_NONE = 0, RPL_MERGE_CONCAT = 1, RPL_MERGE_DIFF = 2 };
+typedef struct rpl_split_region {
+    uint8_t read, write;
+    uint64_t rlo, rhi, wlo, whi;   /* bytes [lo, hi) of the argument */
+} rpl_split_region;
+typedef struct rpl_split_part {
+    const char *device;       /* device spec, as --device takes */
+    uint64_t lo, hi;          /* work-groups [lo, hi) along the dimension */
+    const rpl_split_region *regions;   /* per argument */
+} rpl_split_part;
+typedef struct rpl_split {
+    uint32_t id;              /* names the split across calls (builds are cached) */
+    const char *kernel;       /* the original kernel (for messages) */
+    const char *name, *source, *options;   /* the partition-ready kernel */
+    unsigned dim;
+    uint64_t groups;          /* work-groups along dim (work-items when the launch
+                                 leaves the local size to the driver) */
+    unsigned nargs;
+    const uint8_t *args;      /* per argument: RPL_SPLIT_ARG_* */
+    const uint8_t *merge;     /* per argument: RPL_MERGE_* */
+    unsigned nparts;
+    const rpl_split_part *parts;
+} rpl_split;
+
 typedef struct rpl_fused_kernel {
     uint32_t id;              /* names the kernel across calls (the build is cached) */
     const char *name;         /* kernel name in source */
@@ -164,6 +203,9 @@ typedef struct rpl_plan_hook {
     /* After on_item answered RPL_PLAN_FUSE: the kernel to run. 0, or -1
      * (the session fails). May be NULL when on_item never answers FUSE. */
     int (*fused)(void *user, rpl_fused_kernel *out);
+    /* After on_item answered RPL_PLAN_SPLIT: the split. 0, or -1 (the
+     * session fails). May be NULL when on_item never answers SPLIT. */
+    int (*split)(void *user, rpl_split *out);
 } rpl_plan_hook;
 
 typedef struct rpl_opts {
@@ -233,6 +275,13 @@ typedef struct rpl_summary {
                                * or the fused kernel cannot be built here) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
                                * not be built here ("" when none) */
+    uint64_t plan_split;      /* launches a plan ran in parts over several devices */
+    uint64_t split_parts;     /* ... parts run (on the queue's device and others) */
+    uint64_t split_bytes_out; /* bytes sent to other devices for their parts */
+    uint64_t split_bytes_in;  /* bytes brought back from them */
+    uint64_t split_resident;  /* bytes not sent: the device held them already */
+    uint64_t split_fallback;  /* split launches run whole (a part cannot run here) */
+    char split_note[320];     /* why the first of those ran whole ("" when none) */
     int64_t wall_ns;          /* the whole session so far */
     int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the
                                * measured part (range/kernel; all loops) */

@@ -134,6 +134,25 @@ static int rpl_spec_pick(rpl_devmap *dm, const char *spec, char *err, size_t cap
     return -1;
 }
 
+int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err,
+                       size_t cap)
+{
+    rpl_devmap *dm = s->dm;
+    if (!dm || !dm->nlive) {
+        snprintf(err, cap, "device %s: no devices enumerated (exact-calls mode?)", spec);
+        return -1;
+    }
+    char e2[256];
+    int i = rpl_spec_pick(dm, spec, e2, sizeof e2);
+    if (i < 0) {
+        snprintf(err, cap, "%s", !strncmp(e2, "--device ", 9) ? e2 + 9 : e2);
+        return -1;
+    }
+    *dev = dm->live[i].dev;
+    *plat = dm->live[i].plat;
+    return 0;
+}
+
 /* The closest live device to a recorded one: name+vendor, type+vendor, type, any. */
 static int rpl_closest(rpl_devmap *dm, const char *name, const char *vendor, cl_device_type type, int *exact)
 {

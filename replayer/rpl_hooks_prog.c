@@ -174,7 +174,7 @@ int rpl_pre_clSetKernelArg(rpl_cx *x_, cl_kernel *kernel, cl_uint *arg_index, si
     }
     if (k && *arg_index < RPL_MAX_KARGS)
         k->args[*arg_index] = mem;
-    if (k && x_->s->o.plan && x_->s->o.plan->fused)
+    if (k && x_->s->o.plan && (x_->s->o.plan->fused || x_->s->o.plan->split))
         RPL_TRY(rpl_kargs_note(x_->s, k, *arg_index, *arg_size, *arg_value));
     return RPL_OK;
 }

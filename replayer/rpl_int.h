@@ -44,6 +44,7 @@ typedef struct rpl_obj {
     size_t elem_size;         /* images: bytes per pixel */
     uint64_t writer_seq;      /* last launch that may have written it */
     uint64_t writer_kernel;   /* ... and its kernel id */
+    uint64_t epoch;           /* moves when a command may write it (rpl_split.c) */
     /* kernels */
     char *name;
     uint64_t args[RPL_MAX_KARGS];   /* memory object id per argument, 0 if none */
@@ -245,6 +246,7 @@ struct rpl_session {
     /* a launch a plan holds for fusion (rpl_plan.c) */
     struct rpl_held_launch *fuse_held;
     struct rpl_fused_build *fbuilds;
+    struct rpl_split_state *split;   /* split launches' devices, mirrors, builds */
     size_t nfbuilds;
     /* user events blocking calls may wait for (rpl_events.c) */
     struct rpl_uev *uev;
@@ -284,6 +286,31 @@ int rpl_uev_created(rpl_cx *x, uint64_t id);
 int rpl_uev_before(rpl_cx *x);
 int rpl_uev_after(rpl_cx *x);
 void rpl_uev_free(rpl_session *s);
+
+/* A launch's NDRange (rpl_plan.c): decoded from a clEnqueueNDRangeKernel. */
+typedef struct rpl_launch {
+    cl_command_queue q;
+    cl_kernel k;
+    uint64_t kernel_id;
+    cl_uint dim;
+    size_t off[3], gsz[3], lsz[3];   /* off 0 and lsz 0 when not given */
+    int has_off, has_lsz;
+} rpl_launch;
+/* Decodes launch x->c; *wait points into x's scratch. */
+int rpl_launch_decode(rpl_cx *x, rpl_launch *h, cl_uint *nwait, const cl_event **wait);
+/* Builds @p source with @p options for @p dev in @p ctx and makes kernel
+ * @p name: 0, or -1 with why in @p err (nothing is left). */
+int rpl_build_kernel(rpl_session *s, cl_context ctx, cl_device_id dev, const char *source, const char *options,
+                     const char *name, cl_program *prog, cl_kernel *k, char *err, size_t cap);
+/* rpl_split.c: a plan's split launch; *done 0 when it cannot run split here
+ * (the session then runs the call as recorded). */
+int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done);
+/* After call @p c ran: the versions of the memory it may have written move. */
+void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn);
+void rpl_split_free(rpl_session *s);
+/* rpl_devices.c: the live device @p spec names (as --device), and its platform. */
+int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err,
+                       size_t cap);
 
 /* Kernel argument values as set (rpl_plan.c). */
 typedef struct rpl_karg {

@@ -124,12 +124,7 @@ static void rpl_kargs_clear(rpl_kargs *a);
 /* A launch held for fusion: its NDRange and its kernel's arguments then. */
 struct rpl_held_launch {
     uint64_t seq;
-    cl_command_queue q;
-    cl_kernel k;
-    uint64_t kernel_id;
-    cl_uint dim;
-    size_t off[3], gsz[3], lsz[3];
-    int has_off, has_lsz;
+    rpl_launch l;
     rpl_kargs args;
     cl_mem mems[RPL_MAX_KARGS];   /* retained while held: the application may release them */
     unsigned nmems;
@@ -143,7 +138,7 @@ static void rpl_held_free(rpl_session *s, struct rpl_held_launch *h)
         if (s->api.clReleaseMemObject)
             s->api.clReleaseMemObject(h->mems[i]);
     if (h->k_retained && s->api.clReleaseKernel)
-        s->api.clReleaseKernel(h->k);
+        s->api.clReleaseKernel(h->l.k);
     rpl_kargs_clear(&h->args);
     free(h);
 }
@@ -156,8 +151,7 @@ struct rpl_fused_build {
     cl_kernel k;
 };
 
-/* Decodes the NDRange of launch @p c (clEnqueueNDRangeKernel). */
-static int rpl_launch_decode(rpl_cx *x, struct rpl_held_launch *h, cl_uint *nwait, const cl_event **wait)
+int rpl_launch_decode(rpl_cx *x, rpl_launch *h, cl_uint *nwait, const cl_event **wait)
 {
     uint64_t u = 0;
     size_t *off = NULL, *gsz = NULL, *lsz = NULL;
@@ -242,15 +236,15 @@ int rpl_plan_flush(rpl_session *s, int measure)
     int st = RPL_OK;
     /* the held arguments, the launch, then the arguments as the
      * application set them since (clSetKernelArg calls in between) */
-    rpl_obj *ko = rpl_obj_find(s, h->kernel_id);
+    rpl_obj *ko = rpl_obj_find(s, h->l.kernel_id);
     int64_t t0 = rpl_clock_ns();
-    cl_int e = rpl_kargs_apply(s, h->k, &h->args);
+    cl_int e = rpl_kargs_apply(s, h->l.k, &h->args);
     if (e == CL_SUCCESS)
-        e = s->api.clEnqueueNDRangeKernel(h->q, h->k, h->dim, h->has_off ? h->off : NULL, h->gsz,
-                                          h->has_lsz ? h->lsz : NULL, 0, NULL, NULL);
+        e = s->api.clEnqueueNDRangeKernel(h->l.q, h->l.k, h->l.dim, h->l.has_off ? h->l.off : NULL, h->l.gsz,
+                                          h->l.has_lsz ? h->l.lsz : NULL, 0, NULL, NULL);
     int64_t ns = rpl_clock_ns() - t0;
     if (e == CL_SUCCESS && ko && ko->kargs)
-        e = rpl_kargs_apply(s, h->k, ko->kargs);
+        e = rpl_kargs_apply(s, h->l.k, ko->kargs);
     if (e != CL_SUCCESS)
         st = rpl_set_error(s, RPL_ERR_CL, "call #%llu clEnqueueNDRangeKernel (held for fusion, run as recorded): "
                            "error %d", (unsigned long long)h->seq, (int)e);
@@ -273,8 +267,8 @@ static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
         return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
     cl_uint nwait = 0;
     const cl_event *wait = NULL;
-    int st = rpl_launch_decode(&x, h, &nwait, &wait);
-    rpl_obj *ko = st >= 0 ? rpl_obj_find(s, h->kernel_id) : NULL;
+    int st = rpl_launch_decode(&x, &h->l, &nwait, &wait);
+    rpl_obj *ko = st >= 0 ? rpl_obj_find(s, h->l.kernel_id) : NULL;
     /* only a launch nothing else can observe: no wait list, no event */
     if (st >= 0 && !nwait && !rpl_in_present(&x, 8) && ko && ko->kargs) {
         if (rpl_kargs_dup(&h->args, ko->kargs)) {
@@ -282,7 +276,7 @@ static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
         } else {
             /* the kernel and its memory stay alive while held, as an
              * enqueued command keeps them */
-            h->k_retained = s->api.clRetainKernel(h->k) == CL_SUCCESS;
+            h->k_retained = s->api.clRetainKernel(h->l.k) == CL_SUCCESS;
             for (unsigned i = 0; i < ko->kargs->n && i < RPL_MAX_KARGS; i++) {
                 rpl_obj *m = ko->args[i] ? rpl_obj_find(s, ko->args[i]) : NULL;
                 if (m && m->live && s->api.clRetainMemObject((cl_mem)m->live) == CL_SUCCESS)
@@ -300,6 +294,39 @@ static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
         free(h);
     }
     return st;
+}
+
+int rpl_build_kernel(rpl_session *s, cl_context ctx, cl_device_id dev, const char *source, const char *options,
+                     const char *name, cl_program *prog_out, cl_kernel *k_out, char *err, size_t cap)
+{
+    *prog_out = NULL;
+    *k_out = NULL;
+    cl_int e = CL_SUCCESS;
+    cl_program prog = s->api.clCreateProgramWithSource(ctx, 1, &source, NULL, &e);
+    if (!prog || e != CL_SUCCESS) {
+        snprintf(err, cap, "clCreateProgramWithSource: error %d", (int)e);
+        return -1;
+    }
+    e = s->api.clBuildProgram(prog, 1, &dev, options ? options : "", NULL, NULL);
+    if (e != CL_SUCCESS) {
+        char log[512] = "";
+        s->api.clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        for (char *p = log; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        snprintf(err, cap, "building it failed (error %d): %.300s", (int)e, log);
+        s->api.clReleaseProgram(prog);
+        return -1;
+    }
+    cl_kernel k = s->api.clCreateKernel(prog, name, &e);
+    if (!k || e != CL_SUCCESS) {
+        snprintf(err, cap, "clCreateKernel %.64s: error %d", name, (int)e);
+        s->api.clReleaseProgram(prog);
+        return -1;
+    }
+    *prog_out = prog;
+    *k_out = k;
+    return 0;
 }
 
 static struct rpl_fused_build *rpl_fused_get(rpl_session *s, const rpl_fused_kernel *f, cl_command_queue q, char *err,
@@ -326,30 +353,9 @@ static struct rpl_fused_build *rpl_fused_get(rpl_session *s, const rpl_fused_ker
     s->fbuilds = b;
     /* a failure is remembered (an entry without a kernel) and not retried */
     s->fbuilds[s->nfbuilds] = (struct rpl_fused_build){f->id, ctx, NULL, NULL};
-    cl_int e = CL_SUCCESS;
-    const char *src = f->source;
-    cl_program prog = s->api.clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-    if (!prog || e != CL_SUCCESS) {
-        snprintf(err, cap, "clCreateProgramWithSource: error %d", (int)e);
-        s->nfbuilds++;
-        return NULL;
-    }
-    e = s->api.clBuildProgram(prog, 1, &dev, f->options ? f->options : "", NULL, NULL);
-    if (e != CL_SUCCESS) {
-        char log[512] = "";
-        s->api.clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        for (char *p = log; *p; p++)
-            if (*p == '\n')
-                *p = ' ';
-        snprintf(err, cap, "building it failed (error %d): %.300s", (int)e, log);
-        s->api.clReleaseProgram(prog);
-        s->nfbuilds++;
-        return NULL;
-    }
-    cl_kernel k = s->api.clCreateKernel(prog, f->name, &e);
-    if (!k || e != CL_SUCCESS) {
-        snprintf(err, cap, "clCreateKernel %.64s: error %d", f->name, (int)e);
-        s->api.clReleaseProgram(prog);
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    if (rpl_build_kernel(s, ctx, dev, f->source, f->options, f->name, &prog, &k, err, cap) < 0) {
         s->nfbuilds++;
         return NULL;
     }
@@ -366,7 +372,8 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
     *done = 1;
     rpl_cx x;
     rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 0);
-    struct rpl_held_launch cl, *h = s->fuse_held;
+    rpl_launch cl;
+    struct rpl_held_launch *h = s->fuse_held;
     memset(&cl, 0, sizeof cl);
     cl_uint nwait = 0;
     const cl_event *wait = NULL;
@@ -447,6 +454,7 @@ void rpl_plan_free(rpl_session *s)
     free(s->fbuilds);
     s->fbuilds = NULL;
     s->nfbuilds = 0;
+    rpl_split_free(s);
 }
 
 /* Calls that may come between a held launch and its fusion: they enqueue
@@ -490,6 +498,16 @@ int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, in
                                  (unsigned long long)c->seq);
         int done = 0;
         int st = rpl_plan_fused(s, c, &f, measure, &done);
+        *dropped = done;
+        return st;
+    }
+    if (v == RPL_PLAN_SPLIT && fn == RPL_FN_clEnqueueNDRangeKernel && s->o.plan->split) {
+        rpl_split sp;
+        memset(&sp, 0, sizeof sp);
+        if (s->o.plan->split(s->o.plan->user, &sp) < 0 || !sp.source || !sp.name || !sp.nparts)
+            return rpl_set_error(s, RPL_ERR_ARG, "call #%llu: the plan names no split", (unsigned long long)c->seq);
+        int done = 0;
+        int st = rpl_split_run(s, c, &sp, measure, &done);
         *dropped = done;
         return st;
     }

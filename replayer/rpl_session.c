@@ -392,6 +392,8 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
         return st;
     }
     s->sum.calls++;
+    if (s->split)
+        rpl_split_touch(s, c, fn);
     if (rpl_is_cat(fn, "enqueue") || rpl_is_cat(fn, "map")) {
         s->sum.commands++;
         if (fn == RPL_FN_clEnqueueNDRangeKernel || fn == RPL_FN_clEnqueueTask)

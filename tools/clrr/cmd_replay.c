@@ -297,7 +297,40 @@ static int cli_plan_item(void *user, const tf_item *it)
 {
     int v = opt_exec_item(user, it);
     return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : v == OPT_HOLD ? RPL_PLAN_HOLD : v == OPT_FUSE ? RPL_PLAN_FUSE
-                                                                                                   : RPL_PLAN_RUN;
+                     : v == OPT_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
+}
+
+/* The split handed to the session (valid until the next one). */
+static struct {
+    rpl_split_part parts[OPT_SPLIT_MAX_PARTS];
+    rpl_split_region *rg;
+    size_t caprg;
+} cli_split_conv;
+
+static int cli_plan_split(void *user, rpl_split *out)
+{
+    const opt_split *z = opt_exec_split(user);
+    if (!z || z->nparts > OPT_SPLIT_MAX_PARTS)
+        return -1;
+    size_t need = (size_t)z->nparts * (z->nargs ? z->nargs : 1);
+    if (need > cli_split_conv.caprg) {
+        rpl_split_region *rg = realloc(cli_split_conv.rg, need * sizeof *rg);
+        if (!rg)
+            return -1;
+        cli_split_conv.rg = rg;
+        cli_split_conv.caprg = need;
+    }
+    for (unsigned i = 0; i < z->nparts; i++) {
+        rpl_split_region *rg = cli_split_conv.rg + (size_t)i * z->nargs;
+        for (unsigned a = 0; a < z->nargs; a++) {
+            const opt_split_region *q = &z->parts[i].regions[a];
+            rg[a] = (rpl_split_region){q->read, q->write, q->rlo, q->rhi, q->wlo, q->whi};
+        }
+        cli_split_conv.parts[i] = (rpl_split_part){z->parts[i].device, z->parts[i].lo, z->parts[i].hi, rg};
+    }
+    *out = (rpl_split){z->id, z->kernel, z->name, z->source, z->options, z->dim, z->groups, z->nargs, z->args,
+                       z->merge, z->nparts, cli_split_conv.parts};
+    return 0;
 }
 
 static int cli_plan_fused(void *user, rpl_fused_kernel *out)
@@ -325,10 +358,13 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         cli_json_cstr(stdout, r->plan_path);
         printf(",\"same_trace\":%s,\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%" PRIu64
                ",\"applied\":%" PRIu64 ",\"fell_back\":%" PRIu64 ",\"unmatched\":%" PRIu64 ",\"dropped\":%" PRIu64
-               ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"unheld\":%" PRIu64 ",\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
+               ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"unheld\":%" PRIu64 ",\"split\":%" PRIu64
+               ",\"split_parts\":%" PRIu64 ",\"split_bytes_out\":%" PRIu64 ",\"split_bytes_in\":%" PRIu64
+               ",\"split_resident\":%" PRIu64 ",\"split_fallback\":%" PRIu64 ",\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
                ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
                ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
-               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
+               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, s->plan_split, s->split_parts,
+               s->split_bytes_out, s->split_bytes_in, s->split_resident, s->split_fallback, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
                ps.effect.device_ns);
         for (size_t i = 0; i < nfb; i++) {
             const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
@@ -338,6 +374,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         }
         printf("],\"unbuilt\":");
         cli_json_cstr(stdout, s->plan_unbuilt);
+        printf(",\"split_note\":");
+        cli_json_cstr(stdout, s->split_note);
         printf("}");
         return;
     }
@@ -355,6 +393,14 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->plan_fused, s->plan_unheld);
     if (s->plan_unbuilt[0])
         printf("          not built here, its pairs ran as recorded: %s\n", s->plan_unbuilt);
+    if (s->plan_split || s->split_fallback) {
+        char c2[CLI_FMT_CAP];
+        printf("          %" PRIu64 " launches ran split (%" PRIu64 " parts): %s sent to other devices, %s back, "
+               "%s already there\n", s->plan_split, s->split_parts, cli_fmt_size(s->split_bytes_out, a),
+               cli_fmt_size(s->split_bytes_in, b), cli_fmt_size(s->split_resident, c2));
+    }
+    if (s->split_fallback)
+        printf("          %" PRIu64 " split launches ran whole: %s\n", s->split_fallback, s->split_note);
     for (size_t i = 0; i < nfb && i < 5; i++) {
         const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
         printf("          fell back: #%u", f->xform);
@@ -532,7 +578,7 @@ static int cli_replay_run(int argc, char **argv)
         return cli_usage_err("--plan applies to a whole replay: it cannot take --range, --kernel, --compare or "
                              "--exact-calls");
     opt_plan *plan = NULL;
-    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused};
+    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split};
     if (r.plan_path) {
         opt_status pst = opt_plan_read(r.plan_path, &plan, err, sizeof err);
         if (pst == OPT_OK && (pst = opt_exec_open(plan, path, o.max_memory, &r.plan_exec, err, sizeof err)) != OPT_OK) {
@@ -618,6 +664,7 @@ static int cli_replay_run(int argc, char **argv)
     rpl_close(s);
     opt_exec_close(r.plan_exec);
     opt_plan_free(plan);
+    free(cli_split_conv.rg);
     free(r.k);
     free(r.mism_json);
     if (st != RPL_OK)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Split launches on a GPU machine (issue 8), over a build carried from here.
+# The GPU machine has no LLVM, so plans are made here from traces recorded
+# there, in two steps:
+#   bench/gpu_split.sh record BUILD OUT     records the workloads on GPU 0
+#                                           into OUT (and `clrr devices`)
+#   (here) clrr optimize OUT/APP.clrr -o OUT/APP.TAG.plan --passes none
+#          --split SPEC, for each split to measure (devices by the indices
+#          of OUT/devices.txt)
+#   bench/gpu_split.sh replay BUILD DIR OUT replays each trace plain and with
+#                                           each of its plans, --loop 5,
+#                                           verified; one JSON per run in OUT
+# NVIDIA's driver and PoCL are both made visible (DESIGN.md, Devices).
+set -u
+mode=${1:?usage: gpu_split.sh record|replay BUILD ...}
+B=${2:?usage: gpu_split.sh record|replay BUILD ...}
+mkdir -p /tmp/vend && echo libnvidia-opencl.so.1 >/tmp/vend/nvidia.icd && cp /etc/OpenCL/vendors/pocl.icd /tmp/vend/
+export OCL_ICD_VENDORS=/tmp/vend
+# compute-bound workloads at sizes a GPU takes milliseconds over, and two
+# memory-bound ones; traces stay under 16 MiB (what comes back from $OUT)
+WORKLOADS="ep --size=1048576_--pairs=4096 nbody --size=65536_--iters=2 blackscholes --size=1048576_--iters=2
+aes --size=393216_--iters=2 vecadd --size=1048576_--iters=2 histogram --size=4194304"
+case $mode in
+record)
+    OUT=${3:?usage: gpu_split.sh record BUILD OUT}
+    "$B/bin/clrr" devices >"$OUT/devices.txt" 2>&1
+    echo "$WORKLOADS" | tr ' ' '\n' | paste - - | while read -r app args; do
+        "$B/bin/clrr" record -o "$OUT/$app.clrr" -- "$B/apps/$app" ${args//_/ } --device gpu 2>&1 | tail -1
+    done
+    ls -l "$OUT" ;;
+replay)
+    DIR=${3:?usage: gpu_split.sh replay BUILD DIR OUT}
+    OUT=${4:?usage: gpu_split.sh replay BUILD DIR OUT}
+    for rep in 1 2 3; do   # alternating runs, so drifts hit every variant
+        for t in "$DIR"/*.clrr; do
+            app=$(basename "$t" .clrr)
+            for p in none "$DIR/$app".*.plan; do
+                [ "$p" = none ] || [ -e "$p" ] || continue
+                tag=$([ "$p" = none ] && echo plain || basename "$p" .plan | sed "s/^$app\.//")
+                "$B/bin/clrr" replay --json --loop 5 --device gpu "$t" $([ "$p" = none ] || echo --plan "$p") \
+                    >"$OUT/$app.$tag.$rep.json" 2>"$OUT/$app.$tag.$rep.err" ||
+                    echo "FAILED: $app $tag: $(head -c 300 "$OUT/$app.$tag.$rep.err")"
+            done
+        done
+    done
+    python3 - "$OUT" <<'PY'
+import glob, json, os, statistics, sys
+rows = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    app, tag, rep = os.path.basename(f)[:-5].rsplit(".", 2)
+    try:
+        d = json.load(open(f))
+    except Exception:
+        continue
+    rows.setdefault((app, tag), []).append((d["exec_ns_loop_median"] / 1e6, d["ok"], d["mismatches"],
+                                            d.get("plan", {}).get("split", 0), d.get("plan", {}).get("split_fallback", 0)))
+print("| workload | run | ms per loop (median of 3) | vs plain | verified | split launches | ran whole |")
+print("|---|---|---|---|---|---|---|")
+for (app, tag), v in sorted(rows.items()):
+    ms = statistics.median(x[0] for x in v)
+    base = rows.get((app, "plain"))
+    b = statistics.median(x[0] for x in base) if base else None
+    print(f"| {app} | {tag} | {ms:.2f} | {b / ms if b else 0:.2f}x | {all(x[1] and x[2] == 0 for x in v)} | {v[0][3]} | {v[0][4]} |")
+PY
+    ;;
+esac

@@ -1,0 +1,605 @@
+/* rpl_split.c — a plan's split launch (RPL_PLAN_SPLIT): the launch runs as
+ * parts, each a range of work-groups along one dimension, on the devices
+ * the plan names, through the partition-ready kernel (rpl.h).
+ *
+ * A part whose device is the queue's runs there, on the application's
+ * buffers. A part on another device runs in a context and queue of the
+ * session's own (one per device, made on first use), on buffers of its
+ * own that mirror the application's: before the part runs they receive
+ * the bytes its regions name (what it may read, and the previous contents
+ * of what it may write), read from the application's buffers. A mirror
+ * remembers which bytes it holds and of which version of the buffer (an
+ * epoch each buffer's object carries, moved by every command that may
+ * write the buffer: rpl_split_touch), so data already there from an
+ * earlier launch is not sent again. After the parts, each other device's
+ * written bytes come back: written over the application's buffer
+ * (concatenation: the parts' write regions are disjoint), or merged byte
+ * by byte where they differ from the contents before the launch (diff).
+ * The launch is complete when the call returns. */
+#include "replayer/rpl_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RPL_SPLIT_MAX_DEVS 16
+#define RPL_SPLIT_MAX_COPIES 512
+#define RPL_SPLIT_MAX_ARGS 128
+#define RPL_SPLIT_MAX_PARTS 16
+
+typedef struct rpl_split_dev {
+    char spec[257];
+    cl_device_id dev;
+    cl_platform_id plat;
+    cl_context ctx;           /* NULL until a part that is not on a queue's device needs it */
+    cl_command_queue q;
+} rpl_split_dev;
+
+typedef struct rpl_split_copy {
+    uint64_t mem;             /* the recorded memory object */
+    cl_device_id dev;
+    cl_mem buf;
+    uint64_t size;
+    uint64_t epoch, gen;      /* the version of the buffer the valid bytes are of */
+    uint64_t vlo, vhi;        /* the valid bytes */
+    uint64_t used;            /* last launch that used it (for eviction) */
+} rpl_split_copy;
+
+typedef struct rpl_split_build {
+    uint32_t id;
+    cl_context ctx;
+    cl_program prog;
+    cl_kernel k;              /* NULL: it failed to build (not retried) */
+    char why[256];
+} rpl_split_build;
+
+struct rpl_split_state {
+    rpl_split_dev devs[RPL_SPLIT_MAX_DEVS];
+    unsigned ndevs;
+    rpl_split_copy *copies;   /* RPL_SPLIT_MAX_COPIES, allocated once: jobs point into it */
+    size_t ncopies;
+    rpl_split_build *builds;
+    size_t nbuilds;
+    uint64_t gen;             /* moved when a command may write memory it does not name */
+    uint64_t launches;
+};
+
+static struct rpl_split_state *rpl_split_state(rpl_session *s)
+{
+    if (!s->split && (s->split = calloc(1, sizeof *s->split)) != NULL &&
+        !(s->split->copies = calloc(RPL_SPLIT_MAX_COPIES, sizeof *s->split->copies))) {
+        free(s->split);
+        s->split = NULL;
+    }
+    return s->split;
+}
+
+void rpl_split_free(rpl_session *s)
+{
+    struct rpl_split_state *t = s->split;
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->ncopies; i++)
+        if (t->copies[i].buf && s->api.clReleaseMemObject)
+            s->api.clReleaseMemObject(t->copies[i].buf);
+    for (size_t i = 0; i < t->nbuilds; i++) {
+        if (t->builds[i].k && s->api.clReleaseKernel)
+            s->api.clReleaseKernel(t->builds[i].k);
+        if (t->builds[i].prog && s->api.clReleaseProgram)
+            s->api.clReleaseProgram(t->builds[i].prog);
+    }
+    for (unsigned i = 0; i < t->ndevs; i++) {
+        if (t->devs[i].q && s->api.clReleaseCommandQueue)
+            s->api.clReleaseCommandQueue(t->devs[i].q);
+        if (t->devs[i].ctx && s->api.clReleaseContext)
+            s->api.clReleaseContext(t->devs[i].ctx);
+    }
+    free(t->copies);
+    free(t->builds);
+    free(t);
+    s->split = NULL;
+}
+
+/* A command may have written memory: the versions its memory objects move
+ * on (a launch: its kernel's memory arguments; others: every memory
+ * object they name, sources of copies aside); reads and maps change
+ * nothing (a map's writes arrive at its unmap). */
+void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn)
+{
+    struct rpl_split_state *t = s->split;
+    const char *n = c->sig->name;
+    if (!t || strncmp(n, "clEnqueue", 9) || !strncmp(n, "clEnqueueRead", 13) || !strncmp(n, "clEnqueueMap", 12) ||
+        !strncmp(n, "clEnqueueSVM", 12) || !strcmp(n, "clEnqueueMarker") || !strcmp(n, "clEnqueueBarrier") ||
+        !strncmp(n, "clEnqueueMarkerWith", 19) || !strncmp(n, "clEnqueueBarrierWith", 20) ||
+        !strcmp(n, "clEnqueueWaitForEvents") || !strcmp(n, "clEnqueueMigrateMemObjects"))
+        return;
+    if (fn == RPL_FN_clEnqueueNDRangeKernel || fn == RPL_FN_clEnqueueTask) {
+        uint64_t kid = 0;
+        rpl_obj *k = tf_value_u64(&c->args[1], &kid) ? rpl_obj_find(s, kid) : NULL;
+        if (!k) {
+            t->gen++;
+            return;
+        }
+        for (unsigned i = 0; i < RPL_MAX_KARGS; i++) {
+            rpl_obj *m = k->args[i] ? rpl_obj_find(s, k->args[i]) : NULL;
+            if (m)
+                m->epoch++;
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < c->sig->nparams; i++) {
+        const tf_param *p = &c->sig->params[i];
+        if (strstr(p->type, "cl_mem") && strcmp(p->type, "cl_mem")) {
+            t->gen++;   /* an array of memory objects (GL/EGL acquire, native kernels) */
+            return;
+        }
+        uint64_t id = 0;
+        if (strcmp(p->type, "cl_mem") || !strncmp(p->name, "src", 3) || !tf_value_u64(&c->args[i], &id) || !id)
+            continue;
+        rpl_obj *m = rpl_obj_find(s, id);
+        if (m)
+            m->epoch++;
+    }
+}
+
+/* The session's device for @p spec; *primary 1 when it is @p qdev. */
+static int rpl_split_dev_of(rpl_session *s, const char *spec, cl_device_id qdev, rpl_split_dev **out, int *primary,
+                            char *err, size_t cap)
+{
+    struct rpl_split_state *t = s->split;
+    rpl_split_dev *d = NULL;
+    for (unsigned i = 0; i < t->ndevs && !d; i++)
+        if (!strcmp(t->devs[i].spec, spec))
+            d = &t->devs[i];
+    if (!d) {
+        if (t->ndevs == RPL_SPLIT_MAX_DEVS) {
+            snprintf(err, cap, "more than %d devices", RPL_SPLIT_MAX_DEVS);
+            return -1;
+        }
+        cl_device_id dev = NULL;
+        cl_platform_id plat = NULL;
+        if (rpl_devmap_resolve(s, spec, &dev, &plat, err, cap) < 0)
+            return -1;
+        d = &t->devs[t->ndevs++];
+        memset(d, 0, sizeof *d);
+        snprintf(d->spec, sizeof d->spec, "%s", spec);
+        d->dev = dev;
+        d->plat = plat;
+    }
+    *out = d;
+    *primary = d->dev == qdev;
+    if (*primary || d->ctx)
+        return 0;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->plat, 0};
+    cl_int e = CL_SUCCESS;
+    d->ctx = s->api.clCreateContext(props, 1, &d->dev, NULL, NULL, &e);
+    if (!d->ctx || e != CL_SUCCESS) {
+        snprintf(err, cap, "device %.64s: clCreateContext failed (error %d)", spec, (int)e);
+        d->ctx = NULL;
+        return -1;
+    }
+    d->q = s->api.clCreateCommandQueue(d->ctx, d->dev, 0, &e);
+    if (!d->q || e != CL_SUCCESS) {
+        snprintf(err, cap, "device %.64s: clCreateCommandQueue failed (error %d)", spec, (int)e);
+        s->api.clReleaseContext(d->ctx);
+        d->ctx = NULL;
+        d->q = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The partition-ready kernel of split @p sp in context @p ctx (built once). */
+static cl_kernel rpl_split_kernel(rpl_session *s, const rpl_split *sp, cl_context ctx, cl_device_id dev, char *err,
+                                  size_t cap)
+{
+    struct rpl_split_state *t = s->split;
+    for (size_t i = 0; i < t->nbuilds; i++)
+        if (t->builds[i].id == sp->id && t->builds[i].ctx == ctx) {
+            if (!t->builds[i].k)
+                snprintf(err, cap, "%.150s", t->builds[i].why);
+            return t->builds[i].k;
+        }
+    rpl_split_build *b = realloc(t->builds, (t->nbuilds + 1) * sizeof *b);
+    if (!b) {
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    t->builds = b;
+    b = &t->builds[t->nbuilds++];
+    memset(b, 0, sizeof *b);
+    b->id = sp->id;
+    b->ctx = ctx;
+    if (rpl_build_kernel(s, ctx, dev, sp->source, sp->options, sp->name, &b->prog, &b->k, b->why, sizeof b->why) < 0)
+        snprintf(err, cap, "%.150s", b->why);
+    return b->k;
+}
+
+/* The mirror of memory object @p mem (live @p live, @p size bytes) on @p d. */
+static rpl_split_copy *rpl_split_copy_of(rpl_session *s, rpl_split_dev *d, uint64_t mem, uint64_t size, char *err,
+                                         size_t cap)
+{
+    struct rpl_split_state *t = s->split;
+    for (size_t i = 0; i < t->ncopies; i++)
+        if (t->copies[i].mem == mem && t->copies[i].dev == d->dev && t->copies[i].size == size) {
+            t->copies[i].used = t->launches;
+            return &t->copies[i];
+        }
+    rpl_split_copy *c = NULL;
+    if (t->ncopies == RPL_SPLIT_MAX_COPIES) {   /* the least recently used one goes */
+        c = &t->copies[0];
+        for (size_t i = 1; i < t->ncopies; i++)
+            if (t->copies[i].used < c->used)
+                c = &t->copies[i];
+        if (c->used == t->launches) {
+            snprintf(err, cap, "more than %d buffers on other devices in one launch", RPL_SPLIT_MAX_COPIES);
+            return NULL;
+        }
+        s->api.clReleaseMemObject(c->buf);
+    } else {
+        c = &t->copies[t->ncopies++];
+    }
+    memset(c, 0, sizeof *c);
+    cl_int e = CL_SUCCESS;
+    c->buf = s->api.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size ? (size_t)size : 1, NULL, &e);
+    if (!c->buf || e != CL_SUCCESS) {
+        snprintf(err, cap, "device %.64s: a buffer of %llu bytes: clCreateBuffer failed (error %d)", d->spec,
+                 (unsigned long long)size, (int)e);
+        *c = t->copies[--t->ncopies];
+        return NULL;
+    }
+    c->mem = mem;
+    c->dev = d->dev;
+    c->size = size;
+    c->used = t->launches;
+    return c;
+}
+
+/* One part on another device, while it runs. */
+typedef struct rpl_split_job {
+    const rpl_split_part *part;
+    rpl_split_dev *d;         /* NULL: the queue's own device */
+    cl_kernel k;
+    rpl_split_copy *copy[RPL_SPLIT_MAX_ARGS];
+    uint8_t *before[RPL_SPLIT_MAX_ARGS];   /* diff: the bytes [wlo, whi) before the launch */
+    uint8_t *after[RPL_SPLIT_MAX_ARGS];    /* the bytes [wlo, whi) the part left */
+} rpl_split_job;
+
+static uint64_t rpl_min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Sets the partition kernel's arguments: the launch's (memory replaced by
+ * @p mems where given), then the whole launch's sizes. */
+static cl_int rpl_split_args(rpl_session *s, cl_kernel k, const rpl_split *sp, const rpl_kargs *a, cl_mem *mems,
+                             const cl_ulong extra[9])
+{
+    for (unsigned i = 0; i < sp->nargs; i++) {
+        cl_int e;
+        if (mems && mems[i])
+            e = s->api.clSetKernelArg(k, i, sizeof(cl_mem), &mems[i]);
+        else
+            e = s->api.clSetKernelArg(k, i, a->a[i].size, a->a[i].has_value ? a->a[i].value : NULL);
+        if (e != CL_SUCCESS)
+            return e;
+    }
+    for (unsigned i = 0; i < 9; i++) {
+        cl_int e = s->api.clSetKernelArg(k, sp->nargs + i, sizeof(cl_ulong), &extra[i]);
+        if (e != CL_SUCCESS)
+            return e;
+    }
+    return CL_SUCCESS;
+}
+
+static void rpl_split_jobs_free(rpl_split_job *jobs, unsigned n, const rpl_split *sp)
+{
+    for (unsigned p = 0; p < n; p++)
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            free(jobs[p].before[a]);
+            free(jobs[p].after[a]);
+        }
+}
+
+#define RPL_CL(call, what)                                                                              \
+    do {                                                                                                \
+        cl_int e_ = (call);                                                                             \
+        if (e_ != CL_SUCCESS) {                                                                         \
+            st = rpl_call_error(&x, RPL_ERR_CL, "split %s over %u devices: %s failed (error %d)", sp->kernel, \
+                                sp->nparts, what, (int)e_);                                             \
+            goto out;                                                                                   \
+        }                                                                                               \
+    } while (0)
+
+int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
+{
+    *done = 0;
+    if (!rpl_split_state(s))
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+    struct rpl_split_state *t = s->split;
+    rpl_cx x;
+    rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 0);
+    rpl_launch h;
+    cl_uint nwait = 0;
+    const cl_event *wait = NULL;
+    char why[256] = "";
+    int st = rpl_launch_decode(&x, &h, &nwait, &wait);
+    rpl_split_job jobs[RPL_SPLIT_MAX_PARTS];
+    memset(jobs, 0, sizeof jobs);
+    if (st < 0) {
+        rpl_scratch_free(&x);
+        return st;
+    }
+    rpl_obj *ko = rpl_obj_find(s, h.kernel_id);
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    uint64_t L = h.has_lsz ? h.lsz[sp->dim] : 1, groups = 0;
+    if (sp->dim < h.dim && L)
+        groups = (h.gsz[sp->dim] + L - 1) / L;
+    /* what must hold for the split to run here; else the launch runs whole */
+    if (sp->nparts > RPL_SPLIT_MAX_PARTS || sp->nargs > RPL_SPLIT_MAX_ARGS || sp->dim >= h.dim ||
+        groups != sp->groups)
+        snprintf(why, sizeof why, "the launch's shape is not the plan's");
+    else if (!ko || !ko->kargs || ko->kargs->n < sp->nargs)
+        snprintf(why, sizeof why, "the kernel's arguments are not all known");
+    for (unsigned a = 0; !why[0] && a < sp->nargs; a++) {
+        const rpl_karg *g = &ko->kargs->a[a];
+        if (!g->set)
+            snprintf(why, sizeof why, "argument %u is not set", a);
+        else if (sp->args[a] == RPL_SPLIT_ARG_MEM) {
+            rpl_obj *m = ko->args[a] ? rpl_obj_find(s, ko->args[a]) : NULL;
+            if (g->size != sizeof(cl_mem) || !g->has_value || !m || !m->live || m->host)
+                snprintf(why, sizeof why, "argument %u is not a buffer of the replay's own", a);
+        }
+    }
+    if (!why[0] && (s->api.clGetCommandQueueInfo(h.q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) != CL_SUCCESS ||
+                    s->api.clGetCommandQueueInfo(h.q, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL) != CL_SUCCESS))
+        snprintf(why, sizeof why, "the queue's device cannot be queried");
+    for (unsigned p = 0; !why[0] && p < sp->nparts; p++) {
+        int primary = 0;
+        char e2[200] = "";
+        jobs[p].part = &sp->parts[p];
+        if (rpl_split_dev_of(s, sp->parts[p].device, qdev, &jobs[p].d, &primary, e2, sizeof e2) < 0) {
+            snprintf(why, sizeof why, "%s", e2);
+            break;
+        }
+        if (primary)
+            jobs[p].d = NULL;
+        jobs[p].k = rpl_split_kernel(s, sp, primary ? qctx : jobs[p].d->ctx, primary ? qdev : jobs[p].d->dev, e2,
+                                     sizeof e2);
+        if (!jobs[p].k)
+            snprintf(why, sizeof why, "%s does not build on %s: %s", sp->name, sp->parts[p].device, e2);
+    }
+    if (why[0]) {
+        s->sum.split_fallback++;
+        if (!s->sum.split_note[0])
+            snprintf(s->sum.split_note, sizeof s->sum.split_note, "%.64s: %s", sp->kernel, why);
+        rpl_scratch_free(&x);
+        return RPL_OK;   /* *done 0: the session runs the launch as recorded */
+    }
+    *done = 1;
+    t->launches++;
+    int64_t t0 = rpl_clock_ns();
+    cl_ulong extra[9];
+    for (unsigned d = 0; d < 3; d++) {
+        extra[d] = d < h.dim ? h.gsz[d] : 1;
+        extra[3 + d] = d < h.dim ? h.off[d] : 0;
+        extra[6 + d] = d < h.dim ? (h.has_lsz ? h.lsz[d] : 0) : 1;
+    }
+    if (nwait)
+        RPL_CL(s->api.clWaitForEvents(nwait, wait), "waiting for the launch's wait list");
+    RPL_CL(s->api.clFinish(h.q), "clFinish before the parts");
+    /* the other devices' parts: their bytes, their launch, their results */
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &jobs[p];
+        if (!j->d)
+            continue;
+        cl_mem mems[RPL_SPLIT_MAX_ARGS] = {0};
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
+                continue;
+            cl_mem live;
+            memcpy(&live, ko->kargs->a[a].value, sizeof live);
+            rpl_obj *m = rpl_obj_find(s, ko->args[a]);
+            size_t size = 0;
+            char e2[200];
+            RPL_CL(s->api.clGetMemObjectInfo(live, CL_MEM_SIZE, sizeof size, &size, NULL), "clGetMemObjectInfo");
+            if (!(j->copy[a] = rpl_split_copy_of(s, j->d, ko->args[a], size, e2, sizeof e2))) {
+                st = rpl_call_error(&x, RPL_ERR_CL, "split %s: %s", sp->kernel, e2);
+                goto out;
+            }
+            rpl_split_copy *cp = j->copy[a];
+            mems[a] = cp->buf;
+            const rpl_split_region *r = &j->part->regions[a];
+            uint64_t lo = UINT64_MAX, hi = 0;
+            if (r->read) {
+                lo = r->rlo;
+                hi = r->rhi;
+            }
+            if (r->write) {
+                lo = rpl_min64(lo, r->wlo);
+                hi = r->whi > hi ? r->whi : hi;
+            }
+            if (hi > size)
+                hi = size;
+            if (lo >= hi)
+                continue;
+            int resident = cp->epoch == m->epoch && cp->gen == t->gen && cp->vlo <= lo && hi <= cp->vhi;
+            int diff = r->write && sp->merge[a] == RPL_MERGE_DIFF;
+            if (resident && !diff) {
+                s->sum.split_resident += hi - lo;
+                continue;
+            }
+            uint8_t *host = malloc((size_t)(hi - lo));
+            if (!host) {
+                st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+                goto out;
+            }
+            cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo), host, 0, NULL,
+                                                  NULL);
+            if (e == CL_SUCCESS && !resident)
+                e = s->api.clEnqueueWriteBuffer(j->d->q, cp->buf, CL_TRUE, (size_t)lo, (size_t)(hi - lo), host, 0,
+                                                NULL, NULL);
+            if (e != CL_SUCCESS) {
+                free(host);
+                RPL_CL(e, "sending a part's bytes");
+            }
+            if (!resident) {
+                s->sum.split_bytes_out += hi - lo;
+                cp->epoch = m->epoch;
+                cp->gen = t->gen;
+                cp->vlo = lo;
+                cp->vhi = hi;
+            } else {
+                s->sum.split_resident += hi - lo;
+            }
+            if (diff) {   /* the previous contents of what it may write */
+                uint8_t *b = malloc((size_t)(r->whi - r->wlo));
+                if (!b) {
+                    free(host);
+                    st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+                    goto out;
+                }
+                memcpy(b, host + (r->wlo - lo), (size_t)(r->whi - r->wlo));
+                j->before[a] = b;
+            }
+            free(host);
+        }
+        size_t off[3], gsz[3];
+        for (unsigned d = 0; d < h.dim; d++) {
+            off[d] = h.off[d];
+            gsz[d] = h.gsz[d];
+        }
+        off[sp->dim] = h.off[sp->dim] + (size_t)(j->part->lo * L);
+        gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
+        RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, mems, extra), "setting a part's arguments");
+        RPL_CL(s->api.clEnqueueNDRangeKernel(j->d->q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL, NULL),
+               "launching a part");
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            const rpl_split_region *r = &j->part->regions[a];
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
+                continue;
+            if (!(j->after[a] = malloc((size_t)(r->whi - r->wlo)))) {
+                st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+                goto out;
+            }
+            RPL_CL(s->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
+                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, NULL),
+                   "reading a part's results");
+        }
+        RPL_CL(s->api.clFlush(j->d->q), "clFlush");
+        s->sum.split_parts++;
+    }
+    /* the queue's own device's parts, in place */
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &jobs[p];
+        if (j->d)
+            continue;
+        size_t off[3], gsz[3];
+        for (unsigned d = 0; d < h.dim; d++) {
+            off[d] = h.off[d];
+            gsz[d] = h.gsz[d];
+        }
+        off[sp->dim] = h.off[sp->dim] + (size_t)(j->part->lo * L);
+        gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
+        RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, NULL, extra), "setting a part's arguments");
+        RPL_CL(s->api.clEnqueueNDRangeKernel(h.q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL, NULL),
+               "launching a part");
+        s->sum.split_parts++;
+    }
+    for (unsigned p = 0; p < sp->nparts; p++)
+        if (jobs[p].d)
+            RPL_CL(s->api.clFinish(jobs[p].d->q), "waiting for a part");
+    /* the results, into the application's buffers */
+    for (unsigned a = 0; a < sp->nargs; a++) {
+        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
+            continue;
+        cl_mem live;
+        memcpy(&live, ko->kargs->a[a].value, sizeof live);
+        if (sp->merge[a] == RPL_MERGE_CONCAT) {
+            for (unsigned p = 0; p < sp->nparts; p++) {
+                const rpl_split_region *r = &sp->parts[p].regions[a];
+                if (!jobs[p].after[a])
+                    continue;
+                RPL_CL(s->api.clEnqueueWriteBuffer(h.q, live, CL_FALSE, (size_t)r->wlo, (size_t)(r->whi - r->wlo),
+                                                   jobs[p].after[a], 0, NULL, NULL),
+                       "writing a part's results back");
+                s->sum.split_bytes_in += r->whi - r->wlo;
+            }
+            continue;
+        }
+        /* diff: the bytes each other device changed, over what the queue's
+         * own parts left */
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (unsigned p = 0; p < sp->nparts; p++)
+            if (jobs[p].after[a] && jobs[p].before[a]) {
+                lo = rpl_min64(lo, sp->parts[p].regions[a].wlo);
+                hi = sp->parts[p].regions[a].whi > hi ? sp->parts[p].regions[a].whi : hi;
+            }
+        if (lo >= hi)
+            continue;
+        uint8_t *cur = malloc((size_t)(hi - lo));
+        if (!cur) {
+            st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL, NULL);
+        for (unsigned p = 0; e == CL_SUCCESS && p < sp->nparts; p++) {
+            const rpl_split_region *r = &sp->parts[p].regions[a];
+            const uint8_t *b = jobs[p].before[a], *n = jobs[p].after[a];
+            if (!b || !n)
+                continue;
+            for (uint64_t i = 0; i < r->whi - r->wlo; i++)
+                if (n[i] != b[i])
+                    cur[r->wlo - lo + i] = n[i];
+            s->sum.split_bytes_in += r->whi - r->wlo;
+        }
+        if (e == CL_SUCCESS)
+            e = s->api.clEnqueueWriteBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL, NULL);
+        free(cur);
+        RPL_CL(e, "merging a part's results");
+    }
+    RPL_CL(s->api.clFinish(h.q), "clFinish after the parts");
+    /* versions: what the launch wrote moved on; each other device's mirror
+     * still holds what it wrote itself when the parts did not overlap */
+    for (unsigned a = 0; a < sp->nargs; a++) {
+        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
+            continue;
+        rpl_obj *m = rpl_obj_find(s, ko->args[a]);
+        m->epoch++;
+        for (unsigned p = 0; p < sp->nparts; p++) {
+            rpl_split_copy *cp = jobs[p].copy[a];
+            const rpl_split_region *r = &sp->parts[p].regions[a];
+            if (!cp)
+                continue;
+            int keep = sp->merge[a] == RPL_MERGE_CONCAT && r->write;
+            cp->epoch = keep ? m->epoch : 0;
+            cp->gen = t->gen;
+            cp->vlo = keep ? r->wlo : 0;
+            cp->vhi = keep ? r->whi : 0;
+        }
+    }
+    /* the application's event: a marker after everything */
+    if (rpl_in_present(&x, 8)) {
+        cl_event ev = NULL;
+        RPL_CL(s->api.clEnqueueMarkerWithWaitList(h.q, 0, NULL, &ev), "the marker for the launch's event");
+        uint64_t id = 0;
+        if (c->outs && tf_value_u64(&c->outs[8], &id) && id)
+            st = rpl_out_handle(&x, 8, ev, RPL_OBJ_EVENT);
+        else if (s->api.clReleaseEvent)
+            s->api.clReleaseEvent(ev);
+    }
+    x.host_ns = rpl_clock_ns() - t0;
+    s->sum.plan_split++;
+    s->sum.calls++;
+    s->sum.commands++;
+    s->sum.kernels++;
+    if (measure) {
+        s->sum.exec_ns += x.host_ns;
+        s->iter_exec += x.host_ns;
+    }
+out:
+    rpl_split_jobs_free(jobs, sp->nparts, sp);
+    rpl_scratch_free(&x);
+    return st;
+}

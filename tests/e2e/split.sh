@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# split.sh BUILD_DIR — the split pass and its execution (issue 8): `clrr
+# optimize --split DEVICES` plans every launch of a workload as parts over
+# PoCL's unequal pair (basic: one thread, pthread: every core) and its equal
+# pair, each part a range of work-groups with the bytes the kernel analysis
+# says it reads and writes; `clrr replay --plan` runs the parts on their
+# devices through the rewriter's partition-ready kernels and verifies every
+# read-back against the unsplit recording. Awkward splits: one work-group
+# on a device, both parts away from the queue's device, three parts, the
+# diff merge (exposure's decimate), inputs that change between launches
+# (vecadd, nbody) next to data that stays (resident bytes not sent again).
+# The test can fail: a plan whose region misses bytes gives a mismatch.
+# Broken split sections and bad --split lists are refused with one line.
+. "$(dirname "$0")/lib.sh"
+need "$CLRR"; need "$APPS/vecadd"
+[ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+resident=0
+
+# split PAIR APP ARGS SPEC [MIN_SPLITS]: record APP on the pair's device 1,
+# plan the split, replay it verified; every planned launch ran split
+split() {
+    local pair=$1 app=$2 args=$3 spec=$4 tag
+    tag=$app-${pair// /-}-$(echo "$spec" | sed 's/:/_/g; s/,/-/g; s/\./d/g')
+    [ -e "$TMP/$app-${pair// /-}.clrr" ] || POCL_DEVICES=$pair "$CLRR" record -o "$TMP/$app-${pair// /-}.clrr" -- \
+        "$APPS/$app" ${args//_/ } --device 1 --quiet || fail "recording $app on '$pair'"
+    POCL_DEVICES=$pair "$CLRR" optimize "$TMP/$app-${pair// /-}.clrr" -o "$TMP/$tag.plan" --passes none \
+        --split "$spec" --json >"$TMP/$tag.o.json" || fail "optimize $app --split $spec"
+    local n; n=$(j "$TMP/$tag.plan" "sum(t['pass'] == 'split' for t in d['transformations'])")
+    [ "$n" -ge 1 ] || fail "$app --split $spec: nothing split ($(j "$TMP/$tag.o.json" "d['split_note']"))"
+    POCL_DEVICES=$pair "$CLRR" replay --json "$TMP/$app-${pair// /-}.clrr" --plan "$TMP/$tag.plan" >"$TMP/$tag.r.json" ||
+        fail "$app --split $spec on '$pair' does not replay verified: $(head -c 2000 "$TMP/$tag.r.json")"
+    [ "$(j "$TMP/$tag.r.json" "(d['ok'], d['mismatches'], d['plan']['split'], d['plan']['split_fallback'], d['readbacks'] > 0)")" \
+        = "(True, 0, $n, 0, True)" ] || fail "$app --split $spec on '$pair': $(j "$TMP/$tag.r.json" "d['plan']")"
+    resident=$((resident + $(j "$TMP/$tag.r.json" "d['plan']['split_resident']")))
+    echo "$TMP/$tag.plan"
+}
+
+# the unequal pair, every workload, the queue's device and the other (1:3)
+while read -r app args; do
+    split "basic pthread" "$app" "$args" "1:1,0:3" >/dev/null
+done <<'EOF2'
+vecadd --size=10000_--iters=3
+sobel --size=128_--iters=2
+geomatrix --size=64_--iters=2
+exposure --size=96
+jacobi --size=128_--iters=3
+matmul --size=64
+nbody --size=512_--iters=3
+blackscholes --size=20000
+ep --size=2048
+aes --size=4096
+spmv --size=4096
+histogram --size=100000
+overlap --size=16384
+EOF2
+# exposure's decimate writes every other row of its output: merged by diff
+p=$(split "basic pthread" exposure --size=96 "1:1,0:1")
+[ "$(j "$p" "any(m == 'diff' for s in d['splits'] for m in s['merge'])")" = True ] || fail "exposure: no diff merge"
+# one work-group on a device; both parts away from the queue's device; three parts
+for spec in "0:0.0001,1:1" "0:1,0:1" "1:2,0:1,1:1"; do
+    for a in "vecadd --size=10000_--iters=3" "sobel --size=128_--iters=2" "nbody --size=512_--iters=3"; do
+        p=$(split "basic pthread" ${a% *} "${a#* }" "$spec")
+    done
+done
+[ "$(j "$p" "min(x['groups'][1] - x['groups'][0] for s in d['splits'] for x in s['parts'])")" = 1 ] ||
+    [ "$(j "$TMP/sobel-basic-pthread-0_0d0001-1_1.plan" "min(x['groups'][1] - x['groups'][0] for s in d['splits'] for x in s['parts'])")" = 1 ] ||
+    fail "no part of exactly one work-group"
+# the equal pair
+for a in "vecadd --size=10000_--iters=3" "jacobi --size=128_--iters=3" "nbody --size=512_--iters=2"; do
+    split "pthread pthread" ${a% *} "${a#* }" "0:1,1:1" >/dev/null
+done
+[ "$resident" -gt 0 ] || fail "no bytes were found already on a device"
+
+# the test can fail: a helper part that does not bring back its last 4 bytes
+python3 - "$TMP/vecadd-basic-pthread-1_1-0_3.plan" "$TMP/short.plan" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["splits"][0]["parts"][1]["regions"][2]
+r["write"][1] -= 4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan "$TMP/short.plan" >"$TMP/short.json" 2>"$TMP/short.err" &&
+    fail "a plan that loses bytes replays as verified"
+[ "$(j "$TMP/short.json" "d['mismatches'] > 0")" = True ] || fail "no mismatch for a plan that loses bytes: $(cat "$TMP/short.err")"
+
+# a device that is not here: the launches run whole, verified
+POCL_DEVICES="pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan \
+    "$TMP/vecadd-basic-pthread-1_1-0_3.plan" >"$TMP/gone.json" 2>/dev/null || true
+POCL_DEVICES="pthread" "$CLRR" replay "$TMP/vecadd-basic-pthread.clrr" --plan "$TMP/vecadd-basic-pthread-1_1-0_3.plan" \
+    >"$TMP/gone.txt" 2>&1 || fail "a missing device: $(cat "$TMP/gone.txt")"
+grep -q "split launches ran whole: vecadd: 1: there is one device here" "$TMP/gone.txt" || fail "missing device: $(cat "$TMP/gone.txt")"
+
+# --split-kernel: only that kernel
+POCL_DEVICES="basic pthread" "$CLRR" optimize "$TMP/sobel-basic-pthread.clrr" -o "$TMP/gx.plan" --passes none \
+    --split 1,0 --split-kernel sobel_gx >/dev/null || fail "--split-kernel"
+[ "$(j "$TMP/gx.plan" "sorted({s['kernel'] for s in d['splits']})")" = "['sobel_gx']" ] || fail "--split-kernel split others"
+
+# bad lists: one line, exit 2
+for bad in "" "0:0" "0:-1" "0," ":2" "0:1e99"; do
+    "$CLRR" optimize "$TMP/vecadd-basic-pthread.clrr" -o "$TMP/bad.plan" --split "$bad" 2>"$TMP/err"; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || fail "--split '$bad': exit $rc: $(cat "$TMP/err")"
+done
+"$CLRR" optimize "$TMP/vecadd-basic-pthread.clrr" -o "$TMP/bad.plan" --split-kernel vecadd 2>/dev/null
+[ $? = 2 ] || fail "--split-kernel without --split"
+
+# broken split sections: refused with one line naming where
+corrupt() {
+    python3 - "$TMP/vecadd-basic-pthread-1_1-0_3.plan" "$TMP/c.plan" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["splits"][0]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    POCL_DEVICES="basic pthread" "$CLRR" replay "$TMP/vecadd-basic-pthread.clrr" --plan "$TMP/c.plan" 2>"$TMP/err" >/dev/null &&
+        fail "plan with $1 accepted"
+    grep -q "$2" "$TMP/err" || fail "plan with $1: $(cat "$TMP/err")"
+}
+corrupt "s['parts'][1]['regions'][2]['write'] = [0, 8]" "parts 0 and 1 write overlapping bytes"
+corrupt "s['parts'][1]['groups'][1] -= 1" "do not cover every work-group"
+corrupt "s['parts'][0]['groups'] = [1, 2]" "cover the work-groups"
+corrupt "s['parts'][0]['regions'][3] = {'read': None, 'write': None}" "not mem"
+corrupt "s['merge'][2] = 'none'" "whose merge is none"
+corrupt "s['dim'] = 3" "dim: 0, 1 or 2"
+corrupt "s['parts'] = []" "parts: at least one"
+corrupt "d['transformations'][0]['split'] = 9" "no split 9"
+corrupt "d['version'] = '1.3'" "must be null before 1.4"
+corrupt "s['parts'][0]['regions'][0]['read'] = [5, 5]" "0 <= LO < HI"
+echo "ok: every workload split over PoCL's unequal and equal pairs, awkward splits, diff merge, resident data; bad plans refused"
