@@ -119,6 +119,21 @@ static int rpl_spec_pick(rpl_devmap *dm, const char *spec, char *err, size_t cap
     static const struct { const char *n; cl_device_type t; } types[] = {
         {"cpu", CL_DEVICE_TYPE_CPU}, {"gpu", CL_DEVICE_TYPE_GPU},
         {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}, {"custom", CL_DEVICE_TYPE_CUSTOM}};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        /* "gpu1": the second GPU (in `clrr devices` order) */
+        size_t n = strlen(types[t].n);
+        if (!strncasecmp(spec, types[t].n, n) && spec[n] >= '0' && spec[n] <= '9') {
+            unsigned long want = strtoul(spec + n, &end, 10), seen = 0;
+            for (unsigned i = 0; !*end && i < dm->nlive; i++)
+                if ((dm->live[i].type & types[t].t) && seen++ == want)
+                    return (int)i;
+            if (!*end) {
+                snprintf(err, cap, "--device %s: there %s %lu %s device%s here (see 'clrr devices')", spec,
+                         seen == 1 ? "is" : "are", seen, types[t].n, seen == 1 ? "" : "s");
+                return -1;
+            }
+        }
+    }
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
         if (!strcasecmp(spec, types[t].n)) {
             for (unsigned i = 0; i < dm->nlive; i++)

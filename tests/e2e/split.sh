@@ -68,7 +68,7 @@ done
     fail "no part of exactly one work-group"
 # the equal pair
 for a in "vecadd --size=10000_--iters=3" "jacobi --size=128_--iters=3" "nbody --size=512_--iters=2"; do
-    split "pthread pthread" ${a% *} "${a#* }" "0:1,1:1" >/dev/null
+    split "pthread pthread" ${a% *} "${a#* }" "cpu0:1,cpu1:1" >/dev/null
 done
 [ "$resident" -gt 0 ] || fail "no bytes were found already on a device"
 
