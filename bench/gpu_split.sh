@@ -18,8 +18,8 @@ mkdir -p /tmp/vend && echo libnvidia-opencl.so.1 >/tmp/vend/nvidia.icd && cp /et
 export OCL_ICD_VENDORS=/tmp/vend
 # compute-bound workloads at sizes a GPU takes milliseconds over, and two
 # memory-bound ones; traces stay under 16 MiB (what comes back from $OUT)
-WORKLOADS="ep --size=1048576_--pairs=4096 nbody --size=65536_--iters=2 blackscholes --size=1048576_--iters=2
-aes --size=393216_--iters=2 vecadd --size=1048576_--iters=2 histogram --size=4194304"
+WORKLOADS="ep --size=1048576_--pairs=4096 nbody --size=65536_--iters=2 blackscholes --size=524288
+aes --size=262144_--iters=2 vecadd --size=524288_--iters=2 histogram --size=4194304"
 case $mode in
 record)
     OUT=${3:?usage: gpu_split.sh record BUILD OUT}
