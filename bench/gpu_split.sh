@@ -30,7 +30,8 @@ record)
     ls -l "$OUT" ;;
 replay)
     DIR=${3:?usage: gpu_split.sh replay BUILD DIR OUT}
-    OUT=${4:?usage: gpu_split.sh replay BUILD DIR OUT}
+    RES=${4:?usage: gpu_split.sh replay BUILD DIR OUT}
+    OUT=$(mktemp -d)   # one JSON per run; the table goes to RES/split.md
     for rep in 1 2 3; do   # alternating runs, so drifts hit every variant
         for t in "$DIR"/*.clrr; do
             app=$(basename "$t" .clrr)
@@ -43,7 +44,7 @@ replay)
             done
         done
     done
-    python3 - "$OUT" <<'PY'
+    python3 - "$OUT" <<'PY' | tee "$RES/split.md"
 import glob, json, os, statistics, sys
 rows = {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
