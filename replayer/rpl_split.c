@@ -33,6 +33,11 @@ typedef struct rpl_split_dev {
     cl_platform_id plat;
     cl_context ctx;           /* NULL until a part that is not on a queue's device needs it */
     cl_command_queue q;
+    cl_mem pin;               /* pinned staging: a mapped CL_MEM_ALLOC_HOST_PTR buffer */
+    uint8_t *pin_ptr;
+    size_t pin_size;
+    size_t pin_used;          /* taken by the parts of launch pin_launch */
+    uint64_t pin_launch;
 } rpl_split_dev;
 
 typedef struct rpl_split_copy {
@@ -89,6 +94,11 @@ void rpl_split_free(rpl_session *s)
             s->api.clReleaseProgram(t->builds[i].prog);
     }
     for (unsigned i = 0; i < t->ndevs; i++) {
+        if (t->devs[i].pin) {
+            s->api.clEnqueueUnmapMemObject(t->devs[i].q, t->devs[i].pin, t->devs[i].pin_ptr, 0, NULL, NULL);
+            s->api.clFinish(t->devs[i].q);
+            s->api.clReleaseMemObject(t->devs[i].pin);
+        }
         if (t->devs[i].q && s->api.clReleaseCommandQueue)
             s->api.clReleaseCommandQueue(t->devs[i].q);
         if (t->devs[i].ctx && s->api.clReleaseContext)
@@ -189,6 +199,47 @@ static int rpl_split_dev_of(rpl_session *s, const char *spec, cl_device_id qdev,
     return 0;
 }
 
+/* Host memory that @p d's transfers reach at full speed (pageable memory
+ * goes through the driver's own staging, several times slower): a mapped
+ * CL_MEM_ALLOC_HOST_PTR buffer of at least @p need bytes, grown when a
+ * launch needs more. NULL when the device cannot give one (then malloc). */
+static uint8_t *rpl_split_pinned(rpl_session *s, rpl_split_dev *d, size_t need)
+{
+    if (d->pin_launch != s->split->launches) {   /* a new launch: all of it is free */
+        d->pin_launch = s->split->launches;
+        d->pin_used = 0;
+    }
+    if (d->pin && d->pin_size - d->pin_used >= need) {
+        d->pin_used += need;
+        return d->pin_ptr + d->pin_used - need;
+    }
+    if (d->pin_used)   /* another part of this launch holds it */
+        return NULL;
+    if (d->pin) {
+        s->api.clEnqueueUnmapMemObject(d->q, d->pin, d->pin_ptr, 0, NULL, NULL);
+        s->api.clFinish(d->q);
+        s->api.clReleaseMemObject(d->pin);
+        d->pin = NULL;
+        d->pin_ptr = NULL;
+        d->pin_size = 0;
+    }
+    size_t size = (need + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
+    cl_int e = CL_SUCCESS;
+    cl_mem b = s->api.clCreateBuffer(d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &e);
+    if (!b || e != CL_SUCCESS)
+        return NULL;
+    void *p = s->api.clEnqueueMapBuffer(d->q, b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, &e);
+    if (!p || e != CL_SUCCESS) {
+        s->api.clReleaseMemObject(b);
+        return NULL;
+    }
+    d->pin = b;
+    d->pin_ptr = p;
+    d->pin_size = size;
+    d->pin_used = need;
+    return d->pin_ptr;
+}
+
 /* The partition-ready kernel of split @p sp in context @p ctx (built once). */
 static cl_kernel rpl_split_kernel(rpl_session *s, const rpl_split *sp, cl_context ctx, cl_device_id dev, char *err,
                                   size_t cap)
@@ -263,7 +314,19 @@ typedef struct rpl_split_job {
     rpl_split_copy *copy[RPL_SPLIT_MAX_ARGS];
     uint8_t *before[RPL_SPLIT_MAX_ARGS];   /* diff: the bytes [wlo, whi) before the launch */
     uint8_t *after[RPL_SPLIT_MAX_ARGS];    /* the bytes [wlo, whi) the part left */
+    uint8_t *arena;           /* pinned staging the buffers above come from, or NULL (malloc) */
+    size_t used;
 } rpl_split_job;
+
+/* @p n bytes of job @p j's staging (pinned, or malloc'ed without it). */
+static uint8_t *rpl_split_take(rpl_split_job *j, uint64_t n)
+{
+    if (!j->arena)
+        return malloc(n ? (size_t)n : 1);
+    uint8_t *p = j->arena + j->used;
+    j->used += ((size_t)n + 63) & ~(size_t)63;
+    return p;
+}
 
 static uint64_t rpl_min64(uint64_t a, uint64_t b)
 {
@@ -295,7 +358,7 @@ static cl_int rpl_split_args(rpl_session *s, cl_kernel k, const rpl_split *sp, c
 static void rpl_split_jobs_free(rpl_split_job *jobs, unsigned n, const rpl_split *sp)
 {
     for (unsigned p = 0; p < n; p++)
-        for (unsigned a = 0; a < sp->nargs; a++) {
+        for (unsigned a = 0; !jobs[p].arena && a < sp->nargs; a++) {
             free(jobs[p].before[a]);
             free(jobs[p].after[a]);
         }
@@ -395,6 +458,14 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         if (!j->d)
             continue;
         cl_mem mems[RPL_SPLIT_MAX_ARGS] = {0};
+        size_t need = 0;   /* staging: each region read, and twice each written */
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            const rpl_split_region *r = &j->part->regions[a];
+            if (sp->args[a] == RPL_SPLIT_ARG_MEM)
+                need += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
+        }
+        j->arena = rpl_split_pinned(s, j->d, need);
+        j->used = 0;
         for (unsigned a = 0; a < sp->nargs; a++) {
             if (sp->args[a] != RPL_SPLIT_ARG_MEM)
                 continue;
@@ -430,7 +501,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 s->sum.split_resident += hi - lo;
                 continue;
             }
-            uint8_t *host = malloc((size_t)(hi - lo));
+            uint8_t *host = rpl_split_take(j, hi - lo);
             if (!host) {
                 st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
                 goto out;
@@ -441,7 +512,8 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 e = s->api.clEnqueueWriteBuffer(j->d->q, cp->buf, CL_TRUE, (size_t)lo, (size_t)(hi - lo), host, 0,
                                                 NULL, NULL);
             if (e != CL_SUCCESS) {
-                free(host);
+                if (!j->arena)
+                    free(host);
                 RPL_CL(e, "sending a part's bytes");
             }
             if (!resident) {
@@ -454,16 +526,18 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 s->sum.split_resident += hi - lo;
             }
             if (diff) {   /* the previous contents of what it may write */
-                uint8_t *b = malloc((size_t)(r->whi - r->wlo));
+                uint8_t *b = rpl_split_take(j, r->whi - r->wlo);
                 if (!b) {
-                    free(host);
+                    if (!j->arena)
+                        free(host);
                     st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
                     goto out;
                 }
                 memcpy(b, host + (r->wlo - lo), (size_t)(r->whi - r->wlo));
                 j->before[a] = b;
             }
-            free(host);
+            if (!j->arena)
+                free(host);
         }
         size_t off[3], gsz[3];
         for (unsigned d = 0; d < h.dim; d++) {
@@ -479,7 +553,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
             const rpl_split_region *r = &j->part->regions[a];
             if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
                 continue;
-            if (!(j->after[a] = malloc((size_t)(r->whi - r->wlo)))) {
+            if (!(j->after[a] = rpl_split_take(j, r->whi - r->wlo))) {
                 st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
                 goto out;
             }
@@ -507,6 +581,9 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                "launching a part");
         s->sum.split_parts++;
     }
+    /* the queue's parts start now, alongside the others (a driver may hold
+     * commands back until a flush) */
+    RPL_CL(s->api.clFlush(h.q), "clFlush");
     for (unsigned p = 0; p < sp->nparts; p++)
         if (jobs[p].d)
             RPL_CL(s->api.clFinish(jobs[p].d->q), "waiting for a part");
