@@ -549,18 +549,6 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, mems, extra), "setting a part's arguments");
         RPL_CL(s->api.clEnqueueNDRangeKernel(j->d->q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL, NULL),
                "launching a part");
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            const rpl_split_region *r = &j->part->regions[a];
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
-                continue;
-            if (!(j->after[a] = rpl_split_take(j, r->whi - r->wlo))) {
-                st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-                goto out;
-            }
-            RPL_CL(s->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
-                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, NULL),
-                   "reading a part's results");
-        }
         RPL_CL(s->api.clFlush(j->d->q), "clFlush");
         s->sum.split_parts++;
     }
@@ -584,6 +572,23 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     /* the queue's parts start now, alongside the others (a driver may hold
      * commands back until a flush) */
     RPL_CL(s->api.clFlush(h.q), "clFlush");
+    /* then what the other devices' parts write comes back (only once every
+     * part is running: a driver may make a read block) */
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &jobs[p];
+        for (unsigned a = 0; j->d && a < sp->nargs; a++) {
+            const rpl_split_region *r = &j->part->regions[a];
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
+                continue;
+            if (!(j->after[a] = rpl_split_take(j, r->whi - r->wlo))) {
+                st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+                goto out;
+            }
+            RPL_CL(s->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
+                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, NULL),
+                   "reading a part's results");
+        }
+    }
     for (unsigned p = 0; p < sp->nparts; p++)
         if (jobs[p].d)
             RPL_CL(s->api.clFinish(jobs[p].d->q), "waiting for a part");
