@@ -1,5 +1,6 @@
 # bench/: `make bench` runs the benchmark harness (bench.py, then the
-# optimizer's bench/opt.py and the live plans' bench/live.py) and prints
+# optimizer's bench/opt.py, the live plans' bench/live.py and the split
+# launches' bench/split.py) and prints
 # Markdown tables;
 # raw figures go to bench/results/*.json.
 BENCH_BINS := $(B)/bench/micro
@@ -13,6 +14,12 @@ bench: all
 	@$(B)/bench/xfer 4 9
 	@python3 bench/opt.py $(B)
 	@python3 bench/live.py $(B)
+	@python3 bench/split.py $(B)
+
+# `make bench-split`: split launches on PoCL's pairs (replay vs replay --plan).
+.PHONY: bench-split
+bench-split: all
+	@python3 bench/split.py $(B)
 
 # `make bench-opt`: the optimizer's table alone (replay vs replay --plan).
 .PHONY: bench-opt
