@@ -281,6 +281,12 @@ typedef struct rpl_summary {
     uint64_t split_bytes_in;  /* bytes brought back from them */
     uint64_t split_resident;  /* bytes not sent: the device held them already */
     uint64_t split_fallback;  /* split launches run whole (a part cannot run here) */
+    int64_t split_wait_ns;    /* split launches' wall time: waiting for earlier work, */
+    int64_t split_send_ns;    /* ... sending other devices their bytes, */
+    int64_t split_parts_ns;   /* ... from the first launch until the other devices'
+                               * parts and their read-backs are done, */
+    int64_t split_merge_ns;   /* ... then writing their results back, the queue's own
+                               * parts done */
     char split_note[320];     /* why the first of those ran whole ("" when none) */
     int64_t wall_ns;          /* the whole session so far */
     int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the

@@ -452,6 +452,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     if (nwait)
         RPL_CL(s->api.clWaitForEvents(nwait, wait), "waiting for the launch's wait list");
     RPL_CL(s->api.clFinish(h.q), "clFinish before the parts");
+    int64_t t_ready = rpl_clock_ns(), t_sent = 0;
     /* the other devices' parts: their bytes, their launch, their results */
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
@@ -552,6 +553,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         RPL_CL(s->api.clFlush(j->d->q), "clFlush");
         s->sum.split_parts++;
     }
+    t_sent = rpl_clock_ns();
     /* the queue's own device's parts, in place */
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
@@ -592,6 +594,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     for (unsigned p = 0; p < sp->nparts; p++)
         if (jobs[p].d)
             RPL_CL(s->api.clFinish(jobs[p].d->q), "waiting for a part");
+    int64_t t_parts = rpl_clock_ns();
     /* the results, into the application's buffers */
     for (unsigned a = 0; a < sp->nargs; a++) {
         if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
@@ -642,6 +645,11 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         RPL_CL(e, "merging a part's results");
     }
     RPL_CL(s->api.clFinish(h.q), "clFinish after the parts");
+    int64_t t_done = rpl_clock_ns();
+    s->sum.split_wait_ns += t_ready - t0;
+    s->sum.split_send_ns += t_sent - t_ready;
+    s->sum.split_parts_ns += t_parts - t_sent;
+    s->sum.split_merge_ns += t_done - t_parts;
     /* versions: what the launch wrote moved on; each other device's mirror
      * still holds what it wrote itself when the parts did not overlap */
     for (unsigned a = 0; a < sp->nargs; a++) {

@@ -361,11 +361,13 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                ",\"applied\":%" PRIu64 ",\"fell_back\":%" PRIu64 ",\"unmatched\":%" PRIu64 ",\"dropped\":%" PRIu64
                ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"unheld\":%" PRIu64 ",\"split\":%" PRIu64
                ",\"split_parts\":%" PRIu64 ",\"split_bytes_out\":%" PRIu64 ",\"split_bytes_in\":%" PRIu64
-               ",\"split_resident\":%" PRIu64 ",\"split_fallback\":%" PRIu64 ",\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
+               ",\"split_resident\":%" PRIu64 ",\"split_fallback\":%" PRIu64 ",\"split_ns\":{\"wait\":%" PRId64
+               ",\"send\":%" PRId64 ",\"parts\":%" PRId64 ",\"merge\":%" PRId64 "},\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
                ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
                ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
                ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, s->plan_split, s->split_parts,
-               s->split_bytes_out, s->split_bytes_in, s->split_resident, s->split_fallback, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
+               s->split_bytes_out, s->split_bytes_in, s->split_resident, s->split_fallback, s->split_wait_ns,
+               s->split_send_ns, s->split_parts_ns, s->split_merge_ns, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
                ps.effect.device_ns);
         for (size_t i = 0; i < nfb; i++) {
             const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
@@ -399,6 +401,12 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("          %" PRIu64 " launches ran split (%" PRIu64 " parts): %s sent to other devices, %s back, "
                "%s already there\n", s->plan_split, s->split_parts, cli_fmt_size(s->split_bytes_out, a),
                cli_fmt_size(s->split_bytes_in, b), cli_fmt_size(s->split_resident, c2));
+    }
+    if (s->plan_split) {
+        char w[CLI_FMT_CAP], x[CLI_FMT_CAP], y[CLI_FMT_CAP], z[CLI_FMT_CAP];
+        printf("          split time: waiting %s, sending %s, parts %s, results back %s\n",
+               cli_fmt_ns(s->split_wait_ns, w), cli_fmt_ns(s->split_send_ns, x), cli_fmt_ns(s->split_parts_ns, y),
+               cli_fmt_ns(s->split_merge_ns, z));
     }
     if (s->split_fallback)
         printf("          %" PRIu64 " split launches ran whole: %s\n", s->split_fallback, s->split_note);
