@@ -61,6 +61,10 @@ typedef struct rpl_split_build {
 struct rpl_split_state {
     rpl_split_dev devs[RPL_SPLIT_MAX_DEVS];
     unsigned ndevs;
+    /* the queues' own devices: their pinned staging, through a queue of
+     * ours in the application's context (the context is not ours) */
+    rpl_split_dev prims[RPL_SPLIT_MAX_DEVS];
+    unsigned nprims;
     rpl_split_copy *copies;   /* RPL_SPLIT_MAX_COPIES, allocated once: jobs point into it */
     size_t ncopies;
     rpl_split_build *builds;
@@ -92,6 +96,15 @@ void rpl_split_free(rpl_session *s)
             s->api.clReleaseKernel(t->builds[i].k);
         if (t->builds[i].prog && s->api.clReleaseProgram)
             s->api.clReleaseProgram(t->builds[i].prog);
+    }
+    for (unsigned i = 0; i < t->nprims; i++) {
+        if (t->prims[i].pin) {
+            s->api.clEnqueueUnmapMemObject(t->prims[i].q, t->prims[i].pin, t->prims[i].pin_ptr, 0, NULL, NULL);
+            s->api.clFinish(t->prims[i].q);
+            s->api.clReleaseMemObject(t->prims[i].pin);
+        }
+        if (t->prims[i].q)
+            s->api.clReleaseCommandQueue(t->prims[i].q);
     }
     for (unsigned i = 0; i < t->ndevs; i++) {
         if (t->devs[i].pin) {
@@ -238,6 +251,27 @@ static uint8_t *rpl_split_pinned(rpl_session *s, rpl_split_dev *d, size_t need)
     d->pin_size = size;
     d->pin_used = need;
     return d->pin_ptr;
+}
+
+/* The staging of a queue's device @p dev in the application's context
+ * @p ctx (made on first use); NULL when there is none. */
+static rpl_split_dev *rpl_split_prim(rpl_session *s, cl_context ctx, cl_device_id dev)
+{
+    struct rpl_split_state *t = s->split;
+    for (unsigned i = 0; i < t->nprims; i++)
+        if (t->prims[i].ctx == ctx && t->prims[i].dev == dev)
+            return t->prims[i].q ? &t->prims[i] : NULL;
+    if (t->nprims == RPL_SPLIT_MAX_DEVS)
+        return NULL;
+    rpl_split_dev *d = &t->prims[t->nprims++];
+    memset(d, 0, sizeof *d);
+    d->ctx = ctx;
+    d->dev = dev;
+    cl_int e = CL_SUCCESS;
+    d->q = s->api.clCreateCommandQueue(ctx, dev, 0, &e);
+    if (e != CL_SUCCESS)
+        d->q = NULL;
+    return d->q ? d : NULL;
 }
 
 /* The partition-ready kernel of split @p sp in context @p ctx (built once). */
@@ -453,6 +487,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         RPL_CL(s->api.clWaitForEvents(nwait, wait), "waiting for the launch's wait list");
     RPL_CL(s->api.clFinish(h.q), "clFinish before the parts");
     int64_t t_ready = rpl_clock_ns(), t_sent = 0;
+    rpl_split_dev *prim = rpl_split_prim(s, qctx, qdev);
     /* the other devices' parts: their bytes, their launch, their results */
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
@@ -507,8 +542,14 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
                 goto out;
             }
-            cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo), host, 0, NULL,
-                                                  NULL);
+            /* from the queue's device into its own pinned memory, then into
+             * the other device's (each driver moves only its own pinned
+             * memory at full speed) */
+            uint8_t *stage = prim ? rpl_split_pinned(s, prim, (size_t)(hi - lo)) : NULL;
+            cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo),
+                                                  stage ? stage : host, 0, NULL, NULL);
+            if (e == CL_SUCCESS && stage)
+                memcpy(host, stage, (size_t)(hi - lo));
             if (e == CL_SUCCESS && !resident)
                 e = s->api.clEnqueueWriteBuffer(j->d->q, cp->buf, CL_TRUE, (size_t)lo, (size_t)(hi - lo), host, 0,
                                                 NULL, NULL);
@@ -606,8 +647,12 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 const rpl_split_region *r = &sp->parts[p].regions[a];
                 if (!jobs[p].after[a])
                     continue;
-                RPL_CL(s->api.clEnqueueWriteBuffer(h.q, live, CL_FALSE, (size_t)r->wlo, (size_t)(r->whi - r->wlo),
-                                                   jobs[p].after[a], 0, NULL, NULL),
+                size_t len = (size_t)(r->whi - r->wlo);
+                uint8_t *stage = prim ? rpl_split_pinned(s, prim, len) : NULL;
+                if (stage)
+                    memcpy(stage, jobs[p].after[a], len);
+                RPL_CL(s->api.clEnqueueWriteBuffer(h.q, live, CL_FALSE, (size_t)r->wlo, len,
+                                                   stage ? stage : jobs[p].after[a], 0, NULL, NULL),
                        "writing a part's results back");
                 s->sum.split_bytes_in += r->whi - r->wlo;
             }
