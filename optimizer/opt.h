@@ -162,6 +162,13 @@ typedef struct opt_split_region {
     uint64_t rlo, rhi;        /* bytes [rlo, rhi) it may read (read) */
     uint64_t wlo, whi;        /* bytes [wlo, whi) it may write (write) */
 } opt_split_region;
+/* Where a part's bytes are for any range of work-groups [lo, hi) (1.4,
+ * for proportions adapted while the application runs): bytes
+ * [r[0] + r[1]*lo, r[2] + r[3]*hi), clamped to the buffer (r[1], r[3] >= 0). */
+typedef struct opt_split_model {
+    uint8_t read, write;
+    int64_t r[4], w[4];
+} opt_split_model;
 typedef struct opt_split_part {
     const char *device;       /* a device spec as `clrr devices` / --device take */
     uint64_t lo, hi;          /* work-groups [lo, hi) along the split dimension */
@@ -182,6 +189,8 @@ typedef struct opt_split {
     const uint8_t *merge;     /* per argument: OPT_MERGE_* */
     unsigned nparts;
     const opt_split_part *parts;
+    int adaptive;             /* models hold for every range: proportions may change */
+    const opt_split_model *models;   /* per argument when adaptive, else NULL */
 } opt_split;
 #define OPT_SPLIT_MAX_PARTS 16u
 

@@ -200,6 +200,15 @@ opt_status opt_plan_add_split(opt_plan *p, const opt_split *sp, uint32_t *id)
     d->args = args;
     d->merge = merge;
     d->parts = parts;
+    d->models = NULL;
+    if (sp->adaptive && sp->models) {
+        opt_split_model *md = opt_arena_alloc(&p->arena, na * sizeof *md);
+        if (!md)
+            return OPT_ERR_NOMEM;
+        memcpy(md, sp->models, sp->nargs * sizeof *md);
+        d->models = md;
+    }
+    d->adaptive = d->models != NULL;
     d->id = (uint32_t)++p->nsp;
     if (id)
         *id = d->id;
@@ -211,8 +220,14 @@ int opt_split_same(const opt_split *a, const opt_split *b)
     if (strcmp(a->kernel, b->kernel) || memcmp(a->program, b->program, 16) || strcmp(a->name, b->name) ||
         strcmp(a->source, b->source) || strcmp(a->options, b->options) || a->dim != b->dim ||
         a->groups != b->groups || a->nargs != b->nargs || a->nparts != b->nparts ||
-        memcmp(a->args, b->args, a->nargs) || memcmp(a->merge, b->merge, a->nargs))
+        memcmp(a->args, b->args, a->nargs) || memcmp(a->merge, b->merge, a->nargs) || a->adaptive != b->adaptive)
         return 0;
+    for (unsigned k = 0; a->adaptive && k < a->nargs; k++) {
+        const opt_split_model *x = &a->models[k], *y = &b->models[k];
+        if (x->read != y->read || x->write != y->write || (x->read && memcmp(x->r, y->r, sizeof x->r)) ||
+            (x->write && memcmp(x->w, y->w, sizeof x->w)))
+            return 0;
+    }
     for (unsigned i = 0; i < a->nparts; i++) {
         const opt_split_part *x = &a->parts[i], *y = &b->parts[i];
         if (strcmp(x->device, y->device) || x->lo != y->lo || x->hi != y->hi)

@@ -365,7 +365,7 @@ static opt_status opt_rd_enum(opt_rd *r, const json_t *v, const char *where, con
 static opt_status opt_rd_split(opt_rd *r, const json_t *o, size_t i)
 {
     static const char *const names[] = {"id", "kernel", "program", "name", "dim", "groups", "args", "merge",
-                                        "parts", "options", "source", NULL};
+                                        "parts", "models", "options", "source", NULL};
     static const char *const pn[] = {"device", "groups", "regions", NULL};
     static const char *const rn[] = {"read", "write", NULL};
     static const char *const an[] = {"value", "mem", "local"};
@@ -471,6 +471,54 @@ static opt_status opt_rd_split(opt_rd *r, const json_t *o, size_t i)
     z.args = args;
     z.merge = merge;
     z.parts = parts;
+    /* models: null (fixed parts), or per argument where each range's bytes are */
+    opt_split_model md[OPT_SPLIT_MAX_ARGS];
+    json_t *jmod = json_object_get(o, "models");
+    if (jmod && !json_is_null(jmod)) {
+        snprintf(w2, sizeof w2, "%s.models", where);
+        if (!json_is_array(jmod) || json_array_size(jmod) != z.nargs)
+            return opt_bad(r, OPT_ERR_PLAN, w2, "null, or one entry per kernel argument");
+        for (unsigned k = 0; k < z.nargs; k++) {
+            json_t *mo = json_array_get(jmod, k);
+            char w3[160];
+            memset(&md[k], 0, sizeof md[k]);
+            snprintf(w3, sizeof w3, "%s[%u]", w2, k);
+            if (args[k] != OPT_SPLIT_ARG_MEM) {
+                if (!json_is_null(mo))
+                    return opt_bad(r, OPT_ERR_PLAN, w3, "null for an argument that is not mem");
+                continue;
+            }
+            if (!json_is_object(mo))
+                return opt_bad(r, OPT_ERR_PLAN, w3, "expected {\"read\": MODEL, \"write\": MODEL}");
+            OPT_TRY(opt_members(r, mo, w3, rn));
+            for (int wr = 0; wr < 2; wr++) {
+                json_t *v = json_object_get(mo, wr ? "write" : "read");
+                int64_t *c = wr ? md[k].w : md[k].r;
+                if (!v || json_is_null(v))
+                    continue;
+                if (!json_is_array(v) || json_array_size(v) != 4)
+                    return opt_bad(r, OPT_ERR_PLAN, w3, "a model is null or [A, B, C, D]");
+                for (int q = 0; q < 4; q++) {
+                    json_t *n = json_array_get(v, (size_t)q);
+                    if (!json_is_integer(n) || ((q == 1 || q == 3) && json_integer_value(n) < 0))
+                        return opt_bad(r, OPT_ERR_PLAN, w3,
+                                       "a model is [A, B, C, D], integers, B and D not negative");
+                    c[q] = (int64_t)json_integer_value(n);
+                }
+                if (wr)
+                    md[k].write = 1;
+                else
+                    md[k].read = 1;
+            }
+            if (merge[k] == OPT_MERGE_CONCAT && md[k].write &&
+                (md[k].w[1] != md[k].w[3] || md[k].w[2] > md[k].w[0]))
+                return opt_bad(r, OPT_ERR_PLAN, w3, "concat needs a write model whose ranges never overlap");
+            if (merge[k] != OPT_MERGE_NONE && !md[k].write)
+                return opt_bad(r, OPT_ERR_PLAN, w3, "a merged argument needs a write model");
+        }
+        z.adaptive = 1;
+        z.models = md;
+    }
     return opt_plan_add_split(r->p, &z, NULL);
 }
 

@@ -103,10 +103,36 @@ static json_t *opt_split_json(const opt_split *z)
         json_decref(parts);
         return NULL;
     }
-    return json_pack("{s:o,s:s,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(z->id), "kernel", z->kernel,
+    json_t *models = json_null();
+    if (z->adaptive && z->models) {
+        models = json_array();
+        for (unsigned k = 0; models && k < z->nargs; k++) {
+            const opt_split_model *m = &z->models[k];
+            json_t *v = z->args[k] != OPT_SPLIT_ARG_MEM ? json_null()
+                        : json_pack("{s:o,s:o}", "read",
+                                    m->read ? json_pack("[I,I,I,I]", (json_int_t)m->r[0], (json_int_t)m->r[1],
+                                                        (json_int_t)m->r[2], (json_int_t)m->r[3])
+                                            : json_null(),
+                                    "write",
+                                    m->write ? json_pack("[I,I,I,I]", (json_int_t)m->w[0], (json_int_t)m->w[1],
+                                                         (json_int_t)m->w[2], (json_int_t)m->w[3])
+                                             : json_null());
+            if (json_array_append_new(models, v)) {
+                json_decref(models);
+                models = NULL;
+            }
+        }
+    }
+    if (!models) {
+        json_decref(args);
+        json_decref(merge);
+        json_decref(parts);
+        return NULL;
+    }
+    return json_pack("{s:o,s:s,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(z->id), "kernel", z->kernel,
                      "program", opt_hash_json(z->program), "name", z->name, "dim", (int)z->dim, "groups",
-                     opt_u64(z->groups), "args", args, "merge", merge, "parts", parts, "options", z->options,
-                     "source", z->source);
+                     opt_u64(z->groups), "args", args, "merge", merge, "parts", parts, "models", models, "options",
+                     z->options, "source", z->source);
 }
 
 opt_status opt_plan_write(const opt_plan *p, FILE *f)

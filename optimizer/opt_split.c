@@ -182,6 +182,89 @@ static void opt_split_shares(const opt_split_run *x, uint64_t groups, uint64_t *
     }
 }
 
+/* Fits, for one argument, the model of where a range of work-groups
+ * [lo, hi) reads or writes: the analysis's region of every single
+ * work-group g, [L(g), H(g)), must be [A + B*g, C + D*(g+1)) clamped to
+ * [0, size) with B, D >= 0 (so the region of [lo, hi), the hull of its
+ * groups', is [A + B*lo, C + D*hi) clamped). lo[g], hi[g]: the regions,
+ * on[g]: non-empty. @return 1 with m[4] set, 0 when it does not hold. */
+static int opt_split_fit(const uint64_t *lo, const uint64_t *hi, const uint8_t *on, uint64_t n, uint64_t size,
+                         int64_t m[4])
+{
+    uint64_t g1 = n / 2, g2 = g1 + 1 < n ? g1 + 1 : g1;
+    if (!on[g1] || !on[g2])
+        return 0;
+    int64_t b = g2 > g1 ? (int64_t)(lo[g2] - lo[g1]) : 0, d = g2 > g1 ? (int64_t)(hi[g2] - hi[g1]) : 0;
+    if (b < 0 || d < 0)
+        return 0;
+    int64_t a = (int64_t)lo[g1] - b * (int64_t)g1, c = (int64_t)hi[g1] - d * (int64_t)(g1 + 1);
+    for (uint64_t g = 0; g < n; g++) {
+        int64_t l = a + b * (int64_t)g, h = c + d * (int64_t)(g + 1);
+        uint64_t cl = l < 0 ? 0 : (uint64_t)l > size ? size : (uint64_t)l;
+        uint64_t ch = h < 0 ? 0 : (uint64_t)h > size ? size : (uint64_t)h;
+        if (!on[g] || cl != lo[g] || ch != hi[g])
+            return 0;
+    }
+    m[0] = a;
+    m[1] = b;
+    m[2] = c;
+    m[3] = d;
+    return 1;
+}
+
+/* The models of every buffer argument of a launch split along @p dim
+ * (PLAN.md, "Splits"): 1 when all hold (the proportions may then change
+ * while the application runs). At most 65536 work-groups are checked one
+ * by one; more: no models. */
+static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint8_t *args, const uint8_t *merge,
+                            const uint64_t g[3], unsigned dim, const ana_argval *vals, opt_split_model *md)
+{
+    uint64_t n = g[dim];
+    if (n > 65536 || n < 2)
+        return 0;
+    uint64_t *buf = malloc(4 * n * sizeof *buf);
+    uint8_t *on = malloc(2 * n);
+    int ok = buf && on;
+    for (unsigned a = 0; ok && a < k->nargs; a++) {
+        memset(&md[a], 0, sizeof md[a]);
+        if (args[a] != OPT_SPLIT_ARG_MEM)
+            continue;
+        uint64_t *rl = buf, *rh = buf + n, *wl = buf + 2 * n, *wh = buf + 3 * n, size = vals[a].size;
+        int anyr = 0, anyw = 0;
+        for (uint64_t i = 0; ok && i < n; i++) {
+            uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
+            glo[dim] = i;
+            ghi[dim] = i + 1;
+            ana_region rd, wr;
+            ok = ana_kernel_region(k, l, a, glo, ghi, &rd, &wr) == ANA_OK;
+            on[i] = !rd.empty;
+            rl[i] = rd.whole ? 0 : rd.lo > size ? size : rd.lo;
+            rh[i] = rd.whole ? size : rd.hi > size ? size : rd.hi;
+            if (on[i] && rl[i] >= rh[i])
+                on[i] = 0;
+            on[n + i] = !wr.empty;
+            wl[i] = wr.whole ? 0 : wr.lo > size ? size : wr.lo;
+            wh[i] = wr.whole ? size : wr.hi > size ? size : wr.hi;
+            if (on[n + i] && wl[i] >= wh[i])
+                on[n + i] = 0;
+            anyr |= on[i];
+            anyw |= on[n + i];
+        }
+        if (ok && anyr)
+            ok = md[a].read = (uint8_t)opt_split_fit(rl, rh, on, n, size, md[a].r);
+        if (ok && anyw)
+            ok = md[a].write = (uint8_t)opt_split_fit(wl, wh, on + n, n, size, md[a].w);
+        /* concatenation needs ranges that never overlap, whatever the proportions */
+        if (ok && merge[a] == OPT_MERGE_CONCAT)
+            ok = md[a].write && md[a].w[1] == md[a].w[3] && md[a].w[2] <= md[a].w[0];
+        if (ok && merge[a] != OPT_MERGE_NONE && !md[a].write)
+            ok = 0;
+    }
+    free(buf);
+    free(on);
+    return ok;
+}
+
 /* Plans launch @p c; *sid 0 when it is left alone (the reason noted). */
 static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t *sid)
 {
@@ -321,8 +404,10 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
     snprintf(name, sizeof name, "__clrr_part_%s", kname);
     tf_blobref h;
     tf_hash(prog->source, (size_t)prog->source_len, &h);
+    static opt_split_model md[OPT_SPLIT_MAX_ARGS];
+    int adaptive = opt_split_models(k, &l, args, merge, g, (unsigned)dim, vals, md);
     opt_split z = {0, kname, {0}, name, src, prog->options ? prog->options : "", (unsigned)dim, g[dim],
-                   k->nargs, args, merge, x->ndevs, parts};
+                   k->nargs, args, merge, x->ndevs, parts, adaptive, adaptive ? md : NULL};
     memcpy(z.program, h.hash, 16);
     for (size_t i = 0; i < opt_plan_split_count(x->p); i++)
         if (opt_split_same(opt_plan_split(x->p, i), &z)) {

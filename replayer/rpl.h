@@ -163,6 +163,10 @@ typedef struct rpl_split_region {
     uint8_t read, write;
     uint64_t rlo, rhi, wlo, whi;   /* bytes [lo, hi) of the argument */
 } rpl_split_region;
+typedef struct rpl_split_model {
+    uint8_t read, write;
+    int64_t r[4], w[4];       /* bytes [r[0] + r[1]*lo, r[2] + r[3]*hi) of a range [lo, hi) */
+} rpl_split_model;
 typedef struct rpl_split_part {
     const char *device;       /* device spec, as --device takes */
     uint64_t lo, hi;          /* work-groups [lo, hi) along the dimension */
@@ -180,6 +184,9 @@ typedef struct rpl_split {
     const uint8_t *merge;     /* per argument: RPL_MERGE_* */
     unsigned nparts;
     const rpl_split_part *parts;
+    int adaptive;             /* models hold for every range: the session refines the
+                               * proportions launch by launch (rpl_opts.split_fixed off) */
+    const rpl_split_model *models;   /* per argument when adaptive */
 } rpl_split;
 
 typedef struct rpl_fused_kernel {
@@ -224,6 +231,7 @@ typedef struct rpl_opts {
     rpl_tolerance tol;
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
+    int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
     void *user;               /* passed to the callbacks */
     void (*on_mismatch)(void *user, const rpl_mismatch *m);
     void (*on_time)(void *user, const rpl_cmd_time *t);
@@ -288,6 +296,10 @@ typedef struct rpl_summary {
     int64_t split_merge_ns;   /* ... then writing their results back, the queue's own
                                * parts done */
     char split_note[320];     /* why the first of those ran whole ("" when none) */
+    uint64_t split_adapted;   /* split launches whose proportions came from measuring
+                               * earlier launches of the same split */
+    char split_shares[320];   /* "KERNEL: DEV 61.0%, DEV 39.0%": the proportions the last
+                               * adapted split ended with ("" when none) */
     int64_t wall_ns;          /* the whole session so far */
     int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the
                                * measured part (range/kernel; all loops) */

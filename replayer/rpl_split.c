@@ -58,7 +58,17 @@ typedef struct rpl_split_build {
     char why[256];
 } rpl_split_build;
 
+/* The proportions of an adaptive split, refined launch by launch. */
+typedef struct rpl_split_adapt {
+    uint32_t id;
+    unsigned nparts;
+    uint64_t bound[RPL_SPLIT_MAX_PARTS + 1];   /* part p: work-groups [bound[p], bound[p+1]) */
+    uint64_t launches;
+} rpl_split_adapt;
+
 struct rpl_split_state {
+    rpl_split_adapt *adapt;
+    size_t nadapt;
     rpl_split_dev devs[RPL_SPLIT_MAX_DEVS];
     unsigned ndevs;
     /* the queues' own devices: their pinned staging, through a queue of
@@ -119,6 +129,7 @@ void rpl_split_free(rpl_session *s)
     }
     free(t->copies);
     free(t->builds);
+    free(t->adapt);
     free(t);
     s->split = NULL;
 }
@@ -201,7 +212,7 @@ static int rpl_split_dev_of(rpl_session *s, const char *spec, cl_device_id qdev,
         d->ctx = NULL;
         return -1;
     }
-    d->q = s->api.clCreateCommandQueue(d->ctx, d->dev, 0, &e);
+    d->q = s->api.clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);
     if (!d->q || e != CL_SUCCESS) {
         snprintf(err, cap, "device %.64s: clCreateCommandQueue failed (error %d)", spec, (int)e);
         s->api.clReleaseContext(d->ctx);
@@ -268,7 +279,7 @@ static rpl_split_dev *rpl_split_prim(rpl_session *s, cl_context ctx, cl_device_i
     d->ctx = ctx;
     d->dev = dev;
     cl_int e = CL_SUCCESS;
-    d->q = s->api.clCreateCommandQueue(ctx, dev, 0, &e);
+    d->q = s->api.clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
     if (e != CL_SUCCESS)
         d->q = NULL;
     return d->q ? d : NULL;
@@ -408,6 +419,80 @@ static void rpl_split_jobs_free(rpl_split_job *jobs, unsigned n, const rpl_split
         }                                                                                               \
     } while (0)
 
+static rpl_split_adapt *rpl_split_adapt_of(struct rpl_split_state *t, const rpl_split *sp)
+{
+    for (size_t i = 0; i < t->nadapt; i++)
+        if (t->adapt[i].id == sp->id)
+            return &t->adapt[i];
+    rpl_split_adapt *a = realloc(t->adapt, (t->nadapt + 1) * sizeof *a);
+    if (!a)
+        return NULL;
+    t->adapt = a;
+    a = &t->adapt[t->nadapt++];
+    memset(a, 0, sizeof *a);
+    a->id = sp->id;
+    a->nparts = sp->nparts;
+    for (unsigned p = 0; p < sp->nparts; p++)
+        a->bound[p] = sp->parts[p].lo;
+    a->bound[sp->nparts] = sp->groups;
+    return a;
+}
+
+static uint64_t rpl_model_at(int64_t c, int64_t k, uint64_t g, uint64_t size)
+{
+    int64_t v = c + k * (int64_t)g;
+    return v < 0 ? 0 : (uint64_t)v > size ? size : (uint64_t)v;
+}
+
+/* The regions of the parts [bound[p], bound[p+1]) from the split's models
+ * (@p sizes: each argument's buffer size) into @p rg (nparts x nargs). */
+static void rpl_split_regions(const rpl_split *sp, const uint64_t *bound, const uint64_t *sizes,
+                              rpl_split_region *rg)
+{
+    for (unsigned p = 0; p < sp->nparts; p++)
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            rpl_split_region *r = &rg[(size_t)p * sp->nargs + a];
+            const rpl_split_model *m = &sp->models[a];
+            memset(r, 0, sizeof *r);
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
+                continue;
+            if (m->read) {
+                r->rlo = rpl_model_at(m->r[0], m->r[1], bound[p], sizes[a]);
+                r->rhi = rpl_model_at(m->r[2], m->r[3], bound[p + 1], sizes[a]);
+                r->read = r->rlo < r->rhi;
+            }
+            if (m->write) {
+                r->wlo = rpl_model_at(m->w[0], m->w[1], bound[p], sizes[a]);
+                r->whi = rpl_model_at(m->w[2], m->w[3], bound[p + 1], sizes[a]);
+                r->write = r->wlo < r->whi;
+            }
+        }
+}
+
+/* Huchant's fixed point: each part's next share of the work-groups is in
+ * proportion to the rate (work-groups per ns) it ran at, at least one. */
+static void rpl_split_refine(rpl_split_adapt *a, const double *ns, uint64_t groups)
+{
+    double rate[RPL_SPLIT_MAX_PARTS], total = 0;
+    for (unsigned p = 0; p < a->nparts; p++) {
+        uint64_t n = a->bound[p + 1] - a->bound[p];
+        rate[p] = (double)n / (ns[p] > 1 ? ns[p] : 1);
+        total += rate[p];
+    }
+    uint64_t at = 0;
+    for (unsigned p = 0; p < a->nparts; p++) {
+        uint64_t left = groups - at, rest = a->nparts - p - 1;
+        uint64_t n = p + 1 == a->nparts ? left : (uint64_t)((double)groups * rate[p] / total + 0.5);
+        if (n < 1)
+            n = 1;
+        if (n > left - rest)
+            n = left - rest;
+        a->bound[p] = at;
+        at += n;
+    }
+    a->bound[a->nparts] = groups;
+}
+
 int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
 {
     *done = 0;
@@ -477,6 +562,39 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     *done = 1;
     t->launches++;
     int64_t t0 = rpl_clock_ns();
+    /* an adaptive split runs at the proportions its earlier launches measured */
+    rpl_split lsp;
+    rpl_split_part lparts[RPL_SPLIT_MAX_PARTS];
+    rpl_split_region *lrg = NULL;
+    rpl_split_adapt *ad = NULL;
+    cl_event kev[RPL_SPLIT_MAX_PARTS] = {0};
+    if (sp->adaptive && sp->models && !s->o.split_fixed && (ad = rpl_split_adapt_of(t, sp)) != NULL &&
+        (lrg = malloc((size_t)sp->nparts * sp->nargs * sizeof *lrg + 1)) != NULL) {
+        uint64_t sizes[RPL_SPLIT_MAX_ARGS] = {0};
+        for (unsigned a = 0; a < sp->nargs; a++)
+            if (sp->args[a] == RPL_SPLIT_ARG_MEM) {
+                cl_mem live;
+                size_t size = 0;
+                memcpy(&live, ko->kargs->a[a].value, sizeof live);
+                RPL_CL(s->api.clGetMemObjectInfo(live, CL_MEM_SIZE, sizeof size, &size, NULL), "clGetMemObjectInfo");
+                sizes[a] = size;
+            }
+        rpl_split_regions(sp, ad->bound, sizes, lrg);
+        for (unsigned p = 0; p < sp->nparts; p++) {
+            lparts[p] = sp->parts[p];
+            lparts[p].lo = ad->bound[p];
+            lparts[p].hi = ad->bound[p + 1];
+            lparts[p].regions = lrg + (size_t)p * sp->nargs;
+            jobs[p].part = &lparts[p];
+        }
+        lsp = *sp;
+        lsp.parts = lparts;
+        sp = &lsp;
+        if (ad->launches)
+            s->sum.split_adapted++;
+    } else {
+        ad = NULL;
+    }
     cl_ulong extra[9];
     for (unsigned d = 0; d < 3; d++) {
         extra[d] = d < h.dim ? h.gsz[d] : 1;
@@ -488,6 +606,9 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     RPL_CL(s->api.clFinish(h.q), "clFinish before the parts");
     int64_t t_ready = rpl_clock_ns(), t_sent = 0;
     rpl_split_dev *prim = rpl_split_prim(s, qctx, qdev);
+    /* the queue's own parts run on a queue of ours in its context (they can
+     * be timed there); the application's queue is idle until we return */
+    cl_command_queue pq = prim ? prim->q : h.q;
     /* the other devices' parts: their bytes, their launch, their results */
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
@@ -589,7 +710,8 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         off[sp->dim] = h.off[sp->dim] + (size_t)(j->part->lo * L);
         gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
         RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, mems, extra), "setting a part's arguments");
-        RPL_CL(s->api.clEnqueueNDRangeKernel(j->d->q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL, NULL),
+        RPL_CL(s->api.clEnqueueNDRangeKernel(j->d->q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL,
+                                             ad ? &kev[p] : NULL),
                "launching a part");
         RPL_CL(s->api.clFlush(j->d->q), "clFlush");
         s->sum.split_parts++;
@@ -608,13 +730,14 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         off[sp->dim] = h.off[sp->dim] + (size_t)(j->part->lo * L);
         gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
         RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, NULL, extra), "setting a part's arguments");
-        RPL_CL(s->api.clEnqueueNDRangeKernel(h.q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL, NULL),
+        RPL_CL(s->api.clEnqueueNDRangeKernel(pq, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL,
+                                             ad && prim ? &kev[p] : NULL),
                "launching a part");
         s->sum.split_parts++;
     }
     /* the queue's parts start now, alongside the others (a driver may hold
      * commands back until a flush) */
-    RPL_CL(s->api.clFlush(h.q), "clFlush");
+    RPL_CL(s->api.clFlush(pq), "clFlush");
     /* then what the other devices' parts write comes back (only once every
      * part is running: a driver may make a read block) */
     for (unsigned p = 0; p < sp->nparts; p++) {
@@ -635,6 +758,8 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     for (unsigned p = 0; p < sp->nparts; p++)
         if (jobs[p].d)
             RPL_CL(s->api.clFinish(jobs[p].d->q), "waiting for a part");
+    if (pq != h.q)
+        RPL_CL(s->api.clFinish(pq), "waiting for the queue's device's parts");
     int64_t t_parts = rpl_clock_ns();
     /* the results, into the application's buffers */
     for (unsigned a = 0; a < sp->nargs; a++) {
@@ -695,6 +820,27 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     s->sum.split_send_ns += t_sent - t_ready;
     s->sum.split_parts_ns += t_parts - t_sent;
     s->sum.split_merge_ns += t_done - t_parts;
+    if (ad) {   /* each part's kernel time, then the next proportions */
+        double ns[RPL_SPLIT_MAX_PARTS];
+        int all = 1;
+        for (unsigned p = 0; p < sp->nparts; p++) {
+            cl_ulong b = 0, e = 0;
+            all = all && kev[p] &&
+                  s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) == CL_SUCCESS &&
+                  s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) == CL_SUCCESS &&
+                  e >= b;
+            ns[p] = all ? (double)(e - b) : 0;
+        }
+        if (all) {
+            rpl_split_refine(ad, ns, sp->groups);
+            ad->launches++;
+            int n = snprintf(s->sum.split_shares, sizeof s->sum.split_shares, "%.64s:", sp->kernel);
+            for (unsigned p = 0; p < sp->nparts && n > 0 && (size_t)n < sizeof s->sum.split_shares; p++)
+                n += snprintf(s->sum.split_shares + n, sizeof s->sum.split_shares - (size_t)n, "%s %.32s %.1f%%",
+                              p ? "," : "", sp->parts[p].device,
+                              100.0 * (double)(ad->bound[p + 1] - ad->bound[p]) / (double)sp->groups);
+        }
+    }
     /* versions: what the launch wrote moved on; each other device's mirror
      * still holds what it wrote itself when the parts did not overlap */
     for (unsigned a = 0; a < sp->nargs; a++) {
@@ -734,7 +880,11 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         s->iter_exec += x.host_ns;
     }
 out:
+    for (unsigned p = 0; p < RPL_SPLIT_MAX_PARTS; p++)
+        if (kev[p])
+            s->api.clReleaseEvent(kev[p]);
     rpl_split_jobs_free(jobs, sp->nparts, sp);
+    free(lrg);
     rpl_scratch_free(&x);
     return st;
 }

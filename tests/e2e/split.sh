@@ -72,17 +72,44 @@ for a in "vecadd --size=10000_--iters=3" "jacobi --size=128_--iters=3" "nbody --
 done
 [ "$resident" -gt 0 ] || fail "no bytes were found already on a device"
 
-# the test can fail: a helper part that does not bring back its last 4 bytes
-python3 - "$TMP/vecadd-basic-pthread-1_1-0_3.plan" "$TMP/short.plan" <<'PY'
+# the test can fail: a helper part that does not bring back 4 of its bytes,
+# with the plan's proportions (--split-fixed: the parts' regions) and with
+# measured ones (the models)
+python3 - "$TMP/vecadd-basic-pthread-1_1-0_3.plan" "$TMP/short.plan" "$TMP/short-model.plan" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-r = d["splits"][0]["parts"][1]["regions"][2]
-r["write"][1] -= 4
+s = d["splits"][0]
+assert s["models"], "vecadd's split has no models"
+s["parts"][1]["regions"][2]["write"][1] -= 4
 json.dump(d, open(sys.argv[2], "w"))
+d = json.load(open(sys.argv[1]))
+d["splits"][0]["models"][2]["write"][0] += 4
+json.dump(d, open(sys.argv[3], "w"))
 PY
-POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan "$TMP/short.plan" >"$TMP/short.json" 2>"$TMP/short.err" &&
-    fail "a plan that loses bytes replays as verified"
-[ "$(j "$TMP/short.json" "d['mismatches'] > 0")" = True ] || fail "no mismatch for a plan that loses bytes: $(cat "$TMP/short.err")"
+for v in "short.plan --split-fixed" "short-model.plan"; do
+    POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan "$TMP"/$v \
+        >"$TMP/short.json" 2>"$TMP/short.err" && fail "a plan that loses bytes replays as verified ($v)"
+    [ "$(j "$TMP/short.json" "d['mismatches'] > 0")" = True ] || fail "no mismatch for $v: $(cat "$TMP/short.err")"
+done
+
+# adaptive proportions: nbody over 8 steps on the unequal pair starts even
+# and ends with more work-groups on the faster device; --split-fixed keeps 1:1
+POCL_DEVICES="basic pthread" "$CLRR" record -o "$TMP/nb8.clrr" -- "$APPS/nbody" --size 4096 --iters 8 --device 1 \
+    --quiet || fail "recording nbody"
+POCL_DEVICES="basic pthread" "$CLRR" optimize "$TMP/nb8.clrr" -o "$TMP/nb8.plan" --passes none --split 1:1,0:1 \
+    >/dev/null || fail "optimize nbody"
+POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/nb8.clrr" --plan "$TMP/nb8.plan" >"$TMP/nb8.json" ||
+    fail "nbody adaptive: $(head -c 1000 "$TMP/nb8.json")"
+[ "$(j "$TMP/nb8.json" "d['plan']['split_adapted']")" = 7 ] || fail "nbody: $(j "$TMP/nb8.json" "d['plan']")"
+python3 - "$TMP/nb8.json" <<'PY' || fail "nbody's shares: $(j "$TMP/nb8.json" "d['plan']['split_shares']")"
+import json, re, sys
+s = json.load(open(sys.argv[1]))["plan"]["split_shares"]
+share = dict(re.findall(r" (\d) ([0-9.]+)%", s))
+assert float(share["1"]) > 55 and float(share["0"]) < 45, s   # pthread (every core) over basic (one)
+PY
+POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/nb8.clrr" --plan "$TMP/nb8.plan" --split-fixed \
+    >"$TMP/nb8f.json" || fail "nbody --split-fixed"
+[ "$(j "$TMP/nb8f.json" "(d['plan']['split'], d['plan']['split_adapted'])")" = "(8, 0)" ] || fail "--split-fixed adapted"
 
 # a device that is not here: the launches run whole, verified
 POCL_DEVICES="pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan \
@@ -127,4 +154,7 @@ corrupt "s['parts'] = []" "parts: at least one"
 corrupt "d['transformations'][0]['split'] = 9" "no split 9"
 corrupt "d['version'] = '1.3'" "must be null before 1.4"
 corrupt "s['parts'][0]['regions'][0]['read'] = [5, 5]" "0 <= LO < HI"
+corrupt "s['models'][2]['write'] = [0, 4, 8, 4]" "never overlap"
+corrupt "s['models'][0]['read'] = [0, -4, 0, 4]" "B and D not negative"
+corrupt "s['models'][3] = {'read': None, 'write': None}" "not mem"
 echo "ok: every workload split over PoCL's unequal and equal pairs, awkward splits, diff merge, resident data; bad plans refused"

@@ -42,6 +42,9 @@ static const char cli_replay_usage[] =
     "                    both); every read-back is still verified against the\n"
     "                    recording (not with --range, --kernel, --compare,\n"
     "                    --exact-calls)\n"
+    "  --split-fixed     split launches keep the plan's proportions (by default a\n"
+    "                    split launched again takes proportions from the time each\n"
+    "                    device's part took)\n"
     "  --exact-calls     make exactly the recorded calls and no others (no\n"
     "                    device discovery, no events of its own); read-backs are\n"
     "                    verified at the application's own synchronization\n"
@@ -306,6 +309,7 @@ static struct {
     rpl_split_part parts[OPT_SPLIT_MAX_PARTS];
     rpl_split_region *rg;
     size_t caprg;
+    rpl_split_model models[OPT_SPLIT_MAX_PARTS > 128 ? OPT_SPLIT_MAX_PARTS : 128];
 } cli_split_conv;
 
 static int cli_plan_split(void *user, rpl_split *out)
@@ -329,8 +333,14 @@ static int cli_plan_split(void *user, rpl_split *out)
         }
         cli_split_conv.parts[i] = (rpl_split_part){z->parts[i].device, z->parts[i].lo, z->parts[i].hi, rg};
     }
+    int adaptive = z->adaptive && z->models && z->nargs <= 128;
+    for (unsigned a = 0; adaptive && a < z->nargs; a++) {
+        const opt_split_model *m = &z->models[a];
+        cli_split_conv.models[a] = (rpl_split_model){m->read, m->write, {m->r[0], m->r[1], m->r[2], m->r[3]},
+                                                     {m->w[0], m->w[1], m->w[2], m->w[3]}};
+    }
     *out = (rpl_split){z->id, z->kernel, z->name, z->source, z->options, z->dim, z->groups, z->nargs, z->args,
-                       z->merge, z->nparts, cli_split_conv.parts};
+                       z->merge, z->nparts, cli_split_conv.parts, adaptive, adaptive ? cli_split_conv.models : NULL};
     return 0;
 }
 
@@ -379,6 +389,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         cli_json_cstr(stdout, s->plan_unbuilt);
         printf(",\"split_note\":");
         cli_json_cstr(stdout, s->split_note);
+        printf(",\"split_adapted\":%" PRIu64 ",\"split_shares\":", s->split_adapted);
+        cli_json_cstr(stdout, s->split_shares);
         printf("}");
         return;
     }
@@ -408,6 +420,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                cli_fmt_ns(s->split_wait_ns, w), cli_fmt_ns(s->split_send_ns, x), cli_fmt_ns(s->split_parts_ns, y),
                cli_fmt_ns(s->split_merge_ns, z));
     }
+    if (s->split_adapted)
+        printf("          %" PRIu64 " split launches at measured proportions; last %s\n", s->split_adapted,
+               s->split_shares);
     if (s->split_fallback)
         printf("          %" PRIu64 " split launches ran whole: %s\n", s->split_fallback, s->split_note);
     for (size_t i = 0; i < nfb && i < 5; i++) {
@@ -503,7 +518,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 static int cli_replay_run(int argc, char **argv)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN };
+           O_JSON, O_PLAN, O_SPLIT_FIXED };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -511,7 +526,7 @@ static int cli_replay_run(int argc, char **argv)
         {"compare", required_argument, NULL, O_COMPARE}, {"exact-calls", no_argument, NULL, O_EXACT},
         {"no-verify", no_argument, NULL, O_NOVERIFY}, {"max-memory", required_argument, NULL, O_MAXMEM},
         {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
-        {"plan", required_argument, NULL, O_PLAN},
+        {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
         {NULL, 0, NULL, 0},
     };
     rpl_opts o;
@@ -568,6 +583,7 @@ static int cli_replay_run(int argc, char **argv)
                 return cli_usage_err("--plan takes a plan file ('clrr optimize' writes one), not ''");
             r.plan_path = optarg;
             break;
+        case O_SPLIT_FIXED: o.split_fixed = 1; break;
         case 'q': r.quiet = 1; break;
         case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
