@@ -6,7 +6,8 @@
 #                                           into OUT (and `clrr devices`)
 #   (here) clrr optimize OUT/APP.clrr -o OUT/APP.TAG.plan --passes none
 #          --split SPEC, for each split to measure (devices by the indices
-#          of OUT/devices.txt)
+#          of OUT/devices.txt, or gpu0, gpu1, cpu0); a copy named
+#          APP.TAG-fixed.plan runs with --split-fixed
 #   bench/gpu_split.sh replay BUILD DIR OUT replays each trace plain and with
 #                                           each of its plans, --loop 5,
 #                                           verified; one JSON per run in OUT
@@ -40,7 +41,9 @@ replay)
             for p in none "$DIR/$app".*.plan; do
                 [ "$p" = none ] || [ -e "$p" ] || continue
                 tag=$([ "$p" = none ] && echo plain || basename "$p" .plan | sed "s/^$app\.//")
-                "$B/bin/clrr" replay --json --loop 5 --device gpu --tolerance rel=1e-3,abs=1e-5 "$t" $([ "$p" = none ] || echo --plan "$p") \
+                # a plan APP.TAG-fixed.plan runs with --split-fixed (the plan's proportions)
+                "$B/bin/clrr" replay --json --loop 5 --device gpu --tolerance rel=1e-3,abs=1e-5 "$t" \
+                    $([ "$p" = none ] || echo --plan "$p") $(case $tag in *-fixed) echo --split-fixed;; esac) \
                     >"$OUT/$app.$tag.$rep.json" 2>"$OUT/$app.$tag.$rep.err" ||
                     echo "FAILED: $app $tag: $(head -c 300 "$OUT/$app.$tag.$rep.err")"
             done
@@ -55,15 +58,18 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         d = json.load(open(f))
     except Exception:
         continue
+    pl = d.get("plan", {})
     rows.setdefault((app, tag), []).append((d["exec_ns_loop_median"] / 1e6, d["ok"], d["mismatches"],
-                                            d.get("plan", {}).get("split", 0), d.get("plan", {}).get("split_fallback", 0)))
-print("| workload | run | ms per loop (median of 3) | vs plain | verified | split launches | ran whole |")
-print("|---|---|---|---|---|---|---|")
+                                            pl.get("split", 0), pl.get("split_fallback", 0), pl.get("split_adapted", 0),
+                                            pl.get("split_shares", "")))
+print("| workload | run | ms per loop (median of 3) | vs plain | verified | split launches | ran whole | adapted | last shares |")
+print("|---|---|---|---|---|---|---|---|---|")
 for (app, tag), v in sorted(rows.items()):
     ms = statistics.median(x[0] for x in v)
     base = rows.get((app, "plain"))
     b = statistics.median(x[0] for x in base) if base else None
-    print(f"| {app} | {tag} | {ms:.2f} | {b / ms if b else 0:.2f}x | {all(x[1] and x[2] == 0 for x in v)} | {v[0][3]} | {v[0][4]} |")
+    print(f"| {app} | {tag} | {ms:.2f} | {b / ms if b else 0:.2f}x | {all(x[1] and x[2] == 0 for x in v)} | {v[0][3]} | "
+          f"{v[0][4]} | {v[0][5]} | {v[0][6]} |")
 PY
     ;;
 esac
