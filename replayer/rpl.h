@@ -296,6 +296,8 @@ typedef struct rpl_summary {
     int64_t split_merge_ns;   /* ... then writing their results back, the queue's own
                                * parts done */
     char split_note[320];     /* why the first of those ran whole ("" when none) */
+    uint64_t split_declined;  /* split launches run whole: measured, the queue's device
+                               * alone was faster (tried again every 16th launch) */
     uint64_t split_adapted;   /* split launches whose proportions came from measuring
                                * earlier launches of the same split */
     char split_shares[320];   /* "KERNEL: DEV 61.0%, DEV 39.0%": the proportions the last

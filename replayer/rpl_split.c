@@ -64,7 +64,12 @@ typedef struct rpl_split_adapt {
     unsigned nparts;
     uint64_t bound[RPL_SPLIT_MAX_PARTS + 1];   /* part p: work-groups [bound[p], bound[p+1]) */
     uint64_t launches;
+    uint64_t whole_left;      /* launches to run whole before trying the split again */
 } rpl_split_adapt;
+
+/* Launches a split predicted slower than its queue's device alone runs
+ * whole before it is measured again (the load may have moved). */
+#define RPL_SPLIT_REPROBE 15
 
 struct rpl_split_state {
     rpl_split_adapt *adapt;
@@ -361,6 +366,8 @@ typedef struct rpl_split_job {
     uint8_t *after[RPL_SPLIT_MAX_ARGS];    /* the bytes [wlo, whi) the part left */
     uint8_t *arena;           /* pinned staging the buffers above come from, or NULL (malloc) */
     size_t used;
+    int64_t send_ns;          /* host time spent sending its bytes */
+    cl_event rev[RPL_SPLIT_MAX_ARGS];   /* its read-backs (adaptive: timed) */
 } rpl_split_job;
 
 /* @p n bytes of job @p j's staging (pinned, or malloc'ed without it). */
@@ -400,8 +407,12 @@ static cl_int rpl_split_args(rpl_session *s, cl_kernel k, const rpl_split *sp, c
     return CL_SUCCESS;
 }
 
-static void rpl_split_jobs_free(rpl_split_job *jobs, unsigned n, const rpl_split *sp)
+static void rpl_split_jobs_free(rpl_session *s, rpl_split_job *jobs, unsigned n, const rpl_split *sp)
 {
+    for (unsigned p = 0; p < n; p++)
+        for (unsigned a = 0; a < sp->nargs; a++)
+            if (jobs[p].rev[a])
+                s->api.clReleaseEvent(jobs[p].rev[a]);
     for (unsigned p = 0; p < n; p++)
         for (unsigned a = 0; !jobs[p].arena && a < sp->nargs; a++) {
             free(jobs[p].before[a]);
@@ -552,6 +563,16 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         if (!jobs[p].k)
             snprintf(why, sizeof why, "%s does not build on %s: %s", sp->name, sp->parts[p].device, e2);
     }
+    /* a split its measurements say is slower than the queue's device alone
+     * runs whole, and is measured again now and then */
+    rpl_split_adapt *ad0 = !why[0] && sp->adaptive && sp->models && !s->o.split_fixed ? rpl_split_adapt_of(t, sp)
+                                                                                       : NULL;
+    if (ad0 && ad0->whole_left) {
+        ad0->whole_left--;
+        s->sum.split_declined++;
+        rpl_scratch_free(&x);
+        return RPL_OK;
+    }
     if (why[0]) {
         s->sum.split_fallback++;
         if (!s->sum.split_note[0])
@@ -622,6 +643,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 need += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
         }
         j->arena = rpl_split_pinned(s, j->d, need);
+        int64_t ts = rpl_clock_ns();
         j->used = 0;
         for (unsigned a = 0; a < sp->nargs; a++) {
             if (sp->args[a] != RPL_SPLIT_ARG_MEM)
@@ -702,6 +724,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
             if (!j->arena)
                 free(host);
         }
+        j->send_ns = rpl_clock_ns() - ts;
         size_t off[3], gsz[3];
         for (unsigned d = 0; d < h.dim; d++) {
             off[d] = h.off[d];
@@ -751,7 +774,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 goto out;
             }
             RPL_CL(s->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
-                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, NULL),
+                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, ad ? &j->rev[a] : NULL),
                    "reading a part's results");
         }
     }
@@ -820,7 +843,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     s->sum.split_send_ns += t_sent - t_ready;
     s->sum.split_parts_ns += t_parts - t_sent;
     s->sum.split_merge_ns += t_done - t_parts;
-    if (ad) {   /* each part's kernel time, then the next proportions */
+    if (ad) {   /* what each part cost, then the next proportions */
         double ns[RPL_SPLIT_MAX_PARTS];
         int all = 1;
         for (unsigned p = 0; p < sp->nparts; p++) {
@@ -830,15 +853,45 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                   s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) == CL_SUCCESS &&
                   e >= b;
             ns[p] = all ? (double)(e - b) : 0;
+            /* another device's part also costs its transfers: what it was
+             * sent, and its results back (read there, written here: twice
+             * the read) */
+            for (unsigned a = 0; all && jobs[p].d && a < sp->nargs; a++)
+                if (jobs[p].rev[a] &&
+                    s->api.clGetEventProfilingInfo(jobs[p].rev[a], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ==
+                        CL_SUCCESS &&
+                    s->api.clGetEventProfilingInfo(jobs[p].rev[a], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) ==
+                        CL_SUCCESS &&
+                    e >= b)
+                    ns[p] += 2.0 * (double)(e - b);
+            if (all && jobs[p].d)
+                ns[p] += (double)jobs[p].send_ns;
         }
         if (all) {
+            /* the queue's device alone, at the rate its parts ran, against
+             * what this split took (its transfers are not in parallel with
+             * the parts): after a few launches to settle the proportions, a
+             * split that loses runs whole for a while */
+            double qgroups = 0, qns = 0;
+            for (unsigned p = 0; p < sp->nparts; p++)
+                if (!jobs[p].d) {
+                    qgroups += (double)(sp->parts[p].hi - sp->parts[p].lo);
+                    qns += ns[p];
+                }
+            int whole = ad->launches >= 2 && qgroups > 0 && qns > 0 &&
+                        (double)sp->groups * qns / qgroups <= (double)(t_done - t_ready);
             rpl_split_refine(ad, ns, sp->groups);
             ad->launches++;
+            if (whole)
+                ad->whole_left = RPL_SPLIT_REPROBE;
             int n = snprintf(s->sum.split_shares, sizeof s->sum.split_shares, "%.64s:", sp->kernel);
             for (unsigned p = 0; p < sp->nparts && n > 0 && (size_t)n < sizeof s->sum.split_shares; p++)
                 n += snprintf(s->sum.split_shares + n, sizeof s->sum.split_shares - (size_t)n, "%s %.32s %.1f%%",
                               p ? "," : "", sp->parts[p].device,
                               100.0 * (double)(ad->bound[p + 1] - ad->bound[p]) / (double)sp->groups);
+            if (whole && n > 0 && (size_t)n < sizeof s->sum.split_shares)
+                snprintf(s->sum.split_shares + n, sizeof s->sum.split_shares - (size_t)n,
+                         "; whole on the queue's device is faster");
         }
     }
     /* versions: what the launch wrote moved on; each other device's mirror
@@ -883,7 +936,7 @@ out:
     for (unsigned p = 0; p < RPL_SPLIT_MAX_PARTS; p++)
         if (kev[p])
             s->api.clReleaseEvent(kev[p]);
-    rpl_split_jobs_free(jobs, sp->nparts, sp);
+    rpl_split_jobs_free(s, jobs, sp->nparts, sp);
     free(lrg);
     rpl_scratch_free(&x);
     return st;

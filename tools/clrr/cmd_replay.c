@@ -389,7 +389,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         cli_json_cstr(stdout, s->plan_unbuilt);
         printf(",\"split_note\":");
         cli_json_cstr(stdout, s->split_note);
-        printf(",\"split_adapted\":%" PRIu64 ",\"split_shares\":", s->split_adapted);
+        printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_shares\":", s->split_adapted,
+               s->split_declined);
         cli_json_cstr(stdout, s->split_shares);
         printf("}");
         return;
@@ -420,9 +421,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                cli_fmt_ns(s->split_wait_ns, w), cli_fmt_ns(s->split_send_ns, x), cli_fmt_ns(s->split_parts_ns, y),
                cli_fmt_ns(s->split_merge_ns, z));
     }
-    if (s->split_adapted)
-        printf("          %" PRIu64 " split launches at measured proportions; last %s\n", s->split_adapted,
-               s->split_shares);
+    if (s->split_adapted || s->split_declined)
+        printf("          %" PRIu64 " split launches at measured proportions, %" PRIu64 " run whole (the queue's "
+               "device alone measured faster); last %s\n", s->split_adapted, s->split_declined, s->split_shares);
     if (s->split_fallback)
         printf("          %" PRIu64 " split launches ran whole: %s\n", s->split_fallback, s->split_note);
     for (size_t i = 0; i < nfb && i < 5; i++) {
