@@ -126,6 +126,97 @@ static void test_occurrences(void)
     opt_plan_free(q);
 }
 
+/* @p text with the first @p from replaced by @p to (malloc'd). */
+static char *subst(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    CU_ASSERT_FATAL(at != NULL);
+    size_t k = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
+    char *t = malloc(n + 1);
+    CU_ASSERT_FATAL(t != NULL);
+    memcpy(t, text, k);
+    strcpy(t + k, to);
+    strcat(t, at + strlen(from));
+    return t;
+}
+
+/* A 1.4 plan: the first transformation a split with models. */
+static char *split_plan(void)
+{
+    static const char *const steps[][2] = {
+        {"\"version\": \"1.0\"", "\"version\": \"1.4\""},
+        {"{\"name\":\"dead\",\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":1,",
+         "{\"name\":\"split\",\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":1,"},
+        {"\"pass\":\"dead\",\"action\":\"drop\"", "\"pass\":\"split\",\"action\":\"split\",\"split\":1"},
+        {"\"splits\": null", "\"splits\": [{\"id\":1,\"kernel\":\"scale_lo\","
+         "\"program\":\"dd36658719cd909a9bfe41b6885b311a\",\"name\":\"__clrr_part_scale_lo\",\"dim\":0,\"groups\":16,"
+         "\"args\":[\"mem\",\"value\"],\"merge\":[\"concat\",\"none\"],\"parts\":["
+         "{\"device\":\"gpu0\",\"groups\":[0,5],\"regions\":[{\"read\":[0,1280],\"write\":[0,1280]},null]},"
+         "{\"device\":\"cpu\",\"groups\":[5,16],\"regions\":[{\"read\":[1280,4096],\"write\":[1280,4096]},null]}],"
+         "\"models\":[{\"read\":[0,256,0,256],\"write\":[0,256,0,256]},null],\"options\":\"\","
+         "\"source\":\"__kernel void scale_lo() {}\"}]"},
+    };
+    char *t = strdup(valid);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        char *u = subst(t, steps[i][0], steps[i][1]);
+        free(t);
+        t = u;
+    }
+    return t;
+}
+
+static void test_splits(void)
+{
+    char *t = split_plan();
+    opt_plan *p = NULL, *q = NULL;
+    char err[256] = "";
+    opt_status st = opt_plan_parse(t, strlen(t), &p, err, sizeof err);
+    if (st != OPT_OK)
+        fprintf(stderr, "\n  split plan: %s\n", err);
+    CU_ASSERT_FATAL(st == OPT_OK);
+    const opt_split *z = opt_plan_split(p, 0);
+    CU_ASSERT_FATAL(opt_plan_split_count(p) == 1 && z != NULL);
+    CU_ASSERT(opt_plan_xform(p, 0)->action == OPT_ACT_SPLIT && opt_plan_xform(p, 0)->split == 1);
+    CU_ASSERT(z->nparts == 2 && z->parts[1].lo == 5 && z->parts[1].hi == 16 && !strcmp(z->parts[1].device, "cpu"));
+    CU_ASSERT(z->parts[1].regions[0].write && z->parts[1].regions[0].wlo == 1280 && z->merge[0] == OPT_MERGE_CONCAT);
+    CU_ASSERT(z->adaptive && z->models[0].write && z->models[0].w[1] == 256 && !z->models[1].read);
+    /* written back and read again: the same split */
+    char *w = write_text(p);
+    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+    const opt_split *y = opt_plan_split(q, 0);
+    CU_ASSERT_FATAL(opt_plan_split_count(q) == 1 && y != NULL);
+    CU_ASSERT(y->nparts == 2 && y->parts[1].lo == 5 && !strcmp(y->parts[0].device, "gpu0") && y->adaptive &&
+              !memcmp(y->models[0].r, z->models[0].r, sizeof y->models[0].r) &&
+              y->parts[0].regions[0].rhi == 1280 && !strcmp(y->source, z->source) && y->groups == 16);
+    free(w);
+    opt_plan_free(q);
+    q = NULL;
+    /* refusals, each naming where */
+    static const char *const bad[][3] = {
+        {"\"groups\":[5,16]", "\"groups\":[6,16]", "cover the work-groups"},
+        {"[1280,4096],\"write\":[1280,4096]", "[1280,4096],\"write\":[1000,4096]", "overlapping bytes"},
+        {"\"write\":[0,256,0,256]}", "\"write\":[0,256,8,256]}", "never overlap"},
+        {"\"models\":[{\"read\":[0,256,0,256]", "\"models\":[{\"read\":[0,-1,0,256]", "not negative"},
+        {"\"split\":1", "\"split\":2", "no split 2"},
+        {"\"dim\":0", "\"dim\":3", "dim"},
+        {"\"merge\":[\"concat\",\"none\"]", "\"merge\":[\"concat\",\"diff\"]", "only a mem argument"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *u = subst(t, bad[i][0], bad[i][1]);
+        err[0] = 0;
+        st = opt_plan_parse(u, strlen(u), &q, err, sizeof err);
+        int ok = st == OPT_ERR_PLAN && !q && strstr(err, bad[i][2]) && !strchr(err, '\n');
+        if (!ok)
+            fprintf(stderr, "\n  split refusal %zu: status %d, '%s'\n", i, st, err);
+        CU_ASSERT(ok);
+        opt_plan_free(q);
+        q = NULL;
+        free(u);
+    }
+    free(t);
+    opt_plan_free(p);
+}
+
 static void test_truncated(void)
 {
     size_t n = strlen(valid);
@@ -341,6 +432,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("opt_plan", NULL, NULL);
     CU_add_test(s, "a valid plan reads and writes back identically", test_valid_roundtrip);
     CU_add_test(s, "1.3: occurrences read, kept, written back", test_occurrences);
+    CU_add_test(s, "1.4: splits and their models read, kept, written back; refused when broken", test_splits);
     CU_add_test(s, "every truncation is refused", test_truncated);
     CU_add_test(s, "corruptions: status and where", test_corruptions);
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);
