@@ -504,6 +504,61 @@ static void rpl_split_refine(rpl_split_adapt *a, const double *ns, uint64_t grou
     a->bound[a->nparts] = groups;
 }
 
+/* Launches the parts on the queue's own device (jobs without a device) on
+ * @p pq, then flushes it so that they start alongside the others; their
+ * events into @p kev when given. */
+static cl_int rpl_split_local(rpl_session *s, const rpl_split *sp, rpl_split_job *jobs, const rpl_kargs *kargs,
+                              const cl_ulong extra[9], const rpl_launch *h, uint64_t L, cl_command_queue pq,
+                              cl_event *kev)
+{
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &jobs[p];
+        if (j->d)
+            continue;
+        size_t off[3], gsz[3];
+        for (unsigned d = 0; d < h->dim; d++) {
+            off[d] = h->off[d];
+            gsz[d] = h->gsz[d];
+        }
+        off[sp->dim] = h->off[sp->dim] + (size_t)(j->part->lo * L);
+        gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h->gsz[sp->dim]) - j->part->lo * L);
+        cl_int e = rpl_split_args(s, j->k, sp, kargs, NULL, extra);
+        if (e == CL_SUCCESS)
+            e = s->api.clEnqueueNDRangeKernel(pq, j->k, h->dim, off, gsz, h->has_lsz ? h->lsz : NULL, 0, NULL,
+                                              kev ? &kev[p] : NULL);
+        if (e != CL_SUCCESS)
+            return e;
+        s->sum.split_parts++;
+    }
+    return s->api.clFlush(pq);
+}
+
+/* Whether the queue's own parts may start before the other devices' bytes
+ * are sent: they run on a queue of ours, every merge is a concatenation,
+ * and nothing they write is a byte another part must be sent. */
+static int rpl_split_early(const rpl_split *sp, const rpl_split_job *jobs, int own_queue)
+{
+    if (!own_queue)
+        return 0;
+    for (unsigned a = 0; a < sp->nargs; a++) {
+        if (sp->merge[a] == RPL_MERGE_DIFF)
+            return 0;
+        for (unsigned p = 0; p < sp->nparts; p++) {
+            const rpl_split_region *w = &jobs[p].part->regions[a];
+            if (jobs[p].d || !w->write)
+                continue;
+            for (unsigned q = 0; q < sp->nparts; q++) {
+                const rpl_split_region *r = &jobs[q].part->regions[a];
+                if (!jobs[q].d)
+                    continue;
+                if ((r->read && r->rlo < w->whi && w->wlo < r->rhi) || (r->write && r->wlo < w->whi && w->wlo < r->whi))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
 {
     *done = 0;
@@ -630,6 +685,12 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     /* the queue's own parts run on a queue of ours in its context (they can
      * be timed there); the application's queue is idle until we return */
     cl_command_queue pq = prim ? prim->q : h.q;
+    /* the queue's own parts start now when nothing the others must be sent
+     * depends on them: they run while the bytes go out */
+    int early = rpl_split_early(sp, jobs, pq != h.q);
+    if (early)
+        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, ad && prim ? kev : NULL),
+               "launching the queue's device's parts");
     /* the other devices' parts: their bytes, their launch, their results */
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
@@ -740,27 +801,10 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         s->sum.split_parts++;
     }
     t_sent = rpl_clock_ns();
-    /* the queue's own device's parts, in place */
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        if (j->d)
-            continue;
-        size_t off[3], gsz[3];
-        for (unsigned d = 0; d < h.dim; d++) {
-            off[d] = h.off[d];
-            gsz[d] = h.gsz[d];
-        }
-        off[sp->dim] = h.off[sp->dim] + (size_t)(j->part->lo * L);
-        gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
-        RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, NULL, extra), "setting a part's arguments");
-        RPL_CL(s->api.clEnqueueNDRangeKernel(pq, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL,
-                                             ad && prim ? &kev[p] : NULL),
-               "launching a part");
-        s->sum.split_parts++;
-    }
-    /* the queue's parts start now, alongside the others (a driver may hold
-     * commands back until a flush) */
-    RPL_CL(s->api.clFlush(pq), "clFlush");
+    /* the queue's own device's parts, in place (unless they started early) */
+    if (!early)
+        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, ad && prim ? kev : NULL),
+               "launching the queue's device's parts");
     /* then what the other devices' parts write comes back (only once every
      * part is running: a driver may make a read block) */
     for (unsigned p = 0; p < sp->nparts; p++) {
