@@ -367,6 +367,13 @@ typedef struct rpl_split_job {
     uint8_t *arena;           /* pinned staging the buffers above come from, or NULL (malloc) */
     size_t used;
     int64_t send_ns;          /* host time spent sending its bytes */
+    cl_mem mems[RPL_SPLIT_MAX_ARGS];       /* its buffers (mirrors) per argument */
+    struct rpl_split_send {   /* bytes read from the queue's device, to write to its mirror */
+        cl_mem buf;
+        size_t lo, len;
+        uint8_t *host;
+    } send[RPL_SPLIT_MAX_ARGS];
+    unsigned nsend;
     cl_event rev[RPL_SPLIT_MAX_ARGS];   /* its read-backs (adaptive: timed) */
 } rpl_split_job;
 
@@ -413,6 +420,9 @@ static void rpl_split_jobs_free(rpl_session *s, rpl_split_job *jobs, unsigned n,
         for (unsigned a = 0; a < sp->nargs; a++)
             if (jobs[p].rev[a])
                 s->api.clReleaseEvent(jobs[p].rev[a]);
+    for (unsigned p = 0; p < n; p++)
+        for (unsigned i = 0; !jobs[p].arena && i < jobs[p].nsend; i++)
+            free(jobs[p].send[i].host);
     for (unsigned p = 0; p < n; p++)
         for (unsigned a = 0; !jobs[p].arena && a < sp->nargs; a++) {
             free(jobs[p].before[a]);
@@ -688,15 +698,14 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     /* the queue's own parts start now when nothing the others must be sent
      * depends on them: they run while the bytes go out */
     int early = rpl_split_early(sp, jobs, pq != h.q);
-    if (early)
-        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, ad && prim ? kev : NULL),
-               "launching the queue's device's parts");
-    /* the other devices' parts: their bytes, their launch, their results */
+    /* the other devices' parts: first their bytes, read from the queue's
+     * device (before its own parts may start: a read there would wait for
+     * them), then written to theirs, then their launches */
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
         if (!j->d)
             continue;
-        cl_mem mems[RPL_SPLIT_MAX_ARGS] = {0};
+        cl_mem *mems = j->mems;
         size_t need = 0;   /* staging: each region read, and twice each written */
         for (unsigned a = 0; a < sp->nargs; a++) {
             const rpl_split_region *r = &j->part->regions[a];
@@ -754,9 +763,6 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                                                   stage ? stage : host, 0, NULL, NULL);
             if (e == CL_SUCCESS && stage)
                 memcpy(host, stage, (size_t)(hi - lo));
-            if (e == CL_SUCCESS && !resident)
-                e = s->api.clEnqueueWriteBuffer(j->d->q, cp->buf, CL_TRUE, (size_t)lo, (size_t)(hi - lo), host, 0,
-                                                NULL, NULL);
             if (e != CL_SUCCESS) {
                 if (!j->arena)
                     free(host);
@@ -782,10 +788,29 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 memcpy(b, host + (r->wlo - lo), (size_t)(r->whi - r->wlo));
                 j->before[a] = b;
             }
-            if (!j->arena)
+            if (!resident)   /* written to the mirror below (host is freed with the job) */
+                j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)lo, (size_t)(hi - lo), host};
+            else if (!j->arena)
                 free(host);
         }
         j->send_ns = rpl_clock_ns() - ts;
+    }
+    /* the queue's own parts start now when nothing the others are sent
+     * depends on them: they run while the bytes go out */
+    if (early)
+        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, ad && prim ? kev : NULL),
+               "launching the queue's device's parts");
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &jobs[p];
+        if (!j->d)
+            continue;
+        int64_t ts = rpl_clock_ns();
+        for (unsigned i = 0; i < j->nsend; i++)
+            RPL_CL(s->api.clEnqueueWriteBuffer(j->d->q, j->send[i].buf, CL_TRUE, j->send[i].lo, j->send[i].len,
+                                               j->send[i].host, 0, NULL, NULL),
+                   "sending a part's bytes");
+        j->send_ns += rpl_clock_ns() - ts;
+        cl_mem *mems = j->mems;
         size_t off[3], gsz[3];
         for (unsigned d = 0; d < h.dim; d++) {
             off[d] = h.off[d];
