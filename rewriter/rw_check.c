@@ -143,10 +143,9 @@ static enum CXChildVisitResult rw_visit_left(CXCursor c, CXCursor parent, CXClie
     (void)parent;
     if (clang_getCursorKind(c) != CXCursor_CallExpr)
         return CXChildVisit_Recurse;
-    f = clang_getCursorReferenced(c);
+    f = rw_callee(c, name, sizeof name);
     if (clang_Cursor_isNull(f))
         return CXChildVisit_Recurse;
-    rw_cxcopy(clang_getCursorSpelling(f), name, sizeof name);
     if (!rw_in_list(name, x->r->redirected))
         return CXChildVisit_Recurse;
     clang_getExpansionLocation(clang_getCursorLocation(c), &file, NULL, NULL, &off);

@@ -65,6 +65,10 @@ int rw_is_ident(const char *s);
 /* A copy of a CXString into buf (truncated to cap); disposes @p s. */
 void rw_cxcopy(CXString s, char *buf, size_t cap);
 
+/* The function call expression @p c calls (a null cursor when it cannot be
+ * told) and its name into @p name ("" then). */
+CXCursor rw_callee(CXCursor c, char *name, size_t cap);
+
 /* ----------------------------------------------------------- rw_parse.c */
 
 /* A macro expansion written in the program (top-level, or inside another

@@ -50,10 +50,9 @@ static enum CXChildVisitResult rw_visit_reach(CXCursor c, CXCursor parent, CXCli
     (void)parent;
     if (clang_getCursorKind(c) != CXCursor_CallExpr)
         return CXChildVisit_Recurse;
-    f = clang_getCursorReferenced(c);
+    f = rw_callee(c, name, sizeof name);
     if (clang_Cursor_isNull(f))
         return CXChildVisit_Recurse;
-    rw_cxcopy(clang_getCursorSpelling(f), name, sizeof name);
     if (r->fn && rw_in_set(name, r->names, r->n)) {
         rw_where(r->t, c, where, sizeof where);
         r->st = rw_fail(r->err, r->cap, RW_ERR_REFUSED,

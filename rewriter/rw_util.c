@@ -103,6 +103,17 @@ void rw_cxcopy(CXString s, char *buf, size_t cap)
     clang_disposeString(s);
 }
 
+CXCursor rw_callee(CXCursor c, char *name, size_t cap)
+{
+    CXCursor f = clang_getCursorReferenced(c);
+
+    if (clang_Cursor_isNull(f))
+        name[0] = '\0';
+    else
+        rw_cxcopy(clang_getCursorSpelling(f), name, cap);
+    return f;
+}
+
 int rw_in_set(const char *s, const char *const *set, size_t n)
 {
     size_t i;

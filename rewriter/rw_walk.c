@@ -258,13 +258,12 @@ static rw_status rw_param_ref(rw_walker *w, CXCursor c, CXCursor decl)
 
 static rw_status rw_call(rw_walker *w, CXCursor c)
 {
-    CXCursor f = clang_getCursorReferenced(c), def;
     char name[RW_NAME_MAX];
+    CXCursor f = rw_callee(c, name, sizeof name), def;
     unsigned i;
 
     if (clang_Cursor_isNull(f))
         return RW_OK;
-    rw_cxcopy(clang_getCursorSpelling(f), name, sizeof name);
     def = clang_getCursorDefinition(f);
     if (rw_in_program(w->t, def)) {
         for (i = 0; i < w->nhelpers; i++)
