@@ -80,6 +80,10 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
             printf("off\n");
             continue;
         }
+        if (i == OPT_PASS_SPLIT) {   /* nothing is left out: launches run in parts */
+            printf("%" PRIu64 " launches split (%zu distinct splits)\n", r->transformations, opt_plan_split_count(p));
+            continue;
+        }
         cli_opt_effect_print(&r->effect);
         printf("\n");
     }
