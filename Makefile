@@ -78,6 +78,7 @@ ALL_TARGETS :=
 .SECONDARY:
 include trace-format/module.mk
 include recorder/module.mk
+include costs/module.mk
 include replayer/module.mk
 include analyzer/module.mk
 include optimizer/module.mk

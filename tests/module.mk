@@ -19,6 +19,9 @@ $(B)/tests/test_rpl_compare: $(RPL_LIB)
 # The graph tests link the analyzer (model, graph, statistics, exports).
 UNIT_LIBS_test_ana_graph := $(ANA_LIB)
 $(B)/tests/test_ana_graph: $(ANA_LIB)
+# The cost database tests link the cost database only.
+UNIT_LIBS_test_cdb := $(CDB_LIB)
+$(B)/tests/test_cdb: $(CDB_LIB)
 
 ALL_TARGETS += $(UNIT_BINS)
 
