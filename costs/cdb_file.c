@@ -93,7 +93,7 @@ cdb_status cdb_open(const char *path, cdb **out, char *err, size_t err_cap)
     cdb_status st = CDB_OK;
     char *text = NULL;
     size_t len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block: refused below */
     if (fd < 0) {
         if (errno != ENOENT) {
             cdb_errf(err, err_cap, "%s: %s", path, strerror(errno));

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "costs/cdb.h"
@@ -165,6 +166,38 @@ static void test_append_twice(void)
     char *t = get_file(p, &n);
     CU_ASSERT(t && strstr(t, "clrr-costs") == t && !strstr(t + 1, "clrr-costs"));
     free(t);
+}
+
+/* Four processes appending at once: no line is torn, every sample is there. */
+static void test_concurrent(void)
+{
+    char p[512], err[512];
+    tpath(p, sizeof p, "concurrent");
+    cdb_key k = key("c", 64);
+    pid_t kids[4];
+    for (int c = 0; c < 4; c++) {
+        if ((kids[c] = fork()) == 0) {
+            cdb *db;
+            int bad = cdb_open(p, &db, err, sizeof err) != CDB_OK;
+            for (int i = 0; i < 50 && !bad; i++) {
+                for (int r = 0; r < 3; r++)
+                    bad |= cdb_add_kernel(db, GPU, &k, (uint64_t)(c * 1000 + i + 1), 100) != CDB_OK;
+                bad |= cdb_flush(db, err, sizeof err) != CDB_OK;
+            }
+            cdb_close(db);
+            _exit(bad);
+        }
+        CU_ASSERT_FATAL(kids[c] > 0);
+    }
+    for (int c = 0; c < 4; c++) {
+        int ws;
+        CU_ASSERT(waitpid(kids[c], &ws, 0) == kids[c] && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
+    cdb *db;
+    cdb_curve c;
+    CU_ASSERT_FATAL(cdb_open(p, &db, err, sizeof err) == CDB_OK);
+    CU_ASSERT(cdb_kernel_curve(db, GPU, &k, &c) && c.n == 200);
+    cdb_close(db);
 }
 
 static void test_robust(void)
@@ -557,6 +590,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("cdb", NULL, NULL);
     CU_add_test(s, "add, flush, reopen: the same curves, transfers, devices", test_roundtrip);
     CU_add_test(s, "two flushes, two writers: one header, all samples", test_append_twice);
+    CU_add_test(s, "four processes appending at once", test_concurrent);
     CU_add_test(s, "robust medians: outliers, too few samples, the window", test_robust);
     CU_add_test(s, "curves: interpolation, extrapolation, never decreasing", test_curve_at);
     CU_add_test(s, "transfer fit on exact data; fallback", test_xfer_fit);
