@@ -215,6 +215,79 @@ typedef struct rpl_plan_hook {
     int (*split)(void *user, rpl_split *out);
 } rpl_plan_hook;
 
+/* ---------------------------------------------------------------- profile */
+
+/* Cost learning (`clrr profile`, rpl_profile.c): while the trace replays as
+ * usual (verified), the first launches of each distinct launch key
+ * (program source hash, kernel name, dim, global size, local size) of
+ * clEnqueueNDRangeKernel are measured on every selected device, on copies:
+ * the application's queue is waited for, every memory argument is read
+ * whole from the application's buffer, and the original program, built
+ * from its recorded source and options, runs in a context and profiling
+ * queue of the session's own per device (the queue's own device too) on
+ * mirror buffers filled with those bytes. One warm-up launch at full size,
+ * then a ladder of work-group counts along the highest dimension with at
+ * least two work-groups (all, 3/4, 1/2, 1/4, ... down to 1), each run
+ * `reps` times, timed by the device (CL_PROFILING_COMMAND_START/END);
+ * every run is a sample of the cost database (costs/cdb.h). Each device's
+ * host <-> device transfer cost is measured once, at rpl_open (pinned
+ * host memory, sizes 4 KiB to 64 MiB). The database's device snapshot is
+ * set to every device here, in `clrr devices` order. Launches that cannot
+ * be measured (images, samplers, pipes, SVM pointers or device queues as
+ * arguments, programs not made from source, a build that fails on a
+ * device) are skipped, with a note. What the replay does and verifies does
+ * not change. Not with exact_calls. */
+struct cdb;
+struct cdb_key;
+
+/* One launch measured on one device (on_launch). Strings and the key live
+ * until the callback returns. */
+typedef struct rpl_profile_launch {
+    uint64_t seq;             /* the clEnqueueNDRangeKernel call */
+    const struct cdb_key *key;
+    const char *device;       /* the spec that selected the device */
+    const char *identity;     /* cdb_identity() of the device */
+    uint64_t groups;          /* work-groups of the whole launch (work-items when
+                               * the launch leaves the local size to the driver) */
+    unsigned points;          /* work-group counts measured */
+    unsigned samples;         /* samples added */
+    int64_t full_ns;          /* median device time at full size; -1 when not measured */
+    int stopped;              /* the ladder stopped at max_seconds */
+} rpl_profile_launch;
+
+typedef struct rpl_profile_opts {
+    const char *const *devices;   /* device specs, as --device takes; NULL or 0:
+                                   * every device here */
+    unsigned ndevices;
+    unsigned reps;            /* runs per work-group count (0 = 5) */
+    unsigned launches;        /* launches measured per distinct key (0 = 1) */
+    double max_seconds;       /* per launch and device, warm-up included (0 = 10):
+                               * past it the ladder stops (fewer points or runs) */
+    struct cdb *costs;        /* samples are added to it (required; the caller
+                               * flushes and closes it, after rpl_close) */
+    void *user;               /* passed to the callbacks */
+    /* A one-line note ("launch #17 (nbody): skipped: image argument"), on
+     * the session's thread; the string lives until it returns. May be NULL. */
+    void (*on_note)(void *user, const char *line);
+    /* A launch measured on a device. May be NULL. */
+    void (*on_launch)(void *user, const rpl_profile_launch *l);
+} rpl_profile_opts;
+
+typedef struct rpl_profile_summary {
+    unsigned ndevices;        /* devices profiled */
+    const char *const *specs;       /* per device: its spec ("0", "1", ... by default) */
+    const char *const *identities;  /* per device: cdb_identity() (owned by the session) */
+    uint64_t launches;        /* launches measured (on at least one device) */
+    uint64_t skipped;         /* launches among the first of their key not measured */
+    uint64_t kernel_samples;  /* samples added: kernel times, */
+    uint64_t xfer_samples;    /* ... transfers */
+    uint64_t notes;           /* notes given */
+} rpl_profile_summary;
+
+/*! rpl_profile_get() : what profiling did so far (zeros when the session
+ *  does not profile). Pointers are owned by @p s, valid until rpl_close. */
+void rpl_profile_get(const rpl_session *s, rpl_profile_summary *out);
+
 typedef struct rpl_opts {
     const char *device;       /* device spec: NULL = the recorded device, else the
                                * closest; "cpu"/"gpu"/"accelerator", an index into
@@ -232,6 +305,9 @@ typedef struct rpl_opts {
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
+    const rpl_profile_opts *profile;   /* measure launches into a cost database, or NULL
+                                        * (must outlive the session); rpl_open fails with
+                                        * RPL_ERR_ARG on a device spec that names no device */
     void *user;               /* passed to the callbacks */
     void (*on_mismatch)(void *user, const rpl_mismatch *m);
     void (*on_time)(void *user, const rpl_cmd_time *t);

@@ -168,6 +168,20 @@ int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_p
     return 0;
 }
 
+unsigned rpl_devmap_count(rpl_session *s)
+{
+    return s->dm ? s->dm->nlive : 0;
+}
+
+int rpl_devmap_at(rpl_session *s, unsigned i, cl_device_id *dev, cl_platform_id *plat)
+{
+    if (!s->dm || i >= s->dm->nlive)
+        return -1;
+    *dev = s->dm->live[i].dev;
+    *plat = s->dm->live[i].plat;
+    return 0;
+}
+
 /* The closest live device to a recorded one: name+vendor, type+vendor, type, any. */
 static int rpl_closest(rpl_devmap *dm, const char *name, const char *vendor, cl_device_type type, int *exact)
 {

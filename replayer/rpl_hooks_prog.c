@@ -121,8 +121,11 @@ int rpl_post_clBuildProgram(rpl_cx *x_, int ok, cl_int *ret, cl_program program,
 {
     (void)pfn_notify;
     (void)user_data;
-    if (ok && !rpl_session_opts(x_->s)->exact_calls && rpl_progsrc_built(x_->s, rpl_arg_id(x_, 0), options) < 0)
-        return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
+    if (ok && !rpl_session_opts(x_->s)->exact_calls) {
+        if (rpl_progsrc_built(x_->s, rpl_arg_id(x_, 0), options) < 0)
+            return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
+        rpl_progsrc_live(x_->s, rpl_arg_id(x_, 0), program);   /* profiling finds kernels' sources */
+    }
     if (ok || !x_->recorded_ok || !x_->c->complete)
         return RPL_OK;
     char log[1024] = "";
@@ -154,6 +157,7 @@ int rpl_pre_clSetKernelArg(rpl_cx *x_, cl_kernel *kernel, cl_uint *arg_index, si
     const tf_value *v = &x_->c->args[3];
     rpl_obj *k = rpl_obj_find(x_->s, rpl_arg_id(x_, 0));
     uint64_t mem = 0;
+    unsigned kind = 0;
     *arg_value = NULL;
     if (v->type == TF_UINT) {
         rpl_obj *o = rpl_obj_find(x_->s, v->v.u);
@@ -167,6 +171,7 @@ int rpl_pre_clSetKernelArg(rpl_cx *x_, cl_kernel *kernel, cl_uint *arg_index, si
         *arg_value = slot;
         if (o->kind == RPL_OBJ_MEM || o->kind == RPL_OBJ_UNKNOWN)
             mem = o->id;
+        kind = o->kind ? o->kind : RPL_OBJ_MEM;
     } else if (v->type == TF_BIN || v->type == TF_BLOB) {
         RPL_TRY(rpl_in_blob(x_, 3, *arg_size, arg_value));
     } else if (v->type != TF_NIL) {
@@ -174,8 +179,11 @@ int rpl_pre_clSetKernelArg(rpl_cx *x_, cl_kernel *kernel, cl_uint *arg_index, si
     }
     if (k && *arg_index < RPL_MAX_KARGS)
         k->args[*arg_index] = mem;
-    if (k && x_->s->o.plan && (x_->s->o.plan->fused || x_->s->o.plan->split))
+    if (k && ((x_->s->o.plan && (x_->s->o.plan->fused || x_->s->o.plan->split)) || x_->s->prof)) {
         RPL_TRY(rpl_kargs_note(x_->s, k, *arg_index, *arg_size, *arg_value));
+        if (k->kargs && *arg_index < RPL_MAX_KARGS)
+            k->kargs->a[*arg_index].obj = (uint8_t)kind;
+    }
     return RPL_OK;
 }
 
@@ -222,7 +230,10 @@ int rpl_pre_clEnqueueNDRangeKernel(rpl_cx *x_, cl_command_queue *command_queue, 
     (void)num_events_in_wait_list;
     (void)event_wait_list;
     (void)event;
-    return rpl_host_snapshots(x_);
+    RPL_TRY(rpl_host_snapshots(x_));
+    /* cost learning measures the launch on copies of its inputs, as they
+     * are now (host-pointer snapshots written) */
+    return x_->s->prof ? rpl_profile_kernel(x_) : RPL_OK;
 }
 
 int rpl_post_clEnqueueNDRangeKernel(rpl_cx *x_, int ok, cl_int *ret, cl_command_queue command_queue, cl_kernel kernel,

@@ -247,6 +247,7 @@ struct rpl_session {
     struct rpl_held_launch *fuse_held;
     struct rpl_fused_build *fbuilds;
     struct rpl_split_state *split;   /* split launches' devices, mirrors, builds */
+    struct rpl_profile_state *prof;  /* cost learning (rpl_profile.c), NULL when off */
     size_t nfbuilds;
     /* user events blocking calls may wait for (rpl_events.c) */
     struct rpl_uev *uev;
@@ -308,6 +309,18 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
 /* After call @p c ran: the versions of the memory it may have written move. */
 void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn);
 void rpl_split_free(rpl_session *s);
+/* rpl_devices.c: the live devices, in `clrr devices` order (0 when not
+ * enumerated: exact-calls), and device @p i with its platform (-1 past the end). */
+unsigned rpl_devmap_count(rpl_session *s);
+int rpl_devmap_at(rpl_session *s, unsigned i, cl_device_id *dev, cl_platform_id *plat);
+/* rpl_profile.c (rpl_opts.profile): rpl_profile_open at rpl_open (devices,
+ * snapshot, transfers; RPL_ERR_ARG with a message in @p err when a spec
+ * names no device); rpl_profile_kernel from clEnqueueNDRangeKernel's pre
+ * hook, before the launch runs (RPL_OK, or RPL_ERR_NOMEM: nothing else
+ * fails the replay); rpl_profile_free at close. */
+int rpl_profile_open(rpl_session *s, char *err, size_t cap);
+int rpl_profile_kernel(rpl_cx *x);
+void rpl_profile_free(rpl_session *s);
 /* rpl_devices.c: the live device @p spec names (as --device), and its platform. */
 int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err,
                        size_t cap);
@@ -316,6 +329,7 @@ int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_p
 typedef struct rpl_karg {
     size_t size;
     uint8_t set, has_value;
+    uint8_t obj;              /* an object's handle: its RPL_OBJ_* kind; 0 for bytes */
     uint8_t *value;           /* size bytes (a memory object: its live handle) */
 } rpl_karg;
 typedef struct rpl_kargs {
@@ -323,7 +337,8 @@ typedef struct rpl_kargs {
     rpl_karg a[RPL_MAX_KARGS];
 } rpl_kargs;
 /* clSetKernelArg is about to set argument @p i of kernel object @p k
- * (recorded) to these bytes: remembered when the plan may fuse. */
+ * (recorded) to these bytes: remembered when the plan may fuse or split,
+ * and when profiling. */
 int rpl_kargs_note(rpl_session *s, rpl_obj *k, unsigned i, size_t size, const void *value);
 void rpl_kargs_free(rpl_obj *o);
 /* The held launch (if any) runs as recorded now. */
@@ -353,6 +368,13 @@ int rpl_progsrc_binaries(rpl_session *s, uint64_t prog, const tf_value *bins);
 int rpl_progsrc_substitute(rpl_cx *x, cl_context ctx, const tf_value *bins, cl_program *out);
 /* the build options of a substituted program, or NULL */
 const char *rpl_progsrc_options(rpl_session *s, uint64_t prog);
+/* program @p prog (from source) was built here as live @p live */
+void rpl_progsrc_live(rpl_session *s, uint64_t prog, void *live);
+/* the program from source last built as live @p live: its source
+ * (NUL-terminated), the options it was built with and tf_hash of its
+ * recorded source bytes (when profiling); 0 when none is known */
+int rpl_progsrc_of_live(rpl_session *s, const void *live, const char **src, const char **opts,
+                        const uint8_t **hash);
 void rpl_progsrc_free(rpl_session *s);
 
 /* the first queue names the devices of the summary (the one the application used) */

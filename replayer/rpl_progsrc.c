@@ -18,6 +18,9 @@ struct rpl_progsrc {
     uint64_t prog;            /* recorded program id */
     char *src;                /* its source (programs from source) */
     char *opts;               /* options of its last successful build */
+    void *live;               /* the live program of that build */
+    uint8_t hash[16];         /* tf_hash of the recorded source bytes (profiling) */
+    int hashed;
     tf_blobref *bins;         /* binaries fetched from it */
     uint32_t nbins;
     int substitute;           /* a binary program created from source here */
@@ -47,6 +50,14 @@ int rpl_progsrc_source(rpl_session *s, uint64_t prog, const char *src, size_t le
         return prog ? RPL_ERR_NOMEM : RPL_OK;
     free(e->src);
     e->src = strndup(src, len);
+    /* the key `clrr optimize` looks costs up by: the analyzer hashes the
+     * recorded bytes, whatever they hold (rpl_profile.c) */
+    e->hashed = s->o.profile != NULL;
+    if (e->hashed) {
+        tf_blobref h;
+        tf_hash(src, len, &h);
+        memcpy(e->hash, h.hash, sizeof e->hash);
+    }
     return e->src ? RPL_OK : RPL_ERR_NOMEM;
 }
 
@@ -127,6 +138,32 @@ int rpl_progsrc_substitute(rpl_cx *x, cl_context ctx, const tf_value *bins, cl_p
     e->substitute = 1;
     *out = p;
     return 1;
+}
+
+void rpl_progsrc_live(rpl_session *s, uint64_t prog, void *live)
+{
+    struct rpl_progsrc *e = rpl_progsrc_get(s, prog, 0);
+    if (e && e->src && !e->substitute)
+        e->live = live;
+}
+
+int rpl_progsrc_of_live(rpl_session *s, const void *live, const char **src, const char **opts,
+                        const uint8_t **hash)
+{
+    /* the latest first: a handle the runtime reused belongs to the newest */
+    for (size_t i = s->npsrc; live && i-- > 0;) {
+        const struct rpl_progsrc *e = &s->psrc[i];
+        if (e->live == live && e->src && e->opts && e->hashed && !e->substitute) {
+            rpl_obj *o = rpl_obj_by_live(s, live);
+            if (o && o->id != e->prog)
+                return 0;   /* a program that is not from source took the handle over */
+            *src = e->src;
+            *opts = e->opts;
+            *hash = e->hash;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 const char *rpl_progsrc_options(rpl_session *s, uint64_t prog)

@@ -167,6 +167,11 @@ rpl_status rpl_open(rpl_session **out, const char *path, const rpl_opts *o)
     }
     rpl_devmap_names(s, s->sum.recorded_device, sizeof s->sum.recorded_device, s->sum.device,
                      sizeof s->sum.device);
+    if (o->profile && (dst = rpl_profile_open(s, err, sizeof err)) < 0) {   /* rpl_profile_dev.c */
+        snprintf(rpl_open_msg, sizeof rpl_open_msg, "%s", err);
+        st = (rpl_status)dst;
+        goto out;
+    }
     s->loop_exec = calloc(s->o.loop, sizeof *s->loop_exec);
     if (!s->loop_exec) {
         snprintf(rpl_open_msg, sizeof rpl_open_msg, "out of memory");
@@ -677,6 +682,7 @@ void rpl_close(rpl_session *s)
     }
     rpl_uev_free(s);
     rpl_plan_free(s);
+    rpl_profile_free(s);
     rpl_objs_free(s);
     rpl_devmap_free(s);
     tf_reader_close(s->r);

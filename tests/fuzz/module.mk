@@ -21,8 +21,9 @@ $(B)/tests/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/fuzz_input.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(FUZZ_LDLIBS)
 $(B)/tests/fuzz_trace: $(TF_LIB)
-$(B)/tests/fuzz_replay: $(RPL_LIB) $(TF_LIB) | $(STUB_ICD)
-$(B)/tests/fuzz_plan: $(OPT_LIB) $(ANA_LIB) $(RPL_LIB) $(TF_LIB)
+# the replay engine links the cost database (cost learning, rpl_profile.c)
+$(B)/tests/fuzz_replay: $(RPL_LIB) $(CDB_LIB) $(TF_LIB) | $(STUB_ICD)
+$(B)/tests/fuzz_plan: $(OPT_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(B)/tests/fuzz_plan: FUZZ_LDLIBS += $(OPT_LIBS)
 # fuzz-pack: traces to fuzz inputs and back, resealing (seeds.sh, tests/corrupt/make.py)
 $(B)/tests/fuzz-pack: $(B)/obj/tests/fuzz/fuzz_pack.o $(B)/obj/tests/fuzz/fuzz_input.o
@@ -67,9 +68,9 @@ $(FUZZ_RPL_OBJS): $(B)/gen/rpl_gen.h
 $(FUZZ_LF_BINS): $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/obj/tests/fuzz/fuzz_input.o
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -pthread -o $@ $^ $(FUZZ_LDLIBS)
 $(FUZZ_DIR)/fuzz_trace: $(FUZZ_TF_OBJS)
-$(FUZZ_DIR)/fuzz_replay: $(FUZZ_RPL_OBJS) $(FUZZ_TF_OBJS) | $(FUZZ_STUB_ICD)
+$(FUZZ_DIR)/fuzz_replay: $(FUZZ_RPL_OBJS) $(FUZZ_TF_OBJS) $(CDB_LIB) | $(FUZZ_STUB_ICD)
 # the plan reader, with the rest of the optimizer (archives: only what it reaches)
-$(FUZZ_DIR)/fuzz_plan: $(FUZZ_OPT_OBJS) $(ANA_LIB) $(RPL_LIB) $(TF_LIB)
+$(FUZZ_DIR)/fuzz_plan: $(FUZZ_OPT_OBJS) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(FUZZ_DIR)/fuzz_plan: FUZZ_LDLIBS := $(OPT_LIBS) $(FUZZ_LDLIBS) -ldl
 
 fuzz: $(FUZZ_LF_BINS) $(FUZZ_STUB_ICD)

@@ -19,6 +19,7 @@
     X(diff)             \
     X(devices)          \
     X(analyze)          \
+    X(profile)          \
     X(optimize)         \
     X(run)              \
     X(plan)
