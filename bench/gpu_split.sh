@@ -4,10 +4,13 @@
 # there, in two steps:
 #   bench/gpu_split.sh record BUILD OUT     records the workloads on GPU 0
 #                                           into OUT (and `clrr devices`)
+#                                           and profiles them on every
+#                                           device (OUT/costs: clrr profile)
 #   (here) clrr optimize OUT/APP.clrr -o OUT/APP.TAG.plan --passes none
-#          --split SPEC, for each split to measure (devices by the indices
-#          of OUT/devices.txt, or gpu0, gpu1, cpu0); a copy named
-#          APP.TAG-fixed.plan runs with --split-fixed
+#          --split SPEC [--costs OUT/costs --device gpu0], for each split to
+#          measure (devices by the indices of OUT/devices.txt, or gpu0,
+#          gpu1, cpu0; without weights and with the costs, the partitioner
+#          decides); a plan named APP.TAG-fixed.plan runs with --split-fixed
 #   bench/gpu_split.sh replay BUILD DIR OUT replays each trace plain and with
 #                                           each of its plans, --loop 5,
 #                                           verified; one JSON per run in OUT
@@ -29,6 +32,11 @@ record)
     "$B/bin/clrr" devices >"$OUT/devices.txt" 2>&1
     echo "$WORKLOADS" | tr ' ' '\n' | paste - - | while read -r app args; do
         "$B/bin/clrr" record -o "$OUT/$app.clrr" -- "$B/apps/$app" ${args//_/ } --device gpu 2>&1 | tail -1
+    done
+    # the costs of each launch on every device here (issue 8): the partitioner's input
+    for t in "$OUT"/*.clrr; do
+        CLRR_COSTS=$OUT/costs "$B/bin/clrr" profile "$t" --device gpu0 --devices "${PROFILE_DEVICES:-gpu0,gpu1,cpu0}" \
+            --reps 5 --max-seconds 5 2>&1 | tail -12
     done
     ls -l "$OUT" ;;
 replay)

@@ -10,8 +10,9 @@
  * loses at most the line being written, which readers skip). It keeps raw
  * samples; what a reader trusts is decided when the file is read: per
  * point, the most recent CDB_KEEP samples, outliers rejected (further than
- * CDB_MAD_K median absolute deviations from the median), and a point is
- * trusted only with at least CDB_MIN_SAMPLES samples left.
+ * CDB_MAD_K median absolute deviations from the median, when there are
+ * at least CDB_MIN_REJECT), and a point is trusted only with at least
+ * CDB_MIN_SAMPLES samples left.
  *
  * Devices are named by identity: a string saying the model, platform,
  * driver version and compute units, so that two cards of one model share
@@ -33,6 +34,8 @@
 #define CDB_KEEP 64           /* samples kept per point (the most recent) */
 #define CDB_MIN_SAMPLES 3     /* samples a point needs, outliers rejected, to be trusted */
 #define CDB_MAD_K 5.0         /* samples further than this many MADs from the median are outliers */
+#define CDB_MIN_REJECT 5      /* fewer samples than this: no rejection (the median of 3 already
+                                 ignores one slow run; their MAD means little) */
 #define CDB_MAX_DEVICES 4096  /* devices in one snapshot, at most */
 #define CDB_MAX_STRING 4096   /* bytes in a string that cdb_add_* / cdb_set_devices take, at most */
 

@@ -40,6 +40,10 @@ static unsigned point_stat(const cdb_point *p, double *ns)
         x[i] = (double)p->ring[i];
     sort_d(x, n);
     double m = median_sorted(x, n);
+    if (n < CDB_MIN_REJECT) {   /* too few for a deviation to mean much: the median alone */
+        *ns = m;
+        return n;
+    }
     for (unsigned i = 0; i < n; i++)
         dev[i] = dabs(x[i] - m);
     sort_d(dev, n);

@@ -14,7 +14,10 @@ $(OPT_LIB): $(call objs,$(OPT_SRCS))
 ALL_TARGETS += $(OPT_LIB)
 
 # Unit tests of the optimizer: the plan reader/writer and the passes.
-UNIT_LIBS_test_opt_plan := $(OPT_LIB) $(ANA_LIB) $(OPT_LIBS) -ldl -lm
-$(B)/tests/test_opt_plan: $(OPT_LIB) $(ANA_LIB)
-UNIT_LIBS_test_opt_passes := $(OPT_LIB) $(ANA_LIB) $(OPT_LIBS) -ldl -lm
-$(B)/tests/test_opt_passes: $(OPT_LIB) $(ANA_LIB) $(ANA_SO) $(B)/lib/libclrr-rw.so
+UNIT_LIBS_test_opt_plan := $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(OPT_LIBS) -ldl -lm
+$(B)/tests/test_opt_plan: $(OPT_LIB) $(ANA_LIB) $(CDB_LIB)
+UNIT_LIBS_test_opt_passes := $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(OPT_LIBS) -ldl -lm
+$(B)/tests/test_opt_passes: $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(ANA_SO) $(B)/lib/libclrr-rw.so
+# The partitioner's tests (opt_part.o and the curves of libcdb.a).
+UNIT_LIBS_test_opt_part := $(OPT_LIB) $(CDB_LIB) -lm
+$(B)/tests/test_opt_part: $(OPT_LIB) $(CDB_LIB)

@@ -269,6 +269,26 @@ int opt_pattern_format(const char *pattern, char *dst, size_t dst_cap);
 
 /* ================================================================ optimize */
 
+/* What the partitioner decided for a launch (opt_options.on_partition). */
+typedef struct opt_partition_info {
+    const char *kernel;
+    uint64_t seq;             /* the first launch of its kind */
+    unsigned dim;             /* the dimension split */
+    uint64_t slices;          /* work-groups along it */
+    unsigned ndevs;
+    const char *const *devices;   /* the split list's specs */
+    const uint64_t *count;    /* per device: its work-groups (0: not used) */
+    const char *verdict;      /* "split", "device" (all on one other device), "whole"
+                                 (the queue's device alone; not split), or "even" (the
+                                 costs do not cover the launch: even shares; why says) */
+    const char *why;          /* "even": why ("no costs for this launch on gpu1 ...") */
+    double predicted_ns;      /* the launch, as decided */
+    double alone_ns;          /* the queue's device alone */
+    double best_single_ns;    /* the fastest single device (transfers included) */
+    unsigned best_single;     /* ... its index in devices */
+    double solve_ns;          /* what the partitioner took */
+} opt_partition_info;
+
 typedef struct opt_options {
     unsigned passes;          /* bit mask of opt_pass; 0 = none */
     const char *trace_name;   /* recorded in the plan; NULL: the path */
@@ -280,6 +300,15 @@ typedef struct opt_options {
     char *note;               /* when not NULL: why the first launch the split pass left
                                  alone was left alone ("" when none), note_cap bytes */
     size_t note_cap;
+    struct cdb *costs;        /* split pass: measured costs (costs/cdb.h); with a list
+                                 without weights, the partitioner picks each launch's
+                                 devices and shares from them; NULL: even shares */
+    const char *device;       /* the device the queues will run on (a spec); NULL: the
+                                 first of the split list */
+    /* Called once per distinct launch (program, kernel, shape) the
+     * partitioner decided; may be NULL. */
+    void (*on_partition)(void *user, const opt_partition_info *info);
+    void *user;
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and

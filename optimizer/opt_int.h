@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "costs/cdb.h"
 #include "optimizer/opt.h"
 #include "rewriter/rw.h"
 #include "trace-format/tf.h"
@@ -134,6 +135,50 @@ typedef struct opt_split_role {
 opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
                           int (*taken)(void *user, uint64_t seq), void *user, opt_split_role **roles,
                           size_t *nroles, char *note, size_t note_cap, char *err, size_t err_cap);
+
+/* The partitioner (opt_part.c). A device's predicted time for n slices
+ * (work-groups along the split dimension): 0 for none, else
+ * fixed_ns + curve(n * per_slice) + slice_ns * n. */
+typedef struct opt_part_dev {
+    const cdb_curve *curve;   /* kernel time against work-groups in all (NULL: 0) */
+    double per_slice;         /* work-groups in all per slice */
+    double fixed_ns;          /* latencies and overheads of running a part at all */
+    double slice_ns;          /* moving one slice's bytes (to it and back) */
+    double feed_fixed_ns, feed_slice_ns;   /* another device's part: what the queue's
+                                 device spends reading its bytes first */
+    int primary;              /* the queue's device (its parts run in place) */
+    int usable;               /* has what a prediction needs */
+} opt_part_dev;
+/*! opt_part_time() : @p d's predicted time for @p n slices (feed aside). */
+double opt_part_time(const opt_part_dev *d, uint64_t n);
+/*! opt_partition() : slices per device (@p count, n entries, 0: unused)
+ *  summing to @p slices, least predicted completion time, which it
+ *  returns (INFINITY when no device is usable: counts all 0). At most
+ *  OPT_SPLIT_MAX_PARTS devices. */
+double opt_partition(const opt_part_dev *devs, unsigned n, uint64_t slices, uint64_t *count);
+
+/* opt_split_cost.c: one launch, as the split pass sees it. */
+typedef struct ana_kernel ana_kernel;
+typedef struct ana_launch ana_launch;
+typedef struct opt_cost_launch {
+    cdb *db;
+    const char *const *specs; /* the devices to split over */
+    unsigned ndevs;
+    const char *primary;      /* the queue's device (a spec) */
+    cdb_key key;
+    const ana_kernel *k;
+    const ana_launch *l;
+    const uint8_t *args;      /* per argument: OPT_SPLIT_ARG_* */
+    const uint64_t *sizes;    /* per argument: the buffer's size */
+    uint64_t g[3];            /* work-groups per dimension */
+    unsigned dim;             /* the dimension split */
+    int diff;                 /* written buffers may need the diff merge */
+} opt_cost_launch;
+/*! opt_split_cost() : slices per device (@p count, in->ndevs entries)
+ *  from the measured costs, and what was predicted (@p info; verdict
+ *  "whole" puts every slice on the queue's device). @return 1, or 0 with
+ *  why in @p why when the costs do not cover the launch. */
+int opt_split_cost(const opt_cost_launch *in, uint64_t *count, opt_partition_info *info, char *why, size_t cap);
 
 /* opt_rw.c: rewriter/rw.h through libclrr-rw.so, loaded on first use
  * (RW_ERR_INTERNAL with the reason when it cannot be loaded). */

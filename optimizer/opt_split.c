@@ -31,8 +31,10 @@ typedef struct opt_split_dev {
     double weight;
 } opt_split_dev;
 
-static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsigned *ndevs, char *err, size_t cap)
+static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsigned *ndevs, int *weighted, char *err,
+                                     size_t cap)
 {
+    *weighted = 0;
     unsigned n = 0;
     const char *p = list ? list : "";
     if (!*p)
@@ -59,6 +61,7 @@ static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsig
                                       colon + 1);
                 d->weight = w;
                 *colon = 0;
+                *weighted = 1;
             }
         }
         if (!d->spec[0])
@@ -84,7 +87,11 @@ typedef struct opt_split_run {
     opt_plan *p;
     opt_split_dev devs[OPT_SPLIT_MAX_PARTS];
     unsigned ndevs;
+    int weighted;             /* the list gave weights: no partitioner */
+    const opt_options *o;
     const char *only;
+    cdb_key *told;            /* launches the partitioner's decision was reported for */
+    size_t ntold, captold;
     opt_part_made *made;
     size_t nmade, capmade;
     opt_split_role *roles;
@@ -265,6 +272,100 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
     return ok;
 }
 
+/* With measured costs and a list without weights: the partitioner's
+ * devices and shares for launch @p c. *decided 0 (use the weights) when
+ * there are no costs or they do not cover the launch; else the parts in
+ * @p lo, @p hi, @p pspec (*np of them; 0: the queue's device alone). */
+static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ana_kernel *k, const ana_launch *l,
+                                   const uint8_t *args, const ana_argval *vals, const uint64_t g[3], unsigned dim,
+                                   int diff, uint64_t *lo, uint64_t *hi, const char **pspec, unsigned *np,
+                                   int *decided)
+{
+    *decided = 0;
+    *np = 0;
+    if (!x->o->costs || x->weighted)
+        return OPT_OK;
+    const ana_object *ko = ana_model_find(x->m, c->kernel);
+    const ana_object *prog = ko ? ana_model_find(x->m, ko->parent) : NULL;
+    const char *specs[OPT_SPLIT_MAX_PARTS];
+    uint64_t sizes[OPT_SPLIT_MAX_ARGS];
+    for (unsigned i = 0; i < x->ndevs; i++)
+        specs[i] = x->devs[i].spec;
+    for (unsigned a = 0; a < k->nargs; a++)
+        sizes[a] = vals[a].size;
+    opt_cost_launch in;
+    memset(&in, 0, sizeof in);
+    in.db = x->o->costs;
+    in.specs = specs;
+    in.ndevs = x->ndevs;
+    in.primary = x->o->device ? x->o->device : x->devs[0].spec;
+    tf_blobref h;
+    tf_hash(prog->source, (size_t)prog->source_len, &h);
+    memcpy(in.key.program, h.hash, 16);
+    in.key.kernel = ko->name;
+    in.key.dim = c->work_dim;
+    for (unsigned d = 0; d < 3; d++) {
+        in.key.gsz[d] = d < c->work_dim ? c->global[d] : 1;
+        in.key.lsz[d] = d < c->work_dim ? c->local[d] : 0;
+    }
+    in.k = k;
+    in.l = l;
+    in.args = args;
+    in.sizes = sizes;
+    memcpy(in.g, g, sizeof in.g);
+    in.dim = dim;
+    in.diff = diff;
+    uint64_t count[OPT_SPLIT_MAX_PARTS];
+    opt_partition_info info;
+    char why[320];
+    int ok = opt_split_cost(&in, count, &info, why, sizeof why);
+    /* tell the caller once per kind of launch */
+    int told = 0;
+    for (size_t i = 0; i < x->ntold && !told; i++)
+        told = !memcmp(x->told[i].program, in.key.program, 16) && !strcmp(x->told[i].kernel, in.key.kernel) &&
+               x->told[i].dim == in.key.dim && !memcmp(x->told[i].gsz, in.key.gsz, sizeof in.key.gsz) &&
+               !memcmp(x->told[i].lsz, in.key.lsz, sizeof in.key.lsz);
+    if (!told) {
+        if (opt_grow((void **)&x->told, &x->captold, x->ntold + 1, sizeof *x->told))
+            return OPT_ERR_NOMEM;
+        x->told[x->ntold++] = in.key;
+        if (!ok) {
+            memset(&info, 0, sizeof info);
+            info.verdict = "even";
+            info.why = why;
+            for (unsigned i = 0; i < x->ndevs; i++)
+                count[i] = 0;
+        }
+        info.kernel = ko->name;
+        info.seq = c->seq;
+        info.dim = dim;
+        info.slices = g[dim];
+        info.ndevs = x->ndevs;
+        info.devices = specs;
+        info.count = count;
+        if (x->o->on_partition)
+            x->o->on_partition(x->o->user, &info);
+    }
+    if (!ok)
+        return OPT_OK;
+    *decided = 1;
+    if (!strcmp(info.verdict, "whole")) {
+        char n[160];
+        snprintf(n, sizeof n, "%.64s alone is predicted fastest (no split pays)", in.primary);
+        opt_split_note(x, ko->name, n);
+        return OPT_OK;
+    }
+    uint64_t at = 0;
+    for (unsigned i = 0; i < x->ndevs; i++)
+        if (count[i]) {
+            lo[*np] = at;
+            at += count[i];
+            hi[*np] = at;
+            pspec[(*np)++] = x->devs[i].spec;
+        }
+    return OPT_OK;
+}
+
 /* Plans launch @p c; *sid 0 when it is left alone (the reason noted). */
 static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t *sid)
 {
@@ -350,10 +451,23 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
         return OPT_OK;
     }
     uint64_t lo[OPT_SPLIT_MAX_PARTS], hi[OPT_SPLIT_MAX_PARTS];
-    opt_split_shares(x, g[dim], lo, hi);
+    const char *pspec[OPT_SPLIT_MAX_PARTS];
+    unsigned np = 0;
+    int decided = 0;
+    opt_status st0 = opt_split_costed(x, c, k, &l, args, vals, g, (unsigned)dim, dim != concat_dim, lo, hi, pspec,
+                                      &np, &decided);
+    if (st0 != OPT_OK)
+        return st0;
+    if (decided && !np)
+        return OPT_OK;   /* the queue's device alone is predicted fastest */
+    if (!decided) {
+        opt_split_shares(x, g[dim], lo, hi);
+        for (np = 0; np < x->ndevs; np++)
+            pspec[np] = x->devs[np].spec;
+    }
     static opt_split_region rg[OPT_SPLIT_MAX_PARTS][OPT_SPLIT_MAX_ARGS];
     opt_split_part parts[OPT_SPLIT_MAX_PARTS];
-    for (unsigned i = 0; i < x->ndevs; i++) {
+    for (unsigned i = 0; i < np; i++) {
         uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
         glo[dim] = lo[i];
         ghi[dim] = hi[i];
@@ -383,14 +497,14 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
             if (r->write && r->wlo >= r->whi)
                 r->write = 0;
         }
-        parts[i] = (opt_split_part){x->devs[i].spec, lo[i], hi[i], rg[i]};
+        parts[i] = (opt_split_part){pspec[i], lo[i], hi[i], rg[i]};
     }
     for (unsigned a = 0; a < k->nargs; a++) {
         int any = 0, overlap = 0;
-        for (unsigned i = 0; i < x->ndevs; i++) {
+        for (unsigned i = 0; i < np; i++) {
             const opt_split_region *r = &rg[i][a];
             any |= r->write;
-            for (unsigned j = i + 1; r->write && j < x->ndevs; j++)
+            for (unsigned j = i + 1; r->write && j < np; j++)
                 if (rg[j][a].write && r->wlo < rg[j][a].whi && rg[j][a].wlo < r->whi)
                     overlap = 1;
         }
@@ -407,7 +521,7 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
     static opt_split_model md[OPT_SPLIT_MAX_ARGS];
     int adaptive = opt_split_models(k, &l, args, merge, g, (unsigned)dim, vals, md);
     opt_split z = {0, kname, {0}, name, src, prog->options ? prog->options : "", (unsigned)dim, g[dim],
-                   k->nargs, args, merge, x->ndevs, parts, adaptive, adaptive ? md : NULL};
+                   k->nargs, args, merge, np, parts, adaptive, adaptive ? md : NULL};
     memcpy(z.program, h.hash, 16);
     for (size_t i = 0; i < opt_plan_split_count(x->p); i++)
         if (opt_split_same(opt_plan_split(x->p, i), &z)) {
@@ -430,7 +544,8 @@ opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
     x.note_cap = note_cap;
     *roles = NULL;
     *nroles = 0;
-    opt_status st = opt_split_devices(o->split, x.devs, &x.ndevs, err, err_cap);
+    x.o = o;
+    opt_status st = opt_split_devices(o->split, x.devs, &x.ndevs, &x.weighted, err, err_cap);
     for (size_t i = 0; st == OPT_OK && i < ana_model_command_count(m); i++) {
         const ana_cmd *c = ana_model_command(m, i);
         if (c->kind != ANA_CMD_KERNEL || taken(user, c->seq))
@@ -444,6 +559,7 @@ opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
                 x.roles[x.nroles++] = (opt_split_role){c->seq, sid};
         }
     }
+    free(x.told);
     for (size_t i = 0; i < x.nmade; i++)
         free(x.made[i].source);
     free(x.made);

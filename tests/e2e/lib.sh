@@ -8,6 +8,8 @@ trap 'rm -rf "$TMP"' EXIT
 # The layer built with ASan runs inside programs that are not: preload the
 # runtime for those (third-party clients), and never report their leaks.
 export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+# the cost database: never this machine's (clrr optimize reads it when it exists)
+export CLRR_COSTS=$TMP/costs
 asan_rt() {
     [ "${CLRR_SAN:-0}" = 1 ] && clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null
 }

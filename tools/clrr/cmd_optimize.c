@@ -5,13 +5,18 @@
 #include "tools/clrr/cli_ana.h"
 #include "tools/clrr/cli_opt.h"
 
+#include "costs/cdb.h"
+
 #include <getopt.h>
+#include <math.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char cli_optimize_usage[] =
-    "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--json]\n"
+    "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--json]\n"
     "Finds work in a trace that can be left out or merged without changing\n"
     "anything the application observes, and writes a plan (optimizer/PLAN.md) that\n"
     "'clrr replay FILE --plan PLAN' executes, verifying every read-back against\n"
@@ -41,8 +46,17 @@ static const char cli_optimize_usage[] =
     "                       leave a pass out\n"
     "  --split DEVICES      split launches over DEVICES, 'SPEC[:WEIGHT],...': a\n"
     "                       device as 'clrr devices' numbers or names it, and its\n"
-    "                       share of the work-groups (default 1), e.g. 'cpu:1,gpu:3'\n"
+    "                       share of the work-groups (default 1), e.g. 'cpu:1,gpu:3'.\n"
+    "                       Without weights, and with the launch's costs measured\n"
+    "                       ('clrr profile'), each launch gets the devices and\n"
+    "                       shares predicted fastest, transfers included: maybe\n"
+    "                       one other device, maybe none (it runs whole)\n"
     "  --split-kernel NAME  split only launches of kernel NAME\n"
+    "  --costs DB           the cost database (default: this machine's, $CLRR_COSTS\n"
+    "                       or ~/.cache/clrr/costs, when it exists)\n"
+    "  --no-costs           even shares, whatever was measured\n"
+    "  --device SPEC        the device the replay's queues run on (as 'clrr replay\n"
+    "                       --device' takes it; default: the first of --split)\n"
     "  --max-memory N       bytes the trace reader may hold (default 1 GiB or\n"
     "                       CLRR_MAX_MEMORY; K/M/G suffixes)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
@@ -50,7 +64,98 @@ static const char cli_optimize_usage[] =
     "Exit status: 0 plan written, 2 usage error, 3 failed (unreadable trace, plan\n"
     "not writable; nothing is left at PLAN).\n";
 
-static void cli_optimize_print(const char *path, const char *out, const opt_plan *p, int json, const char *note)
+/* The partitioner's decisions, copied for the summary. */
+typedef struct cli_part {
+    char kernel[128], verdict[16], why[320];
+    uint64_t seq, slices;
+    unsigned dim, ndevs;
+    char dev[OPT_SPLIT_MAX_PARTS][64];
+    uint64_t count[OPT_SPLIT_MAX_PARTS];
+    double predicted, alone, best, solve;
+    unsigned best_i;
+} cli_part;
+typedef struct cli_parts {
+    cli_part *v;
+    size_t n;
+    int oom;
+} cli_parts;
+
+static void cli_on_partition(void *user, const opt_partition_info *in)
+{
+    cli_parts *ps = user;
+    cli_part *v = realloc(ps->v, (ps->n + 1) * sizeof *v);
+    if (!v) {
+        ps->oom = 1;
+        return;
+    }
+    ps->v = v;
+    cli_part *c = &v[ps->n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->kernel, sizeof c->kernel, "%s", in->kernel);
+    snprintf(c->verdict, sizeof c->verdict, "%s", in->verdict);
+    snprintf(c->why, sizeof c->why, "%s", in->why ? in->why : "");
+    c->seq = in->seq;
+    c->slices = in->slices;
+    c->dim = in->dim;
+    c->ndevs = in->ndevs < OPT_SPLIT_MAX_PARTS ? in->ndevs : OPT_SPLIT_MAX_PARTS;
+    for (unsigned i = 0; i < c->ndevs; i++) {
+        snprintf(c->dev[i], sizeof c->dev[i], "%s", in->devices[i]);
+        c->count[i] = in->count[i];
+    }
+    c->predicted = in->predicted_ns;
+    c->alone = in->alone_ns;
+    c->best = in->best_single_ns;
+    c->best_i = in->best_single;
+    c->solve = in->solve_ns;
+}
+
+static void cli_parts_print(const cli_parts *ps, int json)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        const cli_part *c = &ps->v[i];
+        if (json) {
+            printf("%s{\"kernel\":", i ? "," : "");
+            cli_json_cstr(stdout, c->kernel);
+            printf(",\"seq\":%" PRIu64 ",\"verdict\":\"%s\",\"dim\":%u,\"groups\":%" PRIu64 ",\"devices\":[", c->seq,
+                   c->verdict, c->dim, c->slices);
+            for (unsigned d = 0; d < c->ndevs; d++) {
+                printf("%s{\"device\":", d ? "," : "");
+                cli_json_cstr(stdout, c->dev[d]);
+                printf(",\"groups\":%" PRIu64 "}", c->count[d]);
+            }
+            printf("]");
+            if (!strcmp(c->verdict, "even")) {
+                printf(",\"why\":");
+                cli_json_cstr(stdout, c->why);
+            } else {
+                printf(",\"predicted_ns\":%.0f,\"alone_ns\":%.0f,\"best_single\":", c->predicted, c->alone);
+                cli_json_cstr(stdout, c->dev[c->best_i]);
+                printf(",\"best_single_ns\":%.0f,\"solve_ns\":%.0f", c->best, c->solve);
+            }
+            printf("}");
+            continue;
+        }
+        printf("partition %s (launch %" PRIu64 ", %" PRIu64 " groups along dim %u): ", c->kernel, c->seq, c->slices,
+               c->dim);
+        if (!strcmp(c->verdict, "even")) {
+            printf("even shares: %s\n", c->why);
+            continue;
+        }
+        if (!strcmp(c->verdict, "whole"))
+            printf("whole on %s", c->dev[0]);
+        else
+            for (unsigned d = 0, first = 1; d < c->ndevs; d++)
+                if (c->count[d]) {
+                    printf("%s%s %" PRIu64, first ? "" : ", ", c->dev[d], c->count[d]);
+                    first = 0;
+                }
+        printf("; predicted %.3f ms, the queue's device alone %.3f ms (%.2fx); solved in %.0f us\n",
+               c->predicted / 1e6, c->alone / 1e6, c->predicted > 0 ? c->alone / c->predicted : 0, c->solve / 1e3);
+    }
+}
+
+static void cli_optimize_print(const char *path, const char *out, const opt_plan *p, int json, const char *note,
+                               const cli_parts *ps)
 {
     const opt_plan_info *in = opt_plan_get_info(p);
     if (json) {
@@ -69,7 +174,9 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
         }
         printf("],\"splits\":%zu,\"split_note\":", opt_plan_split_count(p));
         cli_json_cstr(stdout, note);
-        printf("}\n");
+        printf(",\"partitions\":[");
+        cli_parts_print(ps, 1);
+        printf("]}\n");
         return;
     }
     printf("optimized %s (%" PRIu64 " calls) -> %s\n", path, in->trace_calls, out);
@@ -89,24 +196,29 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
     }
     if (opt_plan_pass(p, OPT_PASS_SPLIT)->enabled && note[0])
         printf("          %s\n", note);
+    cli_parts_print(ps, 0);
     printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", opt_plan_xform_count(p),
            opt_plan_xform_count(p) == 1 ? "" : "s", path, out);
 }
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL };
+    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+           O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
         {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"split", required_argument, NULL, O_SPLIT},
-        {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL},
+        {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
+        {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     char note[512] = "";
-    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note};
-    const char *out = NULL;
+    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL};
+    cli_parts ps = {NULL, 0, 0};
+    const char *out = NULL, *costs = NULL;
+    int no_costs = 0;
     unsigned off = 0;
     int json = 0, c;
     uint64_t v;
@@ -135,6 +247,9 @@ static int cli_optimize_run(int argc, char **argv)
             o.split = optarg;
             break;
         case O_SPLIT_KERNEL: o.split_kernel = optarg; break;
+        case O_COSTS: costs = optarg; break;
+        case O_NO_COSTS: no_costs = 1; break;
+        case O_DEVICE: o.device = optarg; break;
         case 'h': fputs(cli_optimize_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
@@ -144,6 +259,10 @@ static int cli_optimize_run(int argc, char **argv)
         o.passes |= 1u << OPT_PASS_SPLIT;
     else if (o.split_kernel)
         return cli_usage_err("--split-kernel needs --split DEVICES");
+    else if (o.device || costs)
+        return cli_usage_err("%s needs --split DEVICES", o.device ? "--device" : "--costs");
+    if (costs && no_costs)
+        return cli_usage_err("--costs and --no-costs exclude each other");
     const char *path;
     int rc = cli_one_file(argc, argv, &path);
     if (rc != CLI_EXIT_OK)
@@ -152,8 +271,29 @@ static int cli_optimize_run(int argc, char **argv)
         return cli_usage_err("missing -o PLAN");
     if (!strcmp(out, path))
         return cli_usage_err("PLAN must differ from FILE");
+    /* the measured costs: --costs, else this machine's database when there is one */
+    char dpath[4096];
+    if (o.split && !no_costs && !costs && cdb_default_path(dpath, sizeof dpath) && !access(dpath, F_OK))
+        costs = dpath;
+    if (costs) {
+        cdb_status cs = cdb_open(costs, &o.costs, err, sizeof err);
+        if (cs != CDB_OK) {
+            cli_err("%s", err[0] ? err : cdb_strerror(cs));
+            return CLI_EXIT_ERROR;
+        }
+        o.on_partition = cli_on_partition;
+        o.user = &ps;
+    }
     opt_plan *p = NULL;
     opt_status st = opt_optimize(path, &o, &p, err, sizeof err);
+    cdb_close(o.costs);
+    if (ps.oom && st == OPT_OK) {
+        opt_plan_free(p);
+        p = NULL;
+        st = OPT_ERR_NOMEM;
+    }
+    if (st != OPT_OK)
+        free(ps.v);
     if (st == OPT_ERR_ARG)
         return cli_usage_err("%s", err);
     if (st != OPT_OK) {
@@ -171,7 +311,8 @@ static int cli_optimize_run(int argc, char **argv)
             rc = CLI_EXIT_ERROR;
     }
     if (rc == CLI_EXIT_OK)
-        cli_optimize_print(path, out, p, json, note);
+        cli_optimize_print(path, out, p, json, note, &ps);
+    free(ps.v);
     opt_plan_free(p);
     return rc;
 }
