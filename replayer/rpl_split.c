@@ -372,7 +372,7 @@ typedef struct rpl_split_job {
         cl_mem buf;
         size_t lo, len;
         uint8_t *host;
-    } send[RPL_SPLIT_MAX_ARGS];
+    } send[2 * RPL_SPLIT_MAX_ARGS];
     unsigned nsend;
     cl_event rev[RPL_SPLIT_MAX_ARGS];   /* its read-backs (adaptive: timed) */
 } rpl_split_job;
@@ -744,10 +744,42 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                 hi = size;
             if (lo >= hi)
                 continue;
-            int resident = cp->epoch == m->epoch && cp->gen == t->gen && cp->vlo <= lo && hi <= cp->vhi;
+            int same = cp->epoch == m->epoch && cp->gen == t->gen && cp->vlo < cp->vhi;
+            int resident = same && cp->vlo <= lo && hi <= cp->vhi;
             int diff = r->write && sp->merge[a] == RPL_MERGE_DIFF;
             if (resident && !diff) {
                 s->sum.split_resident += hi - lo;
+                continue;
+            }
+            if (same && !diff && lo < cp->vhi && cp->vlo < hi) {
+                /* the device holds part of it (the proportions moved): only
+                 * the bytes on either side of what it holds go */
+                uint64_t pl[2] = {lo, cp->vhi}, ph[2] = {cp->vlo, hi};
+                s->sum.split_resident += rpl_min64(hi, cp->vhi) - (lo > cp->vlo ? lo : cp->vlo);
+                for (unsigned q = 0; q < 2; q++) {
+                    if (pl[q] >= ph[q])
+                        continue;
+                    uint64_t n = ph[q] - pl[q];
+                    uint8_t *host = rpl_split_take(j, n);
+                    if (!host) {
+                        st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+                        goto out;
+                    }
+                    uint8_t *stage = prim ? rpl_split_pinned(s, prim, (size_t)n) : NULL;
+                    cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)pl[q], (size_t)n,
+                                                          stage ? stage : host, 0, NULL, NULL);
+                    if (e == CL_SUCCESS && stage)
+                        memcpy(host, stage, (size_t)n);
+                    if (e != CL_SUCCESS) {
+                        if (!j->arena)
+                            free(host);
+                        RPL_CL(e, "sending a part's bytes");
+                    }
+                    s->sum.split_bytes_out += n;
+                    j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)pl[q], (size_t)n, host};
+                }
+                cp->vlo = rpl_min64(cp->vlo, lo);
+                cp->vhi = hi > cp->vhi ? hi : cp->vhi;
                 continue;
             }
             uint8_t *host = rpl_split_take(j, hi - lo);

@@ -118,6 +118,18 @@ PY
 POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/nb8.clrr" --plan "$TMP/nb8.plan" --split-fixed \
     >"$TMP/nb8f.json" || fail "nbody --split-fixed"
 [ "$(j "$TMP/nb8f.json" "(d['plan']['split'], d['plan']['split_adapted'])")" = "(8, 0)" ] || fail "--split-fixed adapted"
+# aes, 8 launches over the same input: when the adapted proportions move,
+# a mirror that holds part of the new range gets only the bytes on either
+# side (read from the queue's device); verified, so a piece missed or
+# misplaced gives a mismatch
+POCL_DEVICES="basic pthread" "$CLRR" record -o "$TMP/aes8.clrr" -- "$APPS/aes" --size 65536 --iters 8 --device 1 --quiet ||
+    fail "recording aes"
+POCL_DEVICES="basic pthread" "$CLRR" optimize "$TMP/aes8.clrr" -o "$TMP/aes8.plan" --passes none --split 1:1,0:1 >/dev/null ||
+    fail "optimize aes"
+POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/aes8.clrr" --plan "$TMP/aes8.plan" >"$TMP/aes8.json" ||
+    fail "aes adaptive: $(head -c 1500 "$TMP/aes8.json")"
+[ "$(j "$TMP/aes8.json" "(d['ok'], d['mismatches'], d['plan']['split_adapted'] >= 2, d['plan']['split_resident'] > 0)")" = \
+  "(True, 0, True, True)" ] || fail "aes adaptive: $(j "$TMP/aes8.json" "d['plan']")"
 
 # a device that is not here: the launches run whole, verified
 POCL_DEVICES="pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan \
