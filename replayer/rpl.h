@@ -174,7 +174,8 @@ typedef struct rpl_split_part {
 } rpl_split_part;
 typedef struct rpl_split {
     uint32_t id;              /* names the split across calls (builds are cached) */
-    const char *kernel;       /* the original kernel (for messages) */
+    const char *kernel;       /* the original kernel (for messages and costs) */
+    uint8_t program[16];      /* tf_hash of its program's source (the costs' key) */
     const char *name, *source, *options;   /* the partition-ready kernel */
     unsigned dim;
     uint64_t groups;          /* work-groups along dim (work-items when the launch
@@ -305,6 +306,8 @@ typedef struct rpl_opts {
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
+    struct cdb *learn;        /* when not NULL: each part of a split launch adds its measured
+                               * kernel time there (costs/cdb.h; the caller flushes) */
     const rpl_profile_opts *profile;   /* measure launches into a cost database, or NULL
                                         * (must outlive the session); rpl_open fails with
                                         * RPL_ERR_ARG on a device spec that names no device */
@@ -376,6 +379,7 @@ typedef struct rpl_summary {
                                * alone was faster (tried again every 16th launch) */
     uint64_t split_adapted;   /* split launches whose proportions came from measuring
                                * earlier launches of the same split */
+    uint64_t split_learned;   /* parts' kernel times added to rpl_opts.learn */
     char split_shares[320];   /* "KERNEL: DEV 61.0%, DEV 39.0%": the proportions the last
                                * adapted split ended with ("" when none) */
     int64_t wall_ns;          /* the whole session so far */

@@ -57,6 +57,16 @@ static void rpl_prof_describe(rpl_session *s, cl_device_id dev, cl_platform_id p
     cdb_identity(id, id_cap, name, pname, driver, cu);
 }
 
+void rpl_device_identity(rpl_session *s, cl_device_id dev, char *id, size_t cap)
+{
+    cl_platform_id plat = NULL;
+    char name[256], pname[256];
+    cl_device_type type;
+    if (s->api.clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
+        plat = NULL;
+    rpl_prof_describe(s, dev, plat, id, cap, name, pname, &type);
+}
+
 /* The snapshot: every device here, in `clrr devices` order. */
 static int rpl_prof_snapshot(rpl_session *s, char *err, size_t cap)
 {

@@ -17,6 +17,7 @@
  * by byte where they differ from the contents before the launch (diff).
  * The launch is complete when the call returns. */
 #include "replayer/rpl_int.h"
+#include "costs/cdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +570,37 @@ static int rpl_split_early(const rpl_split *sp, const rpl_split_job *jobs, int o
     return 1;
 }
 
+/* Every optimized run adds its own measurements: each part's kernel time,
+ * on its device, keyed like `clrr profile`'s (costs/cdb.h). */
+static void rpl_split_learn(rpl_session *s, const rpl_split *sp, const rpl_split_job *jobs, const cl_event *kev,
+                            const rpl_launch *h, cl_device_id qdev)
+{
+    cdb_key key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.program, sp->program, sizeof key.program);
+    key.kernel = sp->kernel;
+    key.dim = h->dim;
+    double other = 1;
+    for (unsigned d = 0; d < 3; d++) {
+        key.gsz[d] = d < h->dim ? h->gsz[d] : 1;
+        key.lsz[d] = d < h->dim && h->has_lsz ? h->lsz[d] : 0;
+        uint64_t g = !h->has_lsz ? key.gsz[d] : key.lsz[d] ? (key.gsz[d] + key.lsz[d] - 1) / key.lsz[d] : 1;
+        if (d != sp->dim && d < h->dim)
+            other *= (double)g;
+    }
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        cl_ulong b = 0, e = 0;
+        if (!kev[p] || s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ||
+            s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) || e <= b)
+            continue;
+        char id[1024];
+        rpl_device_identity(s, jobs[p].d ? jobs[p].d->dev : qdev, id, sizeof id);
+        double groups = (double)(jobs[p].part->hi - jobs[p].part->lo) * other;
+        if (cdb_add_kernel(s->o.learn, id, &key, (uint64_t)groups, (uint64_t)(e - b)) == CDB_OK)
+            s->sum.split_learned++;
+    }
+}
+
 int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
 {
     *done = 0;
@@ -830,7 +862,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     /* the queue's own parts start now when nothing the others are sent
      * depends on them: they run while the bytes go out */
     if (early)
-        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, ad && prim ? kev : NULL),
+        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, (ad || s->o.learn) && prim ? kev : NULL),
                "launching the queue's device's parts");
     for (unsigned p = 0; p < sp->nparts; p++) {
         rpl_split_job *j = &jobs[p];
@@ -852,7 +884,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
         RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, mems, extra), "setting a part's arguments");
         RPL_CL(s->api.clEnqueueNDRangeKernel(j->d->q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL,
-                                             ad ? &kev[p] : NULL),
+                                             ad || s->o.learn ? &kev[p] : NULL),
                "launching a part");
         RPL_CL(s->api.clFlush(j->d->q), "clFlush");
         s->sum.split_parts++;
@@ -860,7 +892,7 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     t_sent = rpl_clock_ns();
     /* the queue's own device's parts, in place (unless they started early) */
     if (!early)
-        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, ad && prim ? kev : NULL),
+        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, (ad || s->o.learn) && prim ? kev : NULL),
                "launching the queue's device's parts");
     /* then what the other devices' parts write comes back (only once every
      * part is running: a driver may make a read block) */
@@ -995,6 +1027,8 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
                          "; whole on the queue's device is faster");
         }
     }
+    if (s->o.learn)
+        rpl_split_learn(s, sp, jobs, kev, &h, qdev);
     /* versions: what the launch wrote moved on; each other device's mirror
      * still holds what it wrote itself when the parts did not overlap */
     for (unsigned a = 0; a < sp->nargs; a++) {

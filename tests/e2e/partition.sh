@@ -9,7 +9,8 @@
 # split), the other device a hundred times faster (all on it: device
 # selection, a one-part split), transfers that cost seconds (no split: the
 # queue's device alone), a device never measured (left out), the queue's
-# device never measured (even shares, with the reason). Bad options and a
+# device never measured (even shares, with the reason). Split replays add
+# their parts' times to the database. Bad options and a
 # broken database give one line and a non-zero exit.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/nbody"
@@ -94,6 +95,29 @@ a, b = (x["groups"] for x in p["devices"])
 assert abs(a - b) <= max(2, 0.15 * (a + b)), (a, b)
 PY
 replayed equal
+# every split replay adds its parts' kernel times to the database, keyed
+# as the profile's (same program hash, kernel, shape, device identities)
+cp "$TMP/real" "$TMP/learn"
+before=$(grep -c '^k' "$TMP/learn")
+"$CLRR" replay --json "$TMP/nb.clrr" --plan "$TMP/equal.plan" --costs "$TMP/learn" >"$TMP/learn.json" ||
+    fail "replay learning: $(head -c 800 "$TMP/learn.json")"
+n=$(j "$TMP/learn.json" "d['plan']['split_learned']")
+[ "$n" -ge 2 ] && [ "$(grep -c '^k' "$TMP/learn")" = $((before + n)) ] || fail "learned $n, file $(grep -c '^k' "$TMP/learn") from $before"
+python3 - "$TMP/learn" "$before" <<'PY' || fail "learned samples keyed unlike the profile's"
+import sys
+ks = [l.split("\t") for l in open(sys.argv[1], encoding="utf-8") if l.startswith("k\t")]
+old, new = ks[:int(sys.argv[2])], ks[int(sys.argv[2]):]
+keys = {tuple(k[1:7]) for k in old}
+assert new and all(tuple(k[1:7]) in keys for k in new), [k[1:7] for k in new]
+assert len({k[1] for k in new}) == 2   # both devices
+PY
+"$CLRR" replay --json "$TMP/nb.clrr" --plan "$TMP/equal.plan" --costs "$TMP/learn" --no-learn >/dev/null 2>&1 &&
+    fail "--costs with --no-learn accepted"
+CLRR_COSTS=$TMP/learn "$CLRR" replay --json "$TMP/nb.clrr" --plan "$TMP/equal.plan" --no-learn >"$TMP/nl.json" ||
+    fail "--no-learn"
+[ "$(grep -c '^k' "$TMP/learn")" = $((before + n)) ] && [ "$(j "$TMP/nl.json" "d['plan']['split_learned']")" = 0 ] ||
+    fail "--no-learn added samples"
+"$CLRR" replay "$TMP/nb.clrr" --costs "$TMP/learn" >/dev/null 2>&1; [ $? = 2 ] || fail "--costs without --plan"
 # 3. the other device a hundred times faster, transfers cheap: everything on it
 edit "$TMP/real" "$TMP/fast" "(ns / 100 if basic else ns * 10) if f[0] == 'k' else 1"
 plan fast "$TMP/fast"

@@ -5,6 +5,7 @@
 #include "tools/clrr/cli.h"
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
+#include "costs/cdb.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -45,6 +46,10 @@ static const char cli_replay_usage[] =
     "  --split-fixed     split launches keep the plan's proportions (by default a\n"
     "                    split launched again takes proportions from the time each\n"
     "                    device's part took)\n"
+    "  --costs DB        split launches add their parts' measured kernel times to\n"
+    "                    this cost database (default: this machine's, $CLRR_COSTS\n"
+    "                    or ~/.cache/clrr/costs), which 'clrr optimize' reads\n"
+    "  --no-learn        add nothing to the cost database\n"
     "  --exact-calls     make exactly the recorded calls and no others (no\n"
     "                    device discovery, no events of its own); read-backs are\n"
     "                    verified at the application's own synchronization\n"
@@ -339,8 +344,9 @@ static int cli_plan_split(void *user, rpl_split *out)
         cli_split_conv.models[a] = (rpl_split_model){m->read, m->write, {m->r[0], m->r[1], m->r[2], m->r[3]},
                                                      {m->w[0], m->w[1], m->w[2], m->w[3]}};
     }
-    *out = (rpl_split){z->id, z->kernel, z->name, z->source, z->options, z->dim, z->groups, z->nargs, z->args,
+    *out = (rpl_split){z->id, z->kernel, {0}, z->name, z->source, z->options, z->dim, z->groups, z->nargs, z->args,
                        z->merge, z->nparts, cli_split_conv.parts, adaptive, adaptive ? cli_split_conv.models : NULL};
+    memcpy(out->program, z->program, sizeof out->program);
     return 0;
 }
 
@@ -389,8 +395,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         cli_json_cstr(stdout, s->plan_unbuilt);
         printf(",\"split_note\":");
         cli_json_cstr(stdout, s->split_note);
-        printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_shares\":", s->split_adapted,
-               s->split_declined);
+        printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_learned\":%" PRIu64
+               ",\"split_shares\":", s->split_adapted, s->split_declined, s->split_learned);
         cli_json_cstr(stdout, s->split_shares);
         printf("}");
         return;
@@ -519,7 +525,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 static int cli_replay_run(int argc, char **argv)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN, O_SPLIT_FIXED };
+           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -528,6 +534,7 @@ static int cli_replay_run(int argc, char **argv)
         {"no-verify", no_argument, NULL, O_NOVERIFY}, {"max-memory", required_argument, NULL, O_MAXMEM},
         {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
         {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
+        {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
         {NULL, 0, NULL, 0},
     };
     rpl_opts o;
@@ -535,7 +542,8 @@ static int cli_replay_run(int argc, char **argv)
     o.max_memory = cli_max_memory();
     cli_replay r;
     memset(&r, 0, sizeof r);
-    const char *compare = NULL;
+    const char *compare = NULL, *costs = NULL;
+    int no_learn = 0;
     int c;
     uint64_t v;
     char err[512];
@@ -585,6 +593,8 @@ static int cli_replay_run(int argc, char **argv)
             r.plan_path = optarg;
             break;
         case O_SPLIT_FIXED: o.split_fixed = 1; break;
+        case O_COSTS: costs = optarg; break;
+        case O_NO_LEARN: no_learn = 1; break;
         case 'q': r.quiet = 1; break;
         case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -603,6 +613,10 @@ static int cli_replay_run(int argc, char **argv)
     if (r.plan_path && (o.first || o.kernel || compare || o.exact_calls))
         return cli_usage_err("--plan applies to a whole replay: it cannot take --range, --kernel, --compare or "
                              "--exact-calls");
+    if ((costs || no_learn) && !r.plan_path)
+        return cli_usage_err("%s applies to split launches: it needs --plan", costs ? "--costs" : "--no-learn");
+    if (costs && no_learn)
+        return cli_usage_err("--costs and --no-learn exclude each other");
     opt_plan *plan = NULL;
     rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split};
     if (r.plan_path) {
@@ -624,6 +638,16 @@ static int cli_replay_run(int argc, char **argv)
                     r.plan_path, opt_plan_get_info(plan)->fingerprint, ps.fingerprint);
         hook.user = r.plan_exec;
         o.plan = &hook;
+    }
+    /* split launches add what their parts took to the cost database */
+    cdb *learn = NULL;
+    char dpath[4096];
+    if (plan && opt_plan_split_count(plan) && !no_learn && (costs || (costs = cdb_default_path(dpath, sizeof dpath)))) {
+        if (cdb_open(costs, &learn, err, sizeof err) != CDB_OK) {
+            cli_err("warning: %s; split launches add nothing to it", err);
+            learn = NULL;
+        }
+        o.learn = learn;
     }
     o.user = &r;
     o.on_mismatch = cli_on_mismatch;
@@ -687,6 +711,11 @@ static int cli_replay_run(int argc, char **argv)
                 path, sum.valid_bytes, sum.file_bytes);
     }
     cli_print_summary(path, &sum, &r, st == RPL_OK);
+    if (learn && cdb_flush(learn, err, sizeof err) != CDB_OK)
+        cli_err("warning: %s", err);
+    else if (learn && sum.split_learned && !r.json && !r.quiet)
+        printf("costs     %" PRIu64 " part times added to %s\n", sum.split_learned, costs);
+    cdb_close(learn);
     rpl_close(s);
     opt_exec_close(r.plan_exec);
     opt_plan_free(plan);
