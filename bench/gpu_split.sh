@@ -15,7 +15,8 @@
 #                                           each of its plans, --loop 5,
 #                                           verified; one JSON per run in OUT
 # NVIDIA's driver and PoCL are both made visible (DESIGN.md, Devices).
-# Read-backs are compared within a float tolerance: traces recorded on
+# Read-backs are compared within a float tolerance (TOL, default
+# rel=1e-3,abs=1e-5): traces recorded on
 # another device (PoCL here), and parts on the CPU, round differently.
 set -u
 mode=${1:?usage: gpu_split.sh record|replay BUILD ...}
@@ -50,7 +51,7 @@ replay)
                 [ "$p" = none ] || [ -e "$p" ] || continue
                 tag=$([ "$p" = none ] && echo plain || basename "$p" .plan | sed "s/^$app\.//")
                 # a plan APP.TAG-fixed.plan runs with --split-fixed (the plan's proportions)
-                "$B/bin/clrr" replay --json --loop 5 --device gpu --tolerance rel=1e-3,abs=1e-5 "$t" \
+                "$B/bin/clrr" replay --json --loop 5 --device gpu --tolerance "${TOL:-rel=1e-3,abs=1e-5}" "$t" \
                     $([ "$p" = none ] || echo --plan "$p") $(case $tag in *-fixed) echo --split-fixed;; esac) \
                     >"$OUT/$app.$tag.$rep.json" 2>"$OUT/$app.$tag.$rep.err" ||
                     echo "FAILED: $app $tag: $(head -c 300 "$OUT/$app.$tag.$rep.err")"

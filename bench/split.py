@@ -3,8 +3,9 @@
 For each workload: record it on PoCL's multi-threaded device of the unequal
 pair (POCL_DEVICES="basic pthread": one single-threaded device, one using
 every core) and of the equal pair ("pthread pthread"), `clrr optimize
---split` it at fixed proportions (the cost learning that would choose them
-is not built yet), then replay it REPS times without and with the plan
+--split` it at fixed proportions, and (partitioned) `clrr profile` it and
+let the partitioner decide each launch from the measured costs, then
+replay it REPS times without and with each plan
 (--loop LOOPS, the per-loop median: steady state), alternating, and print a
 Markdown table of medians. Every run must verify. On this machine's two
 cores both devices share the same cores, so a split can only cost: the
@@ -34,8 +35,9 @@ WORKLOADS = [
     ("vecadd", ["--size", str(262144 * S), "--iters", "2"], "memory"),
     ("histogram", ["--size", str(1048576 * S)], "memory"),
 ]
-PAIRS = [("basic pthread", "1:3,0:1", "unequal: pthread 3, basic 1"),
-         ("pthread pthread", "cpu0:1,cpu1:1", "equal: 1, 1")]
+# (POCL_DEVICES, fixed shares, the partitioner's list: the queue's device first, what)
+PAIRS = [("basic pthread", "1:3,0:1", "1,0", "unequal: pthread 3, basic 1"),
+         ("pthread pthread", "cpu0:1,cpu1:1", "1,0", "equal: 1, 1")]
 
 
 def run(cmd, env, ok=(0,)):
@@ -55,27 +57,36 @@ def replay(trace, plan, env):
 
 def main():
     rows, raw = [], []
-    for pair, spec, what in PAIRS:
-        env = dict(os.environ, POCL_DEVICES=pair)
+    for pair, spec, auto, what in PAIRS:
+        env = dict(os.environ, POCL_DEVICES=pair, CLRR_COSTS=os.path.join(TMP, "costs-" + pair.replace(" ", "-")))
         for name, args, kind in WORKLOADS:
             tr = os.path.join(TMP, "%s-%s.clrr" % (name, pair.replace(" ", "-")))
             pl = tr[:-5] + ".plan"
             run([CLRR, "record", "--quiet", "-o", tr, "--", os.path.join(APPS, name)] + args + ["--device", "1", "--quiet"],
                 env)
             run([CLRR, "optimize", tr, "-o", pl, "--passes", "none", "--split", spec], env)
-            plain, split = [], []
+            # the partitioner: the launches' costs measured, then each decided
+            pa = tr[:-5] + ".auto.plan"
+            run([CLRR, "profile", tr, "--reps", "5", "--max-seconds", "5"], env)
+            d = json.loads(run([CLRR, "optimize", tr, "-o", pa, "--passes", "none", "--split", auto, "--json"], env))
+            verdicts = ",".join(sorted({x["verdict"] for x in d["partitions"]})) or "-"
+            plain, split, part = [], [], []
             for _ in range(REPS):
                 plain.append(replay(tr, None, env)[0])
                 ms, n = replay(tr, pl, env)
                 split.append(ms)
-            rows.append((what, name, kind, med(plain), med(split), n))
+                part.append(replay(tr, pa, env)[0])
+            rows.append((what, name, kind, med(plain), med(split), n, med(part), verdicts))
             raw.append({"pair": pair, "split": spec, "workload": name, "args": args, "plain_ms": plain,
-                        "split_ms": split, "split_launches": n})
+                        "split_ms": split, "split_launches": n, "partitioned_ms": part, "verdicts": verdicts,
+                        "partitions": d["partitions"]})
     print("\n### Split launches on PoCL's pairs (replay, ms per loop, median of %d; %d loops)\n" % (REPS, LOOPS))
-    print("| pair and shares | workload | bound | plain | split | split/plain | launches split |")
-    print("|---|---|---|---|---|---|---|")
-    for what, name, kind, p, s, n in rows:
-        print("| %s | %s | %s | %.2f | %.2f | %.2fx | %d |" % (what, name, kind, p, s, p / s if s else 0, n))
+    print("| pair and shares | workload | bound | plain | split | split/plain | launches split | partitioned | "
+          "partitioned/plain | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for what, name, kind, p, s, n, a, v in rows:
+        print("| %s | %s | %s | %.2f | %.2f | %.2fx | %d | %.2f | %.2fx | %s |" %
+              (what, name, kind, p, s, p / s if s else 0, n, a, p / a if a else 0, v))
     write_raw("pocl-pairs", "-split", REPS, QUICK, {"runs": raw})
 
 

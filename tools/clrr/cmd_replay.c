@@ -637,7 +637,9 @@ static int cli_replay_run(int argc, char **argv)
                     ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
                     r.plan_path, opt_plan_get_info(plan)->fingerprint, ps.fingerprint);
         hook.user = r.plan_exec;
-        o.plan = &hook;
+        /* a plan that changes nothing costs nothing: no call is matched */
+        if (opt_plan_xform_count(plan))
+            o.plan = &hook;
     }
     /* split launches add what their parts took to the cost database */
     cdb *learn = NULL;
