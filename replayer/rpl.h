@@ -156,6 +156,7 @@ typedef struct tf_item tf_item;   /* trace-format/tf.h */
  * launch is complete when the call returns; the application's event is a
  * marker after it. */
 #define RPL_PLAN_SPLIT 4
+#define RPL_SPLIT_LAUNCH_TIMES 32
 
 enum { RPL_SPLIT_ARG_VALUE = 0, RPL_SPLIT_ARG_MEM = 1, RPL_SPLIT_ARG_LOCAL = 2 };
 enum { RPL_MERGE_NONE = 0, RPL_MERGE_CONCAT = 1, RPL_MERGE_DIFF = 2 };
@@ -380,6 +381,10 @@ typedef struct rpl_summary {
     uint64_t split_adapted;   /* split launches whose proportions came from measuring
                                * earlier launches of the same split */
     uint64_t split_learned;   /* parts' kernel times added to rpl_opts.learn */
+    int64_t split_launch_ns[RPL_SPLIT_LAUNCH_TIMES];   /* the first split launches' own wall
+                               * times, from their inputs ready to their results back
+                               * (how fast adaptive proportions settle) */
+    unsigned split_nlaunch_ns;
     char split_shares[320];   /* "KERNEL: DEV 61.0%, DEV 39.0%": the proportions the last
                                * adapted split ended with ("" when none) */
     int64_t wall_ns;          /* the whole session so far */

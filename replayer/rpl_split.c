@@ -976,6 +976,8 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     s->sum.split_send_ns += t_sent - t_ready;
     s->sum.split_parts_ns += t_parts - t_sent;
     s->sum.split_merge_ns += t_done - t_parts;
+    if (s->sum.split_nlaunch_ns < RPL_SPLIT_LAUNCH_TIMES)
+        s->sum.split_launch_ns[s->sum.split_nlaunch_ns++] = t_done - t_ready;
     if (ad) {   /* what each part cost, then the next proportions */
         double ns[RPL_SPLIT_MAX_PARTS];
         int all = 1;

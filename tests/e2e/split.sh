@@ -128,8 +128,8 @@ POCL_DEVICES="basic pthread" "$CLRR" optimize "$TMP/aes8.clrr" -o "$TMP/aes8.pla
     fail "optimize aes"
 POCL_DEVICES="basic pthread" "$CLRR" replay --json "$TMP/aes8.clrr" --plan "$TMP/aes8.plan" >"$TMP/aes8.json" ||
     fail "aes adaptive: $(head -c 1500 "$TMP/aes8.json")"
-[ "$(j "$TMP/aes8.json" "(d['ok'], d['mismatches'], d['plan']['split_adapted'] >= 2, d['plan']['split_resident'] > 0)")" = \
-  "(True, 0, True, True)" ] || fail "aes adaptive: $(j "$TMP/aes8.json" "d['plan']")"
+[ "$(j "$TMP/aes8.json" "(d['ok'], d['mismatches'], d['plan']['split_adapted'] >= 2, d['plan']['split_resident'] > 0, len(d['plan']['split_launch_ns']) == d['plan']['split'], min(d['plan']['split_launch_ns']) > 0)")" = \
+  "(True, 0, True, True, True, True)" ] || fail "aes adaptive: $(j "$TMP/aes8.json" "d['plan']")"
 
 # a device that is not here: the launches run whole, verified
 POCL_DEVICES="pthread" "$CLRR" replay --json "$TMP/vecadd-basic-pthread.clrr" --plan \

@@ -396,7 +396,10 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf(",\"split_note\":");
         cli_json_cstr(stdout, s->split_note);
         printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_learned\":%" PRIu64
-               ",\"split_shares\":", s->split_adapted, s->split_declined, s->split_learned);
+               ",\"split_launch_ns\":[", s->split_adapted, s->split_declined, s->split_learned);
+        for (unsigned i = 0; i < s->split_nlaunch_ns; i++)
+            printf("%s%" PRId64, i ? "," : "", s->split_launch_ns[i]);
+        printf("],\"split_shares\":");
         cli_json_cstr(stdout, s->split_shares);
         printf("}");
         return;
