@@ -71,6 +71,8 @@ typedef struct rpl_split_adapt {
 /* Launches a split predicted slower than its queue's device alone runs
  * whole before it is measured again (the load may have moved). */
 #define RPL_SPLIT_REPROBE 15
+/* Parts whose times are within this ratio are balanced: the proportions stay. */
+#define RPL_SPLIT_SETTLED 1.05
 
 struct rpl_split_state {
     rpl_split_adapt *adapt;
@@ -253,7 +255,9 @@ static uint8_t *rpl_split_pinned(rpl_session *s, rpl_split_dev *d, size_t need)
         d->pin_ptr = NULL;
         d->pin_size = 0;
     }
-    size_t size = (need + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
+    /* a quarter more than asked: adapted proportions grow a part by a few
+     * groups at a time, and making pinned memory costs milliseconds */
+    size_t size = (need + need / 4 + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
     cl_int e = CL_SUCCESS;
     cl_mem b = s->api.clCreateBuffer(d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &e);
     if (!b || e != CL_SUCCESS)
@@ -492,9 +496,19 @@ static void rpl_split_regions(const rpl_split *sp, const uint64_t *bound, const 
 }
 
 /* Huchant's fixed point: each part's next share of the work-groups is in
- * proportion to the rate (work-groups per ns) it ran at, at least one. */
+ * proportion to the rate (work-groups per ns) it ran at, at least one;
+ * unchanged while the parts took within 5% of each other. */
 static void rpl_split_refine(rpl_split_adapt *a, const double *ns, uint64_t groups)
 {
+    /* parts that finished within RPL_SPLIT_SETTLED of each other keep their
+     * shares: the fixed point would chase launch-to-launch noise */
+    double fast = ns[0], slow = ns[0];
+    for (unsigned p = 1; p < a->nparts; p++) {
+        fast = ns[p] < fast ? ns[p] : fast;
+        slow = ns[p] > slow ? ns[p] : slow;
+    }
+    if (fast > 0 && slow <= fast * RPL_SPLIT_SETTLED)
+        return;
     double rate[RPL_SPLIT_MAX_PARTS], total = 0;
     for (unsigned p = 0; p < a->nparts; p++) {
         uint64_t n = a->bound[p + 1] - a->bound[p];
