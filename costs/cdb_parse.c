@@ -273,11 +273,13 @@ cdb_status cdb_parse(cdb *db, char *text, size_t len, char *err, size_t err_cap)
         size_t n = (size_t)(nl - l);
         p += n + 1;
         *nl = 0;
-        if (memchr(l, 0, n)) {
+        if (n && l[n - 1] == CDB_CAN) {
+            /* a line cut short, closed by a later append: its write is lost,
+             * whatever bytes it left (a crash can leave NULs) */
+            snap_drop(&ps);
+        } else if (memchr(l, 0, n)) {
             perr(&ps, "NUL byte");
             st = CDB_ERR_FORMAT;
-        } else if (n && l[n - 1] == CDB_CAN) {
-            snap_drop(&ps);   /* a line cut short, closed by a later append: its write is lost */
         } else {
             st = record(&ps, l, n);
         }

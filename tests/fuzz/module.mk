@@ -1,12 +1,12 @@
 # tests/fuzz/: libFuzzer targets for every parser of untrusted input
 # (tests/fuzz/README.md): fuzz_trace (the trace reader), fuzz_replay
 # (replay of a decoded trace onto the stub driver) and fuzz_plan (the plan
-# reader).
+# reader), fuzz_costs (the cost database reader).
 # FUZZ_BINS: each target built as a plain program that runs its corpus and
 # every crash ever found (make test-unit runs them, in both builds);
 # `make fuzz FUZZ_SECONDS=N` builds each target with libFuzzer (clang,
 # ASan+UBSan, into $(B)/fuzz/) and runs it N seconds.
-FUZZ_TARGETS := trace replay plan
+FUZZ_TARGETS := trace replay plan costs
 FUZZ_SECONDS ?= 60
 FUZZ_MERGE ?= 0
 FUZZ_STUB_DIR := $(abspath $(dir $(STUB_ICD)))
@@ -25,6 +25,7 @@ $(B)/tests/fuzz_trace: $(TF_LIB)
 $(B)/tests/fuzz_replay: $(RPL_LIB) $(CDB_LIB) $(TF_LIB) | $(STUB_ICD)
 $(B)/tests/fuzz_plan: $(OPT_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(B)/tests/fuzz_plan: FUZZ_LDLIBS += $(OPT_LIBS)
+$(B)/tests/fuzz_costs: $(CDB_LIB)
 # fuzz-pack: traces to fuzz inputs and back, resealing (seeds.sh, tests/corrupt/make.py)
 $(B)/tests/fuzz-pack: $(B)/obj/tests/fuzz/fuzz_pack.o $(B)/obj/tests/fuzz/fuzz_input.o
 	@mkdir -p $(@D)
@@ -41,6 +42,7 @@ FUZZ_CFLAGS := -O1 -g -std=c11 -fPIC $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-li
 FUZZ_TF_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TF_SRCS))
 FUZZ_RPL_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(RPL_SRCS)) $(FUZZ_DIR)/obj/gen/rpl_gen.o
 FUZZ_OPT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(OPT_SRCS))
+FUZZ_CDB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard costs/*.c))
 FUZZ_LF_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 # the stub driver again, with ASan+UBSan (no coverage: it is not the
 # target), so that a leak or overflow in it has a whole stack
@@ -72,6 +74,8 @@ $(FUZZ_DIR)/fuzz_replay: $(FUZZ_RPL_OBJS) $(FUZZ_TF_OBJS) $(CDB_LIB) | $(FUZZ_ST
 # the plan reader, with the rest of the optimizer (archives: only what it reaches)
 $(FUZZ_DIR)/fuzz_plan: $(FUZZ_OPT_OBJS) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(FUZZ_DIR)/fuzz_plan: FUZZ_LDLIBS := $(OPT_LIBS) $(FUZZ_LDLIBS) -ldl
+
+$(FUZZ_DIR)/fuzz_costs: $(FUZZ_CDB_OBJS)
 
 fuzz: $(FUZZ_LF_BINS) $(FUZZ_STUB_ICD)
 	@bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_MERGE) $(FUZZ_TARGETS)
