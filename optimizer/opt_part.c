@@ -140,5 +140,15 @@ double opt_partition(const opt_part_dev *devs, unsigned n, uint64_t slices, uint
             break;
         extra = feed;
     }
+    /* never worse than one device alone (the feed can push a mixed
+     * assignment past it) */
+    for (unsigned i = 0; i < n; i++) {
+        double t = devs[i].usable ? opt_part_time(&devs[i], slices) : INFINITY;
+        if (t < best) {
+            best = t;
+            memset(count, 0, n * sizeof *count);
+            count[i] = slices;
+        }
+    }
     return best;
 }

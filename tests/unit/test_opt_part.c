@@ -160,6 +160,16 @@ static void test_feed(void)
     CU_ASSERT(n[0] < 450);
     CU_ASSERT(fabs(t - makespan(d, 2, n)) < 1);
     CU_ASSERT(t < 1000.0 * 1000);
+    /* a feed so large that any share on the primary costs more than the
+     * other device alone: never worse than that device */
+    curve c;
+    curve_linear(&c, 900, 1000);
+    opt_part_dev e[2] = {dev_of(&a, 1), dev_of(&c, 0)};
+    e[1].feed_slice_ns = 5000;
+    t = opt_partition(e, 2, 1000, n);
+    CU_ASSERT_EQUAL(n[0] + n[1], 1000);
+    CU_ASSERT(t <= 900.0 * 1000 + 1);
+    CU_ASSERT(fabs(t - makespan(e, 2, n)) < 1);
 }
 
 /* random devices: counts sum up, no worse than any single device, and
