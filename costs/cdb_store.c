@@ -87,9 +87,11 @@ static uint32_t *tab_slot(const cdb *db, const cdb_tab *t, uint64_t h, cdb_eq_fn
             return &t->slot[i];
 }
 
-/* Room for one more entry (load at most 1/2); entry i's hash is the uint64_t at
- * @p ents + i * @p stride + @p hoff. */
-static int tab_reserve(cdb_tab *t, const void *ents, size_t stride, size_t hoff)
+/* Entry @p id's hash (to place it in a grown table). */
+typedef uint64_t (*cdb_hash_of_fn)(const cdb *db, uint32_t id);
+
+/* Room for one more entry (load at most 1/2). */
+static int tab_reserve(const cdb *db, cdb_tab *t, cdb_hash_of_fn hash_of)
 {
     if (t->cap && (t->used + 1) * 2 <= t->cap)
         return 0;
@@ -102,9 +104,7 @@ static int tab_reserve(cdb_tab *t, const void *ents, size_t stride, size_t hoff)
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->slot[i])
             continue;
-        uint64_t h;
-        memcpy(&h, (const char *)ents + (size_t)(t->slot[i] - 1) * stride + hoff, sizeof h);
-        size_t j = (size_t)h & (nc - 1);
+        size_t j = (size_t)hash_of(db, t->slot[i] - 1) & (nc - 1);
         while (ns[j])
             j = (j + 1) & (nc - 1);
         ns[j] = t->slot[i];
@@ -122,6 +122,11 @@ static int str_eq(const cdb *db, uint32_t id, const void *key)
 {
     const strkey *k = key;
     return !strncmp(db->strs[id], k->s, k->n) && db->strs[id][k->n] == 0;
+}
+
+static uint64_t str_hash_of(const cdb *db, uint32_t id)
+{
+    return db->strh[id];
 }
 
 int64_t cdb_str_find(const cdb *db, const char *s, size_t n)
@@ -143,7 +148,7 @@ int64_t cdb_str_intern(cdb *db, const char *s, size_t n)
         cdb_grow32((void **)&db->strh, &cap2, (size_t)db->nstrs + 1, sizeof *db->strh))
         return -2;
     db->cap_strs = cap < cap2 ? cap : cap2;
-    if (tab_reserve(&db->strtab, db->strh, sizeof *db->strh, 0))
+    if (tab_reserve(db, &db->strtab, str_hash_of))
         return -2;
     char *c = malloc(n + 1);
     if (!c)
@@ -190,6 +195,11 @@ static int ser_eq(const cdb *db, uint32_t id, const void *key)
     return !memcmp(&db->ser[id].key, key, sizeof(cdb_skey));
 }
 
+static uint64_t ser_hash_of(const cdb *db, uint32_t id)
+{
+    return db->ser[id].hash;
+}
+
 int64_t cdb_series_find(const cdb *db, const cdb_skey *sk)
 {
     if (!db->sertab.cap)
@@ -204,7 +214,7 @@ static int64_t series_make(cdb *db, const cdb_skey *sk)
     if (id >= 0)
         return id;
     if (cdb_grow32((void **)&db->ser, &db->cap_ser, (size_t)db->nser + 1, sizeof *db->ser) ||
-        tab_reserve(&db->sertab, db->ser, sizeof *db->ser, offsetof(cdb_series, hash)))
+        tab_reserve(db, &db->sertab, ser_hash_of))
         return -2;
     cdb_series *s = &db->ser[db->nser];
     memset(s, 0, sizeof *s);
@@ -232,30 +242,9 @@ static int pt_eq(const cdb *db, uint32_t id, const void *key)
     return db->pt[id].series == k->series && db->pt[id].x == k->x;
 }
 
-static int pt_reserve(cdb *db)
+static uint64_t pt_hash_of(const cdb *db, uint32_t id)
 {
-    cdb_tab *t = &db->pttab;
-    if (t->cap && (t->used + 1) * 2 <= t->cap)
-        return 0;
-    size_t nc = t->cap ? t->cap * 2 : 64;
-    if (nc > SIZE_MAX / sizeof(uint32_t))
-        return -1;
-    uint32_t *ns = calloc(nc, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slot[i])
-            continue;
-        const cdb_point *p = &db->pt[t->slot[i] - 1];
-        size_t j = (size_t)pt_hash(p->series, p->x) & (nc - 1);
-        while (ns[j])
-            j = (j + 1) & (nc - 1);
-        ns[j] = t->slot[i];
-    }
-    free(t->slot);
-    t->slot = ns;
-    t->cap = nc;
-    return 0;
+    return pt_hash(db->pt[id].series, db->pt[id].x);
 }
 
 cdb_status cdb_sample(cdb *db, const cdb_skey *sk, uint64_t x, uint64_t ns)
@@ -265,7 +254,7 @@ cdb_status cdb_sample(cdb *db, const cdb_skey *sk, uint64_t x, uint64_t ns)
         return CDB_ERR_NOMEM;
     cdb_series *s = &db->ser[sid];
     ptkey k = {(uint32_t)sid, x};
-    if (pt_reserve(db))
+    if (tab_reserve(db, &db->pttab, pt_hash_of))
         return CDB_ERR_NOMEM;
     uint32_t *sl = tab_slot(db, &db->pttab, pt_hash(k.series, x), pt_eq, &k);
     if (!*sl) {
