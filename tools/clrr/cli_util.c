@@ -1,6 +1,7 @@
 /* cli_util.c — helpers shared by the subcommands: error lines, opening a
  * trace, human sizes and times, JSON strings and values. */
 #include "tools/clrr/cli.h"
+#include "replayer/rpl.h"
 
 #include <CL/cl.h>
 #include <errno.h>
@@ -215,6 +216,15 @@ char *cli_fmt_hash(const tf_blobref *ref, int ndigits, char buf[CLI_FMT_CAP + 4]
         buf[i] = hex[(ref->hash[i / 2] >> (i % 2 ? 0 : 4)) & 15];
     buf[ndigits] = 0;
     return buf;
+}
+
+void cli_mismatch_print(const rpl_mismatch *m)
+{
+    printf("MISMATCH call #%" PRIu64 " %s %s", m->seq, m->function, m->what);
+    if (m->object)
+        printf(" (object #%" PRIu64 "%s%s)", m->object, m->writers[0] ? ", last written by " : "", m->writers);
+    printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 "\n", m->cmp.differ, m->cmp.elems,
+           m->cmp.elem_size == 1 ? "bytes" : "elements", m->cmp.first);
 }
 
 /* ------------------------------------------------------------ JSON */

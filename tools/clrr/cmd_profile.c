@@ -111,11 +111,7 @@ static void cli_prof_on_mismatch(void *user, const rpl_mismatch *m)
     cli_profile *p = user;
     if (p->json || p->mismatches_listed++ >= 20)
         return;
-    printf("MISMATCH call #%" PRIu64 " %s %s", m->seq, m->function, m->what);
-    if (m->object)
-        printf(" (object #%" PRIu64 "%s%s)", m->object, m->writers[0] ? ", last written by " : "", m->writers);
-    printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 "\n", m->cmp.differ, m->cmp.elems,
-           m->cmp.elem_size == 1 ? "bytes" : "elements", m->cmp.first);
+    cli_mismatch_print(m);
 }
 
 /* "1024x768/16x16", or "4096/-" when the launch left the local size to the driver */

@@ -144,11 +144,7 @@ static void cli_on_mismatch(void *user, const rpl_mismatch *m)
             printf("(further mismatches are counted, not listed)\n");
         return;
     }
-    printf("MISMATCH call #%" PRIu64 " %s %s", m->seq, m->function, m->what);
-    if (m->object)
-        printf(" (object #%" PRIu64 "%s%s)", m->object, m->writers[0] ? ", last written by " : "", m->writers);
-    printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 "\n", m->cmp.differ, m->cmp.elems,
-           m->cmp.elem_size == 1 ? "bytes" : "elements", m->cmp.first);
+    cli_mismatch_print(m);
 }
 
 static void cli_on_time(void *user, const rpl_cmd_time *t)
