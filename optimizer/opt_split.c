@@ -276,8 +276,8 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
  * devices and shares for launch @p c. *decided 0 (use the weights) when
  * there are no costs or they do not cover the launch; else the parts in
  * @p lo, @p hi, @p pspec (*np of them; 0: the queue's device alone). */
-static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ana_kernel *k, const ana_launch *l,
-                                   const uint8_t *args, const ana_argval *vals, const uint64_t g[3], unsigned dim,
+static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uint8_t program[16],
+                                   const ana_kernel *k, const ana_launch *l, const uint8_t *args, const ana_argval *vals, const uint64_t g[3], unsigned dim,
                                    int diff, uint64_t *lo, uint64_t *hi, const char **pspec, unsigned *np,
                                    int *decided)
 {
@@ -286,7 +286,6 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ana
     if (!x->o->costs || x->weighted)
         return OPT_OK;
     const ana_object *ko = ana_model_find(x->m, c->kernel);
-    const ana_object *prog = ko ? ana_model_find(x->m, ko->parent) : NULL;
     const char *specs[OPT_SPLIT_MAX_PARTS];
     uint64_t sizes[OPT_SPLIT_MAX_ARGS];
     for (unsigned i = 0; i < x->ndevs; i++)
@@ -299,9 +298,7 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ana
     in.specs = specs;
     in.ndevs = x->ndevs;
     in.primary = x->o->device ? x->o->device : x->devs[0].spec;
-    tf_blobref h;
-    tf_hash(prog->source, (size_t)prog->source_len, &h);
-    memcpy(in.key.program, h.hash, 16);
+    memcpy(in.key.program, program, 16);
     in.key.kernel = ko->name;
     in.key.dim = c->work_dim;
     for (unsigned d = 0; d < 3; d++) {
@@ -454,7 +451,9 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
     const char *pspec[OPT_SPLIT_MAX_PARTS];
     unsigned np = 0;
     int decided = 0;
-    opt_status st0 = opt_split_costed(x, c, k, &l, args, vals, g, (unsigned)dim, dim != concat_dim, lo, hi, pspec,
+    tf_blobref h;   /* the program's hash: the costs' key and the plan's */
+    tf_hash(prog->source, (size_t)prog->source_len, &h);
+    opt_status st0 = opt_split_costed(x, c, h.hash, k, &l, args, vals, g, (unsigned)dim, dim != concat_dim, lo, hi, pspec,
                                       &np, &decided);
     if (st0 != OPT_OK)
         return st0;
@@ -516,8 +515,6 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
         return st;
     char name[300];
     snprintf(name, sizeof name, "__clrr_part_%s", kname);
-    tf_blobref h;
-    tf_hash(prog->source, (size_t)prog->source_len, &h);
     static opt_split_model md[OPT_SPLIT_MAX_ARGS];
     int adaptive = opt_split_models(k, &l, args, merge, g, (unsigned)dim, vals, md);
     opt_split z = {0, kname, {0}, name, src, prog->options ? prog->options : "", (unsigned)dim, g[dim],
