@@ -353,6 +353,11 @@ int opt_exec_item(opt_exec *x, const tf_item *it);
 const opt_fused *opt_exec_fused(const opt_exec *x);
 /*! opt_exec_split() : the split of the last OPT_SPLIT answer. */
 const opt_split *opt_exec_split(const opt_exec *x);
+struct rpl_split;
+/*! opt_exec_split_rpl() : the same split in the split engine's terms
+ * (replayer/rpl.h), valid until the next call or opt_exec_close. 0, or -1
+ * (no split, too many parts, out of memory). */
+int opt_exec_split_rpl(opt_exec *x, struct rpl_split *out);
 /*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
 void opt_exec_rewind(opt_exec *x);

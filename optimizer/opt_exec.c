@@ -6,11 +6,21 @@
  * its bytes right now. Anything else runs as recorded, and the reason is
  * counted. */
 #include "optimizer/opt_int.h"
+#include "replayer/rpl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+
+/* The split engine's view of a split (opt_exec_split_rpl). */
+struct opt_rpl_conv {
+    rpl_split_part parts[OPT_SPLIT_MAX_PARTS];
+    rpl_split_region *rg;
+    size_t caprg;
+    rpl_split_model *models;
+    size_t capmodels;
+};
 
 static int opt_cmp_key(const void *a, const void *b)
 {
@@ -186,6 +196,9 @@ void opt_exec_close(opt_exec *x)
     if (!x)
         return;
     opt_live_free(x);
+    if (x->conv)
+        free(x->conv->rg);
+    free(x->conv);
     for (size_t i = 0; i < x->nfns; i++)
         free(x->fns[i]);
     for (size_t i = 0; i < x->nknames; i++)
@@ -214,6 +227,36 @@ const opt_fused *opt_exec_fused(const opt_exec *x)
 const opt_split *opt_exec_split(const opt_exec *x)
 {
     return x->split;
+}
+
+int opt_exec_split_rpl(opt_exec *x, rpl_split *out)
+{
+    const opt_split *z = x->split;
+    if (!z || z->nparts > OPT_SPLIT_MAX_PARTS || (!x->conv && !(x->conv = calloc(1, sizeof *x->conv))))
+        return -1;
+    struct opt_rpl_conv *v = x->conv;
+    size_t need = (size_t)z->nparts * (z->nargs ? z->nargs : 1);
+    if (opt_grow((void **)&v->rg, &v->caprg, need, sizeof *v->rg) ||
+        opt_grow((void **)&v->models, &v->capmodels, z->nargs ? z->nargs : 1, sizeof *v->models))
+        return -1;
+    for (unsigned i = 0; i < z->nparts; i++) {
+        rpl_split_region *rg = v->rg + (size_t)i * z->nargs;
+        for (unsigned a = 0; a < z->nargs; a++) {
+            const opt_split_region *q = &z->parts[i].regions[a];
+            rg[a] = (rpl_split_region){q->read, q->write, q->rlo, q->rhi, q->wlo, q->whi};
+        }
+        v->parts[i] = (rpl_split_part){z->parts[i].device, z->parts[i].lo, z->parts[i].hi, rg};
+    }
+    int adaptive = z->adaptive && z->models;
+    for (unsigned a = 0; adaptive && a < z->nargs; a++) {
+        const opt_split_model *m = &z->models[a];
+        v->models[a] = (rpl_split_model){m->read, m->write, {m->r[0], m->r[1], m->r[2], m->r[3]},
+                                         {m->w[0], m->w[1], m->w[2], m->w[3]}};
+    }
+    *out = (rpl_split){z->id, z->kernel, {0}, z->name, z->source, z->options, z->dim, z->groups, z->nargs, z->args,
+                       z->merge, z->nparts, v->parts, adaptive, adaptive ? v->models : NULL};
+    memcpy(out->program, z->program, sizeof out->program);
+    return 0;
 }
 
 static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)

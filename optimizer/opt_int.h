@@ -397,6 +397,7 @@ struct opt_exec {
     const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
     const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
     const opt_split *split;       /* the last OPT_SPLIT answer's split */
+    struct opt_rpl_conv *conv;    /* opt_exec_split_rpl's storage */
     opt_fallback fb[OPT_MAX_FALLBACKS];
     size_t nfb, nfb_calls;        /* listed; of which met during the run */
     /* live runs (opt_live.c) */

@@ -22,6 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <CL/cl.h>
+
+#include "trace-format/tf.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -190,6 +194,98 @@ typedef struct rpl_split {
                                * proportions launch by launch (rpl_opts.split_fixed off) */
     const rpl_split_model *models;   /* per argument when adaptive */
 } rpl_split;
+
+/* The split engine behind RPL_PLAN_SPLIT, usable without a replay session:
+ * `clrr run --plan` (the layer in plan mode) runs a plan's split launches
+ * on the application's own objects through it. Not thread-safe: one
+ * caller at a time per engine.
+ *
+ * Each memory argument is named by a key that the caller keeps unique to
+ * one object while it lives (a recorded or layer object id). The engine
+ * remembers which bytes of each key its mirrors on other devices hold, and
+ * of which version: the caller tells it of every command that may write
+ * memory (rpl_splitter_call, or rpl_splitter_wrote / rpl_splitter_touch),
+ * and of every object released (rpl_splitter_forget). */
+typedef struct rpl_splitter rpl_splitter;
+typedef struct rpl_split_arg {
+    int set;                  /* the argument was set (else the launch runs whole) */
+    size_t size;              /* as given to clSetKernelArg */
+    const void *value;        /* as given to clSetKernelArg (NULL: __local) */
+    uint64_t key;             /* memory arguments: the object's key (see above) */
+} rpl_split_arg;
+typedef struct rpl_split_launch {
+    cl_command_queue q;       /* the application's queue */
+    cl_uint dim;
+    size_t off[3], gsz[3], lsz[3];   /* off 0 when not given */
+    int has_lsz;              /* 0: the launch leaves the local size to the driver */
+    cl_uint nwait;
+    const cl_event *wait;
+    unsigned nargs;           /* the kernel's arguments as set */
+    const rpl_split_arg *args;
+    cl_event *event;          /* when not NULL: a marker on q, complete with the launch */
+} rpl_split_launch;
+typedef struct rpl_split_stats {
+    uint64_t launches;        /* launches run in parts */
+    uint64_t parts;           /* parts run (on the queue's device and others) */
+    uint64_t bytes_out, bytes_in, resident;   /* sent, brought back, already there */
+    uint64_t fallback;        /* launches run whole: a part cannot run here (note) */
+    uint64_t declined;        /* launches run whole: measured, the queue's device alone
+                               * was faster (tried again every 16th launch) */
+    uint64_t adapted;         /* launches whose proportions came from earlier ones */
+    uint64_t learned;         /* parts' times the learn callback took */
+    int64_t wait_ns, send_ns, parts_ns, merge_ns;   /* as rpl_summary's split_*_ns */
+    int64_t launch_ns[RPL_SPLIT_LAUNCH_TIMES];
+    unsigned nlaunch_ns;
+    char note[320];           /* why the first launch run whole ran whole ("" when none) */
+    char shares[320];         /* the last adapted proportions ("" when none) */
+} rpl_split_stats;
+typedef struct rpl_splitter_opts {
+    int fixed;                /* keep the plan's proportions (no adaptation) */
+    void *user;
+    /* Every platform's functions by name (the ICD loader's, or the next
+     * layer's). */
+    void *(*lookup)(void *user, const char *name);
+    /* Device of a spec (as --device takes it); NULL: rpl_device_pick. */
+    int (*resolve)(void *user, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err, size_t cap);
+    /* When not NULL: each part's kernel time, timed by its device, over
+     * @p groups work-groups of launch @p l. @return 1 when it was kept. */
+    int (*learn)(void *user, const rpl_split *sp, const rpl_split_launch *l, cl_device_id dev, uint64_t groups,
+                 uint64_t ns);
+} rpl_splitter_opts;
+
+/*! rpl_splitter_new() : an engine; NULL out of memory. Creates nothing
+ * until a launch needs it. */
+rpl_splitter *rpl_splitter_new(const rpl_splitter_opts *o);
+/*! rpl_splitter_free() : releases every context, queue, mirror and build. */
+void rpl_splitter_free(rpl_splitter *x);
+/*! rpl_splitter_run() : runs launch @p l as split @p sp. @return 0 with
+ * *done 1: it ran, complete (every part's results in the application's
+ * buffers); 0 with *done 0: nothing ran, the caller runs the launch as it
+ * is (a part cannot run here: stats' note; or measured slower than the
+ * queue's device alone); -1: an OpenCL call failed midway, why in @p err
+ * (the launch's results are undefined); -2: out of memory. */
+int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launch *l, int *done, char *err,
+                     size_t cap);
+/*! rpl_splitter_call() : call @p c (a recorded or live record: memory
+ * objects by key) may have written memory: the versions of what it names
+ * move (reads, maps, markers and barriers change nothing; a map's writes
+ * come with its unmap). A kernel launch moves the keys @p kmems (its
+ * memory arguments), or, with @p kmems NULL, every version. */
+void rpl_splitter_call(rpl_splitter *x, const tf_call *c, const uint64_t *kmems, unsigned nkmems);
+/*! rpl_splitter_wrote() : the object of @p key may have been written. */
+void rpl_splitter_wrote(rpl_splitter *x, uint64_t key);
+/*! rpl_splitter_touch() : any memory may have been written. */
+void rpl_splitter_touch(rpl_splitter *x);
+/*! rpl_splitter_forget() : the object of @p key is gone: its mirrors go. */
+void rpl_splitter_forget(rpl_splitter *x, uint64_t key);
+/*! rpl_splitter_stats() : counts since rpl_splitter_new. */
+const rpl_split_stats *rpl_splitter_stats(const rpl_splitter *x);
+/*! rpl_device_pick() : the device of @p spec (an index as `clrr devices`
+ * numbers them, a type, "gpu1"/"cpu0", or part of a device or platform
+ * name) among every platform's devices, through @p lookup. 0, or -1 with
+ * why in @p err. */
+int rpl_device_pick(void *(*lookup)(void *user, const char *name), void *user, const char *spec, cl_device_id *dev,
+                    cl_platform_id *plat, char *err, size_t cap);
 
 typedef struct rpl_fused_kernel {
     uint32_t id;              /* names the kernel across calls (the build is cached) */

@@ -18,13 +18,6 @@ typedef struct rpl_chunk {
     max_align_t data[];
 } rpl_chunk;
 
-int64_t rpl_clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void rpl_noop_callback(void)
 {
 }

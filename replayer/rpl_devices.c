@@ -18,13 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-typedef struct rpl_live_dev {
-    cl_platform_id plat;
-    cl_device_id dev;
-    cl_device_type type;
-    char name[256], vendor[256], pname[256];
-} rpl_live_dev;
-
 struct rpl_devmap {
     rpl_live_dev *live;
     unsigned nlive;
@@ -53,102 +46,6 @@ static void rpl_vstr(const tf_value *m, const char *key, char *dst, size_t cap)
         snprintf(dst, cap, "%.*s", (int)v->v.str.len, v->v.str.ptr);
 }
 
-static int rpl_enumerate(rpl_session *s, rpl_devmap *dm, char *err, size_t cap)
-{
-    const rpl_api_table *a = &s->api;
-    cl_uint np = 0;
-    if (!a->clGetPlatformIDs || a->clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || !np) {
-        snprintf(err, cap, "no OpenCL platform found here (check /etc/OpenCL/vendors or OCL_ICD_VENDORS)");
-        return RPL_ERR_DEVICE;
-    }
-    if (np > 64)
-        np = 64;
-    cl_platform_id plats[64];
-    if (a->clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
-        snprintf(err, cap, "clGetPlatformIDs failed");
-        return RPL_ERR_DEVICE;
-    }
-    for (cl_uint p = 0; p < np; p++) {
-        cl_uint nd = 0;
-        if (a->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
-            continue;
-        if (nd > 64)
-            nd = 64;
-        cl_device_id devs[64];
-        if (a->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL) != CL_SUCCESS)
-            continue;
-        rpl_live_dev *l = realloc(dm->live, (dm->nlive + nd) * sizeof *l);
-        if (!l) {
-            snprintf(err, cap, "out of memory");
-            return RPL_ERR_NOMEM;
-        }
-        dm->live = l;
-        for (cl_uint d = 0; d < nd; d++) {
-            rpl_live_dev *x = &dm->live[dm->nlive++];
-            memset(x, 0, sizeof *x);
-            x->plat = plats[p];
-            x->dev = devs[d];
-            a->clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof x->type, &x->type, NULL);
-            a->clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name - 1, x->name, NULL);
-            a->clGetDeviceInfo(devs[d], CL_DEVICE_VENDOR, sizeof x->vendor - 1, x->vendor, NULL);
-            a->clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof x->pname - 1, x->pname, NULL);
-        }
-    }
-    if (!dm->nlive) {
-        snprintf(err, cap, "no OpenCL device found here");
-        return RPL_ERR_DEVICE;
-    }
-    return RPL_OK;
-}
-
-static int rpl_spec_pick(rpl_devmap *dm, const char *spec, char *err, size_t cap)
-{
-    char *end;
-    unsigned long idx = strtoul(spec, &end, 10);
-    if (*spec && !*end) {
-        if (idx >= dm->nlive) {
-            if (dm->nlive == 1)
-                snprintf(err, cap, "--device %s: there is one device here, 0 (see 'clrr devices')", spec);
-            else
-                snprintf(err, cap, "--device %s: there are %u devices here, 0 to %u (see 'clrr devices')", spec,
-                         dm->nlive, dm->nlive - 1);
-            return -1;
-        }
-        return (int)idx;
-    }
-    static const struct { const char *n; cl_device_type t; } types[] = {
-        {"cpu", CL_DEVICE_TYPE_CPU}, {"gpu", CL_DEVICE_TYPE_GPU},
-        {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}, {"custom", CL_DEVICE_TYPE_CUSTOM}};
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-        /* "gpu1": the second GPU (in `clrr devices` order) */
-        size_t n = strlen(types[t].n);
-        if (!strncasecmp(spec, types[t].n, n) && spec[n] >= '0' && spec[n] <= '9') {
-            unsigned long want = strtoul(spec + n, &end, 10), seen = 0;
-            for (unsigned i = 0; !*end && i < dm->nlive; i++)
-                if ((dm->live[i].type & types[t].t) && seen++ == want)
-                    return (int)i;
-            if (!*end) {
-                snprintf(err, cap, "--device %s: there %s %lu %s device%s here (see 'clrr devices')", spec,
-                         seen == 1 ? "is" : "are", seen, types[t].n, seen == 1 ? "" : "s");
-                return -1;
-            }
-        }
-    }
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
-        if (!strcasecmp(spec, types[t].n)) {
-            for (unsigned i = 0; i < dm->nlive; i++)
-                if (dm->live[i].type & types[t].t)
-                    return (int)i;
-            snprintf(err, cap, "--device %s: no %s device here (see 'clrr devices')", spec, types[t].n);
-            return -1;
-        }
-    for (unsigned i = 0; i < dm->nlive; i++)
-        if (strcasestr(dm->live[i].name, spec) || strcasestr(dm->live[i].pname, spec))
-            return (int)i;
-    snprintf(err, cap, "--device %s: no device here matches (see 'clrr devices')", spec);
-    return -1;
-}
-
 int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err,
                        size_t cap)
 {
@@ -158,7 +55,7 @@ int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_p
         return -1;
     }
     char e2[256];
-    int i = rpl_spec_pick(dm, spec, e2, sizeof e2);
+    int i = rpl_devices_pick(dm->live, dm->nlive, spec, e2, sizeof e2);
     if (i < 0) {
         snprintf(err, cap, "%s", !strncmp(e2, "--device ", 9) ? e2 + 9 : e2);
         return -1;
@@ -285,10 +182,10 @@ int rpl_devmap_build(rpl_session *s, const tf_value *env, const char *spec, int 
             return RPL_ERR_ARG;
         }
     } else {
-        int st = rpl_enumerate(s, dm, err, cap);
+        int st = rpl_devices_enumerate(&s->api, &dm->live, &dm->nlive, err, cap);
         if (st < 0)
             return st;
-        if (spec && (dm->forced = rpl_spec_pick(dm, spec, err, cap)) < 0)
+        if (spec && (dm->forced = rpl_devices_pick(dm->live, dm->nlive, spec, err, cap)) < 0)
             return RPL_ERR_DEVICE;
         if (!plats || plats->type != TF_ARRAY) {
             /* no environment (a damaged trace): everything goes to one device */

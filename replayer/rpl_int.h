@@ -44,7 +44,6 @@ typedef struct rpl_obj {
     size_t elem_size;         /* images: bytes per pixel */
     uint64_t writer_seq;      /* last launch that may have written it */
     uint64_t writer_kernel;   /* ... and its kernel id */
-    uint64_t epoch;           /* moves when a command may write it (rpl_split.c) */
     /* kernels */
     char *name;
     uint64_t args[RPL_MAX_KARGS];   /* memory object id per argument, 0 if none */
@@ -103,6 +102,20 @@ void *rpl_addr(rpl_session *s, uint64_t rec);
 /* Like rpl_addr, when all of [rec, rec + len) lies in that one region;
  * NULL otherwise. */
 void *rpl_addr_span(rpl_session *s, uint64_t rec, uint64_t len);
+
+/* Every device here (rpl_devices.c), in `clrr devices` order. */
+typedef struct rpl_live_dev {
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_device_type type;
+    char name[256], vendor[256], pname[256];
+} rpl_live_dev;
+/* Every platform's devices into *out (malloc'ed, *n of them): RPL_OK, or
+ * an error with why in @p err. */
+int rpl_devices_enumerate(const rpl_api_table *a, rpl_live_dev **out, unsigned *n, char *err, size_t cap);
+/* The index in @p live of the device of @p spec (--device's rules), or -1
+ * with "--device SPEC: why" in @p err. */
+int rpl_devices_pick(const rpl_live_dev *live, unsigned n, const char *spec, char *err, size_t cap);
 
 /* ------------------------------------------------------------ one call */
 struct rpl_cx {
@@ -246,7 +259,7 @@ struct rpl_session {
     /* a launch a plan holds for fusion (rpl_plan.c) */
     struct rpl_held_launch *fuse_held;
     struct rpl_fused_build *fbuilds;
-    struct rpl_split_state *split;   /* split launches' devices, mirrors, builds */
+    rpl_splitter *split;      /* split launches' engine (rpl_splitter.c), made on first use */
     struct rpl_profile_state *prof;  /* cost learning (rpl_profile.c), NULL when off */
     size_t nfbuilds;
     /* user events blocking calls may wait for (rpl_events.c) */
@@ -301,7 +314,7 @@ typedef struct rpl_launch {
 int rpl_launch_decode(rpl_cx *x, rpl_launch *h, cl_uint *nwait, const cl_event **wait);
 /* Builds @p source with @p options for @p dev in @p ctx and makes kernel
  * @p name: 0, or -1 with why in @p err (nothing is left). */
-int rpl_build_kernel(rpl_session *s, cl_context ctx, cl_device_id dev, const char *source, const char *options,
+int rpl_build_kernel(const rpl_api_table *api, cl_context ctx, cl_device_id dev, const char *source, const char *options,
                      const char *name, cl_program *prog, cl_kernel *k, char *err, size_t cap);
 /* rpl_split.c: a plan's split launch; *done 0 when it cannot run split here
  * (the session then runs the call as recorded). */

@@ -133,6 +133,8 @@ rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, in
             return NULL;
     rpl_obj **p = rpl_slot_id(s, id, 1);
     rpl_obj *o = *p && *p != RPL_TOMB ? *p : NULL;
+    if (kind == RPL_OBJ_MEM)   /* a new object: split mirrors of the id hold nothing of it */
+        rpl_splitter_forget(s->split, id);
     if (!o) {
         o = calloc(1, sizeof *o);
         if (!o)
@@ -174,6 +176,8 @@ rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, in
 
 void rpl_obj_unbind(rpl_session *s, rpl_obj *o)
 {
+    if (o->kind == RPL_OBJ_MEM)
+        rpl_splitter_forget(s->split, o->id);
     rpl_live_unset(s, o);
     rpl_obj **p = rpl_slot_id(s, o->id, 0);
     if (p && *p == o)

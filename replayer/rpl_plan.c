@@ -296,39 +296,6 @@ static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
     return st;
 }
 
-int rpl_build_kernel(rpl_session *s, cl_context ctx, cl_device_id dev, const char *source, const char *options,
-                     const char *name, cl_program *prog_out, cl_kernel *k_out, char *err, size_t cap)
-{
-    *prog_out = NULL;
-    *k_out = NULL;
-    cl_int e = CL_SUCCESS;
-    cl_program prog = s->api.clCreateProgramWithSource(ctx, 1, &source, NULL, &e);
-    if (!prog || e != CL_SUCCESS) {
-        snprintf(err, cap, "clCreateProgramWithSource: error %d", (int)e);
-        return -1;
-    }
-    e = s->api.clBuildProgram(prog, 1, &dev, options ? options : "", NULL, NULL);
-    if (e != CL_SUCCESS) {
-        char log[512] = "";
-        s->api.clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        for (char *p = log; *p; p++)
-            if (*p == '\n')
-                *p = ' ';
-        snprintf(err, cap, "building it failed (error %d): %.300s", (int)e, log);
-        s->api.clReleaseProgram(prog);
-        return -1;
-    }
-    cl_kernel k = s->api.clCreateKernel(prog, name, &e);
-    if (!k || e != CL_SUCCESS) {
-        snprintf(err, cap, "clCreateKernel %.64s: error %d", name, (int)e);
-        s->api.clReleaseProgram(prog);
-        return -1;
-    }
-    *prog_out = prog;
-    *k_out = k;
-    return 0;
-}
-
 static struct rpl_fused_build *rpl_fused_get(rpl_session *s, const rpl_fused_kernel *f, cl_command_queue q, char *err,
                                               size_t cap)
 {
@@ -355,7 +322,7 @@ static struct rpl_fused_build *rpl_fused_get(rpl_session *s, const rpl_fused_ker
     s->fbuilds[s->nfbuilds] = (struct rpl_fused_build){f->id, ctx, NULL, NULL};
     cl_program prog = NULL;
     cl_kernel k = NULL;
-    if (rpl_build_kernel(s, ctx, dev, f->source, f->options, f->name, &prog, &k, err, cap) < 0) {
+    if (rpl_build_kernel(&s->api, ctx, dev, f->source, f->options, f->name, &prog, &k, err, cap) < 0) {
         s->nfbuilds++;
         return NULL;
     }

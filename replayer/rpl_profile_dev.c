@@ -294,7 +294,7 @@ cl_program rpl_prof_program(rpl_session *s, unsigned di, const uint8_t hash[16],
     b->dev = di;
     cl_kernel k = NULL;
     char why[400];
-    if (rpl_build_kernel(s, d->ctx, d->dev, src, opts, kernel, &b->prog, &k, why, sizeof why) < 0) {
+    if (rpl_build_kernel(&s->api, d->ctx, d->dev, src, opts, kernel, &b->prog, &k, why, sizeof why) < 0) {
         rpl_prof_note(s, "device %s: the program of kernel %s does not build there: %s", d->spec, kernel, why);
         b->prog = NULL;
         return NULL;

@@ -1,1094 +1,148 @@
-/* rpl_split.c — a plan's split launch (RPL_PLAN_SPLIT): the launch runs as
- * parts, each a range of work-groups along one dimension, on the devices
- * the plan names, through the partition-ready kernel (rpl.h).
- *
- * A part whose device is the queue's runs there, on the application's
- * buffers. A part on another device runs in a context and queue of the
- * session's own (one per device, made on first use), on buffers of its
- * own that mirror the application's: before the part runs they receive
- * the bytes its regions name (what it may read, and the previous contents
- * of what it may write), read from the application's buffers. A mirror
- * remembers which bytes it holds and of which version of the buffer (an
- * epoch each buffer's object carries, moved by every command that may
- * write the buffer: rpl_split_touch), so data already there from an
- * earlier launch is not sent again. After the parts, each other device's
- * written bytes come back: written over the application's buffer
- * (concatenation: the parts' write regions are disjoint), or merged byte
- * by byte where they differ from the contents before the launch (diff).
- * The launch is complete when the call returns. */
+/* rpl_split.c — a plan's split launch in a replay session (RPL_PLAN_SPLIT):
+ * the launch's recorded arguments and objects go to the split engine
+ * (rpl_splitter.c), memory named by recorded ids; every command's possible
+ * writes move the engine's versions (rpl_split_touch); each part's time is
+ * learned into rpl_opts.learn; the engine's counts go to the summary. */
 #include "replayer/rpl_int.h"
 #include "costs/cdb.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RPL_SPLIT_MAX_DEVS 16
-#define RPL_SPLIT_MAX_COPIES 512
-#define RPL_SPLIT_MAX_ARGS 128
-#define RPL_SPLIT_MAX_PARTS 16
-
-typedef struct rpl_split_dev {
-    char spec[257];
-    cl_device_id dev;
-    cl_platform_id plat;
-    cl_context ctx;           /* NULL until a part that is not on a queue's device needs it */
-    cl_command_queue q;
-    cl_mem pin;               /* pinned staging: a mapped CL_MEM_ALLOC_HOST_PTR buffer */
-    uint8_t *pin_ptr;
-    size_t pin_size;
-    size_t pin_used;          /* taken by the parts of launch pin_launch */
-    uint64_t pin_launch;
-} rpl_split_dev;
-
-typedef struct rpl_split_copy {
-    uint64_t mem;             /* the recorded memory object */
-    cl_device_id dev;
-    cl_mem buf;
-    uint64_t size;
-    uint64_t epoch, gen;      /* the version of the buffer the valid bytes are of */
-    uint64_t vlo, vhi;        /* the valid bytes */
-    uint64_t used;            /* last launch that used it (for eviction) */
-} rpl_split_copy;
-
-typedef struct rpl_split_build {
-    uint32_t id;
-    cl_context ctx;
-    cl_program prog;
-    cl_kernel k;              /* NULL: it failed to build (not retried) */
-    char why[256];
-} rpl_split_build;
-
-/* The proportions of an adaptive split, refined launch by launch. */
-typedef struct rpl_split_adapt {
-    uint32_t id;
-    unsigned nparts;
-    uint64_t bound[RPL_SPLIT_MAX_PARTS + 1];   /* part p: work-groups [bound[p], bound[p+1]) */
-    uint64_t launches;
-    uint64_t whole_left;      /* launches to run whole before trying the split again */
-} rpl_split_adapt;
-
-/* Launches a split predicted slower than its queue's device alone runs
- * whole before it is measured again (the load may have moved). */
-#define RPL_SPLIT_REPROBE 15
-/* Parts whose times are within this ratio are balanced: the proportions stay. */
-#define RPL_SPLIT_SETTLED 1.05
-
-struct rpl_split_state {
-    rpl_split_adapt *adapt;
-    size_t nadapt;
-    rpl_split_dev devs[RPL_SPLIT_MAX_DEVS];
-    unsigned ndevs;
-    /* the queues' own devices: their pinned staging, through a queue of
-     * ours in the application's context (the context is not ours) */
-    rpl_split_dev prims[RPL_SPLIT_MAX_DEVS];
-    unsigned nprims;
-    rpl_split_copy *copies;   /* RPL_SPLIT_MAX_COPIES, allocated once: jobs point into it */
-    size_t ncopies;
-    rpl_split_build *builds;
-    size_t nbuilds;
-    uint64_t gen;             /* moved when a command may write memory it does not name */
-    uint64_t launches;
-};
-
-static struct rpl_split_state *rpl_split_state(rpl_session *s)
+static void *rpl_split_lookup(void *user, const char *name)
 {
-    if (!s->split && (s->split = calloc(1, sizeof *s->split)) != NULL &&
-        !(s->split->copies = calloc(RPL_SPLIT_MAX_COPIES, sizeof *s->split->copies))) {
-        free(s->split);
-        s->split = NULL;
-    }
-    return s->split;
+    return dlsym(((rpl_session *)user)->libcl, name);
 }
 
-void rpl_split_free(rpl_session *s)
+/* Devices by the session's own map (the devices --device sees). */
+static int rpl_split_resolve(void *user, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err,
+                             size_t cap)
 {
-    struct rpl_split_state *t = s->split;
-    if (!t)
-        return;
-    for (size_t i = 0; i < t->ncopies; i++)
-        if (t->copies[i].buf && s->api.clReleaseMemObject)
-            s->api.clReleaseMemObject(t->copies[i].buf);
-    for (size_t i = 0; i < t->nbuilds; i++) {
-        if (t->builds[i].k && s->api.clReleaseKernel)
-            s->api.clReleaseKernel(t->builds[i].k);
-        if (t->builds[i].prog && s->api.clReleaseProgram)
-            s->api.clReleaseProgram(t->builds[i].prog);
-    }
-    for (unsigned i = 0; i < t->nprims; i++) {
-        if (t->prims[i].pin) {
-            s->api.clEnqueueUnmapMemObject(t->prims[i].q, t->prims[i].pin, t->prims[i].pin_ptr, 0, NULL, NULL);
-            s->api.clFinish(t->prims[i].q);
-            s->api.clReleaseMemObject(t->prims[i].pin);
-        }
-        if (t->prims[i].q)
-            s->api.clReleaseCommandQueue(t->prims[i].q);
-    }
-    for (unsigned i = 0; i < t->ndevs; i++) {
-        if (t->devs[i].pin) {
-            s->api.clEnqueueUnmapMemObject(t->devs[i].q, t->devs[i].pin, t->devs[i].pin_ptr, 0, NULL, NULL);
-            s->api.clFinish(t->devs[i].q);
-            s->api.clReleaseMemObject(t->devs[i].pin);
-        }
-        if (t->devs[i].q && s->api.clReleaseCommandQueue)
-            s->api.clReleaseCommandQueue(t->devs[i].q);
-        if (t->devs[i].ctx && s->api.clReleaseContext)
-            s->api.clReleaseContext(t->devs[i].ctx);
-    }
-    free(t->copies);
-    free(t->builds);
-    free(t->adapt);
-    free(t);
-    s->split = NULL;
-}
-
-/* A command may have written memory: the versions its memory objects move
- * on (a launch: its kernel's memory arguments; others: every memory
- * object they name, sources of copies aside); reads and maps change
- * nothing (a map's writes arrive at its unmap). */
-void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn)
-{
-    struct rpl_split_state *t = s->split;
-    const char *n = c->sig->name;
-    if (!t || strncmp(n, "clEnqueue", 9) || !strncmp(n, "clEnqueueRead", 13) || !strncmp(n, "clEnqueueMap", 12) ||
-        !strncmp(n, "clEnqueueSVM", 12) || !strcmp(n, "clEnqueueMarker") || !strcmp(n, "clEnqueueBarrier") ||
-        !strncmp(n, "clEnqueueMarkerWith", 19) || !strncmp(n, "clEnqueueBarrierWith", 20) ||
-        !strcmp(n, "clEnqueueWaitForEvents") || !strcmp(n, "clEnqueueMigrateMemObjects"))
-        return;
-    if (fn == RPL_FN_clEnqueueNDRangeKernel || fn == RPL_FN_clEnqueueTask) {
-        uint64_t kid = 0;
-        rpl_obj *k = tf_value_u64(&c->args[1], &kid) ? rpl_obj_find(s, kid) : NULL;
-        if (!k) {
-            t->gen++;
-            return;
-        }
-        for (unsigned i = 0; i < RPL_MAX_KARGS; i++) {
-            rpl_obj *m = k->args[i] ? rpl_obj_find(s, k->args[i]) : NULL;
-            if (m)
-                m->epoch++;
-        }
-        return;
-    }
-    for (uint32_t i = 0; i < c->sig->nparams; i++) {
-        const tf_param *p = &c->sig->params[i];
-        if (strstr(p->type, "cl_mem") && strcmp(p->type, "cl_mem")) {
-            t->gen++;   /* an array of memory objects (GL/EGL acquire, native kernels) */
-            return;
-        }
-        uint64_t id = 0;
-        if (strcmp(p->type, "cl_mem") || !strncmp(p->name, "src", 3) || !tf_value_u64(&c->args[i], &id) || !id)
-            continue;
-        rpl_obj *m = rpl_obj_find(s, id);
-        if (m)
-            m->epoch++;
-    }
-}
-
-/* The session's device for @p spec; *primary 1 when it is @p qdev. */
-static int rpl_split_dev_of(rpl_session *s, const char *spec, cl_device_id qdev, rpl_split_dev **out, int *primary,
-                            char *err, size_t cap)
-{
-    struct rpl_split_state *t = s->split;
-    rpl_split_dev *d = NULL;
-    for (unsigned i = 0; i < t->ndevs && !d; i++)
-        if (!strcmp(t->devs[i].spec, spec))
-            d = &t->devs[i];
-    if (!d) {
-        if (t->ndevs == RPL_SPLIT_MAX_DEVS) {
-            snprintf(err, cap, "more than %d devices", RPL_SPLIT_MAX_DEVS);
-            return -1;
-        }
-        cl_device_id dev = NULL;
-        cl_platform_id plat = NULL;
-        if (rpl_devmap_resolve(s, spec, &dev, &plat, err, cap) < 0)
-            return -1;
-        d = &t->devs[t->ndevs++];
-        memset(d, 0, sizeof *d);
-        snprintf(d->spec, sizeof d->spec, "%s", spec);
-        d->dev = dev;
-        d->plat = plat;
-    }
-    *out = d;
-    *primary = d->dev == qdev;
-    if (*primary || d->ctx)
-        return 0;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->plat, 0};
-    cl_int e = CL_SUCCESS;
-    d->ctx = s->api.clCreateContext(props, 1, &d->dev, NULL, NULL, &e);
-    if (!d->ctx || e != CL_SUCCESS) {
-        snprintf(err, cap, "device %.64s: clCreateContext failed (error %d)", spec, (int)e);
-        d->ctx = NULL;
-        return -1;
-    }
-    d->q = s->api.clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);
-    if (!d->q || e != CL_SUCCESS) {
-        snprintf(err, cap, "device %.64s: clCreateCommandQueue failed (error %d)", spec, (int)e);
-        s->api.clReleaseContext(d->ctx);
-        d->ctx = NULL;
-        d->q = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-/* Host memory that @p d's transfers reach at full speed (pageable memory
- * goes through the driver's own staging, several times slower): a mapped
- * CL_MEM_ALLOC_HOST_PTR buffer of at least @p need bytes, grown when a
- * launch needs more. NULL when the device cannot give one (then malloc). */
-static uint8_t *rpl_split_pinned(rpl_session *s, rpl_split_dev *d, size_t need)
-{
-    if (d->pin_launch != s->split->launches) {   /* a new launch: all of it is free */
-        d->pin_launch = s->split->launches;
-        d->pin_used = 0;
-    }
-    if (d->pin && d->pin_size - d->pin_used >= need) {
-        d->pin_used += need;
-        return d->pin_ptr + d->pin_used - need;
-    }
-    if (d->pin_used)   /* another part of this launch holds it */
-        return NULL;
-    if (d->pin) {
-        s->api.clEnqueueUnmapMemObject(d->q, d->pin, d->pin_ptr, 0, NULL, NULL);
-        s->api.clFinish(d->q);
-        s->api.clReleaseMemObject(d->pin);
-        d->pin = NULL;
-        d->pin_ptr = NULL;
-        d->pin_size = 0;
-    }
-    /* a quarter more than asked: adapted proportions grow a part by a few
-     * groups at a time, and making pinned memory costs milliseconds */
-    size_t size = (need + need / 4 + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
-    cl_int e = CL_SUCCESS;
-    cl_mem b = s->api.clCreateBuffer(d->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &e);
-    if (!b || e != CL_SUCCESS)
-        return NULL;
-    void *p = s->api.clEnqueueMapBuffer(d->q, b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, &e);
-    if (!p || e != CL_SUCCESS) {
-        s->api.clReleaseMemObject(b);
-        return NULL;
-    }
-    d->pin = b;
-    d->pin_ptr = p;
-    d->pin_size = size;
-    d->pin_used = need;
-    return d->pin_ptr;
-}
-
-/* The staging of a queue's device @p dev in the application's context
- * @p ctx (made on first use); NULL when there is none. */
-static rpl_split_dev *rpl_split_prim(rpl_session *s, cl_context ctx, cl_device_id dev)
-{
-    struct rpl_split_state *t = s->split;
-    for (unsigned i = 0; i < t->nprims; i++)
-        if (t->prims[i].ctx == ctx && t->prims[i].dev == dev)
-            return t->prims[i].q ? &t->prims[i] : NULL;
-    if (t->nprims == RPL_SPLIT_MAX_DEVS)
-        return NULL;
-    rpl_split_dev *d = &t->prims[t->nprims++];
-    memset(d, 0, sizeof *d);
-    d->ctx = ctx;
-    d->dev = dev;
-    cl_int e = CL_SUCCESS;
-    d->q = s->api.clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
-    if (e != CL_SUCCESS)
-        d->q = NULL;
-    return d->q ? d : NULL;
-}
-
-/* The partition-ready kernel of split @p sp in context @p ctx (built once). */
-static cl_kernel rpl_split_kernel(rpl_session *s, const rpl_split *sp, cl_context ctx, cl_device_id dev, char *err,
-                                  size_t cap)
-{
-    struct rpl_split_state *t = s->split;
-    for (size_t i = 0; i < t->nbuilds; i++)
-        if (t->builds[i].id == sp->id && t->builds[i].ctx == ctx) {
-            if (!t->builds[i].k)
-                snprintf(err, cap, "%.150s", t->builds[i].why);
-            return t->builds[i].k;
-        }
-    rpl_split_build *b = realloc(t->builds, (t->nbuilds + 1) * sizeof *b);
-    if (!b) {
-        snprintf(err, cap, "out of memory");
-        return NULL;
-    }
-    t->builds = b;
-    b = &t->builds[t->nbuilds++];
-    memset(b, 0, sizeof *b);
-    b->id = sp->id;
-    b->ctx = ctx;
-    if (rpl_build_kernel(s, ctx, dev, sp->source, sp->options, sp->name, &b->prog, &b->k, b->why, sizeof b->why) < 0)
-        snprintf(err, cap, "%.150s", b->why);
-    return b->k;
-}
-
-/* The mirror of memory object @p mem (live @p live, @p size bytes) on @p d. */
-static rpl_split_copy *rpl_split_copy_of(rpl_session *s, rpl_split_dev *d, uint64_t mem, uint64_t size, char *err,
-                                         size_t cap)
-{
-    struct rpl_split_state *t = s->split;
-    for (size_t i = 0; i < t->ncopies; i++)
-        if (t->copies[i].mem == mem && t->copies[i].dev == d->dev && t->copies[i].size == size) {
-            t->copies[i].used = t->launches;
-            return &t->copies[i];
-        }
-    rpl_split_copy *c = NULL;
-    if (t->ncopies == RPL_SPLIT_MAX_COPIES) {   /* the least recently used one goes */
-        c = &t->copies[0];
-        for (size_t i = 1; i < t->ncopies; i++)
-            if (t->copies[i].used < c->used)
-                c = &t->copies[i];
-        if (c->used == t->launches) {
-            snprintf(err, cap, "more than %d buffers on other devices in one launch", RPL_SPLIT_MAX_COPIES);
-            return NULL;
-        }
-        s->api.clReleaseMemObject(c->buf);
-    } else {
-        c = &t->copies[t->ncopies++];
-    }
-    memset(c, 0, sizeof *c);
-    cl_int e = CL_SUCCESS;
-    c->buf = s->api.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size ? (size_t)size : 1, NULL, &e);
-    if (!c->buf || e != CL_SUCCESS) {
-        snprintf(err, cap, "device %.64s: a buffer of %llu bytes: clCreateBuffer failed (error %d)", d->spec,
-                 (unsigned long long)size, (int)e);
-        *c = t->copies[--t->ncopies];
-        return NULL;
-    }
-    c->mem = mem;
-    c->dev = d->dev;
-    c->size = size;
-    c->used = t->launches;
-    return c;
-}
-
-/* One part on another device, while it runs. */
-typedef struct rpl_split_job {
-    const rpl_split_part *part;
-    rpl_split_dev *d;         /* NULL: the queue's own device */
-    cl_kernel k;
-    rpl_split_copy *copy[RPL_SPLIT_MAX_ARGS];
-    uint8_t *before[RPL_SPLIT_MAX_ARGS];   /* diff: the bytes [wlo, whi) before the launch */
-    uint8_t *after[RPL_SPLIT_MAX_ARGS];    /* the bytes [wlo, whi) the part left */
-    uint8_t *arena;           /* pinned staging the buffers above come from, or NULL (malloc) */
-    size_t used;
-    int64_t send_ns;          /* host time spent sending its bytes */
-    cl_mem mems[RPL_SPLIT_MAX_ARGS];       /* its buffers (mirrors) per argument */
-    struct rpl_split_send {   /* bytes read from the queue's device, to write to its mirror */
-        cl_mem buf;
-        size_t lo, len;
-        uint8_t *host;
-    } send[2 * RPL_SPLIT_MAX_ARGS];
-    unsigned nsend;
-    cl_event rev[RPL_SPLIT_MAX_ARGS];   /* its read-backs (adaptive: timed) */
-} rpl_split_job;
-
-/* @p n bytes of job @p j's staging (pinned, or malloc'ed without it). */
-static uint8_t *rpl_split_take(rpl_split_job *j, uint64_t n)
-{
-    if (!j->arena)
-        return malloc(n ? (size_t)n : 1);
-    uint8_t *p = j->arena + j->used;
-    j->used += ((size_t)n + 63) & ~(size_t)63;
-    return p;
-}
-
-static uint64_t rpl_min64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* Sets the partition kernel's arguments: the launch's (memory replaced by
- * @p mems where given), then the whole launch's sizes. */
-static cl_int rpl_split_args(rpl_session *s, cl_kernel k, const rpl_split *sp, const rpl_kargs *a, cl_mem *mems,
-                             const cl_ulong extra[9])
-{
-    for (unsigned i = 0; i < sp->nargs; i++) {
-        cl_int e;
-        if (mems && mems[i])
-            e = s->api.clSetKernelArg(k, i, sizeof(cl_mem), &mems[i]);
-        else
-            e = s->api.clSetKernelArg(k, i, a->a[i].size, a->a[i].has_value ? a->a[i].value : NULL);
-        if (e != CL_SUCCESS)
-            return e;
-    }
-    for (unsigned i = 0; i < 9; i++) {
-        cl_int e = s->api.clSetKernelArg(k, sp->nargs + i, sizeof(cl_ulong), &extra[i]);
-        if (e != CL_SUCCESS)
-            return e;
-    }
-    return CL_SUCCESS;
-}
-
-static void rpl_split_jobs_free(rpl_session *s, rpl_split_job *jobs, unsigned n, const rpl_split *sp)
-{
-    for (unsigned p = 0; p < n; p++)
-        for (unsigned a = 0; a < sp->nargs; a++)
-            if (jobs[p].rev[a])
-                s->api.clReleaseEvent(jobs[p].rev[a]);
-    for (unsigned p = 0; p < n; p++)
-        for (unsigned i = 0; !jobs[p].arena && i < jobs[p].nsend; i++)
-            free(jobs[p].send[i].host);
-    for (unsigned p = 0; p < n; p++)
-        for (unsigned a = 0; !jobs[p].arena && a < sp->nargs; a++) {
-            free(jobs[p].before[a]);
-            free(jobs[p].after[a]);
-        }
-}
-
-#define RPL_CL(call, what)                                                                              \
-    do {                                                                                                \
-        cl_int e_ = (call);                                                                             \
-        if (e_ != CL_SUCCESS) {                                                                         \
-            st = rpl_call_error(&x, RPL_ERR_CL, "split %s over %u devices: %s failed (error %d)", sp->kernel, \
-                                sp->nparts, what, (int)e_);                                             \
-            goto out;                                                                                   \
-        }                                                                                               \
-    } while (0)
-
-static rpl_split_adapt *rpl_split_adapt_of(struct rpl_split_state *t, const rpl_split *sp)
-{
-    for (size_t i = 0; i < t->nadapt; i++)
-        if (t->adapt[i].id == sp->id)
-            return &t->adapt[i];
-    rpl_split_adapt *a = realloc(t->adapt, (t->nadapt + 1) * sizeof *a);
-    if (!a)
-        return NULL;
-    t->adapt = a;
-    a = &t->adapt[t->nadapt++];
-    memset(a, 0, sizeof *a);
-    a->id = sp->id;
-    a->nparts = sp->nparts;
-    for (unsigned p = 0; p < sp->nparts; p++)
-        a->bound[p] = sp->parts[p].lo;
-    a->bound[sp->nparts] = sp->groups;
-    return a;
-}
-
-static uint64_t rpl_model_at(int64_t c, int64_t k, uint64_t g, uint64_t size)
-{
-    int64_t v = c + k * (int64_t)g;
-    return v < 0 ? 0 : (uint64_t)v > size ? size : (uint64_t)v;
-}
-
-/* The regions of the parts [bound[p], bound[p+1]) from the split's models
- * (@p sizes: each argument's buffer size) into @p rg (nparts x nargs). */
-static void rpl_split_regions(const rpl_split *sp, const uint64_t *bound, const uint64_t *sizes,
-                              rpl_split_region *rg)
-{
-    for (unsigned p = 0; p < sp->nparts; p++)
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            rpl_split_region *r = &rg[(size_t)p * sp->nargs + a];
-            const rpl_split_model *m = &sp->models[a];
-            memset(r, 0, sizeof *r);
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
-                continue;
-            if (m->read) {
-                r->rlo = rpl_model_at(m->r[0], m->r[1], bound[p], sizes[a]);
-                r->rhi = rpl_model_at(m->r[2], m->r[3], bound[p + 1], sizes[a]);
-                r->read = r->rlo < r->rhi;
-            }
-            if (m->write) {
-                r->wlo = rpl_model_at(m->w[0], m->w[1], bound[p], sizes[a]);
-                r->whi = rpl_model_at(m->w[2], m->w[3], bound[p + 1], sizes[a]);
-                r->write = r->wlo < r->whi;
-            }
-        }
-}
-
-/* Huchant's fixed point: each part's next share of the work-groups is in
- * proportion to the rate (work-groups per ns) it ran at, at least one;
- * unchanged while the parts took within 5% of each other. */
-static void rpl_split_refine(rpl_split_adapt *a, const double *ns, uint64_t groups)
-{
-    /* parts that finished within RPL_SPLIT_SETTLED of each other keep their
-     * shares: the fixed point would chase launch-to-launch noise */
-    double fast = ns[0], slow = ns[0];
-    for (unsigned p = 1; p < a->nparts; p++) {
-        fast = ns[p] < fast ? ns[p] : fast;
-        slow = ns[p] > slow ? ns[p] : slow;
-    }
-    if (fast > 0 && slow <= fast * RPL_SPLIT_SETTLED)
-        return;
-    double rate[RPL_SPLIT_MAX_PARTS], total = 0;
-    for (unsigned p = 0; p < a->nparts; p++) {
-        uint64_t n = a->bound[p + 1] - a->bound[p];
-        rate[p] = (double)n / (ns[p] > 1 ? ns[p] : 1);
-        total += rate[p];
-    }
-    uint64_t at = 0;
-    for (unsigned p = 0; p < a->nparts; p++) {
-        uint64_t left = groups - at, rest = a->nparts - p - 1;
-        uint64_t n = p + 1 == a->nparts ? left : (uint64_t)((double)groups * rate[p] / total + 0.5);
-        if (n < 1)
-            n = 1;
-        if (n > left - rest)
-            n = left - rest;
-        a->bound[p] = at;
-        at += n;
-    }
-    a->bound[a->nparts] = groups;
-}
-
-/* Launches the parts on the queue's own device (jobs without a device) on
- * @p pq, then flushes it so that they start alongside the others; their
- * events into @p kev when given. */
-static cl_int rpl_split_local(rpl_session *s, const rpl_split *sp, rpl_split_job *jobs, const rpl_kargs *kargs,
-                              const cl_ulong extra[9], const rpl_launch *h, uint64_t L, cl_command_queue pq,
-                              cl_event *kev)
-{
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        if (j->d)
-            continue;
-        size_t off[3], gsz[3];
-        for (unsigned d = 0; d < h->dim; d++) {
-            off[d] = h->off[d];
-            gsz[d] = h->gsz[d];
-        }
-        off[sp->dim] = h->off[sp->dim] + (size_t)(j->part->lo * L);
-        gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h->gsz[sp->dim]) - j->part->lo * L);
-        cl_int e = rpl_split_args(s, j->k, sp, kargs, NULL, extra);
-        if (e == CL_SUCCESS)
-            e = s->api.clEnqueueNDRangeKernel(pq, j->k, h->dim, off, gsz, h->has_lsz ? h->lsz : NULL, 0, NULL,
-                                              kev ? &kev[p] : NULL);
-        if (e != CL_SUCCESS)
-            return e;
-        s->sum.split_parts++;
-    }
-    return s->api.clFlush(pq);
-}
-
-/* Whether the queue's own parts may start before the other devices' bytes
- * are sent: they run on a queue of ours, every merge is a concatenation,
- * and nothing they write is a byte another part must be sent. */
-static int rpl_split_early(const rpl_split *sp, const rpl_split_job *jobs, int own_queue)
-{
-    if (!own_queue)
-        return 0;
-    for (unsigned a = 0; a < sp->nargs; a++) {
-        if (sp->merge[a] == RPL_MERGE_DIFF)
-            return 0;
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            const rpl_split_region *w = &jobs[p].part->regions[a];
-            if (jobs[p].d || !w->write)
-                continue;
-            for (unsigned q = 0; q < sp->nparts; q++) {
-                const rpl_split_region *r = &jobs[q].part->regions[a];
-                if (!jobs[q].d)
-                    continue;
-                if ((r->read && r->rlo < w->whi && w->wlo < r->rhi) || (r->write && r->wlo < w->whi && w->wlo < r->whi))
-                    return 0;
-            }
-        }
-    }
-    return 1;
+    return rpl_devmap_resolve(user, spec, dev, plat, err, cap);
 }
 
 /* Every optimized run adds its own measurements: each part's kernel time,
  * on its device, keyed like `clrr profile`'s (costs/cdb.h). */
-static void rpl_split_learn(rpl_session *s, const rpl_split *sp, const rpl_split_job *jobs, const cl_event *kev,
-                            const rpl_launch *h, cl_device_id qdev)
+static int rpl_split_learn(void *user, const rpl_split *sp, const rpl_split_launch *l, cl_device_id dev,
+                           uint64_t groups, uint64_t ns)
 {
+    rpl_session *s = user;
     cdb_key key;
     memset(&key, 0, sizeof key);
     memcpy(key.program, sp->program, sizeof key.program);
     key.kernel = sp->kernel;
-    key.dim = h->dim;
-    double other = 1;
+    key.dim = l->dim;
     for (unsigned d = 0; d < 3; d++) {
-        key.gsz[d] = d < h->dim ? h->gsz[d] : 1;
-        key.lsz[d] = d < h->dim && h->has_lsz ? h->lsz[d] : 0;
-        uint64_t g = !h->has_lsz ? key.gsz[d] : key.lsz[d] ? (key.gsz[d] + key.lsz[d] - 1) / key.lsz[d] : 1;
-        if (d != sp->dim && d < h->dim)
-            other *= (double)g;
+        key.gsz[d] = d < l->dim ? l->gsz[d] : 1;
+        key.lsz[d] = d < l->dim && l->has_lsz ? l->lsz[d] : 0;
     }
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        cl_ulong b = 0, e = 0;
-        if (!kev[p] || s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ||
-            s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) || e <= b)
-            continue;
-        char id[1024];
-        rpl_device_identity(s, jobs[p].d ? jobs[p].d->dev : qdev, id, sizeof id);
-        double groups = (double)(jobs[p].part->hi - jobs[p].part->lo) * other;
-        if (cdb_add_kernel(s->o.learn, id, &key, (uint64_t)groups, (uint64_t)(e - b)) == CDB_OK)
-            s->sum.split_learned++;
+    char id[1024];
+    rpl_device_identity(s, dev, id, sizeof id);
+    return cdb_add_kernel(s->o.learn, id, &key, groups, ns) == CDB_OK;
+}
+
+void rpl_split_free(rpl_session *s)
+{
+    rpl_splitter_free(s->split);
+    s->split = NULL;
+}
+
+/* A command may have written memory: the versions of what it names move
+ * (a launch: its kernel's memory arguments). */
+void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn)
+{
+    if (!s->split)
+        return;
+    if (fn == RPL_FN_clEnqueueNDRangeKernel || fn == RPL_FN_clEnqueueTask) {
+        uint64_t kid = 0;
+        rpl_obj *k = tf_value_u64(&c->args[1], &kid) ? rpl_obj_find(s, kid) : NULL;
+        rpl_splitter_call(s->split, c, k ? k->args : NULL, k ? RPL_MAX_KARGS : 0);
+        return;
     }
+    rpl_splitter_call(s->split, c, NULL, 0);
+}
+
+/* The summary's split counts: the engine's. */
+static void rpl_split_sum(rpl_session *s)
+{
+    const rpl_split_stats *t = rpl_splitter_stats(s->split);
+    s->sum.split_parts = t->parts;
+    s->sum.split_bytes_out = t->bytes_out;
+    s->sum.split_bytes_in = t->bytes_in;
+    s->sum.split_resident = t->resident;
+    s->sum.split_fallback = t->fallback;
+    s->sum.split_declined = t->declined;
+    s->sum.split_adapted = t->adapted;
+    s->sum.split_learned = t->learned;
+    s->sum.split_wait_ns = t->wait_ns;
+    s->sum.split_send_ns = t->send_ns;
+    s->sum.split_parts_ns = t->parts_ns;
+    s->sum.split_merge_ns = t->merge_ns;
+    memcpy(s->sum.split_launch_ns, t->launch_ns, sizeof t->launch_ns);
+    s->sum.split_nlaunch_ns = t->nlaunch_ns;
+    memcpy(s->sum.split_note, t->note, sizeof s->sum.split_note);
+    memcpy(s->sum.split_shares, t->shares, sizeof s->sum.split_shares);
 }
 
 int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
 {
     *done = 0;
-    if (!rpl_split_state(s))
-        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-    struct rpl_split_state *t = s->split;
+    if (!s->split) {
+        rpl_splitter_opts o = {.fixed = s->o.split_fixed, .user = s, .lookup = rpl_split_lookup,
+                               .resolve = rpl_split_resolve, .learn = s->o.learn ? rpl_split_learn : NULL};
+        if (!(s->split = rpl_splitter_new(&o)))
+            return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+    }
     rpl_cx x;
     rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 0);
     rpl_launch h;
     cl_uint nwait = 0;
     const cl_event *wait = NULL;
-    char why[256] = "";
     int st = rpl_launch_decode(&x, &h, &nwait, &wait);
-    rpl_split_job jobs[RPL_SPLIT_MAX_PARTS];
-    memset(jobs, 0, sizeof jobs);
     if (st < 0) {
         rpl_scratch_free(&x);
         return st;
     }
     rpl_obj *ko = rpl_obj_find(s, h.kernel_id);
-    cl_context qctx = NULL;
-    cl_device_id qdev = NULL;
-    uint64_t L = h.has_lsz ? h.lsz[sp->dim] : 1, groups = 0;
-    if (sp->dim < h.dim && L)
-        groups = (h.gsz[sp->dim] + L - 1) / L;
-    /* what must hold for the split to run here; else the launch runs whole */
-    if (sp->nparts > RPL_SPLIT_MAX_PARTS || sp->nargs > RPL_SPLIT_MAX_ARGS || sp->dim >= h.dim ||
-        groups != sp->groups)
-        snprintf(why, sizeof why, "the launch's shape is not the plan's");
-    else if (!ko || !ko->kargs || ko->kargs->n < sp->nargs)
-        snprintf(why, sizeof why, "the kernel's arguments are not all known");
-    for (unsigned a = 0; !why[0] && a < sp->nargs; a++) {
-        const rpl_karg *g = &ko->kargs->a[a];
-        if (!g->set)
-            snprintf(why, sizeof why, "argument %u is not set", a);
-        else if (sp->args[a] == RPL_SPLIT_ARG_MEM) {
-            rpl_obj *m = ko->args[a] ? rpl_obj_find(s, ko->args[a]) : NULL;
-            if (g->size != sizeof(cl_mem) || !g->has_value || !m || !m->live || m->host)
-                snprintf(why, sizeof why, "argument %u is not a buffer of the replay's own", a);
-        }
+    rpl_split_arg args[RPL_MAX_KARGS];
+    unsigned nargs = ko && ko->kargs ? ko->kargs->n : 0;
+    for (unsigned i = 0; i < nargs && i < RPL_MAX_KARGS; i++) {
+        const rpl_karg *g = &ko->kargs->a[i];
+        args[i] = (rpl_split_arg){g->set, g->size, g->has_value ? g->value : NULL, ko->args[i]};
     }
-    if (!why[0] && (s->api.clGetCommandQueueInfo(h.q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) != CL_SUCCESS ||
-                    s->api.clGetCommandQueueInfo(h.q, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL) != CL_SUCCESS))
-        snprintf(why, sizeof why, "the queue's device cannot be queried");
-    for (unsigned p = 0; !why[0] && p < sp->nparts; p++) {
-        int primary = 0;
-        char e2[200] = "";
-        jobs[p].part = &sp->parts[p];
-        if (rpl_split_dev_of(s, sp->parts[p].device, qdev, &jobs[p].d, &primary, e2, sizeof e2) < 0) {
-            snprintf(why, sizeof why, "%s", e2);
-            break;
-        }
-        if (primary)
-            jobs[p].d = NULL;
-        jobs[p].k = rpl_split_kernel(s, sp, primary ? qctx : jobs[p].d->ctx, primary ? qdev : jobs[p].d->dev, e2,
-                                     sizeof e2);
-        if (!jobs[p].k)
-            snprintf(why, sizeof why, "%s does not build on %s: %s", sp->name, sp->parts[p].device, e2);
-    }
-    /* a split its measurements say is slower than the queue's device alone
-     * runs whole, and is measured again now and then */
-    rpl_split_adapt *ad0 = !why[0] && sp->adaptive && sp->models && !s->o.split_fixed ? rpl_split_adapt_of(t, sp)
-                                                                                       : NULL;
-    if (ad0 && ad0->whole_left) {
-        ad0->whole_left--;
-        s->sum.split_declined++;
-        rpl_scratch_free(&x);
-        return RPL_OK;
-    }
-    if (why[0]) {
-        s->sum.split_fallback++;
-        if (!s->sum.split_note[0])
-            snprintf(s->sum.split_note, sizeof s->sum.split_note, "%.64s: %s", sp->kernel, why);
-        rpl_scratch_free(&x);
-        return RPL_OK;   /* *done 0: the session runs the launch as recorded */
-    }
-    *done = 1;
-    t->launches++;
+    rpl_split_launch l = {h.q, h.dim, {0}, {0}, {0}, h.has_lsz, nwait, wait, nargs, args, NULL};
+    memcpy(l.off, h.off, sizeof l.off);
+    memcpy(l.gsz, h.gsz, sizeof l.gsz);
+    memcpy(l.lsz, h.lsz, sizeof l.lsz);
+    cl_event ev = NULL;
+    if (rpl_in_present(&x, 8))
+        l.event = &ev;
+    char err[512];
     int64_t t0 = rpl_clock_ns();
-    /* an adaptive split runs at the proportions its earlier launches measured */
-    rpl_split lsp;
-    rpl_split_part lparts[RPL_SPLIT_MAX_PARTS];
-    rpl_split_region *lrg = NULL;
-    rpl_split_adapt *ad = NULL;
-    cl_event kev[RPL_SPLIT_MAX_PARTS] = {0};
-    if (sp->adaptive && sp->models && !s->o.split_fixed && (ad = rpl_split_adapt_of(t, sp)) != NULL &&
-        (lrg = malloc((size_t)sp->nparts * sp->nargs * sizeof *lrg + 1)) != NULL) {
-        uint64_t sizes[RPL_SPLIT_MAX_ARGS] = {0};
-        for (unsigned a = 0; a < sp->nargs; a++)
-            if (sp->args[a] == RPL_SPLIT_ARG_MEM) {
-                cl_mem live;
-                size_t size = 0;
-                memcpy(&live, ko->kargs->a[a].value, sizeof live);
-                RPL_CL(s->api.clGetMemObjectInfo(live, CL_MEM_SIZE, sizeof size, &size, NULL), "clGetMemObjectInfo");
-                sizes[a] = size;
-            }
-        rpl_split_regions(sp, ad->bound, sizes, lrg);
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            lparts[p] = sp->parts[p];
-            lparts[p].lo = ad->bound[p];
-            lparts[p].hi = ad->bound[p + 1];
-            lparts[p].regions = lrg + (size_t)p * sp->nargs;
-            jobs[p].part = &lparts[p];
-        }
-        lsp = *sp;
-        lsp.parts = lparts;
-        sp = &lsp;
-        if (ad->launches)
-            s->sum.split_adapted++;
-    } else {
-        ad = NULL;
-    }
-    cl_ulong extra[9];
-    for (unsigned d = 0; d < 3; d++) {
-        extra[d] = d < h.dim ? h.gsz[d] : 1;
-        extra[3 + d] = d < h.dim ? h.off[d] : 0;
-        extra[6 + d] = d < h.dim ? (h.has_lsz ? h.lsz[d] : 0) : 1;
-    }
-    if (nwait)
-        RPL_CL(s->api.clWaitForEvents(nwait, wait), "waiting for the launch's wait list");
-    RPL_CL(s->api.clFinish(h.q), "clFinish before the parts");
-    int64_t t_ready = rpl_clock_ns(), t_sent = 0;
-    rpl_split_dev *prim = rpl_split_prim(s, qctx, qdev);
-    /* the queue's own parts run on a queue of ours in its context (they can
-     * be timed there); the application's queue is idle until we return */
-    cl_command_queue pq = prim ? prim->q : h.q;
-    /* the queue's own parts start now when nothing the others must be sent
-     * depends on them: they run while the bytes go out */
-    int early = rpl_split_early(sp, jobs, pq != h.q);
-    /* the other devices' parts: first their bytes, read from the queue's
-     * device (before its own parts may start: a read there would wait for
-     * them), then written to theirs, then their launches */
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        if (!j->d)
-            continue;
-        cl_mem *mems = j->mems;
-        size_t need = 0;   /* staging: each region read, and twice each written */
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            const rpl_split_region *r = &j->part->regions[a];
-            if (sp->args[a] == RPL_SPLIT_ARG_MEM)
-                need += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
-        }
-        j->arena = rpl_split_pinned(s, j->d, need);
-        int64_t ts = rpl_clock_ns();
-        j->used = 0;
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
-                continue;
-            cl_mem live;
-            memcpy(&live, ko->kargs->a[a].value, sizeof live);
-            rpl_obj *m = rpl_obj_find(s, ko->args[a]);
-            size_t size = 0;
-            char e2[200];
-            RPL_CL(s->api.clGetMemObjectInfo(live, CL_MEM_SIZE, sizeof size, &size, NULL), "clGetMemObjectInfo");
-            if (!(j->copy[a] = rpl_split_copy_of(s, j->d, ko->args[a], size, e2, sizeof e2))) {
-                st = rpl_call_error(&x, RPL_ERR_CL, "split %s: %s", sp->kernel, e2);
-                goto out;
-            }
-            rpl_split_copy *cp = j->copy[a];
-            mems[a] = cp->buf;
-            const rpl_split_region *r = &j->part->regions[a];
-            uint64_t lo = UINT64_MAX, hi = 0;
-            if (r->read) {
-                lo = r->rlo;
-                hi = r->rhi;
-            }
-            if (r->write) {
-                lo = rpl_min64(lo, r->wlo);
-                hi = r->whi > hi ? r->whi : hi;
-            }
-            if (hi > size)
-                hi = size;
-            if (lo >= hi)
-                continue;
-            int same = cp->epoch == m->epoch && cp->gen == t->gen && cp->vlo < cp->vhi;
-            int resident = same && cp->vlo <= lo && hi <= cp->vhi;
-            int diff = r->write && sp->merge[a] == RPL_MERGE_DIFF;
-            if (resident && !diff) {
-                s->sum.split_resident += hi - lo;
-                continue;
-            }
-            if (same && !diff && lo < cp->vhi && cp->vlo < hi) {
-                /* the device holds part of it (the proportions moved): only
-                 * the bytes on either side of what it holds go */
-                uint64_t pl[2] = {lo, cp->vhi}, ph[2] = {cp->vlo, hi};
-                s->sum.split_resident += rpl_min64(hi, cp->vhi) - (lo > cp->vlo ? lo : cp->vlo);
-                for (unsigned q = 0; q < 2; q++) {
-                    if (pl[q] >= ph[q])
-                        continue;
-                    uint64_t n = ph[q] - pl[q];
-                    uint8_t *host = rpl_split_take(j, n);
-                    if (!host) {
-                        st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-                        goto out;
-                    }
-                    uint8_t *stage = prim ? rpl_split_pinned(s, prim, (size_t)n) : NULL;
-                    cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)pl[q], (size_t)n,
-                                                          stage ? stage : host, 0, NULL, NULL);
-                    if (e == CL_SUCCESS && stage)
-                        memcpy(host, stage, (size_t)n);
-                    if (e != CL_SUCCESS) {
-                        if (!j->arena)
-                            free(host);
-                        RPL_CL(e, "sending a part's bytes");
-                    }
-                    s->sum.split_bytes_out += n;
-                    j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)pl[q], (size_t)n, host};
-                }
-                cp->vlo = rpl_min64(cp->vlo, lo);
-                cp->vhi = hi > cp->vhi ? hi : cp->vhi;
-                continue;
-            }
-            uint8_t *host = rpl_split_take(j, hi - lo);
-            if (!host) {
-                st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-                goto out;
-            }
-            /* from the queue's device into its own pinned memory, then into
-             * the other device's (each driver moves only its own pinned
-             * memory at full speed) */
-            uint8_t *stage = prim ? rpl_split_pinned(s, prim, (size_t)(hi - lo)) : NULL;
-            cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo),
-                                                  stage ? stage : host, 0, NULL, NULL);
-            if (e == CL_SUCCESS && stage)
-                memcpy(host, stage, (size_t)(hi - lo));
-            if (e != CL_SUCCESS) {
-                if (!j->arena)
-                    free(host);
-                RPL_CL(e, "sending a part's bytes");
-            }
-            if (!resident) {
-                s->sum.split_bytes_out += hi - lo;
-                cp->epoch = m->epoch;
-                cp->gen = t->gen;
-                cp->vlo = lo;
-                cp->vhi = hi;
-            } else {
-                s->sum.split_resident += hi - lo;
-            }
-            if (diff) {   /* the previous contents of what it may write */
-                uint8_t *b = rpl_split_take(j, r->whi - r->wlo);
-                if (!b) {
-                    if (!j->arena)
-                        free(host);
-                    st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-                    goto out;
-                }
-                memcpy(b, host + (r->wlo - lo), (size_t)(r->whi - r->wlo));
-                j->before[a] = b;
-            }
-            if (!resident)   /* written to the mirror below (host is freed with the job) */
-                j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)lo, (size_t)(hi - lo), host};
-            else if (!j->arena)
-                free(host);
-        }
-        j->send_ns = rpl_clock_ns() - ts;
-    }
-    /* the queue's own parts start now when nothing the others are sent
-     * depends on them: they run while the bytes go out */
-    if (early)
-        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, (ad || s->o.learn) && prim ? kev : NULL),
-               "launching the queue's device's parts");
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        if (!j->d)
-            continue;
-        int64_t ts = rpl_clock_ns();
-        for (unsigned i = 0; i < j->nsend; i++)
-            RPL_CL(s->api.clEnqueueWriteBuffer(j->d->q, j->send[i].buf, CL_TRUE, j->send[i].lo, j->send[i].len,
-                                               j->send[i].host, 0, NULL, NULL),
-                   "sending a part's bytes");
-        j->send_ns += rpl_clock_ns() - ts;
-        cl_mem *mems = j->mems;
-        size_t off[3], gsz[3];
-        for (unsigned d = 0; d < h.dim; d++) {
-            off[d] = h.off[d];
-            gsz[d] = h.gsz[d];
-        }
-        off[sp->dim] = h.off[sp->dim] + (size_t)(j->part->lo * L);
-        gsz[sp->dim] = (size_t)(rpl_min64(j->part->hi * L, h.gsz[sp->dim]) - j->part->lo * L);
-        RPL_CL(rpl_split_args(s, j->k, sp, ko->kargs, mems, extra), "setting a part's arguments");
-        RPL_CL(s->api.clEnqueueNDRangeKernel(j->d->q, j->k, h.dim, off, gsz, h.has_lsz ? h.lsz : NULL, 0, NULL,
-                                             ad || s->o.learn ? &kev[p] : NULL),
-               "launching a part");
-        RPL_CL(s->api.clFlush(j->d->q), "clFlush");
-        s->sum.split_parts++;
-    }
-    t_sent = rpl_clock_ns();
-    /* the queue's own device's parts, in place (unless they started early) */
-    if (!early)
-        RPL_CL(rpl_split_local(s, sp, jobs, ko->kargs, extra, &h, L, pq, (ad || s->o.learn) && prim ? kev : NULL),
-               "launching the queue's device's parts");
-    /* then what the other devices' parts write comes back (only once every
-     * part is running: a driver may make a read block) */
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        for (unsigned a = 0; j->d && a < sp->nargs; a++) {
-            const rpl_split_region *r = &j->part->regions[a];
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
-                continue;
-            if (!(j->after[a] = rpl_split_take(j, r->whi - r->wlo))) {
-                st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-                goto out;
-            }
-            RPL_CL(s->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
-                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, ad ? &j->rev[a] : NULL),
-                   "reading a part's results");
-        }
-    }
-    for (unsigned p = 0; p < sp->nparts; p++)
-        if (jobs[p].d)
-            RPL_CL(s->api.clFinish(jobs[p].d->q), "waiting for a part");
-    if (pq != h.q)
-        RPL_CL(s->api.clFinish(pq), "waiting for the queue's device's parts");
-    int64_t t_parts = rpl_clock_ns();
-    /* the results, into the application's buffers */
-    for (unsigned a = 0; a < sp->nargs; a++) {
-        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
-            continue;
-        cl_mem live;
-        memcpy(&live, ko->kargs->a[a].value, sizeof live);
-        if (sp->merge[a] == RPL_MERGE_CONCAT) {
-            for (unsigned p = 0; p < sp->nparts; p++) {
-                const rpl_split_region *r = &sp->parts[p].regions[a];
-                if (!jobs[p].after[a])
-                    continue;
-                size_t len = (size_t)(r->whi - r->wlo);
-                uint8_t *stage = prim ? rpl_split_pinned(s, prim, len) : NULL;
-                if (stage)
-                    memcpy(stage, jobs[p].after[a], len);
-                RPL_CL(s->api.clEnqueueWriteBuffer(h.q, live, CL_FALSE, (size_t)r->wlo, len,
-                                                   stage ? stage : jobs[p].after[a], 0, NULL, NULL),
-                       "writing a part's results back");
-                s->sum.split_bytes_in += r->whi - r->wlo;
-            }
-            continue;
-        }
-        /* diff: the bytes each other device changed, over what the queue's
-         * own parts left */
-        uint64_t lo = UINT64_MAX, hi = 0;
-        for (unsigned p = 0; p < sp->nparts; p++)
-            if (jobs[p].after[a] && jobs[p].before[a]) {
-                lo = rpl_min64(lo, sp->parts[p].regions[a].wlo);
-                hi = sp->parts[p].regions[a].whi > hi ? sp->parts[p].regions[a].whi : hi;
-            }
-        if (lo >= hi)
-            continue;
-        uint8_t *cur = malloc((size_t)(hi - lo));
-        if (!cur) {
-            st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-            goto out;
-        }
-        cl_int e = s->api.clEnqueueReadBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL, NULL);
-        for (unsigned p = 0; e == CL_SUCCESS && p < sp->nparts; p++) {
-            const rpl_split_region *r = &sp->parts[p].regions[a];
-            const uint8_t *b = jobs[p].before[a], *n = jobs[p].after[a];
-            if (!b || !n)
-                continue;
-            for (uint64_t i = 0; i < r->whi - r->wlo; i++)
-                if (n[i] != b[i])
-                    cur[r->wlo - lo + i] = n[i];
-            s->sum.split_bytes_in += r->whi - r->wlo;
-        }
-        if (e == CL_SUCCESS)
-            e = s->api.clEnqueueWriteBuffer(h.q, live, CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL, NULL);
-        free(cur);
-        RPL_CL(e, "merging a part's results");
-    }
-    RPL_CL(s->api.clFinish(h.q), "clFinish after the parts");
-    int64_t t_done = rpl_clock_ns();
-    s->sum.split_wait_ns += t_ready - t0;
-    s->sum.split_send_ns += t_sent - t_ready;
-    s->sum.split_parts_ns += t_parts - t_sent;
-    s->sum.split_merge_ns += t_done - t_parts;
-    if (s->sum.split_nlaunch_ns < RPL_SPLIT_LAUNCH_TIMES)
-        s->sum.split_launch_ns[s->sum.split_nlaunch_ns++] = t_done - t_ready;
-    if (ad) {   /* what each part cost, then the next proportions */
-        double ns[RPL_SPLIT_MAX_PARTS];
-        int all = 1;
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            cl_ulong b = 0, e = 0;
-            all = all && kev[p] &&
-                  s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) == CL_SUCCESS &&
-                  s->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) == CL_SUCCESS &&
-                  e >= b;
-            ns[p] = all ? (double)(e - b) : 0;
-            /* another device's part also costs its transfers: what it was
-             * sent, and its results back (read there, written here: twice
-             * the read) */
-            for (unsigned a = 0; all && jobs[p].d && a < sp->nargs; a++)
-                if (jobs[p].rev[a] &&
-                    s->api.clGetEventProfilingInfo(jobs[p].rev[a], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ==
-                        CL_SUCCESS &&
-                    s->api.clGetEventProfilingInfo(jobs[p].rev[a], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) ==
-                        CL_SUCCESS &&
-                    e >= b)
-                    ns[p] += 2.0 * (double)(e - b);
-            if (all && jobs[p].d)
-                ns[p] += (double)jobs[p].send_ns;
-        }
-        if (all) {
-            /* the queue's device alone, at the rate its parts ran, against
-             * what this split took (its transfers are not in parallel with
-             * the parts): after a few launches to settle the proportions, a
-             * split that loses runs whole for a while */
-            double qgroups = 0, qns = 0;
-            for (unsigned p = 0; p < sp->nparts; p++)
-                if (!jobs[p].d) {
-                    qgroups += (double)(sp->parts[p].hi - sp->parts[p].lo);
-                    qns += ns[p];
-                }
-            int whole = ad->launches >= 2 && qgroups > 0 && qns > 0 &&
-                        (double)sp->groups * qns / qgroups <= (double)(t_done - t_ready);
-            rpl_split_refine(ad, ns, sp->groups);
-            ad->launches++;
-            if (whole)
-                ad->whole_left = RPL_SPLIT_REPROBE;
-            int n = snprintf(s->sum.split_shares, sizeof s->sum.split_shares, "%.64s:", sp->kernel);
-            for (unsigned p = 0; p < sp->nparts && n > 0 && (size_t)n < sizeof s->sum.split_shares; p++)
-                n += snprintf(s->sum.split_shares + n, sizeof s->sum.split_shares - (size_t)n, "%s %.32s %.1f%%",
-                              p ? "," : "", sp->parts[p].device,
-                              100.0 * (double)(ad->bound[p + 1] - ad->bound[p]) / (double)sp->groups);
-            if (whole && n > 0 && (size_t)n < sizeof s->sum.split_shares)
-                snprintf(s->sum.split_shares + n, sizeof s->sum.split_shares - (size_t)n,
-                         "; whole on the queue's device is faster");
-        }
-    }
-    if (s->o.learn)
-        rpl_split_learn(s, sp, jobs, kev, &h, qdev);
-    /* versions: what the launch wrote moved on; each other device's mirror
-     * still holds what it wrote itself when the parts did not overlap */
-    for (unsigned a = 0; a < sp->nargs; a++) {
-        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
-            continue;
-        rpl_obj *m = rpl_obj_find(s, ko->args[a]);
-        m->epoch++;
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            rpl_split_copy *cp = jobs[p].copy[a];
-            const rpl_split_region *r = &sp->parts[p].regions[a];
-            if (!cp)
-                continue;
-            int keep = sp->merge[a] == RPL_MERGE_CONCAT && r->write;
-            cp->epoch = keep ? m->epoch : 0;
-            cp->gen = t->gen;
-            cp->vlo = keep ? r->wlo : 0;
-            cp->vhi = keep ? r->whi : 0;
-        }
-    }
-    /* the application's event: a marker after everything */
-    if (rpl_in_present(&x, 8)) {
-        cl_event ev = NULL;
-        RPL_CL(s->api.clEnqueueMarkerWithWaitList(h.q, 0, NULL, &ev), "the marker for the launch's event");
+    int r = rpl_splitter_run(s->split, sp, &l, done, err, sizeof err);
+    rpl_split_sum(s);
+    if (r == -2)
+        st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+    else if (r < 0)
+        st = rpl_call_error(&x, RPL_ERR_CL, "%s", err);
+    else if (*done) {
         uint64_t id = 0;
-        if (c->outs && tf_value_u64(&c->outs[8], &id) && id)
+        if (ev && c->outs && tf_value_u64(&c->outs[8], &id) && id)
             st = rpl_out_handle(&x, 8, ev, RPL_OBJ_EVENT);
-        else if (s->api.clReleaseEvent)
+        else if (ev)
             s->api.clReleaseEvent(ev);
+        x.host_ns = rpl_clock_ns() - t0;
+        s->sum.plan_split++;
+        s->sum.calls++;
+        s->sum.commands++;
+        s->sum.kernels++;
+        if (measure) {
+            s->sum.exec_ns += x.host_ns;
+            s->iter_exec += x.host_ns;
+        }
     }
-    x.host_ns = rpl_clock_ns() - t0;
-    s->sum.plan_split++;
-    s->sum.calls++;
-    s->sum.commands++;
-    s->sum.kernels++;
-    if (measure) {
-        s->sum.exec_ns += x.host_ns;
-        s->iter_exec += x.host_ns;
-    }
-out:
-    for (unsigned p = 0; p < RPL_SPLIT_MAX_PARTS; p++)
-        if (kev[p])
-            s->api.clReleaseEvent(kev[p]);
-    rpl_split_jobs_free(s, jobs, sp->nparts, sp);
-    free(lrg);
     rpl_scratch_free(&x);
     return st;
 }

@@ -10,7 +10,7 @@ $(GEN_BIN): $(call objs,$(GEN_SRCS))
 	$(CC) $(LDFLAGS) -o $@ $^ -L$(LLVM_LIB) -lclang -Wl,-rpath,$(LLVM_LIB)
 
 GEN_OUT := $(B)/gen/rec_gen.h $(B)/gen/rec_gen.c $(B)/gen/rec_exports.map $(B)/gen/cl_names.c \
-           $(B)/gen/rpl_gen.h $(B)/gen/rpl_gen.c
+           $(B)/gen/rpl_gen.h $(B)/gen/rpl_gen.c $(B)/gen/rpl_gen_api.c
 $(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
 	@mkdir -p $(B)/gen
 	ASAN_OPTIONS=detect_leaks=0 $(GEN_BIN) recorder/api.overlay $(B)/gen tools/gen/api_tu.h \

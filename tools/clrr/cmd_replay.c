@@ -306,44 +306,9 @@ static int cli_plan_item(void *user, const tf_item *it)
 }
 
 /* The split handed to the session (valid until the next one). */
-static struct {
-    rpl_split_part parts[OPT_SPLIT_MAX_PARTS];
-    rpl_split_region *rg;
-    size_t caprg;
-    rpl_split_model models[OPT_SPLIT_MAX_PARTS > 128 ? OPT_SPLIT_MAX_PARTS : 128];
-} cli_split_conv;
-
 static int cli_plan_split(void *user, rpl_split *out)
 {
-    const opt_split *z = opt_exec_split(user);
-    if (!z || z->nparts > OPT_SPLIT_MAX_PARTS)
-        return -1;
-    size_t need = (size_t)z->nparts * (z->nargs ? z->nargs : 1);
-    if (need > cli_split_conv.caprg) {
-        rpl_split_region *rg = realloc(cli_split_conv.rg, need * sizeof *rg);
-        if (!rg)
-            return -1;
-        cli_split_conv.rg = rg;
-        cli_split_conv.caprg = need;
-    }
-    for (unsigned i = 0; i < z->nparts; i++) {
-        rpl_split_region *rg = cli_split_conv.rg + (size_t)i * z->nargs;
-        for (unsigned a = 0; a < z->nargs; a++) {
-            const opt_split_region *q = &z->parts[i].regions[a];
-            rg[a] = (rpl_split_region){q->read, q->write, q->rlo, q->rhi, q->wlo, q->whi};
-        }
-        cli_split_conv.parts[i] = (rpl_split_part){z->parts[i].device, z->parts[i].lo, z->parts[i].hi, rg};
-    }
-    int adaptive = z->adaptive && z->models && z->nargs <= 128;
-    for (unsigned a = 0; adaptive && a < z->nargs; a++) {
-        const opt_split_model *m = &z->models[a];
-        cli_split_conv.models[a] = (rpl_split_model){m->read, m->write, {m->r[0], m->r[1], m->r[2], m->r[3]},
-                                                     {m->w[0], m->w[1], m->w[2], m->w[3]}};
-    }
-    *out = (rpl_split){z->id, z->kernel, {0}, z->name, z->source, z->options, z->dim, z->groups, z->nargs, z->args,
-                       z->merge, z->nparts, cli_split_conv.parts, adaptive, adaptive ? cli_split_conv.models : NULL};
-    memcpy(out->program, z->program, sizeof out->program);
-    return 0;
+    return opt_exec_split_rpl(user, out);
 }
 
 static int cli_plan_fused(void *user, rpl_fused_kernel *out)
@@ -720,7 +685,6 @@ static int cli_replay_run(int argc, char **argv)
     rpl_close(s);
     opt_exec_close(r.plan_exec);
     opt_plan_free(plan);
-    free(cli_split_conv.rg);
     free(r.k);
     free(r.mism_json);
     if (st != RPL_OK)

@@ -503,6 +503,16 @@ static void gen_emit_source(const gen_api *api, const char *dir, const char *ov)
             fprintf(o, "    rec_next.%s = (__typeof__(rec_next.%s))dlsym(RTLD_NEXT, \"%s\");\n",
                     f->name, f->name, f->name);
     }
+    fputs("}\n\n/* The next implementation of NAME (NULL when there is none): what the\n"
+          " * layer calls for itself, unrecorded. */\n"
+          "void *rec_gen_next_fn(const char *name)\n{\n"
+          "    if (!name) return NULL;\n", o);
+    for (int i = 0; i < api->nf; i++) {
+        const gen_func *f = &api->f[i];
+        if (gen_wrapped(f))
+            fprintf(o, "    if (!strcmp(name, \"%s\")) return (void *)rec_next.%s;\n", f->name, f->name);
+    }
+    fputs("    return NULL;\n", o);
     fputs("}\n\n/* Extension functions: our entry point for NAME, remembering the next one. */\n"
           "void *rec_gen_ext_wrap(const char *name, void *next_fn)\n{\n"
           "    if (!name || !next_fn) return next_fn;\n", o);

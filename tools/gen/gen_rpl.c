@@ -5,6 +5,8 @@
  *               arguments into typed locals (handles mapped to live ones,
  *               data fetched from the blob store), calls the runtime, binds
  *               returned objects, hands read-backs to the verifier
+ *   rpl_gen_api.c  the API table: filled by name, slots by function id,
+ *               error names
  * The helpers it calls (rpl_in_*, rpl_out_*, ...) are hand-written in
  * replayer/rpl_args.c; functions listed with `replay` in the overlay get
  * bespoke hooks in replayer/rpl_hooks_*.c.
@@ -387,7 +389,15 @@ static void gen_rpl_source(const gen_api *api, const char *dir, const char *ov)
             fprintf(o, "    [RPL_FN_%s] = {\"%s\", \"%s\", %d, rpl_g_%s, %d},\n", f->name, f->name, f->category,
                     f->ext && !f->in_dispatch, f->name, f->np);
     }
-    fputs("};\n\nvoid rpl_gen_fill_api(rpl_api_table *t, void *(*lookup)(void *user, const char *name), void *user)\n{\n"
+    fputs("};\n", o);
+    fclose(o);
+
+    /* the API table on its own (the layer's split engine links it without
+     * the replay functions) */
+    o = gen_open_rpl(dir, "rpl_gen_api.c");
+    fprintf(o, GEN_BANNER, ov);
+    fputs("#include \"rpl_gen.h\"\n\n#include <string.h>\n\n"
+          "void rpl_gen_fill_api(rpl_api_table *t, void *(*lookup)(void *user, const char *name), void *user)\n{\n"
           "    memset(t, 0, sizeof *t);\n", o);
     for (int i = 0; i < api->nf; i++) {
         const gen_func *f = &api->f[i];

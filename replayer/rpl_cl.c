@@ -1,0 +1,177 @@
+/* rpl_cl.c — what the replay engine does with OpenCL outside a session
+ * (the layer's split engine links it): the clock, every device here and
+ * devices by spec (--device's rules), building a program's kernel. */
+#include "replayer/rpl_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+int64_t rpl_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int rpl_devices_enumerate(const rpl_api_table *a, rpl_live_dev **out, unsigned *nout, char *err, size_t cap)
+{
+    rpl_live_dev *live = NULL;
+    unsigned nlive = 0;
+    int st = RPL_OK;
+    *out = NULL;
+    *nout = 0;
+    cl_uint np = 0;
+    if (!a->clGetPlatformIDs || a->clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || !np) {
+        snprintf(err, cap, "no OpenCL platform found here (check /etc/OpenCL/vendors or OCL_ICD_VENDORS)");
+        return RPL_ERR_DEVICE;
+    }
+    if (np > 64)
+        np = 64;
+    cl_platform_id plats[64];
+    if (a->clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
+        snprintf(err, cap, "clGetPlatformIDs failed");
+        return RPL_ERR_DEVICE;
+    }
+    for (cl_uint p = 0; p < np; p++) {
+        cl_uint nd = 0;
+        if (a->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
+            continue;
+        if (nd > 64)
+            nd = 64;
+        cl_device_id devs[64];
+        if (a->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL) != CL_SUCCESS)
+            continue;
+        rpl_live_dev *l = realloc(live, (nlive + nd) * sizeof *l);
+        if (!l) {
+            snprintf(err, cap, "out of memory");
+            st = RPL_ERR_NOMEM;
+            break;
+        }
+        live = l;
+        for (cl_uint d = 0; d < nd; d++) {
+            rpl_live_dev *x = &live[nlive++];
+            memset(x, 0, sizeof *x);
+            x->plat = plats[p];
+            x->dev = devs[d];
+            a->clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof x->type, &x->type, NULL);
+            a->clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof x->name - 1, x->name, NULL);
+            a->clGetDeviceInfo(devs[d], CL_DEVICE_VENDOR, sizeof x->vendor - 1, x->vendor, NULL);
+            a->clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof x->pname - 1, x->pname, NULL);
+        }
+    }
+    if (st == RPL_OK && !nlive) {
+        snprintf(err, cap, "no OpenCL device found here");
+        st = RPL_ERR_DEVICE;
+    }
+    if (st != RPL_OK) {
+        free(live);
+        return st;
+    }
+    *out = live;
+    *nout = nlive;
+    return RPL_OK;
+}
+
+int rpl_devices_pick(const rpl_live_dev *live, unsigned nlive, const char *spec, char *err, size_t cap)
+{
+    char *end;
+    unsigned long idx = strtoul(spec, &end, 10);
+    if (*spec && !*end) {
+        if (idx >= nlive) {
+            if (nlive == 1)
+                snprintf(err, cap, "--device %s: there is one device here, 0 (see 'clrr devices')", spec);
+            else
+                snprintf(err, cap, "--device %s: there are %u devices here, 0 to %u (see 'clrr devices')", spec,
+                         nlive, nlive - 1);
+            return -1;
+        }
+        return (int)idx;
+    }
+    static const struct { const char *n; cl_device_type t; } types[] = {
+        {"cpu", CL_DEVICE_TYPE_CPU}, {"gpu", CL_DEVICE_TYPE_GPU},
+        {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}, {"custom", CL_DEVICE_TYPE_CUSTOM}};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        /* "gpu1": the second GPU (in `clrr devices` order) */
+        size_t n = strlen(types[t].n);
+        if (!strncasecmp(spec, types[t].n, n) && spec[n] >= '0' && spec[n] <= '9') {
+            unsigned long want = strtoul(spec + n, &end, 10), seen = 0;
+            for (unsigned i = 0; !*end && i < nlive; i++)
+                if ((live[i].type & types[t].t) && seen++ == want)
+                    return (int)i;
+            if (!*end) {
+                snprintf(err, cap, "--device %s: there %s %lu %s device%s here (see 'clrr devices')", spec,
+                         seen == 1 ? "is" : "are", seen, types[t].n, seen == 1 ? "" : "s");
+                return -1;
+            }
+        }
+    }
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        if (!strcasecmp(spec, types[t].n)) {
+            for (unsigned i = 0; i < nlive; i++)
+                if (live[i].type & types[t].t)
+                    return (int)i;
+            snprintf(err, cap, "--device %s: no %s device here (see 'clrr devices')", spec, types[t].n);
+            return -1;
+        }
+    for (unsigned i = 0; i < nlive; i++)
+        if (strcasestr(live[i].name, spec) || strcasestr(live[i].pname, spec))
+            return (int)i;
+    snprintf(err, cap, "--device %s: no device here matches (see 'clrr devices')", spec);
+    return -1;
+}
+
+int rpl_device_pick(void *(*lookup)(void *user, const char *name), void *user, const char *spec, cl_device_id *dev,
+                    cl_platform_id *plat, char *err, size_t cap)
+{
+    rpl_api_table a;
+    memset(&a, 0, sizeof a);
+    rpl_gen_fill_api(&a, lookup, user);
+    rpl_live_dev *live = NULL;
+    unsigned n = 0;
+    int st = rpl_devices_enumerate(&a, &live, &n, err, cap) == RPL_OK ? 0 : -1;
+    int i = st ? -1 : rpl_devices_pick(live, n, spec, err, cap);
+    if (i >= 0) {
+        *dev = live[i].dev;
+        *plat = live[i].plat;
+    } else if (!strncmp(err, "--device ", 9)) {
+        memmove(err, err + 9, strlen(err + 9) + 1);
+    }
+    free(live);
+    return i >= 0 ? 0 : -1;
+}
+
+int rpl_build_kernel(const rpl_api_table *api, cl_context ctx, cl_device_id dev, const char *source, const char *options,
+                     const char *name, cl_program *prog_out, cl_kernel *k_out, char *err, size_t cap)
+{
+    *prog_out = NULL;
+    *k_out = NULL;
+    cl_int e = CL_SUCCESS;
+    cl_program prog = api->clCreateProgramWithSource(ctx, 1, &source, NULL, &e);
+    if (!prog || e != CL_SUCCESS) {
+        snprintf(err, cap, "clCreateProgramWithSource: error %d", (int)e);
+        return -1;
+    }
+    e = api->clBuildProgram(prog, 1, &dev, options ? options : "", NULL, NULL);
+    if (e != CL_SUCCESS) {
+        char log[512] = "";
+        api->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        for (char *p = log; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        snprintf(err, cap, "building it failed (error %d): %.300s", (int)e, log);
+        api->clReleaseProgram(prog);
+        return -1;
+    }
+    cl_kernel k = api->clCreateKernel(prog, name, &e);
+    if (!k || e != CL_SUCCESS) {
+        snprintf(err, cap, "clCreateKernel %.64s: error %d", name, (int)e);
+        api->clReleaseProgram(prog);
+        return -1;
+    }
+    *prog_out = prog;
+    *k_out = k;
+    return 0;
+}
