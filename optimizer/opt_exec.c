@@ -366,10 +366,6 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         return OPT_RUN;
     }
     if (f->action == OPT_ACT_SPLIT) {
-        if (x->live) {
-            opt_exec_fell_back(x, f, c->seq, "live runs do not split launches yet");
-            return OPT_RUN;
-        }
         x->state[f->id - 1] = OPT_X_APPLIED;
         x->split = opt_plan_split(x->p, f->split - 1);
         x->splits++;

@@ -263,6 +263,8 @@ void rec_query_handles(rec_call *c, int ok, cl_uint param_name, const void *valu
 void rec_gen_fill_dispatch(struct _cl_icd_dispatch *ours, const struct _cl_icd_dispatch *next);
 void rec_gen_fill_next_dlsym(void);
 void *rec_gen_ext_wrap(const char *name, void *next_fn);
+/* The next implementation of @p name (NULL when none): unrecorded calls of our own. */
+void *rec_gen_next_fn(const char *name);
 int rec_ext_bind(void **slot, void *next_fn);
 
 #endif

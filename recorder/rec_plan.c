@@ -12,7 +12,11 @@
  * transfer), defer (dead work: kept here, with its arguments, data and
  * objects, until the matcher says to run it or to free it), hold (the
  * producer of a fusion) or fuse (run the plan's fused kernel with the held
- * producer's arguments and the consumer's). The generated entry points
+ * producer's arguments and the consumer's), or split (run the launch in
+ * parts over several devices through the replay engine's split engine,
+ * replayer/rpl.h, on the application's own buffers; the engine learns
+ * from every call seen here which memory may have changed, so that what
+ * another device still holds is not sent again). The generated entry points
  * call rec_plan_apply() between the BEGIN record and the driver call when
  * the matcher asked for anything (c->plan). Everything the application
  * observes is what a run without the plan gives: a dropped or kept
@@ -31,6 +35,7 @@
 #include <string.h>
 
 #include "optimizer/opt.h"
+#include "replayer/rpl.h"
 
 /* A command the plan says to defer, or a held producer launch. */
 typedef struct rp_arg {
@@ -92,6 +97,9 @@ static struct {
     uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
+    int has_splits, split_fixed;   /* the plan splits launches; keep its proportions */
+    rpl_splitter *sx;         /* split launches' engine, made at the first one */
+    uint64_t split_errors;    /* split launches that failed midway (plan mode stops) */
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* The answer for the calling thread. */
@@ -150,10 +158,15 @@ static void rp_sink(void *ctx, const void *rec, size_t len)
         p += used;
         if (st == TF_OK && it.type == TF_ITEM_BEGIN) {
             opt_live_answer a;
-            if (opt_exec_begin(rp.x, &it.u.call, &a) != OPT_OK)
+            if (opt_exec_begin(rp.x, &it.u.call, &a) != OPT_OK) {
                 rp_broken("out of memory");
-            else
+            } else {
                 rp_take_answer(&a);
+                /* what it may write is no longer what other devices hold
+                 * (a launch split here moves its own versions) */
+                if (a.verdict != OPT_SPLIT)
+                    rpl_splitter_call(rp.sx, &it.u.call, NULL, 0);
+            }
         } else if (st == TF_OK) {
             if (opt_exec_item(rp.x, &it) < 0)
                 rp_broken("out of memory");
@@ -205,6 +218,9 @@ int rec_plan_init(tf_writer_opts *o)
     }
     const opt_pass_result *red = opt_plan_pass(rp.plan, OPT_PASS_REDUNDANT);
     rp.needs_data = red && red->transformations;
+    rp.has_splits = opt_plan_split_count(rp.plan) > 0;
+    const char *fixed = getenv("CLRR_SPLIT_FIXED");
+    rp.split_fixed = fixed && *fixed && strcmp(fixed, "0");
     rp.report = getenv("CLRR_PLAN_REPORT");
     o->sink = rp_sink;
     o->sink_ctx = NULL;
@@ -610,6 +626,74 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
     return 1;
 }
 
+/* ------------------------------------------------------------ split launches */
+
+static void *rp_next_lookup(void *user, const char *name)
+{
+    (void)user;
+    return rec_gen_next_fn(name);
+}
+
+/* Runs launch @p c as the plan's split (caller holds rp.mu). @return 1
+ * when it ran (CL_SUCCESS in c->ret_override), 0 when the launch must run
+ * as the application made it. */
+static int rp_split(rec_call *c, void **pa)
+{
+    rpl_split sp;
+    if (opt_exec_split_rpl(rp.x, &sp) < 0)
+        return 0;
+    if (!rp.sx) {
+        rpl_splitter_opts o = {.fixed = rp.split_fixed, .lookup = rp_next_lookup};
+        if (!(rp.sx = rpl_splitter_new(&o)))
+            return 0;
+    }
+    cl_kernel k = RP_VAL(cl_kernel, c, pa, "kernel");
+    const size_t *gwo = RP_VAL(const size_t *, c, pa, "global_work_offset");
+    const size_t *gws = RP_VAL(const size_t *, c, pa, "global_work_size");
+    const size_t *lws = RP_VAL(const size_t *, c, pa, "local_work_size");
+    rp_kargs *ka = rp_kargs_of(k, 0);
+    unsigned n = ka && !ka->opaque ? ka->n : 0;
+    rpl_split_arg *args = calloc(n ? n : 1, sizeof *args);
+    if (!args)
+        return 0;
+    for (unsigned i = 0; i < n; i++) {
+        const rp_arg *g = &ka->a[i];
+        rec_obj_info info;
+        args[i] = (rpl_split_arg){g->null || g->bytes, g->size, g->null ? NULL : g->bytes, 0};
+        if (i < sp.nargs && sp.args[i] == RPL_SPLIT_ARG_MEM && g->bytes && g->size == sizeof(cl_mem) &&
+            rec_obj_get(*(void **)g->bytes, &info) && info.kind == REC_OBJ_MEM)
+            args[i].key = info.id;
+    }
+    rpl_split_launch l = {RP_VAL(cl_command_queue, c, pa, "command_queue"), RP_VAL(cl_uint, c, pa, "work_dim"),
+                          {0}, {0}, {0}, lws != NULL, RP_VAL(cl_uint, c, pa, "num_events_in_wait_list"),
+                          RP_VAL(const cl_event *, c, pa, "event_wait_list"), n, args,
+                          RP_VAL(cl_event *, c, pa, "event")};
+    for (cl_uint d = 0; d < l.dim && d < 3; d++) {
+        l.off[d] = gwo ? gwo[d] : 0;
+        l.gsz[d] = gws ? gws[d] : 0;
+        l.lsz[d] = lws ? lws[d] : 0;
+    }
+    if (!l.nwait)
+        l.wait = NULL;
+    int done = 0;
+    char err[512];
+    int r = l.dim >= 1 && l.dim <= 3 && gws ? rpl_splitter_run(rp.sx, &sp, &l, &done, err, sizeof err) : 0;
+    free(args);
+    if (r < 0) {
+        /* the application's buffers may hold part of the parts' results:
+         * the launch runs whole, as made (it rewrites all it writes) */
+        rp.split_errors++;
+        fprintf(stderr, "clrr: plan mode: %s; the launch runs as the application made it\n", err);
+        done = 0;
+    }
+    if (!done) {   /* it runs as made: its writes are not what other devices hold */
+        rpl_splitter_touch(rp.sx);
+        return 0;
+    }
+    c->ret_override = CL_SUCCESS;
+    return 1;
+}
+
 /* ------------------------------------------------------------ the gate */
 
 int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
@@ -650,6 +734,8 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
         } else {
             memset(&rp.held, 0, sizeof rp.held);
         }
+    } else if (v == OPT_SPLIT) {
+        skip = rp_split(c, pa);
     } else if (v == OPT_FUSE) {
         if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
             skip = 1;
@@ -692,6 +778,7 @@ void rec_plan_released(uint64_t id)
     rp_kept k;
     pthread_mutex_lock(&rp.mu);
     if (!rp.broken) {
+        rpl_splitter_forget(rp.sx, id);
         opt_exec_released(rp.x, id, &a);
         for (size_t i = 0; i < a.ndiscard; i++)
             if (rp_kept_take(a.discard[i], &k))
@@ -717,6 +804,29 @@ static void rp_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The split launches' counts, as `clrr replay --json` gives them. */
+static void rp_split_report(FILE *f)
+{
+    rpl_split_stats none;
+    memset(&none, 0, sizeof none);
+    const rpl_split_stats *t = rp.sx ? rpl_splitter_stats(rp.sx) : &none;
+    fprintf(f,
+            ", \"split\": %llu, \"split_parts\": %llu, \"split_bytes_out\": %llu, \"split_bytes_in\": %llu, "
+            "\"split_resident\": %llu, \"split_fallback\": %llu, \"split_declined\": %llu, \"split_adapted\": %llu, "
+            "\"split_errors\": %llu, \"split_ns\": {\"wait\": %lld, \"send\": %lld, \"parts\": %lld, \"merge\": %lld}, "
+            "\"split_launch_ns\": [",
+            (unsigned long long)t->launches, (unsigned long long)t->parts, (unsigned long long)t->bytes_out,
+            (unsigned long long)t->bytes_in, (unsigned long long)t->resident, (unsigned long long)t->fallback,
+            (unsigned long long)t->declined, (unsigned long long)t->adapted, (unsigned long long)rp.split_errors,
+            (long long)t->wait_ns, (long long)t->send_ns, (long long)t->parts_ns, (long long)t->merge_ns);
+    for (unsigned i = 0; i < t->nlaunch_ns; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)t->launch_ns[i]);
+    fputs("], \"split_note\": ", f);
+    rp_json_str(f, t->note);
+    fputs(", \"split_shares\": ", f);
+    rp_json_str(f, t->shares);
+}
+
 void rec_plan_end(void)
 {
     if (!rec_g.plan)
@@ -740,6 +850,7 @@ void rec_plan_end(void)
                 rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         rec_stage_report(f);
+        rp_split_report(f);
         fputs(", \"fallbacks\": [", f);
         size_t n = opt_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {

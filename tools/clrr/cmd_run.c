@@ -21,13 +21,16 @@ static const char cli_run_usage[] =
     "Usage: clrr run --plan PLAN [options] -- CMD [ARGS...]\n"
     "Run CMD with a plan (from `clrr optimize`) applied to its OpenCL calls as they\n"
     "happen: redundant transfers are dropped, dead work is deferred (and run after all\n"
-    "if the run reads its results), producer/consumer launches run as one fused kernel.\n"
+    "if the run reads its results), producer/consumer launches run as one fused kernel,\n"
+    "split launches run in parts over the plan's devices.\n"
     "What CMD observes is what it observes without clrr; where the run differs from\n"
     "the recording, the calls concerned run as the application made them.\n"
     "\n"
     "Options:\n"
     "  --plan PLAN       the plan to apply (required)\n"
     "  --report FILE     write what the plan did as JSON to FILE\n"
+    "  --split-fixed     split launches keep the plan's proportions (default: refined\n"
+    "                    launch by launch from each part's measured time)\n"
     "  --preload         load the layer with LD_PRELOAD instead of OPENCL_LAYERS (chosen\n"
     "                    by itself when the ICD loader cannot load layers)\n"
     "  --stage MODE      staged transfers: buffer writes and reads of at least 512 KiB\n"
@@ -44,7 +47,8 @@ static const char cli_run_usage[] =
     "Exit status: CMD's (128+N when a signal N killed it); 1 when the plan cannot be\n"
     "read; 2 for a bad command line.\n";
 
-enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS };
+enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS,
+       CLI_RUN_SPLIT_FIXED };
 
 static unsigned long long cli_run_num(const json_t *o, const char *k)
 {
@@ -98,6 +102,20 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                     cli_run_num(r, "staged_writes"), cli_run_num(r, "staged_reads"),
                     cli_run_num(r, "staged_bytes") / 1048576.0, cli_run_num(r, "stage_threads"),
                     cli_run_num(r, "stage_no_block") ? "; some found no free block and ran as made" : "");
+        if (cli_run_num(r, "split") + cli_run_num(r, "split_fallback") + cli_run_num(r, "split_declined")) {
+            fprintf(stderr,
+                    "clrr run: %llu launches split into %llu parts (%.1f MiB sent, %.1f MiB back, %.1f MiB already "
+                    "there); %llu ran whole (%llu measured faster whole)\n",
+                    cli_run_num(r, "split"), cli_run_num(r, "split_parts"), cli_run_num(r, "split_bytes_out") / 1048576.0,
+                    cli_run_num(r, "split_bytes_in") / 1048576.0, cli_run_num(r, "split_resident") / 1048576.0,
+                    cli_run_num(r, "split_fallback") + cli_run_num(r, "split_declined"),
+                    cli_run_num(r, "split_declined"));
+            const json_t *note = json_object_get(r, "split_note"), *shares = json_object_get(r, "split_shares");
+            if (json_is_string(note) && *json_string_value(note))
+                fprintf(stderr, "clrr run:   first launch run whole: %s\n", json_string_value(note));
+            if (json_is_string(shares) && *json_string_value(shares))
+                fprintf(stderr, "clrr run:   adapted shares: %s\n", json_string_value(shares));
+        }
         if (json_is_true(json_object_get(r, "stopped")))
             fprintf(stderr, "clrr run: plan mode stopped during the run (see the line above)\n");
     }
@@ -113,12 +131,13 @@ static int cli_run_run(int argc, char **argv)
         {"preload", no_argument, NULL, CLI_RUN_PRELOAD},
         {"stage", required_argument, NULL, CLI_RUN_STAGE},
         {"stage-threads", required_argument, NULL, CLI_RUN_STAGE_THREADS},
+        {"split-fixed", no_argument, NULL, CLI_RUN_SPLIT_FIXED},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *plan = NULL, *report = NULL, *stage = NULL, *stage_threads = NULL;
-    int preload = 0, quiet = 0, c;
+    int preload = 0, quiet = 0, split_fixed = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -127,6 +146,7 @@ static int cli_run_run(int argc, char **argv)
         case CLI_RUN_PRELOAD: preload = 1; break;
         case CLI_RUN_STAGE: stage = optarg; break;
         case CLI_RUN_STAGE_THREADS: stage_threads = optarg; break;
+        case CLI_RUN_SPLIT_FIXED: split_fixed = 1; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(cli_run_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -191,6 +211,7 @@ static int cli_run_run(int argc, char **argv)
     report_abs = realpath(report, NULL);
     preload = cli_layer_mode(preload, quiet, argv[optind]);
     if (!plan_abs || !report_abs || setenv("CLRR_PLAN", plan_abs, 1) || setenv("CLRR_PLAN_REPORT", report_abs, 1) ||
+        (split_fixed && setenv("CLRR_SPLIT_FIXED", "1", 1)) ||
         cli_env_join(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !preload)) {
         cli_err("cannot set the environment: %s", strerror(errno));
         goto out;

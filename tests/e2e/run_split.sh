@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# run_split.sh BUILD_DIR — split launches in live runs (issue 8, item 6):
+# `clrr run --plan` with a plan from `clrr optimize --split` runs each
+# planned launch of the real application in parts over PoCL's unequal pair
+# (basic: one thread, pthread: every core), through the layer and the
+# replayer's split engine, on the application's own buffers. Every
+# workload checks its results against a host reference, so "APP: ok" and
+# exit 0 mean the split run computed what a plain run does.
+#  - every workload, the queue's device and the other (1:3); the diff
+#    merge (exposure); other data (--seed); other shapes fall back;
+#  - adaptive proportions and --split-fixed; bytes already on a device
+#    are not sent again (aes over 8 launches);
+#  - through OPENCL_LAYERS and LD_PRELOAD;
+#  - a plan naming a device that is not here: the launches run whole;
+#  - the test can fail: a plan whose part loses 4 bytes makes vecadd fail.
+. "$(dirname "$0")/lib.sh"
+need "$CLRR"; need "$LAYER"; need "$APPS/vecadd"
+[ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
+unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS CLRR_APP_DEVICE CLRR_SPLIT_FIXED
+export POCL_DEVICES="basic pthread"
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# live APP ARGS SPEC [RUN OPTIONS]: record APP on device 1, plan the split,
+# run the application with the plan; it must say ok, and every launch the
+# plan splits ran split (or whole because its measurements said so)
+live() {
+    local app=$1 args=$2 spec=$3 tag n
+    shift 3
+    local t=$TMP/$app${args//[^0-9]/}.clrr   # one recording per workload and size
+    tag=$app-$(echo "$spec" | sed 's/:/_/g; s/,/-/g; s/\./d/g')
+    [ -e "$t" ] || "$CLRR" record -o "$t" -- "$APPS/$app" ${args//_/ } --device 1 --quiet || fail "recording $app"
+    "$CLRR" optimize "$t" -o "$TMP/$tag.plan" --passes none --split "$spec" >/dev/null ||
+        fail "optimize $app --split $spec"
+    n=$(j "$TMP/$tag.plan" "sum(t['pass'] == 'split' for t in d['transformations'])")
+    [ "$n" -ge 1 ] || fail "$app --split $spec: nothing split"
+    "$CLRR" run "$@" --plan "$TMP/$tag.plan" --report "$TMP/$tag.json" -- "$APPS/$app" ${args//_/ } --device 1 \
+        >"$TMP/$tag.out" 2>"$TMP/$tag.err" || fail "$app split live: $(cat "$TMP/$tag.err" "$TMP/$tag.out")"
+    grep -q "^$app: ok" "$TMP/$tag.out" || fail "$app split live: $(cat "$TMP/$tag.out")"
+    [ "$(j "$TMP/$tag.json" "(d['split'] + d['split_declined'], d['split_fallback'], d['split_errors'], d['split'] > 0, d['stopped'])")" \
+        = "($n, 0, 0, True, False)" ] || fail "$app split live ($n planned): $(j "$TMP/$tag.json" d)"
+    grep -q "^clrr run: .* launches split into .* parts" "$TMP/$tag.err" || fail "$app: no split summary: $(cat "$TMP/$tag.err")"
+}
+
+while read -r app args; do
+    live "$app" "$args" "1:1,0:3"
+done <<'EOF'
+vecadd --size=10000_--iters=3
+sobel --size=128_--iters=2
+geomatrix --size=64_--iters=2
+exposure --size=96
+jacobi --size=128_--iters=3
+matmul --size=64
+nbody --size=512_--iters=3
+blackscholes --size=20000
+ep --size=2048
+aes --size=4096
+spmv --size=4096
+histogram --size=100000
+overlap --size=16384
+EOF
+# exposure's decimate writes every other row of its output: merged by diff
+live exposure --size=96 "1:1,0:1"
+[ "$(j "$TMP/exposure-1_1-0_1.plan" "any(m == 'diff' for s in d['splits'] for m in s['merge'])")" = True ] ||
+    fail "exposure: no diff merge"
+# one work-group on a device; four parts, two on each device; the layer preloaded
+live sobel --size=128_--iters=2 "0:0.0001,1:1"
+live nbody --size=512_--iters=3 "1:1,0:1,1:1,0:1" --preload
+
+# other data, same shapes: split again, still right
+"$CLRR" run -q --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/seed.json" -- "$APPS/vecadd" --size 10000 --iters 3 \
+    --device 1 --seed=5 >"$TMP/seed.out" 2>&1 || fail "vecadd --seed=5: $(cat "$TMP/seed.out")"
+grep -q "^vecadd: ok" "$TMP/seed.out" || fail "vecadd --seed=5: $(cat "$TMP/seed.out")"
+[ "$(j "$TMP/seed.json" "d['split'] > 0")" = True ] || fail "vecadd --seed=5 did not split: $(j "$TMP/seed.json" d)"
+# other shapes: nothing matches, nothing splits, still right
+"$CLRR" run -q --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/shape.json" -- "$APPS/vecadd" --size 5000 --iters 3 \
+    --device 1 >"$TMP/shape.out" 2>&1 || fail "vecadd --size=5000: $(cat "$TMP/shape.out")"
+grep -q "^vecadd: ok" "$TMP/shape.out" || fail "vecadd --size=5000: $(cat "$TMP/shape.out")"
+[ "$(j "$TMP/shape.json" "(d['split'], d['applied'])")" = "(0, 0)" ] || fail "other shapes split: $(j "$TMP/shape.json" d)"
+
+# adaptive proportions over 8 launches of aes on the same input: shares
+# move, a device keeps what it already holds (only the bytes on either side
+# go); --split-fixed keeps the plan's proportions
+live aes --size=65536_--iters=8 "1:1,0:1"
+[ "$(j "$TMP/aes-1_1-0_1.json" "(d['split_adapted'] >= 2 or d['split_declined'] > 0, d['split_resident'] > 0, len(d['split_launch_ns']) == d['split'])")" \
+    = "(True, True, True)" ] || fail "aes adaptive live: $(j "$TMP/aes-1_1-0_1.json" d)"
+"$CLRR" run -q --split-fixed --plan "$TMP/aes-1_1-0_1.plan" --report "$TMP/aesf.json" -- "$APPS/aes" --size 65536 \
+    --iters 8 --device 1 >"$TMP/aesf.out" 2>&1 || fail "aes --split-fixed: $(cat "$TMP/aesf.out")"
+grep -q "^aes: ok" "$TMP/aesf.out" || fail "aes --split-fixed: $(cat "$TMP/aesf.out")"
+[ "$(j "$TMP/aesf.json" "(d['split'], d['split_adapted'], d['split_resident'] > 0)")" = "(8, 0, True)" ] ||
+    fail "aes --split-fixed: $(j "$TMP/aesf.json" d)"
+
+# a device that is not here: the launches run whole, and the run says why
+POCL_DEVICES=pthread "$CLRR" run --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/gone.json" -- "$APPS/vecadd" \
+    --size 10000 --iters 3 --device 0 >"$TMP/gone.out" 2>"$TMP/gone.err" || fail "a missing device: $(cat "$TMP/gone.err")"
+grep -q "^vecadd: ok" "$TMP/gone.out" || fail "a missing device: $(cat "$TMP/gone.out")"
+[ "$(j "$TMP/gone.json" "(d['split'], d['split_fallback'])")" = "(0, 3)" ] || fail "missing device: $(j "$TMP/gone.json" d)"
+grep -q "first launch run whole: vecadd: 1: there is one device here" "$TMP/gone.err" ||
+    fail "missing device: no reason: $(cat "$TMP/gone.err")"
+
+# the test can fail: the helper part does not bring back 4 of its bytes
+python3 - "$TMP/vecadd-1_1-0_3.plan" "$TMP/short.plan" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["splits"][0]["parts"][1]["regions"][2]["write"][1] -= 4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$CLRR" run -q --split-fixed --plan "$TMP/short.plan" -- "$APPS/vecadd" --size 10000 --iters 3 --device 1 \
+    >"$TMP/short.out" 2>&1 && fail "a plan that loses bytes gives right results: $(cat "$TMP/short.out")"
+grep -q "^vecadd: ok" "$TMP/short.out" && fail "a plan that loses bytes: vecadd says ok"
+echo "ok: every workload split live over PoCL's unequal pair (layer and preload), diff merge, adaptive and fixed shares, resident data, fallbacks; a lossy plan is caught"
