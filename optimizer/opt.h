@@ -358,6 +358,8 @@ struct rpl_split;
  * (replayer/rpl.h), valid until the next call or opt_exec_close. 0, or -1
  * (no split, too many parts, out of memory). */
 int opt_exec_split_rpl(opt_exec *x, struct rpl_split *out);
+/*! opt_exec_split_conv() : likewise for split @p z of the plan. */
+int opt_exec_split_conv(opt_exec *x, const opt_split *z, struct rpl_split *out);
 /*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
 void opt_exec_rewind(opt_exec *x);

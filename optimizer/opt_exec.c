@@ -231,7 +231,11 @@ const opt_split *opt_exec_split(const opt_exec *x)
 
 int opt_exec_split_rpl(opt_exec *x, rpl_split *out)
 {
-    const opt_split *z = x->split;
+    return opt_exec_split_conv(x, x->split, out);
+}
+
+int opt_exec_split_conv(opt_exec *x, const opt_split *z, rpl_split *out)
+{
     if (!z || z->nparts > OPT_SPLIT_MAX_PARTS || (!x->conv && !(x->conv = calloc(1, sizeof *x->conv))))
         return -1;
     struct opt_rpl_conv *v = x->conv;

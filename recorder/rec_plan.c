@@ -99,8 +99,11 @@ static struct {
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
     int has_splits, split_fixed;   /* the plan splits launches; keep its proportions */
     rpl_splitter *sx;         /* split launches' engine, made at the first one */
-    uint64_t split_errors;    /* split launches that failed midway (plan mode stops) */
+    uint64_t split_errors;    /* split launches that failed midway (run again as made) */
+    int64_t split_build_ns;   /* building partition-ready kernels (at the application's builds) */
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static rpl_splitter *rp_engine(void);
 
 /* The answer for the calling thread. */
 static __thread struct {
@@ -570,7 +573,7 @@ void rec_plan_program(cl_program prog)
 {
     cl_context ctx = NULL;
     size_t len = 0;
-    if (!opt_plan_fused_count(rp.plan) ||   /* the plan is not changed after rec_plan_init */
+    if ((!opt_plan_fused_count(rp.plan) && !rp.has_splits) ||   /* the plan is not changed after rec_plan_init */
         rec_next.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
         rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
         return;   /* (a program from binaries or IL has no source) */
@@ -587,6 +590,16 @@ void rec_plan_program(cl_program prog)
         const opt_fused *z = opt_plan_fused(rp.plan, i);
         if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, z);
+    }
+    /* the partition-ready kernels of the splits made from it, on every
+       device their parts run on */
+    for (size_t i = 0; i < opt_plan_split_count(rp.plan); i++) {
+        const opt_split *z = opt_plan_split(rp.plan, i);
+        rpl_split sp;
+        int64_t t0 = rec_now_ns();
+        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_engine() && opt_exec_split_conv(rp.x, z, &sp) == 0)
+            rpl_splitter_prepare(rp.sx, &sp, ctx);
+        rp.split_build_ns += rec_now_ns() - t0;
     }
     pthread_mutex_unlock(&rp.mu);
 }
@@ -634,6 +647,16 @@ static void *rp_next_lookup(void *user, const char *name)
     return rec_gen_next_fn(name);
 }
 
+/* The split engine, made on first use (caller holds rp.mu); NULL out of memory. */
+static rpl_splitter *rp_engine(void)
+{
+    if (!rp.sx) {
+        rpl_splitter_opts o = {.fixed = rp.split_fixed, .lookup = rp_next_lookup};
+        rp.sx = rpl_splitter_new(&o);
+    }
+    return rp.sx;
+}
+
 /* Runs launch @p c as the plan's split (caller holds rp.mu). @return 1
  * when it ran (CL_SUCCESS in c->ret_override), 0 when the launch must run
  * as the application made it. */
@@ -642,11 +665,8 @@ static int rp_split(rec_call *c, void **pa)
     rpl_split sp;
     if (opt_exec_split_rpl(rp.x, &sp) < 0)
         return 0;
-    if (!rp.sx) {
-        rpl_splitter_opts o = {.fixed = rp.split_fixed, .lookup = rp_next_lookup};
-        if (!(rp.sx = rpl_splitter_new(&o)))
-            return 0;
-    }
+    if (!rp_engine())
+        return 0;
     cl_kernel k = RP_VAL(cl_kernel, c, pa, "kernel");
     const size_t *gwo = RP_VAL(const size_t *, c, pa, "global_work_offset");
     const size_t *gws = RP_VAL(const size_t *, c, pa, "global_work_size");
@@ -813,12 +833,12 @@ static void rp_split_report(FILE *f)
     fprintf(f,
             ", \"split\": %llu, \"split_parts\": %llu, \"split_bytes_out\": %llu, \"split_bytes_in\": %llu, "
             "\"split_resident\": %llu, \"split_fallback\": %llu, \"split_declined\": %llu, \"split_adapted\": %llu, "
-            "\"split_errors\": %llu, \"split_ns\": {\"wait\": %lld, \"send\": %lld, \"parts\": %lld, \"merge\": %lld}, "
+            "\"split_errors\": %llu, \"split_build_us\": %lld, \"split_ns\": {\"wait\": %lld, \"send\": %lld, \"parts\": %lld, \"merge\": %lld}, "
             "\"split_launch_ns\": [",
             (unsigned long long)t->launches, (unsigned long long)t->parts, (unsigned long long)t->bytes_out,
             (unsigned long long)t->bytes_in, (unsigned long long)t->resident, (unsigned long long)t->fallback,
             (unsigned long long)t->declined, (unsigned long long)t->adapted, (unsigned long long)rp.split_errors,
-            (long long)t->wait_ns, (long long)t->send_ns, (long long)t->parts_ns, (long long)t->merge_ns);
+            (long long)(rp.split_build_ns / 1000), (long long)t->wait_ns, (long long)t->send_ns, (long long)t->parts_ns, (long long)t->merge_ns);
     for (unsigned i = 0; i < t->nlaunch_ns; i++)
         fprintf(f, "%s%lld", i ? ", " : "", (long long)t->launch_ns[i]);
     fputs("], \"split_note\": ", f);

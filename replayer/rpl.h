@@ -266,6 +266,12 @@ void rpl_splitter_free(rpl_splitter *x);
  * (the launch's results are undefined); -2: out of memory. */
 int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launch *l, int *done, char *err,
                      size_t cap);
+/*! rpl_splitter_prepare() : builds split @p sp's partition-ready kernel
+ * ahead, for its devices: in @p ctx for those of its devices that are
+ * @p ctx's, in the engine's own contexts for the others (an application's
+ * set-up, not its first split launch, pays for the builds). What fails is
+ * said by the launch that needs it. */
+void rpl_splitter_prepare(rpl_splitter *x, const rpl_split *sp, cl_context ctx);
 /*! rpl_splitter_call() : call @p c (a recorded or live record: memory
  * objects by key) may have written memory: the versions of what it names
  * move (reads, maps, markers and barriers change nothing; a map's writes

@@ -65,6 +65,7 @@ typedef struct rpl_split_copy {
 typedef struct rpl_split_build {
     uint32_t id;
     cl_context ctx;
+    cl_device_id dev;         /* built for this device of ctx */
     cl_program prog;
     cl_kernel k;              /* NULL: it failed to build (not retried) */
     char why[256];
@@ -356,7 +357,7 @@ static cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_conte
                                   size_t cap)
 {
     for (size_t i = 0; i < x->nbuilds; i++)
-        if (x->builds[i].id == sp->id && x->builds[i].ctx == ctx) {
+        if (x->builds[i].id == sp->id && x->builds[i].ctx == ctx && x->builds[i].dev == dev) {
             if (!x->builds[i].k)
                 snprintf(err, cap, "%.150s", x->builds[i].why);
             return x->builds[i].k;
@@ -371,6 +372,7 @@ static cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_conte
     memset(b, 0, sizeof *b);
     b->id = sp->id;
     b->ctx = ctx;
+    b->dev = dev;
     if (rpl_build_kernel(&x->api, ctx, dev, sp->source, sp->options, sp->name, &b->prog, &b->k, b->why,
                          sizeof b->why) < 0)
         snprintf(err, cap, "%.150s", b->why);
@@ -427,6 +429,27 @@ static rpl_split_copy *rpl_split_copy_of(rpl_splitter *x, rpl_split_dev *d, uint
     c->size = size;
     c->used = x->launches;
     return c;
+}
+
+void rpl_splitter_prepare(rpl_splitter *x, const rpl_split *sp, cl_context ctx)
+{
+    cl_device_id in[64];
+    size_t n = 0;
+    if (!x || !ctx || x->api.clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof in, in, &n) != CL_SUCCESS)
+        return;
+    n /= sizeof in[0];
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_dev *d = NULL;
+        char err[256];
+        int primary = 0;
+        for (size_t i = 0; i < n; i++)   /* one of the context's devices: the queue's, likely */
+            if (rpl_split_dev_of(x, sp->parts[p].device, in[i], &d, &primary, err, sizeof err) == 0 && primary) {
+                rpl_split_kernel(x, sp, ctx, in[i], err, sizeof err);
+                break;
+            }
+        if (d && !primary)
+            rpl_split_kernel(x, sp, d->ctx, d->dev, err, sizeof err);
+    }
 }
 
 /* ------------------------------------------------------------ one launch */

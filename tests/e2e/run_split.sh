@@ -39,6 +39,9 @@ live() {
     [ "$(j "$TMP/$tag.json" "(d['split'] + d['split_declined'], d['split_fallback'], d['split_errors'], d['split'] > 0, d['stopped'])")" \
         = "($n, 0, 0, True, False)" ] || fail "$app split live ($n planned): $(j "$TMP/$tag.json" d)"
     grep -q "^clrr run: .* launches split into .* parts" "$TMP/$tag.err" || fail "$app: no split summary: $(cat "$TMP/$tag.err")"
+    # the partition-ready kernels were built when the application built its
+    # program (its set-up), not at its first split launch
+    [ "$(j "$TMP/$tag.json" "d['split_build_us'] > 0")" = True ] || fail "$app: no kernel built ahead: $(j "$TMP/$tag.json" d)"
 }
 
 while read -r app args; do

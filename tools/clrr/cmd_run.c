@@ -105,11 +105,12 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
         if (cli_run_num(r, "split") + cli_run_num(r, "split_fallback") + cli_run_num(r, "split_declined")) {
             fprintf(stderr,
                     "clrr run: %llu launches split into %llu parts (%.1f MiB sent, %.1f MiB back, %.1f MiB already "
-                    "there); %llu ran whole (%llu measured faster whole)\n",
+                    "there); %llu ran whole (%llu measured faster whole); %.1f ms building partition-ready "
+                    "kernels\n",
                     cli_run_num(r, "split"), cli_run_num(r, "split_parts"), cli_run_num(r, "split_bytes_out") / 1048576.0,
                     cli_run_num(r, "split_bytes_in") / 1048576.0, cli_run_num(r, "split_resident") / 1048576.0,
                     cli_run_num(r, "split_fallback") + cli_run_num(r, "split_declined"),
-                    cli_run_num(r, "split_declined"));
+                    cli_run_num(r, "split_declined"), cli_run_num(r, "split_build_us") / 1e3);
             const json_t *note = json_object_get(r, "split_note"), *shares = json_object_get(r, "split_shares");
             if (json_is_string(note) && *json_string_value(note))
                 fprintf(stderr, "clrr run:   first launch run whole: %s\n", json_string_value(note));
