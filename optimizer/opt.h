@@ -360,6 +360,9 @@ struct rpl_split;
 int opt_exec_split_rpl(opt_exec *x, struct rpl_split *out);
 /*! opt_exec_split_conv() : likewise for split @p z of the plan. */
 int opt_exec_split_conv(opt_exec *x, const opt_split *z, struct rpl_split *out);
+/*! opt_exec_split_of() : likewise for the @p i-th split of the plan made
+ * from the program whose source hashes to @p program; -1 when none. */
+int opt_exec_split_of(opt_exec *x, const uint8_t program[16], size_t i, struct rpl_split *out);
 /*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
 void opt_exec_rewind(opt_exec *x);

@@ -234,6 +234,16 @@ int opt_exec_split_rpl(opt_exec *x, rpl_split *out)
     return opt_exec_split_conv(x, x->split, out);
 }
 
+int opt_exec_split_of(opt_exec *x, const uint8_t program[16], size_t i, rpl_split *out)
+{
+    for (size_t k = 0, seen = 0; k < opt_plan_split_count(x->p); k++) {
+        const opt_split *z = opt_plan_split(x->p, k);
+        if (!memcmp(z->program, program, sizeof z->program) && seen++ == i)
+            return opt_exec_split_conv(x, z, out);
+    }
+    return -1;
+}
+
 int opt_exec_split_conv(opt_exec *x, const opt_split *z, rpl_split *out)
 {
     if (!z || z->nparts > OPT_SPLIT_MAX_PARTS || (!x->conv && !(x->conv = calloc(1, sizeof *x->conv))))

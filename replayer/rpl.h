@@ -233,6 +233,8 @@ typedef struct rpl_split_stats {
                                * was faster (tried again every 16th launch) */
     uint64_t adapted;         /* launches whose proportions came from earlier ones */
     uint64_t learned;         /* parts' times the learn callback took */
+    uint64_t built_ahead;     /* partition-ready kernels built by rpl_splitter_prepare */
+    uint64_t built_late;      /* ... built at a launch (their time is in the launch's) */
     int64_t wait_ns, send_ns, parts_ns, merge_ns;   /* as rpl_summary's split_*_ns */
     int64_t launch_ns[RPL_SPLIT_LAUNCH_TIMES];
     unsigned nlaunch_ns;
@@ -317,6 +319,11 @@ typedef struct rpl_plan_hook {
     /* After on_item answered RPL_PLAN_SPLIT: the split. 0, or -1 (the
      * session fails). May be NULL when on_item never answers SPLIT. */
     int (*split)(void *user, rpl_split *out);
+    /* The i-th split of the program whose source hashes to @p program
+     * (0, or -1 when there is none): its partition-ready kernel is built
+     * when the replay builds that program, outside the measured calls. May
+     * be NULL. */
+    int (*split_of)(void *user, const uint8_t program[16], size_t i, rpl_split *out);
 } rpl_plan_hook;
 
 /* ---------------------------------------------------------------- profile */
@@ -483,6 +490,8 @@ typedef struct rpl_summary {
     uint64_t split_adapted;   /* split launches whose proportions came from measuring
                                * earlier launches of the same split */
     uint64_t split_learned;   /* parts' kernel times added to rpl_opts.learn */
+    uint64_t split_built_ahead, split_built_late;   /* partition-ready kernels built when
+                               * the program was, or at a launch (rpl_split_stats) */
     int64_t split_launch_ns[RPL_SPLIT_LAUNCH_TIMES];   /* the first split launches' own wall
                                * times, from their inputs ready to their results back
                                * (how fast adaptive proportions settle) */

@@ -125,6 +125,9 @@ int rpl_post_clBuildProgram(rpl_cx *x_, int ok, cl_int *ret, cl_program program,
         if (rpl_progsrc_built(x_->s, rpl_arg_id(x_, 0), options) < 0)
             return rpl_call_error(x_, RPL_ERR_NOMEM, "out of memory");
         rpl_progsrc_live(x_->s, rpl_arg_id(x_, 0), program);   /* profiling finds kernels' sources */
+        int st = rpl_split_prepare(x_->s, program);   /* a plan's splits: their kernels, built now */
+        if (st < 0)
+            return st;
     }
     if (ok || !x_->recorded_ok || !x_->c->complete)
         return RPL_OK;

@@ -321,6 +321,9 @@ int rpl_build_kernel(const rpl_api_table *api, cl_context ctx, cl_device_id dev,
 int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done);
 /* After call @p c ran: the versions of the memory it may have written move. */
 void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn);
+/* A program was built: the partition-ready kernels of the plan's splits
+ * made from it are built now (rpl_plan_hook.split_of). */
+int rpl_split_prepare(rpl_session *s, cl_program prog);
 void rpl_split_free(rpl_session *s);
 /* rpl_profile_dev.c: device @p dev's cost identity (cdb_identity) into @p id. */
 void rpl_device_identity(rpl_session *s, cl_device_id dev, char *id, size_t cap);

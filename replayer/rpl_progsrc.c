@@ -51,8 +51,9 @@ int rpl_progsrc_source(rpl_session *s, uint64_t prog, const char *src, size_t le
     free(e->src);
     e->src = strndup(src, len);
     /* the key `clrr optimize` looks costs up by: the analyzer hashes the
-     * recorded bytes, whatever they hold (rpl_profile.c) */
-    e->hashed = s->o.profile != NULL;
+     * recorded bytes, whatever they hold (rpl_profile.c); plans key their
+     * splits by it too (rpl_split_prepare) */
+    e->hashed = s->o.profile != NULL || (s->o.plan && s->o.plan->split_of);
     if (e->hashed) {
         tf_blobref h;
         tf_hash(src, len, &h);

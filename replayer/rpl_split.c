@@ -76,6 +76,8 @@ static void rpl_split_sum(rpl_session *s)
     s->sum.split_declined = t->declined;
     s->sum.split_adapted = t->adapted;
     s->sum.split_learned = t->learned;
+    s->sum.split_built_ahead = t->built_ahead;
+    s->sum.split_built_late = t->built_late;
     s->sum.split_wait_ns = t->wait_ns;
     s->sum.split_send_ns = t->send_ns;
     s->sum.split_parts_ns = t->parts_ns;
@@ -86,15 +88,42 @@ static void rpl_split_sum(rpl_session *s)
     memcpy(s->sum.split_shares, t->shares, sizeof s->sum.split_shares);
 }
 
-int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
+/* The session's engine, made on first use; NULL out of memory. */
+static rpl_splitter *rpl_split_engine(rpl_session *s)
 {
-    *done = 0;
     if (!s->split) {
         rpl_splitter_opts o = {.fixed = s->o.split_fixed, .user = s, .lookup = rpl_split_lookup,
                                .resolve = rpl_split_resolve, .learn = s->o.learn ? rpl_split_learn : NULL};
-        if (!(s->split = rpl_splitter_new(&o)))
-            return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+        s->split = rpl_splitter_new(&o);
     }
+    return s->split;
+}
+
+int rpl_split_prepare(rpl_session *s, cl_program prog)
+{
+    const rpl_plan_hook *h = s->o.plan;
+    const char *src = NULL, *opts = NULL;
+    const uint8_t *hash = NULL;
+    cl_context ctx = NULL;
+    rpl_split sp;
+    if (!h || !h->split_of || !rpl_progsrc_of_live(s, prog, &src, &opts, &hash) || !hash ||
+        s->api.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
+        return RPL_OK;
+    for (size_t i = 0; h->split_of(h->user, hash, i, &sp) == 0; i++) {
+        if (!rpl_split_engine(s))
+            return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+        rpl_splitter_prepare(s->split, &sp, ctx);
+    }
+    if (s->split)
+        rpl_split_sum(s);
+    return RPL_OK;
+}
+
+int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int measure, int *done)
+{
+    *done = 0;
+    if (!rpl_split_engine(s))
+        return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
     rpl_cx x;
     rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 0);
     rpl_launch h;

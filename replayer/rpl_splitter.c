@@ -353,8 +353,8 @@ static rpl_split_dev *rpl_split_prim(rpl_splitter *x, cl_context ctx, cl_device_
 }
 
 /* The partition-ready kernel of split @p sp in context @p ctx (built once). */
-static cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_context ctx, cl_device_id dev, char *err,
-                                  size_t cap)
+static cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_context ctx, cl_device_id dev, int ahead,
+                                  char *err, size_t cap)
 {
     for (size_t i = 0; i < x->nbuilds; i++)
         if (x->builds[i].id == sp->id && x->builds[i].ctx == ctx && x->builds[i].dev == dev) {
@@ -373,6 +373,10 @@ static cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_conte
     b->id = sp->id;
     b->ctx = ctx;
     b->dev = dev;
+    if (ahead)
+        x->st.built_ahead++;
+    else
+        x->st.built_late++;
     if (rpl_build_kernel(&x->api, ctx, dev, sp->source, sp->options, sp->name, &b->prog, &b->k, b->why,
                          sizeof b->why) < 0)
         snprintf(err, cap, "%.150s", b->why);
@@ -444,11 +448,11 @@ void rpl_splitter_prepare(rpl_splitter *x, const rpl_split *sp, cl_context ctx)
         int primary = 0;
         for (size_t i = 0; i < n; i++)   /* one of the context's devices: the queue's, likely */
             if (rpl_split_dev_of(x, sp->parts[p].device, in[i], &d, &primary, err, sizeof err) == 0 && primary) {
-                rpl_split_kernel(x, sp, ctx, in[i], err, sizeof err);
+                rpl_split_kernel(x, sp, ctx, in[i], 1, err, sizeof err);
                 break;
             }
         if (d && !primary)
-            rpl_split_kernel(x, sp, d->ctx, d->dev, err, sizeof err);
+            rpl_split_kernel(x, sp, d->ctx, d->dev, 1, err, sizeof err);
     }
 }
 
@@ -778,7 +782,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
         }
         if (primary)
             jobs[p].d = NULL;
-        jobs[p].k = rpl_split_kernel(x, sp, primary ? qctx : jobs[p].d->ctx, primary ? qdev : jobs[p].d->dev, e2,
+        jobs[p].k = rpl_split_kernel(x, sp, primary ? qctx : jobs[p].d->ctx, primary ? qdev : jobs[p].d->dev, 0, e2,
                                      sizeof e2);
         if (!jobs[p].k)
             snprintf(why, sizeof why, "%s does not build on %s: %s", sp->name, sp->parts[p].device, e2);

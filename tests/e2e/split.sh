@@ -34,6 +34,9 @@ split() {
     # every planned launch ran split, or whole because its measurements said so
     [ "$(j "$TMP/$tag.r.json" "(d['ok'], d['mismatches'], d['plan']['split'] + d['plan']['split_declined'], d['plan']['split_fallback'], d['readbacks'] > 0, d['plan']['split'] > 0)")" \
         = "(True, 0, $n, 0, True, True)" ] || fail "$app --split $spec on '$pair': $(j "$TMP/$tag.r.json" "d['plan']")"
+    # the partition-ready kernels were built when the replay built the program
+    [ "$(j "$TMP/$tag.r.json" "(d['plan']['split_built_ahead'] > 0, d['plan']['split_built_late'])")" = "(True, 0)" ] ||
+        fail "$app --split $spec: kernels not built ahead: $(j "$TMP/$tag.r.json" "d['plan']")"
     resident=$((resident + $(j "$TMP/$tag.r.json" "d['plan']['split_resident']")))
     echo "$TMP/$tag.plan"
 }

@@ -311,6 +311,11 @@ static int cli_plan_split(void *user, rpl_split *out)
     return opt_exec_split_rpl(user, out);
 }
 
+static int cli_plan_split_of(void *user, const uint8_t program[16], size_t i, rpl_split *out)
+{
+    return opt_exec_split_of(user, program, i, out);
+}
+
 static int cli_plan_fused(void *user, rpl_fused_kernel *out)
 {
     const opt_fused *f = opt_exec_fused(user);
@@ -357,7 +362,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf(",\"split_note\":");
         cli_json_cstr(stdout, s->split_note);
         printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_learned\":%" PRIu64
-               ",\"split_launch_ns\":[", s->split_adapted, s->split_declined, s->split_learned);
+               ",\"split_built_ahead\":%" PRIu64 ",\"split_built_late\":%" PRIu64 ",\"split_launch_ns\":[",
+               s->split_adapted, s->split_declined, s->split_learned, s->split_built_ahead, s->split_built_late);
         for (unsigned i = 0; i < s->split_nlaunch_ns; i++)
             printf("%s%" PRId64, i ? "," : "", s->split_launch_ns[i]);
         printf("],\"split_shares\":");
@@ -582,7 +588,7 @@ static int cli_replay_run(int argc, char **argv)
     if (costs && no_learn)
         return cli_usage_err("--costs and --no-learn exclude each other");
     opt_plan *plan = NULL;
-    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split};
+    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of};
     if (r.plan_path) {
         opt_status pst = opt_plan_read(r.plan_path, &plan, err, sizeof err);
         if (pst == OPT_OK && (pst = opt_exec_open(plan, path, o.max_memory, &r.plan_exec, err, sizeof err)) != OPT_OK) {
