@@ -435,6 +435,54 @@ static rpl_split_copy *rpl_split_copy_of(rpl_splitter *x, rpl_split_dev *d, uint
     return c;
 }
 
+/* Pinned staging as large as the plan's parts need, made now: pinning
+ * tens of MiB costs milliseconds, which the first launch should not pay.
+ * Per other device: what its parts are sent and bring back (as a launch
+ * takes it); on the queue's device (one of @p in): the bytes read for the
+ * others and their results written back. */
+static void rpl_split_stage_ahead(rpl_splitter *x, const rpl_split *sp, cl_context ctx, const cl_device_id *in,
+                                  size_t nin)
+{
+    size_t need[RPL_SPLIT_MAX_DEVS] = {0}, prim_need = 0;
+    cl_device_id qdev = NULL;
+    for (unsigned p = 0; p < sp->nparts && sp->nargs <= RPL_SPLIT_MAX_ARGS; p++) {
+        rpl_split_dev *d = NULL;
+        for (unsigned i = 0; i < x->ndevs && !d; i++)
+            if (!strcmp(x->devs[i].spec, sp->parts[p].device))
+                d = &x->devs[i];
+        if (!d)
+            continue;
+        int primary = 0;
+        for (size_t i = 0; i < nin; i++)
+            primary |= in[i] == d->dev;
+        size_t own = 0, span = 0;
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            const rpl_split_region *r = &sp->parts[p].regions[a];
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
+                continue;
+            uint64_t lo = r->read ? r->rlo : UINT64_MAX, hi = r->read ? r->rhi : 0;
+            if (r->write) {
+                lo = r->wlo < lo ? r->wlo : lo;
+                hi = r->whi > hi ? r->whi : hi;
+            }
+            own += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
+            span += (size_t)(lo < hi ? hi - lo : 0) + (size_t)(r->write ? r->whi - r->wlo : 0);
+        }
+        if (primary) {
+            qdev = d->dev;
+        } else if (d->ctx) {
+            need[d - x->devs] += own;
+            prim_need += span;
+        }
+    }
+    for (unsigned i = 0; i < x->ndevs; i++)
+        if (need[i] && rpl_split_pinned(x, &x->devs[i], need[i]))
+            x->devs[i].pin_used = 0;
+    rpl_split_dev *prim = qdev && prim_need ? rpl_split_prim(x, ctx, qdev) : NULL;
+    if (prim && rpl_split_pinned(x, prim, prim_need))
+        prim->pin_used = 0;
+}
+
 void rpl_splitter_prepare(rpl_splitter *x, const rpl_split *sp, cl_context ctx)
 {
     cl_device_id in[64];
@@ -454,6 +502,7 @@ void rpl_splitter_prepare(rpl_splitter *x, const rpl_split *sp, cl_context ctx)
         if (d && !primary)
             rpl_split_kernel(x, sp, d->ctx, d->dev, 1, err, sizeof err);
     }
+    rpl_split_stage_ahead(x, sp, ctx, in, n);
 }
 
 /* ------------------------------------------------------------ one launch */
