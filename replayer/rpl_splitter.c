@@ -523,7 +523,12 @@ typedef struct rpl_split_job {
         cl_mem buf;
         size_t lo, len;
         uint8_t *host;
+        cl_event ev;          /* its write (adaptive: timed) */
     } send[2 * RPL_SPLIT_MAX_ARGS];
+    int direct;               /* its staging is pinned by the queue's device's driver too
+                               * (the same platform): transfers with the queue's device
+                               * use it as they are, without a copy through the queue's
+                               * device's own staging */
     unsigned nsend;
     cl_event rev[RPL_SPLIT_MAX_ARGS];   /* its read-backs (adaptive: timed) */
 } rpl_split_job;
@@ -571,6 +576,10 @@ static void rpl_split_jobs_free(rpl_splitter *x, rpl_split_job *jobs, unsigned n
         for (unsigned a = 0; a < sp->nargs; a++)
             if (jobs[p].rev[a])
                 x->api.clReleaseEvent(jobs[p].rev[a]);
+    for (unsigned p = 0; p < n; p++)
+        for (unsigned i = 0; i < jobs[p].nsend; i++)
+            if (jobs[p].send[i].ev)
+                x->api.clReleaseEvent(jobs[p].send[i].ev);
     for (unsigned p = 0; p < n; p++)
         for (unsigned i = 0; !jobs[p].arena && i < jobs[p].nsend; i++)
             free(jobs[p].send[i].host);
@@ -884,6 +893,9 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
     RPL_CL(x->api.clFinish(l->q), "clFinish before the parts");
     int64_t t_ready = rpl_clock_ns(), t_sent = 0;
     rpl_split_dev *prim = rpl_split_prim(x, qctx, qdev);
+    cl_platform_id qplat = NULL;
+    if (x->api.clGetDeviceInfo(qdev, CL_DEVICE_PLATFORM, sizeof qplat, &qplat, NULL) != CL_SUCCESS)
+        qplat = NULL;
     /* the queue's own parts run on a queue of ours in its context (they can
      * be timed there); the application's queue is idle until we return */
     cl_command_queue pq = prim ? prim->q : l->q;
@@ -904,6 +916,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                 need += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
         }
         j->arena = rpl_split_pinned(x, j->d, need);
+        j->direct = j->arena && qplat && j->d->plat == qplat;
         int64_t ts = rpl_clock_ns();
         j->used = 0;
         for (unsigned a = 0; a < sp->nargs; a++) {
@@ -951,7 +964,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                     uint8_t *host = rpl_split_take(j, n);
                     if (!host)
                         RPL_NOMEM();
-                    uint8_t *stage = prim ? rpl_split_pinned(x, prim, (size_t)n) : NULL;
+                    uint8_t *stage = prim && !j->direct ? rpl_split_pinned(x, prim, (size_t)n) : NULL;
                     cl_int e = x->api.clEnqueueReadBuffer(l->q, live[a], CL_TRUE, (size_t)pl[q], (size_t)n,
                                                           stage ? stage : host, 0, NULL, NULL);
                     if (e == CL_SUCCESS && stage)
@@ -962,7 +975,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                         RPL_CL(e, "sending a part's bytes");
                     }
                     x->st.bytes_out += n;
-                    j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)pl[q], (size_t)n, host};
+                    j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)pl[q], (size_t)n, host, NULL};
                 }
                 cp->vlo = rpl_min64(cp->vlo, lo);
                 cp->vhi = hi > cp->vhi ? hi : cp->vhi;
@@ -974,7 +987,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
             /* from the queue's device into its own pinned memory, then into
              * the other device's (each driver moves only its own pinned
              * memory at full speed) */
-            uint8_t *stage = prim ? rpl_split_pinned(x, prim, (size_t)(hi - lo)) : NULL;
+            uint8_t *stage = prim && !j->direct ? rpl_split_pinned(x, prim, (size_t)(hi - lo)) : NULL;
             cl_int e = x->api.clEnqueueReadBuffer(l->q, live[a], CL_TRUE, (size_t)lo, (size_t)(hi - lo),
                                                   stage ? stage : host, 0, NULL, NULL);
             if (e == CL_SUCCESS && stage)
@@ -1004,7 +1017,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                 j->before[a] = b;
             }
             if (!resident)   /* written to the mirror below (host is freed with the job) */
-                j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)lo, (size_t)(hi - lo), host};
+                j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)lo, (size_t)(hi - lo), host, NULL};
             else if (!j->arena)
                 free(host);
         }
@@ -1018,9 +1031,12 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
         if (!j->d)
             continue;
         int64_t ts = rpl_clock_ns();
+        /* not blocking: the devices' copies run side by side, each part's
+         * launch after its own on its in-order queue (the bytes live until
+         * every queue is finished) */
         for (unsigned i = 0; i < j->nsend; i++)
-            RPL_CL(x->api.clEnqueueWriteBuffer(j->d->q, j->send[i].buf, CL_TRUE, j->send[i].lo, j->send[i].len,
-                                               j->send[i].host, 0, NULL, NULL),
+            RPL_CL(x->api.clEnqueueWriteBuffer(j->d->q, j->send[i].buf, CL_FALSE, j->send[i].lo, j->send[i].len,
+                                               j->send[i].host, 0, NULL, ad ? &j->send[i].ev : NULL),
                    "sending a part's bytes");
         j->send_ns += rpl_clock_ns() - ts;
         size_t off[3], gsz[3];
@@ -1068,7 +1084,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                 if (!jobs[p].after[a])
                     continue;
                 size_t len = (size_t)(r->whi - r->wlo);
-                uint8_t *stage = prim ? rpl_split_pinned(x, prim, len) : NULL;
+                uint8_t *stage = prim && !jobs[p].direct ? rpl_split_pinned(x, prim, len) : NULL;
                 if (stage)
                     memcpy(stage, jobs[p].after[a], len);
                 RPL_CL(x->api.clEnqueueWriteBuffer(l->q, live[a], CL_FALSE, (size_t)r->wlo, len,
@@ -1138,6 +1154,14 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                         CL_SUCCESS &&
                     e >= b)
                     ns[p] += 2.0 * (double)(e - b);
+            for (unsigned i = 0; all && jobs[p].d && i < jobs[p].nsend; i++)
+                if (jobs[p].send[i].ev &&
+                    x->api.clGetEventProfilingInfo(jobs[p].send[i].ev, CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ==
+                        CL_SUCCESS &&
+                    x->api.clGetEventProfilingInfo(jobs[p].send[i].ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) ==
+                        CL_SUCCESS &&
+                    e >= b)
+                    ns[p] += (double)(e - b);
             if (all && jobs[p].d)
                 ns[p] += (double)jobs[p].send_ns;
         }
@@ -1194,6 +1218,12 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
         RPL_CL(x->api.clEnqueueMarkerWithWaitList(l->q, 0, NULL, l->event), "the marker for the launch's event");
     x->st.launches++;
 out:
+    if (st < 0) {   /* transfers in flight may still use the jobs' memory */
+        for (unsigned p = 0; p < sp->nparts; p++)
+            if (jobs[p].d && jobs[p].d->q)
+                x->api.clFinish(jobs[p].d->q);
+        x->api.clFinish(l->q);
+    }
     for (unsigned p = 0; p < RPL_SPLIT_MAX_PARTS; p++)
         if (kev[p])
             x->api.clReleaseEvent(kev[p]);
