@@ -2,9 +2,11 @@
 # ep split over the GPUs of one machine (issue 8), replayed and live, over a
 # build carried from here (the GPU machine has no LLVM: plans are made here).
 #   bench/gpu_x4_split.sh record BUILD OUT   records ep5 (131072 x 32768 pairs,
-#                                            5 launches) and epbig (1048576 x
-#                                            16384, 1 launch) on gpu0, and
-#                                            profiles them on gpu0..gpu3
+#                                            5 launches), epbig (1048576 x
+#                                            16384, 1 launch) and ephuge
+#                                            (1048576 x 65536, 1 launch) on
+#                                            gpu0, and profiles them on
+#                                            gpu0..gpu3 (each trace < 16 MiB)
 #   (here) clrr optimize OUT/T.clrr -o DIR/T.gpu4part.plan --passes none
 #          --split gpu0,gpu1,gpu2,gpu3 --costs OUT/costs --device gpu0; likewise
 #          gpu2part (gpu0,gpu1), gpu4even (gpu0:1,...,gpu3:1), gpu2even, and
@@ -29,7 +31,8 @@ record)
     # them would take minutes on one core
     $C record -o "$OUT/ep5.clrr" -- "$A/ep" --size 131072 --pairs 32768 --iters 5 --check-every 64 --device gpu --quiet
     $C record -o "$OUT/epbig.clrr" -- "$A/ep" --size 1048576 --pairs 16384 --check-every 1024 --device gpu --quiet
-    for t in ep5 epbig; do
+    $C record -o "$OUT/ephuge.clrr" -- "$A/ep" --size 1048576 --pairs 65536 --check-every 4096 --device gpu --quiet
+    for t in ep5 epbig ephuge; do
         CLRR_COSTS=$OUT/costs $C profile "$OUT/$t.clrr" --device gpu0 --devices gpu0,gpu1,gpu2,gpu3 --reps 3 \
             --max-seconds 10 2>&1 | tail -8
     done ;;
@@ -38,7 +41,7 @@ replay)
     OUT=${4:?usage: gpu_x4_split.sh replay BUILD DIR OUT}
     R=$OUT/replay.jsonl; L=$OUT/live.txt
     for rep in 1 2 3; do
-        for t in epbig:5 ep5:2; do
+        for t in ephuge:3 epbig:5 ep5:2; do
             tr=${t%%:*}; loops=${t##*:}
             for v in plain gpu4part-fixed gpu4part gpu4even-fixed gpu2part-fixed gpu2even-fixed; do
                 p=${v%-fixed}; args=""
@@ -49,7 +52,8 @@ replay)
                 echo "{\"trace\":\"$tr\",\"variant\":\"$v\",\"rep\":$rep,\"r\":$out}" >>"$R"
             done
         done
-        for t in "epbig:--size 1048576 --pairs 16384 --iters 1" "ep5:--size 131072 --pairs 32768 --iters 5"; do
+        for t in "ephuge:--size 1048576 --pairs 65536 --iters 1" "epbig:--size 1048576 --pairs 16384 --iters 1" \
+                 "ep5:--size 131072 --pairs 32768 --iters 5"; do
             tr=${t%%:*}; args=${t#*:}
             for v in app none gpu4part gpu4part-fixed gpu4even-fixed gpu2part-fixed; do
                 p=${v%-fixed}
