@@ -18,10 +18,12 @@ REC_DEFS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
 # plan mode (rec_plan.c) links the plan matcher: libopt.a's objects that
 # need no analyzer (the archive is searched, so only those are pulled in),
 # the replayer's split engine (librpl.a's rpl_splitter.o, rpl_cl.o and the
-# API table, likewise), and jansson, shared (Debian's libjansson.a is not
+# API table, likewise), the cost database (libcdb.a: live runs learn from
+# their split launches), and jansson, shared (Debian's libjansson.a is not
 # position-independent)
-$(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(B)/lib/libopt.a $(B)/lib/librpl.a $(TF_LIB) $(B)/gen/rec_exports.map
+$(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(B)/lib/libopt.a $(B)/lib/librpl.a $(B)/lib/libcdb.a $(TF_LIB) \
+            $(B)/gen/rec_exports.map
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -shared -o $@ $(REC_OBJS) $(RECCTL_LIB) $(OPT_LIB) $(RPL_LIB) $(TF_LIB) \
+	$(CC) $(LDFLAGS) -shared -o $@ $(REC_OBJS) $(RECCTL_LIB) $(OPT_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB) \
 	    -Wl,--version-script=$(B)/gen/rec_exports.map $(REC_DEFS) -ljansson $(RT_LIBS)
 ALL_TARGETS += $(REC_LIB)

@@ -36,6 +36,7 @@
 
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
+#include "costs/cdb.h"
 
 /* A command the plan says to defer, or a held producer launch. */
 typedef struct rp_arg {
@@ -101,6 +102,7 @@ static struct {
     rpl_splitter *sx;         /* split launches' engine, made at the first one */
     uint64_t split_errors;    /* split launches that failed midway (run again as made) */
     int64_t split_build_ns;   /* building partition-ready kernels (at the application's builds) */
+    cdb *learn;               /* split parts' times go to this machine's cost database */
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static rpl_splitter *rp_engine(void);
@@ -222,8 +224,15 @@ int rec_plan_init(tf_writer_opts *o)
     const opt_pass_result *red = opt_plan_pass(rp.plan, OPT_PASS_REDUNDANT);
     rp.needs_data = red && red->transformations;
     rp.has_splits = opt_plan_split_count(rp.plan) > 0;
-    const char *fixed = getenv("CLRR_SPLIT_FIXED");
+    const char *fixed = getenv("CLRR_SPLIT_FIXED"), *nolearn = getenv("CLRR_NO_LEARN");
     rp.split_fixed = fixed && *fixed && strcmp(fixed, "0");
+    /* every optimized run adds its own measurements (as `clrr replay --plan`) */
+    char cpath[1024];
+    if (rp.has_splits && !(nolearn && *nolearn && strcmp(nolearn, "0")) && cdb_default_path(cpath, sizeof cpath) &&
+        cdb_open(cpath, &rp.learn, err, sizeof err) != CDB_OK) {
+        fprintf(stderr, "clrr: plan mode: %s; split launches' times are not kept\n", err);
+        rp.learn = NULL;
+    }
     rp.report = getenv("CLRR_PLAN_REPORT");
     o->sink = rp_sink;
     o->sink_ctx = NULL;
@@ -647,11 +656,19 @@ static void *rp_next_lookup(void *user, const char *name)
     return rec_gen_next_fn(name);
 }
 
+/* Each split part's kernel time, into the cost database (caller holds rp.mu). */
+static int rp_learn(void *user, const char *identity, const cdb_key *key, uint64_t groups, uint64_t ns)
+{
+    (void)user;
+    return rp.learn && cdb_add_kernel(rp.learn, identity, key, groups, ns) == CDB_OK;
+}
+
 /* The split engine, made on first use (caller holds rp.mu); NULL out of memory. */
 static rpl_splitter *rp_engine(void)
 {
     if (!rp.sx) {
-        rpl_splitter_opts o = {.fixed = rp.split_fixed, .lookup = rp_next_lookup};
+        rpl_splitter_opts o = {.fixed = rp.split_fixed, .lookup = rp_next_lookup,
+                               .learn = rp.learn ? rp_learn : NULL};
         rp.sx = rpl_splitter_new(&o);
     }
     return rp.sx;
@@ -843,7 +860,9 @@ static void rp_split_report(FILE *f)
             (unsigned long long)t->built_late, (long long)t->wait_ns, (long long)t->send_ns, (long long)t->parts_ns, (long long)t->merge_ns);
     for (unsigned i = 0; i < t->nlaunch_ns; i++)
         fprintf(f, "%s%lld", i ? ", " : "", (long long)t->launch_ns[i]);
-    fputs("], \"split_note\": ", f);
+    fprintf(f, "], \"split_learned\": %llu, \"costs\": ", (unsigned long long)t->learned);
+    rp_json_str(f, rp.learn ? cdb_path(rp.learn) : "");
+    fputs(", \"split_note\": ", f);
     rp_json_str(f, t->note);
     fputs(", \"split_shares\": ", f);
     rp_json_str(f, t->shares);
@@ -858,6 +877,9 @@ void rec_plan_end(void)
     opt_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
     opt_exec_stats s;
     opt_exec_get_stats(rp.x, &s);
+    char err[512];
+    if (rp.learn && cdb_flush(rp.learn, err, sizeof err) != CDB_OK)
+        fprintf(stderr, "clrr: plan mode: %s; split launches' times are not kept\n", err);
     FILE *f = rp.report ? fopen(rp.report, "w") : NULL;
     if (f) {
         fprintf(f,
@@ -886,5 +908,7 @@ void rec_plan_end(void)
         fclose(f);
     }
     rec_g.plan = 0;
+    cdb_close(rp.learn);
+    rp.learn = NULL;
     pthread_mutex_unlock(&rp.mu);
 }

@@ -206,6 +206,7 @@ typedef struct rpl_split {
  * of which version: the caller tells it of every command that may write
  * memory (rpl_splitter_call, or rpl_splitter_wrote / rpl_splitter_touch),
  * and of every object released (rpl_splitter_forget). */
+struct cdb_key;
 typedef struct rpl_splitter rpl_splitter;
 typedef struct rpl_split_arg {
     int set;                  /* the argument was set (else the launch runs whole) */
@@ -249,10 +250,11 @@ typedef struct rpl_splitter_opts {
     void *(*lookup)(void *user, const char *name);
     /* Device of a spec (as --device takes it); NULL: rpl_device_pick. */
     int (*resolve)(void *user, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err, size_t cap);
-    /* When not NULL: each part's kernel time, timed by its device, over
-     * @p groups work-groups of launch @p l. @return 1 when it was kept. */
-    int (*learn)(void *user, const rpl_split *sp, const rpl_split_launch *l, cl_device_id dev, uint64_t groups,
-                 uint64_t ns);
+    /* When not NULL: each part's kernel time, timed by its device (of
+     * cost-database identity @p identity), over @p groups work-groups of
+     * the launch @p key names (`clrr profile`'s key). @return 1 when it
+     * was kept. */
+    int (*learn)(void *user, const char *identity, const struct cdb_key *key, uint64_t groups, uint64_t ns);
 } rpl_splitter_opts;
 
 /*! rpl_splitter_new() : an engine; NULL out of memory. Creates nothing

@@ -1,7 +1,9 @@
 /* rpl_cl.c — what the replay engine does with OpenCL outside a session
  * (the layer's split engine links it): the clock, every device here and
- * devices by spec (--device's rules), building a program's kernel. */
+ * devices by spec (--device's rules), building a program's kernel, a
+ * device's identity in the cost database (costs/cdb.h). */
 #include "replayer/rpl_int.h"
+#include "costs/cdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,4 +176,42 @@ int rpl_build_kernel(const rpl_api_table *api, cl_context ctx, cl_device_id dev,
     *prog_out = prog;
     *k_out = k;
     return 0;
+}
+
+static void rpl_dev_str(const rpl_api_table *a, cl_device_id d, cl_device_info what, char *dst, size_t cap)
+{
+    dst[0] = 0;
+    if (a->clGetDeviceInfo(d, what, cap - 1, dst, NULL) != CL_SUCCESS)
+        dst[0] = 0;
+    dst[cap - 1] = 0;
+}
+
+/* A device's identity string (cdb_identity) and what a snapshot lists. */
+void rpl_device_describe(const rpl_api_table *a, cl_device_id dev, cl_platform_id plat, char *id, size_t id_cap,
+                         char name[256], char pname[256], cl_device_type *type)
+{
+    char driver[256];
+    cl_uint cu = 0;
+    rpl_dev_str(a, dev, CL_DEVICE_NAME, name, 256);
+    rpl_dev_str(a, dev, CL_DRIVER_VERSION, driver, sizeof driver);
+    pname[0] = 0;
+    if (a->clGetPlatformInfo(plat, CL_PLATFORM_NAME, 255, pname, NULL) != CL_SUCCESS)
+        pname[0] = 0;
+    pname[255] = 0;
+    if (a->clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL) != CL_SUCCESS)
+        cu = 0;
+    *type = 0;
+    if (a->clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof *type, type, NULL) != CL_SUCCESS)
+        *type = 0;
+    cdb_identity(id, id_cap, name, pname, driver, cu);
+}
+
+void rpl_device_identity_of(const rpl_api_table *a, cl_device_id dev, char *id, size_t cap)
+{
+    cl_platform_id plat = NULL;
+    char name[256], pname[256];
+    cl_device_type type;
+    if (a->clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
+        plat = NULL;
+    rpl_device_describe(a, dev, plat, id, cap, name, pname, &type);
 }

@@ -116,6 +116,11 @@ int rpl_devices_enumerate(const rpl_api_table *a, rpl_live_dev **out, unsigned *
 /* The index in @p live of the device of @p spec (--device's rules), or -1
  * with "--device SPEC: why" in @p err. */
 int rpl_devices_pick(const rpl_live_dev *live, unsigned n, const char *spec, char *err, size_t cap);
+/* Device @p dev's identity (cdb_identity) into @p id, and its name,
+ * platform name and type (rpl_cl.c). */
+void rpl_device_describe(const rpl_api_table *a, cl_device_id dev, cl_platform_id plat, char *id, size_t id_cap,
+                         char name[256], char pname[256], cl_device_type *type);
+void rpl_device_identity_of(const rpl_api_table *a, cl_device_id dev, char *id, size_t cap);
 
 /* ------------------------------------------------------------ one call */
 struct rpl_cx {

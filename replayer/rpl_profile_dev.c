@@ -23,48 +23,15 @@ void rpl_prof_note(rpl_session *s, const char *fmt, ...)
         t->o.on_note(t->o.user, line);
 }
 
-static void rpl_prof_dev_str(rpl_session *s, cl_device_id d, cl_device_info what, char *dst, size_t cap)
-{
-    dst[0] = 0;
-    if (s->api.clGetDeviceInfo(d, what, cap - 1, dst, NULL) != CL_SUCCESS)
-        dst[0] = 0;
-    dst[cap - 1] = 0;
-}
-
 static const char *rpl_prof_type(cl_device_type ty)
 {
     return ty & CL_DEVICE_TYPE_GPU ? "gpu" : ty & CL_DEVICE_TYPE_CPU ? "cpu"
            : ty & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "custom";
 }
 
-/* Device @p i's identity string (cdb_identity) and snapshot fields. */
-static void rpl_prof_describe(rpl_session *s, cl_device_id dev, cl_platform_id plat, char *id, size_t id_cap,
-                              char name[256], char pname[256], cl_device_type *type)
-{
-    char driver[256];
-    cl_uint cu = 0;
-    rpl_prof_dev_str(s, dev, CL_DEVICE_NAME, name, 256);
-    rpl_prof_dev_str(s, dev, CL_DRIVER_VERSION, driver, sizeof driver);
-    pname[0] = 0;
-    if (s->api.clGetPlatformInfo(plat, CL_PLATFORM_NAME, 255, pname, NULL) != CL_SUCCESS)
-        pname[0] = 0;
-    pname[255] = 0;
-    if (s->api.clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL) != CL_SUCCESS)
-        cu = 0;
-    *type = 0;
-    if (s->api.clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof *type, type, NULL) != CL_SUCCESS)
-        *type = 0;
-    cdb_identity(id, id_cap, name, pname, driver, cu);
-}
-
 void rpl_device_identity(rpl_session *s, cl_device_id dev, char *id, size_t cap)
 {
-    cl_platform_id plat = NULL;
-    char name[256], pname[256];
-    cl_device_type type;
-    if (s->api.clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
-        plat = NULL;
-    rpl_prof_describe(s, dev, plat, id, cap, name, pname, &type);
+    rpl_device_identity_of(&s->api, dev, id, cap);
 }
 
 /* The snapshot: every device here, in `clrr devices` order. */
@@ -87,7 +54,7 @@ static int rpl_prof_snapshot(rpl_session *s, char *err, size_t cap)
         cl_platform_id plat = NULL;
         cl_device_type ty = 0;
         rpl_devmap_at(s, i, &dev, &plat);
-        rpl_prof_describe(s, dev, plat, sn[i].id, sizeof sn[i].id, sn[i].name, sn[i].pname, &ty);
+        rpl_device_describe(&s->api, dev, plat, sn[i].id, sizeof sn[i].id, sn[i].name, sn[i].pname, &ty);
         cd[i] = (cdb_device){sn[i].id, rpl_prof_type(ty), sn[i].name, sn[i].pname};
     }
     cdb_status cs = cdb_set_devices(t->db, cd, n);
@@ -122,7 +89,7 @@ static int rpl_prof_add_dev(rpl_session *s, const char *spec, cl_device_id dev, 
     d->plat = plat;
     char name[256], pname[256];
     cl_device_type ty;
-    rpl_prof_describe(s, dev, plat, d->identity, sizeof d->identity, name, pname, &ty);
+    rpl_device_describe(&s->api, dev, plat, d->identity, sizeof d->identity, name, pname, &ty);
     /* a context of our own, the queue's own device included: nothing of
      * the application is touched */
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};

@@ -23,24 +23,12 @@ static int rpl_split_resolve(void *user, const char *spec, cl_device_id *dev, cl
     return rpl_devmap_resolve(user, spec, dev, plat, err, cap);
 }
 
-/* Every optimized run adds its own measurements: each part's kernel time,
- * on its device, keyed like `clrr profile`'s (costs/cdb.h). */
-static int rpl_split_learn(void *user, const rpl_split *sp, const rpl_split_launch *l, cl_device_id dev,
-                           uint64_t groups, uint64_t ns)
+/* Every optimized run adds its own measurements: each part's kernel time
+ * (rpl_splitter_opts.learn). */
+static int rpl_split_learn(void *user, const char *identity, const cdb_key *key, uint64_t groups, uint64_t ns)
 {
     rpl_session *s = user;
-    cdb_key key;
-    memset(&key, 0, sizeof key);
-    memcpy(key.program, sp->program, sizeof key.program);
-    key.kernel = sp->kernel;
-    key.dim = l->dim;
-    for (unsigned d = 0; d < 3; d++) {
-        key.gsz[d] = d < l->dim ? l->gsz[d] : 1;
-        key.lsz[d] = d < l->dim && l->has_lsz ? l->lsz[d] : 0;
-    }
-    char id[1024];
-    rpl_device_identity(s, dev, id, sizeof id);
-    return cdb_add_kernel(s->o.learn, id, &key, groups, ns) == CDB_OK;
+    return cdb_add_kernel(s->o.learn, identity, key, groups, ns) == CDB_OK;
 }
 
 void rpl_split_free(rpl_session *s)

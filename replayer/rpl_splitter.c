@@ -29,6 +29,7 @@
  * than its queue's device alone runs whole for RPL_SPLIT_REPROBE launches,
  * then is measured again. */
 #include "replayer/rpl_int.h"
+#include "costs/cdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -735,14 +736,22 @@ static int rpl_split_early(const rpl_split *sp, const rpl_split_job *jobs, int o
     return 1;
 }
 
-/* Each part's kernel time, to the learn callback. */
+/* Each part's kernel time, to the learn callback, keyed like `clrr
+ * profile`'s samples (costs/cdb.h). */
 static void rpl_split_learn(rpl_splitter *x, const rpl_split *sp, const rpl_split_job *jobs, const cl_event *kev,
                             const rpl_split_launch *l, cl_device_id qdev)
 {
+    cdb_key key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.program, sp->program, sizeof key.program);
+    key.kernel = sp->kernel;
+    key.dim = l->dim;
     double other = 1;
-    for (unsigned d = 0; d < l->dim && d < 3; d++) {
-        uint64_t g = !l->has_lsz ? l->gsz[d] : l->lsz[d] ? (l->gsz[d] + l->lsz[d] - 1) / l->lsz[d] : 1;
-        if (d != sp->dim)
+    for (unsigned d = 0; d < 3; d++) {
+        key.gsz[d] = d < l->dim ? l->gsz[d] : 1;
+        key.lsz[d] = d < l->dim && l->has_lsz ? l->lsz[d] : 0;
+        uint64_t g = !l->has_lsz ? key.gsz[d] : key.lsz[d] ? (key.gsz[d] + key.lsz[d] - 1) / key.lsz[d] : 1;
+        if (d != sp->dim && d < l->dim)
             other *= (double)g;
     }
     for (unsigned p = 0; p < sp->nparts; p++) {
@@ -750,8 +759,10 @@ static void rpl_split_learn(rpl_splitter *x, const rpl_split *sp, const rpl_spli
         if (!kev[p] || x->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ||
             x->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) || e <= b)
             continue;
+        char id[1024];
+        rpl_device_identity_of(&x->api, jobs[p].d ? jobs[p].d->dev : qdev, id, sizeof id);
         double groups = (double)(jobs[p].part->hi - jobs[p].part->lo) * other;
-        if (x->o.learn(x->o.user, sp, l, jobs[p].d ? jobs[p].d->dev : qdev, (uint64_t)groups, (uint64_t)(e - b)) > 0)
+        if (x->o.learn(x->o.user, id, &key, (uint64_t)groups, (uint64_t)(e - b)) > 0)
             x->st.learned++;
     }
 }

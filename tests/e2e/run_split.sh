@@ -93,6 +93,24 @@ grep -q "^aes: ok" "$TMP/aesf.out" || fail "aes --split-fixed: $(cat "$TMP/aesf.
 [ "$(j "$TMP/aesf.json" "(d['split'], d['split_adapted'], d['split_resident'] > 0)")" = "(8, 0, True)" ] ||
     fail "aes --split-fixed: $(j "$TMP/aesf.json" d)"
 
+# every optimized run adds its own measurements: each part's kernel time,
+# on its device, to the cost database (CLRR_COSTS, from lib.sh); --no-learn
+# adds nothing, --costs names another
+kn() { grep -c "^k	[^	]*	[0-9a-f]*	$1	" "$2" 2>/dev/null; }
+before=$(kn vecadd "$CLRR_COSTS")
+"$CLRR" run -q --no-learn --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/nl.json" -- "$APPS/vecadd" --size 10000 \
+    --iters 3 --device 1 >/dev/null 2>&1 || fail "vecadd --no-learn"
+[ "$(kn vecadd "$CLRR_COSTS")" = "$before" ] || fail "--no-learn added samples"
+"$CLRR" run --costs "$TMP/other-costs" --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/ln.json" -- "$APPS/vecadd" \
+    --size 10000 --iters 3 --device 1 >/dev/null 2>"$TMP/ln.err" || fail "vecadd --costs: $(cat "$TMP/ln.err")"
+[ "$(j "$TMP/ln.json" "(d['split_learned'] > 0, d['costs'].endswith('other-costs'))")" = "(True, True)" ] ||
+    fail "--costs: $(j "$TMP/ln.json" d)"
+[ "$(kn vecadd "$TMP/other-costs")" = "$(j "$TMP/ln.json" "d['split_learned']")" ] || fail "--costs: $(cat "$TMP/other-costs")"
+# both devices' parts (the key is built by the engine for replay and live runs alike; partition.sh checks it)
+[ "$(grep "^k	" "$TMP/other-costs" | cut -f2 | sort -u | wc -l)" = 2 ] || fail "not both devices: $(cat "$TMP/other-costs")"
+grep -q "^clrr run: .* part times added to .*other-costs" "$TMP/ln.err" || fail "no learning line: $(cat "$TMP/ln.err")"
+[ "$(kn vecadd "$CLRR_COSTS")" -gt 0 ] || fail "the default database got nothing from the runs above"
+
 # a device that is not here: the launches run whole, and the run says why
 POCL_DEVICES=pthread "$CLRR" run --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/gone.json" -- "$APPS/vecadd" \
     --size 10000 --iters 3 --device 0 >"$TMP/gone.out" 2>"$TMP/gone.err" || fail "a missing device: $(cat "$TMP/gone.err")"

@@ -31,6 +31,10 @@ static const char cli_run_usage[] =
     "  --report FILE     write what the plan did as JSON to FILE\n"
     "  --split-fixed     split launches keep the plan's proportions (default: refined\n"
     "                    launch by launch from each part's measured time)\n"
+    "  --costs DB        the cost database that split launches add their parts' measured\n"
+    "                    times to (default: this machine's, $CLRR_COSTS or\n"
+    "                    ~/.cache/clrr/costs)\n"
+    "  --no-learn        add nothing to the cost database\n"
     "  --preload         load the layer with LD_PRELOAD instead of OPENCL_LAYERS (chosen\n"
     "                    by itself when the ICD loader cannot load layers)\n"
     "  --stage MODE      staged transfers: buffer writes and reads of at least 512 KiB\n"
@@ -48,7 +52,7 @@ static const char cli_run_usage[] =
     "read; 2 for a bad command line.\n";
 
 enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS,
-       CLI_RUN_SPLIT_FIXED };
+       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN };
 
 static unsigned long long cli_run_num(const json_t *o, const char *k)
 {
@@ -116,6 +120,10 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                 fprintf(stderr, "clrr run:   first launch run whole: %s\n", json_string_value(note));
             if (json_is_string(shares) && *json_string_value(shares))
                 fprintf(stderr, "clrr run:   adapted shares: %s\n", json_string_value(shares));
+            const json_t *db = json_object_get(r, "costs");
+            if (cli_run_num(r, "split_learned") && json_is_string(db))
+                fprintf(stderr, "clrr run: %llu part times added to %s\n", cli_run_num(r, "split_learned"),
+                        json_string_value(db));
         }
         if (json_is_true(json_object_get(r, "stopped")))
             fprintf(stderr, "clrr run: plan mode stopped during the run (see the line above)\n");
@@ -133,12 +141,15 @@ static int cli_run_run(int argc, char **argv)
         {"stage", required_argument, NULL, CLI_RUN_STAGE},
         {"stage-threads", required_argument, NULL, CLI_RUN_STAGE_THREADS},
         {"split-fixed", no_argument, NULL, CLI_RUN_SPLIT_FIXED},
+        {"costs", required_argument, NULL, CLI_RUN_COSTS},
+        {"no-learn", no_argument, NULL, CLI_RUN_NO_LEARN},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *plan = NULL, *report = NULL, *stage = NULL, *stage_threads = NULL;
-    int preload = 0, quiet = 0, split_fixed = 0, c;
+    int preload = 0, quiet = 0, split_fixed = 0, no_learn = 0, c;
+    const char *costs = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -148,6 +159,8 @@ static int cli_run_run(int argc, char **argv)
         case CLI_RUN_STAGE: stage = optarg; break;
         case CLI_RUN_STAGE_THREADS: stage_threads = optarg; break;
         case CLI_RUN_SPLIT_FIXED: split_fixed = 1; break;
+        case CLI_RUN_COSTS: costs = optarg; break;
+        case CLI_RUN_NO_LEARN: no_learn = 1; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(cli_run_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -212,7 +225,8 @@ static int cli_run_run(int argc, char **argv)
     report_abs = realpath(report, NULL);
     preload = cli_layer_mode(preload, quiet, argv[optind]);
     if (!plan_abs || !report_abs || setenv("CLRR_PLAN", plan_abs, 1) || setenv("CLRR_PLAN_REPORT", report_abs, 1) ||
-        (split_fixed && setenv("CLRR_SPLIT_FIXED", "1", 1)) ||
+        (split_fixed && setenv("CLRR_SPLIT_FIXED", "1", 1)) || (no_learn && setenv("CLRR_NO_LEARN", "1", 1)) ||
+        (costs && setenv("CLRR_COSTS", costs, 1)) ||
         cli_env_join(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !preload)) {
         cli_err("cannot set the environment: %s", strerror(errno));
         goto out;
