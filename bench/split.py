@@ -7,7 +7,9 @@ every core) and of the equal pair ("pthread pthread"), `clrr optimize
 let the partitioner decide each launch from the measured costs, then
 replay it REPS times without and with each plan
 (--loop LOOPS, the per-loop median: steady state), alternating, and print a
-Markdown table of medians. Every run must verify. On this machine's two
+Markdown table of medians. A second table runs the application itself:
+alone, and under `clrr run` with the fixed-proportion plan (its own
+OpenCL time, `ocl_ms`; it checks its results against the host). Every run must verify. On this machine's two
 cores both devices share the same cores, so a split can only cost: the
 table shows what the split's transfers and synchronization cost, not a
 speedup (the GPU machine's table is bench/results/nvidia-h200-x2-split.md,
@@ -55,8 +57,20 @@ def replay(trace, plan, env):
     return j["exec_ns_loop_median"] / 1e6, (j["plan"]["split"] if plan else 0)
 
 
+def live(name, args, plan, env):
+    """The application's own OpenCL time (ms), alone or under `clrr run --plan`."""
+    cmd = [os.path.join(APPS, name)] + args + ["--device", "1"]
+    if plan:
+        cmd = [CLRR, "run", "-q", "--no-learn", "--plan", plan, "--report", plan + ".live.json", "--"] + cmd
+    out = run(cmd, env)
+    if not out.startswith(name + ": ok"):
+        sys.exit("bench-split: %s did not say ok: %s" % (" ".join(cmd), out.strip()[-300:]))
+    n = json.load(open(plan + ".live.json"))["split"] if plan else 0
+    return float(out.split("ocl_ms=")[1].split()[0]), n
+
+
 def main():
-    rows, raw = [], []
+    rows, raw, lives = [], [], []
     for pair, spec, auto, what in PAIRS:
         env = dict(os.environ, POCL_DEVICES=pair, CLRR_COSTS=os.path.join(TMP, "costs-" + pair.replace(" ", "-")))
         for name, args, kind in WORKLOADS:
@@ -70,16 +84,21 @@ def main():
             run([CLRR, "profile", tr, "--reps", "5", "--max-seconds", "5"], env)
             d = json.loads(run([CLRR, "optimize", tr, "-o", pa, "--passes", "none", "--split", auto, "--json"], env))
             verdicts = ",".join(sorted({x["verdict"] for x in d["partitions"]})) or "-"
-            plain, split, part = [], [], []
+            plain, split, part, app, run_split = [], [], [], [], []
             for _ in range(REPS):
                 plain.append(replay(tr, None, env)[0])
                 ms, n = replay(tr, pl, env)
                 split.append(ms)
                 part.append(replay(tr, pa, env)[0])
+                app.append(live(name, args, None, env)[0])
+                ms, ln = live(name, args, pl, env)
+                run_split.append(ms)
+            lives.append((what, name, kind, med(app), med(run_split), ln))
             rows.append((what, name, kind, med(plain), med(split), n, med(part), verdicts))
             raw.append({"pair": pair, "split": spec, "workload": name, "args": args, "plain_ms": plain,
                         "split_ms": split, "split_launches": n, "partitioned_ms": part, "verdicts": verdicts,
-                        "partitions": d["partitions"]})
+                        "partitions": d["partitions"], "app_ms": app, "run_split_ms": run_split,
+                        "run_split_launches": ln})
     print("\n### Split launches on PoCL's pairs (replay, ms per loop, median of %d; %d loops)\n" % (REPS, LOOPS))
     print("| pair and shares | workload | bound | plain | split | split/plain | launches split | partitioned | "
           "partitioned/plain | verdict |")
@@ -87,6 +106,11 @@ def main():
     for what, name, kind, p, s, n, a, v in rows:
         print("| %s | %s | %s | %.2f | %.2f | %.2fx | %d | %.2f | %.2fx | %s |" %
               (what, name, kind, p, s, p / s if s else 0, n, a, p / a if a else 0, v))
+    print("\n### Split launches live on PoCL's pairs (the application's own OpenCL time, ms, median of %d)\n" % REPS)
+    print("| pair and shares | workload | bound | application | `clrr run --plan` (split) | split/app | launches split |")
+    print("|---|---|---|---|---|---|---|")
+    for what, name, kind, a, r, n in lives:
+        print("| %s | %s | %s | %.2f | %.2f | %.2fx | %d |" % (what, name, kind, a, r, a / r if r else 0, n))
     write_raw("pocl-pairs", "-split", REPS, QUICK, {"runs": raw})
 
 
