@@ -12,6 +12,7 @@
 # for another workload. A replay that differs (on the stub driver, which
 # runs no kernel) exits 1 and its samples are still added. Bad devices,
 # bad options and corrupt databases: one line, exit 2 or 3, nothing added.
+# --tolerance compares the replay's read-backs as `clrr replay` does.
 # Which device is faster is not asserted (two loaded cores).
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/ep"; need "$APPS/nbody"
@@ -153,6 +154,7 @@ err1 2 "--devices 0,nosuch" "$CLRR" profile "$TMP/ep.clrr" --devices 0,nosuch
 err1 2 "--device 9" "$CLRR" profile "$TMP/ep.clrr" --device 9
 err1 2 "--reps 0" "$CLRR" profile "$TMP/ep.clrr" --reps 0
 err1 2 "--max-seconds x" "$CLRR" profile "$TMP/ep.clrr" --max-seconds x
+err1 2 "--tolerance x" "$CLRR" profile "$TMP/ep.clrr" --tolerance x
 err1 2 "no file" "$CLRR" profile
 err1 3 "a missing trace" "$CLRR" profile "$TMP/missing.clrr"
 head -c 300 "$TMP/ep.clrr" >"$TMP/cut.clrr"
@@ -176,5 +178,10 @@ if [ -f "$STUBV/clrrstub.icd" ] && [ -f /etc/OpenCL/vendors/pocl.icd ]; then
     grep -q '^MISMATCH' "$TMP/s.out" || fail "no MISMATCH: $(cat "$TMP/s.out")"
     [ "$(grep -c '^k' "$TMP/stub.costs")" -ge 6 ] || fail "the differing replay's samples were not added"
     [ "$(grep -c '^d' "$TMP/stub.costs")" = 3 ] || fail "the snapshot lists every device (2 PoCL + stub)"
+    # within a tolerance (here one nothing exceeds) the same replay matches
+    OCL_ICD_VENDORS=$TMP/both "$CLRR" profile "$TMP/ep.clrr" --device stub --devices pthread --reps 3 \
+        --costs "$TMP/stub.costs" --tolerance abs=1e30 >"$TMP/s.out" 2>"$TMP/s.err" ||
+        fail "--tolerance: exit $?: $(cat "$TMP/s.err" "$TMP/s.out")"
+    grep -q '^MISMATCH' "$TMP/s.out" && fail "--tolerance: still a MISMATCH: $(cat "$TMP/s.out")"
 fi
 exit 0

@@ -34,6 +34,9 @@ static const char cli_profile_usage[] =
     "  --launches N        launches measured per distinct kernel and shape (default 1)\n"
     "  --max-seconds S     per launch and device: past it the measuring stops with\n"
     "                      fewer points or runs (default 10)\n"
+    "  --tolerance SPEC    compare the replay's read-backs within a float tolerance,\n"
+    "                      as 'clrr replay --tolerance' (a trace recorded on another\n"
+    "                      device; default: exact bytes)\n"
     "  --json              one JSON object on stdout instead of the tables\n"
     "\n"
     "Launches whose arguments include images, samplers, pipes, SVM pointers or\n"
@@ -263,12 +266,13 @@ static int cli_prof_devices(char *arg, const char **specs, unsigned *n)
 
 static int cli_profile_run(int argc, char **argv)
 {
-    enum { O_DEVICES = 256, O_DEVICE, O_COSTS, O_REPS, O_LAUNCHES, O_MAXSEC, O_JSON };
+    enum { O_DEVICES = 256, O_DEVICE, O_COSTS, O_REPS, O_LAUNCHES, O_MAXSEC, O_JSON, O_TOL };
     static const struct option opts[] = {
         {"devices", required_argument, NULL, O_DEVICES}, {"device", required_argument, NULL, O_DEVICE},
         {"costs", required_argument, NULL, O_COSTS}, {"reps", required_argument, NULL, O_REPS},
         {"launches", required_argument, NULL, O_LAUNCHES}, {"max-seconds", required_argument, NULL, O_MAXSEC},
-        {"json", no_argument, NULL, O_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, O_JSON}, {"tolerance", required_argument, NULL, O_TOL},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     rpl_opts o;
     rpl_opts_init(&o);
@@ -321,6 +325,12 @@ static int cli_profile_run(int argc, char **argv)
             break;
         }
         case O_JSON: p.json = 1; break;
+        case O_TOL: {
+            char err[256];
+            if (rpl_tolerance_parse(optarg, &o.tol, err, sizeof err) < 0)
+                return cli_usage_err("--tolerance: %s", err);
+            break;
+        }
         case 'h': fputs(cli_profile_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
