@@ -99,6 +99,7 @@ static struct {
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
     int has_splits, split_fixed;   /* the plan splits launches; keep its proportions */
+    int split_method;         /* RPL_SPLIT_FIXED_POINT, or RPL_SPLIT_BROYDEN (CLRR_SPLIT_METHOD=broyden) */
     rpl_splitter *sx;         /* split launches' engine, made at the first one */
     uint64_t split_errors;    /* split launches that failed midway (run again as made) */
     int64_t split_build_ns;   /* building partition-ready kernels (at the application's builds) */
@@ -226,6 +227,8 @@ int rec_plan_init(tf_writer_opts *o)
     rp.has_splits = opt_plan_split_count(rp.plan) > 0;
     const char *fixed = getenv("CLRR_SPLIT_FIXED"), *nolearn = getenv("CLRR_NO_LEARN");
     rp.split_fixed = fixed && *fixed && strcmp(fixed, "0");
+    const char *method = getenv("CLRR_SPLIT_METHOD");
+    rp.split_method = method && !strcmp(method, "broyden") ? RPL_SPLIT_BROYDEN : RPL_SPLIT_FIXED_POINT;
     /* every optimized run adds its own measurements (as `clrr replay --plan`) */
     char cpath[1024];
     if (rp.has_splits && !(nolearn && *nolearn && strcmp(nolearn, "0")) && cdb_default_path(cpath, sizeof cpath) &&
@@ -667,7 +670,7 @@ static int rp_learn(void *user, const char *identity, const cdb_key *key, uint64
 static rpl_splitter *rp_engine(void)
 {
     if (!rp.sx) {
-        rpl_splitter_opts o = {.fixed = rp.split_fixed, .lookup = rp_next_lookup,
+        rpl_splitter_opts o = {.fixed = rp.split_fixed, .method = rp.split_method, .lookup = rp_next_lookup,
                                .learn = rp.learn ? rp_learn : NULL};
         rp.sx = rpl_splitter_new(&o);
     }

@@ -242,8 +242,12 @@ typedef struct rpl_split_stats {
     char note[320];           /* why the first launch run whole ran whole ("" when none) */
     char shares[320];         /* the last adapted proportions ("" when none) */
 } rpl_split_stats;
+/* How adaptive proportions are refined (rpl_splitter.c says more). */
+enum { RPL_SPLIT_FIXED_POINT = 0,   /* each part's share in proportion to its measured rate */
+       RPL_SPLIT_BROYDEN = 1 };     /* Newton steps with a Jacobian learned by secants */
 typedef struct rpl_splitter_opts {
     int fixed;                /* keep the plan's proportions (no adaptation) */
+    int method;               /* RPL_SPLIT_FIXED_POINT or RPL_SPLIT_BROYDEN */
     void *user;
     /* Every platform's functions by name (the ICD loader's, or the next
      * layer's). */
@@ -290,6 +294,23 @@ void rpl_splitter_touch(rpl_splitter *x);
 void rpl_splitter_forget(rpl_splitter *x, uint64_t key);
 /*! rpl_splitter_stats() : counts since rpl_splitter_new. */
 const rpl_split_stats *rpl_splitter_stats(const rpl_splitter *x);
+/* Adaptive proportions: each part's last share and time (rpl_split_refine). */
+#define RPL_SPLIT_MAX_PARTS 16
+typedef struct rpl_split_history {
+    int have;                 /* a launch was measured */
+    uint64_t n[RPL_SPLIT_MAX_PARTS];   /* its parts' work-groups */
+    double ns[RPL_SPLIT_MAX_PARTS];    /* and times */
+} rpl_split_history;
+/*! rpl_split_refine() : the proportions for the next launch of a split of
+ * @p nparts parts (2..RPL_SPLIT_MAX_PARTS) over @p groups work-groups,
+ * from the time @p ns each part took at the proportions in @p bound (part
+ * p: work-groups [bound[p], bound[p+1]), bound[nparts] == groups), by
+ * @p method; updates @p bound and @p h (zeroed before the first launch).
+ * Unchanged while the parts took within 5% of each other; every part
+ * keeps at least one work-group. Pure arithmetic (the engine's, exposed
+ * for tests). */
+void rpl_split_refine(uint64_t *bound, unsigned nparts, uint64_t groups, const double *ns, int method,
+                      rpl_split_history *h);
 /*! rpl_device_pick() : the device of @p spec (an index as `clrr devices`
  * numbers them, a type, "gpu1"/"cpu0", or part of a device or platform
  * name) among every platform's devices, through @p lookup. 0, or -1 with
@@ -418,6 +439,8 @@ typedef struct rpl_opts {
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
+    int split_method;         /* adaptive proportions: RPL_SPLIT_FIXED_POINT (default) or
+                               * RPL_SPLIT_BROYDEN */
     struct cdb *learn;        /* when not NULL: each part of a split launch adds its measured
                                * kernel time there (costs/cdb.h; the caller flushes) */
     const rpl_profile_opts *profile;   /* measure launches into a cost database, or NULL

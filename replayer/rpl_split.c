@@ -80,7 +80,8 @@ static void rpl_split_sum(rpl_session *s)
 static rpl_splitter *rpl_split_engine(rpl_session *s)
 {
     if (!s->split) {
-        rpl_splitter_opts o = {.fixed = s->o.split_fixed, .user = s, .lookup = rpl_split_lookup,
+        rpl_splitter_opts o = {.fixed = s->o.split_fixed, .method = s->o.split_method, .user = s,
+                               .lookup = rpl_split_lookup,
                                .resolve = rpl_split_resolve, .learn = s->o.learn ? rpl_split_learn : NULL};
         s->split = rpl_splitter_new(&o);
     }

@@ -38,7 +38,6 @@
 #define RPL_SPLIT_MAX_DEVS 16
 #define RPL_SPLIT_MAX_COPIES 512
 #define RPL_SPLIT_MAX_ARGS 128
-#define RPL_SPLIT_MAX_PARTS 16
 
 typedef struct rpl_split_dev {
     char spec[257];
@@ -79,6 +78,7 @@ typedef struct rpl_split_adapt {
     uint64_t bound[RPL_SPLIT_MAX_PARTS + 1];   /* part p: work-groups [bound[p], bound[p+1]) */
     uint64_t launches;
     uint64_t whole_left;      /* launches to run whole before trying the split again */
+    rpl_split_history hist;   /* the last measured launch (Broyden's secants) */
 } rpl_split_adapt;
 
 /* An object's version: moved by every command that may write it. */
@@ -641,38 +641,90 @@ static void rpl_split_regions(const rpl_split *sp, const uint64_t *bound, const 
         }
 }
 
-/* Huchant's fixed point: each part's next share of the work-groups is in
- * proportion to the rate (work-groups per ns) it ran at, at least one;
- * unchanged while the parts took within 5% of each other. */
-static void rpl_split_refine(rpl_split_adapt *a, const double *ns, uint64_t groups)
+/* The next proportions from each part's measured time @p ns, unchanged
+ * while the parts took within 5% of each other (the refinement would
+ * chase launch-to-launch noise).
+ *
+ * Huchant et al.'s fixed point (RPL_SPLIT_FIXED_POINT): each part's share
+ * in proportion to the rate (work-groups per ns) it ran at.
+ *
+ * Broyden (RPL_SPLIT_BROYDEN): Newton's method on "every part takes the
+ * same time", the sum of the shares fixed, with the Jacobian learned from
+ * the measurements. A part's time depends only on its own share, so the
+ * Jacobian is diagonal and Broyden's update is, per part, the secant
+ * through its last two measurements (dT/dn); where it has none (the first
+ * refinement, an unchanged share, a secant not within 4x of T/n: the load
+ * moved, a drifting window's, rather than the share's cost) the slope is
+ * T/n, which makes the step the fixed point's. The secant sees what
+ * the rate does not: time that does not grow with the share (a launch's
+ * latency, transfers' fixed costs, a load that sits in one place).
+ *
+ * Each part keeps at least one work-group. */
+void rpl_split_refine(uint64_t *bound, unsigned nparts, uint64_t groups, const double *ns, int method,
+                      rpl_split_history *h)
 {
-    /* parts that finished within RPL_SPLIT_SETTLED of each other keep their
-     * shares: the fixed point would chase launch-to-launch noise */
+    uint64_t n[RPL_SPLIT_MAX_PARTS];
     double fast = ns[0], slow = ns[0];
-    for (unsigned p = 1; p < a->nparts; p++) {
+    if (nparts < 2 || nparts > RPL_SPLIT_MAX_PARTS)
+        return;
+    for (unsigned p = 0; p < nparts; p++) {
+        n[p] = bound[p + 1] - bound[p];
         fast = ns[p] < fast ? ns[p] : fast;
         slow = ns[p] > slow ? ns[p] : slow;
     }
+    int prev = h->have;
+    double pns[RPL_SPLIT_MAX_PARTS];
+    uint64_t pn[RPL_SPLIT_MAX_PARTS];
+    memcpy(pns, h->ns, sizeof pns);
+    memcpy(pn, h->n, sizeof pn);
+    for (unsigned p = 0; p < nparts; p++) {
+        h->n[p] = n[p];
+        h->ns[p] = ns[p];
+    }
+    h->have = 1;
     if (fast > 0 && slow <= fast * RPL_SPLIT_SETTLED)
         return;
-    double rate[RPL_SPLIT_MAX_PARTS], total = 0;
-    for (unsigned p = 0; p < a->nparts; p++) {
-        uint64_t n = a->bound[p + 1] - a->bound[p];
-        rate[p] = (double)n / (ns[p] > 1 ? ns[p] : 1);
-        total += rate[p];
+    double want[RPL_SPLIT_MAX_PARTS];   /* each part's next share, not yet whole */
+    if (method == RPL_SPLIT_BROYDEN) {
+        double slope[RPL_SPLIT_MAX_PARTS], num = 0, den = 0;
+        for (unsigned p = 0; p < nparts; p++) {
+            double t = ns[p] > 1 ? ns[p] : 1, dn = (double)n[p] - (double)(prev ? pn[p] : n[p]);
+            slope[p] = t / (double)n[p];
+            if (prev && dn != 0) {
+                /* a secant far from the rate says the load moved rather
+                 * than what the share costs: the rate's slope stays */
+                double sec = (ns[p] - pns[p]) / dn;
+                if (sec > slope[p] / 4 && sec < slope[p] * 4)
+                    slope[p] = sec;
+            }
+            num += t / slope[p];
+            den += 1 / slope[p];
+        }
+        double level = num / den;   /* the time every part would take */
+        for (unsigned p = 0; p < nparts; p++) {
+            want[p] = (double)n[p] + (level - (ns[p] > 1 ? ns[p] : 1)) / slope[p];
+            if (want[p] < 1)
+                want[p] = 1;
+        }
+    } else {
+        for (unsigned p = 0; p < nparts; p++)
+            want[p] = (double)n[p] / (ns[p] > 1 ? ns[p] : 1);
     }
+    double total = 0;
+    for (unsigned p = 0; p < nparts; p++)
+        total += want[p];
     uint64_t at = 0;
-    for (unsigned p = 0; p < a->nparts; p++) {
-        uint64_t left = groups - at, rest = a->nparts - p - 1;
-        uint64_t n = p + 1 == a->nparts ? left : (uint64_t)((double)groups * rate[p] / total + 0.5);
-        if (n < 1)
-            n = 1;
-        if (n > left - rest)
-            n = left - rest;
-        a->bound[p] = at;
-        at += n;
+    for (unsigned p = 0; p < nparts; p++) {
+        uint64_t left = groups - at, rest = nparts - p - 1;
+        uint64_t k = p + 1 == nparts ? left : (uint64_t)((double)groups * want[p] / total + 0.5);
+        if (k < 1)
+            k = 1;
+        if (k > left - rest)
+            k = left - rest;
+        bound[p] = at;
+        at += k;
     }
-    a->bound[a->nparts] = groups;
+    bound[nparts] = groups;
 }
 
 /* The offsets and sizes of part @p j of launch @p l. */
@@ -1189,7 +1241,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
                 }
             int whole = ad->launches >= 2 && qgroups > 0 && qns > 0 &&
                         (double)sp->groups * qns / qgroups <= (double)(t_done - t_ready);
-            rpl_split_refine(ad, ns, sp->groups);
+            rpl_split_refine(ad->bound, ad->nparts, sp->groups, ns, x->o.method, &ad->hist);
             ad->launches++;
             if (whole)
                 ad->whole_left = RPL_SPLIT_REPROBE;

@@ -16,6 +16,10 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(TF_LIB)
 # The comparison tests link the replay engine (only rpl_compare.o is pulled in).
 UNIT_LIBS_test_rpl_compare := $(RPL_LIB)
 $(B)/tests/test_rpl_compare: $(RPL_LIB)
+# The refinement tests link the split engine's arithmetic (rpl_splitter.o
+# pulls in rpl_cl.o, the API table and the cost database).
+UNIT_LIBS_test_rpl_refine := $(RPL_LIB) $(CDB_LIB)
+$(B)/tests/test_rpl_refine: $(RPL_LIB) $(CDB_LIB)
 # The graph tests link the analyzer (model, graph, statistics, exports).
 UNIT_LIBS_test_ana_graph := $(ANA_LIB)
 $(B)/tests/test_ana_graph: $(ANA_LIB)

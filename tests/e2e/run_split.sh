@@ -111,6 +111,15 @@ before=$(kn vecadd "$CLRR_COSTS")
 grep -q "^clrr run: .* part times added to .*other-costs" "$TMP/ln.err" || fail "no learning line: $(cat "$TMP/ln.err")"
 [ "$(kn vecadd "$CLRR_COSTS")" -gt 0 ] || fail "the default database got nothing from the runs above"
 
+# Broyden's refinement live: aes's 8 launches adapt, still right
+"$CLRR" run -q --split-method broyden --plan "$TMP/aes-1_1-0_1.plan" --report "$TMP/aesb.json" -- "$APPS/aes" \
+    --size 65536 --iters 8 --device 1 >"$TMP/aesb.out" 2>&1 || fail "aes broyden: $(cat "$TMP/aesb.out")"
+grep -q "^aes: ok" "$TMP/aesb.out" || fail "aes broyden: $(cat "$TMP/aesb.out")"
+[ "$(j "$TMP/aesb.json" "(d['split'] + d['split_declined'], d['split_adapted'] >= 2 or d['split_declined'] > 0)")" = "(8, True)" ] ||
+    fail "aes broyden: $(j "$TMP/aesb.json" d)"
+"$CLRR" run --split-method x --plan "$TMP/aes-1_1-0_1.plan" -- true 2>"$TMP/err"
+[ $? = 2 ] || fail "--split-method x: $(cat "$TMP/err")"
+
 # a device that is not here: the launches run whole, and the run says why
 POCL_DEVICES=pthread "$CLRR" run --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/gone.json" -- "$APPS/vecadd" \
     --size 10000 --iters 3 --device 0 >"$TMP/gone.out" 2>"$TMP/gone.err" || fail "a missing device: $(cat "$TMP/gone.err")"

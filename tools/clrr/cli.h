@@ -125,6 +125,9 @@ const tf_reader_info *cli_trace_info(tf_reader *r);
  *  read-back that differs (replay and profile print the same). */
 struct rpl_mismatch;
 void cli_mismatch_print(const struct rpl_mismatch *m);
+/*! cli_split_method() : "fixed-point" or "broyden" (--split-method) as
+ *  RPL_SPLIT_FIXED_POINT / RPL_SPLIT_BROYDEN; -1 for anything else. */
+int cli_split_method(const char *name);
 /*! cli_fmt_size() : "512 B", "1.5 KiB", "12.3 MiB", ... into @p buf. @return buf */
 char *cli_fmt_size(uint64_t bytes, char buf[CLI_FMT_CAP]);
 /*! cli_fmt_ns() : "850ns", "12.3us", "4.56ms", "1.234s", "2m03.4s" into @p buf. */

@@ -396,3 +396,8 @@ int cli_one_file(int argc, char **argv, const char **path)
     *path = argv[optind];
     return CLI_EXIT_OK;
 }
+
+int cli_split_method(const char *name)
+{
+    return !strcmp(name, "fixed-point") ? RPL_SPLIT_FIXED_POINT : !strcmp(name, "broyden") ? RPL_SPLIT_BROYDEN : -1;
+}

@@ -46,6 +46,10 @@ static const char cli_replay_usage[] =
     "  --split-fixed     split launches keep the plan's proportions (by default a\n"
     "                    split launched again takes proportions from the time each\n"
     "                    device's part took)\n"
+    "  --split-method M  how those proportions are refined: fixed-point (default:\n"
+    "                    each part's share in proportion to the rate it ran at) or\n"
+    "                    broyden (Newton steps, each part's slope learned from its\n"
+    "                    last two launches)\n"
     "  --costs DB        split launches add their parts' measured kernel times to\n"
     "                    this cost database (default: this machine's, $CLRR_COSTS\n"
     "                    or ~/.cache/clrr/costs), which 'clrr optimize' reads\n"
@@ -495,7 +499,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 static int cli_replay_run(int argc, char **argv)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN };
+           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -505,6 +509,7 @@ static int cli_replay_run(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
         {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
         {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
+        {"split-method", required_argument, NULL, O_SPLIT_METHOD},
         {NULL, 0, NULL, 0},
     };
     rpl_opts o;
@@ -563,6 +568,10 @@ static int cli_replay_run(int argc, char **argv)
             r.plan_path = optarg;
             break;
         case O_SPLIT_FIXED: o.split_fixed = 1; break;
+        case O_SPLIT_METHOD:
+            if ((o.split_method = cli_split_method(optarg)) < 0)
+                return cli_usage_err("--split-method takes fixed-point or broyden, not '%s'", optarg);
+            break;
         case O_COSTS: costs = optarg; break;
         case O_NO_LEARN: no_learn = 1; break;
         case 'q': r.quiet = 1; break;

@@ -31,6 +31,8 @@ static const char cli_run_usage[] =
     "  --report FILE     write what the plan did as JSON to FILE\n"
     "  --split-fixed     split launches keep the plan's proportions (default: refined\n"
     "                    launch by launch from each part's measured time)\n"
+    "  --split-method M  how adapted proportions are refined: fixed-point (default) or\n"
+    "                    broyden (as 'clrr replay --split-method')\n"
     "  --costs DB        the cost database that split launches add their parts' measured\n"
     "                    times to (default: this machine's, $CLRR_COSTS or\n"
     "                    ~/.cache/clrr/costs)\n"
@@ -52,7 +54,7 @@ static const char cli_run_usage[] =
     "read; 2 for a bad command line.\n";
 
 enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS,
-       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN };
+       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN, CLI_RUN_SPLIT_METHOD };
 
 static unsigned long long cli_run_num(const json_t *o, const char *k)
 {
@@ -143,13 +145,14 @@ static int cli_run_run(int argc, char **argv)
         {"split-fixed", no_argument, NULL, CLI_RUN_SPLIT_FIXED},
         {"costs", required_argument, NULL, CLI_RUN_COSTS},
         {"no-learn", no_argument, NULL, CLI_RUN_NO_LEARN},
+        {"split-method", required_argument, NULL, CLI_RUN_SPLIT_METHOD},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *plan = NULL, *report = NULL, *stage = NULL, *stage_threads = NULL;
     int preload = 0, quiet = 0, split_fixed = 0, no_learn = 0, c;
-    const char *costs = NULL;
+    const char *costs = NULL, *method = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -161,6 +164,11 @@ static int cli_run_run(int argc, char **argv)
         case CLI_RUN_SPLIT_FIXED: split_fixed = 1; break;
         case CLI_RUN_COSTS: costs = optarg; break;
         case CLI_RUN_NO_LEARN: no_learn = 1; break;
+        case CLI_RUN_SPLIT_METHOD:
+            if (cli_split_method(optarg) < 0)
+                return cli_usage_err("--split-method takes fixed-point or broyden, not '%s'", optarg);
+            method = optarg;
+            break;
         case 'q': quiet = 1; break;
         case 'h': fputs(cli_run_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -226,7 +234,7 @@ static int cli_run_run(int argc, char **argv)
     preload = cli_layer_mode(preload, quiet, argv[optind]);
     if (!plan_abs || !report_abs || setenv("CLRR_PLAN", plan_abs, 1) || setenv("CLRR_PLAN_REPORT", report_abs, 1) ||
         (split_fixed && setenv("CLRR_SPLIT_FIXED", "1", 1)) || (no_learn && setenv("CLRR_NO_LEARN", "1", 1)) ||
-        (costs && setenv("CLRR_COSTS", costs, 1)) ||
+        (costs && setenv("CLRR_COSTS", costs, 1)) || (method && setenv("CLRR_SPLIT_METHOD", method, 1)) ||
         cli_env_join(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !preload)) {
         cli_err("cannot set the environment: %s", strerror(errno));
         goto out;
