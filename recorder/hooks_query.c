@@ -97,8 +97,10 @@ void rec_post_clGetEventInfo(rec_call *c, int ok, cl_int *ret, cl_event a_event,
                              void *a_param_value, size_t *a_param_value_size_ret)
 {
     (void)ret;
-    (void)a_event;
     rec_query_handles(c, ok, a_param_name, a_param_value, a_param_value_size_ret);
+    /* plan mode: a marker standing for a command says the command's type */
+    if (ok && a_param_name == CL_EVENT_COMMAND_TYPE && a_param_value && a_param_value_size >= sizeof(cl_command_type))
+        rec_plan_event_type(a_event, (cl_command_type *)a_param_value);
     /* the application learns that a command completed: capture its data now */
     if (ok && a_param_name == CL_EVENT_COMMAND_EXECUTION_STATUS && a_param_value
         && a_param_value_size >= sizeof(cl_int) && *(cl_int *)a_param_value <= CL_COMPLETE)

@@ -155,6 +155,10 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value);
 void rec_plan_karg_opaque(cl_kernel k);
 /* The application released its last reference to memory object @p id. */
 void rec_plan_released(uint64_t id);
+/* Plan mode: a marker that stands for a command (dropped, deferred, split)
+ * answers CL_EVENT_COMMAND_TYPE with the command's; forgotten at release. */
+void rec_plan_event_type(cl_event ev, cl_command_type *type);
+void rec_plan_event_released(cl_event ev);
 /* Plan mode, after the application built @p prog: the plan's fused kernels
  * made from its source (same hash) are built for its context now, at
  * set-up like the application's own, not at their first launch. */

@@ -132,6 +132,8 @@ void rec_obj_change_end(rec_obj_change *ch, int ok)
     if (ok || !ch->delta) {
         if (ok && o && o->info.kind == REC_OBJ_MEM)
             rec_plan_released(o->info.id);   /* plan mode: kept work that only writes it is freed */
+        if (ok && o && o->info.kind == REC_OBJ_EVENT)
+            rec_plan_event_released((cl_event)ch->h);   /* plan mode: a stand-in marker is forgotten */
         free(o);
         return;
     }

@@ -104,6 +104,9 @@ static struct {
     uint64_t split_errors;    /* split launches that failed midway (run again as made) */
     int64_t split_build_ns;   /* building partition-ready kernels (at the application's builds) */
     cdb *learn;               /* split parts' times go to this machine's cost database */
+    struct rp_standin { cl_event ev; cl_command_type type; } *standins;   /* markers standing for
+                                 commands, and the command each stands for */
+    size_t nstandins, capstandins;
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static rpl_splitter *rp_engine(void);
@@ -531,6 +534,56 @@ static int rp_kept_take(uint64_t seq, rp_kept *out)
     return 0;
 }
 
+/* The command type of function @p fn's command (CL_COMMAND_*; 0 none). */
+static cl_command_type rp_command_type(unsigned fn)
+{
+    switch (fn) {
+    case REC_FN_clEnqueueNDRangeKernel: return CL_COMMAND_NDRANGE_KERNEL;
+    case REC_FN_clEnqueueTask: return CL_COMMAND_TASK;
+    case REC_FN_clEnqueueWriteBuffer: return CL_COMMAND_WRITE_BUFFER;
+    case REC_FN_clEnqueueWriteBufferRect: return CL_COMMAND_WRITE_BUFFER_RECT;
+    case REC_FN_clEnqueueFillBuffer: return CL_COMMAND_FILL_BUFFER;
+    case REC_FN_clEnqueueCopyBuffer: return CL_COMMAND_COPY_BUFFER;
+    case REC_FN_clEnqueueCopyBufferRect: return CL_COMMAND_COPY_BUFFER_RECT;
+    case REC_FN_clEnqueueReadBuffer: return CL_COMMAND_READ_BUFFER;
+    default: return 0;
+    }
+}
+
+/* Marker @p ev stands for a command of function @p fn (caller holds
+ * rp.mu): queries of its command type answer the command's. */
+static void rp_standin(cl_event ev, unsigned fn)
+{
+    cl_command_type t = rp_command_type(fn);
+    if (!ev || !t || rec_grow(&rp.standins, &rp.capstandins, rp.nstandins + 1, sizeof *rp.standins))
+        return;
+    rp.standins[rp.nstandins++] = (struct rp_standin){ev, t};
+}
+
+void rec_plan_event_type(cl_event ev, cl_command_type *type)
+{
+    if (!rec_g.plan)
+        return;
+    pthread_mutex_lock(&rp.mu);
+    for (size_t i = 0; i < rp.nstandins; i++)
+        if (rp.standins[i].ev == ev)
+            *type = rp.standins[i].type;
+    pthread_mutex_unlock(&rp.mu);
+}
+
+void rec_plan_event_released(cl_event ev)
+{
+    if (!rec_g.plan)
+        return;
+    pthread_mutex_lock(&rp.mu);
+    for (size_t i = 0; i < rp.nstandins;)
+        if (rp.standins[i].ev == ev)
+            rp.standins[i] = rp.standins[--rp.nstandins];
+        else
+            i++;
+    pthread_mutex_unlock(&rp.mu);
+}
+
 /* A marker standing for a command not run now, when its event was asked for. */
 static void rp_marker(rec_call *c, void **pa)
 {
@@ -540,7 +593,8 @@ static void rp_marker(rec_call *c, void **pa)
     cl_command_queue q = RP_VAL(cl_command_queue, c, pa, "command_queue");
     cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
     const cl_event *wl = RP_VAL(const cl_event *, c, pa, "event_wait_list");
-    rec_next.clEnqueueMarkerWithWaitList(q, nw, nw ? wl : NULL, ev);
+    if (rec_next.clEnqueueMarkerWithWaitList(q, nw, nw ? wl : NULL, ev) == CL_SUCCESS)
+        rp_standin(*ev, c->fn);
 }
 
 /* ------------------------------------------------------------ fused launches */
@@ -730,6 +784,8 @@ static int rp_split(rec_call *c, void **pa)
         rpl_splitter_touch(rp.sx);
         return 0;
     }
+    if (l.event)
+        rp_standin(*l.event, REC_FN_clEnqueueNDRangeKernel);
     c->ret_override = CL_SUCCESS;
     return 1;
 }

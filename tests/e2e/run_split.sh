@@ -12,6 +12,8 @@
 #    are not sent again (aes over 8 launches);
 #  - through OPENCL_LAYERS and LD_PRELOAD;
 #  - a plan naming a device that is not here: the launches run whole;
+#  - a split launch's event answers CL_EVENT_COMMAND_TYPE as the launch's
+#    (deadwork checks it);
 #  - the test can fail: a plan whose part loses 4 bytes makes vecadd fail.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"; need "$APPS/vecadd"
@@ -69,6 +71,16 @@ live exposure --size=96 "1:1,0:1"
 # one work-group on a device; four parts, two on each device; the layer preloaded
 live sobel --size=128_--iters=2 "0:0.0001,1:1"
 live nbody --size=512_--iters=3 "1:1,0:1,1:1,0:1" --preload
+
+# deadwork's four kernels split, one of them with an event the program
+# waits for and asks the command type of: a kernel launch's, though a
+# marker stands for it
+DW=$B/tests/progs/deadwork
+"$CLRR" record -o "$TMP/dw.clrr" -- "$DW" --iters 2 --quiet || fail "recording deadwork"
+"$CLRR" optimize "$TMP/dw.clrr" -o "$TMP/dw.plan" --passes none --split 0:1,1:1 >/dev/null || fail "optimize deadwork"
+"$CLRR" run --no-learn --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 2 >"$TMP/dw.out" 2>&1 ||
+    fail "deadwork split live: $(cat "$TMP/dw.out")"
+[ "$(j "$TMP/dw.json" "(d['split'], d['split_fallback'])")" = "(8, 0)" ] || fail "deadwork split live: $(j "$TMP/dw.json" d)"
 
 # other data, same shapes: split again, still right
 "$CLRR" run -q --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/seed.json" -- "$APPS/vecadd" --size 10000 --iters 3 \

@@ -11,7 +11,8 @@
  *   g  fill out with 0
  *   h  fill bias with 0.25f (16 floats, the same every time)    redundant from the 2nd
  *   i  finish(tmp, bias, out -> out)
- *   j  read out, waiting for E; clFinish; checked on the host
+ *   j  read out, waiting for E; clFinish; checked on the host, and E must
+ *      say it is a kernel launch's (CL_EVENT_COMMAND_TYPE)
  * So with --iters K a plan drops 3K commands as dead and 2(K-1) as
  * redundant. --seed changes the data (not the shapes); --work W is the
  * length of the stats kernel's loop (its cost).
@@ -186,6 +187,12 @@ int main(int argc, char **argv)
         CHECK(clEnqueueNDRangeKernel(q, kfinish, 1, NULL, &global, &local, 0, NULL, NULL));       /* i */
         CHECK(clEnqueueReadBuffer(q, out, CL_FALSE, 0, bytes, h_out, 1, &e_stats, NULL));          /* j */
         CHECK(clFinish(q));
+        cl_command_type ty = 0;   /* whatever a tool did with it, it is the stats launch's event */
+        CHECK(clGetEventInfo(e_stats, CL_EVENT_COMMAND_TYPE, sizeof ty, &ty, NULL));
+        if (ty != CL_COMMAND_NDRANGE_KERNEL) {
+            fprintf(stderr, "deadwork: the stats launch's event says command type 0x%x\n", (unsigned)ty);
+            bad = 1;
+        }
         CHECK(clReleaseEvent(e_stats));
         for (cl_uint i = 0; i < n && !bad; i++) {
             float want = h_in[i] * h_coef[i % 64] + 0.25f;
