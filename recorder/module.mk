@@ -17,8 +17,8 @@ REC_LIB := $(B)/lib/libclrr.so
 REC_DEFS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
 # plan mode (rec_plan.c) links the plan matcher: libopt.a's objects that
 # need no analyzer (the archive is searched, so only those are pulled in),
-# the replayer's split engine (librpl.a's rpl_splitter.o, rpl_cl.o and the
-# API table, likewise), the cost database (libcdb.a: live runs learn from
+# the replayer's split engine (librpl.a's rpl_splitter.o, rpl_split_dev.o,
+# rpl_split_adapt.o, rpl_cl.o and the API table, likewise), the cost database (libcdb.a: live runs learn from
 # their split launches), and jansson, shared (Debian's libjansson.a is not
 # position-independent)
 $(REC_LIB): $(REC_OBJS) $(RECCTL_LIB) $(B)/lib/libopt.a $(B)/lib/librpl.a $(B)/lib/libcdb.a $(TF_LIB) \
