@@ -329,6 +329,27 @@ rpl_split_copy *rpl_split_copy_of(rpl_splitter *x, rpl_split_dev *d, uint64_t ke
     return c;
 }
 
+void rpl_split_span(const rpl_split_region *r, uint64_t *lo, uint64_t *hi)
+{
+    *lo = r->read ? r->rlo : UINT64_MAX;
+    *hi = r->read ? r->rhi : 0;
+    if (r->write) {
+        *lo = r->wlo < *lo ? r->wlo : *lo;
+        *hi = r->whi > *hi ? r->whi : *hi;
+    }
+}
+
+size_t rpl_split_stage_need(const rpl_split *sp, const rpl_split_part *part)
+{
+    size_t need = 0;
+    for (unsigned a = 0; a < sp->nargs; a++) {
+        const rpl_split_region *r = &part->regions[a];
+        if (sp->args[a] == RPL_SPLIT_ARG_MEM)
+            need += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
+    }
+    return need;
+}
+
 /* Pinned staging as large as the plan's parts need, made now: pinning
  * tens of MiB costs milliseconds, which the first launch should not pay.
  * Per other device: what its parts are sent and bring back (as a launch
@@ -349,24 +370,19 @@ static void rpl_split_stage_ahead(rpl_splitter *x, const rpl_split *sp, cl_conte
         int primary = 0;
         for (size_t i = 0; i < nin; i++)
             primary |= in[i] == d->dev;
-        size_t own = 0, span = 0;
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            const rpl_split_region *r = &sp->parts[p].regions[a];
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
-                continue;
-            uint64_t lo = r->read ? r->rlo : UINT64_MAX, hi = r->read ? r->rhi : 0;
-            if (r->write) {
-                lo = r->wlo < lo ? r->wlo : lo;
-                hi = r->whi > hi ? r->whi : hi;
-            }
-            own += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
-            span += (size_t)(lo < hi ? hi - lo : 0) + (size_t)(r->write ? r->whi - r->wlo : 0);
-        }
         if (primary) {
             qdev = d->dev;
-        } else if (d->ctx) {
-            need[d - x->devs] += own;
-            prim_need += span;
+            continue;
+        }
+        if (!d->ctx)
+            continue;
+        need[d - x->devs] += rpl_split_stage_need(sp, &sp->parts[p]);
+        for (unsigned a = 0; a < sp->nargs; a++) {   /* on the queue's device: read for it, written back */
+            const rpl_split_region *r = &sp->parts[p].regions[a];
+            uint64_t lo, hi;
+            rpl_split_span(r, &lo, &hi);
+            if (sp->args[a] == RPL_SPLIT_ARG_MEM)
+                prim_need += (size_t)(lo < hi ? hi - lo : 0) + (size_t)(r->write ? r->whi - r->wlo : 0);
         }
     }
     for (unsigned i = 0; i < x->ndevs; i++)

@@ -108,6 +108,12 @@ cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_context ctx,
 /* The mirror of the object of @p key (@p size bytes) on @p d. */
 rpl_split_copy *rpl_split_copy_of(rpl_splitter *x, rpl_split_dev *d, uint64_t key, uint64_t size, char *err,
                                   size_t cap);
+/* The bytes region @p r may read or write, together: [*lo, *hi) (*lo >=
+ * *hi when none). */
+void rpl_split_span(const rpl_split_region *r, uint64_t *lo, uint64_t *hi);
+/* The staging part @p part needs on another device: what it is sent and
+ * (three times: before, after, its merge) what it writes. */
+size_t rpl_split_stage_need(const rpl_split *sp, const rpl_split_part *part);
 /* rpl_split_adapt.c */
 rpl_split_adapt *rpl_split_adapt_of(rpl_splitter *x, const rpl_split *sp);
 /* The regions of the parts [bound[p], bound[p+1]) from the split's models

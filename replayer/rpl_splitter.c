@@ -365,13 +365,7 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
         rpl_split_job *j = &jobs[p];
         if (!j->d)
             continue;
-        size_t need = 0;   /* staging: each region read, and twice each written */
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            const rpl_split_region *r = &j->part->regions[a];
-            if (sp->args[a] == RPL_SPLIT_ARG_MEM)
-                need += (size_t)((r->read ? r->rhi - r->rlo : 0) + (r->write ? 3 * (r->whi - r->wlo) : 0)) + 192;
-        }
-        j->arena = rpl_split_pinned(x, j->d, need);
+        j->arena = rpl_split_pinned(x, j->d, rpl_split_stage_need(sp, j->part));
         j->direct = j->arena && qplat && j->d->plat == qplat;
         int64_t ts = rpl_clock_ns();
         j->used = 0;
@@ -386,15 +380,8 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
             rpl_split_copy *cp = j->copy[a];
             j->mems[a] = cp->buf;
             const rpl_split_region *r = &j->part->regions[a];
-            uint64_t lo = UINT64_MAX, hi = 0;
-            if (r->read) {
-                lo = r->rlo;
-                hi = r->rhi;
-            }
-            if (r->write) {
-                lo = rpl_min64(lo, r->wlo);
-                hi = r->whi > hi ? r->whi : hi;
-            }
+            uint64_t lo, hi;
+            rpl_split_span(r, &lo, &hi);
             if (hi > size)
                 hi = size;
             if (lo >= hi)
