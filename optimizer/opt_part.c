@@ -54,6 +54,20 @@ static uint64_t opt_part_cap(const opt_part_dev *d, double extra, uint64_t slice
     return lo;
 }
 
+/* The longest of the devices' times for shares @p count, the primary's
+ * with @p extra added. */
+static double opt_part_makespan(const opt_part_dev *devs, unsigned n, const uint64_t *count, double extra)
+{
+    double worst = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (count[i]) {
+            double t = opt_part_time(&devs[i], count[i]) + (devs[i].primary ? extra : 0);
+            if (t > worst)
+                worst = t;
+        }
+    return worst;
+}
+
 /* One solution with the primary's extra fixed time @p extra (the others 0). */
 static double opt_part_solve(const opt_part_dev *devs, unsigned n, uint64_t slices, double extra, uint64_t *count)
 {
@@ -97,14 +111,7 @@ static double opt_part_solve(const opt_part_dev *devs, unsigned n, uint64_t slic
         count[big] -= take;
         sum -= take;
     }
-    double worst = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (count[i]) {
-            double t = opt_part_time(&devs[i], count[i]) + (devs[i].primary ? extra : 0);
-            if (t > worst)
-                worst = t;
-        }
-    return worst;
+    return opt_part_makespan(devs, n, count, extra);
 }
 
 double opt_partition(const opt_part_dev *devs, unsigned n, uint64_t slices, uint64_t *count)
@@ -125,13 +132,7 @@ double opt_partition(const opt_part_dev *devs, unsigned n, uint64_t slices, uint
         for (unsigned i = 0; i < n; i++)
             if (tmp[i] && !devs[i].primary)
                 feed += devs[i].feed_fixed_ns + devs[i].feed_slice_ns * (double)tmp[i];
-        double worst = 0;
-        for (unsigned i = 0; i < n; i++)
-            if (tmp[i]) {
-                double ti = opt_part_time(&devs[i], tmp[i]) + (devs[i].primary ? feed : 0);
-                if (ti > worst)
-                    worst = ti;
-            }
+        double worst = opt_part_makespan(devs, n, tmp, feed);
         if (worst < best) {
             best = worst;
             memcpy(count, tmp, n * sizeof *count);
