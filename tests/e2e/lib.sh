@@ -22,3 +22,22 @@ run_foreign() {
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 need() { [ -e "$1" ] || skip "missing $1"; }
+# Every workload at a size the split tests (split.sh, run_split.sh) take
+# quickly: one "APP ARGS" per line, arguments joined by "_".
+split_workloads() {
+    cat <<'EOF'
+vecadd --size=10000_--iters=3
+sobel --size=128_--iters=2
+geomatrix --size=64_--iters=2
+exposure --size=96
+jacobi --size=128_--iters=3
+matmul --size=64
+nbody --size=512_--iters=3
+blackscholes --size=20000
+ep --size=2048
+aes --size=4096
+spmv --size=4096
+histogram --size=100000
+overlap --size=16384
+EOF
+}

@@ -49,21 +49,7 @@ live() {
 
 while read -r app args; do
     live "$app" "$args" "1:1,0:3"
-done <<'EOF'
-vecadd --size=10000_--iters=3
-sobel --size=128_--iters=2
-geomatrix --size=64_--iters=2
-exposure --size=96
-jacobi --size=128_--iters=3
-matmul --size=64
-nbody --size=512_--iters=3
-blackscholes --size=20000
-ep --size=2048
-aes --size=4096
-spmv --size=4096
-histogram --size=100000
-overlap --size=16384
-EOF
+done < <(split_workloads)
 # exposure's decimate writes every other row of its output: merged by diff
 live exposure --size=96 "1:1,0:1"
 [ "$(j "$TMP/exposure-1_1-0_1.plan" "any(m == 'diff' for s in d['splits'] for m in s['merge'])")" = True ] ||
@@ -81,6 +67,14 @@ DW=$B/tests/progs/deadwork
 "$CLRR" run --no-learn --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 2 >"$TMP/dw.out" 2>&1 ||
     fail "deadwork split live: $(cat "$TMP/dw.out")"
 [ "$(j "$TMP/dw.json" "(d['split'], d['split_fallback'])")" = "(8, 0)" ] || fail "deadwork split live: $(j "$TMP/dw.json" d)"
+
+# ep checks a sample of its work-items when asked (what the GPU machine's
+# sizes need), split live as well; --check-every 0 is refused
+"$CLRR" run -q --no-learn --plan "$TMP/ep-1_1-0_3.plan" -- "$APPS/ep" --size 2048 --check-every 7 --device 1 \
+    >"$TMP/epc.out" 2>&1 || fail "ep --check-every 7: $(cat "$TMP/epc.out")"
+grep -q "^ep: ok" "$TMP/epc.out" || fail "ep --check-every 7: $(cat "$TMP/epc.out")"
+"$APPS/ep" --size 2048 --check-every 0 >/dev/null 2>&1
+[ $? = 2 ] || fail "ep --check-every 0 was accepted"
 
 # other data, same shapes: split again, still right
 "$CLRR" run -q --plan "$TMP/vecadd-1_1-0_3.plan" --report "$TMP/seed.json" -- "$APPS/vecadd" --size 10000 --iters 3 \

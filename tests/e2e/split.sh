@@ -44,21 +44,7 @@ split() {
 # the unequal pair, every workload, the queue's device and the other (1:3)
 while read -r app args; do
     split "basic pthread" "$app" "$args" "1:1,0:3" >/dev/null
-done <<'EOF2'
-vecadd --size=10000_--iters=3
-sobel --size=128_--iters=2
-geomatrix --size=64_--iters=2
-exposure --size=96
-jacobi --size=128_--iters=3
-matmul --size=64
-nbody --size=512_--iters=3
-blackscholes --size=20000
-ep --size=2048
-aes --size=4096
-spmv --size=4096
-histogram --size=100000
-overlap --size=16384
-EOF2
+done < <(split_workloads)
 # exposure's decimate writes every other row of its output: merged by diff
 p=$(split "basic pthread" exposure --size=96 "1:1,0:1")
 [ "$(j "$p" "any(m == 'diff' for s in d['splits'] for m in s['merge'])")" = True ] || fail "exposure: no diff merge"
