@@ -236,8 +236,15 @@ typedef struct rpl_split_stats {
     uint64_t learned;         /* parts' times the learn callback took */
     uint64_t built_ahead;     /* partition-ready kernels built by rpl_splitter_prepare */
     uint64_t built_late;      /* ... built at a launch (their time is in the launch's) */
-    int64_t wait_ns, send_ns, parts_ns, merge_ns;   /* as rpl_summary's split_*_ns */
-    int64_t launch_ns[RPL_SPLIT_LAUNCH_TIMES];
+    int64_t wait_ns;          /* split launches' wall time: waiting for earlier work, */
+    int64_t send_ns;          /* ... sending other devices their bytes, */
+    int64_t parts_ns;         /* ... from the first launch until the other devices'
+                               * parts and their read-backs are done, */
+    int64_t merge_ns;         /* ... then writing their results back, the queue's own
+                               * parts done */
+    int64_t launch_ns[RPL_SPLIT_LAUNCH_TIMES];   /* the first split launches' own wall
+                               * times, from their inputs ready to their results back
+                               * (how fast adaptive proportions settle) */
     unsigned nlaunch_ns;
     char note[320];           /* why the first launch run whole ran whole ("" when none) */
     char shares[320];         /* the last adapted proportions ("" when none) */
@@ -497,32 +504,8 @@ typedef struct rpl_summary {
                                * or the fused kernel cannot be built here) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
                                * not be built here ("" when none) */
-    uint64_t plan_split;      /* launches a plan ran in parts over several devices */
-    uint64_t split_parts;     /* ... parts run (on the queue's device and others) */
-    uint64_t split_bytes_out; /* bytes sent to other devices for their parts */
-    uint64_t split_bytes_in;  /* bytes brought back from them */
-    uint64_t split_resident;  /* bytes not sent: the device held them already */
-    uint64_t split_fallback;  /* split launches run whole (a part cannot run here) */
-    int64_t split_wait_ns;    /* split launches' wall time: waiting for earlier work, */
-    int64_t split_send_ns;    /* ... sending other devices their bytes, */
-    int64_t split_parts_ns;   /* ... from the first launch until the other devices'
-                               * parts and their read-backs are done, */
-    int64_t split_merge_ns;   /* ... then writing their results back, the queue's own
-                               * parts done */
-    char split_note[320];     /* why the first of those ran whole ("" when none) */
-    uint64_t split_declined;  /* split launches run whole: measured, the queue's device
-                               * alone was faster (tried again every 16th launch) */
-    uint64_t split_adapted;   /* split launches whose proportions came from measuring
-                               * earlier launches of the same split */
-    uint64_t split_learned;   /* parts' kernel times added to rpl_opts.learn */
-    uint64_t split_built_ahead, split_built_late;   /* partition-ready kernels built when
-                               * the program was, or at a launch (rpl_split_stats) */
-    int64_t split_launch_ns[RPL_SPLIT_LAUNCH_TIMES];   /* the first split launches' own wall
-                               * times, from their inputs ready to their results back
-                               * (how fast adaptive proportions settle) */
-    unsigned split_nlaunch_ns;
-    char split_shares[320];   /* "KERNEL: DEV 61.0%, DEV 39.0%": the proportions the last
-                               * adapted split ended with ("" when none) */
+    rpl_split_stats split;    /* launches a plan ran in parts over several devices
+                               * (split.launches), as the split engine counts them */
     int64_t wall_ns;          /* the whole session so far */
     int64_t exec_ns;          /* wall time inside enqueue/map/sync calls in the
                                * measured part (range/kernel; all loops) */

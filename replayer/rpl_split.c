@@ -55,25 +55,7 @@ void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn)
 /* The summary's split counts: the engine's. */
 static void rpl_split_sum(rpl_session *s)
 {
-    const rpl_split_stats *t = rpl_splitter_stats(s->split);
-    s->sum.split_parts = t->parts;
-    s->sum.split_bytes_out = t->bytes_out;
-    s->sum.split_bytes_in = t->bytes_in;
-    s->sum.split_resident = t->resident;
-    s->sum.split_fallback = t->fallback;
-    s->sum.split_declined = t->declined;
-    s->sum.split_adapted = t->adapted;
-    s->sum.split_learned = t->learned;
-    s->sum.split_built_ahead = t->built_ahead;
-    s->sum.split_built_late = t->built_late;
-    s->sum.split_wait_ns = t->wait_ns;
-    s->sum.split_send_ns = t->send_ns;
-    s->sum.split_parts_ns = t->parts_ns;
-    s->sum.split_merge_ns = t->merge_ns;
-    memcpy(s->sum.split_launch_ns, t->launch_ns, sizeof t->launch_ns);
-    s->sum.split_nlaunch_ns = t->nlaunch_ns;
-    memcpy(s->sum.split_note, t->note, sizeof s->sum.split_note);
-    memcpy(s->sum.split_shares, t->shares, sizeof s->sum.split_shares);
+    s->sum.split = *rpl_splitter_stats(s->split);
 }
 
 /* The session's engine, made on first use; NULL out of memory. */
@@ -152,7 +134,6 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
         else if (ev)
             s->api.clReleaseEvent(ev);
         x.host_ns = rpl_clock_ns() - t0;
-        s->sum.plan_split++;
         s->sum.calls++;
         s->sum.commands++;
         s->sum.kernels++;

@@ -351,9 +351,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                ",\"send\":%" PRId64 ",\"parts\":%" PRId64 ",\"merge\":%" PRId64 "},\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
                ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
                ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
-               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, s->plan_split, s->split_parts,
-               s->split_bytes_out, s->split_bytes_in, s->split_resident, s->split_fallback, s->split_wait_ns,
-               s->split_send_ns, s->split_parts_ns, s->split_merge_ns, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
+               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, s->split.launches, s->split.parts,
+               s->split.bytes_out, s->split.bytes_in, s->split.resident, s->split.fallback, s->split.wait_ns,
+               s->split.send_ns, s->split.parts_ns, s->split.merge_ns, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
                ps.effect.device_ns);
         for (size_t i = 0; i < nfb; i++) {
             const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
@@ -364,14 +364,14 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("],\"unbuilt\":");
         cli_json_cstr(stdout, s->plan_unbuilt);
         printf(",\"split_note\":");
-        cli_json_cstr(stdout, s->split_note);
+        cli_json_cstr(stdout, s->split.note);
         printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_learned\":%" PRIu64
                ",\"split_built_ahead\":%" PRIu64 ",\"split_built_late\":%" PRIu64 ",\"split_launch_ns\":[",
-               s->split_adapted, s->split_declined, s->split_learned, s->split_built_ahead, s->split_built_late);
-        for (unsigned i = 0; i < s->split_nlaunch_ns; i++)
-            printf("%s%" PRId64, i ? "," : "", s->split_launch_ns[i]);
+               s->split.adapted, s->split.declined, s->split.learned, s->split.built_ahead, s->split.built_late);
+        for (unsigned i = 0; i < s->split.nlaunch_ns; i++)
+            printf("%s%" PRId64, i ? "," : "", s->split.launch_ns[i]);
         printf("],\"split_shares\":");
-        cli_json_cstr(stdout, s->split_shares);
+        cli_json_cstr(stdout, s->split.shares);
         printf("}");
         return;
     }
@@ -389,23 +389,23 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->plan_fused, s->plan_unheld);
     if (s->plan_unbuilt[0])
         printf("          not built here, its pairs ran as recorded: %s\n", s->plan_unbuilt);
-    if (s->plan_split || s->split_fallback) {
+    if (s->split.launches || s->split.fallback) {
         char c2[CLI_FMT_CAP];
         printf("          %" PRIu64 " launches ran split (%" PRIu64 " parts): %s sent to other devices, %s back, "
-               "%s already there\n", s->plan_split, s->split_parts, cli_fmt_size(s->split_bytes_out, a),
-               cli_fmt_size(s->split_bytes_in, b), cli_fmt_size(s->split_resident, c2));
+               "%s already there\n", s->split.launches, s->split.parts, cli_fmt_size(s->split.bytes_out, a),
+               cli_fmt_size(s->split.bytes_in, b), cli_fmt_size(s->split.resident, c2));
     }
-    if (s->plan_split) {
+    if (s->split.launches) {
         char w[CLI_FMT_CAP], x[CLI_FMT_CAP], y[CLI_FMT_CAP], z[CLI_FMT_CAP];
         printf("          split time: waiting %s, sending %s, parts %s, results back %s\n",
-               cli_fmt_ns(s->split_wait_ns, w), cli_fmt_ns(s->split_send_ns, x), cli_fmt_ns(s->split_parts_ns, y),
-               cli_fmt_ns(s->split_merge_ns, z));
+               cli_fmt_ns(s->split.wait_ns, w), cli_fmt_ns(s->split.send_ns, x), cli_fmt_ns(s->split.parts_ns, y),
+               cli_fmt_ns(s->split.merge_ns, z));
     }
-    if (s->split_adapted || s->split_declined)
+    if (s->split.adapted || s->split.declined)
         printf("          %" PRIu64 " split launches at measured proportions, %" PRIu64 " run whole (the queue's "
-               "device alone measured faster); last %s\n", s->split_adapted, s->split_declined, s->split_shares);
-    if (s->split_fallback)
-        printf("          %" PRIu64 " split launches ran whole: %s\n", s->split_fallback, s->split_note);
+               "device alone measured faster); last %s\n", s->split.adapted, s->split.declined, s->split.shares);
+    if (s->split.fallback)
+        printf("          %" PRIu64 " split launches ran whole: %s\n", s->split.fallback, s->split.note);
     for (size_t i = 0; i < nfb && i < 5; i++) {
         const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
         printf("          fell back: #%u", f->xform);
@@ -694,8 +694,8 @@ static int cli_replay_run(int argc, char **argv)
     cli_print_summary(path, &sum, &r, st == RPL_OK);
     if (learn && cdb_flush(learn, err, sizeof err) != CDB_OK)
         cli_err("warning: %s", err);
-    else if (learn && sum.split_learned && !r.json && !r.quiet)
-        printf("costs     %" PRIu64 " part times added to %s\n", sum.split_learned, costs);
+    else if (learn && sum.split.learned && !r.json && !r.quiet)
+        printf("costs     %" PRIu64 " part times added to %s\n", sum.split.learned, costs);
     cdb_close(learn);
     rpl_close(s);
     opt_exec_close(r.plan_exec);
