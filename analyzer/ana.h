@@ -639,9 +639,10 @@ typedef struct ana_gap {
 typedef struct ana_queue_stats {
     uint64_t queue, device;
     uint64_t commands, timed;
-    uint64_t busy_ns;             /* union of device intervals */
+    uint64_t busy_ns;             /* union of the timed commands' device intervals */
     uint64_t span_ns;             /* first start to last end */
-    uint64_t idle_ns, gaps;       /* span - busy; number of gaps */
+    uint64_t idle_ns, gaps;       /* gaps between timed commands with no untimed one
+                                   * between them (span - busy when all are timed) */
     uint64_t max_gap_ns;
 } ana_queue_stats;
 

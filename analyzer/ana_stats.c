@@ -9,6 +9,7 @@
 
 typedef struct ana_ival {
     uint64_t queue, start, end, seq;
+    int after_untimed;    /* an untimed command of its queue came since the last timed one */
 } ana_ival;
 
 /* By queue, then device start. */
@@ -118,7 +119,12 @@ static ana_status ana_stats_queue(ana_stats_x *s, ana_queue_stats *q, ana_ival *
         return ANA_OK;
     uint64_t cur_end = iv[0].end, cur_seq = iv[0].seq, busy = 0, seg_start = iv[0].start;
     for (size_t i = 1; i < n; i++) {
-        if (iv[i].start > cur_end) {
+        if (iv[i].start > cur_end && iv[i].after_untimed) {
+            busy += cur_end - seg_start;   /* busy in between is not known: not idle either */
+            seg_start = iv[i].start;
+            cur_end = iv[i].end;
+            cur_seq = iv[i].seq;
+        } else if (iv[i].start > cur_end) {
             busy += cur_end - seg_start;
             uint64_t gap = iv[i].start - cur_end;
             if (ana_grow((void **)&s->g, &s->capg, s->pub.ngaps + 1, sizeof *s->g))
@@ -155,6 +161,7 @@ ana_status ana_stats_compute(const ana_model *m, ana_stats **out)
     ana_stats_x *s = calloc(1, sizeof *s);
     ana_idmap kmap = { 0 }, qmap = { 0 };
     ana_ival *iv = NULL;
+    uint8_t *untimed = NULL;
     size_t n = ana_model_command_count(m);
     if (!s)
         return ANA_ERR_NOMEM;
@@ -201,15 +208,27 @@ ana_status ana_stats_compute(const ana_model *m, ana_stats **out)
         s->q[qi].commands++;
         s->q[qi].timed += c->has_devtime;
     }
-    /* per queue: its timed intervals, all queues sorted together */
+    /* per queue: its timed intervals, all queues sorted together; with
+     * sampled device times (the recorder's default in fast loops), a gap
+     * across an untimed command is not known to be idle */
     size_t k = 0;
+    untimed = calloc(s->pub.nqueues ? s->pub.nqueues : 1, 1);
+    if (!untimed)
+        goto out;
     for (size_t i = 0; i < n; i++) {
         const ana_cmd *c = ana_model_command(m, i);
-        if (!c->queue || !c->has_devtime || ana_cmd_kind_is_host((ana_cmd_kind)c->kind))
+        uint32_t qi;
+        if (!c->queue || ana_cmd_kind_is_host((ana_cmd_kind)c->kind) || !ana_idmap_get(&qmap, c->queue, &qi))
             continue;
+        if (!c->has_devtime) {
+            untimed[qi] = 1;
+            continue;
+        }
         iv[k].queue = c->queue;
         iv[k].start = c->dev_start;
         iv[k].end = c->dev_end;
+        iv[k].after_untimed = untimed[qi];
+        untimed[qi] = 0;
         iv[k++].seq = c->seq;
     }
     if (k)
@@ -247,6 +266,7 @@ ana_status ana_stats_compute(const ana_model *m, ana_stats **out)
     st = ANA_OK;
 out:
     free(iv);
+    free(untimed);
     ana_idmap_free(&kmap);
     ana_idmap_free(&qmap);
     ana_stats_free(s ? &s->pub : NULL);

@@ -61,28 +61,43 @@ def micro():
     m = os.path.join(B, "bench", "micro")
     n_calls = "20000" if QUICK else "100000"
     n_data = "5" if QUICK else "20"
-    cases = [("call-heavy", [m, "calls", n_calls]),
-             ("data-heavy, varying", [m, "data", n_data, "varying"]),
-             ("data-heavy, repeated", [m, "data", n_data, "repeated"])]
+    calls = [m, "calls", n_calls]
+    # (name, plain command, measured command): measured is the plain one
+    # under `clrr record` with the given record options
+    cases = [("call-heavy", calls, []),
+             ("call-heavy, --no-device-timing", calls, ["--no-device-timing"]),
+             ("data-heavy, varying", [m, "data", n_data, "varying"], []),
+             ("data-heavy, repeated", [m, "data", n_data, "repeated"], [])]
     rows, raw = [], {}
-    for name, cmd in cases:
+    trace = os.path.join(TMP, "micro.clrr")
+    for name, cmd, opts in cases:
         plain, rec, sizes = [], [], []
         info = {}
-        trace = os.path.join(TMP, "micro.clrr")
         for _ in range(REPS):
             out, _ = run(cmd)
             info = kv(out)
             plain.append(float(info["ns"]))
-            out, _ = run(recorded(cmd, trace))
+            rc = recorded(cmd, trace)
+            out, _ = run(rc[:2] + opts + rc[2:])
             rec.append(float(kv(out)["ns"]))
             sizes.append(os.path.getsize(trace))
-        calls, moved = int(info["calls"]), int(info["bytes"])
+        calls_n, moved = int(info["calls"]), int(info["bytes"])
         p, r = med(plain), med(rec)
-        rows.append((name, calls, p / 1e6, r / 1e6, r / p, (r - p) / calls,
+        rows.append((name, calls_n, p / 1e6, r / 1e6, r / p, (r - p) / calls_n,
                      moved / (r / 1e9) / 1e6 if moved else 0.0,
                      med(sizes) / moved if moved else float("nan")))
-        raw[name] = {"cmd": cmd, "plain_ns": plain, "recorded_ns": rec, "trace_bytes": sizes,
-                     "calls": calls, "bytes_moved": moved}
+        raw[name] = {"cmd": cmd, "record_opts": opts, "plain_ns": plain, "recorded_ns": rec,
+                     "trace_bytes": sizes, "calls": calls_n, "bytes_moved": moved}
+    # the driver's own cost of device timing: the program itself asks for
+    # an event per launch on a profiling queue and reads START/END
+    plain, timed = [], []
+    for _ in range(REPS):
+        out, _ = run(calls)
+        plain.append(float(kv(out)["ns"]))
+        out, _ = run(calls + ["timed"])
+        timed.append(float(kv(out)["ns"]))
+    launches = int(n_calls)
+    raw["driver timing"] = {"plain_ns": plain, "timed_ns": timed, "launches": launches}
     print("\n### Recorder overhead (medians of %d runs)\n" % REPS)
     print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call | capture MB/s | trace / raw bytes |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -91,6 +106,12 @@ def micro():
             r[0], r[1], r[2], r[3], r[4], "%.0f" % r[5] if not r[6] else "-",
             "%.0f" % r[6] if r[6] else "-",
             "%.3f" % r[7] if r[7] == r[7] else "-"))
+    p, t = med(plain), med(timed)
+    print("\nDevice timing in the driver, without clrr: the call-heavy loop with an event per")
+    print("launch on a profiling queue, START and END read after each clFinish.\n")
+    print("| launches | plain ms | timed ms | ratio | driver ns per timed launch |")
+    print("|---:|---:|---:|---:|---:|")
+    print("| %d | %.1f | %.1f | %.2fx | %.0f |" % (launches, p / 1e6, t / 1e6, t / p, (t - p) / launches))
     return raw
 
 

@@ -3,6 +3,11 @@
  *
  *   micro calls N           N x (clSetKernelArg + clEnqueueNDRangeKernel of
  *                           one work-item), clFinish every 256 launches
+ *   micro calls N timed     the same, with what device timing asks of the
+ *                           driver done by the program itself: a profiling
+ *                           queue, an event per launch, its START and END
+ *                           read after each clFinish (the driver's own
+ *                           cost of timing every command, without clrr)
  *   micro data N varying    N x (16 MiB write + kernel + 16 MiB read), the
  *                           input changes every iteration
  *   micro data N repeated   the same, with the same input every iteration
@@ -37,11 +42,12 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
     if (argc < 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "data"))) {
-        fprintf(stderr, "usage: micro calls N | micro data N varying|repeated\n");
+        fprintf(stderr, "usage: micro calls N [timed] | micro data N varying|repeated\n");
         return 2;
     }
     long iters = atol(argv[2]);
     int repeated = argc > 3 && !strcmp(argv[3], "repeated");
+    int timed = argc > 3 && !strcmp(argv[3], "timed");
     cl_platform_id plat;
     cl_device_id dev;
     cl_int err;
@@ -52,7 +58,8 @@ int main(int argc, char **argv)
         clGetDeviceIDs(plat, CL_DEVICE_TYPE_GPU, 1, &dev, NULL);
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err);
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, timed ? prof : NULL, &err);
     CHECK(err);
     cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     CHECK(err);
@@ -67,20 +74,31 @@ int main(int argc, char **argv)
         CHECK(err);
         CHECK(clSetKernelArg(k, 1, sizeof o, &o));
         size_t one = 1;
+        cl_event evs[256];
+        cl_ulong busy = 0;
+        int nev = 0;
         t0 = now_ns();
         for (long i = 0; i < iters; i++) {
             int v = (int)i;
             CHECK(clSetKernelArg(k, 0, sizeof v, &v));
-            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, timed ? &evs[nev++] : NULL));
             calls += 2;
-            if ((i & 255) == 255) {
+            if ((i & 255) == 255 || i + 1 == iters) {
                 CHECK(clFinish(q));
                 calls++;
+                for (int e = 0; e < nev; e++) {   /* timed: what clrr's event thread does */
+                    cl_ulong s0, s1;
+                    CHECK(clGetEventProfilingInfo(evs[e], CL_PROFILING_COMMAND_START, sizeof s0, &s0, NULL));
+                    CHECK(clGetEventProfilingInfo(evs[e], CL_PROFILING_COMMAND_END, sizeof s1, &s1, NULL));
+                    busy += s1 - s0;
+                    CHECK(clReleaseEvent(evs[e]));
+                }
+                nev = 0;
             }
         }
-        CHECK(clFinish(q));
-        calls++;
         t1 = now_ns();
+        if (timed && busy == 0)
+            fprintf(stderr, "micro: no device time reported\n");
         clReleaseMemObject(o);
         clReleaseKernel(k);
     } else {
@@ -121,8 +139,9 @@ int main(int argc, char **argv)
         free(in);
         free(out);
     }
-    printf("mode=%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f\n", argv[1],
-           !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "", iters, calls,
+    printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f\n", argv[1],
+           !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "",
+           timed ? "-timed" : "", iters, calls,
            bytes, t1 - t0);
     clReleaseProgram(p);
     clReleaseCommandQueue(q);

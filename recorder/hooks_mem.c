@@ -245,7 +245,7 @@ void rec_post_clCreateSubBuffer(rec_call *c, int ok, cl_mem *ret, cl_mem a_buffe
 static void rec_snapshot_kernel_mems(rec_call *c, cl_kernel k)
 {
     const void *mems[64];
-    int n = rec_kernel_mems(k, mems, 64);
+    int n = rec_kernel_host_mems(k, mems, 64);
     for (int i = 0; i < n && c->npre < REC_MAX_EXTRA; i++) {
         rec_obj_info info;
         if (!rec_obj_get(mems[i], &info) || !info.host_ptr || !info.size)

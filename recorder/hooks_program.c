@@ -131,13 +131,12 @@ int rec_pre_clSetKernelArg(rec_call *c, cl_kernel *a_kernel, cl_uint *a_arg_inde
         rec_plan_karg(*a_kernel, *a_arg_index, *a_arg_size, v);
     if (v && *a_arg_size == sizeof(void *))
         memcpy(&obj, v, sizeof obj);
-    if (obj && rec_obj_is_arg_object(obj)) {
+    uint64_t id = rec_kernel_set_arg(*a_kernel, *a_arg_index, obj);
+    if (id) {
         c->in[3].state = REC_SLOT_UINT;
-        c->in[3].v.u = rec_obj_id(obj);
-        rec_kernel_set_arg(*a_kernel, *a_arg_index, obj);
+        c->in[3].v.u = id;
         return 0;
     }
-    rec_kernel_set_arg(*a_kernel, *a_arg_index, NULL);
     int cap = c->capture;
     c->capture = 1;
     rec_slot_fill(c, &c->in[3], v, *a_arg_size);

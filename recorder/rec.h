@@ -33,7 +33,9 @@ extern "C" {
     X(size, memory,       MEMORY,       "memory",        268435456, \
       "memory the recorder may hold before the application waits (e.g. 256M)") \
     X(bool, device_timing, DEVICE_TIMING, "device-timing", 1, \
-      "record the device time of every enqueued command (invisible to the application)") \
+      "record the device time of enqueued commands (invisible to the application)") \
+    X(u64,  timing_interval_us, TIMING_INTERVAL_US, "timing-interval-us", 1000, \
+      "device timing of a command kind (a kernel, transfers of one buffer) past its first 16: at most one every INT microseconds (0: every command)") \
     X(int,  flush_ms,     FLUSH_MS,     "flush-ms",      200, \
       "periodic flush interval in milliseconds") \
     X(u64,  compress_threads, COMPRESS_THREADS, "compress-threads", 0, \

@@ -295,7 +295,7 @@ static void rec_write_env(void)
     tf_enc *e = tf_writer_lock(rec_g.w);
     tf_enc_array(e, 2);
     tf_enc_uint(e, 0);
-    tf_enc_map(e, 8);
+    tf_enc_map(e, 10);
     rec_env_str(e, "recorder", "clrr " CLRR_VERSION);
     rec_env_cmdline(e);
     rec_env_uint(e, "pid", (uint64_t)getpid());
@@ -303,6 +303,8 @@ static void rec_write_env(void)
     rec_env_str(e, "hostname", host);
     rec_env_str(e, "layer_mode", rec_g.layer_mode ? "layer" : "preload");
     rec_env_uint(e, "capture_data", (uint64_t)rec_g.ctl.capture_data);
+    rec_env_uint(e, "device_timing", (uint64_t)rec_g.ctl.device_timing);
+    rec_env_uint(e, "timing_interval_us", rec_g.ctl.timing_interval_us);
     rec_env_platforms(e);
     tf_writer_unlock(rec_g.w);
     rec_signals_check(rec_now_ns(), 1);   /* the driver is initialized now */
@@ -328,7 +330,10 @@ int rec_enter(rec_call *c, unsigned fn)
     c->npre = c->npost = 0;
     c->ret_override = 0;
     c->plan = 0;
-    for (int i = 0; i < 16; i++)
+    c->timed = 0;
+    /* slots are indexed by parameter: only the function's are used */
+    uint32_t np = rec_gen_sigs[fn].nparams < 16 ? rec_gen_sigs[fn].nparams : 16;
+    for (uint32_t i = 0; i < np; i++)
         c->in[i].state = c->out[i].state = REC_SLOT_NONE;
     c->t0 = rec_now_ns();
     return 1;
@@ -405,12 +410,12 @@ void rec_begin_done(rec_call *c)
 
 tf_enc *rec_end(rec_call *c)
 {
-    int64_t t1 = rec_now_ns();
+    c->t1 = rec_now_ns();
     tf_enc *e = tf_writer_lock(rec_g.w);
     tf_enc_array(e, 6);
     tf_enc_uint(e, 3);
     tf_enc_uint(e, c->seq);
-    tf_enc_int(e, t1);
+    tf_enc_int(e, c->t1);
     return c->e = e;
 }
 
@@ -434,14 +439,15 @@ void rec_end_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->post, c->npost);
     tf_writer_unlock(rec_g.w);
-    for (int i = 0; i < 16; i++) {
+    uint32_t np = rec_gen_sigs[c->fn].nparams < 16 ? rec_gen_sigs[c->fn].nparams : 16;
+    for (uint32_t i = 0; i < np; i++) {
         rec_free_slot(&c->in[i]);
         rec_free_slot(&c->out[i]);
     }
     rec_free_extras(c->pre, c->npre);
     rec_free_extras(c->post, c->npost);
     const char *cat = rec_gen_categories[c->fn];
-    int64_t now = rec_now_ns();
+    int64_t now = c->t1;   /* the call's end: a clock read fewer */
     /* a slow call may have loaded code that installs signal handlers (PoCL
      * sets up LLVM's when it initializes): look again at once */
     rec_signals_check(now, now - c->t0 > 1000000);

@@ -1,9 +1,11 @@
 /* rec_events.c — work that waits for commands to complete: device times
  * (DEVTIME records) and read-backs of non-blocking reads and maps (DATA
- * records). A background thread polls; sync calls (clFinish,
- * clWaitForEvents, clGetEventInfo) poll too, on the application's thread,
- * so data is captured before the application can see completion and touch
- * its memory. */
+ * records). A background thread polls for both. Sync calls (clFinish,
+ * clWaitForEvents, clGetEventInfo) poll for read-backs only, on the
+ * application's thread, so data is captured before the application can see
+ * completion and touch its memory; device times stay with the background
+ * thread, which gives way to such a poll between two entries. A sync call
+ * with no read-back pending costs one look at a counter. */
 #include "recorder/rec_int.h"
 
 #include <pthread.h>
@@ -24,11 +26,17 @@ static pthread_mutex_t rec_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rec_ev_cond = PTHREAD_COND_INITIALIZER;
 static rec_pending *rec_pend;
 static size_t rec_head, rec_npend, rec_cappend;   /* live entries: [rec_head, rec_npend) */
-static size_t rec_ncap;                           /* live entries that capture data */
+static _Atomic size_t rec_ncap;                   /* live entries that capture data */
+static _Atomic int rec_sync_waiting;              /* sync polls waiting for the poll lock */
 static pthread_t rec_ev_thread;
 static int rec_ev_running, rec_ev_stop;
 
-static void rec_poll(int wait_all, int all_captures);
+/* Who polls: the background thread; the application's thread past
+ * REC_EV_MAX pending entries (both: what completed, in order); a sync call
+ * (read-backs only, every one); the stop (all that completed). */
+enum { REC_POLL_BG, REC_POLL_BACKLOG, REC_POLL_SYNC, REC_POLL_STOP };
+
+static void rec_poll(int wait_all, int who);
 
 /* Pending device times: past REC_EV_BUSY the background thread polls every
  * REC_EV_BUSY_NS; past REC_EV_MAX the application's thread polls too, so
@@ -39,9 +47,60 @@ static void rec_poll(int wait_all, int all_captures);
 #define REC_EV_MAX 4096
 #define REC_EV_BUSY_NS 200000
 
+/* Device timing by command kind. An event with profiling costs the driver
+ * several microseconds per command (NVIDIA's, 7 us on the H200 machine:
+ * `make bench`, "device timing in the driver"), far more than recording
+ * the call. So a kind's first REC_TIME_FIRST commands are timed, then one
+ * at most every timing_interval_us: a loop of short launches is sampled,
+ * anything that runs less often than that is timed every time. A kind is
+ * (function, first object after the queue), by address: a released
+ * kernel's address reused by a new one continues its count. The table is
+ * lock-free; a race may time one command more or fewer, never more than
+ * that. A kind that finds the table full is timed every time. */
+#define REC_TIME_FIRST 16
+#define REC_TIME_SLOTS 4096u
+#define REC_TIME_PROBE 16
+
+typedef struct rec_tkind {
+    _Atomic uint64_t key;      /* 0: free */
+    _Atomic uint32_t n;        /* commands seen */
+    _Atomic int64_t last;      /* host time of the last timed one */
+} rec_tkind;
+
+static rec_tkind rec_tkinds[REC_TIME_SLOTS];
+
+void rec_time_decide(rec_call *c, const void *key)
+{
+    c->timed = rec_g.ctl.device_timing;
+    uint64_t every = rec_g.ctl.timing_interval_us * 1000u;
+    if (!c->timed || !every)
+        return;
+    /* user-space addresses fit 56 bits: the function goes on top */
+    uint64_t k = ((uint64_t)(uintptr_t)key & 0x00ffffffffffffffull) | ((uint64_t)(c->fn + 1) << 56);
+    uint64_t h = k * 0x9e3779b97f4a7c15ull;
+    for (unsigned i = 0; i < REC_TIME_PROBE; i++) {
+        rec_tkind *t = &rec_tkinds[((h >> 40) + i) & (REC_TIME_SLOTS - 1)];
+        uint64_t cur = atomic_load_explicit(&t->key, memory_order_acquire);
+        if (cur == 0) {
+            uint64_t zero = 0;
+            if (!atomic_compare_exchange_strong(&t->key, &zero, k) && zero != k)
+                continue;   /* another kind took it */
+        } else if (cur != k) {
+            continue;
+        }
+        uint32_t n = atomic_fetch_add_explicit(&t->n, 1, memory_order_relaxed);
+        int64_t last = atomic_load_explicit(&t->last, memory_order_relaxed);
+        if (n < REC_TIME_FIRST)
+            atomic_store_explicit(&t->last, c->t0, memory_order_relaxed);
+        else if (c->t0 - last < (int64_t)every || !atomic_compare_exchange_strong(&t->last, &last, c->t0))
+            c->timed = 0;
+        return;
+    }
+}
+
 int rec_want_event(rec_call *c, cl_bool blocking)
 {
-    return rec_g.ctl.device_timing || (!blocking && c->capture);
+    return c->timed || (!blocking && c->capture);
 }
 
 /* Queues an entry. @return the number of live entries. */
@@ -74,7 +133,7 @@ void rec_track_event(rec_call *c, cl_event ev, int owned)
 {
     if (!ev)
         return;
-    if (!rec_g.ctl.device_timing) {
+    if (!c->timed) {
         if (owned)
             rec_next.clReleaseEvent(ev);
         return;
@@ -83,7 +142,7 @@ void rec_track_event(rec_call *c, cl_event ev, int owned)
         rec_next.clRetainEvent(ev);
     rec_pending p = {.ev = ev, .seq = c->seq, .timing = 1};
     if (rec_push(&p) > REC_EV_MAX)
-        rec_poll(0, 0);
+        rec_poll(0, REC_POLL_BACKLOG);
 }
 
 void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p, size_t len)
@@ -138,23 +197,31 @@ static void rec_write_data(const rec_pending *p, int status)
 
 /* Handles entries whose command has completed, oldest first. Commands
  * mostly complete in order, so the scan of device times stops after a few
- * incomplete ones: a poll costs O(completed), not O(pending). With
- * @p all_captures, every read-back entry is checked past that point: the
- * application synchronized, and may reuse or free the memory of any
- * command that completed, on any queue (other threads' entries, or device
- * times of slower queues, can sit before it). Done entries are marked (ev =
- * NULL) and the head advances over them. */
-static void rec_poll(int wait_all, int all_captures)
+ * incomplete ones: a poll costs O(completed), not O(pending). A sync poll
+ * (@p who REC_POLL_SYNC) checks every read-back entry and skips device
+ * times: the application synchronized, and may reuse or free the memory of
+ * any command that completed, on any queue (other threads' entries, or
+ * device times of slower queues, can sit before it). The background poll
+ * stops early when a sync poll waits for the lock. Done entries are marked
+ * (ev = NULL) and the head advances over them. */
+static void rec_poll(int wait_all, int who)
 {
     if (!rec_g.active)
         return;
+    int sync = who == REC_POLL_SYNC;
+    if (sync && atomic_load(&rec_ncap) == 0)
+        return;   /* no read-back pending: nothing to capture before returning */
     /* one poller at a time (rec_poll_lock); the queue lock is held only to
      * copy entries out and to mark them done, not across driver calls, so
      * the application's pushes do not wait for a poll */
     static pthread_mutex_t rec_poll_lock = PTHREAD_MUTEX_INITIALIZER;
     static rec_pending *work;
     static size_t *work_at, work_cap;
+    if (sync)
+        atomic_fetch_add(&rec_sync_waiting, 1);
     pthread_mutex_lock(&rec_poll_lock);
+    if (sync)
+        atomic_fetch_sub(&rec_sync_waiting, 1);
     pthread_mutex_lock(&rec_ev_lock);
     size_t from = rec_head, to = rec_npend, ncap = rec_ncap;
     if (to - from > work_cap) {
@@ -180,8 +247,15 @@ static void rec_poll(int wait_all, int all_captures)
     size_t caps_seen = 0, done_caps = 0;
     for (size_t k = 0; k < n; k++) {
         rec_pending *p = &work[k];
-        if (incomplete >= 8) {
-            if (!all_captures || caps_seen >= ncap)
+        if (sync) {
+            if (caps_seen >= ncap)
+                break;
+            if (!p->key)
+                continue;   /* device times: the background thread's */
+        } else if (who == REC_POLL_BG && atomic_load(&rec_sync_waiting)) {
+            break;   /* the sync poll goes first; the rest waits for the next poll */
+        } else if (incomplete >= 8) {
+            if (who != REC_POLL_STOP || caps_seen >= ncap)
                 break;
             if (!p->key)
                 continue;   /* device times wait for a later poll */
@@ -233,7 +307,7 @@ static void rec_poll(int wait_all, int all_captures)
 
 void rec_events_poll(int wait_all)
 {
-    rec_poll(wait_all, 1);
+    rec_poll(wait_all, wait_all ? REC_POLL_STOP : REC_POLL_SYNC);
 }
 
 static void *rec_ev_main(void *arg)
@@ -255,7 +329,7 @@ static void *rec_ev_main(void *arg)
         }
         pthread_cond_timedwait(&rec_ev_cond, &rec_ev_lock, &ts);
         pthread_mutex_unlock(&rec_ev_lock);
-        rec_poll(0, 0);
+        rec_poll(0, REC_POLL_BG);
         pthread_mutex_lock(&rec_ev_lock);
     }
     pthread_mutex_unlock(&rec_ev_lock);
@@ -277,5 +351,5 @@ void rec_events_stop(void)
         pthread_join(rec_ev_thread, NULL);
         rec_ev_running = 0;
     }
-    rec_events_poll(0);   /* what completed is kept; the rest is dropped at exit */
+    rec_poll(0, REC_POLL_STOP);   /* what completed is kept; the rest is dropped at exit */
 }

@@ -63,7 +63,7 @@ struct rec_call {
     uint32_t fn;
     int capture;                    /* data capture on for this call */
     uint64_t seq, tid;
-    int64_t t0;
+    int64_t t0, t1;                 /* host times at BEGIN and END */
     int32_t ret_override;           /* answer of a pre hook that returned 1 */
     rec_slot in[16], out[16];
     rec_extra pre[REC_MAX_EXTRA], post[REC_MAX_EXTRA];
@@ -73,6 +73,7 @@ struct rec_call {
     const void *hook_p;
     uint64_t scratch[64];           /* storage a pre hook hands to the driver */
     int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
+    int timed;                      /* enqueue: its device time is recorded (rec_time_decide) */
 };
 
 /* ----------------------------------------------------------- rec_core.c */
@@ -215,10 +216,13 @@ typedef struct rec_obj_info {
 } rec_obj_info;
 int rec_obj_get(const void *h, rec_obj_info *out);           /* 1 when known */
 void rec_obj_set(const void *h, const rec_obj_info *in);     /* replaces (keeps id/kind) */
-/* Kernel arguments that are memory objects, for host-pointer snapshots. */
-void rec_kernel_set_arg(const void *kernel, unsigned index, const void *mem);
-int rec_kernel_mems(const void *kernel, const void **mems, int max);
-int rec_obj_is_arg_object(const void *h);   /* a live mem object, sampler or queue */
+/* Kernel arguments. rec_kernel_set_arg(): @p arg, the value of argument
+ * @p index when it is pointer-sized (else NULL); @return its id when it is
+ * a live memory object, sampler or queue (recorded as a handle), else 0.
+ * The kernel remembers its arguments that are host-pointer buffers, which
+ * rec_kernel_host_mems() lists for the snapshots before a launch. */
+uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg);
+int rec_kernel_host_mems(const void *kernel, const void **mems, int max);
 
 /* ----------------------------------------------------------- rec_data.c */
 size_t rec_cap_count(size_t n);
@@ -246,6 +250,10 @@ size_t rec_image_elem_size(const cl_image_format *f);
 /* --------------------------------------------------------- rec_events.c */
 /* Whether the recorder needs an event for this command when the
  * application passed none (device timing, or a non-blocking read-back). */
+/* rec_time_decide(): whether the command of @p c gets a device time (set
+ * in c->timed), from its kind: c->fn and @p key, its first object after
+ * the queue (NULL when none). Called by every enqueue before the two below. */
+void rec_time_decide(rec_call *c, const void *key);
 int rec_want_event(rec_call *c, cl_bool blocking);
 /* Tracks an enqueued command's event: device times once complete, and the
  * release of a stand-in event (@p owned). */

@@ -15,7 +15,8 @@ typedef struct rec_obj {
     const void *h;
     int32_t refs;
     rec_obj_info info;
-    const void *kargs[REC_MAX_KARGS];   /* kernels: memory object per argument */
+    uint64_t hostargs;                  /* kernels: bit i set when kargs[i] is one */
+    const void *kargs[REC_MAX_KARGS];   /* kernels: host-pointer buffer per argument */
 } rec_obj;
 
 static rec_obj *rec_buckets[REC_BUCKETS];
@@ -184,37 +185,32 @@ void rec_obj_set(const void *h, const rec_obj_info *in)
     pthread_mutex_unlock(&rec_obj_lock);
 }
 
-void rec_kernel_set_arg(const void *kernel, unsigned index, const void *mem)
+uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg)
 {
-    if (index >= REC_MAX_KARGS)
-        return;
+    uint64_t id = 0;
     pthread_mutex_lock(&rec_obj_lock);
-    rec_obj *o = rec_find(kernel);
-    if (o)
-        o->kargs[index] = mem;
+    rec_obj *a = arg ? rec_find(arg) : NULL;
+    if (a && (a->info.kind == REC_OBJ_MEM || a->info.kind == REC_OBJ_SAMPLER
+              || a->info.kind == REC_OBJ_QUEUE))
+        id = a->info.id;
+    rec_obj *k = index < REC_MAX_KARGS ? rec_find(kernel) : NULL;
+    if (k) {
+        int host = id && a->info.kind == REC_OBJ_MEM && a->info.host_ptr && a->info.size;
+        k->kargs[index] = host ? arg : NULL;
+        k->hostargs = host ? k->hostargs | (uint64_t)1 << index : k->hostargs & ~((uint64_t)1 << index);
+    }
     pthread_mutex_unlock(&rec_obj_lock);
+    return id;
 }
 
-int rec_kernel_mems(const void *kernel, const void **mems, int max)
+int rec_kernel_host_mems(const void *kernel, const void **mems, int max)
 {
     int n = 0;
     pthread_mutex_lock(&rec_obj_lock);
     rec_obj *o = rec_find(kernel);
-    for (int i = 0; o && i < REC_MAX_KARGS && n < max; i++)
-        if (o->kargs[i])
-            mems[n++] = o->kargs[i];
+    for (uint64_t b = o ? o->hostargs : 0; b && n < max; b &= b - 1)
+        mems[n++] = o->kargs[__builtin_ctzll(b)];
     pthread_mutex_unlock(&rec_obj_lock);
     return n;
 }
 
-/* Is @p h a live memory object, sampler or queue (a kernel argument that
- * must be recorded as a handle)? */
-int rec_obj_is_arg_object(const void *h)
-{
-    pthread_mutex_lock(&rec_obj_lock);
-    rec_obj *o = rec_find(h);
-    int yes = o && (o->info.kind == REC_OBJ_MEM || o->info.kind == REC_OBJ_SAMPLER
-                    || o->info.kind == REC_OBJ_QUEUE);
-    pthread_mutex_unlock(&rec_obj_lock);
-    return yes;
-}

@@ -165,4 +165,22 @@ grep -q "^clrr: the OpenCL loader $T/noloader.so does not load layers (OPENCL_LA
 # the loader here loads layers: no such line
 "$CLRR" record -o l.clrr -- "$APP" --size 4096 --iters 1 --quiet 2>err || fail "clrr record: $(cat err)"
 ! grep -q "does not load layers" err || fail "a loader with layers taken for one without: $(cat err)"
-echo "ok: launcher, exit statuses, vecadd trace read back by info and dump"
+# device timing by command kind: a kind's first 16 commands are timed, then
+# one at most every --timing-interval-us; 0 times every command. vecadd
+# --iters 40 makes 4 kinds (two input writes, the kernel, the read-back),
+# 40 commands each.
+devtimes() { "$CLRR" dump --json "$1" | grep -c '"type":"devtime"'; }
+"$CLRR" record --timing-interval-us=0 -o all.clrr -- "$APP" --size 1024 --iters 40 --quiet 2>err ||
+    fail "record --timing-interval-us=0: $(cat err)"
+[ "$(devtimes all.clrr)" = 160 ] || fail "--timing-interval-us=0: $(devtimes all.clrr) device times, want 160"
+"$CLRR" record --timing-interval-us=1000000000 -o few.clrr -- "$APP" --size 1024 --iters 40 --quiet 2>err ||
+    fail "record --timing-interval-us=1000000000: $(cat err)"
+[ "$(devtimes few.clrr)" = 64 ] || fail "a long interval: $(devtimes few.clrr) device times, want 16 per kind (64)"
+"$CLRR" info few.clrr | grep -q "^device .*(sampled: .* one per 1000000000 us)" || fail "info does not say timing was sampled"
+"$CLRR" stats few.clrr | grep -Eq "^ +vecadd +40 .*\(16 timed\)" || fail "stats: $("$CLRR" stats few.clrr)"
+"$CLRR" record -o def.clrr -- "$APP" --size 1024 --iters 40 --quiet 2>err || fail "record: $(cat err)"
+n=$(devtimes def.clrr)
+[ "$n" -ge 64 ] && [ "$n" -le 160 ] || fail "default timing: $n device times, want 64..160"
+CLRR_DEVICE_TIMING=0 "$CLRR" record -o off.clrr -- "$APP" --size 1024 --iters 4 --quiet 2>err || fail "record: $(cat err)"
+[ "$(devtimes off.clrr)" = 0 ] && "$CLRR" info off.clrr | grep -q "(device timing off)" || fail "device timing off"
+echo "ok: launcher, exit statuses, vecadd trace read back by info and dump, sampled device timing"

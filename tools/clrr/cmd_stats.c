@@ -43,12 +43,15 @@ static void cli_stats_human(FILE *f, const char *path, const ana_model *m, const
                 "launches", "total", "mean", "min", "max", "work-items", "read", "written");
     for (size_t i = 0; i < s->nkernels && i < top; i++) {
         const ana_kernel_stats *k = &s->kernels[i];
-        fprintf(f, "  %-24.24s %8" PRIu64 " %10s %10s %10s %10s %12" PRIu64 " %10s %10s%s\n", k->name,
+        char part[48] = "";   /* sampled device timing: total and mean are of the timed ones */
+        if (k->timed < k->launches)
+            snprintf(part, sizeof part, "  (%" PRIu64 " timed)", k->timed);
+        fprintf(f, "  %-24.24s %8" PRIu64 " %10s %10s %10s %10s %12" PRIu64 " %10s %10s%s%s\n", k->name,
                 k->launches, cli_fmt_ns((int64_t)k->dev_total_ns, a),
                 cli_fmt_ns(k->timed ? (int64_t)(k->dev_total_ns / k->timed) : 0, b),
                 cli_fmt_ns((int64_t)k->dev_min_ns, c), cli_fmt_ns((int64_t)k->dev_max_ns, d), k->work_items,
                 cli_fmt_size(k->bytes_read, e), cli_fmt_size(k->bytes_written, w),
-                k->whole_ranges ? "  (some whole buffers)" : "");
+                k->whole_ranges ? "  (some whole buffers)" : "", part);
     }
     if (s->nxfers)
         fprintf(f, "\ntransfers\n  %-12s %8s %12s %10s %12s\n", "kind", "count", "bytes", "time", "bandwidth");
@@ -69,10 +72,11 @@ static void cli_stats_human(FILE *f, const char *path, const ana_model *m, const
     for (size_t i = 0; i < s->nqueues; i++) {
         const ana_queue_stats *q = &s->queues[i];
         fprintf(f, "  queue #%" PRIu64 " (device #%" PRIu64 "): %" PRIu64 " commands, busy %s of %s span"
-                   " (%.0f%%), idle %s in %" PRIu64 " gaps, largest %s\n", q->queue, q->device, q->commands,
+                   " (%.0f%%), idle %s in %" PRIu64 " gaps, largest %s%s\n", q->queue, q->device, q->commands,
                 cli_fmt_ns((int64_t)q->busy_ns, a), cli_fmt_ns((int64_t)q->span_ns, b),
                 q->span_ns ? 100.0 * (double)q->busy_ns / (double)q->span_ns : 0.0,
-                cli_fmt_ns((int64_t)q->idle_ns, c), q->gaps, cli_fmt_ns((int64_t)q->max_gap_ns, d));
+                cli_fmt_ns((int64_t)q->idle_ns, c), q->gaps, cli_fmt_ns((int64_t)q->max_gap_ns, d),
+                q->timed < q->commands ? " (of its timed commands)" : "");
     }
     if (s->ngaps)
         fputs("\nlargest device idle gaps\n", f);

@@ -176,8 +176,14 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
     fprintf(f, "kernels    %" PRIu64 " launches\n", st->launches);
     fprintf(f, "transfers  %" PRIu64 "; data host→device %s, device→host %s\n", st->transfers,
             cli_fmt_size(st->h2d, a), cli_fmt_size(st->d2h, b));
-    fprintf(f, "device     %" PRIu64 " timings, %s summed device time\n", st->devtimes,
+    fprintf(f, "device     %" PRIu64 " timings, %s summed device time", st->devtimes,
             cli_fmt_ns((int64_t)st->devtime_ns, a));
+    uint64_t timing = 1, every = 0;
+    if (st->env && cli_env_u64(st->env, "device_timing", &timing) && !timing)
+        fputs(" (device timing off)", f);
+    else if (st->env && cli_env_u64(st->env, "timing_interval_us", &every) && every)
+        fprintf(f, " (sampled: each kernel's or buffer's commands past 16, one per %" PRIu64 " us)", every);
+    putc('\n', f);
     if (st->data_items || st->notes)
         fprintf(f, "late items %" PRIu64 " data, %" PRIu64 " notes\n", st->data_items, st->notes);
     fprintf(f, "duration   %s (first call to last return)\n",

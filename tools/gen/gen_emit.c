@@ -310,10 +310,18 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
                     p->name, arr ? " && " : "", arr ? arr : "", p->name, p->name);
         }
     }
-    if (ev)
+    if (ev) {
+        /* device timing is decided per command kind: the function and its
+         * first object after the queue (the kernel, the buffer) */
+        const gen_param *key = NULL;
+        for (int i = 1; i < f->np && !key; i++)
+            if (f->p[i].a.kind == GK_HANDLE && !f->p[i].is_ptr)
+                key = &f->p[i];
+        fprintf(o, "    rec_time_decide(c, %s%s);\n", key ? "(const void *)" : "NULL", key ? key->name : "");
         fprintf(o, "    cl_event s_%s = NULL;\n    if (!a_%s && rec_want_event(c, %s))\n"
                    "        a_%s = &s_%s;\n", ev->name, ev->name,
                 complete ? complete->a.blocking : "CL_TRUE", ev->name, ev->name);
+    }
     if (f->hook_pre) {
         fprintf(o, "    int skip_ = rec_pre_%s(c", f->name);
         for (int i = 0; i < f->np; i++)
