@@ -476,8 +476,8 @@ static int trim_copy_blobs(trim *t, const tf_value *v)
     int st = rpl_fetch(t->s, v, 0, &p, &got);
     if (st < 0)
         return trim_err(t, st, "%s", rpl_error(t->s));
-    tf_blobref ref;
-    tf_status ts = tf_writer_blob(t->w, p, got, &ref);
+    /* under the input's reference, which the copied records use */
+    tf_status ts = got == v->v.blob.size ? tf_writer_blob_ref(t->w, p, got, &v->v.blob) : TF_ERR_ARG;
     free(p);
     if (ts != TF_OK)
         return trim_err(t, RPL_ERR_TRACE, "%s", "writing the output failed");

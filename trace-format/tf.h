@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define TF_FORMAT_MAJOR 1
-#define TF_FORMAT_MINOR 1
+#define TF_FORMAT_MINOR 2
 
 typedef enum tf_status {
     TF_OK = 0,
@@ -43,15 +43,21 @@ const char *tf_strerror(tf_status s);
 
 /* ---------------------------------------------------------------- values */
 
-/* A blob reference: content hash (XXH3-128, canonical big-endian bytes as
- * produced by XXH128_canonicalFromHash) and total length in bytes. */
+/* A blob reference: content hash (FORMAT.md 5.1: XXH3-128 up to
+ * TF_HASH_LEAF bytes, a hash of the leaves' hashes above, canonical
+ * big-endian bytes as produced by XXH128_canonicalFromHash) and total
+ * length in bytes. */
 typedef struct tf_blobref {
     uint8_t hash[16];
     uint64_t size;
 } tf_blobref;
 
-/*! tf_hash() : XXH3-128 of @p len bytes at @p data into @p out->hash; sets
- *  out->size = len. Thread-safe. */
+/* Blobs longer than this are hashed in leaves of this size, which the
+ * writer's workers hash in parallel. */
+#define TF_HASH_LEAF ((size_t)1 << 20)
+
+/*! tf_hash() : the blob hash (FORMAT.md 5.1) of @p len bytes at @p data
+ *  into @p out->hash; sets out->size = len. Thread-safe. */
 void tf_hash(const void *data, size_t len, tf_blobref *out);
 
 typedef enum tf_type {
@@ -189,6 +195,13 @@ void tf_enc_blobref(tf_enc *e, const tf_blobref *b); /* msgpack ext type 1 */
  *  set, so the call record stays well-formed). */
 #define TF_BLOB_PIECE ((size_t)1 << 20)
 tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref *ref);
+/*! tf_writer_blob_ref() : tf_writer_blob() for bytes copied from another
+ *  trace, stored under the reference @p ref the records copied with them
+ *  use (ref->size must be @p len), without hashing them again: a trace of
+ *  an earlier format version may hash differently (FORMAT.md 5.1). The
+ *  caller vouches that @p ref is that trace's reference to these bytes.
+ *  @return TF_OK, TF_ERR_ARG, or TF_ERR_FAILED. */
+tf_status tf_writer_blob_ref(tf_writer *w, const void *data, size_t len, const tf_blobref *ref);
 
 /*! tf_writer_flush() : seals the open record chunk now. When @p wait is
  *  non-zero, returns once everything sealed so far is written to the file

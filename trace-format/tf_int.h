@@ -163,11 +163,13 @@ typedef struct tf_bent { uint8_t hash[16]; uint64_t size1; } tf_bent;
  * workers copy while the caller hashes (tf_wblob.c). The task lives in the
  * caller's frame; the caller waits until *pending (under qmu) is 0. */
 typedef struct tf_wcopy tf_wcopy;
-struct tf_wcopy {
+struct tf_wcopy {                /* a task: copy a piece, hash a leaf, or both */
     tf_wcopy *next;
-    unsigned *pending;           /* the poster's count of copies not done */
+    unsigned *pending;           /* the poster's count of tasks not done */
     const uint8_t *src;
-    tf_job *j;                   /* destination: j->len bytes of payload */
+    tf_job *j;                   /* copy: destination, j->len bytes of payload; NULL: no copy */
+    size_t len;                  /* bytes at src when j is NULL */
+    uint8_t *digest;             /* hash: the leaf's 16 bytes go here (tf_hash_leaf); NULL: no hash */
 };
 
 /* A compression worker (tf_wthread.c). Worker 0, the lead, also runs the
@@ -289,6 +291,9 @@ void tf_wset_free(tf_writer *w);
 /* tf_hash_avx2.c (x86-64 only): XXH3-128, canonical bytes, built for AVX2;
  * only on a CPU that has it. */
 void tf_hash_avx2(const void *data, size_t len, uint8_t out[16]);
+/* tf_wblob.c: the hash of one leaf (at most TF_HASH_LEAF bytes) of a blob,
+ * canonical bytes; the hash of a blob of at most TF_HASH_LEAF bytes. */
+void tf_hash_leaf(const void *data, size_t len, uint8_t out[16]);
 /* A worker's share of blob captures: takes the first posted copy task
  * (qmu held, w->copies not NULL), copies it with qmu released, counts it
  * done. Returns with qmu held. */

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #define TF_SET_MIN 1024
@@ -34,11 +35,10 @@
 static _Atomic int tf_has_avx2 = -1;      /* -1 until asked */
 #endif
 
-void tf_hash(const void *data, size_t len, tf_blobref *out)
+void tf_hash_leaf(const void *data, size_t len, uint8_t out[16])
 {
     XXH128_canonical_t c;
 
-    out->size = len;
 #if defined(__x86_64__)
     int avx2 = atomic_load_explicit(&tf_has_avx2, memory_order_relaxed);
     if (avx2 < 0) {
@@ -47,12 +47,47 @@ void tf_hash(const void *data, size_t len, tf_blobref *out)
         atomic_store_explicit(&tf_has_avx2, avx2, memory_order_relaxed);
     }
     if (avx2) {
-        tf_hash_avx2(data, len, out->hash);
+        tf_hash_avx2(data, len, out);
         return;
     }
 #endif
     XXH128_canonicalFromHash(&c, XXH3_128bits(data, len));
+    memcpy(out, c.digest, 16);
+}
+
+/* The root of a blob of more than one leaf: XXH3-128, seeded with the
+ * blob's length, of its leaves' digests in order (FORMAT.md 5.1). */
+static void tf_hroot_begin(XXH3_state_t *st, uint64_t len)
+{
+    memset(st, 0, sizeof *st);   /* XXH3_INITSTATE: a state on the stack, reset with a seed */
+    (void)XXH3_128bits_reset_withSeed(st, len);
+}
+
+static void tf_hroot_end(XXH3_state_t *st, tf_blobref *out)
+{
+    XXH128_canonical_t c;
+
+    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(st));
     memcpy(out->hash, c.digest, 16);
+}
+
+void tf_hash(const void *data, size_t len, tf_blobref *out)
+{
+    const uint8_t *p = data;
+    XXH3_state_t st;
+    uint8_t d[16];
+
+    out->size = len;
+    if (len <= TF_HASH_LEAF) {
+        tf_hash_leaf(data, len, out->hash);
+        return;
+    }
+    tf_hroot_begin(&st, len);
+    for (size_t off = 0; off < len; off += TF_HASH_LEAF) {
+        tf_hash_leaf(p + off, len - off < TF_HASH_LEAF ? len - off : TF_HASH_LEAF, d);
+        (void)XXH3_128bits_update(&st, d, 16);
+    }
+    tf_hroot_end(&st, out);
 }
 
 void tf_wset_free(tf_writer *w)
@@ -109,15 +144,143 @@ static int tf_wset_add(tf_writer *w, const tf_blobref *ref)
 
 /* Capture --------------------------------------------------------------- */
 
+_Static_assert(TF_BLOB_PIECE == TF_HASH_LEAF, "a blob's pieces are its hash leaves");
+
+/* Tasks for the workers: copies of pieces into jobs, hashes of leaves, or
+ * both at once (the leaf is hashed from the copy, still in cache). */
+static void tf_wtask_do(tf_wcopy *t)
+{
+    const uint8_t *src = t->src;
+    size_t len = t->len;
+
+    if (t->j) {
+        memcpy(TF_JOB_PAYLOAD(t->j), t->src, t->j->len);
+        src = TF_JOB_PAYLOAD(t->j);
+        len = t->j->len;
+    }
+    if (t->digest)
+        tf_hash_leaf(src, len, t->digest);
+}
+
+/* Posts @p n tasks (n >= 2), counted in *@p pending, for idle workers to
+ * take before any compression job. */
+static void tf_wtasks_post(tf_writer *w, tf_wcopy *tasks, unsigned n, unsigned *pending)
+{
+    pthread_mutex_lock(&w->qmu);
+    for (unsigned i = 0; i < n; i++) {
+        tf_wcopy *t = &tasks[i];
+        t->next = NULL;
+        t->pending = pending;
+        if (w->copies_tail)
+            w->copies_tail->next = t;
+        else
+            w->copies = t;
+        w->copies_tail = t;
+    }
+    atomic_fetch_add(&w->ncopies, n);
+    *pending = n;
+    pthread_cond_broadcast(&w->qcv);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+/* Finishes the tasks counted in *@p pending: takes back those no worker
+ * took and does them, waits for those a worker is doing. */
+static void tf_wtasks_finish(tf_writer *w, unsigned *pending)
+{
+    tf_wcopy *mine = NULL, **pp, *t;
+    unsigned n = 0;
+
+    pthread_mutex_lock(&w->qmu);
+    w->copies_tail = NULL;
+    for (pp = &w->copies; (t = *pp) != NULL;) {
+        if (t->pending == pending) {
+            *pp = t->next;
+            t->next = mine;
+            mine = t;
+            n++;
+        } else {
+            w->copies_tail = t;
+            pp = &t->next;
+        }
+    }
+    atomic_fetch_sub(&w->ncopies, n);
+    pthread_mutex_unlock(&w->qmu);
+    for (t = mine; t; t = t->next)
+        tf_wtask_do(t);
+    pthread_mutex_lock(&w->qmu);
+    *pending -= n;
+    while (*pending > 0)
+        pthread_cond_wait(&w->copy_cv, &w->qmu);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+void tf_wcopy_run_locked(tf_writer *w)
+{
+    tf_wcopy *t = w->copies;
+
+    w->copies = t->next;
+    if (w->copies == NULL)
+        w->copies_tail = NULL;
+    atomic_fetch_sub(&w->ncopies, 1);
+    pthread_mutex_unlock(&w->qmu);
+    tf_wtask_do(t);
+    pthread_mutex_lock(&w->qmu);
+    if (--*t->pending == 0)                /* t's frame may be gone once qmu is released */
+        pthread_cond_broadcast(&w->copy_cv);
+}
+
+void tf_wcopy_serve(tf_writer *w)
+{
+    pthread_mutex_lock(&w->qmu);
+    while (w->copies)
+        tf_wcopy_run_locked(w);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+/* The hash of a blob of several leaves, the leaves hashed by the workers
+ * and the caller together, a window of TF_WIN_PIECES at a time. */
+static void tf_whash_par(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref)
+{
+    tf_wcopy tasks[TF_WIN_PIECES];
+    uint8_t dig[TF_WIN_PIECES][16];
+    unsigned pending;
+    XXH3_state_t st;
+
+    if (len <= TF_HASH_LEAF) {
+        tf_hash(src, len, ref);
+        return;
+    }
+    ref->size = len;
+    tf_hroot_begin(&st, len);
+    for (size_t off = 0; off < len;) {
+        unsigned n = 0;
+        for (; n < TF_WIN_PIECES && off < len; n++, off += TF_HASH_LEAF) {
+            tasks[n].src = src + off;
+            tasks[n].j = NULL;
+            tasks[n].len = len - off < TF_HASH_LEAF ? len - off : TF_HASH_LEAF;
+            tasks[n].digest = dig[n];
+        }
+        if (n == 1) {
+            tf_wtask_do(&tasks[0]);
+        } else {
+            tf_wtasks_post(w, tasks, n, &pending);
+            tf_wtasks_finish(w, &pending);
+        }
+        (void)XXH3_128bits_update(&st, dig, (size_t)n * 16);
+    }
+    tf_hroot_end(&st, ref);
+}
+
 /* A window of at most TF_WIN_PIECES pieces of a blob being captured: the
- * budget reserved for them, their jobs, and the copy tasks posted for the
+ * budget reserved for them, their jobs, and the tasks posted for the
  * workers. Lives in the caller's frame. */
 typedef struct tf_wcap {
     tf_job *jobs[TF_WIN_PIECES];
     tf_wcopy tasks[TF_WIN_PIECES];
+    uint8_t dig[TF_WIN_PIECES][16];   /* with @p hash: the leaves' digests */
     const uint8_t *src;
     unsigned n;
-    unsigned pending;            /* posted copies not done (qmu) */
+    unsigned pending;            /* posted tasks not done (qmu) */
     size_t cost;
 } tf_wcap;
 
@@ -135,11 +298,12 @@ static void tf_wcap_release(tf_writer *w, tf_wcap *c)
 
 /* Starts capturing @p len bytes at @p src, the part at @p off of a blob of
  * @p blob_size bytes (at most win_pieces pieces): waits for budget, gets
- * the jobs, and posts a copy task per piece when there are several, for
- * idle workers to take while the caller does something else (hashing).
- * @return TF_OK, or TF_ERR_FAILED (nothing held). */
+ * the jobs, and posts a task per piece when there are several, for idle
+ * workers to take while the caller does something else. With @p hash each
+ * task also hashes its piece as a leaf into c->dig. @return TF_OK, or
+ * TF_ERR_FAILED (nothing held). */
 static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uint64_t off, size_t len,
-                               uint64_t blob_size)
+                               uint64_t blob_size, int hash)
 {
     unsigned n = (unsigned)((len + TF_BLOB_PIECE - 1) / TF_BLOB_PIECE);
 
@@ -171,85 +335,24 @@ static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uin
         j->blob_size = blob_size;
         j->piece_off = off + (uint64_t)i * TF_BLOB_PIECE;
         c->jobs[c->n++] = j;
+        c->tasks[i].src = src + (size_t)i * TF_BLOB_PIECE;
+        c->tasks[i].j = j;
+        c->tasks[i].len = pn;
+        c->tasks[i].digest = hash ? c->dig[i] : NULL;
     }
-    if (n < 2)
-        return TF_OK;
-    pthread_mutex_lock(&w->qmu);
-    for (unsigned i = 0; i < n; i++) {
-        tf_wcopy *t = &c->tasks[i];
-        t->next = NULL;
-        t->pending = &c->pending;
-        t->src = src + (size_t)i * TF_BLOB_PIECE;
-        t->j = c->jobs[i];
-        if (w->copies_tail)
-            w->copies_tail->next = t;
-        else
-            w->copies = t;
-        w->copies_tail = t;
-    }
-    atomic_fetch_add(&w->ncopies, n);
-    c->pending = n;
-    pthread_cond_broadcast(&w->qcv);
-    pthread_mutex_unlock(&w->qmu);
+    if (n >= 2)
+        tf_wtasks_post(w, c->tasks, n, &c->pending);
     return TF_OK;
 }
 
-void tf_wcopy_run_locked(tf_writer *w)
-{
-    tf_wcopy *t = w->copies;
-
-    w->copies = t->next;
-    if (w->copies == NULL)
-        w->copies_tail = NULL;
-    atomic_fetch_sub(&w->ncopies, 1);
-    pthread_mutex_unlock(&w->qmu);
-    memcpy(TF_JOB_PAYLOAD(t->j), t->src, t->j->len);
-    pthread_mutex_lock(&w->qmu);
-    if (--*t->pending == 0)                /* t's frame may be gone once qmu is released */
-        pthread_cond_broadcast(&w->copy_cv);
-}
-
-void tf_wcopy_serve(tf_writer *w)
-{
-    pthread_mutex_lock(&w->qmu);
-    while (w->copies)
-        tf_wcopy_run_locked(w);
-    pthread_mutex_unlock(&w->qmu);
-}
-
-/* Finishes the copies of @p c: takes back the tasks no worker took, copies
- * them, waits for those a worker is copying. */
+/* Finishes the tasks of @p c (one piece: the caller copies it). */
 static void tf_wcap_copy(tf_writer *w, tf_wcap *c)
 {
-    tf_wcopy *mine = NULL, **pp, *t;
-    unsigned n = 0;
-
     if (c->n == 1 && c->pending == 0) {    /* one piece: nothing was posted */
-        memcpy(TF_JOB_PAYLOAD(c->jobs[0]), c->src, c->jobs[0]->len);
+        tf_wtask_do(&c->tasks[0]);
         return;
     }
-    pthread_mutex_lock(&w->qmu);
-    w->copies_tail = NULL;
-    for (pp = &w->copies; (t = *pp) != NULL;) {
-        if (t->pending == &c->pending) {
-            *pp = t->next;
-            t->next = mine;
-            mine = t;
-            n++;
-        } else {
-            w->copies_tail = t;
-            pp = &t->next;
-        }
-    }
-    atomic_fetch_sub(&w->ncopies, n);
-    pthread_mutex_unlock(&w->qmu);
-    for (t = mine; t; t = t->next)
-        memcpy(TF_JOB_PAYLOAD(t->j), t->src, t->j->len);
-    pthread_mutex_lock(&w->qmu);
-    c->pending -= n;
-    while (c->pending > 0)
-        pthread_cond_wait(&w->copy_cv, &w->qmu);
-    pthread_mutex_unlock(&w->qmu);
+    tf_wtasks_finish(w, &c->pending);
 }
 
 /* Queues the pieces of @p c, in order, as pieces of @p ref. @return TF_OK,
@@ -271,15 +374,18 @@ static tf_status tf_wcap_push(tf_writer *w, tf_wcap *c, const tf_blobref *ref)
     return TF_OK;
 }
 
-/* Hashes first, then captures the pieces window by window (workers help
- * with the copies) unless the blob is already stored. */
-static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref, int *have)
+/* Hashes first (workers hash leaves too; not with @p given, the caller's
+ * *ref), then captures the pieces window by window (workers help with the
+ * copies) unless the blob is already stored. */
+static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref, int *have,
+                                int given)
 {
     size_t win = (size_t)w->win_pieces * TF_BLOB_PIECE, off, n;
     tf_status status;
     tf_wcap c;
 
-    tf_hash(src, len, ref);
+    if (!given)
+        tf_whash_par(w, src, len, ref);
     pthread_mutex_lock(&w->bmu);
     w->st_blob_calls++;
     w->st_blob_in += len;
@@ -291,7 +397,7 @@ static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf
         return TF_OK;
     for (off = 0; off < len; off += n) {
         n = len - off < win ? len - off : win;
-        if ((status = tf_wcap_begin(w, &c, src + off, off, n, len)) != TF_OK)
+        if ((status = tf_wcap_begin(w, &c, src + off, off, n, len, 0)) != TF_OK)
             return status;
         tf_wcap_copy(w, &c);
         if ((status = tf_wcap_push(w, &c, ref)) != TF_OK)
@@ -300,17 +406,22 @@ static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf
     return TF_OK;
 }
 
-/* Speculative capture of a blob of one window, when the last one was new:
- * the workers copy the pieces while the caller hashes; the copies are
- * dropped if the blob turns out to be stored already. */
+/* Speculative capture of a blob of one window (several pieces), when the
+ * last one was new: each piece is copied and hashed as a leaf in one task,
+ * by the workers and the caller, one pass over the data in all; the copies
+ * are dropped if the blob turns out to be stored already. */
 static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref, int *have)
 {
     tf_wcap c;
+    XXH3_state_t st;
 
-    if (tf_wcap_begin(w, &c, src, 0, len, len) != TF_OK)
-        return tf_wblob_plain(w, src, len, ref, have);   /* failed: sets ref, counts */
-    tf_hash(src, len, ref);
+    if (tf_wcap_begin(w, &c, src, 0, len, len, 1) != TF_OK)
+        return tf_wblob_plain(w, src, len, ref, have, 0);   /* failed: sets ref, counts */
     tf_wcap_copy(w, &c);
+    ref->size = len;
+    tf_hroot_begin(&st, len);
+    (void)XXH3_128bits_update(&st, c.dig, (size_t)c.n * 16);
+    tf_hroot_end(&st, ref);
     pthread_mutex_lock(&w->bmu);
     w->st_blob_calls++;
     w->st_blob_in += len;
@@ -321,6 +432,18 @@ static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_
         return atomic_load(&w->failed) ? TF_ERR_FAILED : TF_OK;
     }
     return tf_wcap_push(w, &c, ref);
+}
+
+/* Enters a stored blob in the set. @return TF_OK. */
+static tf_status tf_wblob_added(tf_writer *w, const tf_blobref *ref)
+{
+    pthread_mutex_lock(&w->bmu);
+    if (tf_wset_add(w, ref)) {
+        w->st_blobs++;
+        w->st_blob_stored += ref->size;
+    }
+    pthread_mutex_unlock(&w->bmu);
+    return TF_OK;
 }
 
 tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref *ref)
@@ -342,17 +465,32 @@ tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref 
         !atomic_load(&w->failed))
         status = tf_wblob_spec(w, data, len, ref, &have);
     else
-        status = tf_wblob_plain(w, data, len, ref, &have);
+        status = tf_wblob_plain(w, data, len, ref, &have, 0);
     if (multi)
         atomic_store(&w->blob_spec, !have);
     if (status != TF_OK || have)
         return status;
+    return tf_wblob_added(w, ref);
+}
 
-    pthread_mutex_lock(&w->bmu);
-    if (tf_wset_add(w, ref)) {
-        w->st_blobs++;
-        w->st_blob_stored += len;
+tf_status tf_writer_blob_ref(tf_writer *w, const void *data, size_t len, const tf_blobref *ref)
+{
+    tf_status status;
+    tf_blobref r;
+    int have = 0;
+
+    if (w == NULL || ref == NULL || ref->size != len || (data == NULL && len > 0))
+        return TF_ERR_ARG;
+    r = *ref;
+    if (w->sink) {
+        pthread_mutex_lock(&w->bmu);
+        w->st_blob_calls++;
+        w->st_blob_in += len;
+        pthread_mutex_unlock(&w->bmu);
+        return TF_OK;
     }
-    pthread_mutex_unlock(&w->bmu);
-    return TF_OK;
+    status = tf_wblob_plain(w, data, len, &r, &have, 1);
+    if (status != TF_OK || have)
+        return status;
+    return tf_wblob_added(w, &r);
 }

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <xxhash.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -687,6 +688,113 @@ static void test_sink_feed(void)
     sink_feed(1);
 }
 
+/* ------------------------------------------- blob hashes (FORMAT.md 5.1) */
+
+/* The 5.1 rule, written independently of the library: XXH3-128 of the
+ * bytes up to 1 MiB; above, XXH3-128 seeded with the size over the 1 MiB
+ * leaves' canonical hashes. */
+static void ht_rule(const uint8_t *p, size_t len, uint8_t out[16])
+{
+    XXH128_canonical_t c;
+
+    if (len <= MIB) {
+        XXH128_canonicalFromHash(&c, XXH3_128bits(p, len));
+    } else {
+        size_t n = (len + MIB - 1) / MIB;
+        uint8_t *d = malloc(n * 16);
+        CU_ASSERT_FATAL(d != NULL);
+        for (size_t i = 0; i < n; i++) {
+            XXH128_canonicalFromHash(&c, XXH3_128bits(p + i * MIB, len - i * MIB < MIB ? len - i * MIB : MIB));
+            memcpy(d + i * 16, c.digest, 16);
+        }
+        XXH128_canonicalFromHash(&c, XXH3_128bits_withSeed(d, n * 16, len));
+        free(d);
+    }
+    memcpy(out, c.digest, 16);
+}
+
+/* tf_hash() follows the rule at and around the leaf size; a blob over it
+ * differs from the whole-blob XXH3 of 1.1. */
+static void test_hash_rule(void)
+{
+    static const size_t sizes[] = { 0, 1, 4096, MIB - 1, MIB, MIB + 1, 2 * MIB, 5 * MIB + 12345, 33 * MIB };
+    uint8_t *p = malloc(33 * MIB), want[16];
+    XXH128_canonical_t whole;
+    tf_blobref r;
+
+    CU_ASSERT_FATAL(p != NULL);
+    tt_fill(p, 33 * MIB, 7, 1);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        tf_hash(p, sizes[i], &r);
+        ht_rule(p, sizes[i], want);
+        CU_ASSERT(r.size == sizes[i]);
+        CU_ASSERT(memcmp(r.hash, want, 16) == 0);
+        XXH128_canonicalFromHash(&whole, XXH3_128bits(p, sizes[i]));
+        CU_ASSERT((memcmp(r.hash, whole.digest, 16) == 0) == (sizes[i] <= MIB));
+    }
+    free(p);
+}
+
+/* The writer hashes large blobs with its workers: on the speculative path
+ * (a new blob of one window, copied and hashed piece by piece), the plain
+ * path (a repeated blob, hashed by leaves before any copy) and across
+ * windows (a blob larger than a window); with 1 and 4 workers. Every ref
+ * follows the rule, every blob reads back, a repeated blob is stored once;
+ * tf_writer_blob_ref() stores bytes under the reference it is given. */
+static void hash_writer(unsigned threads)
+{
+    char path[64];
+    tf_writer_opts o = { .threads = threads, .memory_budget = 16 * MIB, .flush_ms = 100000 };
+    static const size_t sizes[] = { 3 * MIB, 3 * MIB + 5, 4 * MIB, 9 * MIB + 77, 2 * MIB };
+    enum { NB = sizeof sizes / sizeof sizes[0] };
+    uint8_t *p[NB], want[16];
+    tf_blobref ref[NB], again, given = { .hash = { 0xc1, 0x77 }, .size = 2 * MIB };
+    tf_writer *w;
+    tf_writer_stats st;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    for (size_t i = 0; i < NB; i++) {
+        p[i] = malloc(sizes[i]);
+        CU_ASSERT_FATAL(p[i] != NULL);
+        tt_fill(p[i], sizes[i], 100 + i, i & 1);
+        CU_ASSERT(tf_writer_blob(w, p[i], sizes[i], &ref[i]) == TF_OK);   /* new: speculative */
+        ht_rule(p[i], sizes[i], want);
+        CU_ASSERT(memcmp(ref[i].hash, want, 16) == 0 && ref[i].size == sizes[i]);
+    }
+    for (size_t i = 0; i < NB; i++) {                  /* repeated: hashed first, not stored */
+        CU_ASSERT(tf_writer_blob(w, p[i], sizes[i], &again) == TF_OK);
+        CU_ASSERT(memcmp(again.hash, ref[i].hash, 16) == 0);
+    }
+    CU_ASSERT(tf_writer_blob_ref(w, p[4], sizes[4], &given) == TF_OK);
+    CU_ASSERT(tf_writer_blob_ref(w, p[4], sizes[4] - 1, &given) == TF_ERR_ARG);
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.blobs_stored == NB + 1);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    tf_reader *r;
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    for (size_t i = 0; i <= NB; i++) {
+        const tf_blobref *b = i < NB ? &ref[i] : &given;
+        const uint8_t *src = i < NB ? p[i] : p[4];
+        uint8_t *got = malloc(b->size);
+        CU_ASSERT_FATAL(got != NULL);
+        CU_ASSERT(tf_reader_blob(r, b, 0, got, b->size) == TF_OK);
+        CU_ASSERT(memcmp(got, src, b->size) == 0);
+        free(got);
+    }
+    tf_reader_close(r);
+    for (size_t i = 0; i < NB; i++)
+        free(p[i]);
+    unlink(path);
+}
+
+static void test_hash_writer(void)
+{
+    hash_writer(1);
+    hash_writer(4);
+}
+
 int main(void)
 {
     CU_pSuite s;
@@ -702,5 +810,7 @@ int main(void)
     CU_add_test(s, "file size limit with workers: EFBIG, no SIGXFSZ", test_workers_fsize);
     CU_add_test(s, "crash flush with busy workers", test_workers_crash_flush);
     CU_add_test(s, "sink mode into a feed reader: records in lock order, begins, blobs hashed", test_sink_feed);
+    CU_add_test(s, "blob hashes: whole up to 1 MiB, leaves above", test_hash_rule);
+    CU_add_test(s, "workers hash large blobs: speculative, repeated, several windows, given refs", test_hash_writer);
     return tt_run();
 }
