@@ -39,7 +39,7 @@ extern "C" {
     X(int,  flush_ms,     FLUSH_MS,     "flush-ms",      200, \
       "periodic flush interval in milliseconds") \
     X(u64,  compress_threads, COMPRESS_THREADS, "compress-threads", 0, \
-      "threads that compress the trace (0: online CPUs minus one, at most 8)") \
+      "threads that compress the trace (0: three quarters of the online CPUs, at most 16)") \
     X(bool, quiet,        QUIET,        "quiet",         0, \
       "no recorder messages on stderr except errors")
 

@@ -133,7 +133,7 @@ typedef struct tf_writer_opts {
     size_t memory_budget;    /* bytes queued before producers wait; 0 = 256 MiB */
     unsigned flush_ms;       /* periodic flush interval; 0 = 200 ms */
     size_t chunk_size;       /* raw record-chunk size that triggers a seal; 0 = 1 MiB */
-    unsigned threads;        /* compression threads; 0 = online CPUs - 1, 1 to 8 */
+    unsigned threads;        /* compression threads; 0 = 3/4 of online CPUs, 1 to 16 */
     /* Sink mode (no file): every record, once encoded, is handed to
      * sink(sink_ctx, bytes, len) on the encoding thread, with the record
      * mutex held (so in lock order); blobs are only hashed. The live plan

@@ -255,8 +255,8 @@ struct tf_writer {
 
 /* tf_wthread.c */
 void *tf_wworker_main(void *arg);         /* arg: a tf_wworker */
-/* Number of workers for opts->threads = @p threads (0: online CPUs - 1,
- * between 1 and 8; else at most TF_MAX_WORKERS). */
+/* Number of workers for opts->threads = @p threads (0: three quarters of
+ * the online CPUs, between 1 and 16; else at most TF_MAX_WORKERS). */
 unsigned tf_wworkers_default(unsigned threads);
 /* Appends @p j to the queue (qmu held by the caller); wakes a worker.
  * The caller has already added j->cost to w->queued. */

@@ -183,32 +183,30 @@ static void tf_wtasks_post(tf_writer *w, tf_wcopy *tasks, unsigned n, unsigned *
     pthread_mutex_unlock(&w->qmu);
 }
 
-/* Finishes the tasks counted in *@p pending: takes back those no worker
- * took and does them, waits for those a worker is doing. */
+/* Finishes the tasks counted in *@p pending: the caller takes them one at
+ * a time, as a worker does, so that workers waking up meanwhile take the
+ * others (taking all at once would leave the caller doing them alone),
+ * then waits for those a worker is doing. */
 static void tf_wtasks_finish(tf_writer *w, unsigned *pending)
 {
-    tf_wcopy *mine = NULL, **pp, *t;
-    unsigned n = 0;
-
     pthread_mutex_lock(&w->qmu);
-    w->copies_tail = NULL;
-    for (pp = &w->copies; (t = *pp) != NULL;) {
-        if (t->pending == pending) {
-            *pp = t->next;
-            t->next = mine;
-            mine = t;
-            n++;
-        } else {
-            w->copies_tail = t;
+    for (;;) {
+        tf_wcopy **pp = &w->copies, *t, *prev = NULL;
+        while ((t = *pp) != NULL && t->pending != pending) {
+            prev = t;
             pp = &t->next;
         }
-    }
-    atomic_fetch_sub(&w->ncopies, n);
-    pthread_mutex_unlock(&w->qmu);
-    for (t = mine; t; t = t->next)
+        if (t == NULL)
+            break;
+        *pp = t->next;
+        if (w->copies_tail == t)
+            w->copies_tail = prev;
+        atomic_fetch_sub(&w->ncopies, 1);
+        pthread_mutex_unlock(&w->qmu);
         tf_wtask_do(t);
-    pthread_mutex_lock(&w->qmu);
-    *pending -= n;
+        pthread_mutex_lock(&w->qmu);
+        --*pending;
+    }
     while (*pending > 0)
         pthread_cond_wait(&w->copy_cv, &w->qmu);
     pthread_mutex_unlock(&w->qmu);
