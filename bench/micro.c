@@ -8,6 +8,8 @@
  *                           queue, an event per launch, its START and END
  *                           read after each clFinish (the driver's own
  *                           cost of timing every command, without clrr)
+ *   micro calls N profiled  the same on a profiling queue, with no event
+ *                           (what a profiling queue alone costs)
  *   micro data N varying    N x (16 MiB write + kernel + 16 MiB read), the
  *                           input changes every iteration
  *   micro data N repeated   the same, with the same input every iteration
@@ -42,12 +44,13 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
     if (argc < 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "data"))) {
-        fprintf(stderr, "usage: micro calls N [timed] | micro data N varying|repeated\n");
+        fprintf(stderr, "usage: micro calls N [timed|profiled] | micro data N varying|repeated\n");
         return 2;
     }
     long iters = atol(argv[2]);
     int repeated = argc > 3 && !strcmp(argv[3], "repeated");
     int timed = argc > 3 && !strcmp(argv[3], "timed");
+    int profiled = argc > 3 && !strcmp(argv[3], "profiled");
     cl_platform_id plat;
     cl_device_id dev;
     cl_int err;
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err);
     cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, timed ? prof : NULL, &err);
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, timed || profiled ? prof : NULL, &err);
     CHECK(err);
     cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     CHECK(err);
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
     }
     printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f\n", argv[1],
            !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "",
-           timed ? "-timed" : "", iters, calls,
+           timed ? "-timed" : profiled ? "-profiled" : "", iters, calls,
            bytes, t1 - t0);
     clReleaseProgram(p);
     clReleaseCommandQueue(q);
