@@ -33,6 +33,7 @@ struct options {
     unsigned devices;
     uint64_t seed;
     int quiet;
+    int flag;           /* the app's own switch (APP_FLAG), when it has one */
 };
 
 static void usage(FILE *f)
@@ -50,6 +51,9 @@ static void usage(FILE *f)
             "  --seed S       seed of the generated inputs (default 1)\n"
             "  --quiet        print nothing on success\n",
             DEFAULT_SIZE, DEFAULT_ITERS);
+#ifdef APP_FLAG
+    fprintf(f, "  --%-12s %s\n", APP_FLAG, APP_FLAG_HELP);
+#endif
 }
 
 /* Prints "APP: message" on stderr and exits with status 2. */
@@ -160,6 +164,9 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"seed", required_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+#ifdef APP_FLAG
+        {APP_FLAG, no_argument, NULL, 'f'},
+#endif
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -171,6 +178,7 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->devices = 1;
     o->seed = 1;
     o->quiet = 0;
+    o->flag = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': o->size = parse_count("--size", optarg, SIZE_MAX); break;
@@ -179,6 +187,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         case 'm': o->devices = (unsigned)parse_count("--devices", optarg, MAX_DEVICES); break;
         case 's': o->seed = parse_u64("--seed", optarg); break;
         case 'q': o->quiet = 1; break;
+        case 'f': o->flag = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }

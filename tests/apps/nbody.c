@@ -37,8 +37,12 @@
  * state (after several hundred steps, the float and double trajectories
  * of close pairs drift apart by more than any useful tolerance).
  *
+ * --uniform makes every body heavy: all N bodies feel all N (O(N^2) per
+ * step, the same cost for every work-item, nothing drifts), the classic
+ * compute-bound N-body for measuring splits at large sizes (issue 8).
+ *
  * Usage: nbody [--size N] [--iters K] [--device SPEC] [--devices M]
- *              [--seed S] [--quiet]
+ *              [--seed S] [--uniform] [--quiet]
  *   --size N   number of bodies (default 4096)
  */
 #include <CL/cl.h>
@@ -60,6 +64,8 @@
 #define MAX_DEVICES 64u
 #define SIZE_HELP "number of bodies"
 #define ITERS_HELP "number of simulation steps"
+#define APP_FLAG "uniform"
+#define APP_FLAG_HELP "every body is heavy: all-pairs, the same cost for every body, no drift"
 #define LOCAL_SIZE 64u
 
 #define HEAVY 20.0f     /* mass factor of the bodies in the cluster */
@@ -101,6 +107,7 @@ struct sim {
     size_t n;
     unsigned steps;
     cl_uint win0, win_len, win_shift;
+    int uniform;   /* --uniform: every body heavy */
 };
 
 static cl_uint window_at(const struct sim *s, unsigned step)
@@ -263,6 +270,10 @@ static void generate(uint64_t seed, struct sim *s, float *pos, float *vel)
     s->win_len = (cl_uint)(n / 8 > 0 ? n / 8 : 1);
     s->win_shift = (cl_uint)(n / 16 > 0 ? n / 16 : 1);
     s->win0 = (cl_uint)(rng_next(&r) % n);
+    if (s->uniform) {   /* --uniform: the window is every body, so it never moves */
+        s->win_len = (cl_uint)n;
+        s->win_shift = 0;
+    }
 }
 
 /* ------------------------------------------------------- host reference */
@@ -397,6 +408,7 @@ int main(int argc, char **argv)
 
     s.n = o.size;
     s.steps = o.iters;
+    s.uniform = o.flag;
     pos0 = xmalloc(4 * s.n, sizeof(float));
     vel0 = xmalloc(4 * s.n, sizeof(float));
     stage[0] = xmalloc(4 * s.n, sizeof(float));

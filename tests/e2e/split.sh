@@ -63,6 +63,17 @@ for a in "vecadd --size=10000_--iters=3" "jacobi --size=128_--iters=3" "nbody --
 done
 [ "$resident" -gt 0 ] || fail "no bytes were found already on a device"
 
+# nbody --uniform (every body feels every body: the compute-bound all-pairs
+# kind the GPU figures use) split over the equal pair, verified
+POCL_DEVICES="pthread pthread" "$CLRR" record -o "$TMP/nbu.clrr" -- "$APPS/nbody" --size 384 --iters 2 --uniform \
+    --device 1 --quiet || fail "recording nbody --uniform"
+POCL_DEVICES="pthread pthread" "$CLRR" optimize "$TMP/nbu.clrr" -o "$TMP/nbu.plan" --passes none --split cpu0:1,cpu1:1 \
+    >/dev/null || fail "optimize nbody --uniform"
+POCL_DEVICES="pthread pthread" "$CLRR" replay --json "$TMP/nbu.clrr" --plan "$TMP/nbu.plan" >"$TMP/nbu.json" ||
+    fail "nbody --uniform split does not replay verified: $(head -c 2000 "$TMP/nbu.json")"
+[ "$(j "$TMP/nbu.json" "(d['ok'], d['mismatches'], d['plan']['split'])")" = "(True, 0, 2)" ] ||
+    fail "nbody --uniform: $(j "$TMP/nbu.json" "d['plan']")"
+
 # the test can fail: a helper part that does not bring back 4 of its bytes,
 # with the plan's proportions (--split-fixed: the parts' regions) and with
 # measured ones (the models)
