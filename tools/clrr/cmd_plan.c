@@ -30,6 +30,8 @@ void cli_opt_effect_print(const opt_effect *e)
            e->commands == 1 ? "" : "s", e->kernels, e->kernels == 1 ? "" : "es", cli_fmt_size(e->bytes, a));
     if (e->timed)
         printf(", %s recorded device time", cli_fmt_ns((int64_t)e->device_ns, b));
+    if (e->timed && e->timed < e->commands)   /* the recorder samples device times in fast loops */
+        printf(" (of %" PRIu64 " timed command%s)", e->timed, e->timed == 1 ? "" : "s");
 }
 
 static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
