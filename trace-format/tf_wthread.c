@@ -14,9 +14,9 @@
  * A job's budget (w->queued) is released once it is written, so the memory
  * budget counts jobs queued, being compressed and waiting for their turn.
  *
- * The application's thread hashes each blob and waits until its bytes are
- * copied into jobs; the copies are posted as tasks (tf_wblob.c) that a
- * worker serves before taking a job, and between two 128 KiB slices of the
+ * The application's thread waits until each blob's bytes are hashed and
+ * copied into jobs; the leaves' hashes and the copies are posted as tasks
+ * (tf_wblob.c) that a worker serves before taking a job, and between two 128 KiB slices of the
  * job it is compressing (zstd's streaming API, still one frame per chunk),
  * so a copy never waits for a whole compression. Blob pieces go to a faster
  * zstd setting while more than a quarter of the budget is waiting
@@ -27,8 +27,9 @@
  * written and read back; medians of 5), H200 machine, 16 CPUs: recorded
  * 1.51-1.86 s with the single background thread of before (6.7-7.0x
  * plain), 0.29-0.34 s with the default 8 workers (1.24-1.34x), trace 0.40
- * of the raw bytes. Most of what the application's thread still spends is
- * the XXH3 of its blobs (about 1.3 ms per 16 MiB while the workers run).
+ * of the raw bytes; the XXH3 of its blobs (about 1.3 ms per 16 MiB) was
+ * then most of what the application's thread spent, before leaf hashes
+ * (format 1.2) let the workers share it.
  *
  * The lead (worker 0) also seals the open record chunk every flush_ms and,
  * at close, once the queue is empty and no job is in flight, writes the
