@@ -9,7 +9,8 @@ difference against the plain run just before it.
                                     lib), e.g. carried to the GPU machine)
 
 Environment: REPS (default 5), ONLY (run only the groups whose name holds
-it), SHORT=1 (call-heavy without the slow configurations), SWEEP=1 (add the
+it: "call-heavy", "data", "interval", "timing parts"; the last two run only
+when named), SHORT=1 (call-heavy without the slow configurations), SWEEP=1 (add the
 compression-thread sweep of the data-heavy loops). The programs run on the
 GPU (CLRR_APP_DEVICE=gpu). Results: bench/results/nvidia-h200-recorder.txt.
 """
@@ -35,6 +36,15 @@ groups = [
       ("timed by the program, no clrr", calls + ["timed"]),
       ("profiling queue, no event, no clrr", calls + ["profiled"])]),
 ]
+groups.append(("interval", calls, [("plain", calls),
+      ("after", rec("build", [], calls, "/tmp/n.clrr")),
+      ("after, --timing-interval-us=10000", rec("build", ["--timing-interval-us=10000"], calls, "/tmp/n3.clrr")),
+      ("after, --no-device-timing", rec("build", ["--no-device-timing"], calls, "/tmp/n1.clrr"))]))
+groups.append(("timing parts", calls, [("plain", calls),
+      ("after", rec("build", [], calls, "/tmp/n.clrr")),
+      ("after, first 16 per kind only", rec("build", ["--timing-interval-us=1000000000"], calls, "/tmp/n2.clrr")),
+      ("after, --no-device-timing", rec("build", ["--no-device-timing"], calls, "/tmp/n1.clrr")),
+      ("profiling queue, no event, no clrr", calls + ["profiled"])]))
 for mode in ("varying", "repeated"):
     d = [M, "data", "20", mode]
     groups.append(("data-heavy, " + mode, d, [("plain", d),
@@ -49,7 +59,8 @@ if os.environ.get("SWEEP"):
     ("after, --compress-threads=%d" % n, rec("build", ["--compress-threads=%d" % n], d, "/tmp/t%d.clrr" % n))
     for n in (8, 15)]))
 for name, base, confs in groups:
-    if os.environ.get("ONLY") and os.environ["ONLY"] not in name:
+    only = os.environ.get("ONLY", "")
+    if (only and only not in name) or (name in ("interval", "timing parts") and only not in name):
         continue
     if os.environ.get("SHORT"):
         confs = [x for x in confs if "interval" not in x[0] and "timed by" not in x[0] and x[0] != "before" and "before" not in x[0]]
