@@ -331,9 +331,8 @@ int rec_enter(rec_call *c, unsigned fn)
     c->ret_override = 0;
     c->plan = 0;
     c->timed = 0;
-    /* slots are indexed by parameter: only the function's are used */
-    uint32_t np = rec_gen_sigs[fn].nparams < 16 ? rec_gen_sigs[fn].nparams : 16;
-    for (uint32_t i = 0; i < np; i++)
+    c->nslots = rec_gen_sigs[fn].nparams < 16 ? rec_gen_sigs[fn].nparams : 16;
+    for (uint32_t i = 0; i < c->nslots; i++)
         c->in[i].state = c->out[i].state = REC_SLOT_NONE;
     c->t0 = rec_now_ns();
     return 1;
@@ -439,8 +438,7 @@ void rec_end_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->post, c->npost);
     tf_writer_unlock(rec_g.w);
-    uint32_t np = rec_gen_sigs[c->fn].nparams < 16 ? rec_gen_sigs[c->fn].nparams : 16;
-    for (uint32_t i = 0; i < np; i++) {
+    for (uint32_t i = 0; i < c->nslots; i++) {
         rec_free_slot(&c->in[i]);
         rec_free_slot(&c->out[i]);
     }

@@ -65,7 +65,8 @@ struct rec_call {
     uint64_t seq, tid;
     int64_t t0, t1;                 /* host times at BEGIN and END */
     int32_t ret_override;           /* answer of a pre hook that returned 1 */
-    rec_slot in[16], out[16];
+    rec_slot in[16], out[16];       /* by parameter index */
+    uint32_t nslots;                /* slots this function can use: its parameters, at most 16 */
     rec_extra pre[REC_MAX_EXTRA], post[REC_MAX_EXTRA];
     int npre, npost;
     tf_enc *e;                      /* the encoder while the record lock is held */
@@ -248,12 +249,12 @@ size_t rec_len_image(cl_mem image, const size_t *region, size_t row_pitch, size_
 size_t rec_image_elem_size(const cl_image_format *f);
 
 /* --------------------------------------------------------- rec_events.c */
-/* Whether the recorder needs an event for this command when the
- * application passed none (device timing, or a non-blocking read-back). */
 /* rec_time_decide(): whether the command of @p c gets a device time (set
  * in c->timed), from its kind: c->fn and @p key, its first object after
  * the queue (NULL when none). Called by every enqueue before the two below. */
 void rec_time_decide(rec_call *c, const void *key);
+/* Whether the recorder needs an event for this command when the
+ * application passed none (device timing, or a non-blocking read-back). */
 int rec_want_event(rec_call *c, cl_bool blocking);
 /* Tracks an enqueued command's event: device times once complete, and the
  * release of a stand-in event (@p owned). */

@@ -181,6 +181,24 @@ devtimes() { "$CLRR" dump --json "$1" | grep -c '"type":"devtime"'; }
 "$CLRR" record -o def.clrr -- "$APP" --size 1024 --iters 40 --quiet 2>err || fail "record: $(cat err)"
 n=$(devtimes def.clrr)
 [ "$n" -ge 64 ] && [ "$n" -le 160 ] || fail "default timing: $n device times, want 64..160"
+# stats count a queue's idle gap only between timed commands with no
+# untimed one between them: nbody x40 launches past its 16th untimed, then
+# the timed read-back; the device was busy in between, not idle
+NB=$(dirname "$APP")/nbody
+"$CLRR" record --timing-interval-us=1000000000 -o nbs.clrr -- "$NB" --size 256 --iters 40 --quiet 2>err ||
+    fail "record nbody: $(cat err)"
+"$CLRR" stats --json nbs.clrr >stats.json && "$CLRR" dump --json nbs.clrr >nbs.json || fail "stats/dump nbody"
+python3 - stats.json nbs.json <<'PY' || fail "stats: a gap spans untimed commands"
+import json, sys
+s = json.load(open(sys.argv[1]))
+items = [json.loads(l) for l in open(sys.argv[2])]
+timed = {d["seq"] for d in items if d["type"] == "devtime"}
+cmds = [d["seq"] for d in items if d["type"] == "call" and d["fn"].startswith("clEnqueue")]
+untimed = [q for q in cmds if q not in timed]
+assert len(untimed) >= 20 and s["queues"][0]["timed"] < s["queues"][0]["commands"], (len(untimed), s["queues"])
+for g in s["top_gaps"]:
+    assert not any(g["after_seq"] < q < g["before_seq"] for q in untimed), g
+PY
 CLRR_DEVICE_TIMING=0 "$CLRR" record -o off.clrr -- "$APP" --size 1024 --iters 4 --quiet 2>err || fail "record: $(cat err)"
 [ "$(devtimes off.clrr)" = 0 ] && "$CLRR" info off.clrr | grep -q "(device timing off)" || fail "device timing off"
 echo "ok: launcher, exit statuses, vecadd trace read back by info and dump, sampled device timing"
