@@ -168,15 +168,24 @@ static void tf_wtask_do(tf_wcopy *t)
         tf_hash_leaf(src, len, t->digest);
 }
 
-/* Posts @p n tasks (n >= 2), counted in *@p pending, for idle workers to
- * take before any compression job. */
-static void tf_wtasks_post(tf_writer *w, tf_wcopy *tasks, unsigned n, unsigned *pending)
+/* Runs @p n tasks: one, the caller does; several are posted for idle
+ * workers to take before any compression job, and the caller takes them
+ * one at a time too, as a worker does, so that workers waking up meanwhile
+ * take the others (taking all at once would leave the caller doing them
+ * alone); then it waits for those a worker is doing. */
+static void tf_wtasks_run(tf_writer *w, tf_wcopy *tasks, unsigned n)
 {
+    unsigned pending = n;   /* tasks not done (qmu) */
+
+    if (n == 1) {
+        tf_wtask_do(&tasks[0]);
+        return;
+    }
     pthread_mutex_lock(&w->qmu);
     for (unsigned i = 0; i < n; i++) {
         tf_wcopy *t = &tasks[i];
         t->next = NULL;
-        t->pending = pending;
+        t->pending = &pending;
         if (w->copies_tail)
             w->copies_tail->next = t;
         else
@@ -184,21 +193,10 @@ static void tf_wtasks_post(tf_writer *w, tf_wcopy *tasks, unsigned n, unsigned *
         w->copies_tail = t;
     }
     atomic_fetch_add(&w->ncopies, n);
-    *pending = n;
     pthread_cond_broadcast(&w->qcv);
-    pthread_mutex_unlock(&w->qmu);
-}
-
-/* Finishes the tasks counted in *@p pending: the caller takes them one at
- * a time, as a worker does, so that workers waking up meanwhile take the
- * others (taking all at once would leave the caller doing them alone),
- * then waits for those a worker is doing. */
-static void tf_wtasks_finish(tf_writer *w, unsigned *pending)
-{
-    pthread_mutex_lock(&w->qmu);
     for (;;) {
         tf_wcopy **pp = &w->copies, *t, *prev = NULL;
-        while ((t = *pp) != NULL && t->pending != pending) {
+        while ((t = *pp) != NULL && t->pending != &pending) {
             prev = t;
             pp = &t->next;
         }
@@ -211,9 +209,9 @@ static void tf_wtasks_finish(tf_writer *w, unsigned *pending)
         pthread_mutex_unlock(&w->qmu);
         tf_wtask_do(t);
         pthread_mutex_lock(&w->qmu);
-        --*pending;
+        pending--;
     }
-    while (*pending > 0)
+    while (pending > 0)
         pthread_cond_wait(&w->copy_cv, &w->qmu);
     pthread_mutex_unlock(&w->qmu);
 }
@@ -247,7 +245,6 @@ static void tf_whash_par(tf_writer *w, const uint8_t *src, size_t len, tf_blobre
 {
     tf_wcopy tasks[TF_WIN_PIECES];
     uint8_t dig[TF_WIN_PIECES][16];
-    unsigned pending;
     XXH3_state_t st;
 
     if (len <= TF_HASH_LEAF) {
@@ -264,27 +261,20 @@ static void tf_whash_par(tf_writer *w, const uint8_t *src, size_t len, tf_blobre
             tasks[n].len = len - off < TF_HASH_LEAF ? len - off : TF_HASH_LEAF;
             tasks[n].digest = dig[n];
         }
-        if (n == 1) {
-            tf_wtask_do(&tasks[0]);
-        } else {
-            tf_wtasks_post(w, tasks, n, &pending);
-            tf_wtasks_finish(w, &pending);
-        }
+        tf_wtasks_run(w, tasks, n);
         (void)XXH3_128bits_update(&st, dig, (size_t)n * 16);
     }
     tf_hroot_end(&st, ref);
 }
 
 /* A window of at most TF_WIN_PIECES pieces of a blob being captured: the
- * budget reserved for them, their jobs, and the tasks posted for the
- * workers. Lives in the caller's frame. */
+ * budget reserved for them, their jobs, and a task per piece. Lives in the
+ * caller's frame. */
 typedef struct tf_wcap {
     tf_job *jobs[TF_WIN_PIECES];
     tf_wcopy tasks[TF_WIN_PIECES];
     uint8_t dig[TF_WIN_PIECES][16];   /* with @p hash: the leaves' digests */
-    const uint8_t *src;
     unsigned n;
-    unsigned pending;            /* posted tasks not done (qmu) */
     size_t cost;
 } tf_wcap;
 
@@ -302,18 +292,15 @@ static void tf_wcap_release(tf_writer *w, tf_wcap *c)
 
 /* Starts capturing @p len bytes at @p src, the part at @p off of a blob of
  * @p blob_size bytes (at most win_pieces pieces): waits for budget, gets
- * the jobs, and posts a task per piece when there are several, for idle
- * workers to take while the caller does something else. With @p hash each
- * task also hashes its piece as a leaf into c->dig. @return TF_OK, or
- * TF_ERR_FAILED (nothing held). */
+ * the jobs, and makes a task per piece that copies it (tf_wtasks_run runs
+ * them), with @p hash also hashing it as a leaf into c->dig. @return TF_OK,
+ * or TF_ERR_FAILED (nothing held). */
 static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uint64_t off, size_t len,
                                uint64_t blob_size, int hash)
 {
     unsigned n = (unsigned)((len + TF_BLOB_PIECE - 1) / TF_BLOB_PIECE);
 
-    c->src = src;
     c->n = 0;
-    c->pending = 0;
     c->cost = len + (size_t)n * TF_HDR_ROOM;
     pthread_mutex_lock(&w->qmu);
     tf_wwait_space_locked(w, c->cost);
@@ -344,19 +331,7 @@ static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uin
         c->tasks[i].len = pn;
         c->tasks[i].digest = hash ? c->dig[i] : NULL;
     }
-    if (n >= 2)
-        tf_wtasks_post(w, c->tasks, n, &c->pending);
     return TF_OK;
-}
-
-/* Finishes the tasks of @p c (one piece: the caller copies it). */
-static void tf_wcap_copy(tf_writer *w, tf_wcap *c)
-{
-    if (c->n == 1 && c->pending == 0) {    /* one piece: nothing was posted */
-        tf_wtask_do(&c->tasks[0]);
-        return;
-    }
-    tf_wtasks_finish(w, &c->pending);
 }
 
 /* Queues the pieces of @p c, in order, as pieces of @p ref. @return TF_OK,
@@ -403,7 +378,7 @@ static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf
         n = len - off < win ? len - off : win;
         if ((status = tf_wcap_begin(w, &c, src + off, off, n, len, 0)) != TF_OK)
             return status;
-        tf_wcap_copy(w, &c);
+        tf_wtasks_run(w, c.tasks, c.n);
         if ((status = tf_wcap_push(w, &c, ref)) != TF_OK)
             return status;
     }
@@ -421,7 +396,7 @@ static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_
 
     if (tf_wcap_begin(w, &c, src, 0, len, len, 1) != TF_OK)
         return tf_wblob_plain(w, src, len, ref, have, 0);   /* failed: sets ref, counts */
-    tf_wcap_copy(w, &c);
+    tf_wtasks_run(w, c.tasks, c.n);
     ref->size = len;
     tf_hroot_begin(&st, len);
     (void)XXH3_128bits_update(&st, c.dig, (size_t)c.n * 16);
