@@ -35,7 +35,7 @@ extern "C" {
     X(bool, device_timing, DEVICE_TIMING, "device-timing", 1, \
       "record the device time of enqueued commands (invisible to the application)") \
     X(u64,  timing_interval_us, TIMING_INTERVAL_US, "timing-interval-us", 1000, \
-      "device timing of a command kind (a kernel, transfers of one buffer) past its first 16: at most one every INT microseconds (0: every command)") \
+      "device timing: past a command kind's first 16 (a kernel's launches, one buffer's transfers), time at most one every N microseconds (0: every command)") \
     X(int,  flush_ms,     FLUSH_MS,     "flush-ms",      200, \
       "periodic flush interval in milliseconds") \
     X(u64,  compress_threads, COMPRESS_THREADS, "compress-threads", 0, \
