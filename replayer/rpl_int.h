@@ -330,8 +330,6 @@ void rpl_split_touch(rpl_session *s, const tf_call *c, unsigned fn);
  * made from it are built now (rpl_plan_hook.split_of). */
 int rpl_split_prepare(rpl_session *s, cl_program prog);
 void rpl_split_free(rpl_session *s);
-/* rpl_profile_dev.c: device @p dev's cost identity (cdb_identity) into @p id. */
-void rpl_device_identity(rpl_session *s, cl_device_id dev, char *id, size_t cap);
 /* rpl_devices.c: the live devices, in `clrr devices` order (0 when not
  * enumerated: exact-calls), and device @p i with its platform (-1 past the end). */
 unsigned rpl_devmap_count(rpl_session *s);

@@ -29,11 +29,6 @@ static const char *rpl_prof_type(cl_device_type ty)
            : ty & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "custom";
 }
 
-void rpl_device_identity(rpl_session *s, cl_device_id dev, char *id, size_t cap)
-{
-    rpl_device_identity_of(&s->api, dev, id, cap);
-}
-
 /* The snapshot: every device here, in `clrr devices` order. */
 static int rpl_prof_snapshot(rpl_session *s, char *err, size_t cap)
 {
