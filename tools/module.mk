@@ -16,9 +16,13 @@ $(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
 	ASAN_OPTIONS=detect_leaks=0 $(GEN_BIN) recorder/api.overlay $(B)/gen tools/gen/api_tu.h \
 	    -x c -DCL_TARGET_OPENCL_VERSION=300 -I$(LLVM_LIB)/clang/16/include
 
+# -MMD: the generated entry points include recorder/rec_int.h and the other
+# modules' headers; without dependency files a header change left rec_gen.o
+# compiled against the old layout of rec_call (found when the layer took its
+# plan-mode path in a plain recording, reading a field at the wrong offset)
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 CLI_SRCS := $(wildcard tools/clrr/*.c)
 CLI_OBJS := $(call objs,$(CLI_SRCS)) $(B)/obj/gen/cl_names.o
