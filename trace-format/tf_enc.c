@@ -66,11 +66,11 @@ void tf_job_put_locked(tf_writer *w, tf_job *j)
 
 static uint8_t tf_enc_none[1];   /* p == end: no buffer, every write takes the slow path */
 
-/* Slow path of tf_enc_room: no open chunk yet, or it is full (a record
- * larger than the slack): get or grow it, keeping what is there. On
+/* Slow path of tf_enc_room_ (tf.h): no open chunk yet, or it is full (a
+ * record larger than the slack): get or grow it, keeping what is there. On
  * failure the record is marked lost (tf_writer_unlock drops it).
  * @return e->p with at least @p n bytes free, or NULL. */
-static uint8_t *tf_enc_grow(tf_enc *e, size_t n)
+uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
 {
     tf_writer *w = e->w;
     tf_job *j = w->open, *q;
@@ -96,14 +96,6 @@ static uint8_t *tf_enc_grow(tf_enc *e, size_t n)
     e->p = TF_JOB_PAYLOAD(j) + j->len;
     e->end = TF_JOB_PAYLOAD(j) + j->cap;
     return e->p;
-}
-
-/* @return where @p n bytes may be written, or NULL (record lost). */
-static inline uint8_t *tf_enc_room(tf_enc *e, size_t n)
-{
-    if (__builtin_expect((size_t)(e->end - e->p) >= n, 1))
-        return e->p;
-    return tf_enc_grow(e, n);
 }
 
 void tf_enc_begin(tf_writer *w)
@@ -133,59 +125,27 @@ void tf_enc_end(tf_writer *w)
         j->len = (size_t)(w->enc.p - TF_JOB_PAYLOAD(j));
 }
 
-/* msgpack formats -------------------------------------------------------- */
+/* msgpack formats (the small ones are inline in tf.h) -------------------- */
 
-static inline void tf_enc_byte(tf_enc *e, uint8_t b)
-{
-    uint8_t *p = tf_enc_room(e, 1);
-
-    if (p) {
-        p[0] = b;
-        e->p = p + 1;
-    }
-}
-
-/* A tag byte, then the low @p n bytes of @p v big-endian (n = 1, 2, 4, 8). */
-static inline void tf_enc_tagged(tf_enc *e, uint8_t tag, uint64_t v, unsigned n)
-{
-    uint8_t *p = tf_enc_room(e, 9);
-
-    if (p == NULL)
-        return;
-    p[0] = tag;
-    for (unsigned i = 0; i < n; i++)
-        p[1 + i] = (uint8_t)(v >> 8 * (n - 1 - i));
-    e->p = p + 1 + n;
-}
-
-static inline void tf_enc_u64(tf_enc *e, uint64_t v)
-{
-    if (v < 0x80)
-        tf_enc_byte(e, (uint8_t)v);                  /* positive fixint */
-    else if (v <= UINT8_MAX)
-        tf_enc_tagged(e, 0xcc, v, 1);
-    else if (v <= UINT16_MAX)
-        tf_enc_tagged(e, 0xcd, v, 2);
-    else if (v <= UINT32_MAX)
-        tf_enc_tagged(e, 0xce, v, 4);
-    else
-        tf_enc_tagged(e, 0xcf, v, 8);
-}
-
-/* A length-prefixed head: the fix form when n < fix_lim, else 8/16/32-bit
- * forms (tag8 may be 0 where the 8-bit form does not exist). */
+/* A length-prefixed head for str and bin: the fix form when n < fix_lim,
+ * else 8/16/32-bit forms. */
 static inline int tf_enc_len(tf_enc *e, size_t n, uint8_t fix, size_t fix_lim, uint8_t tag8, uint8_t tag16,
                              uint8_t tag32)
 {
-    if (n < fix_lim)
-        tf_enc_byte(e, (uint8_t)(fix | n));
-    else if (tag8 && n <= UINT8_MAX)
-        tf_enc_tagged(e, tag8, n, 1);
-    else if (n <= UINT16_MAX)
-        tf_enc_tagged(e, tag16, n, 2);
-    else if (n <= UINT32_MAX)
-        tf_enc_tagged(e, tag32, n, 4);
-    else {
+    uint8_t *p = tf_enc_room_(e, 5);
+
+    if (p == NULL)
+        return -1;
+    if (n < fix_lim) {
+        *p = (uint8_t)(fix | n);
+        e->p = p + 1;
+    } else if (n <= UINT8_MAX) {
+        e->p = tf_enc_put_(p, tag8, n, 1);
+    } else if (n <= UINT16_MAX) {
+        e->p = tf_enc_put_(p, tag16, n, 2);
+    } else if (n <= UINT32_MAX) {
+        e->p = tf_enc_put_(p, tag32, n, 4);
+    } else {
         e->err = 1;                                  /* not representable: drop the record */
         return -1;
     }
@@ -196,40 +156,22 @@ static inline void tf_enc_body(tf_enc *e, const void *s, size_t n)
 {
     uint8_t *p;
 
-    if (n && (p = tf_enc_room(e, n)) != NULL) {
+    if (n && (p = tf_enc_room_(e, n)) != NULL) {
         memcpy(p, s, n);
         e->p = p + n;
     }
 }
 
-/* The public encoders ---------------------------------------------------- */
-
-void tf_enc_nil(tf_enc *e) { tf_enc_byte(e, 0xc0); }
-void tf_enc_bool(tf_enc *e, int v) { tf_enc_byte(e, v ? 0xc3 : 0xc2); }
-void tf_enc_uint(tf_enc *e, uint64_t v) { tf_enc_u64(e, v); }
-
-void tf_enc_int(tf_enc *e, int64_t v)
-{
-    if (v >= 0)
-        tf_enc_u64(e, (uint64_t)v);
-    else if (v >= -32)
-        tf_enc_byte(e, (uint8_t)v);                  /* negative fixint */
-    else if (v >= INT8_MIN)
-        tf_enc_tagged(e, 0xd0, (uint64_t)v, 1);
-    else if (v >= INT16_MIN)
-        tf_enc_tagged(e, 0xd1, (uint64_t)v, 2);
-    else if (v >= INT32_MIN)
-        tf_enc_tagged(e, 0xd2, (uint64_t)v, 4);
-    else
-        tf_enc_tagged(e, 0xd3, (uint64_t)v, 8);
-}
+/* The out-of-line encoders ------------------------------------------------ */
 
 void tf_enc_f64(tf_enc *e, double v)
 {
     uint64_t bits;
+    uint8_t *p = tf_enc_room_(e, 9);
 
     memcpy(&bits, &v, 8);
-    tf_enc_tagged(e, 0xcb, bits, 8);
+    if (p)
+        e->p = tf_enc_put_(p, 0xcb, bits, 8);
 }
 
 void tf_enc_str(tf_enc *e, const char *s, size_t len)
@@ -252,12 +194,9 @@ void tf_enc_bin(tf_enc *e, const void *p, size_t len)
         tf_enc_body(e, p, len);
 }
 
-void tf_enc_array(tf_enc *e, uint32_t n) { tf_enc_len(e, n, 0x90, 16, 0, 0xdc, 0xdd); }
-void tf_enc_map(tf_enc *e, uint32_t n) { tf_enc_len(e, n, 0x80, 16, 0, 0xde, 0xdf); }
-
 void tf_enc_blobref(tf_enc *e, const tf_blobref *b)
 {
-    uint8_t *p = tf_enc_room(e, 3 + TF_BLOBREF_SIZE);
+    uint8_t *p = tf_enc_room_(e, 3 + TF_BLOBREF_SIZE);
 
     if (p == NULL)
         return;

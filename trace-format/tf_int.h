@@ -142,11 +142,6 @@ void tf_job_put_locked(tf_writer *w, tf_job *j);
 
 /* The record encoder: a cursor into the open record chunk, valid between
  * tf_enc_begin() and tf_enc_end() (both under rmu). */
-struct tf_enc {
-    uint8_t *p, *end;            /* next byte, end of capacity */
-    tf_writer *w;
-    int err;                     /* no memory: the record is lost */
-};
 void tf_enc_begin(tf_writer *w);           /* tf_writer_lock */
 void tf_enc_end(tf_writer *w);             /* tf_writer_unlock: open->len = p */
 
