@@ -331,6 +331,7 @@ int rec_enter(rec_call *c, unsigned fn)
     c->ret_override = 0;
     c->plan = 0;
     c->timed = 0;
+    c->heap = 0;
     c->nslots = rec_gen_sigs[fn].nparams < 16 ? rec_gen_sigs[fn].nparams : 16;
     for (uint32_t i = 0; i < c->nslots; i++)
         c->in[i].state = c->out[i].state = REC_SLOT_NONE;
@@ -438,12 +439,14 @@ void rec_end_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->post, c->npost);
     tf_writer_unlock(rec_g.w);
-    for (uint32_t i = 0; i < c->nslots; i++) {
+    for (uint32_t i = 0; c->heap && i < c->nslots; i++) {
         rec_free_slot(&c->in[i]);
         rec_free_slot(&c->out[i]);
     }
-    rec_free_extras(c->pre, c->npre);
-    rec_free_extras(c->post, c->npost);
+    if (c->npre)
+        rec_free_extras(c->pre, c->npre);
+    if (c->npost)
+        rec_free_extras(c->post, c->npost);
     const char *cat = rec_gen_categories[c->fn];
     int64_t now = c->t1;   /* the call's end: a clock read fewer */
     /* a slow call may have loaded code that installs signal handlers (PoCL

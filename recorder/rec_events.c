@@ -63,7 +63,7 @@ static void rec_poll(int wait_all, int who);
 
 typedef struct rec_tkind {
     _Atomic uint64_t key;      /* 0: free */
-    _Atomic uint32_t n;        /* commands seen */
+    _Atomic uint32_t n;        /* commands seen, counted up to REC_TIME_FIRST */
     _Atomic int64_t last;      /* host time of the last timed one */
 } rec_tkind;
 
@@ -88,9 +88,11 @@ void rec_time_decide(rec_call *c, const void *key)
         } else if (cur != k) {
             continue;
         }
-        uint32_t n = atomic_fetch_add_explicit(&t->n, 1, memory_order_relaxed);
+        /* past the first ones, the common case (not timed) reads only:
+         * no locked instruction on the application's thread */
         int64_t last = atomic_load_explicit(&t->last, memory_order_relaxed);
-        if (n < REC_TIME_FIRST)
+        if (atomic_load_explicit(&t->n, memory_order_relaxed) < REC_TIME_FIRST &&
+            atomic_fetch_add_explicit(&t->n, 1, memory_order_relaxed) < REC_TIME_FIRST)
             atomic_store_explicit(&t->last, c->t0, memory_order_relaxed);
         else if (c->t0 - last < (int64_t)every || !atomic_compare_exchange_strong(&t->last, &last, c->t0))
             c->timed = 0;

@@ -75,6 +75,7 @@ struct rec_call {
     uint64_t scratch[64];           /* storage a pre hook hands to the driver */
     int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
     int timed;                      /* enqueue: its device time is recorded (rec_time_decide) */
+    int heap;                       /* a slot holds heap memory (REC_SLOT_BLOBS): rec_end_done frees it */
 };
 
 /* ----------------------------------------------------------- rec_core.c */

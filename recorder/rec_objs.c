@@ -23,6 +23,24 @@ static rec_obj *rec_buckets[REC_BUCKETS];
 static pthread_mutex_t rec_obj_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t rec_next_id = 1;
 
+/* Each thread keeps the ids it looked up last (rec_obj_id): a loop of calls
+ * on one queue and one kernel would otherwise take the table's mutex for
+ * every handle it passes, two locked instructions each. An entry holds while
+ * no object has left the table since it was filled: rec_unlink bumps
+ * rec_obj_gen, so a pointer the driver reuses for a new object is never
+ * given the old one's id. */
+#define REC_IDC 8u
+typedef struct rec_idc {
+    const void *h;
+    uint64_t id, gen;
+} rec_idc;
+static __thread rec_idc rec_idcache[REC_IDC];
+static _Atomic uint64_t rec_obj_gen = 1;
+
+/* Kernels with a host-pointer buffer argument (hostargs != 0): while there
+ * are none, clSetKernelArg of a plain value and every launch skip the table. */
+static _Atomic int rec_nhostk;
+
 static unsigned rec_hash_ptr(const void *h)
 {
     uintptr_t x = (uintptr_t)h;
@@ -64,6 +82,7 @@ static rec_obj *rec_unlink(const void *h)
         if ((*pp)->h == h) {
             rec_obj *o = *pp;
             *pp = o->next;
+            atomic_fetch_add_explicit(&rec_obj_gen, 1, memory_order_release);   /* cached ids of it go stale */
             return o;
         }
     }
@@ -74,12 +93,18 @@ uint64_t rec_obj_id(const void *h)
 {
     if (!h)
         return 0;
+    rec_idc *c = &rec_idcache[((uintptr_t)h >> 4) & (REC_IDC - 1)];
+    uint64_t gen = atomic_load_explicit(&rec_obj_gen, memory_order_acquire);
+    if (c->h == h && c->gen == gen)
+        return c->id;
     pthread_mutex_lock(&rec_obj_lock);
     rec_obj *o = rec_find(h);
     if (!o)
         o = rec_insert(h, REC_OBJ_UNKNOWN);   /* made before we saw it (or by the driver) */
     uint64_t id = o ? o->info.id : 0;
     pthread_mutex_unlock(&rec_obj_lock);
+    if (id)   /* gen was read before the lookup: an unlink since makes it stale */
+        *c = (rec_idc){ h, id, gen };
     return id;
 }
 
@@ -135,6 +160,8 @@ void rec_obj_change_end(rec_obj_change *ch, int ok)
             rec_plan_released(o->info.id);   /* plan mode: kept work that only writes it is freed */
         if (ok && o && o->info.kind == REC_OBJ_EVENT)
             rec_plan_event_released((cl_event)ch->h);   /* plan mode: a stand-in marker is forgotten */
+        if (o && o->hostargs)
+            atomic_fetch_sub(&rec_nhostk, 1);
         free(o);
         return;
     }
@@ -187,6 +214,8 @@ void rec_obj_set(const void *h, const rec_obj_info *in)
 
 uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg)
 {
+    if (!arg && !atomic_load_explicit(&rec_nhostk, memory_order_relaxed))
+        return 0;   /* a plain value, and no kernel has a host-pointer argument to forget */
     uint64_t id = 0;
     pthread_mutex_lock(&rec_obj_lock);
     rec_obj *a = arg ? rec_find(arg) : NULL;
@@ -196,8 +225,11 @@ uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg)
     rec_obj *k = index < REC_MAX_KARGS ? rec_find(kernel) : NULL;
     if (k) {
         int host = id && a->info.kind == REC_OBJ_MEM && a->info.host_ptr && a->info.size;
+        uint64_t was = k->hostargs;
         k->kargs[index] = host ? arg : NULL;
         k->hostargs = host ? k->hostargs | (uint64_t)1 << index : k->hostargs & ~((uint64_t)1 << index);
+        if (!was != !k->hostargs)
+            atomic_fetch_add(&rec_nhostk, k->hostargs ? 1 : -1);
     }
     pthread_mutex_unlock(&rec_obj_lock);
     return id;
@@ -205,6 +237,8 @@ uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg)
 
 int rec_kernel_host_mems(const void *kernel, const void **mems, int max)
 {
+    if (!atomic_load_explicit(&rec_nhostk, memory_order_relaxed))
+        return 0;
     int n = 0;
     pthread_mutex_lock(&rec_obj_lock);
     rec_obj *o = rec_find(kernel);
@@ -213,4 +247,3 @@ int rec_kernel_host_mems(const void *kernel, const void **mems, int max)
     pthread_mutex_unlock(&rec_obj_lock);
     return n;
 }
-

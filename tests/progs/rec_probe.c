@@ -7,7 +7,11 @@
  *   - a non-blocking read completed by clFinish (captured as late DATA)
  *   - a write map (captured at unmap) and a read map
  *   - a USE_HOST_PTR buffer changed by the host between two kernels
- *   - the same 1 MiB written 8 times (stored once) */
+ *   - the same 1 MiB written 8 times (stored once)
+ *   - 6 buffers made and released in turn, each written between: a driver
+ *     that hands out a released buffer's address again must not make the
+ *     trace name the new buffer by the old one's id (the recorder's
+ *     per-thread id cache); how many addresses came back goes to stderr */
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +96,19 @@ int main(void)
     CHECK(clEnqueueReadBuffer(q, b, CL_FALSE, 0, big, back_data, 0, NULL, NULL));
     CHECK(clFinish(q));
     printf("read back matches: %d\n", memcmp(same, back_data, big) == 0);
+
+    /* buffers made and released in turn: their addresses may come back */
+    cl_mem prev = NULL;
+    int reused = 0;
+    for (int i = 0; i < 6; i++) {
+        cl_mem t = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+        CHECK(err);
+        reused += t == prev;
+        CHECK(clEnqueueWriteBuffer(q, t, CL_TRUE, 0, 4, &i, 0, NULL, NULL));
+        CHECK(clReleaseMemObject(t));
+        prev = t;
+    }
+    fprintf(stderr, "rec_probe: %d of 5 buffer addresses reused\n", reused);
 
     CHECK(clReleaseMemObject(b));
     CHECK(clReleaseMemObject(hb));
