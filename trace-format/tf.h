@@ -200,30 +200,35 @@ static inline __attribute__((always_inline)) uint8_t *tf_enc_room_(tf_enc *e, si
     return tf_enc_room_slow(e, n);
 }
 
+/* Stores are 8 bytes wide, through a type that is not a character type:
+ * the compiler may then assume they do not change the cursor (a uint8_t
+ * store may alias anything, so every value reloaded e->p and e->end). Each
+ * encoder checks room for 9 bytes; what a wide store writes past the value
+ * is free capacity, overwritten by the next value or never part of the
+ * chunk. */
+typedef uint64_t tf_u64u_ __attribute__((aligned(1)));
+
 /* @p tag, then @p v's low @p n bytes big-endian (n = 1, 2, 4, 8) at @p p. */
 static inline __attribute__((always_inline)) uint8_t *tf_enc_put_(uint8_t *p, uint8_t tag, uint64_t v, unsigned n)
 {
-    p[0] = tag;
-    if (n == 1) {
-        p[1] = (uint8_t)v;
-    } else if (n == 2) {
-        uint16_t b = __builtin_bswap16((uint16_t)v);
-        __builtin_memcpy(p + 1, &b, 2);
-    } else if (n == 4) {
-        uint32_t b = __builtin_bswap32((uint32_t)v);
-        __builtin_memcpy(p + 1, &b, 4);
-    } else {
-        uint64_t b = __builtin_bswap64(v);
-        __builtin_memcpy(p + 1, &b, 8);
+    if (n == 1)
+        *(tf_u64u_ *)p = tag | (v & 0xff) << 8;
+    else if (n == 2)
+        *(tf_u64u_ *)p = tag | (uint64_t)__builtin_bswap16((uint16_t)v) << 8;
+    else if (n == 4)
+        *(tf_u64u_ *)p = tag | (uint64_t)__builtin_bswap32((uint32_t)v) << 8;
+    else {
+        *(tf_u64u_ *)p = tag;
+        *(tf_u64u_ *)(p + 1) = __builtin_bswap64(v);
     }
     return p + 1 + n;
 }
 
 static inline __attribute__((always_inline)) void tf_enc_byte_(tf_enc *e, uint8_t b)
 {
-    uint8_t *p = tf_enc_room_(e, 1);
+    uint8_t *p = tf_enc_room_(e, 8);
     if (p) {
-        *p = b;
+        *(tf_u64u_ *)p = b;
         e->p = p + 1;
     }
 }
@@ -237,7 +242,7 @@ static inline __attribute__((always_inline)) void tf_enc_uint(tf_enc *e, uint64_
     if (!p)
         return;
     if (v < 0x80) {                                  /* positive fixint */
-        *p = (uint8_t)v;
+        *(tf_u64u_ *)p = v;
         e->p = p + 1;
     } else if (v <= UINT8_MAX) {
         e->p = tf_enc_put_(p, 0xcc, v, 1);
@@ -260,7 +265,7 @@ static inline __attribute__((always_inline)) void tf_enc_int(tf_enc *e, int64_t 
     if (!p)
         return;
     if (v >= -32) {                                  /* negative fixint */
-        *p = (uint8_t)v;
+        *(tf_u64u_ *)p = (uint8_t)v;
         e->p = p + 1;
     } else if (v >= INT8_MIN) {
         e->p = tf_enc_put_(p, 0xd0, (uint64_t)v, 1);
@@ -276,11 +281,11 @@ static inline __attribute__((always_inline)) void tf_enc_int(tf_enc *e, int64_t 
 /* A container head: the fix form below 16 elements, else 16/32-bit forms. */
 static inline __attribute__((always_inline)) void tf_enc_head_(tf_enc *e, uint32_t n, uint8_t fix, uint8_t tag16, uint8_t tag32)
 {
-    uint8_t *p = tf_enc_room_(e, 5);
+    uint8_t *p = tf_enc_room_(e, 8);
     if (!p)
         return;
     if (n < 16) {
-        *p = (uint8_t)(fix | n);
+        *(tf_u64u_ *)p = (uint8_t)(fix | n);
         e->p = p + 1;
     } else if (n <= UINT16_MAX) {
         e->p = tf_enc_put_(p, tag16, n, 2);

@@ -132,7 +132,7 @@ void tf_enc_end(tf_writer *w)
 static inline int tf_enc_len(tf_enc *e, size_t n, uint8_t fix, size_t fix_lim, uint8_t tag8, uint8_t tag16,
                              uint8_t tag32)
 {
-    uint8_t *p = tf_enc_room_(e, 5);
+    uint8_t *p = tf_enc_room_(e, 9);
 
     if (p == NULL)
         return -1;
