@@ -18,7 +18,12 @@ OpenCL device, to bench/results/<host>-<device>.json.
 Environment: BENCH_DEVICE (passed to the programs as CLRR_APP_DEVICE and to
 `clrr replay` as --device), BENCH_REPS (default 5), BENCH_QUICK=1 (smaller
 loops, at most 3 runs in the replay table), BENCH_RECORD_OPTS (extra `clrr
-record` options, e.g. --preload where the loader has no layer support).
+record` options, e.g. --preload where the loader has no layer support),
+BENCH_ONLY (comma-separated sections: micro, instructions, workloads, replay).
+
+  instructions (where valgrind is installed): the layer's instructions per
+  call on the application's thread under callgrind, a figure that does not
+  move with the machine's noise.
 """
 import json, math, os, platform, re, shutil, subprocess, sys, tempfile, time
 
@@ -116,6 +121,41 @@ def micro():
     print("|---:|---:|---:|---:|---:|")
     print("| %d | %.1f | %.1f | %.2fx | %.0f |" % (launches, p / 1e6, t / 1e6, t / p, (t - p) / launches))
     return raw
+
+
+def layer_instructions():
+    """The layer's instructions per call on the application's thread, from
+    callgrind (deterministic, unlike the times above): the call-heavy loop
+    at two lengths, plain and recorded with device timing off (under
+    valgrind's slowdown the sampled timing would time far more launches
+    than at full speed); the difference of the differences, per call."""
+    vg = shutil.which("valgrind")
+    if not vg:
+        return None
+    m = os.path.join(B, "bench", "micro")
+    n1, n2 = 2000, 6000
+    ir = {}
+    for mode in ("plain", "recorded"):
+        for n in (n1, n2):
+            out = os.path.join(TMP, "cg.%s.%d" % (mode, n))
+            cmd = [vg, "--tool=callgrind", "--separate-threads=yes", "--callgrind-out-file=" + out, m, "calls", str(n)]
+            if mode == "recorded":
+                cmd = recorded(cmd, os.path.join(TMP, "cg.clrr"))
+                cmd = cmd[:2] + ["--no-device-timing"] + cmd[2:]
+            p = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
+            main_thread = out + "-01"
+            if p.returncode != 0 or not os.path.exists(main_thread):
+                return None
+            with open(main_thread) as f:
+                ir[mode, n] = next(int(l.split()[1]) for l in f if l.startswith("summary:"))
+    per_iter = ((ir["recorded", n2] - ir["recorded", n1]) - (ir["plain", n2] - ir["plain", n1])) / (n2 - n1)
+    plain_iter = (ir["plain", n2] - ir["plain", n1]) / (n2 - n1)
+    print("\nInstructions on the application's thread (callgrind; call-heavy loop, %d vs %d" % (n1, n2))
+    print("iterations of clSetKernelArg + launch, recorded with --no-device-timing):\n")
+    print("| per iteration: driver | per iteration: layer | layer per call |")
+    print("|---:|---:|---:|")
+    print("| %.0f | %.0f | %.0f |" % (plain_iter, per_iter, per_iter / 2))
+    return {"ir": {"%s-%d" % k: v for k, v in ir.items()}, "layer_per_call": per_iter / 2}
 
 
 def workloads():
@@ -259,8 +299,13 @@ def replays():
 def main():
     dev = device_name()
     print("## clrr bench — %s, device: %s, %d cores" % (platform.node(), dev, os.cpu_count()))
-    res = {"micro": micro(), "workloads": workloads(), "replay": replays()}
-    write_raw(dev, "", REPS, QUICK, res)
+    only = os.environ.get("BENCH_ONLY", "")
+    res = {}
+    for name, fn in (("micro", micro), ("instructions", layer_instructions),
+                     ("workloads", workloads), ("replay", replays)):
+        if not only or name in only.split(","):
+            res[name] = fn()
+    write_raw(dev, "-" + re.sub(r"\W+", "-", only) if only else "", REPS, QUICK, res)
     shutil.rmtree(TMP, ignore_errors=True)
 
 

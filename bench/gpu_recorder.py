@@ -11,7 +11,8 @@ difference against the plain run just before it.
 Environment: REPS (default 5), ONLY (run only the groups whose name holds
 it: "call-heavy", "data", "interval", "timing parts"; the last two run only
 when named), SHORT=1 (call-heavy without the slow configurations), SWEEP=1 (add the
-compression-thread sweep of the data-heavy loops). The programs run on the
+compression-thread sweep of the data-heavy loops), DROP (comma-separated
+parts of configuration names to leave out, e.g. "interval-us=0,timed by"). The programs run on the
 GPU (CLRR_APP_DEVICE=gpu). Results: bench/results/nvidia-h200-recorder.txt.
 """
 import os, re, subprocess, sys, statistics
@@ -62,6 +63,8 @@ for name, base, confs in groups:
     only = os.environ.get("ONLY", "")
     if (only and only not in name) or (name in ("interval", "timing parts") and only not in name):
         continue
+    drop = [d for d in os.environ.get("DROP", "").split(",") if d]
+    confs = [x for x in confs if not any(d in x[0] for d in drop)]
     if os.environ.get("SHORT"):
         confs = [x for x in confs if "interval" not in x[0] and "timed by" not in x[0] and x[0] != "before" and "before" not in x[0]]
     t = {c: [] for c, _ in confs}
