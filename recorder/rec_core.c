@@ -379,12 +379,19 @@ tf_enc *rec_begin(rec_call *c)
     return c->e = e;
 }
 
-static void rec_enc_extras(tf_enc *e, rec_extra *x, int n)
+static void rec_enc_extras_(tf_enc *e, rec_extra *x, int n);
+
+/* Most calls have no extras: nil, inline. */
+static inline void rec_enc_extras(tf_enc *e, rec_extra *x, int n)
 {
-    if (!n) {
+    if (!n)
         tf_enc_nil(e);
-        return;
-    }
+    else
+        rec_enc_extras_(e, x, n);
+}
+
+static void rec_enc_extras_(tf_enc *e, rec_extra *x, int n)
+{
     tf_enc_map(e, (uint32_t)n);
     for (int i = 0; i < n; i++) {
         tf_enc_cstr(e, x[i].key);

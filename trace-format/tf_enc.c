@@ -64,7 +64,7 @@ void tf_job_put_locked(tf_writer *w, tf_job *j)
 
 /* The sink --------------------------------------------------------------- */
 
-static uint8_t tf_enc_none[1];   /* p == end: no buffer, every write takes the slow path */
+uint8_t tf_enc_none[1];   /* p == end: no buffer, every write takes the slow path */
 
 /* Slow path of tf_enc_room_ (tf.h): no open chunk yet, or it is full (a
  * record larger than the slack): get or grow it, keeping what is there. On
@@ -96,33 +96,6 @@ uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
     e->p = TF_JOB_PAYLOAD(j) + j->len;
     e->end = TF_JOB_PAYLOAD(j) + j->cap;
     return e->p;
-}
-
-void tf_enc_begin(tf_writer *w)
-{
-    tf_enc *e = &w->enc;
-    tf_job *j = w->open;
-
-    e->w = w;
-    e->err = 0;
-    if (j == NULL)
-        j = w->open = tf_job_get(w, w->open_cap);
-    if (j == NULL) {
-        w->rec_start = 0;
-        e->p = e->end = tf_enc_none;
-        return;
-    }
-    w->rec_start = j->len;
-    e->p = TF_JOB_PAYLOAD(j) + j->len;
-    e->end = TF_JOB_PAYLOAD(j) + j->cap;
-}
-
-void tf_enc_end(tf_writer *w)
-{
-    tf_job *j = w->open;
-
-    if (j && !w->enc.err)
-        j->len = (size_t)(w->enc.p - TF_JOB_PAYLOAD(j));
 }
 
 /* msgpack formats (the small ones are inline in tf.h) -------------------- */

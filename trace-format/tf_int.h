@@ -141,9 +141,8 @@ tf_job *tf_job_get(tf_writer *w, size_t cap);
 void tf_job_put_locked(tf_writer *w, tf_job *j);
 
 /* The record encoder: a cursor into the open record chunk, valid between
- * tf_enc_begin() and tf_enc_end() (both under rmu). */
-void tf_enc_begin(tf_writer *w);           /* tf_writer_lock */
-void tf_enc_end(tf_writer *w);             /* tf_writer_unlock: open->len = p */
+ * tf_enc_begin() and tf_enc_end() (tf_writer.c, both under rmu). */
+extern uint8_t tf_enc_none[1];             /* p == end: no buffer (tf_enc.c) */
 
 typedef struct tf_idx_rec { uint64_t off, raw, stored; } tf_idx_rec;
 typedef struct tf_idx_piece {

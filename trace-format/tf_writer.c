@@ -225,6 +225,34 @@ out:
     return status;
 }
 
+/* The record encoder over the open chunk (under rmu; inline: twice per call). */
+static inline void tf_enc_begin(tf_writer *w)
+{
+    tf_enc *e = &w->enc;
+    tf_job *j = w->open;
+
+    e->w = w;
+    e->err = 0;
+    if (j == NULL)
+        j = w->open = tf_job_get(w, w->open_cap);
+    if (j == NULL) {
+        w->rec_start = 0;
+        e->p = e->end = tf_enc_none;
+        return;
+    }
+    w->rec_start = j->len;
+    e->p = TF_JOB_PAYLOAD(j) + j->len;
+    e->end = TF_JOB_PAYLOAD(j) + j->cap;
+}
+
+static inline void tf_enc_end(tf_writer *w)
+{
+    tf_job *j = w->open;
+
+    if (j && !w->enc.err)
+        j->len = (size_t)(w->enc.p - TF_JOB_PAYLOAD(j));
+}
+
 tf_enc *tf_writer_lock(tf_writer *w)
 {
     if (atomic_load_explicit(&w->queued, memory_order_relaxed) > w->budget) {
