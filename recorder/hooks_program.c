@@ -71,7 +71,7 @@ int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uin
         if (bin[i])
             tf_writer_blob(rec_g.w, bin[i], (*a_lengths)[i], &refs[i]);
     c->in[4].state = REC_SLOT_BLOBS;
-    c->heap = 1;
+    c->heap |= 1u << 4;
     c->in[4].n = n;
     c->in[4].v.blobs = refs;
     return 0;

@@ -332,9 +332,6 @@ int rec_enter(rec_call *c, unsigned fn)
     c->plan = 0;
     c->timed = 0;
     c->heap = 0;
-    c->nslots = rec_gen_sigs[fn].nparams < 16 ? rec_gen_sigs[fn].nparams : 16;
-    for (uint32_t i = 0; i < c->nslots; i++)
-        c->in[i].state = c->out[i].state = REC_SLOT_NONE;
     c->t0 = rec_now_ns();
     return 1;
 }
@@ -446,10 +443,8 @@ void rec_end_done(rec_call *c)
     tf_enc *e = c->e;
     rec_enc_extras(e, c->post, c->npost);
     tf_writer_unlock(rec_g.w);
-    for (uint32_t i = 0; c->heap && i < c->nslots; i++) {
-        rec_free_slot(&c->in[i]);
-        rec_free_slot(&c->out[i]);
-    }
+    for (uint32_t b = c->heap; b; b &= b - 1)
+        rec_free_slot(&c->in[__builtin_ctz(b)]);
     if (c->npre)
         rec_free_extras(c->pre, c->npre);
     if (c->npost)

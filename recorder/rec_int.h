@@ -66,7 +66,6 @@ struct rec_call {
     int64_t t0, t1;                 /* host times at BEGIN and END */
     int32_t ret_override;           /* answer of a pre hook that returned 1 */
     rec_slot in[16], out[16];       /* by parameter index */
-    uint32_t nslots;                /* slots this function can use: its parameters, at most 16 */
     rec_extra pre[REC_MAX_EXTRA], post[REC_MAX_EXTRA];
     int npre, npost;
     tf_enc *e;                      /* the encoder while the record lock is held */
@@ -75,7 +74,7 @@ struct rec_call {
     uint64_t scratch[64];           /* storage a pre hook hands to the driver */
     int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
     int timed;                      /* enqueue: its device time is recorded (rec_time_decide) */
-    int heap;                       /* a slot holds heap memory (REC_SLOT_BLOBS): rec_end_done frees it */
+    uint32_t heap;                  /* bit i: in[i] holds heap memory (REC_SLOT_BLOBS), freed by rec_end_done */
 };
 
 /* ----------------------------------------------------------- rec_core.c */

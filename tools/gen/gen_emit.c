@@ -292,6 +292,16 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     fprintf(o, "    if (!rec_enter(c, REC_FN_%s))\n        return rec_next.%s(", f->name, f->name);
     gen_args(o, f, "");
     fputs(");\n", o);
+    /* the slots this function encodes (rec_enc_in/rec_enc_out below) start
+     * empty; no other slot is ever read */
+    for (int i = 0; i < f->np; i++) {
+        const gen_param *p = &f->p[i];
+        if (p->a.kind == GK_BLOB || p->a.kind == GK_CUSTOM) {
+            fprintf(o, "    c->in[%d].state = REC_SLOT_NONE;\n", i);
+            if (p->a.dir & GD_OUT)
+                fprintf(o, "    c->out[%d].state = REC_SLOT_NONE;\n", i);
+        }
+    }
     for (int i = 0; i < f->np; i++) {
         const gen_param *p = &f->p[i];
         if (p->is_fnptr)
