@@ -76,25 +76,31 @@ def micro():
     rows, raw = [], {}
     trace = os.path.join(TMP, "micro.clrr")
     for name, cmd, opts in cases:
-        plain, rec, sizes = [], [], []
+        plain, rec, sizes, pcpu, rcpu = [], [], [], [], []
         info = {}
         for _ in range(REPS):
             out, _ = run(cmd)
             info = kv(out)
             plain.append(float(info["ns"]))
+            pcpu.append(float(info["cpu_ns"]))
             rc = recorded(cmd, trace)
             out, _ = run(rc[:2] + opts + rc[2:])
             rec.append(float(kv(out)["ns"]))
+            rcpu.append(float(kv(out)["cpu_ns"]))
             sizes.append(os.path.getsize(trace))
         calls_n, moved = int(info["calls"]), int(info["bytes"])
         p, r = med(plain), med(rec)
         # overhead per call: the median of each round's difference against
         # the plain run just before it (robust to drift between rounds)
         dif = med([x - y for x, y in zip(rec, plain)])
+        # the same on the CPU time of the application's thread: the layer's
+        # work there, less sensitive to the machine's noise than wall time
+        cdif = med([x - y for x, y in zip(rcpu, pcpu)])
         rows.append((name, calls_n, p / 1e6, r / 1e6, r / p, dif / calls_n,
                      moved / (r / 1e9) / 1e6 if moved else 0.0,
-                     med(sizes) / moved if moved else float("nan")))
+                     med(sizes) / moved if moved else float("nan"), cdif / calls_n))
         raw[name] = {"cmd": cmd, "record_opts": opts, "plain_ns": plain, "recorded_ns": rec,
+                     "plain_cpu_ns": pcpu, "recorded_cpu_ns": rcpu,
                      "trace_bytes": sizes, "calls": calls_n, "bytes_moved": moved}
     # the driver's own cost of device timing: the program itself asks for
     # an event per launch on a profiling queue and reads START/END
@@ -107,13 +113,16 @@ def micro():
     launches = int(n_calls)
     raw["driver timing"] = {"plain_ns": plain, "timed_ns": timed, "launches": launches}
     print("\n### Recorder overhead (medians of %d runs)\n" % REPS)
-    print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call (paired) | capture MB/s | trace / raw bytes |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call (paired) | CPU ns/call (paired) | capture MB/s | trace / raw bytes |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %d | %.1f | %.1f | %.2fx | %s | %s | %s |" % (
+        print("| %s | %d | %.1f | %.1f | %.2fx | %s | %s | %s | %s |" % (
             r[0], r[1], r[2], r[3], r[4], "%.0f" % r[5] if not r[6] else "-",
+            "%.0f" % r[8] if not r[6] else "-",
             "%.0f" % r[6] if r[6] else "-",
             "%.3f" % r[7] if r[7] == r[7] else "-"))
+    print("\nCPU ns/call: the same paired difference on the CPU time of the thread that runs")
+    print("the loop (the layer's work on the application's thread, without waits for the device).")
     p, t = med(plain), med(timed)
     print("\nDevice timing in the driver, without clrr: the call-heavy loop with an event per")
     print("launch on a profiling queue, START and END read after each clFinish.\n")

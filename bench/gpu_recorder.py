@@ -68,11 +68,13 @@ for name, base, confs in groups:
     if os.environ.get("SHORT"):
         confs = [x for x in confs if "interval" not in x[0] and "timed by" not in x[0] and x[0] != "before" and "before" not in x[0]]
     t = {c: [] for c, _ in confs}
+    cpu = {c: [] for c, _ in confs}
     info = {}
     for _ in range(REPS):
         for c, cmd in confs:
             info = run(cmd)
             t[c].append(float(info["ns"]))
+            cpu[c].append(float(info.get("cpu_ns", "nan")))
     calls_n = int(info["calls"])
     p = statistics.median(t["plain"])
     print("\n%s (%d calls, medians of %d, ms)" % (name, calls_n, REPS))
@@ -82,8 +84,9 @@ for name, base, confs in groups:
         # configuration against the plain run just before it), robust to
         # the machine's drift from round to round
         dif = statistics.median([x - y for x, y in zip(t[c], t["plain"])])
-        print("  %-34s %9.1f  %5.2fx  %+7.0f ns/call (paired)  runs: %s" % (c, m / 1e6, m / p, dif / calls_n,
-              " ".join("%.0f" % (x / 1e6) for x in t[c])))
+        cdif = statistics.median([x - y for x, y in zip(cpu[c], cpu["plain"])])
+        print("  %-34s %9.1f  %5.2fx  %+7.0f ns/call (paired)  %+7.0f CPU ns/call  runs: %s" % (
+              c, m / 1e6, m / p, dif / calls_n, cdif / calls_n, " ".join("%.0f" % (x / 1e6) for x in t[c])))
     if "data" in name and "threads" not in name:
         for c, f in (("before", "/tmp/o.clrr"), ("after", "/tmp/n.clrr")):
             print("  trace %s: %d bytes (%.3f of raw)" % (c, os.path.getsize(f), os.path.getsize(f) / float(info["bytes"])))

@@ -14,9 +14,12 @@
  *                           input changes every iteration
  *   micro data N repeated   the same, with the same input every iteration
  *
- * Prints one line: `mode=... iters=N calls=C bytes=B ns=T` where calls is
- * the number of OpenCL calls in the timed loop and bytes the bytes moved
- * between host and device. The input is integer data with the structure of
+ * Prints one line: `mode=... iters=N calls=C bytes=B ns=T cpu_ns=U` where
+ * calls is the number of OpenCL calls in the timed loop, bytes the bytes
+ * moved between host and device, T the loop's wall time and U the CPU time
+ * of the thread that ran it (the driver's and a layer's work on the
+ * application's thread, without the time it slept waiting for the device,
+ * or its VM was descheduled). The input is integer data with the structure of
  * real measurements (a slowly varying signal plus small noise), neither
  * random (incompressible) nor constant (trivially compressible). */
 #include <CL/cl.h>
@@ -38,6 +41,13 @@ static double now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -67,7 +77,7 @@ int main(int argc, char **argv)
     cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     CHECK(err);
     CHECK(clBuildProgram(p, 1, &dev, "", NULL, NULL));
-    double t0, t1;
+    double t0, t1, c0, c1;
     long calls = 0;
     unsigned long long bytes = 0;
     if (!strcmp(argv[1], "calls")) {
@@ -81,6 +91,7 @@ int main(int argc, char **argv)
         cl_ulong busy = 0;
         int nev = 0;
         t0 = now_ns();
+        c0 = cpu_ns();
         for (long i = 0; i < iters; i++) {
             int v = (int)i;
             CHECK(clSetKernelArg(k, 0, sizeof v, &v));
@@ -100,6 +111,7 @@ int main(int argc, char **argv)
             }
         }
         t1 = now_ns();
+        c1 = cpu_ns();
         if (timed && busy == 0)
             fprintf(stderr, "micro: no device time reported\n");
         clReleaseMemObject(o);
@@ -119,6 +131,7 @@ int main(int argc, char **argv)
         CHECK(clSetKernelArg(k, 1, sizeof b, &b));
         uint32_t rng = 12345;
         t0 = now_ns();
+        c0 = cpu_ns();
         for (long it = 0; it < iters; it++) {
             if (!repeated || it == 0)
                 for (size_t i = 0; i < n; i++) {
@@ -136,16 +149,17 @@ int main(int argc, char **argv)
             bytes += 2ull * n * sizeof(int);
         }
         t1 = now_ns();
+        c1 = cpu_ns();
         clReleaseMemObject(a);
         clReleaseMemObject(b);
         clReleaseKernel(k);
         free(in);
         free(out);
     }
-    printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f\n", argv[1],
+    printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f cpu_ns=%.0f\n", argv[1],
            !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "",
            timed ? "-timed" : profiled ? "-profiled" : "", iters, calls,
-           bytes, t1 - t0);
+           bytes, t1 - t0, c1 - c0);
     clReleaseProgram(p);
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);
