@@ -74,6 +74,14 @@ static rec_obj *rec_insert(const void *h, unsigned kind)
     return o;
 }
 
+/* Frees an entry that is out of the table, with its share of rec_nhostk. */
+static void rec_obj_free(rec_obj *o)
+{
+    if (o && o->hostargs)
+        atomic_fetch_sub(&rec_nhostk, 1);
+    free(o);
+}
+
 /* Unlinks the entry of @p h (lock held). @return it, or NULL. */
 static rec_obj *rec_unlink(const void *h)
 {
@@ -160,9 +168,7 @@ void rec_obj_change_end(rec_obj_change *ch, int ok)
             rec_plan_released(o->info.id);   /* plan mode: kept work that only writes it is freed */
         if (ok && o && o->info.kind == REC_OBJ_EVENT)
             rec_plan_event_released((cl_event)ch->h);   /* plan mode: a stand-in marker is forgotten */
-        if (o && o->hostargs)
-            atomic_fetch_sub(&rec_nhostk, 1);
-        free(o);
+        rec_obj_free(o);
         return;
     }
     /* the driver refused: the application's count is what it was */
@@ -179,7 +185,7 @@ void rec_obj_change_end(rec_obj_change *ch, int ok)
             live->refs -= ch->delta;
     }
     pthread_mutex_unlock(&rec_obj_lock);
-    free(o);
+    rec_obj_free(o);   /* another object has its address now */
 }
 
 int rec_obj_get(const void *h, rec_obj_info *out)

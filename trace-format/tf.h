@@ -175,12 +175,12 @@ void tf_writer_unlock(tf_writer *w);
 /* The encoder is a cursor into the open record chunk. Its fields are the
  * writer's; they are here only so that the encoders below can be inline:
  * the recorder encodes about 20 values per call, and a function call, a
- * generic size test and byte-by-byte stores per value were half of the
- * recorder's instructions per call (callgrind: 3620 per clSetKernelArg +
- * clEnqueueNDRangeKernel pair, 2100 of them in tf_enc_*). Each encoder
- * checks room for its largest form once and stores the value with one
- * byte-swapped store; the rare paths (no room, long strings) are out of
- * line. The bytes are exactly msgpack-c's (smallest format for each value;
+ * generic size test and byte-by-byte stores per value were more than half
+ * of the recorder's instructions per call (callgrind: 3675 per
+ * clSetKernelArg + clEnqueueNDRangeKernel pair, 2100 of them in tf_enc_*).
+ * Each encoder checks room for its largest form once and stores the value
+ * with wide byte-swapped stores (below); the rare paths (no room, long
+ * strings) are out of line. The bytes are exactly msgpack-c's (smallest format for each value;
  * test_tf.c compares them byte for byte). */
 struct tf_writer;
 struct tf_enc {
