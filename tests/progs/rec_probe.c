@@ -6,7 +6,8 @@
  *   - a queue made with a property list: CL_QUEUE_PROPERTIES_ARRAY as given
  *   - a non-blocking read completed by clFinish (captured as late DATA)
  *   - a write map (captured at unmap) and a read map
- *   - a USE_HOST_PTR buffer changed by the host between two kernels
+ *   - a USE_HOST_PTR buffer changed by the host between two kernels (and
+ *     a kernel that took it as an argument released in between)
  *   - the same 1 MiB written 8 times (stored once)
  *   - 6 buffers made and released in turn, each written between: a driver
  *     that hands out a released buffer's address again must not make the
@@ -71,6 +72,13 @@ int main(void)
     err = clGetEventProfilingInfo(kev, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL);
     printf("profiling query: %d\n", err);
     CHECK(clReleaseEvent(kev));
+    /* another kernel takes the buffer as an argument and is released: the
+     * recorder's count of kernels with host-pointer arguments goes back to
+     * one, and the launch below still snapshots the host memory */
+    cl_kernel k2 = clCreateKernel(prog, "add1", &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(k2, 0, sizeof hb, &hb));
+    CHECK(clReleaseKernel(k2));
     /* the host changes the USE_HOST_PTR memory, then a second kernel reads it */
     int *m = clEnqueueMapBuffer(q, hb, CL_TRUE, CL_MAP_WRITE, 0, N * sizeof(int), 0, NULL, NULL, &err);
     CHECK(err);
