@@ -24,7 +24,7 @@ for mode in layer preload; do
     grep -q 'device_type=CL_DEVICE_TYPE_ALL' "$TMP/$mode.txt" || fail "$mode: CL_DEVICE_TYPE_ALL not named"
     grep -q 'flags=CL_MEM_READ_WRITE|CL_MEM_USE_HOST_PTR' "$TMP/$mode.txt" || fail "$mode: buffer flags not named"
     # buffers made and released in turn, their addresses possibly reused:
-    # each write names the buffer made just before it, six different ids
+    # each write names the buffer made just before it, twelve different ids
     python3 - "$j" <<'EOF' || fail "$mode: a write names another buffer than the one just made"
 import json, sys
 calls = [c for c in map(json.loads, open(sys.argv[1])) if c["type"] == "call"]
@@ -35,9 +35,9 @@ for c in calls:
     elif c["fn"] == "clEnqueueWriteBuffer" and c["args"]["size"] == 4 and made is not None:
         pairs.append((made, c["args"]["buffer"]))
         made = None
-assert len(pairs) == 6, pairs
+assert len(pairs) == 12, pairs
 assert all(a == b for a, b in pairs), pairs
-assert len({a for a, _ in pairs}) == 6, pairs
+assert len({a for a, _ in pairs}) == 12, pairs
 EOF
     # 8 writes of the same MiB are stored once: the trace is far below 8 MiB
     size=$(stat -c %s "$TMP/$mode.clrr")

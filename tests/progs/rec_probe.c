@@ -9,7 +9,7 @@
  *   - a USE_HOST_PTR buffer changed by the host between two kernels (and
  *     a kernel that took it as an argument released in between)
  *   - the same 1 MiB written 8 times (stored once)
- *   - 6 buffers made and released in turn, each written between: a driver
+ *   - 12 buffers made and released in turn, each written between: a driver
  *     that hands out a released buffer's address again must not make the
  *     trace name the new buffer by the old one's id (the recorder's
  *     per-thread id cache); how many addresses came back goes to stderr */
@@ -108,7 +108,7 @@ int main(void)
     /* buffers made and released in turn: their addresses may come back */
     cl_mem prev = NULL;
     int reused = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 12; i++) {
         cl_mem t = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
         CHECK(err);
         reused += t == prev;
@@ -116,7 +116,7 @@ int main(void)
         CHECK(clReleaseMemObject(t));
         prev = t;
     }
-    fprintf(stderr, "rec_probe: %d of 5 buffer addresses reused\n", reused);
+    fprintf(stderr, "rec_probe: %d of 11 buffer addresses reused\n", reused);
 
     CHECK(clReleaseMemObject(b));
     CHECK(clReleaseMemObject(hb));
