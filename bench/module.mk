@@ -36,3 +36,10 @@ $(B)/bench/xfer: $(B)/obj/bench/xfer.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL -lm
 ALL_TARGETS += $(B)/bench/xfer
+
+# waves: one kernel's device time against its number of work-groups (the
+# rounds a GPU runs them in; bench/results/nvidia-h200-x4-nbody.md).
+$(B)/bench/waves: $(B)/obj/bench/waves.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL
+ALL_TARGETS += $(B)/bench/waves
