@@ -278,6 +278,15 @@ ana_status ana_kernel_region(const ana_kernel *k, const ana_launch *l, unsigned 
                              const uint64_t group_lo[3], const uint64_t group_hi[3],
                              ana_region *read, ana_region *write);
 
+/*! ana_kernel_regions() : ana_kernel_region() for every argument at once,
+ *  in one pass over the kernel's accesses: read[i] and write[i] for
+ *  i < k->nargs (caller-owned arrays of k->nargs each; arguments that are
+ *  not buffers, images or local arrays get empty regions). @return ANA_OK,
+ *  ANA_ERR_ARG (bad box) or ANA_ERR_NOMEM. Thread-safe for distinct
+ *  outputs. */
+ana_status ana_kernel_regions(const ana_kernel *k, const ana_launch *l, const uint64_t group_lo[3],
+                              const uint64_t group_hi[3], ana_region *read, ana_region *write);
+
 /* Whether the writes of argument @p arg split cleanly across work-groups
  * (SKMD's contiguous kernel): the write regions of disjoint ranges of
  * work-groups are disjoint, and a range's region is contiguous and is the

@@ -1,6 +1,7 @@
 /* ana_region.c — the bytes of a buffer argument that a box of work-groups
  * reads and writes in one launch: each access's offset evaluated over the
  * box's ranges, narrowed by its guards, hulled, clamped to the buffer. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/ana.h"
@@ -52,72 +53,131 @@ static void ana_region_finish(ana_region *r, uint64_t size)
     }
 }
 
-ana_status ana_kernel_region(const ana_kernel *k, const ana_launch *l, unsigned arg,
-                             const uint64_t group_lo[3], const uint64_t group_hi[3],
-                             ana_region *read, ana_region *write)
+/* Whether argument @p arg has regions (a buffer, image or local array). */
+static int ana_region_kind(const ana_kernel *k, unsigned arg)
 {
-    ana_env env, acc_env;
-    ana_status st;
-    uint64_t size;
-    unsigned i;
-    uint8_t kind;
+    uint8_t kind = k->args[arg].kind;
+    return kind == ANA_ARG_GLOBAL || kind == ANA_ARG_CONSTANT || kind == ANA_ARG_LOCAL ||
+           kind == ANA_ARG_IMAGE;
+}
 
-    if (!k || !l || !group_lo || !group_hi || !read || !write || arg >= k->nargs)
-        return ANA_ERR_ARG;
-    kind = k->args[arg].kind;
-    if (kind != ANA_ARG_GLOBAL && kind != ANA_ARG_CONSTANT && kind != ANA_ARG_LOCAL &&
-        kind != ANA_ARG_IMAGE)
-        return ANA_ERR_ARG;
-    st = ana_env_init(&env, k, l, group_lo, group_hi);
-    if (st != ANA_OK)
-        return st;
-    size = arg < l->nargs ? l->args[arg].size : 0;
-    ana_region_init(read);
-    ana_region_init(write);
-    if (k->unsupported) {
-        if (k->args[arg].access & ANA_ACC_READ)
-            ana_region_whole(read);
-        if (k->args[arg].access & ANA_ACC_WRITE)
-            ana_region_whole(write);
+/* The regions of every argument whose @p want[arg] is set (all when
+ * @p want is NULL) in read[arg] and write[arg], over the box @p env holds:
+ * one pass over the accesses. */
+static ana_status ana_regions_in(const ana_kernel *k, const ana_launch *l, const ana_env *env,
+                                 const uint8_t *want, ana_region *read, ana_region *write)
+{
+    ana_env acc_env;
+    ana_status st;
+    unsigned i;
+
+    for (i = 0; i < k->nargs; i++) {
+        ana_region_init(&read[i]);
+        ana_region_init(&write[i]);
+        if (k->unsupported && (!want || want[i]) && ana_region_kind(k, i)) {
+            if (k->args[i].access & ANA_ACC_READ)
+                ana_region_whole(&read[i]);
+            if (k->args[i].access & ANA_ACC_WRITE)
+                ana_region_whole(&write[i]);
+        }
     }
     for (i = 0; i < k->naccesses && !k->unsupported; i++) {
         const ana_mem_access *a = &k->accesses[i];
         int rd = !a->is_write || a->is_atomic, wr = a->is_write || a->is_atomic;
+        ana_region *r, *w;
         ana_ival off;
-        if (a->arg != arg || ((!rd || read->whole) && (!wr || write->whole)))
+        if (a->arg >= k->nargs || (want && !want[a->arg]) || !ana_region_kind(k, a->arg))
+            continue;
+        r = &read[a->arg];
+        w = &write[a->arg];
+        if ((!rd || r->whole) && (!wr || w->whole))
             continue;
         if (!a->offset.known) {
             if (rd)
-                ana_region_whole(read);
+                ana_region_whole(r);
             if (wr)
-                ana_region_whole(write);
+                ana_region_whole(w);
             continue;
         }
-        st = ana_env_copy(&acc_env, &env);
-        if (st != ANA_OK)
-            goto out;
-        if (!ana_env_tighten(&acc_env, a->guards, a->nguards)) {
+        if (a->nguards) {
+            st = ana_env_copy(&acc_env, env);
+            if (st != ANA_OK)
+                return st;
+            if (!ana_env_tighten(&acc_env, a->guards, a->nguards)) {
+                ana_env_free(&acc_env);
+                continue;   /* the guards exclude this box */
+            }
+            off = ana_eval(&acc_env, &a->offset);
             ana_env_free(&acc_env);
-            continue;   /* the guards exclude this box */
+        } else {
+            off = ana_eval(env, &a->offset);
         }
-        off = ana_eval(&acc_env, &a->offset);
-        ana_env_free(&acc_env);
         if (!off.ok || off.hi > INT64_MAX - (int64_t)a->size) {
             if (rd)
-                ana_region_whole(read);
+                ana_region_whole(r);
             if (wr)
-                ana_region_whole(write);
+                ana_region_whole(w);
             continue;
         }
         if (rd)
-            ana_region_add(read, off.lo, off.hi + (int64_t)a->size);
+            ana_region_add(r, off.lo, off.hi + (int64_t)a->size);
         if (wr)
-            ana_region_add(write, off.lo, off.hi + (int64_t)a->size);
+            ana_region_add(w, off.lo, off.hi + (int64_t)a->size);
     }
-    ana_region_finish(read, size);
-    ana_region_finish(write, size);
-    st = ANA_OK;
-out:
+    for (i = 0; i < k->nargs; i++) {
+        uint64_t size = i < l->nargs ? l->args[i].size : 0;
+        ana_region_finish(&read[i], size);
+        ana_region_finish(&write[i], size);
+    }
+    return ANA_OK;
+}
+
+ana_status ana_kernel_region(const ana_kernel *k, const ana_launch *l, unsigned arg,
+                             const uint64_t group_lo[3], const uint64_t group_hi[3],
+                             ana_region *read, ana_region *write)
+{
+    ana_env env;
+    ana_status st;
+    uint8_t *want;
+    ana_region *rs;
+
+    if (!k || !l || !group_lo || !group_hi || !read || !write || arg >= k->nargs ||
+        !ana_region_kind(k, arg))
+        return ANA_ERR_ARG;
+    want = calloc(k->nargs, 1);
+    rs = calloc(2 * (size_t)k->nargs, sizeof *rs);
+    if (!want || !rs) {
+        free(want);
+        free(rs);
+        return ANA_ERR_NOMEM;
+    }
+    want[arg] = 1;
+    st = ana_env_init(&env, k, l, group_lo, group_hi);
+    if (st == ANA_OK) {
+        st = ana_regions_in(k, l, &env, want, rs, rs + k->nargs);
+        ana_env_free(&env);
+    }
+    if (st == ANA_OK) {
+        *read = rs[arg];
+        *write = rs[k->nargs + arg];
+    }
+    free(want);
+    free(rs);
+    return st;
+}
+
+ana_status ana_kernel_regions(const ana_kernel *k, const ana_launch *l, const uint64_t group_lo[3],
+                              const uint64_t group_hi[3], ana_region *read, ana_region *write)
+{
+    ana_env env;
+    ana_status st;
+
+    if (!k || !l || !group_lo || !group_hi || !read || !write)
+        return ANA_ERR_ARG;
+    st = ana_env_init(&env, k, l, group_lo, group_hi);
+    if (st != ANA_OK)
+        return st;
+    st = ana_regions_in(k, l, &env, NULL, read, write);
     ana_env_free(&env);
     return st;
 }

@@ -22,6 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most work-groups along the split dimension whose regions are checked
+ * one by one for models (PLAN.md, "Splits"): about 7 us each for aes's
+ * kernel (four buffers, guarded table look-ups) on the 2-core build
+ * machine, so up to 7 s for a distinct split of that kind. */
+#define OPT_SPLIT_MODEL_GROUPS ((uint64_t)1 << 20)
+
 #ifndef CL_MEM_USE_HOST_PTR
 #define CL_MEM_USE_HOST_PTR (1 << 3)
 #endif
@@ -189,86 +195,126 @@ static void opt_split_shares(const opt_split_run *x, uint64_t groups, uint64_t *
     }
 }
 
-/* Fits, for one argument, the model of where a range of work-groups
- * [lo, hi) reads or writes: the analysis's region of every single
- * work-group g, [L(g), H(g)), must be [A + B*g, C + D*(g+1)) clamped to
- * [0, size) with B, D >= 0 (so the region of [lo, hi), the hull of its
- * groups', is [A + B*lo, C + D*hi) clamped). lo[g], hi[g]: the regions,
- * on[g]: non-empty. @return 1 with m[4] set, 0 when it does not hold. */
-static int opt_split_fit(const uint64_t *lo, const uint64_t *hi, const uint8_t *on, uint64_t n, uint64_t size,
-                         int64_t m[4])
+/* One argument's read or write model while it is fitted: the analysis's
+ * region of every single work-group g, [L(g), H(g)), must be
+ * [A + B*g, C + D*(g+1)) clamped to [0, size) with B, D >= 0 (so the region
+ * of [lo, hi), the hull of its groups', is [A + B*lo, C + D*hi) clamped).
+ * The candidate comes from the two middle groups; then every group is
+ * checked against it, one by one, without storing the regions. */
+typedef struct opt_split_fitting {
+    int have;      /* a candidate (both middle groups touch the bytes) */
+    int any;       /* some group touches them */
+    int bad;       /* some group does not fit */
+    int64_t m[4];
+} opt_split_fitting;
+
+/* A work-group's region of an argument clamped to [0, size): @return 1
+ * with [*lo, *hi) when it is not empty. */
+static int opt_split_clamp(const ana_region *r, uint64_t size, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t g1 = n / 2, g2 = g1 + 1 < n ? g1 + 1 : g1;
-    if (!on[g1] || !on[g2])
+    if (r->empty)
         return 0;
-    int64_t b = g2 > g1 ? (int64_t)(lo[g2] - lo[g1]) : 0, d = g2 > g1 ? (int64_t)(hi[g2] - hi[g1]) : 0;
+    *lo = r->whole ? 0 : r->lo > size ? size : r->lo;
+    *hi = r->whole ? size : r->hi > size ? size : r->hi;
+    return *lo < *hi;
+}
+
+static void opt_split_fit_start(opt_split_fitting *f, const ana_region *r1, const ana_region *r2, uint64_t g1,
+                                uint64_t g2, uint64_t size)
+{
+    uint64_t l1, h1, l2, h2;
+    memset(f, 0, sizeof *f);
+    if (!opt_split_clamp(r1, size, &l1, &h1) || !opt_split_clamp(r2, size, &l2, &h2))
+        return;
+    int64_t b = g2 > g1 ? (int64_t)(l2 - l1) : 0, d = g2 > g1 ? (int64_t)(h2 - h1) : 0;
     if (b < 0 || d < 0)
-        return 0;
-    int64_t a = (int64_t)lo[g1] - b * (int64_t)g1, c = (int64_t)hi[g1] - d * (int64_t)(g1 + 1);
-    for (uint64_t g = 0; g < n; g++) {
-        int64_t l = a + b * (int64_t)g, h = c + d * (int64_t)(g + 1);
-        uint64_t cl = l < 0 ? 0 : (uint64_t)l > size ? size : (uint64_t)l;
-        uint64_t ch = h < 0 ? 0 : (uint64_t)h > size ? size : (uint64_t)h;
-        if (!on[g] || cl != lo[g] || ch != hi[g])
-            return 0;
+        return;
+    f->have = 1;
+    f->m[0] = (int64_t)l1 - b * (int64_t)g1;
+    f->m[1] = b;
+    f->m[2] = (int64_t)h1 - d * (int64_t)(g1 + 1);
+    f->m[3] = d;
+}
+
+static void opt_split_fit_check(opt_split_fitting *f, const ana_region *r, uint64_t g, uint64_t size)
+{
+    uint64_t lo, hi;
+    if (!opt_split_clamp(r, size, &lo, &hi)) {
+        f->bad |= f->have;   /* a model needs every group to touch the bytes */
+        return;
     }
-    m[0] = a;
-    m[1] = b;
-    m[2] = c;
-    m[3] = d;
-    return 1;
+    f->any = 1;
+    if (!f->have) {
+        f->bad = 1;
+        return;
+    }
+    int64_t l = f->m[0] + f->m[1] * (int64_t)g, h = f->m[2] + f->m[3] * (int64_t)(g + 1);
+    uint64_t cl = l < 0 ? 0 : (uint64_t)l > size ? size : (uint64_t)l;
+    uint64_t ch = h < 0 ? 0 : (uint64_t)h > size ? size : (uint64_t)h;
+    if (cl != lo || ch != hi)
+        f->bad = 1;
 }
 
 /* The models of every buffer argument of a launch split along @p dim
  * (PLAN.md, "Splits"): 1 when all hold (the proportions may then change
- * while the application runs). At most 65536 work-groups are checked one
- * by one; more: no models. */
+ * while the application runs). Every work-group is checked, one by one
+ * (one pass over the kernel's accesses each), up to OPT_SPLIT_MODEL_GROUPS
+ * of them; more: no models. */
 static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint8_t *args, const uint8_t *merge,
                             const uint64_t g[3], unsigned dim, const ana_argval *vals, opt_split_model *md)
 {
     uint64_t n = g[dim];
-    if (n > 65536 || n < 2)
-        return 0;
-    uint64_t *buf = malloc(4 * n * sizeof *buf);
-    uint8_t *on = malloc(2 * n);
-    int ok = buf && on;
-    for (unsigned a = 0; ok && a < k->nargs; a++) {
+    for (unsigned a = 0; a < k->nargs; a++)
         memset(&md[a], 0, sizeof md[a]);
+    if (n > OPT_SPLIT_MODEL_GROUPS || n < 2)
+        return 0;
+    size_t na = k->nargs;
+    ana_region *rd = calloc(4 * na + 1, sizeof *rd);
+    opt_split_fitting *fr = calloc(2 * na + 1, sizeof *fr);
+    uint64_t g1 = n / 2, g2 = g1 + 1 < n ? g1 + 1 : g1;
+    int ok = rd && fr;
+    /* the candidates, from the two middle groups */
+    for (unsigned pass = 0; ok && pass < 2; pass++) {
+        uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
+        glo[dim] = pass ? g2 : g1;
+        ghi[dim] = glo[dim] + 1;
+        ok = ana_kernel_regions(k, l, glo, ghi, rd + 2 * pass * na, rd + (2 * pass + 1) * na) == ANA_OK;
+    }
+    for (unsigned a = 0; ok && a < na; a++) {
         if (args[a] != OPT_SPLIT_ARG_MEM)
             continue;
-        uint64_t *rl = buf, *rh = buf + n, *wl = buf + 2 * n, *wh = buf + 3 * n, size = vals[a].size;
-        int anyr = 0, anyw = 0;
-        for (uint64_t i = 0; ok && i < n; i++) {
-            uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
-            glo[dim] = i;
-            ghi[dim] = i + 1;
-            ana_region rd, wr;
-            ok = ana_kernel_region(k, l, a, glo, ghi, &rd, &wr) == ANA_OK;
-            on[i] = !rd.empty;
-            rl[i] = rd.whole ? 0 : rd.lo > size ? size : rd.lo;
-            rh[i] = rd.whole ? size : rd.hi > size ? size : rd.hi;
-            if (on[i] && rl[i] >= rh[i])
-                on[i] = 0;
-            on[n + i] = !wr.empty;
-            wl[i] = wr.whole ? 0 : wr.lo > size ? size : wr.lo;
-            wh[i] = wr.whole ? size : wr.hi > size ? size : wr.hi;
-            if (on[n + i] && wl[i] >= wh[i])
-                on[n + i] = 0;
-            anyr |= on[i];
-            anyw |= on[n + i];
+        opt_split_fit_start(&fr[a], &rd[a], &rd[2 * na + a], g1, g2, vals[a].size);
+        opt_split_fit_start(&fr[na + a], &rd[na + a], &rd[3 * na + a], g1, g2, vals[a].size);
+    }
+    /* every group against them; stops at the first one that does not fit */
+    for (uint64_t i = 0; ok && i < n; i++) {
+        uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
+        glo[dim] = i;
+        ghi[dim] = i + 1;
+        ok = ana_kernel_regions(k, l, glo, ghi, rd, rd + na) == ANA_OK;
+        for (unsigned a = 0; ok && a < na; a++) {
+            if (args[a] != OPT_SPLIT_ARG_MEM)
+                continue;
+            opt_split_fit_check(&fr[a], &rd[a], i, vals[a].size);
+            opt_split_fit_check(&fr[na + a], &rd[na + a], i, vals[a].size);
+            ok = !fr[a].bad && !fr[na + a].bad;
         }
-        if (ok && anyr)
-            ok = md[a].read = (uint8_t)opt_split_fit(rl, rh, on, n, size, md[a].r);
-        if (ok && anyw)
-            ok = md[a].write = (uint8_t)opt_split_fit(wl, wh, on + n, n, size, md[a].w);
+    }
+    for (unsigned a = 0; ok && a < na; a++) {
+        if (args[a] != OPT_SPLIT_ARG_MEM)
+            continue;
+        if ((md[a].read = (uint8_t)fr[a].any))
+            memcpy(md[a].r, fr[a].m, sizeof md[a].r);
+        if ((md[a].write = (uint8_t)fr[na + a].any))
+            memcpy(md[a].w, fr[na + a].m, sizeof md[a].w);
         /* concatenation needs ranges that never overlap, whatever the proportions */
-        if (ok && merge[a] == OPT_MERGE_CONCAT)
+        if (merge[a] == OPT_MERGE_CONCAT)
             ok = md[a].write && md[a].w[1] == md[a].w[3] && md[a].w[2] <= md[a].w[0];
         if (ok && merge[a] != OPT_MERGE_NONE && !md[a].write)
             ok = 0;
     }
-    free(buf);
-    free(on);
+    free(rd);
+    free(fr);
     return ok;
 }
 

@@ -74,6 +74,19 @@ POCL_DEVICES="pthread pthread" "$CLRR" replay --json "$TMP/nbu.clrr" --plan "$TM
 [ "$(j "$TMP/nbu.json" "(d['ok'], d['mismatches'], d['plan']['split'])")" = "(True, 0, 2)" ] ||
     fail "nbody --uniform: $(j "$TMP/nbu.json" "d['plan']")"
 
+# a launch of more than 65536 work-groups (bigblob: 393219 work-items, the
+# local size left to the driver) still gets models, so its proportions adapt
+POCL_DEVICES="pthread pthread" "$CLRR" record -o "$TMP/bb.clrr" -- "$B/tests/progs/bigblob" --quiet ||
+    fail "recording bigblob"
+POCL_DEVICES="pthread pthread" "$CLRR" optimize "$TMP/bb.clrr" -o "$TMP/bb.plan" --passes none \
+    --split cpu0:1,cpu1:1 >/dev/null || fail "optimize bigblob"
+[ "$(python3 -c 'import json, sys; print(bool(json.load(open(sys.argv[1]))["splits"][0]["models"]))' \
+    "$TMP/bb.plan")" = True ] || fail "bigblob's split of 393219 work-groups has no models"
+POCL_DEVICES="pthread pthread" "$CLRR" replay --json "$TMP/bb.clrr" --plan "$TMP/bb.plan" >"$TMP/bb.json" ||
+    fail "bigblob split does not replay verified: $(head -c 2000 "$TMP/bb.json")"
+[ "$(j "$TMP/bb.json" "(d['ok'], d['mismatches'], d['plan']['split'], d['plan']['split_adapted'])")" = \
+    "(True, 0, 2, 1)" ] || fail "bigblob adaptive: $(j "$TMP/bb.json" "d['plan']")"
+
 # the test can fail: a helper part that does not bring back 4 of its bytes,
 # with the plan's proportions (--split-fixed: the parts' regions) and with
 # measured ones (the models)

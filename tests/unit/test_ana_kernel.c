@@ -213,12 +213,21 @@ static ana_launch launch2(unsigned dim, uint64_t g0, uint64_t g1, uint64_t l0, u
     return l;
 }
 
-/* The read/write regions of @p arg for groups [x0,x1) x [y0,y1). */
+/* The read/write regions of @p arg for groups [x0,x1) x [y0,y1); every
+ * argument's at once (ana_kernel_regions) must give the same. */
 static void region(const ana_kernel *k, const ana_launch *l, const char *arg, uint64_t x0,
                    uint64_t x1, uint64_t y0, uint64_t y1, ana_region *rd, ana_region *wr)
 {
     uint64_t lo[3] = { x0, y0, 0 }, hi[3] = { x1, y1, 1 };
-    CU_ASSERT_EQUAL_FATAL(ana_kernel_region(k, l, arg_of(k, arg), lo, hi, rd, wr), ANA_OK);
+    unsigned a = arg_of(k, arg);
+    ana_region ar[32], aw[32];
+    CU_ASSERT_EQUAL_FATAL(ana_kernel_region(k, l, a, lo, hi, rd, wr), ANA_OK);
+    CU_ASSERT_FATAL(k->nargs <= 32);
+    CU_ASSERT_EQUAL_FATAL(ana_kernel_regions(k, l, lo, hi, ar, aw), ANA_OK);
+    CU_ASSERT(ar[a].empty == rd->empty && ar[a].whole == rd->whole && ar[a].lo == rd->lo &&
+              ar[a].hi == rd->hi);
+    CU_ASSERT(aw[a].empty == wr->empty && aw[a].whole == wr->whole && aw[a].lo == wr->lo &&
+              aw[a].hi == wr->hi);
 }
 
 #define CU_ASSERT_REGION(r, l_, h_) \
@@ -881,7 +890,15 @@ static void test_bad_calls(void)
 
     /* group 5 of 4, a scalar argument, a bad dimension count */
     CU_ASSERT_EQUAL(ana_kernel_region(k, &l, 0, lo, hi, &rd, &wr), ANA_ERR_ARG);
-    hi[0] = 4;
+    {
+        ana_region ar[4], aw[4];
+        CU_ASSERT_EQUAL(ana_kernel_regions(k, &l, lo, hi, ar, aw), ANA_ERR_ARG);
+        hi[0] = 4;
+        CU_ASSERT_EQUAL(ana_kernel_regions(k, &l, lo, hi, NULL, aw), ANA_ERR_ARG);
+        CU_ASSERT_EQUAL(ana_kernel_regions(k, &l, lo, hi, ar, aw), ANA_OK);
+        CU_ASSERT(ar[3].empty && aw[3].empty);   /* the scalar n */
+        CU_ASSERT(!ar[0].empty && aw[0].empty && !aw[2].empty);
+    }
     CU_ASSERT_EQUAL(ana_kernel_region(k, &l, 3, lo, hi, &rd, &wr), ANA_ERR_ARG);
     CU_ASSERT_EQUAL(ana_kernel_region(k, &l, 9, lo, hi, &rd, &wr), ANA_ERR_ARG);
     CU_ASSERT_EQUAL(ana_kernel_contiguity(k, &l, 3, &c), ANA_ERR_ARG);
