@@ -112,6 +112,18 @@ def micro():
         timed.append(float(kv(out)["ns"]))
     launches = int(n_calls)
     raw["driver timing"] = {"plain_ns": plain, "timed_ns": timed, "launches": launches}
+    # interleaved in one process (micro's ab mode): blocks through the
+    # loader (and the layer) against blocks through the driver's entry
+    # points, a millisecond apart; plain, the difference is the loader's
+    ab = {"plain": [], "recorded": [], "recorded, --no-device-timing": []}
+    for _ in range(REPS):
+        out, _ = run(calls + ["ab"])
+        ab["plain"].append(float(kv(out)["ab_ns"]))
+        for name, opts in (("recorded", []), ("recorded, --no-device-timing", ["--no-device-timing"])):
+            rc = recorded(calls + ["ab"], trace)
+            out, _ = run(rc[:2] + opts + rc[2:])
+            ab[name].append(float(kv(out)["ab_ns"]))
+    raw["interleaved"] = ab
     print("\n### Recorder overhead (medians of %d runs)\n" % REPS)
     print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call (paired) | CPU ns/call (paired) | capture MB/s | trace / raw bytes |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -123,6 +135,16 @@ def micro():
             "%.3f" % r[7] if r[7] == r[7] else "-"))
     print("\nCPU ns/call: the same paired difference on the CPU time of the thread that runs")
     print("the loop (the layer's work on the application's thread, without waits for the device).")
+    pab = med(ab["plain"])
+    print("\nThe call-heavy loop interleaved in one process (`micro calls N ab`): blocks of 256")
+    print("launches through the loader (and the layer, when recorded) alternate with blocks")
+    print("through the driver's own entry points; per call, the median difference of adjacent")
+    print("blocks. Plain, that is the loader's cost; the layer's is the recorded figure less it.\n")
+    print("| run | loader (+ layer) ns/call, runs | median | layer ns/call |")
+    print("|---|---|---:|---:|")
+    for name, v in ab.items():
+        print("| %s | %s | %.0f | %s |" % (name, " ".join("%.0f" % x for x in v), med(v),
+                                         "-" if name == "plain" else "%.0f" % (med(v) - pab)))
     p, t = med(plain), med(timed)
     print("\nDevice timing in the driver, without clrr: the call-heavy loop with an event per")
     print("launch on a profiling queue, START and END read after each clFinish.\n")

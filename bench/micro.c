@@ -10,6 +10,19 @@
  *                           cost of timing every command, without clrr)
  *   micro calls N profiled  the same on a profiling queue, with no event
  *                           (what a profiling queue alone costs)
+ *   micro calls N ab        the same loop in blocks of 256 launches (one
+ *                           clFinish each), alternating: a block through the
+ *                           loader (and a layer, when one is loaded), then
+ *                           a block through the driver's own entry points
+ *                           (each object's ICD dispatch table: no loader,
+ *                           no layer), on the same objects and thread.
+ *                           Adds `ab_ns=D` to the line: the median over
+ *                           adjacent pairs of blocks of the difference per
+ *                           call. Plain, D is the loader's own cost; under
+ *                           `clrr record`, the loader's and the layer's.
+ *                           Blocks a millisecond apart see the same machine
+ *                           speed, so D is far steadier than the difference
+ *                           of two runs (bench.py's interleaved column).
  *   micro data N varying    N x (16 MiB write + kernel + 16 MiB read), the
  *                           input changes every iteration
  *   micro data N repeated   the same, with the same input every iteration
@@ -23,6 +36,7 @@
  * real measurements (a slowly varying signal plus small noise), neither
  * random (incompressible) nor constant (trivially compressible). */
 #include <CL/cl.h>
+#include <CL/cl_icd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +58,18 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ICD objects begin with their driver's dispatch table. */
+static const struct _cl_icd_dispatch *icd(const void *obj)
+{
+    return *(const struct _cl_icd_dispatch *const *)obj;
+}
+
 static double cpu_ns(void)
 {
     struct timespec ts;
@@ -61,6 +87,8 @@ int main(int argc, char **argv)
     int repeated = argc > 3 && !strcmp(argv[3], "repeated");
     int timed = argc > 3 && !strcmp(argv[3], "timed");
     int profiled = argc > 3 && !strcmp(argv[3], "profiled");
+    int ab = argc > 3 && !strcmp(argv[3], "ab");
+    double ab_ns = 0;
     cl_platform_id plat;
     cl_device_id dev;
     cl_int err;
@@ -90,9 +118,36 @@ int main(int argc, char **argv)
         cl_event evs[256];
         cl_ulong busy = 0;
         int nev = 0;
+        long nblocks = (iters + 255) / 256;
+        double *blk = ab ? calloc((size_t)nblocks + 1, sizeof *blk) : NULL, tb = 0;
+        const struct _cl_icd_dispatch *dk = icd(k), *dq = icd(q);
+        if (ab && !blk)
+            return 2;
         t0 = now_ns();
         c0 = cpu_ns();
-        for (long i = 0; i < iters; i++) {
+        for (long i = 0; ab && i < iters; i++) {   /* odd blocks: the driver's entry points */
+            int v = (int)i, direct = (i >> 8) & 1;
+            if ((i & 255) == 0)
+                tb = now_ns();
+            CHECK(direct ? dk->clSetKernelArg(k, 0, sizeof v, &v) : clSetKernelArg(k, 0, sizeof v, &v));
+            CHECK(direct ? dq->clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL)
+                         : clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+            calls += 2;
+            if ((i & 255) == 255 || i + 1 == iters) {
+                CHECK(direct ? dq->clFinish(q) : clFinish(q));
+                calls++;
+                blk[i >> 8] = (now_ns() - tb) / (double)(2 * ((i & 255) + 1) + 1);
+            }
+        }
+        if (ab) {   /* pairs of whole blocks: loader/layer minus direct */
+            long np = 0;
+            for (long b = 0; b + 1 < nblocks && (b + 2) * 256 <= iters; b += 2)
+                blk[np++] = blk[b] - blk[b + 1];
+            qsort(blk, (size_t)np, sizeof *blk, cmp_d);
+            ab_ns = np ? (np % 2 ? blk[np / 2] : 0.5 * (blk[np / 2 - 1] + blk[np / 2])) : 0;
+            free(blk);
+        }
+        for (long i = 0; !ab && i < iters; i++) {
             int v = (int)i;
             CHECK(clSetKernelArg(k, 0, sizeof v, &v));
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, timed ? &evs[nev++] : NULL));
@@ -156,10 +211,13 @@ int main(int argc, char **argv)
         free(in);
         free(out);
     }
-    printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f cpu_ns=%.0f\n", argv[1],
+    printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f cpu_ns=%.0f", argv[1],
            !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "",
-           timed ? "-timed" : profiled ? "-profiled" : "", iters, calls,
+           timed ? "-timed" : profiled ? "-profiled" : ab ? "-ab" : "", iters, calls,
            bytes, t1 - t0, c1 - c0);
+    if (ab)
+        printf(" ab_ns=%.1f", ab_ns);
+    printf("\n");
     clReleaseProgram(p);
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);
