@@ -34,7 +34,7 @@ extern "C" {
       "memory the recorder may hold before the application waits (e.g. 256M)") \
     X(bool, device_timing, DEVICE_TIMING, "device-timing", 1, \
       "record the device time of enqueued commands (invisible to the application)") \
-    X(u64,  timing_interval_us, TIMING_INTERVAL_US, "timing-interval-us", 1000, \
+    X(u64,  timing_interval_us, TIMING_INTERVAL_US, "timing-interval-us", 10000, \
       "device timing: past a command kind's first 16 (a kernel's launches, one buffer's transfers), time at most one every N microseconds (0: every command)") \
     X(int,  flush_ms,     FLUSH_MS,     "flush-ms",      200, \
       "periodic flush interval in milliseconds") \
