@@ -293,7 +293,7 @@ static void rs_copy(void *dst, const void *src, size_t n)
         pthread_mutex_unlock(&rs.job_mu);
     }
     rs_run(g);
-    /* every piece is taken: wait for those other threads still copy */
+    /* every piece is taken: wait for the pieces other threads are still copying */
     for (unsigned spin = 1; atomic_load_explicit(&rs.done, memory_order_acquire) < pieces; spin++) {
         rs_pause();
         if (!(spin & 1023))
