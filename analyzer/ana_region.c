@@ -1,7 +1,6 @@
 /* ana_region.c — the bytes of a buffer argument that a box of work-groups
  * reads and writes in one launch: each access's offset evaluated over the
  * box's ranges, narrowed by its guards, hulled, clamped to the buffer. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/ana.h"
@@ -61,24 +60,26 @@ static int ana_region_kind(const ana_kernel *k, unsigned arg)
            kind == ANA_ARG_IMAGE;
 }
 
-/* The regions of every argument whose @p want[arg] is set (all when
- * @p want is NULL) in read[arg] and write[arg], over the box @p env holds:
- * one pass over the accesses. */
-static ana_status ana_regions_in(const ana_kernel *k, const ana_launch *l, const ana_env *env,
-                                 const uint8_t *want, ana_region *read, ana_region *write)
+/* The regions over the box @p env holds, in one pass over the accesses:
+ * of every argument in read[arg] and write[arg] (k->nargs each) when
+ * @p only is negative, else of argument @p only alone in read[0] and
+ * write[0] (argument i goes to index i - first). */
+static ana_status ana_regions_in(const ana_kernel *k, const ana_launch *l, const ana_env *env, int only,
+                                 ana_region *read, ana_region *write)
 {
     ana_env acc_env;
     ana_status st;
-    unsigned i;
+    unsigned i, first = only < 0 ? 0 : (unsigned)only, last = only < 0 ? k->nargs : first + 1;
 
-    for (i = 0; i < k->nargs; i++) {
-        ana_region_init(&read[i]);
-        ana_region_init(&write[i]);
-        if (k->unsupported && (!want || want[i]) && ana_region_kind(k, i)) {
+    for (i = first; i < last; i++) {
+        ana_region *r = &read[i - first], *w = &write[i - first];
+        ana_region_init(r);
+        ana_region_init(w);
+        if (k->unsupported && ana_region_kind(k, i)) {
             if (k->args[i].access & ANA_ACC_READ)
-                ana_region_whole(&read[i]);
+                ana_region_whole(r);
             if (k->args[i].access & ANA_ACC_WRITE)
-                ana_region_whole(&write[i]);
+                ana_region_whole(w);
         }
     }
     for (i = 0; i < k->naccesses && !k->unsupported; i++) {
@@ -86,10 +87,10 @@ static ana_status ana_regions_in(const ana_kernel *k, const ana_launch *l, const
         int rd = !a->is_write || a->is_atomic, wr = a->is_write || a->is_atomic;
         ana_region *r, *w;
         ana_ival off;
-        if (a->arg >= k->nargs || (want && !want[a->arg]) || !ana_region_kind(k, a->arg))
+        if (a->arg < first || a->arg >= last || !ana_region_kind(k, a->arg))
             continue;
-        r = &read[a->arg];
-        w = &write[a->arg];
+        r = &read[a->arg - first];
+        w = &write[a->arg - first];
         if ((!rd || r->whole) && (!wr || w->whole))
             continue;
         if (!a->offset.known) {
@@ -124,10 +125,10 @@ static ana_status ana_regions_in(const ana_kernel *k, const ana_launch *l, const
         if (wr)
             ana_region_add(w, off.lo, off.hi + (int64_t)a->size);
     }
-    for (i = 0; i < k->nargs; i++) {
+    for (i = first; i < last; i++) {
         uint64_t size = i < l->nargs ? l->args[i].size : 0;
-        ana_region_finish(&read[i], size);
-        ana_region_finish(&write[i], size);
+        ana_region_finish(&read[i - first], size);
+        ana_region_finish(&write[i - first], size);
     }
     return ANA_OK;
 }
@@ -138,31 +139,15 @@ ana_status ana_kernel_region(const ana_kernel *k, const ana_launch *l, unsigned 
 {
     ana_env env;
     ana_status st;
-    uint8_t *want;
-    ana_region *rs;
 
     if (!k || !l || !group_lo || !group_hi || !read || !write || arg >= k->nargs ||
         !ana_region_kind(k, arg))
         return ANA_ERR_ARG;
-    want = calloc(k->nargs, 1);
-    rs = calloc(2 * (size_t)k->nargs, sizeof *rs);
-    if (!want || !rs) {
-        free(want);
-        free(rs);
-        return ANA_ERR_NOMEM;
-    }
-    want[arg] = 1;
     st = ana_env_init(&env, k, l, group_lo, group_hi);
-    if (st == ANA_OK) {
-        st = ana_regions_in(k, l, &env, want, rs, rs + k->nargs);
-        ana_env_free(&env);
-    }
-    if (st == ANA_OK) {
-        *read = rs[arg];
-        *write = rs[k->nargs + arg];
-    }
-    free(want);
-    free(rs);
+    if (st != ANA_OK)
+        return st;
+    st = ana_regions_in(k, l, &env, (int)arg, read, write);
+    ana_env_free(&env);
     return st;
 }
 
@@ -177,7 +162,7 @@ ana_status ana_kernel_regions(const ana_kernel *k, const ana_launch *l, const ui
     st = ana_env_init(&env, k, l, group_lo, group_hi);
     if (st != ANA_OK)
         return st;
-    st = ana_regions_in(k, l, &env, NULL, read, write);
+    st = ana_regions_in(k, l, &env, -1, read, write);
     ana_env_free(&env);
     return st;
 }
