@@ -125,36 +125,20 @@ int main(int argc, char **argv)
             return 2;
         t0 = now_ns();
         c0 = cpu_ns();
-        for (long i = 0; ab && i < iters; i++) {   /* odd blocks: the driver's entry points */
-            int v = (int)i, direct = (i >> 8) & 1;
-            if ((i & 255) == 0)
+        for (long i = 0; i < iters; i++) {
+            int v = (int)i, direct = ab && ((i >> 8) & 1);   /* ab: odd blocks call the driver */
+            if (ab && (i & 255) == 0)
                 tb = now_ns();
             CHECK(direct ? dk->clSetKernelArg(k, 0, sizeof v, &v) : clSetKernelArg(k, 0, sizeof v, &v));
-            CHECK(direct ? dq->clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL)
-                         : clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+            cl_event *ev = timed ? &evs[nev++] : NULL;
+            CHECK(direct ? dq->clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, ev)
+                         : clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, ev));
             calls += 2;
             if ((i & 255) == 255 || i + 1 == iters) {
                 CHECK(direct ? dq->clFinish(q) : clFinish(q));
                 calls++;
-                blk[i >> 8] = (now_ns() - tb) / (double)(2 * ((i & 255) + 1) + 1);
-            }
-        }
-        if (ab) {   /* pairs of whole blocks: loader/layer minus direct */
-            long np = 0;
-            for (long b = 0; b + 1 < nblocks && (b + 2) * 256 <= iters; b += 2)
-                blk[np++] = blk[b] - blk[b + 1];
-            qsort(blk, (size_t)np, sizeof *blk, cmp_d);
-            ab_ns = np ? (np % 2 ? blk[np / 2] : 0.5 * (blk[np / 2 - 1] + blk[np / 2])) : 0;
-            free(blk);
-        }
-        for (long i = 0; !ab && i < iters; i++) {
-            int v = (int)i;
-            CHECK(clSetKernelArg(k, 0, sizeof v, &v));
-            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, timed ? &evs[nev++] : NULL));
-            calls += 2;
-            if ((i & 255) == 255 || i + 1 == iters) {
-                CHECK(clFinish(q));
-                calls++;
+                if (ab)
+                    blk[i >> 8] = (now_ns() - tb) / (double)(2 * ((i & 255) + 1) + 1);
                 for (int e = 0; e < nev; e++) {   /* timed: what clrr's event thread does */
                     cl_ulong s0, s1;
                     CHECK(clGetEventProfilingInfo(evs[e], CL_PROFILING_COMMAND_START, sizeof s0, &s0, NULL));
@@ -167,6 +151,14 @@ int main(int argc, char **argv)
         }
         t1 = now_ns();
         c1 = cpu_ns();
+        if (ab) {   /* pairs of whole blocks: loader/layer minus direct */
+            long np = 0;
+            for (long b = 0; b + 1 < nblocks && (b + 2) * 256 <= iters; b += 2)
+                blk[np++] = blk[b] - blk[b + 1];
+            qsort(blk, (size_t)np, sizeof *blk, cmp_d);
+            ab_ns = np ? (np % 2 ? blk[np / 2] : 0.5 * (blk[np / 2 - 1] + blk[np / 2])) : 0;
+            free(blk);
+        }
         if (timed && busy == 0)
             fprintf(stderr, "micro: no device time reported\n");
         clReleaseMemObject(o);
