@@ -356,9 +356,10 @@ typedef struct tf_reader_opts {
     size_t max_chunk;        /* largest raw chunk accepted; 0 = 64 MiB */
     size_t max_memory;       /* arena + tables cap; 0 = 1 GiB */
     int trusted_feed;        /* tf_reader_open_feed() only: the records come from
-                              * this process's own writer (sink mode), so the
-                              * bounds walk that guards untrusted bytes is
-                              * skipped (msgpack-c still checks every length) */
+                              * this process's own writer (sink mode): each is
+                              * decoded in one pass, which checks every length
+                              * as it goes, instead of the bounds walk, msgpack-c's
+                              * unpack and the conversion of its objects */
 } tf_reader_opts;
 
 /*! tf_reader_open() : opens @p path and reads the file header (and the ENV

@@ -324,6 +324,7 @@ void tf_mem_free(tf_mem *m, void *p, size_t n);
 tf_status tf_mem_status(const tf_mem *m, size_t n);
 
 /* Bump allocator for decoded values; reset per record. */
+#define TF_ARENA_BLK ((size_t)64 << 10)   /* an arena's block, unless a value needs more */
 typedef struct tf_arena_blk tf_arena_blk;
 typedef struct tf_arena {
     tf_mem *mem;
@@ -335,6 +336,14 @@ void tf_arena_init(tf_arena *a, tf_mem *mem);
 void *tf_arena_alloc(tf_arena *a, size_t n);      /* 8-aligned; NULL on failure */
 void tf_arena_reset(tf_arena *a);                 /* keeps the first block */
 void tf_arena_free(tf_arena *a);
+
+/* tf_mp.c: decodes the value at c->p into *v and moves past it; arrays and
+ * maps are allocated in @p a, strings and bins point into the bytes. Every
+ * length is checked against the bytes left, nesting is at most
+ * TF_MAX_DEPTH, and values are typed as tf_value_from_obj() types
+ * msgpack-c's objects. @return 0, -1 (malformed: cursor unspecified) or
+ * -2 (the arena is out of memory). */
+int tf_mp_value(tf_mpc *c, tf_arena *a, tf_value *v);
 
 /* tf_value.c: msgpack-c objects to tf_value; deep copies. */
 tf_status tf_value_from_obj(tf_arena *a, const msgpack_object *o, tf_value *v, tf_err *e);

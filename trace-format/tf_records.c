@@ -81,8 +81,15 @@ static tf_status tf_rec_decode(tf_reader *r, const tf_value **f, uint32_t *n)
     start = r->raw + r->rpos;
     c.p = start;
     c.end = r->raw + r->raw_len;
-    if (r->trusted) {   /* our own writer's record: msgpack-c finds its end */
-        len = (size_t)(c.end - start);
+    tf_arena_reset(&r->arena);
+    if (r->trusted) {   /* our own writer's record, in one pass (tf_mp.c) */
+        int rc = tf_mp_value(&c, &r->arena, &top);
+        if (rc == -2)
+            TF_REC_FAIL(r, tf_mem_status(&r->mem, TF_ARENA_BLK), "no memory for the values of a record");
+        if (rc != 0)
+            TF_REC_FAIL(r, TF_ERR_CORRUPT, "malformed msgpack (a length past the record, nesting over %d, 0xc1 or an unknown ext)",
+                        TF_MAX_DEPTH);
+        len = (size_t)(c.p - start);
     } else {
         if (tf_mp_skip(&c, &nobj) != 0)
             TF_REC_FAIL(r, TF_ERR_CORRUPT, "malformed msgpack (a length past the chunk, nesting over %d, or 0xc1)",
@@ -90,20 +97,15 @@ static tf_status tf_rec_decode(tf_reader *r, const tf_value **f, uint32_t *n)
         len = (size_t)(c.p - start);
         if (nobj > (r->mem.limit - r->mem.used) / (sizeof(msgpack_object) + sizeof(tf_value)))
             TF_REC_FAIL(r, TF_ERR_LIMIT, "%llu values exceed the memory limit", (unsigned long long)nobj);
+        msgpack_zone_clear(&r->zone);
+        ret = msgpack_unpack((const char *)start, len, &off, &r->zone, &obj);
+        if (ret == MSGPACK_UNPACK_NOMEM_ERROR)
+            TF_REC_FAIL(r, TF_ERR_NOMEM, "msgpack-c: out of memory");
+        if (ret != MSGPACK_UNPACK_SUCCESS || off != len)
+            TF_REC_FAIL(r, TF_ERR_CORRUPT, "msgpack-c cannot unpack it (%d)", (int)ret);
+        if ((status = tf_value_from_obj(&r->arena, &obj, &top, &r->err)) != TF_OK)
+            TF_REC_FAIL(r, status, "%s", r->err.msg);
     }
-    msgpack_zone_clear(&r->zone);
-    tf_arena_reset(&r->arena);
-    ret = msgpack_unpack((const char *)start, len, &off, &r->zone, &obj);
-    if (ret == MSGPACK_UNPACK_NOMEM_ERROR)
-        TF_REC_FAIL(r, TF_ERR_NOMEM, "msgpack-c: out of memory");
-    if (ret == MSGPACK_UNPACK_EXTRA_BYTES && r->trusted) {   /* the next record follows */
-        ret = MSGPACK_UNPACK_SUCCESS;
-        len = off;
-    }
-    if (ret != MSGPACK_UNPACK_SUCCESS || off != len)
-        TF_REC_FAIL(r, TF_ERR_CORRUPT, "msgpack-c cannot unpack it (%d)", (int)ret);
-    if ((status = tf_value_from_obj(&r->arena, &obj, &top, &r->err)) != TF_OK)
-        TF_REC_FAIL(r, status, "%s", r->err.msg);
     r->rpos += len;
     r->rec_no++;
     if (top.type != TF_ARRAY || top.v.arr.n == 0 || top.v.arr.items[0].type != TF_UINT)

@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 
-#define TF_ARENA_BLK ((size_t)64 << 10)
 
 /* ------------------------------------------------------------ counted memory */
 

@@ -12,6 +12,12 @@
  * second pass after tf_reader_rewind() yields the same items and ends the
  * same way as the first.
  *
+ * And, for an 'R' input, its records fed one by one to two feed readers:
+ * one as plan mode opens it (trusted_feed: decoded in one pass by
+ * tf_mp_value) and one that walks, unpacks with msgpack-c and converts.
+ * The oracle: both give the same status, consume the same bytes and
+ * yield the same item, value for value.
+ *
  * Corpus: tests/fuzz-corpus/trace-format/; crashes: tests/fuzz/crashes/trace/. */
 #include "tests/fuzz/fuzz.h"
 
@@ -161,6 +167,106 @@ static tf_status ft_pass(tf_reader *r, int blobs, size_t *n, uint64_t *types)
     return st;
 }
 
+/* A hash of value @p v, its type and every byte of it. */
+static uint64_t ft_vhash(const tf_value *v, uint64_t h)
+{
+    h = (h ^ (v ? (uint64_t)v->type + 1 : 0)) * 0x100000001b3ull;
+    if (v == NULL)
+        return h;
+    switch (v->type) {
+    case TF_BOOL: return (h ^ (uint64_t)v->v.b) * 0x100000001b3ull;
+    case TF_INT: return (h ^ (uint64_t)v->v.i) * 0x100000001b3ull;
+    case TF_UINT: return (h ^ v->v.u) * 0x100000001b3ull;
+    case TF_F64: {
+        uint64_t bits;
+        memcpy(&bits, &v->v.f, sizeof bits);
+        return (h ^ bits) * 0x100000001b3ull;
+    }
+    case TF_STR:
+    case TF_BIN:
+        h = (h ^ v->v.str.len) * 0x100000001b3ull;
+        for (uint32_t k = 0; k < v->v.str.len; k++)
+            h = (h ^ (uint8_t)v->v.str.ptr[k]) * 0x100000001b3ull;
+        return h;
+    case TF_ARRAY:
+        h = (h ^ v->v.arr.n) * 0x100000001b3ull;
+        for (uint32_t k = 0; k < v->v.arr.n; k++)
+            h = ft_vhash(&v->v.arr.items[k], h);
+        return h;
+    case TF_MAP:
+        h = (h ^ v->v.map.n) * 0x100000001b3ull;
+        for (uint32_t k = 0; k < v->v.map.n; k++)
+            h = ft_vhash(&v->v.map.vals[k], ft_vhash(&v->v.map.keys[k], h));
+        return h;
+    case TF_BLOB:
+        for (int k = 0; k < 16; k++)
+            h = (h ^ v->v.blob.hash[k]) * 0x100000001b3ull;
+        return (h ^ v->v.blob.size) * 0x100000001b3ull;
+    default:
+        return h;
+    }
+}
+
+static uint64_t ft_shash(const char *s, uint64_t h)
+{
+    for (; s && *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return (h ^ (s != NULL)) * 0x100000001b3ull;
+}
+
+/* A hash of everything item @p it says (a feed reader's: no blobs). */
+static uint64_t ft_ihash(const tf_item *it)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ it->type;
+    switch (it->type) {
+    case TF_ITEM_CALL:
+    case TF_ITEM_BEGIN: {
+        const tf_call *c = &it->u.call;
+        h = ft_shash(c->sig->name, h ^ c->seq ^ c->tid << 20 ^ (uint64_t)c->t_begin << 7 ^ (uint64_t)c->t_end);
+        for (uint32_t k = 0; k < c->sig->nparams; k++) {
+            h = ft_vhash(&c->args[k], h);
+            h = ft_vhash(c->outs ? &c->outs[k] : NULL, h);
+        }
+        return ft_vhash(c->post, ft_vhash(c->pre, ft_vhash(&c->ret, h ^ (uint64_t)c->complete)));
+    }
+    case TF_ITEM_DATA: return ft_vhash(&it->u.data.value, ft_shash(it->u.data.key, h ^ it->u.data.seq));
+    case TF_ITEM_NOTE: return ft_shash(it->u.note.text, h ^ it->u.note.object);
+    case TF_ITEM_DEVTIME: return h ^ it->u.devtime.seq ^ it->u.devtime.start << 3 ^ it->u.devtime.end << 5;
+    case TF_ITEM_DEVICES: return ft_vhash(it->u.devices.devices, h);
+    default: return h;
+    }
+}
+
+/* Feeds the records of @p d to a trusted and an untrusted feed reader:
+ * they must agree record by record. */
+static void ft_feeds(const uint8_t *d, size_t n)
+{
+    tf_reader_opts o = { .max_memory = 64 << 20 }, ot = o;
+    tf_reader *r = NULL, *t = NULL;
+
+    ot.trusted_feed = 1;
+    if (tf_reader_open_feed(&r, &o) != TF_OK || tf_reader_open_feed(&t, &ot) != TF_OK) {
+        tf_reader_close(r);
+        tf_reader_close(t);
+        return;
+    }
+    for (size_t k = 0; n > 0 && k < FT_MAX_ITEMS; k++) {
+        tf_item a, b;
+        size_t ua = 0, ub = 0;
+        tf_status sa = tf_reader_feed(r, d, n, &ua, &a), sb = tf_reader_feed(t, d, n, &ub, &b);
+        ft_check(sa == sb && ua == ub, "the trusted feed decodes a record otherwise than msgpack-c");
+        ft_check(ua > 0 && ua <= n, "a feed consumed no bytes or more than it was given");
+        ft_check(sa == TF_OK || sa == TF_END || (tf_reader_error(r)[0] && tf_reader_error(t)[0]),
+                 "a feed error without a message");
+        if (sa == TF_OK)
+            ft_check(a.type == b.type && ft_ihash(&a) == ft_ihash(&b), "the trusted feed yields another item");
+        d += ua;
+        n -= ua;
+    }
+    tf_reader_close(r);
+    tf_reader_close(t);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -178,6 +284,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     size_t n1, n2;
     uint64_t h1, h2;
 
+    if (n > 0 && d[0] == 'R')
+        ft_feeds(d + 1, n - 1);
     if (fuzz_write_trace(fd, d, n) != 0)
         return 0;
     if ((st = tf_reader_open(&r, path, &o)) != TF_OK) {

@@ -53,6 +53,8 @@ FUZZ_LF_DEFS := -DFUZZ_ROOT='"$(CURDIR)"' -DFUZZ_STUB_VENDORS='"$(abspath $(FUZZ
 $(FUZZ_DIR)/obj/%.o: %.c $(DEPS_STAMP) | $(B)/gen/.stamp
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_LF_DEFS) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+# XXH3 for AVX2, as in trace-format/module.mk
+$(FUZZ_DIR)/obj/trace-format/tf_hash_avx2.o: FUZZ_CFLAGS += -mavx2
 $(FUZZ_DIR)/stub/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) -O1 -g -std=c11 -fPIC $(WARN) $(FUZZ_SAN) -fvisibility=hidden -pthread -MMD -MP -c $< -o $@

@@ -688,6 +688,97 @@ static void test_sink_feed(void)
     sink_feed(1);
 }
 
+/* Deep equality of two values (maps entry by entry, in order). */
+static int tv_equal(const tf_value *a, const tf_value *b)
+{
+    if (a->type != b->type)
+        return 0;
+    switch (a->type) {
+    case TF_NIL: return 1;
+    case TF_BOOL: return a->v.b == b->v.b;
+    case TF_INT: return a->v.i == b->v.i;
+    case TF_UINT: return a->v.u == b->v.u;
+    case TF_F64: return !memcmp(&a->v.f, &b->v.f, sizeof a->v.f);
+    case TF_STR:
+    case TF_BIN: return a->v.str.len == b->v.str.len && !memcmp(a->v.str.ptr, b->v.str.ptr, a->v.str.len);
+    case TF_ARRAY:
+        if (a->v.arr.n != b->v.arr.n)
+            return 0;
+        for (uint32_t i = 0; i < a->v.arr.n; i++)
+            if (!tv_equal(&a->v.arr.items[i], &b->v.arr.items[i]))
+                return 0;
+        return 1;
+    case TF_MAP:
+        if (a->v.map.n != b->v.map.n)
+            return 0;
+        for (uint32_t i = 0; i < a->v.map.n; i++)
+            if (!tv_equal(&a->v.map.keys[i], &b->v.map.keys[i]) || !tv_equal(&a->v.map.vals[i], &b->v.map.vals[i]))
+                return 0;
+        return 1;
+    case TF_BLOB: return a->v.blob.size == b->v.blob.size && !memcmp(a->v.blob.hash, b->v.blob.hash, 16);
+    default: return 0;
+    }
+}
+
+/* A feed reader opened with trusted_feed decodes each record in one pass
+ * (trace-format/tf_mp.c); one without walks it, unpacks it with msgpack-c
+ * and converts. Every msgpack format, as a DATA record's value: the same
+ * item from both; cut anywhere: an error from both. */
+static void test_feed_formats(void)
+{
+    static const struct { const char *what; size_t n; uint8_t b[48]; int ok; } vals[] = {
+        {"nil", 1, {0xc0}, 1},
+        {"false, true", 3, {0x92, 0xc2, 0xc3}, 1},
+        {"fixints", 4, {0x93, 0x00, 0x7f, 0xe0}, 1},
+        {"uint 8..64", 20, {0x94, 0xcc, 0xff, 0xcd, 0x12, 0x34, 0xce, 0xde, 0xad, 0xbe, 0xef,
+                            0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}, 1},
+        {"int 8..64, negative", 20, {0x94, 0xd0, 0x80, 0xd1, 0x80, 0x00, 0xd2, 0xff, 0xff, 0xff, 0xfe,
+                                     0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0}, 1},
+        {"int 8..64, not negative", 16, {0x94, 0xd0, 0x05, 0xd1, 0x7f, 0xff, 0xd2, 0, 0, 0, 1,
+                                         0xd3, 0, 0, 0, 2}, 0 /* short: int64 needs 8 */},
+        {"int 8..64, not negative", 20, {0x94, 0xd0, 0x05, 0xd1, 0x7f, 0xff, 0xd2, 0, 0, 0, 1,
+                                         0xd3, 0, 0, 0, 0, 0, 0, 0, 0}, 1},
+        {"float 32, 64", 15, {0x92, 0xca, 0x3f, 0xc0, 0x00, 0x00, 0xcb, 0x40, 0x09, 0x21, 0xfb, 0x54, 0x44, 0x2d, 0x18}, 1},
+        {"strings", 12, {0x94, 0xa0, 0xa3, 'a', 'b', 'c', 0xd9, 0x01, 'x', 0xda, 0x00, 0x00}, 1},
+        {"bins", 10, {0x93, 0xc4, 0x00, 0xc5, 0x00, 0x01, 0x07, 0xc6, 0, 0}, 0 /* bin32 cut */},
+        {"bins", 13, {0x93, 0xc4, 0x00, 0xc5, 0x00, 0x01, 0x07, 0xc6, 0, 0, 0, 1, 0x08}, 1},
+        {"array16, array32", 10, {0x92, 0xdc, 0x00, 0x01, 0xc0, 0xdd, 0, 0, 0, 0}, 1},
+        {"maps", 14, {0x93, 0x81, 0xa1, 'k', 0x01, 0xde, 0x00, 0x01, 0x02, 0x90, 0xdf, 0, 0, 0}, 0},
+        {"maps", 15, {0x93, 0x81, 0xa1, 'k', 0x01, 0xde, 0x00, 0x01, 0x02, 0x90, 0xdf, 0, 0, 0, 0}, 1},
+        {"blob reference", 27, {0xc7, 24, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                0x10, 0, 0, 0, 0, 0, 0, 0}, 1},
+        {"ext of another type", 27, {0xc7, 24, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                     0x10, 0, 0, 0, 0, 0, 0, 0}, 0},
+        {"fixext", 3, {0xd4, 1, 0}, 0},
+        {"0xc1", 2, {0x91, 0xc1}, 0},
+        {"count past the end", 3, {0x9f, 0x01, 0x02}, 0},
+    };
+    tf_reader *r = NULL, *t = NULL;
+    CU_ASSERT_FATAL(tf_reader_open_feed(&r, NULL) == TF_OK);
+    CU_ASSERT_FATAL(tf_reader_open_feed(&t, &(tf_reader_opts){.trusted_feed = 1}) == TF_OK);
+    for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
+        uint8_t rec[64] = {0x94, 0x05, 0x01, 0xa1, 'k'};   /* DATA [5, 1, "k", value] */
+        size_t n = 5 + vals[v].n;
+        memcpy(rec + 5, vals[v].b, vals[v].n);
+        for (size_t cut = 1; cut <= n; cut++) {
+            tf_item a, b;
+            size_t ua = 0, ub = 0;
+            tf_status sa = tf_reader_feed(r, rec, cut, &ua, &a), sb = tf_reader_feed(t, rec, cut, &ub, &b);
+            int whole = cut == n && vals[v].ok;
+            if (sa != sb || ua != ub || (sa == TF_OK) != whole)
+                fprintf(stderr, "feed formats: %s, %zu of %zu bytes: %d/%d, %zu/%zu bytes used\n", vals[v].what, cut,
+                        n, (int)sa, (int)sb, ua, ub);
+            CU_ASSERT(sa == sb && ua == ub && (sa == TF_OK) == whole);
+            if (sa == TF_OK && sb == TF_OK) {
+                CU_ASSERT(a.type == TF_ITEM_DATA && b.type == TF_ITEM_DATA);
+                CU_ASSERT(tv_equal(&a.u.data.value, &b.u.data.value));
+            }
+        }
+    }
+    tf_reader_close(r);
+    tf_reader_close(t);
+}
+
 /* ------------------------------------------- blob hashes (FORMAT.md 5.1) */
 
 /* The 5.1 rule, written independently of the library: XXH3-128 of the
@@ -810,6 +901,7 @@ int main(void)
     CU_add_test(s, "file size limit with workers: EFBIG, no SIGXFSZ", test_workers_fsize);
     CU_add_test(s, "crash flush with busy workers", test_workers_crash_flush);
     CU_add_test(s, "sink mode into a feed reader: records in lock order, begins, blobs hashed", test_sink_feed);
+    CU_add_test(s, "trusted feed (one pass) and msgpack-c decode every format alike", test_feed_formats);
     CU_add_test(s, "blob hashes: whole up to 1 MiB, leaves above", test_hash_rule);
     CU_add_test(s, "workers hash large blobs: speculative, repeated, several windows, given refs", test_hash_writer);
     return tt_run();
