@@ -322,6 +322,7 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
 
 typedef struct tf_item tf_item;   /* trace-format/tf.h */
 typedef struct tf_call tf_call;
+typedef struct tf_value tf_value;
 typedef struct opt_exec opt_exec;
 
 /* What opt_exec_item() says about a call. */
@@ -401,6 +402,15 @@ opt_status opt_exec_open_live(const opt_plan *p, opt_exec **out, char *err, size
  *  acts on the verdict; the call's END (and DATA items) then go to
  *  opt_exec_item(). @return OPT_OK or OPT_ERR_NOMEM. */
 opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a);
+/*! opt_exec_karg() : a live run's successful clSetKernelArg, handed over
+ *  as its values instead of as a call (plan mode neither encodes nor
+ *  decodes these: most calls of a launch-heavy application are kernel
+ *  arguments): argument @p index of kernel @p kernel (id) is @p size bytes,
+ *  @p value as the recorder records it (TF_UINT: the id of a memory
+ *  object, sampler or queue; TF_BIN of at most 64 bytes, else TF_BLOB with
+ *  the bytes' hash; TF_NIL for __local). The same as the call through
+ *  opt_exec_begin() and opt_exec_item(). @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_exec_karg(opt_exec *x, uint64_t kernel, uint32_t index, uint64_t size, const tf_value *value);
 /*! opt_exec_released() : the application released its last reference to
  *  memory object @p id: kept calls that write only it are freed (a->discard). */
 void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a);

@@ -304,6 +304,10 @@ int opt_track_redundant(opt_track *t, const tf_call *c, uint64_t *holds_seq);
  *  kernel arguments, known contents, fingerprint. Calls that failed when
  *  recorded change nothing. @return OPT_OK or OPT_ERR_NOMEM. */
 opt_status opt_track_call(opt_track *t, const tf_call *c, opt_fate fate);
+/*! opt_track_karg() : argument @p idx of kernel @p kid is now @p v (@p size
+ *  bytes; @p svm: clSetKernelArgSVMPointer's pointer), as a successful
+ *  clSetKernelArg(SVMPointer) call sets it. */
+opt_status opt_track_karg(opt_track *t, uint64_t kid, uint64_t idx, uint64_t size, const tf_value *v, int svm);
 /*! opt_track_enqueue() : the memory effects of enqueue @p c (opt_track_mem.c). */
 opt_status opt_track_enqueue(opt_track *t, const tf_call *c, const char *fn, opt_fate fate);
 /*! opt_track_access() : how kernel @p k accesses argument @p arg

@@ -387,6 +387,11 @@ int opt_live_item(opt_exec *x, const tf_item *it)
     return opt_track_call(&x->t, c, fate) == OPT_OK ? OPT_RUN : OPT_ERR_NOMEM;
 }
 
+opt_status opt_exec_karg(opt_exec *x, uint64_t kernel, uint32_t index, uint64_t size, const tf_value *value)
+{
+    return opt_track_karg(&x->t, kernel, index, size, value, 0);
+}
+
 void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a)
 {
     memset(a, 0, sizeof *a);

@@ -92,6 +92,8 @@ int opt_droppable(const char *fn)
         "clEnqueueWriteImage", "clEnqueueFillBuffer", "clEnqueueFillImage", "clEnqueueCopyBuffer",
         "clEnqueueCopyBufferRect", "clEnqueueCopyImage", "clEnqueueCopyImageToBuffer", "clEnqueueCopyBufferToImage",
     };
+    if (strncmp(fn, "clEnqueue", 9))   /* most calls: kernel arguments, queries */
+        return 0;
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (!strcmp(fn, fns[i]))
             return 1;
@@ -275,6 +277,12 @@ static opt_status opt_set_karg(opt_track *t, const tf_call *c, int svm)
     uint64_t kid = 0, idx = 0, size = 0;
     opt_arg_u64(c, "kernel", &kid);
     opt_arg_u64(c, "arg_index", &idx);
+    opt_arg_u64(c, "arg_size", &size);
+    return opt_track_karg(t, kid, idx, size, opt_arg(c, "arg_value"), svm);
+}
+
+opt_status opt_track_karg(opt_track *t, uint64_t kid, uint64_t idx, uint64_t size, const tf_value *v, int svm)
+{
     opt_obj *k = opt_track_obj(t, kid);
     if (!k || k->kind != OPT_OBJ_KERNEL || idx >= OPT_MAX_KARGS)
         return OPT_OK;
@@ -289,9 +297,7 @@ static opt_status opt_set_karg(opt_track *t, const tf_call *c, int svm)
     opt_karg *a = &k->args[idx];
     free(a->bytes);
     memset(a, 0, sizeof *a);
-    opt_arg_u64(c, "arg_size", &size);
     a->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-    const tf_value *v = opt_arg(c, "arg_value");
     if (svm) {
         a->kind = OPT_KARG_SVM;
         if (v && v->type != TF_BOOL)

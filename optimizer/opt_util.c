@@ -275,8 +275,9 @@ opt_status opt_open_trace(const char *path, size_t max_memory, tf_reader **r, ch
 
 int opt_param(const tf_call *c, const char *name)
 {
-    for (uint32_t i = 0; i < c->sig->nparams; i++)
-        if (!strcmp(c->sig->params[i].name, name))
+    const tf_sig *s = c->sig;
+    for (uint32_t i = 0; i < s->nparams; i++)   /* the first letters tell most names apart */
+        if (s->params[i].name[0] == name[0] && !strcmp(s->params[i].name, name))
             return (int)i;
     return -1;
 }

@@ -133,6 +133,11 @@ int rec_pre_clSetKernelArg(rec_call *c, cl_kernel *a_kernel, cl_uint *a_arg_inde
     if (v && *a_arg_size == sizeof(void *))
         memcpy(&obj, v, sizeof obj);
     uint64_t id = rec_kernel_set_arg(*a_kernel, *a_arg_index, obj);
+    if (rec_g.plan) {   /* no records: rec_post_clSetKernelArg tells the matcher */
+        c->direct = 1;
+        c->hook_u = id;
+        return 0;
+    }
     if (id) {
         c->in[3].state = REC_SLOT_UINT;
         c->in[3].v.u = id;
@@ -143,4 +148,12 @@ int rec_pre_clSetKernelArg(rec_call *c, cl_kernel *a_kernel, cl_uint *a_arg_inde
     rec_slot_fill(c, &c->in[3], v, *a_arg_size);
     c->capture = cap;
     return 0;
+}
+
+void rec_post_clSetKernelArg(rec_call *c, int ok, cl_int *ret, cl_kernel a_kernel, cl_uint a_arg_index,
+                             size_t a_arg_size, const void *a_arg_value)
+{
+    (void)ret;
+    if (c->direct && ok)
+        rec_plan_karg_done(a_kernel, a_arg_index, a_arg_size, a_arg_value, c->hook_u);
 }

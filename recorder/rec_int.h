@@ -75,6 +75,10 @@ struct rec_call {
     int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
     int timed;                      /* enqueue: its device time is recorded (rec_time_decide) */
     uint32_t heap;                  /* bit i: in[i] holds heap memory (REC_SLOT_BLOBS), freed by rec_end_done */
+    int direct;                     /* plan mode: the call reaches the matcher through its hooks,
+                                       not as records (rec_begin and rec_end hand out a
+                                       discarding encoder and take no lock) */
+    tf_enc discard;
 };
 
 /* ----------------------------------------------------------- rec_core.c */
@@ -152,6 +156,10 @@ int rec_plan_needs_data(void);
 int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip);
 /* clSetKernelArg, as the application sets it (pre hook). */
 void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value);
+/* A successful clSetKernelArg of a direct call (rec_call.direct): to the
+ * matcher, as the call's records would have told it; @p id is the handle id
+ * rec_kernel_set_arg() gave, or 0 for bytes. */
+void rec_plan_karg_done(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id);
 /* Plan mode: kernel @p k got an SVM pointer argument or exec info, which
  * the layer does not track: its launches are not kept (they run now). */
 void rec_plan_karg_opaque(cl_kernel k);

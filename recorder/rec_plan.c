@@ -43,6 +43,7 @@ typedef struct rp_arg {
     size_t size;
     int null;                 /* arg_value was NULL (__local) */
     uint8_t *bytes;
+    size_t cap;               /* bytes' allocation, kept for the kernel's next value */
 } rp_arg;
 
 typedef struct rp_kept {
@@ -286,13 +287,45 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value)
     }
     if (a && index < a->n) {
         rp_arg *x = &a->a[index];
-        rp_arg_free(x);
+        if (!value || !size || size > x->cap)
+            rp_arg_free(x);
         x->size = size;
         x->null = value == NULL;
-        if (value && size && (x->bytes = malloc(size)) != NULL)
+        if (value && size && !x->bytes && (x->bytes = malloc(size)) != NULL)
+            x->cap = size;
+        if (x->bytes)
             memcpy(x->bytes, value, size);
         else if (value && size)
             x->size = 0;   /* unknown: a fusion with it falls back */
+    }
+    pthread_mutex_unlock(&rp.mu);
+}
+
+void rec_plan_karg_done(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id)
+{
+    /* the value as rec_pre_clSetKernelArg would have recorded it (data
+       always captured), so that patterns made from a recording match */
+    tf_value v;
+    memset(&v, 0, sizeof v);
+    if (id) {
+        v.type = TF_UINT;
+        v.v.u = id;
+    } else if (!value) {
+        v.type = TF_NIL;
+    } else if (size <= REC_INLINE_MAX) {
+        v.type = TF_BIN;
+        v.v.str.ptr = size ? value : "";
+        v.v.str.len = (uint32_t)size;
+    } else {
+        v.type = TF_BLOB;
+        tf_hash(value, size, &v.v.blob);
+    }
+    pthread_mutex_lock(&rp.mu);
+    if (!rp.broken) {
+        int64_t t0 = rec_now_ns();
+        if (opt_exec_karg(rp.x, rec_obj_id(k), index, size, &v) != OPT_OK)
+            rp_broken("out of memory");
+        rp.match_ns += rec_now_ns() - t0;
     }
     pthread_mutex_unlock(&rp.mu);
 }
@@ -462,6 +495,7 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k)
         for (unsigned i = 0; i < a->total; i++) {
             k->args[i] = a->a[i];
             k->args[i].bytes = NULL;
+            k->args[i].cap = a->a[i].bytes ? a->a[i].size : 0;
             if (a->a[i].bytes && (k->args[i].bytes = malloc(a->a[i].size)) == NULL)
                 return rp_keep_fail(k);
             if (a->a[i].bytes)

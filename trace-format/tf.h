@@ -189,6 +189,11 @@ struct tf_enc {
     int err;                     /* no memory: the record is lost */
 };
 
+/*! tf_enc_discard() : makes *e an encoder of no writer that keeps nothing:
+ *  every value encoded with it is dropped (for a record that a writer in
+ *  sink mode does not need to see). */
+void tf_enc_discard(tf_enc *e);
+
 /* Out of line: room for @p n more bytes (growing the chunk); NULL when the
  * record is lost. Called only when the cursor lacks it. */
 uint8_t *tf_enc_room_slow(tf_enc *e, size_t n);

@@ -70,14 +70,22 @@ uint8_t tf_enc_none[1];   /* p == end: no buffer, every write takes the slow pat
  * record larger than the slack): get or grow it, keeping what is there. On
  * failure the record is marked lost (tf_writer_unlock drops it).
  * @return e->p with at least @p n bytes free, or NULL. */
+void tf_enc_discard(tf_enc *e)
+{
+    e->p = e->end = tf_enc_none;
+    e->w = NULL;
+    e->err = 1;   /* tf_enc_room_slow() answers NULL at once */
+}
+
 uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
 {
     tf_writer *w = e->w;
-    tf_job *j = w->open, *q;
+    tf_job *j, *q;
     size_t cap;
 
     if (e->err)
         return NULL;
+    j = w->open;
     if (j == NULL) {
         j = w->open = tf_job_get(w, w->open_cap > n ? w->open_cap : n);
     } else {
