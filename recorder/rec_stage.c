@@ -8,11 +8,16 @@
  * (CL_MEM_ALLOC_HOST_PTR buffers, mapped once), copying between the
  * application's memory and the block with several threads:
  *
- *   write: the bytes are copied into a free block now (the application may
- *          not change them once the call returns, so now is when they are
- *          final; the driver's staging of pageable memory copies before it
- *          returns too), then the driver writes from the block with the
- *          application's wait list and event; the block is free again when
+ *   write: the bytes are copied into a free block, and the driver writes
+ *          from the block with the application's wait list and event. A
+ *          blocking write copies first. A non-blocking one (whose bytes the
+ *          application may not change until the write completes) is
+ *          enqueued at once, also waiting for a user event of the layer's,
+ *          and the copy is left to the layer's copy thread, which completes
+ *          the user event when the bytes are in the block: the application
+ *          goes on enqueueing while its bytes are copied (until that is
+ *          seen not to pay, rs_async_sync; CLRR_STAGE_ASYNC=0: every write
+ *          copies first). The block is free again when
  *          that write completes (its event polled when a block is next
  *          wanted, or, when the event is the application's, an event
  *          callback, so that its reference count stays the application's);
@@ -119,10 +124,22 @@ static struct {
     unsigned char *_Atomic dst;   /* the job (written before its ticket) */
     const unsigned char *_Atomic src;
     _Atomic size_t n, per;
+    /* deferred copies of non-blocking writes (below) */
+    _Atomic int async;        /* CLRR_STAGE_ASYNC; off once deferring did not pay (rs_async_sync) */
+    pthread_mutex_t async_mu;
+    pthread_cond_t async_cv;
+    struct rs_job *head, *tail;
+    pid_t async_pid;          /* the process whose thread runs the jobs */
+    unsigned inflight;        /* jobs posted whose user event is not complete yet */
+    int posted;               /* a job was posted since the last blocking transfer */
+    uint64_t early, late;     /* blocking transfers that found the copies done, or not */
+    uint64_t deferred;        /* writes whose copy was deferred */
 } rs = {.mu = PTHREAD_MUTEX_INITIALIZER,
         .pool_mu = PTHREAD_MUTEX_INITIALIZER,
         .job_mu = PTHREAD_MUTEX_INITIALIZER,
-        .job_cv = PTHREAD_COND_INITIALIZER};
+        .job_cv = PTHREAD_COND_INITIALIZER,
+        .async_mu = PTHREAD_MUTEX_INITIALIZER,
+        .async_cv = PTHREAD_COND_INITIALIZER};
 
 /* ------------------------------------------------------------ settings */
 
@@ -154,6 +171,7 @@ void rec_stage_init(void)
     rs.cap = (size_t)rs_env_num("CLRR_STAGE_CAP", (size_t)256 << 20, (size_t)1 << 40);
     if (rs.mode == 1 && rs.threads < 2)
         rs.mode = 0;
+    rs.async = rs_env_num("CLRR_STAGE_ASYNC", 1, 1) != 0;
     rs.pid = getpid();
 }
 
@@ -520,6 +538,147 @@ static void rs_count(int read, size_t size, int64_t copy_ns)
     pthread_mutex_unlock(&rs.mu);
 }
 
+/* ------------------------------------------------------------ deferred copies
+ *
+ * A non-blocking staged write is enqueued before its bytes are in the
+ * block: its wait list also holds a user event of the layer's, which the
+ * copy thread completes once it has copied them (through the pool, as the
+ * caller of rs_copy). Jobs run in the order they were posted. The driver
+ * may not start the write, nor, on an in-order queue, anything after it,
+ * before the copy is done: a clFinish or blocking call of the application
+ * waits for the copy thread, which waits for nothing of the application's.
+ * A process forked after the thread started has no such thread: its writes
+ * copy first. */
+typedef struct rs_job {
+    struct rs_job *next;
+    void *dst;
+    const void *src;
+    size_t n;
+    cl_event done;            /* the user event the write waits for */
+} rs_job;
+
+static void *rs_async_worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&rs.async_mu);
+        while (!rs.head)
+            pthread_cond_wait(&rs.async_cv, &rs.async_mu);
+        rs_job *j = rs.head;
+        rs.head = j->next;
+        if (!rs.head)
+            rs.tail = NULL;
+        pthread_mutex_unlock(&rs.async_mu);
+        int64_t t0 = rec_now_ns();
+        rs_copy(j->dst, j->src, j->n);
+        int64_t ns = rec_now_ns() - t0;
+        rec_next.clSetUserEventStatus(j->done, CL_COMPLETE);
+        rec_next.clReleaseEvent(j->done);
+        free(j);
+        pthread_mutex_lock(&rs.async_mu);
+        rs.inflight--;
+        pthread_mutex_unlock(&rs.async_mu);
+        pthread_mutex_lock(&rs.mu);
+        rs.copy_ns += ns;
+        pthread_mutex_unlock(&rs.mu);
+    }
+    return NULL;
+}
+
+/* Whether this process has the copy thread (started now if not yet). */
+static int rs_async_ready(void)
+{
+    pid_t me = getpid();
+    pthread_mutex_lock(&rs.async_mu);
+    if (!rs.async_pid && me == rs.pid) {
+        sigset_t all, old;
+        pthread_t th;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        if (pthread_create(&th, NULL, rs_async_worker, NULL) == 0) {
+            pthread_detach(th);
+            rs.async_pid = me;
+        } else {
+            rs.async = 0;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    int ok = rs.async_pid == me;
+    pthread_mutex_unlock(&rs.async_mu);
+    return ok;
+}
+
+static void rs_async_post(rs_job *j)
+{
+    pthread_mutex_lock(&rs.async_mu);
+    if (rs.tail)
+        rs.tail->next = j;
+    else
+        rs.head = j;
+    rs.tail = j;
+    rs.inflight++;
+    rs.posted = 1;
+    pthread_cond_signal(&rs.async_cv);
+    pthread_mutex_unlock(&rs.async_mu);
+}
+
+/* A blocking staged transfer is about to wait. Deferring a copy pays for
+ * itself when the application goes on enqueueing while it is copied (a
+ * loop of launches after its writes), not when it waits for the copy at
+ * once (a write, a few launches, a blocking read: the user event only adds
+ * the driver's latency in releasing what waits for it). So: whether the
+ * copies posted since the last such transfer are done; once more of those
+ * transfers found them still copying than found them done, the run's
+ * non-blocking writes copy first again. */
+static void rs_async_sync(void)
+{
+    pthread_mutex_lock(&rs.async_mu);
+    if (rs.posted) {
+        rs.posted = 0;
+        if (rs.inflight)
+            rs.late++;
+        else
+            rs.early++;
+        if (rs.late > rs.early)
+            rs.async = 0;
+    }
+    pthread_mutex_unlock(&rs.async_mu);
+}
+
+/* Enqueues the write from block @p b, waiting for the application's list
+ * and for the copy, then posts the copy. @return 1 with *r the driver's
+ * answer (the copy posted only when it succeeded), 0 when it could not be
+ * set up (the caller copies first). */
+static int rs_write_deferred(cl_command_queue q, cl_mem buf, size_t off, size_t size, const void *ptr, cl_uint nw,
+                             const cl_event *wl, cl_event *e, rs_block *b, cl_int *r)
+{
+    cl_event small[16], *all = small;
+    rs_job *j = malloc(sizeof *j);
+    cl_int err = CL_SUCCESS;
+    cl_event u = j ? rec_next.clCreateUserEvent(b->ctx, &err) : NULL;
+    if (!u || err != CL_SUCCESS || (nw + 1 > 16 && !(all = malloc((nw + 1) * sizeof *all)))) {
+        if (u)
+            rec_next.clReleaseEvent(u);
+        free(j);
+        return 0;
+    }
+    for (cl_uint i = 0; i < nw; i++)
+        all[i] = wl[i];
+    all[nw] = u;
+    *r = rec_next.clEnqueueWriteBuffer(q, buf, CL_FALSE, off, size, b->p, nw + 1, all, e);
+    if (all != small)
+        free(all);
+    if (*r != CL_SUCCESS) {
+        rec_next.clSetUserEventStatus(u, CL_COMPLETE);
+        rec_next.clReleaseEvent(u);
+        free(j);
+        return 1;
+    }
+    *j = (rs_job){.dst = b->p, .src = ptr, .n = size, .done = u};
+    rs_async_post(j);
+    return 1;
+}
+
 /* ------------------------------------------------------------ transfers */
 
 int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, const void *ptr,
@@ -530,11 +689,22 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
     rs_block *b = rs_begin(q, size, ptr, 0, blocking);
     if (!b)
         return 0;
-    int64_t t0 = rec_now_ns();
-    rs_copy(b->p, ptr, size);
-    int64_t copy_ns = rec_now_ns() - t0;
     cl_event e = NULL;
-    cl_int r = rec_next.clEnqueueWriteBuffer(q, buf, blocking, off, size, b->p, nw, wl, &e);
+    cl_int r;
+    int64_t copy_ns = 0;
+    if (blocking)
+        rs_async_sync();
+    int deferred = !blocking && rs.async && rs_async_ready() && rs_write_deferred(q, buf, off, size, ptr, nw, wl, &e, b, &r);
+    if (!deferred) {
+        int64_t t0 = rec_now_ns();
+        rs_copy(b->p, ptr, size);
+        copy_ns = rec_now_ns() - t0;
+        r = rec_next.clEnqueueWriteBuffer(q, buf, blocking, off, size, b->p, nw, wl, &e);
+    } else if (r == CL_SUCCESS) {
+        pthread_mutex_lock(&rs.mu);
+        rs.deferred++;
+        pthread_mutex_unlock(&rs.mu);
+    }
     if (r != CL_SUCCESS) {
         rs_block_put(b);
     } else if (!ev) {   /* ours: polled when a block is next wanted */
@@ -562,6 +732,7 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
     rs_block *b = rs_begin(q, size, ptr, 1, blocking);
     if (!b)
         return 0;
+    rs_async_sync();
     cl_int r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
     if (r == CL_SUCCESS) {
         int64_t t0 = rec_now_ns();
@@ -575,15 +746,20 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
 
 void rec_stage_report(FILE *f)
 {
+    pthread_mutex_lock(&rs.async_mu);
+    unsigned long long early = rs.early, late = rs.late;
+    pthread_mutex_unlock(&rs.async_mu);
     pthread_mutex_lock(&rs.mu);
     fprintf(f,
             "\"stage\": \"%s\", \"stage_reads\": %s, \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
             "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
-            "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu",
+            "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu, \"stage_deferred\": %llu, "
+            "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu",
             rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.writes_only ? "false" : "true",
             rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
-            (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead);
+            (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead,
+            (unsigned long long)rs.deferred, early, late);
     pthread_mutex_unlock(&rs.mu);
 }

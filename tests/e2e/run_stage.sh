@@ -6,6 +6,10 @@
 # PoCL's CPU device, and every program checks its own results:
 #  - sobel, geomatrix, overlap (non-blocking and blocking reads): the same
 #    output as a plain run, with the expected number of staged transfers;
+#    their writes are non-blocking, so they are enqueued before their copy
+#    (stage_deferred: the first at least; the later ones unless a blocking
+#    read found the copies still running more often than done, which
+#    depends on timing); with CLRR_STAGE_ASYNC=0 none is, same output;
 #  - api_tour (CLRR_STAGE_MIN=0: every buffer transfer staged): events,
 #    wait lists, a write gated by a user event; its own checks pass;
 #  - user_events: non-blocking reads after a user event are not staged (they
@@ -35,6 +39,14 @@ while read -r app args writes reads; do
         fail "$app staged printed $(cat "$TMP/$app.out"), plain $(cat "$TMP/$app.plain")"
     [ "$(j "$TMP/$app.json" "(d['stage'], d['stage_threads'], d['staged_writes'], d['staged_reads'])")" \
         = "('all', 4, $writes, $reads)" ] || fail "$app: $(j "$TMP/$app.json" d)"
+    [ "$(j "$TMP/$app.json" "1 <= d['stage_deferred'] <= $writes and d['stage_deferred_early'] + d['stage_deferred_late'] >= 1 and (d['stage_deferred'] == $writes or d['stage_deferred_late'] > d['stage_deferred_early'])")" \
+        = True ] || fail "$app: copies not deferred as they should: $(j "$TMP/$app.json" d)"
+    CLRR_STAGE_ASYNC=0 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 --report "$TMP/$app.sync.json" \
+        -- "$APPS/$app" ${args//_/ } >"$TMP/$app.sync" 2>&1 || fail "$app staged, copies first: $(cat "$TMP/$app.sync")"
+    [ "$(strip_ms "$TMP/$app.sync")" = "$(strip_ms "$TMP/$app.plain")" ] ||
+        fail "$app staged, copies first, printed $(cat "$TMP/$app.sync")"
+    [ "$(j "$TMP/$app.sync.json" "(d['staged_writes'], d['stage_deferred'])")" = "($writes, 0)" ] ||
+        fail "$app, CLRR_STAGE_ASYNC=0: $(j "$TMP/$app.sync.json" d)"
     grep -q "^clrr run: $writes writes and $reads reads staged through pinned memory" "$TMP/$app.err" ||
         fail "$app: no staging summary: $(cat "$TMP/$app.err")"
 done <<'EOF'
