@@ -653,6 +653,8 @@ static int rs_write_deferred(cl_command_queue q, cl_mem buf, size_t off, size_t 
                              const cl_event *wl, cl_event *e, rs_block *b, cl_int *r)
 {
     cl_event small[16], *all = small;
+    if (nw > 4096)
+        return 0;   /* copied first; the driver judges such a list */
     rs_job *j = malloc(sizeof *j);
     cl_int err = CL_SUCCESS;
     cl_event u = j ? rec_next.clCreateUserEvent(b->ctx, &err) : NULL;
