@@ -417,6 +417,8 @@ void rec_begin_done(rec_call *c)
     c->plan = rec_g.plan && (rec_plan_take() |
                              ((c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer) &&
                               rec_stage_on()));
+    if (rec_g.plan && (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents))
+        rec_stage_wait();
 }
 
 tf_enc *rec_end(rec_call *c)

@@ -122,6 +122,8 @@ void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__
 void rec_stage_init(void);                   /* reads CLRR_STAGE* (plan mode only) */
 int rec_stage_on(void);                      /* 0: nothing is ever staged */
 void rec_stage_user_event(void);             /* the application made a user event */
+void rec_stage_wait(void);                   /* the application is about to wait (clFinish,
+                                                clWaitForEvents): are deferred copies done? */
 /* The transfer, staged: @return 1 when it was done here (*ret: the driver's
  * answer, the application's event in *ev when ev), 0 when the caller must
  * make the call as the application made it. Thread-safe. */

@@ -622,7 +622,8 @@ static void rs_async_post(rs_job *j)
     pthread_mutex_unlock(&rs.async_mu);
 }
 
-/* A blocking staged transfer is about to wait. Deferring a copy pays for
+/* A blocking staged transfer, clFinish or clWaitForEvents is about to
+ * wait (rec_stage_wait). Deferring a copy pays for
  * itself when the application goes on enqueueing while it is copied (a
  * loop of launches after its writes), not when it waits for the copy at
  * once (a write, a few launches, a blocking read: the user event only adds
@@ -643,6 +644,12 @@ static void rs_async_sync(void)
             rs.async = 0;
     }
     pthread_mutex_unlock(&rs.async_mu);
+}
+
+void rec_stage_wait(void)
+{
+    if (rs.mode)
+        rs_async_sync();
 }
 
 /* Enqueues the write from block @p b, waiting for the application's list

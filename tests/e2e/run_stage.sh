@@ -10,6 +10,7 @@
 #    (stage_deferred: the first at least; the later ones unless a blocking
 #    read found the copies still running more often than done, which
 #    depends on timing); with CLRR_STAGE_ASYNC=0 none is, same output;
+#    with reads as made, clFinish is the check;
 #  - api_tour (CLRR_STAGE_MIN=0: every buffer transfer staged): events,
 #    wait lists, a write gated by a user event; its own checks pass;
 #  - user_events: non-blocking reads after a user event are not staged (they
@@ -55,6 +56,14 @@ geomatrix --size_512_--iters_2_--n_3 6 2
 overlap --size_262144_--iters_4 8 4
 overlap --size_262144_--iters_4_--blocking-read 8 4
 EOF
+
+# reads as made (CLRR_STAGE_READS=0): clFinish is where sobel's deferred
+# copy is checked
+CLRR_STAGE=all CLRR_STAGE_READS=0 "$CLRR" run -q --plan "$P" --stage-threads 4 --report "$TMP/sw.json" \
+    -- "$APPS/sobel" --size 1024 --iters 3 >"$TMP/sw.out" 2>&1 || fail "sobel, writes staged: $(cat "$TMP/sw.out")"
+[ "$(strip_ms "$TMP/sw.out")" = "$(strip_ms "$TMP/sobel.plain")" ] || fail "sobel, writes staged, printed $(cat "$TMP/sw.out")"
+[ "$(j "$TMP/sw.json" "(d['staged_writes'], d['staged_reads'], d['stage_deferred'] >= 1, d['stage_deferred_early'] + d['stage_deferred_late'] >= 1)")" \
+    = "(3, 0, True, True)" ] || fail "sobel, writes staged: no check at clFinish: $(j "$TMP/sw.json" d)"
 
 # the blocks were made when sobel created its four 4 MiB buffers (at its
 # set-up), none in its loop
