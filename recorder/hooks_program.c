@@ -128,8 +128,6 @@ int rec_pre_clSetKernelArg(rec_call *c, cl_kernel *a_kernel, cl_uint *a_arg_inde
 {
     const void *v = *a_arg_value;
     const void *obj = NULL;
-    if (rec_g.plan)
-        rec_plan_karg(*a_kernel, *a_arg_index, *a_arg_size, v);
     if (v && *a_arg_size == sizeof(void *))
         memcpy(&obj, v, sizeof obj);
     uint64_t id = rec_kernel_set_arg(*a_kernel, *a_arg_index, obj);
@@ -155,5 +153,5 @@ void rec_post_clSetKernelArg(rec_call *c, int ok, cl_int *ret, cl_kernel a_kerne
 {
     (void)ret;
     if (c->direct && ok)
-        rec_plan_karg_done(a_kernel, a_arg_index, a_arg_size, a_arg_value, c->hook_u);
+        rec_plan_karg(a_kernel, a_arg_index, a_arg_size, a_arg_value, c->hook_u);
 }

@@ -411,7 +411,7 @@ void rec_begin_done(rec_call *c)
 {
     tf_enc *e = c->e;
     if (c->direct)
-        return;   /* nothing asked: the matcher has not seen it yet (rec_plan_karg_done) */
+        return;   /* nothing asked: the matcher has not seen it yet (rec_plan_karg, post hook) */
     rec_enc_extras(e, c->pre, c->npre);
     tf_writer_unlock(rec_g.w);
     c->plan = rec_g.plan && (rec_plan_take() |

@@ -156,12 +156,11 @@ int rec_plan_needs_data(void);
  * generated a_ locals), in signature order. @return the new skip_ (1: the
  * driver is not called, c->ret_override is the result). */
 int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip);
-/* clSetKernelArg, as the application sets it (pre hook). */
-void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value);
-/* A successful clSetKernelArg of a direct call (rec_call.direct): to the
- * matcher, as the call's records would have told it; @p id is the handle id
+/* Plan mode: a clSetKernelArg that succeeded (post hook; the call makes no
+ * records): the layer's copy of the argument, and the matcher told as the
+ * call's records would have told it. @p id is the handle id
  * rec_kernel_set_arg() gave, or 0 for bytes. */
-void rec_plan_karg_done(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id);
+void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id);
 /* Plan mode: kernel @p k got an SVM pointer argument or exec info, which
  * the layer does not track: its launches are not kept (they run now). */
 void rec_plan_karg_opaque(cl_kernel k);

@@ -271,11 +271,12 @@ static void rp_arg_free(rp_arg *a)
     memset(a, 0, sizeof *a);
 }
 
-void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value)
+/* The layer's copy of kernel @p k's argument (what a kept or held launch
+ * runs with). Under rp.mu. */
+static void rp_karg_keep(cl_kernel k, cl_uint index, size_t size, const void *value)
 {
-    if (!rec_g.plan || index >= 4096 || size > (1u << 20))
+    if (index >= 4096 || size > (1u << 20))
         return;
-    pthread_mutex_lock(&rp.mu);
     rp_kargs *a = rp_kargs_of(k, 1);
     if (a && index >= a->n) {
         rp_arg *n = realloc(a->a, (index + 1) * sizeof *n);
@@ -298,10 +299,9 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value)
         else if (value && size)
             x->size = 0;   /* unknown: a fusion with it falls back */
     }
-    pthread_mutex_unlock(&rp.mu);
 }
 
-void rec_plan_karg_done(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id)
+void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id)
 {
     /* the value as rec_pre_clSetKernelArg would have recorded it (data
        always captured), so that patterns made from a recording match */
@@ -321,6 +321,7 @@ void rec_plan_karg_done(cl_kernel k, cl_uint index, size_t size, const void *val
         tf_hash(value, size, &v.v.blob);
     }
     pthread_mutex_lock(&rp.mu);
+    rp_karg_keep(k, index, size, value);
     if (!rp.broken) {
         int64_t t0 = rec_now_ns();
         if (opt_exec_karg(rp.x, rec_obj_id(k), index, size, &v) != OPT_OK)
