@@ -391,6 +391,15 @@ typedef struct opt_live_answer {
     uint64_t keep_held;       /* OPT_FUSE whose fused kernel does not store the intermediate
                                  buffer: the held launch (its seq) becomes a kept call; 0 otherwise
                                  (then the held launch is freed) */
+    uint32_t fresh_param;     /* OPT_FUSE: 1 + the fused kernel's parameter that may take any
+                                 buffer of at least fresh_size bytes that nothing has written
+                                 (the layer's own) instead of the intermediate buffer; 0: none.
+                                 The intermediate was made without contents and only the held
+                                 launch may have written it, so the elements the fused kernel
+                                 loads from it (those the producer did not store) hold what a
+                                 never-written buffer holds, and a new buffer need not be
+                                 allocated for the launch */
+    uint64_t fresh_size;
 } opt_live_answer;
 
 /*! opt_exec_open_live() : prepares to apply @p p (which must outlive the

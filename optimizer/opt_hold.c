@@ -60,8 +60,10 @@ void opt_hold_kill(opt_obj *r, uint64_t lo, uint64_t hi)
 
 void opt_hold_kill_all(opt_track *t)
 {
-    for (size_t i = 0; i < t->nall; i++)
+    for (size_t i = 0; i < t->nall; i++) {
         t->all[i]->nsegs = 0;
+        t->all[i]->writes = 2;
+    }
 }
 
 opt_status opt_hold_add(opt_obj *r, const opt_content *c)

@@ -247,6 +247,9 @@ typedef struct opt_obj {
     uint8_t in_order;         /* queues */
     uint8_t has_src;          /* programs: src is known */
     uint8_t has_sub;          /* roots: a sub-buffer was made of it */
+    uint8_t writes;           /* memory roots: commands that may have written its bytes,
+                                 up to 2 (2 also: made with contents, or an unknown
+                                 command ran) */
     uint32_t ordinal;         /* memory objects: creation order, from 1 */
     uint64_t size, flags;     /* memory objects (images: size 0) */
     uint64_t root, origin;    /* memory objects: the object holding the bytes, offset */
@@ -340,6 +343,18 @@ void opt_hold_settle(opt_track *t, uint64_t queue);
 
 /* opt_track.c helpers shared with opt_hold.c / opt_pattern.c */
 opt_obj *opt_track_obj(const opt_track *t, uint64_t id);
+/* Root @p r may have been written by one more command. */
+static inline void opt_obj_written(opt_obj *r)
+{
+    if (r && r->writes < 2)
+        r->writes++;
+}
+
+/*! opt_track_fresh_once() : 1 when memory object @p id is a buffer of its
+ *  own (no sub-buffers, not visible to the host, made without contents)
+ *  that at most one command may have written since it was made. */
+int opt_track_fresh_once(opt_track *t, uint64_t id);
+
 /*! opt_mem_range() : the bytes of memory object @p o in its root. */
 opt_obj *opt_mem_range(const opt_track *t, const opt_obj *o, uint64_t *lo, uint64_t *hi);
 

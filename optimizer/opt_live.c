@@ -307,6 +307,46 @@ static opt_status opt_begun_push(opt_exec *x, uint64_t seq, opt_fate fate)
     return OPT_OK;
 }
 
+/* OPT_FUSE of a fused kernel that does not store the intermediate buffer:
+ * the one parameter of the consumer's that passes a buffer the held launch
+ * wrote, only read by the consumer, made without contents and written by
+ * nothing else (opt_live_answer.fresh_param). */
+static void opt_fresh_param(opt_exec *x, const tf_call *c, const opt_fused *z, opt_live_answer *a)
+{
+    uint64_t kid = 0;
+    opt_arg_u64(c, "kernel", &kid);
+    opt_obj *k = opt_track_obj(&x->t, kid);
+    const opt_kept *h = &x->held_sets;
+    if (!k || k->kind != OPT_OBJ_KERNEL || h->all)
+        return;
+    uint32_t found = 0;
+    uint64_t mid = 0;
+    for (unsigned i = 0; i < z->nparams; i++) {
+        unsigned from = z->params[i][0], idx = z->params[i][1];
+        if (from != 1 || idx >= k->nargs || k->args[idx].kind != OPT_KARG_MEM)
+            continue;
+        uint64_t id = k->args[idx].id;
+        int written = 0;
+        for (uint32_t j = 0; j < h->nw; j++)
+            written |= h->roots[h->nr + j] == id;
+        if (!written)
+            continue;
+        if (found || opt_track_access(&x->t, k, idx) != OPT_ACC_READ)
+            return;   /* two such parameters, or the consumer may write it */
+        found = i + 1;
+        mid = id;
+    }
+    for (unsigned i = 0; found && i < z->nparams; i++)   /* no other parameter passes it */
+        if (i + 1 != found && z->params[i][0] == 1 && z->params[i][1] < k->nargs &&
+            k->args[z->params[i][1]].kind == OPT_KARG_MEM && k->args[z->params[i][1]].id == mid)
+            return;
+    opt_obj *m = found ? opt_track_obj(&x->t, mid) : NULL;
+    if (m && opt_track_fresh_once(&x->t, mid) && m->size) {
+        a->fresh_param = found;
+        a->fresh_size = m->size;
+    }
+}
+
 static void opt_answer(opt_exec *x, opt_live_answer *a, int verdict)
 {
     a->verdict = verdict;
@@ -359,6 +399,8 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
     }
     if (st == OPT_OK && v == OPT_FUSE) {
         const opt_fused *z = opt_exec_fused(x);
+        if (z && !z->keep_store && held)
+            opt_fresh_param(x, c, z, a);
         if (z && !z->keep_store && held) {
             a->keep_held = x->held_sets.seq;   /* the live call held */
             st = opt_kept_add(x, &x->held_sets);

@@ -121,6 +121,8 @@ static opt_status opt_create_mem(opt_track *t, const tf_call *c, const char *fn)
     o->flags = flags;
     if (flags & CL_MEM_USE_HOST_PTR_)
         o->visible = 1;
+    if (flags & (CL_MEM_USE_HOST_PTR_ | CL_MEM_COPY_HOST_PTR_))
+        o->writes = 2;   /* it holds bytes from the start */
     if (!strcmp(fn, "clCreateBuffer") || !strcmp(fn, "clCreateBufferWithProperties")) {
         opt_arg_u64(c, "size", &size);
         o->size = size;
@@ -401,4 +403,10 @@ void opt_track_data(opt_track *t, const tf_data *d)
     uint8_t h[16];
     if (d->key && !strcmp(d->key, "ptr") && opt_value_hash(&d->value, h))
         opt_hold_data(t, d->seq, h);
+}
+
+int opt_track_fresh_once(opt_track *t, uint64_t id)
+{
+    opt_obj *o = id ? opt_track_obj(t, id) : NULL;
+    return o && o->kind == OPT_OBJ_MEM && !o->image && !o->visible && o->root == id && !o->has_sub && o->writes <= 1;
 }

@@ -22,6 +22,7 @@ static void opt_kill_obj(opt_track *t, uint64_t id, int part, uint64_t off, uint
     opt_obj *root = opt_mem_range(t, o, &lo, &hi);
     if (!root)
         return;
+    opt_obj_written(root);
     if (part && !o->image && o->size) {
         uint64_t a = lo + off, b = a + len;
         lo = a < lo ? hi : a;
@@ -229,6 +230,7 @@ opt_status opt_track_enqueue(opt_track *t, const tf_call *c, const char *fn, opt
         opt_content k;
         opt_obj *root = opt_write_content(t, c, fn, &k);
         if (root) {
+            opt_obj_written(root);
             opt_hold_kill(root, k.lo, k.hi);
             k.settled = opt_blocking(c);
             if (fate == OPT_FATE_RUN && opt_hold_add(root, &k) != OPT_OK)

@@ -466,6 +466,8 @@ void rec_end_done(rec_call *c)
         rec_free_extras(c->post, c->npost);
     const char *cat = rec_gen_categories[c->fn];
     int64_t now = c->t1;   /* the call's end: a clock read fewer */
+    if (rec_g.call_times)
+        rec_plan_time(c->fn, now - c->t0);
     /* a slow call may have loaded code that installs signal handlers (PoCL
      * sets up LLVM's when it initializes): look again at once */
     rec_signals_check(now, now - c->t0 > 1000000);

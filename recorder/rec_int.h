@@ -94,6 +94,8 @@ typedef struct rec_state {
     int layer_mode;
     int plan;                       /* plan mode (rec_plan.c): a flag, so that a recording
                                        pays one load per call for it, not a call */
+    int call_times;                 /* plan mode with a report: each call's time is summed
+                                       per function (rec_plan_time) */
     _Atomic uint64_t seq;
     _Atomic int error_reported;
 } rec_state;
@@ -176,6 +178,9 @@ void rec_plan_event_released(cl_event ev);
 void rec_plan_program(cl_program prog);
 /* Process end: the report (CLRR_PLAN_REPORT). */
 void rec_plan_end(void);
+/* Plan mode with a report (rec_g.call_times): adds one call of @p fn that
+ * took @p ns in the layer (the driver included) to the report's call_us. */
+void rec_plan_time(uint32_t fn, int64_t ns);
 
 /* -------------------------------------------------------- rec_signals.c */
 /* Our handler for fatal signals (flush, then chain to the action it

@@ -30,6 +30,7 @@
 #include "recorder/rec_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,12 +76,20 @@ typedef struct rp_kargs {
     int opaque;               /* SVM pointer arguments or exec info: not kept */
 } rp_kargs;
 
+typedef struct rp_blank {   /* a buffer of the layer's that nothing writes */
+    cl_context ctx;
+    cl_mem mem;
+    size_t size;
+} rp_blank;
+
 typedef struct rp_fused {
     cl_context ctx;
     uint32_t id;
     cl_program prog;
     cl_kernel k;              /* NULL: it did not build here */
 } rp_fused;
+
+#define RP_MAX_BLANK 16             /* blank buffers (rp_blank_get), at most */
 
 static struct {
     pthread_mutex_t mu;
@@ -96,6 +105,9 @@ static struct {
     size_t nkargs, capkargs;
     rp_fused *fused;
     size_t nfused, capfused;
+    rp_blank blank[RP_MAX_BLANK];
+    unsigned nblank;
+    uint64_t blank_launches;   /* fused launches given a blank buffer for the intermediate */
     uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
@@ -112,6 +124,58 @@ static struct {
 
 static rpl_splitter *rp_engine(void);
 
+/* A buffer of at least @p size bytes in @p ctx that nothing ever writes
+ * (made the first time; kept for the process's life), or NULL. It stands
+ * for an intermediate buffer a fused kernel does not store (fresh_param of
+ * opt_live_answer): the elements the kernel loads from it hold what a
+ * buffer nobody wrote holds, on whatever driver, and the launch does not
+ * make the driver allocate the intermediate. Caller holds rp.mu. */
+static cl_mem rp_blank_get(cl_context ctx, size_t size)
+{
+    rp_blank *best = NULL;
+    for (unsigned i = 0; i < rp.nblank; i++)
+        if (rp.blank[i].ctx == ctx && rp.blank[i].size >= size && (!best || rp.blank[i].size < best->size))
+            best = &rp.blank[i];
+    if (best)
+        return best->mem;
+    if (rp.nblank == RP_MAX_BLANK)
+        return NULL;
+    cl_int e = CL_SUCCESS;
+    cl_mem m = rec_next.clCreateBuffer(ctx, CL_MEM_READ_ONLY, size, NULL, &e);
+    if (!m || e != CL_SUCCESS)
+        return NULL;
+    rp.blank[rp.nblank++] = (rp_blank){ctx, m, size};
+    return m;
+}
+
+/* Where a reported run spends its time: per function, its calls and their
+ * time in the layer, the driver included (rec_plan_time). */
+static _Atomic uint64_t rp_time_n[REC_FN_COUNT];
+static _Atomic int64_t rp_time_ns[REC_FN_COUNT];
+
+void rec_plan_time(uint32_t fn, int64_t ns)
+{
+    if (fn >= REC_FN_COUNT)
+        return;
+    atomic_fetch_add_explicit(&rp_time_n[fn], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rp_time_ns[fn], ns, memory_order_relaxed);
+}
+
+static void rp_time_report(FILE *f)
+{
+    fputs(", \"call_us\": {", f);
+    int first = 1;
+    for (uint32_t fn = 0; fn < REC_FN_COUNT; fn++) {
+        uint64_t n = atomic_load(&rp_time_n[fn]);
+        if (!n)
+            continue;
+        fprintf(f, "%s\"%s\": [%llu, %lld]", first ? "" : ", ", rec_gen_sigs[fn].name, (unsigned long long)n,
+                (long long)(atomic_load(&rp_time_ns[fn]) / 1000));
+        first = 0;
+    }
+    fputc('}', f);
+}
+
 /* The answer for the calling thread. */
 static __thread struct {
     int pending;
@@ -119,6 +183,8 @@ static __thread struct {
     uint64_t *force, *discard;
     size_t nforce, ndiscard, capforce, capdiscard;
     uint64_t keep_held;
+    uint32_t fresh_param;     /* opt_live_answer's */
+    uint64_t fresh_size;
 } rp_tls;
 
 static void rp_broken(const char *what)
@@ -147,6 +213,8 @@ static void rp_take_answer(const opt_live_answer *a)
     }
     rp_tls.verdict = a->verdict;
     rp_tls.keep_held = a->keep_held;
+    rp_tls.fresh_param = a->fresh_param;
+    rp_tls.fresh_size = a->fresh_size;
     rp_tls.pending = a->verdict != OPT_RUN || a->nforce || a->ndiscard || a->keep_held;
 }
 
@@ -196,6 +264,7 @@ int rec_plan_take(void)
         rp_tls.verdict = OPT_RUN;
         rp_tls.nforce = rp_tls.ndiscard = 0;
         rp_tls.keep_held = 0;
+        rp_tls.fresh_param = 0;
     }
     return p;
 }
@@ -241,6 +310,7 @@ int rec_plan_init(tf_writer_opts *o)
         rp.learn = NULL;
     }
     rp.report = getenv("CLRR_PLAN_REPORT");
+    rec_g.call_times = rp.report && *rp.report;
     o->sink = rp_sink;
     o->sink_ctx = NULL;
     rec_stage_init();
@@ -718,12 +788,17 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
     rp_kargs *ca = rp_kargs_of(ck, 0);
     if (!f || !f->k)
         return 0;
+    cl_mem blank = rp_tls.fresh_param ? rp_blank_get(f->ctx, rp_tls.fresh_size) : NULL;
     for (unsigned i = 0; i < z->nparams; i++) {
         unsigned from = z->params[i][0], idx = z->params[i][1];
         const rp_arg *a = from == 0 ? (idx < rp.held.nargs ? &rp.held.args[idx] : NULL)
                                     : (ca && idx < ca->n ? &ca->a[idx] : NULL);
-        if (!a || (!a->null && !a->bytes) ||
-            rec_next.clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes) != CL_SUCCESS)
+        if (!a || (!a->null && !a->bytes))
+            return 0;
+        cl_int e = blank && i + 1 == rp_tls.fresh_param && a->size == sizeof blank
+                       ? rec_next.clSetKernelArg(f->k, i, sizeof blank, &blank)
+                       : rec_next.clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes);
+        if (e != CL_SUCCESS)
             return 0;
     }
     cl_uint dim = RP_VAL(cl_uint, c, pa, "work_dim");
@@ -737,6 +812,7 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
         return 0;
     c->ret_override = CL_SUCCESS;
     rp.fused_launches++;
+    rp.blank_launches += blank != NULL;
     return 1;
 }
 
@@ -979,16 +1055,17 @@ void rec_plan_end(void)
         fprintf(f,
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
-                "\"fused_launches\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, "
+                "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"steady\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
-                (unsigned long long)rp.fused_launches, (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
+                (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches, (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
                 rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         rec_stage_report(f);
         rp_split_report(f);
+        rp_time_report(f);
         fputs(", \"fallbacks\": [", f);
         size_t n = opt_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {

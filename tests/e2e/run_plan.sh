@@ -22,8 +22,10 @@ DW=$B/tests/progs/deadwork
 # carry ASan's runtime themselves in the sanitizer build
 run() { "$CLRR" run "$@"; }
 
-# app  args  fused launches per run
-while read -r app args fused; do
+# app  args  fused launches per run  of which given a blank buffer for the
+# intermediate (one nothing wrote before the producer: geomatrix's fresh
+# temporaries every time, sobel's and exposure's buffers the first time)
+while read -r app args fused blank; do
     "$CLRR" record -o "$TMP/$app.clrr" -- "$APPS/$app" ${args//_/ } --quiet || fail "recording $app"
     "$CLRR" optimize "$TMP/$app.clrr" -o "$TMP/$app.plan" >/dev/null || fail "optimize $app"
     run --plan "$TMP/$app.plan" --report "$TMP/$app.r.json" -- "$APPS/$app" ${args//_/ } \
@@ -31,6 +33,11 @@ while read -r app args fused; do
     grep -q "^$app: ok" "$TMP/$app.out" || fail "$app with the plan: $(cat "$TMP/$app.out")"
     [ "$(j "$TMP/$app.r.json" "d['fused_launches']")" = "$fused" ] ||
         fail "$app: $(j "$TMP/$app.r.json" "d") (expected $fused fused launches)"
+    [ "$(j "$TMP/$app.r.json" "d['fused_blank']")" = "$blank" ] ||
+        fail "$app: $(j "$TMP/$app.r.json" "d") (expected $blank fused launches with a blank intermediate)"
+    # where the time went: every launch the application made is counted
+    [ "$(j "$TMP/$app.r.json" "d['call_us']['clEnqueueNDRangeKernel'][0] >= 2 * d['fused_launches'] and d['call_us']['clFinish'][1] >= 0")" = True ] ||
+        fail "$app: $(j "$TMP/$app.r.json" "d['call_us']") (expected the launches' times, two per fused launch at least)"
     grep -q "^clrr run: plan .*transformations applied" "$TMP/$app.err" || fail "$app: no summary: $(cat "$TMP/$app.err")"
     # other data, same shapes: fused again, still right
     run -q --plan "$TMP/$app.plan" --report "$TMP/$app.r2.json" -- "$APPS/$app" ${args//_/ } --seed=5 \
@@ -38,9 +45,9 @@ while read -r app args fused; do
     grep -q "^$app: ok" "$TMP/$app.out2" || fail "$app --seed=5: $(cat "$TMP/$app.out2")"
     [ "$(j "$TMP/$app.r2.json" "d['fused_launches'] > 0")" = True ] || fail "$app --seed=5 did not fuse"
 done <<'EOF'
-geomatrix --size=128_--iters=2 8
-exposure --size=128_--iters=2 6
-sobel --size=256_--iters=1 1
+geomatrix --size=128_--iters=2 8 8
+exposure --size=128_--iters=2 6 1
+sobel --size=256_--iters=1 1 1
 EOF
 
 # sobel over 4 iterations: the first gy launch is deferred (the fused kernel
@@ -53,6 +60,9 @@ run --plan "$TMP/s4.plan" --report "$TMP/s4.json" -- "$APPS/sobel" --size 256 --
 grep -q "^sobel: ok" "$TMP/s4.out" || fail "sobel --iters 4: $(cat "$TMP/s4.out")"
 [ "$(j "$TMP/s4.json" "(d['fused_launches'], d['deferred'], d['ran_after_all'], d['fell_back'], d['data_hashed'])")" \
     = "(4, 1, 1, 1, False)" ] || fail "sobel --iters 4: $(j "$TMP/s4.json" d)"
+# gy was written by the first pair's producer: only the first fused launch
+# may take a blank buffer for it
+[ "$(j "$TMP/s4.json" "d['fused_blank']")" = 1 ] || fail "sobel --iters 4: blank intermediates: $(j "$TMP/s4.json" d)"
 grep -q "^clrr run: .* ms building fused kernels, .* ms matching calls" "$TMP/s4.err" ||
     fail "sobel --iters 4: no time summary: $(cat "$TMP/s4.err")"
 [ "$(j "$TMP/s4.json" "d['steady']")" = 0 ] || fail "sobel --iters 4: steady: $(j "$TMP/s4.json" d)"
