@@ -41,7 +41,8 @@
  * use) runs as the application made it. Making a block pins memory, about
  * 2 ms for 4 MiB on the H100 machine, so blocks are made ahead when the
  * application creates a large buffer in a context whose device stages (one
- * per buffer, up to RS_PREPARE per context and block size): at its set-up,
+ * per buffer and one more, for the first RS_PREPARE buffers per context and
+ * block size): at its set-up,
  * not in its loop, as the plan's fused kernels are built.
  *
  * The layer's own objects (one queue per context, used only to map the
@@ -60,6 +61,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #define RS_MAX_THREADS 16
 #define RS_BLOCK_MIN ((size_t)1 << 20)
@@ -121,6 +125,8 @@ static struct {
     _Atomic uint64_t ticket;  /* generation, pieces, next piece (RS_T_*) */
     _Atomic unsigned done;    /* pieces of the job copied */
     pid_t pid;
+    int nt;                   /* CLRR_STAGE_NT: copies into blocks with streaming stores */
+    _Atomic int job_nt;       /* the job's copy streams (rs_stream) */
     unsigned char *_Atomic dst;   /* the job (written before its ticket) */
     const unsigned char *_Atomic src;
     _Atomic size_t n, per;
@@ -172,6 +178,7 @@ void rec_stage_init(void)
     if (rs.mode == 1 && rs.threads < 2)
         rs.mode = 0;
     rs.async = rs_env_num("CLRR_STAGE_ASYNC", 1, 1) != 0;
+    rs.nt = rs_env_num("CLRR_STAGE_NT", 1, 1) != 0;
     rs.pid = getpid();
 }
 
@@ -216,6 +223,32 @@ static void rs_pause(void)
 #endif
 }
 
+/* memcpy into a staging block with streaming (non-temporal) stores: the
+ * block's lines go to memory without being read first, and the device's
+ * DMA then reads them from memory, not from a core's cache. Falls back to
+ * memcpy off x86-64 or for a destination not 16-byte aligned (a block's
+ * pieces are 64-byte multiples from a page boundary). */
+static void rs_stream(unsigned char *d, const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__x86_64__)
+    if (!((uintptr_t)d & 15)) {
+        for (; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+            _mm_stream_si128((__m128i *)(d + i), a);
+            _mm_stream_si128((__m128i *)(d + i + 16), b);
+            _mm_stream_si128((__m128i *)(d + i + 32), c);
+            _mm_stream_si128((__m128i *)(d + i + 48), e);
+        }
+        _mm_sfence();   /* visible before the piece is counted done */
+    }
+#endif
+    memcpy(d + i, s + i, n - i);
+}
+
 /* Takes and copies pieces of job @p g until none is left (or the job is
  * another one). */
 static void rs_run(uint32_t g)
@@ -228,10 +261,13 @@ static void rs_run(uint32_t g)
         size_t n = atomic_load_explicit(&rs.n, memory_order_relaxed);
         unsigned char *dst = atomic_load_explicit(&rs.dst, memory_order_relaxed);
         const unsigned char *src = atomic_load_explicit(&rs.src, memory_order_relaxed);
+        int nt = atomic_load_explicit(&rs.job_nt, memory_order_relaxed);
         if (!atomic_compare_exchange_weak(&rs.ticket, &t, t + 1))
             continue;
         size_t off = per * RS_T_NEXT(t);
-        if (off < n)
+        if (off < n && nt)
+            rs_stream(dst + off, src + off, n - off < per ? n - off : per);
+        else if (off < n)
             memcpy(dst + off, src + off, n - off < per ? n - off : per);
         atomic_fetch_add_explicit(&rs.done, 1, memory_order_release);
     }
@@ -283,12 +319,16 @@ static void rs_pool_start(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* memcpy, in pieces copied by up to rs.threads threads at once.
- * Thread-safe. */
-static void rs_copy(void *dst, const void *src, size_t n)
+/* memcpy, in pieces copied by up to rs.threads threads at once; @p nt:
+ * into a block (rs_stream, unless CLRR_STAGE_NT=0). Thread-safe. */
+static void rs_copy(void *dst, const void *src, size_t n, int nt)
 {
+    nt = nt && rs.nt;
     if (rs.threads < 2 || n < 2 * RS_PIECE_MIN || getpid() != rs.pid || pthread_mutex_trylock(&rs.pool_mu)) {
-        memcpy(dst, src, n);
+        if (nt)
+            rs_stream(dst, src, n);
+        else
+            memcpy(dst, src, n);
         return;
     }
     if (!rs.started)
@@ -302,6 +342,7 @@ static void rs_copy(void *dst, const void *src, size_t n)
     atomic_store_explicit(&rs.src, (const unsigned char *)src, memory_order_relaxed);
     atomic_store_explicit(&rs.n, n, memory_order_relaxed);
     atomic_store_explicit(&rs.per, per, memory_order_relaxed);
+    atomic_store_explicit(&rs.job_nt, nt, memory_order_relaxed);
     atomic_store_explicit(&rs.done, 0, memory_order_relaxed);
     uint32_t g = (RS_T_GEN(atomic_load(&rs.ticket)) + 1) & 0xffffffu;
     atomic_store(&rs.ticket, RS_T_MAKE(g, pieces));   /* publishes the job */
@@ -487,9 +528,13 @@ void rec_stage_buffer(cl_context ctx, size_t size)
         rs.buf[i].count++;
         for (size_t k = 0; k < rs.nb; k++)
             have += rs.b[k]->ctx == ctx && rs.b[k]->size == cls;
-        cl_device_id dev = have < rs.buf[i].count ? rs_ctx_device(ctx) : NULL;
-        if (dev && rs_block_make(ctx, dev, cls))
+        /* one per buffer and one more: a read finds a free block while
+           every buffer's write is still pending (deferred copies) */
+        cl_device_id dev = have <= rs.buf[i].count ? rs_ctx_device(ctx) : NULL;
+        while (dev && have <= rs.buf[i].count && rs_block_make(ctx, dev, cls)) {
             rs.ahead++;
+            have++;
+        }
     }
     pthread_mutex_unlock(&rs.mu);
 }
@@ -570,7 +615,7 @@ static void *rs_async_worker(void *arg)
             rs.tail = NULL;
         pthread_mutex_unlock(&rs.async_mu);
         int64_t t0 = rec_now_ns();
-        rs_copy(j->dst, j->src, j->n);
+        rs_copy(j->dst, j->src, j->n, 1);
         int64_t ns = rec_now_ns() - t0;
         rec_next.clSetUserEventStatus(j->done, CL_COMPLETE);
         rec_next.clReleaseEvent(j->done);
@@ -706,7 +751,7 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
     int deferred = !blocking && rs.async && rs_async_ready() && rs_write_deferred(q, buf, off, size, ptr, nw, wl, &e, b, &r);
     if (!deferred) {
         int64_t t0 = rec_now_ns();
-        rs_copy(b->p, ptr, size);
+        rs_copy(b->p, ptr, size, 1);
         copy_ns = rec_now_ns() - t0;
         r = rec_next.clEnqueueWriteBuffer(q, buf, blocking, off, size, b->p, nw, wl, &e);
     } else if (r == CL_SUCCESS) {
@@ -745,7 +790,7 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
     cl_int r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
     if (r == CL_SUCCESS) {
         int64_t t0 = rec_now_ns();
-        rs_copy(ptr, b->p, size);
+        rs_copy(ptr, b->p, size, 0);
         rs_count(1, size, rec_now_ns() - t0);
     }
     rs_block_put(b);

@@ -11,6 +11,8 @@
 #    read found the copies still running more often than done, which
 #    depends on timing); with CLRR_STAGE_ASYNC=0 none is, same output;
 #    with reads as made, clFinish is the check;
+#    copies into the blocks use streaming stores, and with CLRR_STAGE_NT=0
+#    plain ones: the same output;
 #  - api_tour (CLRR_STAGE_MIN=0: every buffer transfer staged): events,
 #    wait lists, a write gated by a user event; its own checks pass;
 #  - user_events: non-blocking reads after a user event are not staged (they
@@ -55,7 +57,16 @@ sobel --size_1024_--iters_3 3 3
 geomatrix --size_512_--iters_2_--n_3 6 2
 overlap --size_262144_--iters_4 8 4
 overlap --size_262144_--iters_4_--blocking-read 8 4
+overlap --size_262147_--iters_4 8 4
 EOF
+
+# copies into the blocks with plain stores (CLRR_STAGE_NT=0) instead of
+# streaming ones: the same output (overlap's buffers are 1048588 bytes, not
+# a multiple of the streamed 64-byte lines)
+CLRR_STAGE_NT=0 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 --report "$TMP/nt0.json" \
+    -- "$APPS/overlap" --size 262147 --iters 4 >"$TMP/nt0.out" 2>&1 || fail "overlap, CLRR_STAGE_NT=0: $(cat "$TMP/nt0.out")"
+[ "$(strip_ms "$TMP/nt0.out")" = "$(strip_ms "$TMP/overlap.plain")" ] || fail "overlap, CLRR_STAGE_NT=0, printed $(cat "$TMP/nt0.out")"
+[ "$(j "$TMP/nt0.json" "d['staged_writes']")" = 8 ] || fail "overlap, CLRR_STAGE_NT=0: $(j "$TMP/nt0.json" d)"
 
 # reads as made (CLRR_STAGE_READS=0): clFinish is where sobel's deferred
 # copy is checked
@@ -66,8 +77,8 @@ CLRR_STAGE=all CLRR_STAGE_READS=0 "$CLRR" run -q --plan "$P" --stage-threads 4 -
     = "(3, 0, True, True)" ] || fail "sobel, writes staged: no check at clFinish: $(j "$TMP/sw.json" d)"
 
 # the blocks were made when sobel created its four 4 MiB buffers (at its
-# set-up), none in its loop
-[ "$(j "$TMP/sobel.json" "(d['stage_blocks'], d['stage_blocks_ahead'], d['stage_block_bytes'])")" = "(4, 4, 16777216)" ] ||
+# set-up: one per buffer and one more), none in its loop
+[ "$(j "$TMP/sobel.json" "(d['stage_blocks'], d['stage_blocks_ahead'], d['stage_block_bytes'])")" = "(5, 5, 20971520)" ] ||
     fail "sobel: blocks not made ahead: $(j "$TMP/sobel.json" d)"
 
 # every buffer transfer staged, one thread (no pool), and four
