@@ -6,6 +6,8 @@
 #  - fusion (sobel, geomatrix, exposure): the pairs run as the fused kernel;
 #  - dead work and redundant transfers (deadwork): redundant writes are
 #    dropped, dead work is deferred and never runs;
+#  - kernel arguments (kargs): a struct over 64 bytes, a __local argument
+#    and a failed clSetKernelArg reach the matcher as a recording has them;
 #  - a run that reads what the plan thought dead (deadwork --observe): the
 #    deferred kernel runs after all, the read-back is what a plain run reads;
 #  - other data (--seed), other shapes (--size): still right; other shapes
@@ -13,7 +15,7 @@
 #  - bad plans and command lines: one line, exit 1 or 2, and the
 #    application is not started with a plan it cannot use.
 . "$(dirname "$0")/lib.sh"
-need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/deadwork"
+need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/deadwork"; need "$B/tests/progs/kargs"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -49,6 +51,20 @@ geomatrix --size=128_--iters=2 8 8
 exposure --size=128_--iters=2 6 1
 sobel --size=256_--iters=1 1 1
 EOF
+
+# kernel arguments as the recording stored them (tests/progs/kargs.c): an
+# 80-byte struct (its hash) in the pair fused every iteration, a __local
+# argument (nil) in the dead launch deferred every iteration, and a failed
+# clSetKernelArg (a buffer argument of the wrong size) between the good one
+# and the launch, which neither the launch nor the matcher may take
+K=$B/tests/progs/kargs
+"$CLRR" record -o "$TMP/kargs.clrr" -- "$K" --iters 3 >/dev/null || fail "recording kargs"
+"$CLRR" optimize "$TMP/kargs.clrr" -o "$TMP/kargs.plan" >/dev/null || fail "optimize kargs"
+run -q --plan "$TMP/kargs.plan" --report "$TMP/kargs.json" -- "$K" --iters 3 >"$TMP/kargs.out" 2>&1 ||
+    fail "kargs with the plan: $(cat "$TMP/kargs.out")"
+grep -q "^kargs: ok iters=3" "$TMP/kargs.out" || fail "kargs with the plan: $(cat "$TMP/kargs.out")"
+[ "$(j "$TMP/kargs.json" "(d['fused_launches'], d['never_ran'], d['unmatched'])")" = "(3, 3, 0)" ] ||
+    fail "kargs: $(j "$TMP/kargs.json" d) (expected 3 fused pairs and 3 dead launches never run)"
 
 # sobel over 4 iterations: the first gy launch is deferred (the fused kernel
 # does not store gy) and runs after all when the next image overwrites its
