@@ -28,8 +28,12 @@ static uint64_t rec_next_id = 1;
  * every handle it passes, two locked instructions each. An entry holds while
  * no object has left the table since it was filled: rec_unlink bumps
  * rec_obj_gen, so a pointer the driver reuses for a new object is never
- * given the old one's id. */
-#define REC_IDC 8u
+ * given the old one's id. The slot comes from a multiplicative hash of the
+ * pointer: drivers allocate objects with a large alignment (PoCL's queue
+ * and kernel shared a slot of the low bits, and a launch missed twice,
+ * about 100 instructions each). */
+#define REC_IDC_BITS 4
+#define REC_IDC (1u << REC_IDC_BITS)
 typedef struct rec_idc {
     const void *h;
     uint64_t id, gen;
@@ -101,7 +105,7 @@ uint64_t rec_obj_id(const void *h)
 {
     if (!h)
         return 0;
-    rec_idc *c = &rec_idcache[((uintptr_t)h >> 4) & (REC_IDC - 1)];
+    rec_idc *c = &rec_idcache[((uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull) >> (64 - REC_IDC_BITS)];
     uint64_t gen = atomic_load_explicit(&rec_obj_gen, memory_order_acquire);
     if (c->h == h && c->gen == gen)
         return c->id;
