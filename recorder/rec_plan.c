@@ -90,6 +90,7 @@ typedef struct rp_fused {
 } rp_fused;
 
 #define RP_MAX_BLANK 16             /* blank buffers (rp_blank_get), at most */
+#define RP_BLANK_CAP ((size_t)256 << 20)   /* and their bytes, at most */
 
 static struct {
     pthread_mutex_t mu;
@@ -107,6 +108,7 @@ static struct {
     size_t nfused, capfused;
     rp_blank blank[RP_MAX_BLANK];
     unsigned nblank;
+    size_t blank_bytes;
     uint64_t blank_launches;   /* fused launches given a blank buffer for the intermediate */
     uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
@@ -138,13 +140,14 @@ static cl_mem rp_blank_get(cl_context ctx, size_t size)
             best = &rp.blank[i];
     if (best)
         return best->mem;
-    if (rp.nblank == RP_MAX_BLANK)
-        return NULL;
+    if (rp.nblank == RP_MAX_BLANK || size > RP_BLANK_CAP - rp.blank_bytes)
+        return NULL;   /* (the application's own buffer then, as without) */
     cl_int e = CL_SUCCESS;
     cl_mem m = rec_next.clCreateBuffer(ctx, CL_MEM_READ_ONLY, size, NULL, &e);
     if (!m || e != CL_SUCCESS)
         return NULL;
     rp.blank[rp.nblank++] = (rp_blank){ctx, m, size};
+    rp.blank_bytes += size;
     return m;
 }
 
