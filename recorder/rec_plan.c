@@ -1058,12 +1058,14 @@ void rec_plan_end(void)
         fprintf(f,
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
-                "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, \"stopped\": %s, "
+                "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
+                "\"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"steady\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
-                (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches, (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
+                (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
+                (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
                 rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         rec_stage_report(f);
