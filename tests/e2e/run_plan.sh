@@ -41,6 +41,8 @@ while read -r app args fused blank; do
     [ "$(j "$TMP/$app.r.json" "d['call_us']['clEnqueueNDRangeKernel'][0] >= 2 * d['fused_launches'] and d['call_us']['clFinish'][1] >= 0")" = True ] ||
         fail "$app: $(j "$TMP/$app.r.json" "d['call_us']") (expected the launches' times, two per fused launch at least)"
     grep -q "^clrr run: plan .*transformations applied" "$TMP/$app.err" || fail "$app: no summary: $(cat "$TMP/$app.err")"
+    grep -q "^clrr run: $fused fused launches ($blank with a blank intermediate)" "$TMP/$app.err" ||
+        fail "$app: no blank intermediates in the summary: $(cat "$TMP/$app.err")"
     # other data, same shapes: fused again, still right
     run -q --plan "$TMP/$app.plan" --report "$TMP/$app.r2.json" -- "$APPS/$app" ${args//_/ } --seed=5 \
         >"$TMP/$app.out2" 2>&1 || fail "$app --seed=5 with the plan: $(cat "$TMP/$app.out2")"

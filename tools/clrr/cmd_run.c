@@ -83,10 +83,13 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                 "clrr run: plan %s: %llu of %llu transformations applied (%llu fell back, %llu matched no call)\n",
                 plan, cli_run_num(r, "applied"), cli_run_num(r, "transformations"), cli_run_num(r, "fell_back"),
                 cli_run_num(r, "unmatched"));
+        char blank[64] = "";
+        if (cli_run_num(r, "fused_blank"))
+            snprintf(blank, sizeof blank, " (%llu with a blank intermediate)", cli_run_num(r, "fused_blank"));
         fprintf(stderr,
-                "clrr run: %llu fused launches, %llu commands deferred (%llu ran after all, %llu never needed), "
+                "clrr run: %llu fused launches%s, %llu commands deferred (%llu ran after all, %llu never needed), "
                 "%llu transfers dropped\n",
-                cli_run_num(r, "fused_launches"), cli_run_num(r, "deferred"), cli_run_num(r, "ran_after_all"),
+                cli_run_num(r, "fused_launches"), blank, cli_run_num(r, "deferred"), cli_run_num(r, "ran_after_all"),
                 cli_run_num(r, "never_ran"), cli_run_num(r, "dropped"));
         if (cli_run_num(r, "steady"))
             fprintf(stderr,
