@@ -66,10 +66,6 @@ void tf_job_put_locked(tf_writer *w, tf_job *j)
 
 uint8_t tf_enc_none[1];   /* p == end: no buffer, every write takes the slow path */
 
-/* Slow path of tf_enc_room_ (tf.h): no open chunk yet, or it is full (a
- * record larger than the slack): get or grow it, keeping what is there. On
- * failure the record is marked lost (tf_writer_unlock drops it).
- * @return e->p with at least @p n bytes free, or NULL. */
 void tf_enc_discard(tf_enc *e)
 {
     e->p = e->end = tf_enc_none;
@@ -77,6 +73,10 @@ void tf_enc_discard(tf_enc *e)
     e->err = 1;   /* tf_enc_room_slow() answers NULL at once */
 }
 
+/* Slow path of tf_enc_room_ (tf.h): no open chunk yet, or it is full (a
+ * record larger than the slack): get or grow it, keeping what is there. On
+ * failure the record is marked lost (tf_writer_unlock drops it).
+ * @return e->p with at least @p n bytes free, or NULL. */
 uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
 {
     tf_writer *w = e->w;
