@@ -332,14 +332,10 @@ static void opt_fresh_param(opt_exec *x, const tf_call *c, const opt_fused *z, o
         if (!written)
             continue;
         if (found || opt_track_access(&x->t, k, idx) != OPT_ACC_READ)
-            return;   /* two such parameters, or the consumer may write it */
+            return;   /* two such parameters (so also one passing it twice), or the consumer may write it */
         found = i + 1;
         mid = id;
     }
-    for (unsigned i = 0; found && i < z->nparams; i++)   /* no other parameter passes it */
-        if (i + 1 != found && z->params[i][0] == 1 && z->params[i][1] < k->nargs &&
-            k->args[z->params[i][1]].kind == OPT_KARG_MEM && k->args[z->params[i][1]].id == mid)
-            return;
     opt_obj *m = found ? opt_track_obj(&x->t, mid) : NULL;
     if (m && opt_track_fresh_once(&x->t, mid) && m->size) {
         a->fresh_param = found;
@@ -399,9 +395,8 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
     }
     if (st == OPT_OK && v == OPT_FUSE) {
         const opt_fused *z = opt_exec_fused(x);
-        if (z && !z->keep_store && held)
-            opt_fresh_param(x, c, z, a);
         if (z && !z->keep_store && held) {
+            opt_fresh_param(x, c, z, a);
             a->keep_held = x->held_sets.seq;   /* the live call held */
             st = opt_kept_add(x, &x->held_sets);
             if (st == OPT_OK)
