@@ -57,7 +57,7 @@ WORKLOADS = [
     ("sobel", [app("sobel"), "--iters", "10"] + small([], ["--size", "256"]),
      "gy -> magnitude fused (Helium's Sobel)"),
     ("geomatrix", [app("geomatrix"), "--iters", "10"] + small([], ["--size", "256"]),
-     "mul -> mul and mul -> pow fused (Helium's geoMatrix)"),
+     "the chain mul -> ... -> pow fused into one kernel (Helium's geoMatrix)"),
     ("exposure", [app("exposure"), "--iters", "6"] + small([], ["--size", "256"]),
      "well_exposed -> weight fused (Helium's exposure fusion)"),
     ("deadwork", [app("deadwork"), "--iters", "10", "--work", "64", "--size"] + small(["1048576"], ["65536"]),

@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 4
+#define OPT_PLAN_MINOR 5
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -125,15 +125,21 @@ typedef struct opt_xform {
     uint32_t split;           /* split (1.4): the split's id (1, 2, ...), else 0 */
 } opt_xform;
 
+/* The most launches one fused kernel does (a chain, plan 1.5). */
+#define OPT_CHAIN_MAX 16
+
 /* A generated kernel (1.1): a fusion of a producer and a consumer kernel of
  * one program, as OpenCL C source (the program's source with the fused
- * kernel appended, rewriter/rw.h). Parameter i of the fused kernel is
- * argument params[i].index of the held launch (from 0) or of the consumer
- * launch (from 1), as set when each launched. */
+ * kernel appended, rewriter/rw.h); from 1.5 possibly of a chain of
+ * launches, each consuming what the one before it produced. Parameter i
+ * of the fused kernel is argument params[i].index of launch params[i].from
+ * of the chain (0: the first held launch; launches - 1: the consumer), as
+ * set when each launched. */
 typedef struct opt_fused {
     uint32_t id;              /* 1, 2, ... in plan order */
     const char *name;         /* the fused kernel's name */
-    const char *producer, *consumer;   /* the kernels it fuses */
+    const char *producer, *consumer;   /* the kernels it fuses (the chain's first and last) */
+    unsigned launches;        /* 2 (a pair) .. OPT_CHAIN_MAX: the launches it does (1.5) */
     uint8_t program[16];      /* XXH3-128 of the original program source */
     const char *source;       /* the program to build */
     const char *options;      /* its build options (the original program's) */
@@ -333,6 +339,8 @@ typedef struct opt_exec opt_exec;
                                  clSetKernelArg, unless the next launch is OPT_FUSE */
 #define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launch */
 #define OPT_SPLIT 5           /* run opt_exec_split() instead: the launch in parts */
+#define OPT_LINK 6            /* a launch of a chain (plan 1.5) after the held ones: hold
+                                 it too, after them (they do not run first) */
 #define OPT_DEFER 4           /* live runs: do not execute it now; keep it (its arguments,
                                  data and objects as they are now) until the matcher says
                                  to run it (opt_live_answer.force) or to free it */
@@ -383,22 +391,24 @@ void opt_exec_rewind(opt_exec *x);
 
 /* The matcher's answer for a call about to run. */
 typedef struct opt_live_answer {
-    int verdict;              /* OPT_RUN, OPT_DROP, OPT_DEFER, OPT_HOLD, OPT_FUSE */
+    int verdict;              /* OPT_RUN, OPT_DROP, OPT_DEFER, OPT_HOLD, OPT_LINK, OPT_FUSE, OPT_SPLIT */
     const uint64_t *force;    /* kept calls (their seqs) to run before this one, in order */
     size_t nforce;
     const uint64_t *discard;  /* kept calls to free without running them */
     size_t ndiscard;
-    uint64_t keep_held;       /* OPT_FUSE whose fused kernel does not store the intermediate
-                                 buffer: the held launch (its seq) becomes a kept call; 0 otherwise
-                                 (then the held launch is freed) */
-    uint32_t fresh_param;     /* OPT_FUSE: 1 + the fused kernel's parameter that may take any
-                                 buffer of at least fresh_size bytes that nothing has written
-                                 (the layer's own) instead of the intermediate buffer; 0: none.
-                                 The intermediate was made without contents and only the held
-                                 launch may have written it, so the elements the fused kernel
-                                 loads from it (those the producer did not store) hold what a
-                                 never-written buffer holds, and a new buffer need not be
-                                 allocated for the launch */
+    uint32_t keep_held;       /* OPT_FUSE whose fused kernel does not store the intermediate
+                                 buffers: bit i set, held launch i (in order) becomes a kept
+                                 call; the others are freed (their output was released while
+                                 they were held, or the kernel stores it) */
+    uint32_t nfresh;          /* OPT_FUSE: the fused kernel's parameters (fresh[i], from 0) that
+                                 may take any buffer of at least fresh_size bytes that nothing
+                                 has written (the layer's own) instead of an intermediate
+                                 buffer. Each intermediate was made without contents and only
+                                 its held producer may have written it, so the elements the
+                                 fused kernel loads from it (those the producer did not store)
+                                 hold what a never-written buffer holds, and a new buffer need
+                                 not be allocated for the launch */
+    uint8_t fresh[OPT_CHAIN_MAX];
     uint64_t fresh_size;
 } opt_live_answer;
 

@@ -216,7 +216,8 @@ void opt_exec_close(opt_exec *x)
 void opt_exec_rewind(opt_exec *x)
 {
     opt_map_free(&x->occ);
-    x->held = NULL;
+    x->nheld = 0;
+    x->hold_new = NULL;
 }
 
 const opt_fused *opt_exec_fused(const opt_exec *x)
@@ -392,8 +393,16 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
                                         "structure is not the one the plan was made for");
             return OPT_RUN;
         }
+        if (x->nheld && x->held[0]->fused == f->fused && x->nheld + 1 < z->launches &&
+            f->id == x->held[x->nheld - 1]->id + 1) {
+            /* the next launch of the chain being held (its launches are
+             * adjacent commands: their transformations follow each other,
+             * which tells a chain's next launch from its first) */
+            x->held[x->nheld++] = f;
+            return OPT_LINK;
+        }
         if (opt_twin_on(x, z)) {   /* the pair will run as the storing twin */
-            x->held = f;
+            x->hold_new = f;
             return OPT_HOLD;
         }
         if (x->live && !z->keep_store && x->fz_forced && x->fz_forced[z->id - 1] >= 2) {
@@ -403,18 +412,22 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
             opt_exec_fell_back(x, f, c->seq, "the producer had to run after all twice: fusion off for this run");
             return OPT_RUN;
         }
-        x->held = f;
+        x->hold_new = f;
         return OPT_HOLD;
     }
     if (f->action == OPT_ACT_FUSE) {
-        if (!x->held || x->held->fused != f->fused) {
-            opt_exec_fell_back(x, f, c->seq, "the producer launch did not come right before");
+        const opt_fused *z = opt_plan_fused(x->p, f->fused - 1);
+        if (!z || !x->nheld || x->held[0]->fused != f->fused || x->nheld + 1 != z->launches ||
+            (z->launches > 2 && f->id != x->held[x->nheld - 1]->id + 1)) {
+            opt_exec_fell_back(x, f, c->seq, z && z->launches > 2 ? "the chain's launches did not come right before"
+                                                                   : "the producer launch did not come right before");
             return OPT_RUN;
         }
-        x->state[x->held->id - 1] = OPT_X_APPLIED;
+        for (unsigned i = 0; i < x->nheld; i++)
+            x->state[x->held[i]->id - 1] = OPT_X_APPLIED;
         x->state[f->id - 1] = OPT_X_APPLIED;
-        x->held = NULL;
-        x->fused = opt_plan_fused(x->p, f->fused - 1);
+        x->nheld = 0;
+        x->fused = z;
         if (opt_twin_on(x, x->fused))
             x->fused = opt_plan_fused(x->p, x->fused->storing - 1);
         x->fusions++;
@@ -451,6 +464,26 @@ int opt_exec_passive(const char *n)
            !strcmp(n, "clReleaseMemObject") || !strcmp(n, "clSetKernelArg");
 }
 
+unsigned opt_exec_unhold(opt_exec *x, int v, const char *fn)
+{
+    unsigned n = 0;
+    if (x->nheld && v != OPT_FUSE && v != OPT_LINK && !opt_exec_passive(fn)) {
+        /* the chain did not go on: the held launches run as recorded, first */
+        n = x->nheld;
+        for (unsigned i = 0; i < n; i++)
+            opt_exec_fell_back(x, x->held[i], x->held[i]->seq,
+                               n > 1 || i ? "the chain's next launch did not follow right after"
+                                          : "the consumer launch did not follow right after");
+        x->nheld = 0;
+    }
+    if (x->hold_new) {
+        x->held[0] = x->hold_new;
+        x->nheld = 1;
+        x->hold_new = NULL;
+    }
+    return n;
+}
+
 int opt_exec_item(opt_exec *x, const tf_item *it)
 {
     if (it->type == TF_ITEM_DATA) {
@@ -464,17 +497,12 @@ int opt_exec_item(opt_exec *x, const tf_item *it)
     const tf_call *c = &it->u.call;
     opt_fate fate = OPT_FATE_RUN;
     int v = OPT_RUN;
-    const opt_xform *held = x->held;
+    x->hold_new = NULL;
     if (x->n && opt_droppable(c->sig->name) && opt_call_ok(c))
         v = opt_exec_decide(x, c, &fate);
     if (v < 0)
         return v;
-    if (held && v != OPT_FUSE && !opt_exec_passive(c->sig->name)) {
-        /* the held launch runs as recorded (the caller runs it first) */
-        opt_exec_fell_back(x, held, held->seq, "the consumer launch did not follow right after");
-        if (x->held == held)
-            x->held = NULL;
-    }
+    opt_exec_unhold(x, v, c->sig->name);   /* (the caller runs what it holds first) */
     if (opt_track_call(&x->t, c, fate) != OPT_OK)
         return OPT_ERR_NOMEM;
     return v;

@@ -18,7 +18,13 @@
  * Where P does not store (a guard), the fused kernel reads B as C would
  * have (rewriter/rw.h): guards need not match. B is "dead after" the pair
  * when no later command reads it before the next run of the same P launch
- * overwrites it (or the trace ends): the fused kernel then never stores it. */
+ * overwrites it (or the trace ends): the fused kernel then never stores it.
+ *
+ * Such a dead pair grows into a chain (plan 1.5) while the launch after
+ * its consumer forms a qualifying pair with the consumer, its own
+ * intermediate is dead after it too, and it writes nothing any launch of
+ * the chain touches: an array library's `t1 = a*b; t2 = t1*c; ...` becomes
+ * one launch, and none of its temporaries is ever stored. */
 #include "optimizer/opt_int.h"
 
 #include "analyzer/ana.h"
@@ -305,6 +311,29 @@ static int fz_read_later(const ana_model *m, size_t after, const ana_cmd *p, uin
     return 0;
 }
 
+/* 1 when launch @p next may join the chain @p f (launches f->seq[0..n-1]
+ * at command indices @p at): what it writes none of them touches (it
+ * writes its own output only; the pair check saw the last link). */
+static int fz_chain_ok(const ana_model *m, const opt_fuse_pair *f, const size_t *at, const ana_cmd *next)
+{
+    const char *why = NULL;
+    const ana_kernel *kn = ana_model_kernel(m, next->kernel, &why);
+    if (!kn)
+        return 0;
+    for (unsigned a = 0; a < kn->nargs && a < next->nargs; a++) {
+        uint64_t mem = fz_mem(next, a);
+        if (!mem || !(kn->args[a].access & ANA_ACC_WRITE))
+            continue;
+        for (unsigned j = 0; j < f->n; j++) {
+            const ana_cmd *x = ana_model_command(m, at[j]);
+            for (unsigned q = 0; q < x->nargs; q++)
+                if (fz_mem(x, q) == mem)
+                    return 0;
+        }
+    }
+    return 1;
+}
+
 opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
 {
     *out = NULL;
@@ -323,14 +352,32 @@ opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
         }
         opt_fuse_pair *f = &(*out)[(*nout)++];
         memset(f, 0, sizeof *f);
-        f->p_seq = p->seq;
-        f->c_seq = c->seq;
-        f->p_kernel = p->kernel;
-        f->c_kernel = c->kernel;
-        f->p_buf = pb;
-        f->c_buf = cb;
+        size_t at[OPT_CHAIN_MAX] = {i, i + 1};
+        f->n = 2;
+        f->seq[0] = p->seq;
+        f->seq[1] = c->seq;
+        f->kernel[0] = p->kernel;
+        f->kernel[1] = c->kernel;
+        f->out[0] = pb;
+        f->in[1] = cb;
         f->keep_store = fz_read_later(m, i + 1, p, fz_mem(p, pb));
-        i++;   /* C is not also the producer of the next pair */
+        /* a chain: while the next launch consumes what the last one made,
+         * and every intermediate is dead after its consumer (so none is
+         * stored and none is read but by the next link) */
+        while (!f->keep_store && f->n < OPT_CHAIN_MAX && at[f->n - 1] + 1 < n) {
+            size_t li = at[f->n - 1];
+            const ana_cmd *last = ana_model_command(m, li), *next = ana_model_command(m, li + 1);
+            unsigned lb = 0, nb = 0;
+            if (fz_check(m, last, next, &lb, &nb) || fz_read_later(m, li + 1, last, fz_mem(last, lb)) ||
+                !fz_chain_ok(m, f, at, next))
+                break;
+            f->out[f->n - 1] = lb;
+            f->in[f->n] = nb;
+            f->seq[f->n] = next->seq;
+            f->kernel[f->n] = next->kernel;
+            at[f->n++] = li + 1;
+        }
+        i = at[f->n - 1];   /* the consumer is not also the producer of the next pair */
     }
     return OPT_OK;
 }

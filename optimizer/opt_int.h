@@ -111,15 +111,18 @@ int opt_split_same(const opt_split *a, const opt_split *b);
 
 /* A producer -> consumer pair the fuse pass may merge (opt_fuse.c). */
 typedef struct opt_fuse_pair {
-    uint64_t p_seq, c_seq;    /* the two launches */
-    uint64_t p_kernel, c_kernel;   /* their kernel objects */
-    unsigned p_buf, c_buf;    /* the intermediate buffer's argument in each */
-    int keep_store;           /* it is read later: still written */
+    unsigned n;               /* launches: 2 (a pair) .. OPT_CHAIN_MAX (a chain) */
+    uint64_t seq[OPT_CHAIN_MAX];      /* the launches, in order */
+    uint64_t kernel[OPT_CHAIN_MAX];   /* their kernel objects */
+    unsigned out[OPT_CHAIN_MAX];      /* out[i] (i < n - 1): launch i's intermediate buffer argument */
+    unsigned in[OPT_CHAIN_MAX];       /* in[i] (i >= 1): the argument launch i reads it through */
+    int keep_store;           /* a pair whose intermediate is read later: still written
+                                 (a chain's intermediates never are) */
 } opt_fuse_pair;
 
 typedef struct ana_model ana_model;
-/*! opt_fuse_find() : every qualifying pair of the model, in trace order
- *  (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
+/*! opt_fuse_find() : every qualifying pair or chain of the model, in trace
+ *  order (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
 opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout);
 
 /* The split pass (opt_split.c): a launch it splits, and the split. */
@@ -399,6 +402,12 @@ typedef struct opt_kept {
     int all;                      /* may touch any memory (unknown command) */
     uint64_t full;                /* a root it overwrites in full for sure, else 0 */
     opt_launch_id launch;         /* launches */
+    uint64_t *ro;                 /* held launches: per kernel argument, the memory object
+                                     the kernel only reads through it, else 0; then per
+                                     argument the memory object it passes, else 0 (2 nro,
+                                     malloc'ed) */
+    uint32_t nro;
+    int gone;                     /* held launches: what it writes was released meanwhile */
 } opt_kept;
 
 enum { OPT_X_PENDING = 0, OPT_X_APPLIED, OPT_X_FELL_BACK };
@@ -413,7 +422,10 @@ struct opt_exec {
     uint8_t *state;               /* per transformation (index id - 1) */
     int same_trace;
     uint64_t fp, drops, fusions, splits;
-    const opt_xform *held;        /* a hold whose launch the run keeps, waiting for its fuse */
+    const opt_xform *held[OPT_CHAIN_MAX];   /* holds whose launches the run keeps, waiting for
+                                     their fuse (a pair's producer, or a chain's launches) */
+    unsigned nheld;
+    const opt_xform *hold_new;    /* opt_exec_decide: a hold that starts a new pair or chain */
     const opt_fused *fused;       /* the last OPT_FUSE answer's kernel */
     const opt_split *split;       /* the last OPT_SPLIT answer's split */
     struct opt_rpl_conv *conv;    /* opt_exec_split_rpl's storage */
@@ -422,7 +434,7 @@ struct opt_exec {
     /* live runs (opt_live.c) */
     int live;
     const opt_xform *deferred;    /* the transformation of the last OPT_DEFER */
-    opt_kept *kept, held_sets;   /* kept calls; the held launch's memory */
+    opt_kept *kept, held_sets[OPT_CHAIN_MAX];   /* kept calls; the held launches' memory */
     size_t nkept, capkept;
     uint64_t *force, *discard;    /* the answer being built */
     size_t nforce, capforce, ndiscard, capdiscard;
@@ -439,6 +451,10 @@ struct opt_exec {
 /* opt_exec.c, shared with opt_live.c */
 void opt_exec_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const char *why);
 int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate);
+/* After opt_exec_decide: the held launches that do not go on run first
+ * (listed as fallen back; the caller runs them), and a new hold starts.
+ * @return how many held launches must run first (x->held[0..n) then). */
+unsigned opt_exec_unhold(opt_exec *x, int v, const char *fn);
 int opt_exec_passive(const char *fn);
 /* opt_live.c */
 void opt_live_free(opt_exec *x);

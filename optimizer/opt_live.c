@@ -18,6 +18,7 @@
 static void opt_kept_free(opt_kept *k)
 {
     free(k->roots);
+    free(k->ro);
     memset(k, 0, sizeof *k);
 }
 
@@ -25,7 +26,8 @@ void opt_live_free(opt_exec *x)
 {
     for (size_t i = 0; i < x->nkept; i++)
         opt_kept_free(&x->kept[i]);
-    opt_kept_free(&x->held_sets);
+    for (unsigned i = 0; i < OPT_CHAIN_MAX; i++)
+        opt_kept_free(&x->held_sets[i]);
     free(x->kept);
     free(x->force);
     free(x->discard);
@@ -307,39 +309,87 @@ static opt_status opt_begun_push(opt_exec *x, uint64_t seq, opt_fate fate)
     return OPT_OK;
 }
 
-/* OPT_FUSE of a fused kernel that does not store the intermediate buffer:
- * the one parameter of the consumer's that passes a buffer the held launch
- * wrote, only read by the consumer, made without contents and written by
- * nothing else (opt_live_answer.fresh_param). */
-static void opt_fresh_param(opt_exec *x, const tf_call *c, const opt_fused *z, opt_live_answer *a)
+/* A held launch's read-only memory arguments (opt_kept.ro), from its
+ * kernel's arguments as set now. */
+static opt_status opt_held_ro(opt_exec *x, const tf_call *c, opt_kept *h)
 {
     uint64_t kid = 0;
     opt_arg_u64(c, "kernel", &kid);
     opt_obj *k = opt_track_obj(&x->t, kid);
-    const opt_kept *h = &x->held_sets;
-    if (!k || k->kind != OPT_OBJ_KERNEL || h->all)
-        return;
-    uint32_t found = 0;
-    uint64_t mid = 0;
+    if (!k || k->kind != OPT_OBJ_KERNEL || !k->nargs)
+        return OPT_OK;
+    h->ro = calloc(2 * (size_t)k->nargs, sizeof *h->ro);
+    if (!h->ro)
+        return OPT_ERR_NOMEM;
+    h->nro = k->nargs;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        if (k->args[i].kind == OPT_KARG_MEM) {
+            h->ro[k->nargs + i] = k->args[i].id;
+            if (opt_track_access(&x->t, k, i) == OPT_ACC_READ)
+                h->ro[i] = k->args[i].id;
+        }
+    return OPT_OK;
+}
+
+/* The memory object parameter @p i of fused kernel @p z takes, when the
+ * launch it comes from only reads it (0 otherwise): a held launch's
+ * (x->held_sets, @p nh of them) or consumer kernel @p k's. */
+static uint64_t opt_param_ro(opt_exec *x, const opt_fused *z, unsigned i, unsigned nh, opt_obj *k)
+{
+    unsigned from = z->params[i][0], idx = z->params[i][1];
+    if (from < nh)
+        return idx < x->held_sets[from].nro ? x->held_sets[from].ro[idx] : 0;
+    if (from == nh && k && idx < k->nargs && k->args[idx].kind == OPT_KARG_MEM &&
+        opt_track_access(&x->t, k, idx) == OPT_ACC_READ)
+        return k->args[idx].id;
+    return 0;
+}
+
+/* 1 when some parameter of @p z passes memory object @p id other than as
+ * a read-only argument (or a held launch may touch any memory). */
+static int opt_param_other(opt_exec *x, const opt_fused *z, unsigned nh, opt_obj *k, uint64_t id)
+{
     for (unsigned i = 0; i < z->nparams; i++) {
         unsigned from = z->params[i][0], idx = z->params[i][1];
-        if (from != 1 || idx >= k->nargs || k->args[idx].kind != OPT_KARG_MEM)
-            continue;
-        uint64_t id = k->args[idx].id;
-        int written = 0;
-        for (uint32_t j = 0; j < h->nw; j++)
-            written |= h->roots[h->nr + j] == id;
-        if (!written)
-            continue;
-        if (found || opt_track_access(&x->t, k, idx) != OPT_ACC_READ)
-            return;   /* two such parameters (so also one passing it twice), or the consumer may write it */
-        found = i + 1;
-        mid = id;
+        if (from < nh) {
+            const opt_kept *h = &x->held_sets[from];
+            if (h->all || idx >= h->nro || (!h->ro[idx] && h->ro[h->nro + idx] == id))
+                return 1;
+        } else if (from == nh && k && idx < k->nargs && k->args[idx].kind == OPT_KARG_MEM &&
+                   k->args[idx].id == id && opt_track_access(&x->t, k, idx) != OPT_ACC_READ) {
+            return 1;
+        }
     }
-    opt_obj *m = found ? opt_track_obj(&x->t, mid) : NULL;
-    if (m && opt_track_fresh_once(&x->t, mid) && m->size) {
-        a->fresh_param = found;
-        a->fresh_size = m->size;
+    return 0;
+}
+
+/* OPT_FUSE of a fused kernel that does not store the intermediate buffers,
+ * after @p nh held launches: the parameters that pass an intermediate
+ * (a buffer the launch before the one it comes from wrote, only read by
+ * that launch, made without contents and written by nothing else, passed
+ * by no other parameter) (opt_live_answer.fresh). */
+static void opt_fresh_params(opt_exec *x, const tf_call *c, const opt_fused *z, unsigned nh, opt_live_answer *a)
+{
+    uint64_t kid = 0;
+    opt_arg_u64(c, "kernel", &kid);
+    opt_obj *k = opt_track_obj(&x->t, kid);
+    if (!k || k->kind != OPT_OBJ_KERNEL)
+        return;
+    for (unsigned i = 0; i < z->nparams && a->nfresh < OPT_CHAIN_MAX; i++) {
+        unsigned from = z->params[i][0];
+        uint64_t id = from ? opt_param_ro(x, z, i, nh, k) : 0;
+        const opt_kept *w = from && from <= nh ? &x->held_sets[from - 1] : NULL;
+        if (!id || !w || w->all || !opt_has(w->roots + w->nr, w->nw, id))
+            continue;   /* not an intermediate */
+        unsigned same = 0;
+        for (unsigned j = 0; j < z->nparams; j++)
+            same += opt_param_ro(x, z, j, nh, k) == id;
+        opt_obj *m = opt_track_obj(&x->t, id);
+        if (same != 1 || opt_param_other(x, z, nh, k, id) || !m || !m->size || !opt_track_fresh_once(&x->t, id))
+            continue;
+        a->fresh[a->nfresh++] = (uint8_t)i;
+        if (m->size > a->fresh_size)
+            a->fresh_size = m->size;
     }
 }
 
@@ -356,26 +406,25 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
 {
     memset(a, 0, sizeof *a);
     x->nforce = x->ndiscard = 0;
+    x->hold_new = NULL;
     const char *fn = c->sig->name;
     opt_fate fate = OPT_FATE_RUN;
-    const opt_xform *held = x->held;
+    unsigned nheld = x->nheld;
     int v = OPT_RUN, droppable = opt_droppable(fn);
     opt_status st = OPT_OK;
     if (x->n && droppable)
         v = opt_exec_decide(x, c, &fate);
     if (v < 0)
         return OPT_ERR_NOMEM;
-    if (held && v != OPT_FUSE && !opt_exec_passive(fn)) {
-        /* the consumer did not follow: the held launch runs as recorded, first */
-        opt_exec_fell_back(x, held, held->seq, "the consumer launch did not follow right after");
-        if (x->held == held)
-            x->held = NULL;
-        if (opt_push_u64(&x->force, &x->nforce, &x->capforce, x->held_sets.seq))
+    unsigned nrun = opt_exec_unhold(x, v, fn);
+    for (unsigned i = 0; i < nrun; i++) {
+        /* the chain did not go on: its held launches run as recorded, first */
+        if (opt_push_u64(&x->force, &x->nforce, &x->capforce, x->held_sets[i].seq))
             return OPT_ERR_NOMEM;
-        opt_kept_free(&x->held_sets);
-        held = NULL;
+        opt_kept_free(&x->held_sets[i]);
     }
-    if (!strncmp(fn, "clEnqueue", 9) && v != OPT_DROP && (x->nkept || v == OPT_DEFER || v == OPT_HOLD)) {
+    int holds = v == OPT_HOLD || v == OPT_LINK;
+    if (!strncmp(fn, "clEnqueue", 9) && v != OPT_DROP && (x->nkept || v == OPT_DEFER || holds)) {
         /* (what it reads and writes matters only against kept calls, or to keep it) */
         opt_sets s;
         opt_sets_of(x, c, &s);
@@ -387,22 +436,37 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
                 opt_kept_free(&k);
             while (st == OPT_OK && x->nkept > OPT_MAX_KEPT)
                 st = opt_kept_out(x, 0, 1);
-        } else if (st == OPT_OK && v == OPT_HOLD) {
-            opt_kept_free(&x->held_sets);
-            st = opt_keep(&x->held_sets, c->seq, x->held ? x->held->id : 0, &s);
+        } else if (st == OPT_OK && holds && x->nheld) {
+            opt_kept *h = &x->held_sets[x->nheld - 1];
+            opt_kept_free(h);
+            st = opt_keep(h, c->seq, x->held[x->nheld - 1]->id, &s);
+            if (st == OPT_OK)
+                st = opt_held_ro(x, c, h);
         }
         opt_sets_free(&s);
     }
     if (st == OPT_OK && v == OPT_FUSE) {
         const opt_fused *z = opt_exec_fused(x);
-        if (z && !z->keep_store && held) {
-            opt_fresh_param(x, c, z, a);
-            a->keep_held = x->held_sets.seq;   /* the live call held */
-            st = opt_kept_add(x, &x->held_sets);
-            if (st == OPT_OK)
-                memset(&x->held_sets, 0, sizeof x->held_sets);
-        } else {
-            opt_kept_free(&x->held_sets);
+        int keep = z && !z->keep_store && nheld;
+        if (keep)
+            opt_fresh_params(x, c, z, nheld, a);
+        for (unsigned i = 0; i < nheld && st == OPT_OK; i++) {
+            /* the live calls held become kept calls, in order; one whose
+             * output the application released meanwhile is freed at once */
+            opt_kept *h = &x->held_sets[i];
+            free(h->ro);
+            h->ro = NULL;
+            h->nro = 0;
+            if (keep && !h->gone && (st = opt_kept_add(x, h)) == OPT_OK) {
+                a->keep_held |= 1u << i;
+                memset(h, 0, sizeof *h);
+                continue;
+            }
+            if (keep && h->gone) {
+                x->nkept_total++;
+                x->nfreed++;
+            }
+            opt_kept_free(h);
         }
     }
     if (st == OPT_OK && droppable)
@@ -434,6 +498,10 @@ void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a)
     memset(a, 0, sizeof *a);
     x->nforce = x->ndiscard = 0;
     opt_obj *o = opt_track_obj(&x->t, id);
+    for (unsigned i = 0; o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub && i < x->nheld; i++) {
+        opt_kept *h = &x->held_sets[i];
+        h->gone |= !h->all && h->nw == 1 && h->roots[h->nr] == id;
+    }
     if (o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub)
         for (size_t i = 0; i < x->nkept;) {
             const opt_kept *k = &x->kept[i];

@@ -25,11 +25,12 @@ typedef struct opt_fuse_role {
     uint32_t fused;
 } opt_fuse_role;
 
-/* A fused kernel made once for every pair of the same kind. */
+/* A fused kernel made once for every pair (chain) of the same kind. */
 typedef struct opt_fuse_made {
     uint64_t program;         /* program object */
-    const char *pname, *cname;
-    unsigned p_buf, c_buf;
+    unsigned n;
+    const char *names[OPT_CHAIN_MAX];   /* the launches' kernels */
+    unsigned out[OPT_CHAIN_MAX], in[OPT_CHAIN_MAX];
     int keep_store;
     uint32_t id;              /* 0: refused */
 } opt_fuse_made;
@@ -125,27 +126,39 @@ static int opt_role_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The fused kernel of pair @p f stored or not (@p keep_store), made by the
- * rewriter once for every pair of the same kind; a kernel that does not
- * store the intermediate buffer names its storing twin (opt_fused.storing),
- * made first, for live runs that read the buffer after all. *out: the entry
- * (its id 0 when the rewriter refused). */
-static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_object *pk, const ana_object *ck,
+static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_object *const *ks,
+                       const opt_fuse_pair *f, int keep_store)
+{
+    if (m->program != program || m->n != f->n || m->keep_store != keep_store)
+        return 0;
+    for (unsigned j = 0; j < f->n; j++)
+        if (strcmp(m->names[j], ks[j]->name) || (j + 1 < f->n && m->out[j] != f->out[j]) || (j && m->in[j] != f->in[j]))
+            return 0;
+    return 1;
+}
+
+/* The fused kernel of pair (chain) @p f, made by the rewriter once for
+ * every pair of the same kind, stored or not (@p keep_store). A pair's
+ * kernel that does not store the intermediate buffer names its storing
+ * twin (opt_fused.storing), made first, for live runs that read the
+ * buffer after all. A chain is fused one link at a time: the kernel of
+ * the first two launches, then that kernel with the third, ...; each
+ * step's kernel stays in the source (only the last is launched), and its
+ * parameters are traced back to the launches. *out: the entry (its id 0
+ * when the rewriter refused). */
+static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_object *const *ks,
                                 const opt_fuse_pair *f, int keep_store, opt_fuse_made **made, size_t *nmade,
                                 size_t *capmade, opt_fuse_made **out)
 {
-    for (size_t k = 0; k < *nmade; k++) {
-        opt_fuse_made *m = &(*made)[k];
-        if (m->program == prog->id && !strcmp(m->pname, pk->name) && !strcmp(m->cname, ck->name) &&
-            m->p_buf == f->p_buf && m->c_buf == f->c_buf && m->keep_store == keep_store) {
-            *out = m;
+    for (size_t k = 0; k < *nmade; k++)
+        if (opt_made_is(&(*made)[k], prog->id, ks, f, keep_store)) {
+            *out = &(*made)[k];
             return OPT_OK;
         }
-    }
     uint32_t storing = 0;
-    if (!keep_store) {
+    if (!keep_store && f->n == 2) {
         opt_fuse_made *twin;
-        opt_status st = opt_fuse_make(x, prog, pk, ck, f, 1, made, nmade, capmade, &twin);
+        opt_status st = opt_fuse_make(x, prog, ks, f, 1, made, nmade, capmade, &twin);
         if (st != OPT_OK)
             return st;
         storing = twin->id;
@@ -153,33 +166,93 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     if (opt_grow((void **)made, capmade, *nmade + 1, sizeof **made))
         return OPT_ERR_NOMEM;
     opt_fuse_made *m = &(*made)[(*nmade)++];
-    *m = (opt_fuse_made){.program = prog->id, .pname = pk->name, .cname = ck->name, .p_buf = f->p_buf,
-                         .c_buf = f->c_buf, .keep_store = keep_store};
-    *out = m;
-    char name[64], why[512] = "";
-    snprintf(name, sizeof name, "__clrr_fused_%zu", opt_plan_fused_count(x->p) + 1);
-    rw_fuse_req req = {prog->source, (size_t)prog->source_len, prog->options, pk->name, ck->name,
-                       f->p_buf, f->c_buf, keep_store, name};
-    rw_fuse_out rout;
-    rw_status rs = opt_rw_fuse(&req, &rout, why, sizeof why);
-    if (rs == RW_ERR_NOMEM)
-        return OPT_ERR_NOMEM;
-    if (rs != RW_OK) {
-        if (!x->fuse_note[0])
-            snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", pk->name, ck->name, why);
-        return OPT_OK;   /* refused: m->id stays 0 */
+    memset(m, 0, sizeof *m);
+    m->program = prog->id;
+    m->n = f->n;
+    m->keep_store = keep_store;
+    for (unsigned j = 0; j < f->n; j++) {
+        m->names[j] = ks[j]->name;
+        m->out[j] = j + 1 < f->n ? f->out[j] : 0;
+        m->in[j] = j ? f->in[j] : 0;
     }
-    uint8_t prm[OPT_FUSED_MAX_PARAMS][2];
-    for (unsigned k = 0; k < rout.nparams && k < OPT_FUSED_MAX_PARAMS; k++) {
-        prm[k][0] = rout.params[k].from;
-        prm[k][1] = rout.params[k].index;
+    *out = m;
+    char name[64], step[64], pstep[64], why[512] = "";
+    size_t no = opt_plan_fused_count(x->p) + 1;
+    snprintf(name, sizeof name, "__clrr_fused_%zu", no);
+    uint8_t map[OPT_FUSED_MAX_PARAMS][2], next[OPT_FUSED_MAX_PARAMS][2];
+    unsigned nmap = 0, pbuf = f->out[0];
+    const char *pname = ks[0]->name;
+    rw_fuse_out prev, rout;
+    memset(&prev, 0, sizeof prev);
+    memset(&rout, 0, sizeof rout);
+    const char *src = prog->source;
+    size_t len = (size_t)prog->source_len;
+    for (unsigned j = 1; j < f->n; j++) {
+        int last = j + 1 == f->n;
+        if (!last)
+            snprintf(step, sizeof step, "__clrr_fused_%zu_step%u", no, j);
+        rw_fuse_req req = {src, len, prog->options, pname, ks[j]->name, pbuf, f->in[j], keep_store,
+                           last ? name : step};
+        rw_status rs = opt_rw_fuse(&req, &rout, why, sizeof why);
+        opt_rw_fuse_free(&prev);
+        if (rs == RW_ERR_NOMEM)
+            return OPT_ERR_NOMEM;
+        if (rs == RW_OK && rout.nparams > OPT_FUSED_MAX_PARAMS)
+            snprintf(why, sizeof why, "%u parameters", rout.nparams);
+        if (rs != RW_OK || rout.nparams > OPT_FUSED_MAX_PARAMS) {
+            opt_rw_fuse_free(&rout);
+            if (!x->fuse_note[0])
+                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", ks[j - 1]->name, ks[j]->name,
+                         why);
+            return OPT_OK;   /* refused: m->id stays 0 */
+        }
+        /* where each parameter comes from: a launch of the chain, and its argument */
+        int found = last;
+        for (unsigned k = 0; k < rout.nparams; k++) {
+            unsigned idx = rout.params[k].index;
+            if (rout.params[k].from == RW_FROM_CONSUMER) {
+                next[k][0] = (uint8_t)j;
+                next[k][1] = (uint8_t)idx;
+                if (!last && idx == f->out[j]) {
+                    pbuf = k;   /* the next step's intermediate: this launch's output */
+                    found = 1;
+                }
+            } else if (j == 1) {
+                next[k][0] = 0;
+                next[k][1] = (uint8_t)idx;
+            } else if (idx < nmap) {
+                next[k][0] = map[idx][0];
+                next[k][1] = map[idx][1];
+            } else {
+                found = 0;
+                break;
+            }
+        }
+        memcpy(map, next, rout.nparams * sizeof map[0]);
+        nmap = rout.nparams;
+        if (!found) {
+            opt_rw_fuse_free(&rout);
+            if (!x->fuse_note[0])
+                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not trace "
+                         "back to the launches", ks[j - 1]->name, ks[j]->name);
+            return OPT_OK;
+        }
+        if (!last) {
+            prev = rout;
+            memset(&rout, 0, sizeof rout);
+            src = prev.source;
+            len = prev.len;
+            memcpy(pstep, step, sizeof pstep);
+            pname = pstep;   /* the next step fuses this step's kernel */
+        }
     }
     tf_blobref h;
     tf_hash(prog->source, (size_t)prog->source_len, &h);
-    opt_fused z = {0, name, pk->name, ck->name, {0}, rout.source, prog->options ? prog->options : "",
-                   keep_store, rout.nparams, (const uint8_t(*)[2])prm, storing};
+    opt_fused z = {.name = name, .producer = ks[0]->name, .consumer = ks[f->n - 1]->name, .launches = f->n,
+                   .source = rout.source, .options = prog->options ? prog->options : "", .keep_store = keep_store,
+                   .nparams = nmap, .params = (const uint8_t(*)[2])map, .storing = storing};
     memcpy(z.program, h.hash, 16);
-    opt_status st = rout.nparams <= OPT_FUSED_MAX_PARAMS ? opt_plan_add_fused(x->p, &z, &m->id) : OPT_ERR_LIMIT;
+    opt_status st = opt_plan_add_fused(x->p, &z, &m->id);
     opt_rw_fuse_free(&rout);
     if (st == OPT_ERR_LIMIT) {
         m->id = 0;
@@ -188,8 +261,9 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     return st;
 }
 
-/* The fuse pass, before the stream: the pairs of the model, each kind made
- * into one fused kernel by the rewriter (pairs it refuses stay as they are). */
+/* The fuse pass, before the stream: the pairs and chains of the model,
+ * each kind made into one fused kernel by the rewriter (those it refuses
+ * stay as they are). */
 static opt_status opt_fuse_plan(opt_run *x)
 {
     opt_fuse_pair *pairs = NULL;
@@ -198,25 +272,30 @@ static opt_status opt_fuse_plan(opt_run *x)
     opt_status st = opt_fuse_find(x->m, &pairs, &npairs);
     for (size_t i = 0; st == OPT_OK && i < npairs; i++) {
         const opt_fuse_pair *f = &pairs[i];
-        if (opt_dead_of(x, f->p_seq) || opt_dead_of(x, f->c_seq))
+        const ana_object *ks[OPT_CHAIN_MAX];
+        unsigned j;
+        for (j = 0; j < f->n; j++) {
+            ks[j] = ana_model_find(x->m, f->kernel[j]);
+            if (opt_dead_of(x, f->seq[j]) || !ks[j] || !ks[j]->name || ks[j]->parent != ks[0]->parent)
+                break;   /* one program: the rewriter fuses kernels of one source */
+        }
+        if (j < f->n)
             continue;
-        const ana_object *pk = ana_model_find(x->m, f->p_kernel), *ck = ana_model_find(x->m, f->c_kernel);
-        if (!pk || !ck || pk->parent != ck->parent || !pk->name || !ck->name)
-            continue;   /* one program: the rewriter fuses two kernels of one source */
-        const ana_object *prog = ana_model_find(x->m, pk->parent);
+        const ana_object *prog = ana_model_find(x->m, ks[0]->parent);
         if (!prog || !prog->source)
             continue;
         opt_fuse_made *m = NULL;
-        if ((st = opt_fuse_make(x, prog, pk, ck, f, f->keep_store, &made, &nmade, &capmade, &m)) != OPT_OK)
+        if ((st = opt_fuse_make(x, prog, ks, f, f->keep_store, &made, &nmade, &capmade, &m)) != OPT_OK)
             break;
         if (!m->id)
             continue;
-        if (opt_grow((void **)&x->roles, &caproles, x->nroles + 2, sizeof *x->roles)) {
+        if (opt_grow((void **)&x->roles, &caproles, x->nroles + f->n, sizeof *x->roles)) {
             st = OPT_ERR_NOMEM;
             break;
         }
-        x->roles[x->nroles++] = (opt_fuse_role){f->p_seq, f->c_seq, OPT_ACT_HOLD, m->id};
-        x->roles[x->nroles++] = (opt_fuse_role){f->c_seq, f->p_seq, OPT_ACT_FUSE, m->id};
+        for (j = 0; j + 1 < f->n; j++)
+            x->roles[x->nroles++] = (opt_fuse_role){f->seq[j], f->seq[f->n - 1], OPT_ACT_HOLD, m->id};
+        x->roles[x->nroles++] = (opt_fuse_role){f->seq[f->n - 1], f->seq[0], OPT_ACT_FUSE, m->id};
     }
     free(pairs);
     free(made);
@@ -356,12 +435,20 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
                 memset(&t->effect, 0, sizeof t->effect);
             }
         } else if (fr && !d) {
-            char why[256];
+            char why[384];
             const opt_fused *z = opt_plan_fused(x->p, fr->fused - 1);
-            if (fr->action == OPT_ACT_HOLD)
+            if (fr->action == OPT_ACT_HOLD && z && z->launches > 2)
+                snprintf(why, sizeof why, "runs inside %s, a chain of %u launches ending with launch #%llu: each "
+                         "work-item of the next launch reads only what the same work-item of this launch wrote; the "
+                         "buffer is not read later and is no longer stored", z->name, z->launches,
+                         (unsigned long long)fr->partner);
+            else if (fr->action == OPT_ACT_HOLD)
                 snprintf(why, sizeof why, "runs inside %s with launch #%llu: each of its work-items reads only what the "
                          "same work-item of this launch wrote%s", z ? z->name : "?", (unsigned long long)fr->partner,
                          z && !z->keep_store ? "; the buffer is not read later and is no longer stored" : "");
+            else if (z && z->launches > 2)
+                snprintf(why, sizeof why, "runs as %s, with the %u launches from #%llu", z->name, z->launches - 1,
+                         (unsigned long long)fr->partner);
             else
                 snprintf(why, sizeof why, "runs as %s, with launch #%llu", z ? z->name : "?",
                          (unsigned long long)fr->partner);

@@ -66,12 +66,14 @@ opt_status opt_plan_add_xform(opt_plan *p, const opt_xform *x)
 
 opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id)
 {
-    if (p->nfz >= OPT_PLAN_MAX_FUSED || f->nparams > OPT_FUSED_MAX_PARAMS)
+    if (p->nfz >= OPT_PLAN_MAX_FUSED || f->nparams > OPT_FUSED_MAX_PARAMS || f->launches > OPT_CHAIN_MAX)
         return OPT_ERR_LIMIT;
     if (opt_grow((void **)&p->fz, &p->capfz, p->nfz + 1, sizeof *p->fz))
         return OPT_ERR_NOMEM;
     opt_fused *d = &p->fz[p->nfz];
     *d = *f;
+    if (d->launches < 2)
+        d->launches = 2;
     d->name = opt_plan_str(p, f->name);
     d->producer = opt_plan_str(p, f->producer);
     d->consumer = opt_plan_str(p, f->consumer);

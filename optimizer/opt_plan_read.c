@@ -271,7 +271,7 @@ static int opt_is_ident(const char *s)
 static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
 {
     static const char *const names[] = {"id", "name", "producer", "consumer", "program", "keep_store",
-                                        "params", "options", "source", "storing", NULL};
+                                        "params", "options", "source", "storing", "launches", NULL};
     json_t *a = json_object_get(root, "fused_kernels");
     if (!a || json_is_null(a))
         return OPT_OK;   /* 1.0: reserved, null */
@@ -304,15 +304,24 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
         f.keep_store = json_is_true(ks);
         OPT_TRY(opt_get_str(r, o, "options", where, 65536, &f.options));
         OPT_TRY(opt_get_str(r, o, "source", where, OPT_FUSED_MAX_SOURCE, &f.source));
+        f.launches = 2;
+        if (json_object_get(o, "launches")) {   /* 1.5: a chain */
+            uint64_t nl;
+            OPT_TRY(opt_get_u64(r, o, "launches", where, &nl));
+            if (nl < 2 || nl > OPT_CHAIN_MAX)
+                return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.launches: %llu, expected 2..%d", where,
+                                  (unsigned long long)nl, OPT_CHAIN_MAX);
+            f.launches = (unsigned)nl;
+        }
         OPT_TRY(opt_get_array(r, o, "params", where, OPT_FUSED_MAX_PARAMS, &params));
         for (size_t k = 0; k < json_array_size(params); k++) {
             json_t *pk = json_array_get(params, k), *from = json_array_get(pk, 0), *idx = json_array_get(pk, 1);
             if (!json_is_array(pk) || json_array_size(pk) != 2 || !json_is_integer(from) || !json_is_integer(idx) ||
-                json_integer_value(from) < 0 || json_integer_value(from) > 1 || json_integer_value(idx) < 0 ||
-                json_integer_value(idx) >= 256)
+                json_integer_value(from) < 0 || json_integer_value(from) >= (json_int_t)f.launches ||
+                json_integer_value(idx) < 0 || json_integer_value(idx) >= 256)
                 return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
-                                  "%s.params[%zu]: expected [FROM, INDEX], FROM 0 (producer) or 1 (consumer), "
-                                  "INDEX 0..255", where, k);
+                                  "%s.params[%zu]: expected [FROM, INDEX], FROM 0 (the first launch) to %u (the "
+                                  "consumer), INDEX 0..255", where, k, f.launches - 1);
             prm[k][0] = (uint8_t)json_integer_value(from);
             prm[k][1] = (uint8_t)json_integer_value(idx);
         }
@@ -322,7 +331,7 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
             uint64_t tw;
             OPT_TRY(opt_get_u64(r, o, "storing", where, &tw));
             const opt_fused *t = tw >= 1 && tw <= i ? opt_plan_fused(r->p, (size_t)tw - 1) : NULL;
-            if (f.keep_store || !t || !t->keep_store || strcmp(t->producer, f.producer) ||
+            if (f.keep_store || f.launches != 2 || !t || !t->keep_store || strcmp(t->producer, f.producer) ||
                 strcmp(t->consumer, f.consumer) || memcmp(t->program, f.program, sizeof f.program))
                 return opt_bad(r, OPT_ERR_PLAN, where,
                                "storing: a kernel that does not store names an earlier one of the same pair that does");

@@ -206,6 +206,8 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                                   z->options, "source", z->source);
             if (o && z->storing && json_object_set_new(o, "storing", opt_u64(z->storing)))
                 rc = -1;
+            if (o && z->launches > 2 && json_object_set_new(o, "launches", opt_u64(z->launches)))
+                rc = -1;
             rc |= opt_put(f, o);
         }
         fputs(p->nfz ? "\n]" : "]", f);

@@ -101,7 +101,8 @@ static struct {
     const char *report;
     rp_kept *kept;
     size_t nkept, capkept;
-    rp_kept held;             /* seq 0: none */
+    rp_kept held[OPT_CHAIN_MAX];   /* launches held for a fusion, in order */
+    unsigned nheld;
     rp_kargs *kargs;
     size_t nkargs, capkargs;
     rp_fused *fused;
@@ -109,7 +110,8 @@ static struct {
     rp_blank blank[RP_MAX_BLANK];
     unsigned nblank;
     size_t blank_bytes;
-    uint64_t blank_launches;   /* fused launches given a blank buffer for the intermediate */
+    uint64_t blank_launches;   /* fused launches given a blank buffer for an intermediate */
+    uint64_t blank_params;     /* and their parameters given it */
     uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
@@ -185,8 +187,9 @@ static __thread struct {
     int verdict;
     uint64_t *force, *discard;
     size_t nforce, ndiscard, capforce, capdiscard;
-    uint64_t keep_held;
-    uint32_t fresh_param;     /* opt_live_answer's */
+    uint32_t keep_held;       /* opt_live_answer's */
+    uint32_t nfresh;
+    uint8_t fresh[OPT_CHAIN_MAX];
     uint64_t fresh_size;
 } rp_tls;
 
@@ -216,7 +219,8 @@ static void rp_take_answer(const opt_live_answer *a)
     }
     rp_tls.verdict = a->verdict;
     rp_tls.keep_held = a->keep_held;
-    rp_tls.fresh_param = a->fresh_param;
+    rp_tls.nfresh = a->nfresh;
+    memcpy(rp_tls.fresh, a->fresh, sizeof rp_tls.fresh);
     rp_tls.fresh_size = a->fresh_size;
     rp_tls.pending = a->verdict != OPT_RUN || a->nforce || a->ndiscard || a->keep_held;
 }
@@ -267,7 +271,7 @@ int rec_plan_take(void)
         rp_tls.verdict = OPT_RUN;
         rp_tls.nforce = rp_tls.ndiscard = 0;
         rp_tls.keep_held = 0;
-        rp_tls.fresh_param = 0;
+        rp_tls.nfresh = 0;
     }
     return p;
 }
@@ -628,11 +632,13 @@ static int rp_kept_add(const rp_kept *k)
 /* Takes kept command @p seq out of the table into *out. @return 1 when found. */
 static int rp_kept_take(uint64_t seq, rp_kept *out)
 {
-    if (rp.held.seq == seq) {
-        *out = rp.held;
-        memset(&rp.held, 0, sizeof rp.held);
-        return 1;
-    }
+    for (unsigned i = 0; i < rp.nheld; i++)
+        if (rp.held[i].seq == seq) {
+            *out = rp.held[i];
+            memmove(&rp.held[i], &rp.held[i + 1], (rp.nheld - i - 1) * sizeof *rp.held);
+            memset(&rp.held[--rp.nheld], 0, sizeof *rp.held);
+            return 1;
+        }
     for (size_t i = 0; i < rp.nkept; i++)
         if (rp.kept[i].seq == seq) {
             *out = rp.kept[i];
@@ -778,12 +784,21 @@ void rec_plan_program(cl_program prog)
     pthread_mutex_unlock(&rp.mu);
 }
 
-/* Runs the fused kernel for consumer call @p c with the held launch.
+/* 1 when parameter @p i of the fused launch may take the blank buffer. */
+static int rp_fresh(unsigned i)
+{
+    for (unsigned j = 0; j < rp_tls.nfresh; j++)
+        if (rp_tls.fresh[j] == i)
+            return 1;
+    return 0;
+}
+
+/* Runs the fused kernel for consumer call @p c with the held launches.
  * @return 1 when it ran (CL_SUCCESS in c->ret_override), 0 when the pair
- * must run as recorded. */
+ * (chain) must run as recorded. */
 static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
 {
-    if (!rp.held.seq || !z)
+    if (!z || !rp.nheld || rp.nheld + 1 != z->launches)
         return 0;
     cl_command_queue q = RP_VAL(cl_command_queue, c, pa, "command_queue");
     cl_kernel ck = RP_VAL(cl_kernel, c, pa, "kernel");
@@ -791,18 +806,20 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
     rp_kargs *ca = rp_kargs_of(ck, 0);
     if (!f || !f->k)
         return 0;
-    cl_mem blank = rp_tls.fresh_param ? rp_blank_get(f->ctx, rp_tls.fresh_size) : NULL;
+    cl_mem blank = rp_tls.nfresh ? rp_blank_get(f->ctx, rp_tls.fresh_size) : NULL;
+    unsigned blanks = 0;
     for (unsigned i = 0; i < z->nparams; i++) {
         unsigned from = z->params[i][0], idx = z->params[i][1];
-        const rp_arg *a = from == 0 ? (idx < rp.held.nargs ? &rp.held.args[idx] : NULL)
-                                    : (ca && idx < ca->n ? &ca->a[idx] : NULL);
+        const rp_kept *h = from < rp.nheld ? &rp.held[from] : NULL;
+        const rp_arg *a = h ? (idx < h->nargs ? &h->args[idx] : NULL) : (ca && idx < ca->n ? &ca->a[idx] : NULL);
         if (!a || (!a->null && !a->bytes))
             return 0;
-        cl_int e = blank && i + 1 == rp_tls.fresh_param && a->size == sizeof blank
-                       ? rec_next.clSetKernelArg(f->k, i, sizeof blank, &blank)
-                       : rec_next.clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes);
+        int b = blank && a->size == sizeof blank && rp_fresh(i);
+        cl_int e = b ? rec_next.clSetKernelArg(f->k, i, sizeof blank, &blank)
+                     : rec_next.clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes);
         if (e != CL_SUCCESS)
             return 0;
+        blanks += b;
     }
     cl_uint dim = RP_VAL(cl_uint, c, pa, "work_dim");
     cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
@@ -815,8 +832,19 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
         return 0;
     c->ret_override = CL_SUCCESS;
     rp.fused_launches++;
-    rp.blank_launches += blank != NULL;
+    rp.blank_launches += blanks != 0;
+    rp.blank_params += blanks;
     return 1;
+}
+
+/* Runs the held launches as recorded, in order, and frees them. */
+static void rp_held_run(cl_command_queue q)
+{
+    for (unsigned i = 0; i < rp.nheld; i++) {
+        rp_kept_run(&rp.held[i], q);
+        rp_kept_release(&rp.held[i]);
+    }
+    rp.nheld = 0;
 }
 
 /* ------------------------------------------------------------ split launches */
@@ -935,29 +963,38 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             rp.unkept++;
             opt_exec_unkept(rp.x, c->seq);   /* it runs now */
         }
-    } else if (v == OPT_HOLD) {
-        if (rp.held.seq)
-            rp_kept_release(&rp.held);
-        if (rp_keep(c, pa, &rp.held) == 0) {
+    } else if (v == OPT_HOLD || v == OPT_LINK) {
+        if (v == OPT_HOLD)   /* (a chain that did not go on ran first, through force) */
+            rp_held_run(q);
+        if (rp.nheld < OPT_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
+            rp.nheld++;
             c->ret_override = CL_SUCCESS;
             skip = 1;
-        } else {
-            memset(&rp.held, 0, sizeof rp.held);
+        } else {   /* it runs now, so what was held before it runs first */
+            memset(&rp.held[rp.nheld < OPT_CHAIN_MAX ? rp.nheld : 0], 0, sizeof *rp.held);
+            rp_held_run(q);
         }
     } else if (v == OPT_SPLIT) {
         skip = rp_split(c, pa);
     } else if (v == OPT_FUSE) {
         if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
             skip = 1;
-            if (rp_tls.keep_held && rp.held.seq == rp_tls.keep_held && rp_kept_add(&rp.held) == 0)
-                memset(&rp.held, 0, sizeof rp.held);   /* kept: runs if its output is read after all */
-            else if (rp.held.seq)
-                rp_kept_release(&rp.held);
-        } else if (rp.held.seq) {   /* the pair runs as recorded */
-            if (rp_tls.keep_held)
-                opt_exec_unkept(rp.x, rp.held.seq);
-            rp_kept_run(&rp.held, q);
-            rp_kept_release(&rp.held);
+            /* those the matcher keeps run if their output is read after
+               all; the others are freed */
+            for (unsigned i = 0; i < rp.nheld; i++) {
+                if (!(rp_tls.keep_held >> i & 1))
+                    rp_kept_release(&rp.held[i]);
+                else if (rp_kept_add(&rp.held[i]) != 0) {
+                    opt_exec_unkept(rp.x, rp.held[i].seq);   /* (only out of memory) */
+                    rp_kept_release(&rp.held[i]);
+                }
+                memset(&rp.held[i], 0, sizeof *rp.held);
+            }
+            rp.nheld = 0;
+        } else {   /* the pair (chain) runs as recorded (what the matcher keeps: not) */
+            for (unsigned i = 0; rp_tls.keep_held && i < rp.nheld; i++)
+                opt_exec_unkept(rp.x, rp.held[i].seq);
+            rp_held_run(q);
         }
     }
     pthread_mutex_unlock(&rp.mu);
@@ -1058,13 +1095,14 @@ void rec_plan_end(void)
         fprintf(f,
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
-                "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
+                "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
                 "\"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"steady\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
+                (unsigned long long)rp.blank_params,
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
                 rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);

@@ -143,9 +143,13 @@ typedef struct tf_item tf_item;   /* trace-format/tf.h */
  * launch the plan answers FUSE: then the fused kernel (the hook's fused())
  * runs in its place, its parameters taken from the held launch's
  * arguments and the consumer's, with the consumer's NDRange, wait list and
- * event. The fused program is built once per session and context. */
+ * event. The fused program is built once per session and context. A
+ * chain (plan 1.5) holds several launches: HOLD the first, LINK each
+ * after it (held too; the held ones do not run first), FUSE the last. */
+#define RPL_MAX_CHAIN 16
 #define RPL_PLAN_HOLD 2
 #define RPL_PLAN_FUSE 3
+#define RPL_PLAN_LINK 5        /* hold this launch too, after the held ones (a chain) */
 
 /* Multi-device split: SPLIT (a clEnqueueNDRangeKernel) runs the launch as
  * parts (the hook's split()), each a range of work-groups along one
@@ -331,7 +335,9 @@ typedef struct rpl_fused_kernel {
     const char *source;       /* the program (NUL-terminated) */
     const char *options;      /* build options */
     unsigned nparams;
-    const uint8_t (*params)[2];   /* per parameter: (0 held launch / 1 this launch, argument index) */
+    const uint8_t (*params)[2];   /* per parameter: (held launch k / k = the number held: this
+                                     launch, argument index) */
+    unsigned launches;        /* the launches it does: the held ones and this one */
 } rpl_fused_kernel;
 typedef struct rpl_plan_hook {
     void *user;

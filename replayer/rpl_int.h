@@ -262,7 +262,8 @@ struct rpl_session {
     int paused;
     tf_call paused_call;      /* valid until the next rpl_step */
     /* a launch a plan holds for fusion (rpl_plan.c) */
-    struct rpl_held_launch *fuse_held;
+    struct rpl_held_launch *fuse_held[RPL_MAX_CHAIN];   /* held for a fusion, in order */
+    unsigned nfuse_held;
     struct rpl_fused_build *fbuilds;
     rpl_splitter *split;      /* split launches' engine (rpl_splitter.c), made on first use */
     struct rpl_profile_state *prof;  /* cost learning (rpl_profile.c), NULL when off */

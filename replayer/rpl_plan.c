@@ -227,12 +227,9 @@ static void rpl_count_launch(rpl_session *s, int measure, int64_t ns)
     }
 }
 
-int rpl_plan_flush(rpl_session *s, int measure)
+/* Runs held launch @p h as recorded and frees it. */
+static int rpl_plan_unhold(rpl_session *s, struct rpl_held_launch *h, int measure)
 {
-    struct rpl_held_launch *h = s->fuse_held;
-    if (!h)
-        return RPL_OK;
-    s->fuse_held = NULL;
     int st = RPL_OK;
     /* the held arguments, the launch, then the arguments as the
      * application set them since (clSetKernelArg calls in between) */
@@ -256,6 +253,19 @@ int rpl_plan_flush(rpl_session *s, int measure)
     return st;
 }
 
+int rpl_plan_flush(rpl_session *s, int measure)
+{
+    int st = RPL_OK;
+    for (unsigned i = 0; i < s->nfuse_held; i++) {
+        int r = st >= 0 ? rpl_plan_unhold(s, s->fuse_held[i], measure) : (rpl_held_free(s, s->fuse_held[i]), RPL_OK);
+        if (st >= 0)
+            st = r;
+        s->fuse_held[i] = NULL;
+    }
+    s->nfuse_held = 0;
+    return st;
+}
+
 /* Holds launch @p c; 0 when it cannot be held (it then runs now). */
 static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
 {
@@ -270,7 +280,7 @@ static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
     int st = rpl_launch_decode(&x, &h->l, &nwait, &wait);
     rpl_obj *ko = st >= 0 ? rpl_obj_find(s, h->l.kernel_id) : NULL;
     /* only a launch nothing else can observe: no wait list, no event */
-    if (st >= 0 && !nwait && !rpl_in_present(&x, 8) && ko && ko->kargs) {
+    if (st >= 0 && s->nfuse_held < RPL_MAX_CHAIN && !nwait && !rpl_in_present(&x, 8) && ko && ko->kargs) {
         if (rpl_kargs_dup(&h->args, ko->kargs)) {
             st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
         } else {
@@ -283,7 +293,7 @@ static int rpl_plan_hold(rpl_session *s, const tf_call *c, int *held)
                     h->mems[h->nmems++] = (cl_mem)m->live;
             }
             h->seq = c->seq;
-            s->fuse_held = h;
+            s->fuse_held[s->nfuse_held++] = h;
             h = NULL;
             *held = 1;
         }
@@ -340,7 +350,6 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
     rpl_cx x;
     rpl_cx_init(&x, s, c, RPL_FN_clEnqueueNDRangeKernel, 0);
     rpl_launch cl;
-    struct rpl_held_launch *h = s->fuse_held;
     memset(&cl, 0, sizeof cl);
     cl_uint nwait = 0;
     const cl_event *wait = NULL;
@@ -357,12 +366,11 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
     }
     cl_int e = CL_SUCCESS;
     for (unsigned i = 0; st >= 0 && i < f->nparams && e == CL_SUCCESS; i++) {
-        const rpl_kargs *from = f->params[i][0] ? (ko ? ko->kargs : NULL) : &h->args;
-        unsigned j = f->params[i][1];
+        unsigned k = f->params[i][0], j = f->params[i][1];
+        const rpl_kargs *from = k < s->nfuse_held ? &s->fuse_held[k]->args : k == s->nfuse_held && ko ? ko->kargs : NULL;
         if (!from || j >= from->n || !from->a[j].set)
             st = rpl_call_error(&x, RPL_ERR_ARG, "the plan's fused kernel %s: parameter %u comes from argument %u "
-                                "of the %s launch, which was not set", f->name, i, j,
-                                f->params[i][0] ? "consumer" : "producer");
+                                "of launch %u of %u, which was not set", f->name, i, j, k + 1, s->nfuse_held + 1);
         else
             e = s->api.clSetKernelArg(b->k, i, from->a[j].size, from->a[j].has_value ? from->a[j].value : NULL);
     }
@@ -401,17 +409,21 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
         }
     }
     rpl_scratch_free(&x);
-    s->fuse_held = NULL;
-    rpl_held_free(s, h);
+    for (unsigned i = 0; i < s->nfuse_held; i++) {
+        rpl_held_free(s, s->fuse_held[i]);
+        s->fuse_held[i] = NULL;
+    }
+    s->nfuse_held = 0;
     return st;
 }
 
 void rpl_plan_free(rpl_session *s)
 {
-    if (s->fuse_held) {
-        rpl_held_free(s, s->fuse_held);
-        s->fuse_held = NULL;
+    for (unsigned i = 0; i < s->nfuse_held; i++) {
+        rpl_held_free(s, s->fuse_held[i]);
+        s->fuse_held[i] = NULL;
     }
+    s->nfuse_held = 0;
     for (size_t i = 0; i < s->nfbuilds; i++) {
         if (s->fbuilds[i].k && s->api.clReleaseKernel)
             s->api.clReleaseKernel(s->fbuilds[i].k);
@@ -449,20 +461,25 @@ int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, in
                              c->sig->name);
     /* a held launch runs first unless this call is its fusion or cannot
      * change what it does (rpl_plan_passive) */
-    if (s->fuse_held && !(v == RPL_PLAN_FUSE && fn == RPL_FN_clEnqueueNDRangeKernel) && !rpl_plan_passive(fn))
+    int is_launch = fn == RPL_FN_clEnqueueNDRangeKernel;
+    if (s->nfuse_held && !((v == RPL_PLAN_FUSE || v == RPL_PLAN_LINK) && is_launch) && !rpl_plan_passive(fn))
         RPL_TRY(rpl_plan_flush(s, measure));
-    if (v == RPL_PLAN_HOLD && fn == RPL_FN_clEnqueueNDRangeKernel && s->o.plan->fused) {
+    if ((v == RPL_PLAN_HOLD || v == RPL_PLAN_LINK) && is_launch && s->o.plan->fused) {
         int held = 0;
         RPL_TRY(rpl_plan_hold(s, c, &held));
+        if (!held)   /* it runs now: what was held before it runs first */
+            RPL_TRY(rpl_plan_flush(s, measure));
         *dropped = held;
         return RPL_OK;
     }
-    if (v == RPL_PLAN_FUSE && fn == RPL_FN_clEnqueueNDRangeKernel && s->fuse_held && s->o.plan->fused) {
+    if (v == RPL_PLAN_FUSE && is_launch && s->nfuse_held && s->o.plan->fused) {
         rpl_fused_kernel f;
         memset(&f, 0, sizeof f);
         if (s->o.plan->fused(s->o.plan->user, &f) < 0 || !f.source || !f.name)
             return rpl_set_error(s, RPL_ERR_ARG, "call #%llu: the plan names no fused kernel",
                                  (unsigned long long)c->seq);
+        if (f.launches && s->nfuse_held + 1 != f.launches)   /* a launch of the chain could not be held */
+            return rpl_plan_flush(s, measure);
         int done = 0;
         int st = rpl_plan_fused(s, c, &f, measure, &done);
         *dropped = done;

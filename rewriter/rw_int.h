@@ -260,9 +260,10 @@ typedef struct rw_role {
  * rename its parameters and replace its uses of B (and P's returns). For
  * P, *may_skip says whether its store may not run (it is not a statement
  * of the body's own, or a return comes before it): then the store sets
- * role->flag, and C must fall back on B where it is not set. */
+ * role->flag, and C must fall back on B where it is not set; *returns
+ * (may be NULL) says whether it has returns (sent to role->label). */
 rw_status rw_walk(const rw_tu *t, const rw_kernel *k, const rw_role *role, rw_edits *edits,
-                  int *may_skip, char *err, size_t cap);
+                  int *may_skip, int *returns, char *err, size_t cap);
 
 /* ----------------------------------------------------------- rw_reach.c */
 

@@ -382,7 +382,7 @@ static CXCursor rw_body_of(CXCursor fn)
 }
 
 rw_status rw_walk(const rw_tu *t, const rw_kernel *k, const rw_role *role, rw_edits *edits,
-                  int *may_skip, char *err, size_t cap)
+                  int *may_skip, int *returns, char *err, size_t cap)
 {
     rw_walker *w = calloc(1, sizeof *w);
     rw_status st;
@@ -402,6 +402,8 @@ rw_status rw_walk(const rw_tu *t, const rw_kernel *k, const rw_role *role, rw_ed
         st = rw_refuse(w, "%s never stores %s", k->name, k->p[role->buf].name);
     if (may_skip)
         *may_skip = w->may_skip;
+    if (returns)
+        *returns = w->returns > 0;
     /* the functions it calls, and those they call: work-group semantics only */
     w->k = NULL;
     for (h = 0; st == RW_OK && h < w->nhelpers; h++) {

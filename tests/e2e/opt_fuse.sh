@@ -13,8 +13,9 @@ need "$CLRR"; need "$APPS/sobel"; need "$APPS/geomatrix"; need "$APPS/exposure"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
-# app  args  expected fused kernels (producer>consumer)  pairs per run
-while read -r app args kinds pairs; do
+# app  args  expected fused kernels (first>last launch's kernel)  fused
+# launches per run  launches each fused kernel does
+while read -r app args kinds pairs chain; do
     "$CLRR" record -o "$TMP/$app.clrr" -- "$APPS/$app" ${args//_/ } --quiet || fail "recording $app"
     "$CLRR" optimize "$TMP/$app.clrr" -o "$TMP/$app.plan" --json >"$TMP/$app.o.json" || fail "optimize $app"
     got=$(j "$TMP/$app.plan" "','.join(sorted({f['producer'] + '>' + f['consumer'] for f in d['fused_kernels']}))")
@@ -24,16 +25,35 @@ while read -r app args kinds pairs; do
     [ "$(j "$TMP/$app.r.json" "(d['ok'], d['mismatches'], d['plan']['fused'], d['plan']['fell_back'] + d['plan']['unmatched'])")" \
         = "(True, 0, $pairs, 0)" ] || fail "$app --plan: $(j "$TMP/$app.r.json" "d['plan']")"
     [ "$(j "$TMP/$app.r.json" "d['readbacks'] > 0")" = True ] || fail "$app: nothing verified"
-    # each kernel that does not store the buffer names its storing twin (1.2)
+    [ "$(j "$TMP/$app.plan" "sorted({f.get('launches', 2) for f in d['fused_kernels']})")" = "[$chain]" ] ||
+        fail "$app: launches per fused kernel $(j "$TMP/$app.plan" "[f.get('launches', 2) for f in d['fused_kernels']]")"
+    # each pair's kernel that does not store the buffer names its storing
+    # twin (1.2); a chain's has none
     [ "$(j "$TMP/$app.plan" "all(not f['keep_store'] and (lambda t: t['keep_store'] and
         (t['producer'], t['consumer'], t['program']) == (f['producer'], f['consumer'], f['program']))(
         d['fused_kernels'][f['storing'] - 1]) for f in d['fused_kernels'] if 'storing' in f) and
-        any('storing' in f for f in d['fused_kernels'])")" = True ] || fail "$app: no storing twins"
+        all(any('storing' in f for f in d['fused_kernels']) == ($chain == 2) for _ in [0])")" = True ] ||
+        fail "$app: storing twins: $(j "$TMP/$app.plan" "[(f['name'], f.get('storing')) for f in d['fused_kernels']]")"
 done <<'EOF2'
-sobel --size=256_--iters=3 sobel_gy>sobel_magnitude 3
-geomatrix --size=128_--iters=2 mul>mul,mul>pow_scalar 8
-exposure --size=128_--iters=2 well_exposed>weight 6
+sobel --size=256_--iters=3 sobel_gy>sobel_magnitude 3 2
+geomatrix --size=128_--iters=2 mul>pow_scalar 2 8
+exposure --size=128_--iters=2 well_exposed>weight 6 2
 EOF2
+
+# geomatrix's chain (t1 = m0*m1; t2 = t1*m2; ...; out = pow(t7)): one kernel
+# of 8 launches; each parameter traced back to the launch it comes from
+# (the inputs m0..m7 of the mul launches, the exponent and out of the last),
+# every intermediate only as the fallback load of the launch that reads it
+python3 - "$TMP/geomatrix.plan" <<'PY' || fail "geomatrix's chain: $(j "$TMP/geomatrix.plan" "d['fused_kernels'][0]['params']")"
+import json, sys
+f = json.load(open(sys.argv[1]))['fused_kernels'][0]
+p = [tuple(x) for x in f['params']]
+assert f['launches'] == 8 and not f['keep_store'] and 'storing' not in f
+assert (0, 0) in p and (0, 1) in p and all((k, 1) in p for k in range(1, 7))   # the eight matrices
+assert (7, 1) in p and (7, 2) in p and (0, 2) not in p                        # p, out; t1 never stored
+assert all((k, 0) in p for k in range(1, 8))                                  # t1..t7, fallback loads only
+assert max(k for k, _ in p) == 7 and "__clrr_fused_1_step6" in f['source']
+PY
 
 # the generated kernel: the producer's store is gone; the consumer loads gy
 # only where the producer did not store (guards), never otherwise
@@ -101,6 +121,8 @@ bad pass "d['transformations'][0]['pass'] = 'dead'; d['passes'][0]['transformati
 bad nosrc "del d['fused_kernels'][0]['source']" "source"
 bad twin "d['fused_kernels'][1]['storing'] = 2" "storing: a kernel that does not store names an earlier one"
 bad twin2 "d['fused_kernels'][0]['storing'] = 1" "storing"
+bad chain1 "d['fused_kernels'][1]['launches'] = 1" "launches: 1, expected 2..16"
+bad chain3 "d['fused_kernels'][1]['params'][0] = [3, 0]; d['fused_kernels'][1]['launches'] = 3; del d['fused_kernels'][1]['storing']" "params\[0\]: expected \[FROM, INDEX\], FROM 0 (the first launch) to 2"
 # a fused kernel that does not build here: its pairs run as recorded, verified,
 # and the summary says which kernel and why
 python3 - "$TMP/sobel.plan" "$TMP/nb.plan" <<'PY'
@@ -112,4 +134,4 @@ PY
 "$CLRR" replay --json "$TMP/sobel.clrr" --plan "$TMP/nb.plan" >"$TMP/nb.json" 2>/dev/null || fail "an unbuildable fused kernel fails the replay"
 [ "$(j "$TMP/nb.json" "(d['ok'], d['plan']['fused'], d['plan']['unheld'], d['plan']['unbuilt'].startswith('__clrr_fused_2: building it failed'))")" \
     = "(True, 0, 3, True)" ] || fail "unbuildable fused kernel: $(j "$TMP/nb.json" "d['plan']")"
-echo "ok: sobel, geomatrix and exposure fused and verified; other data fuses, other shapes fall back; bad plans refused"
+echo "ok: sobel, geomatrix (one chain) and exposure fused and verified; other data fuses, other shapes fall back; bad plans refused"

@@ -590,6 +590,93 @@ static void test_fuse(void)
     unlink(b.path);
 }
 
+/* Chains (plan 1.5): p -> mid -> c, each reading only what the launch
+ * before it wrote at the same element, both intermediates dead after
+ * their consumer, become one kernel of three launches (parameters traced
+ * back to each); the matcher answers hold, link, fuse. A third launch
+ * that writes what the first reads ends the chain: a pair, then a launch
+ * alone. */
+static const char *csrc =
+    "__kernel void p(__global const float *a, __global float *b) { size_t i = get_global_id(0); b[i] = a[i] * 2.0f; }\n"
+    "__kernel void mid(__global const float *b, __global float *m) { size_t i = get_global_id(0); "
+    "if (i < 1000) m[i] = b[i] + 1.0f; }\n"
+    "__kernel void c(__global const float *m, __global float *o) { size_t i = get_global_id(0); o[i] = m[i] * m[i]; }\n";
+
+static void test_fuse_chain(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 8192, NULL), t1 = tb_buffer(&b, 1, 8192, NULL),
+             t2 = tb_buffer(&b, 1, 8192, NULL), o = tb_buffer(&b, 1, 8192, NULL);
+    uint64_t prog = tb_program(&b, csrc);
+    uint64_t kp = tb_kernel(&b, prog, "p"), km = tb_kernel(&b, prog, "mid"), kc = tb_kernel(&b, prog, "c");
+    uint64_t s[6];
+    for (int it = 0; it < 2; it++) {
+        tb_write(&b, q, a, 0, 4096, X);
+        s[3 * it] = tb_launch(&b, q, kp, (uint64_t[]){a, t1}, 2, 1024);
+        s[3 * it + 1] = tb_launch(&b, q, km, (uint64_t[]){t1, t2}, 2, 1024);
+        s[3 * it + 2] = tb_launch(&b, q, kc, (uint64_t[]){t2, o}, 2, 1024);
+        tb_read(&b, q, o, 0, 4096, X);
+    }
+    /* the third launch writes a, which the first reads: not a link */
+    tb_write(&b, q, a, 0, 4096, X);
+    uint64_t p3 = tb_launch(&b, q, kp, (uint64_t[]){a, t1}, 2, 1024);
+    uint64_t m3 = tb_launch(&b, q, km, (uint64_t[]){t1, t2}, 2, 1024);
+    tb_launch(&b, q, kc, (uint64_t[]){t2, a}, 2, 1024);
+    tb_read(&b, q, a, 0, 4096, X);
+    tb_close(&b);
+    opt_plan *p = optimize(&b, 1u << F);
+    if (opt_plan_kernel_count(p) < 3) {
+        fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
+        CU_ASSERT(opt_plan_xform_count(p) == 0);
+    } else {
+        CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], s[4], s[5], p3, m3, 0},
+                              (opt_pass[]){F, F, F, F, F, F, F, F}));
+        static const uint8_t acts[] = {OPT_ACT_HOLD, OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD,
+                                       OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD, OPT_ACT_FUSE};
+        for (size_t i = 0; i < 8; i++)
+            CU_ASSERT(opt_plan_xform(p, i)->action == acts[i]);
+        const opt_fused *z = opt_plan_fused(p, opt_plan_xform(p, 0)->fused - 1);
+        const opt_fused *w = opt_plan_fused(p, opt_plan_xform(p, 7)->fused - 1);
+        CU_ASSERT_FATAL(z && w);
+        CU_ASSERT(z->launches == 3 && !z->keep_store && !z->storing && !strcmp(z->producer, "p") &&
+                  !strcmp(z->consumer, "c"));
+        CU_ASSERT(w->launches == 2 && !strcmp(w->producer, "p") && !strcmp(w->consumer, "mid"));
+        /* p's a; mid's t1 (read where p did not store: never, but the
+         * rewriter cannot know); c's t2 (mid's store is guarded) and o */
+        static const uint8_t want[][2] = {{0, 0}, {2, 0}, {2, 1}};
+        unsigned seen = 0;
+        for (unsigned i = 0; i < z->nparams; i++) {
+            CU_ASSERT(z->params[i][0] < 3);
+            for (unsigned k = 0; k < 3; k++)
+                seen |= (z->params[i][0] == want[k][0] && z->params[i][1] == want[k][1]) << k;
+        }
+        CU_ASSERT(seen == 7);
+        /* the matcher: hold, link, fuse, twice; then hold, fuse */
+        opt_exec *x = NULL;
+        char err[256];
+        CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
+        tf_reader *r = NULL;
+        CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
+        tf_item it;
+        char got[16] = "";
+        size_t ng = 0;
+        while (tf_reader_next(r, &it) == TF_OK) {
+            int v = opt_exec_item(x, &it);
+            if ((v == OPT_HOLD || v == OPT_LINK || v == OPT_FUSE) && ng + 1 < sizeof got)
+                got[ng++] = v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : 'f';
+        }
+        CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
+        opt_exec_stats st;
+        opt_exec_get_stats(x, &st);
+        CU_ASSERT(st.fusions == 3 && st.applied == 8 && st.fell_back == 0);
+        tf_reader_close(r);
+        opt_exec_close(x);
+    }
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */
 static uint64_t run_exec(const opt_plan *p, const char *path, uint64_t *fb, int *same)
 {
@@ -694,6 +781,7 @@ int main(void)
     CU_add_test(s, "kernels: unread output, printf, read-only arguments", test_kernels);
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
+    CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -305,7 +305,7 @@ static void cli_print_compare(const cli_replay *r)
 static int cli_plan_item(void *user, const tf_item *it)
 {
     int v = opt_exec_item(user, it);
-    return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : v == OPT_HOLD ? RPL_PLAN_HOLD : v == OPT_FUSE ? RPL_PLAN_FUSE
+    return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : v == OPT_HOLD ? RPL_PLAN_HOLD : v == OPT_LINK ? RPL_PLAN_LINK : v == OPT_FUSE ? RPL_PLAN_FUSE
                      : v == OPT_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
 }
 
@@ -325,7 +325,7 @@ static int cli_plan_fused(void *user, rpl_fused_kernel *out)
     const opt_fused *f = opt_exec_fused(user);
     if (!f)
         return -1;
-    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params};
+    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params, f->launches};
     return 0;
 }
 
