@@ -17,7 +17,7 @@
  *          the user event when the bytes are in the block: the application
  *          goes on enqueueing while its bytes are copied (until that is
  *          seen not to pay, rs_async_sync; CLRR_STAGE_ASYNC=0: every write
- *          copies first). The block is free again when
+ *          copies first; 2: every non-blocking write defers its copy). The block is free again when
  *          that write completes (its event polled when a block is next
  *          wanted, or, when the event is the application's, an event
  *          callback, so that its reference count stays the application's);
@@ -131,14 +131,17 @@ static struct {
     const unsigned char *_Atomic src;
     _Atomic size_t n, per;
     /* deferred copies of non-blocking writes (below) */
-    _Atomic int async;        /* CLRR_STAGE_ASYNC; off once deferring did not pay (rs_async_sync) */
+    _Atomic int async;        /* CLRR_STAGE_ASYNC; off once deferring did not pay (rs_async_sync),
+                                 unless 2 (always) */
     pthread_mutex_t async_mu;
     pthread_cond_t async_cv;
     struct rs_job *head, *tail;
     pid_t async_pid;          /* the process whose thread runs the jobs */
     unsigned inflight;        /* jobs posted whose user event is not complete yet */
     int posted;               /* a job was posted since the last blocking transfer */
-    uint64_t early, late;     /* blocking transfers that found the copies done, or not */
+    int64_t first_post_ns;    /* when the first of those was posted */
+    uint64_t early, late;     /* blocking transfers that found the copies done (or
+                                 overlapped with enough of the application's work), or not */
     uint64_t deferred;        /* writes whose copy was deferred */
 } rs = {.mu = PTHREAD_MUTEX_INITIALIZER,
         .pool_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -177,7 +180,7 @@ void rec_stage_init(void)
     rs.cap = (size_t)rs_env_num("CLRR_STAGE_CAP", (size_t)256 << 20, (size_t)1 << 40);
     if (rs.mode == 1 && rs.threads < 2)
         rs.mode = 0;
-    rs.async = rs_env_num("CLRR_STAGE_ASYNC", 1, 1) != 0;
+    rs.async = (int)rs_env_num("CLRR_STAGE_ASYNC", 1, 2);
     rs.nt = rs_env_num("CLRR_STAGE_NT", 1, 1) != 0;
     rs.pid = getpid();
 }
@@ -662,30 +665,38 @@ static void rs_async_post(rs_job *j)
         rs.head = j;
     rs.tail = j;
     rs.inflight++;
+    if (!rs.posted)
+        rs.first_post_ns = rec_now_ns();
     rs.posted = 1;
     pthread_cond_signal(&rs.async_cv);
     pthread_mutex_unlock(&rs.async_mu);
 }
 
+/* The application's own work since its first deferred copy that makes a
+ * wait that still finds copies running count as paid (rs_async_sync). */
+#define RS_ASYNC_OVERLAP_NS 250000
+
 /* A blocking staged transfer, clFinish or clWaitForEvents is about to
- * wait (rec_stage_wait). Deferring a copy pays for
- * itself when the application goes on enqueueing while it is copied (a
- * loop of launches after its writes), not when it waits for the copy at
- * once (a write, a few launches, a blocking read: the user event only adds
- * the driver's latency in releasing what waits for it). So: whether the
- * copies posted since the last such transfer are done; once more of those
- * transfers found them still copying than found them done, the run's
- * non-blocking writes copy first again. */
+ * wait (rec_stage_wait). Deferring a copy pays for itself when the
+ * application goes on enqueueing while it is copied (a loop of launches
+ * after its writes, a chain of launches held for fusion), not when it
+ * waits for the copy at once (a write, a few launches, a blocking read:
+ * the user event only adds the driver's latency in releasing what waits
+ * for it). So: whether the copies posted since the last such transfer are
+ * done, or the application spent at least RS_ASYNC_OVERLAP_NS since the
+ * first of them before waiting (that much of its work overlapped the
+ * copies); once more of those transfers found neither than either, the
+ * run's non-blocking writes copy first again (unless CLRR_STAGE_ASYNC=2). */
 static void rs_async_sync(void)
 {
     pthread_mutex_lock(&rs.async_mu);
     if (rs.posted) {
         rs.posted = 0;
-        if (rs.inflight)
+        if (rs.inflight && rec_now_ns() - rs.first_post_ns < RS_ASYNC_OVERLAP_NS)
             rs.late++;
         else
             rs.early++;
-        if (rs.late > rs.early)
+        if (rs.late > rs.early && rs.async == 1)
             rs.async = 0;
     }
     pthread_mutex_unlock(&rs.async_mu);

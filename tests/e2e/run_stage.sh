@@ -9,7 +9,8 @@
 #    their writes are non-blocking, so they are enqueued before their copy
 #    (stage_deferred: the first at least; the later ones unless a blocking
 #    read found the copies still running more often than done, which
-#    depends on timing); with CLRR_STAGE_ASYNC=0 none is, same output;
+#    depends on timing); with CLRR_STAGE_ASYNC=0 none is, with 2 all are,
+#    same output;
 #    with reads as made, clFinish is the check;
 #    copies into the blocks use streaming stores, and with CLRR_STAGE_NT=0
 #    plain ones: the same output;
@@ -59,6 +60,18 @@ overlap --size_262144_--iters_4 8 4
 overlap --size_262144_--iters_4_--blocking-read 8 4
 overlap --size_262147_--iters_4 8 4
 EOF
+
+# CLRR_STAGE_ASYNC=2: every non-blocking write defers its copy, whatever
+# the waits find (sobel's three writes), same output; 3 is refused with
+# one line and the default used
+CLRR_STAGE_ASYNC=2 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 --report "$TMP/a2.json" \
+    -- "$APPS/sobel" --size 1024 --iters 3 >"$TMP/a2.out" 2>&1 || fail "sobel, CLRR_STAGE_ASYNC=2: $(cat "$TMP/a2.out")"
+[ "$(strip_ms "$TMP/a2.out")" = "$(strip_ms "$TMP/sobel.plain")" ] || fail "sobel, CLRR_STAGE_ASYNC=2, printed $(cat "$TMP/a2.out")"
+[ "$(j "$TMP/a2.json" "(d['staged_writes'], d['stage_deferred'])")" = "(3, 3)" ] ||
+    fail "sobel, CLRR_STAGE_ASYNC=2: $(j "$TMP/a2.json" d)"
+CLRR_STAGE_ASYNC=3 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 \
+    -- "$APPS/sobel" --size 1024 --iters 3 >"$TMP/a3.out" 2>"$TMP/a3.err" || fail "sobel, CLRR_STAGE_ASYNC=3: $(cat "$TMP/a3.err")"
+grep -q "^clrr: CLRR_STAGE_ASYNC=3 is not a number up to 2; using 1$" "$TMP/a3.err" || fail "CLRR_STAGE_ASYNC=3: $(cat "$TMP/a3.err")"
 
 # copies into the blocks with plain stores (CLRR_STAGE_NT=0) instead of
 # streaming ones: the same output (overlap's buffers are 1048588 bytes, not
