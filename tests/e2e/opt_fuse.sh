@@ -54,6 +54,8 @@ assert (7, 1) in p and (7, 2) in p and (0, 2) not in p                        # 
 assert all((k, 0) in p for k in range(1, 8))                                  # t1..t7, fallback loads only
 assert max(k for k, _ in p) == 7 and "__clrr_fused_1_step6" in f['source']
 PY
+"$CLRR" plan show "$TMP/geomatrix.plan" | grep -q "^fused     __clrr_fused_1: a chain of 8 launches, mul first, pow_scalar last, 25 parameters" ||
+    fail "plan show: no chain: $("$CLRR" plan show "$TMP/geomatrix.plan" | grep '^fused')"
 
 # the generated kernel: the producer's store is gone; the consumer loads gy
 # only where the producer did not store (guards), never otherwise

@@ -65,10 +65,15 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         for (const char *c = z->source; *c; c++)
             lines += *c == '\n';
         const opt_fused *twin = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;
-        printf("%s %s: %s then %s, %u parameters, %s%s%s (program of %u lines)\n", i ? "         " : "fused    ",
-               z->name, z->producer, z->consumer, z->nparams,
-               z->keep_store ? "the buffer still stored" : "the buffer no longer stored",
-               twin ? "; a live run that needs it uses " : "", twin ? twin->name : "", lines);
+        if (z->launches > 2)
+            printf("%s %s: a chain of %u launches, %s first, %s last, %u parameters, no intermediate stored "
+                   "(program of %u lines)\n", i ? "         " : "fused    ", z->name, z->launches, z->producer,
+                   z->consumer, z->nparams, lines);
+        else
+            printf("%s %s: %s then %s, %u parameters, %s%s%s (program of %u lines)\n", i ? "         " : "fused    ",
+                   z->name, z->producer, z->consumer, z->nparams,
+                   z->keep_store ? "the buffer still stored" : "the buffer no longer stored",
+                   twin ? "; a live run that needs it uses " : "", twin ? twin->name : "", lines);
     }
     size_t n = opt_plan_xform_count(p);
     char *buf = malloc(OPT_PATTERN_MAX + 1);
