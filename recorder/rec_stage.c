@@ -27,7 +27,10 @@
  *          application sees the same event and the same bytes, earlier), so
  *          non-blocking reads are staged only while the application has
  *          made no user event: a read that waited for one would wait for a
- *          call the application makes after this one returns.
+ *          call the application makes after this one returns. Where the
+ *          application asked for no event, a large read goes in pieces,
+ *          each copied out while the device reads the next
+ *          (rs_read_pieces; CLRR_STAGE_READ_PIECE).
  *
  * Only transfers of at least CLRR_STAGE_MIN bytes, on devices without
  * memory shared with the host (CL_DEVICE_HOST_UNIFIED_MEMORY false), are
@@ -126,6 +129,9 @@ static struct {
     _Atomic unsigned done;    /* pieces of the job copied */
     pid_t pid;
     int nt;                   /* CLRR_STAGE_NT: copies into blocks with streaming stores */
+    size_t piece;             /* CLRR_STAGE_READ_PIECE: a read of 2 pieces or more is read
+                                 and copied out piece by piece (rs_read_pieces); 0: whole */
+    uint64_t piecewise;       /* reads done so */
     _Atomic int job_nt;       /* the job's copy streams (rs_stream) */
     unsigned char *_Atomic dst;   /* the job (written before its ticket) */
     const unsigned char *_Atomic src;
@@ -182,6 +188,7 @@ void rec_stage_init(void)
         rs.mode = 0;
     rs.async = (int)rs_env_num("CLRR_STAGE_ASYNC", 1, 2);
     rs.nt = rs_env_num("CLRR_STAGE_NT", 1, 1) != 0;
+    rs.piece = (size_t)rs_env_num("CLRR_STAGE_READ_PIECE", (size_t)1 << 20, (size_t)1 << 40);
     rs.pid = getpid();
 }
 
@@ -789,6 +796,63 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
     return 1;
 }
 
+/* The most pieces one read is cut into. */
+#define RS_READ_PIECES 16
+
+/* Reads @p size bytes of @p buf into block @p b and copies them to @p ptr
+ * piece by piece: every piece's read is enqueued at once (each with the
+ * application's wait list), then each piece is copied out as soon as its
+ * read is done, while the device reads the next ones. Only where the
+ * application asked for no event (one command would stand for the read).
+ * @return the read's status, as one blocking read would have returned it;
+ * -1: nothing was enqueued, read it whole. */
+static cl_int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t size, void *ptr, rs_block *b,
+                             cl_uint nw, const cl_event *wl)
+{
+    size_t piece = rs.piece;
+    if (!piece || size < 2 * piece)
+        return -1;
+    if (size > RS_READ_PIECES * piece)
+        piece = (size + RS_READ_PIECES - 1) / RS_READ_PIECES;
+    cl_event e[RS_READ_PIECES];
+    unsigned n = 0;
+    size_t at = 0;
+    cl_int r = CL_SUCCESS;
+    for (; at < size && n < RS_READ_PIECES; n++, at += piece) {
+        size_t len = size - at < piece ? size - at : piece;
+        if (rec_next.clEnqueueReadBuffer(q, buf, CL_FALSE, off + at, len, (unsigned char *)b->p + at, nw, wl,
+                                         &e[n]) != CL_SUCCESS)
+            break;
+    }
+    if (!n)
+        return -1;
+    rec_next.clFlush(q);
+    int64_t copy_ns = 0;
+    for (unsigned i = 0; i < n; i++) {
+        size_t lo = i * piece, len = size - lo < piece ? size - lo : piece;
+        cl_int w = rec_next.clWaitForEvents(1, &e[i]);
+        if (w == CL_SUCCESS && r == CL_SUCCESS) {
+            int64_t t0 = rec_now_ns();
+            rs_copy((unsigned char *)ptr + lo, (unsigned char *)b->p + lo, len, 0);
+            copy_ns += rec_now_ns() - t0;
+        } else if (r == CL_SUCCESS) {
+            r = w;   /* (what the blocking read would have returned) */
+        }
+        rec_next.clReleaseEvent(e[i]);
+    }
+    if (r == CL_SUCCESS && at < size) {   /* a piece's read could not be enqueued: the rest whole */
+        r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off + at, size - at, (unsigned char *)b->p + at, nw, wl,
+                                         NULL);
+        if (r == CL_SUCCESS)
+            rs_copy((unsigned char *)ptr + at, (unsigned char *)b->p + at, size - at, 0);
+    }
+    rs_count(1, size, copy_ns);
+    pthread_mutex_lock(&rs.mu);
+    rs.piecewise++;
+    pthread_mutex_unlock(&rs.mu);
+    return r;
+}
+
 int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
 {
@@ -798,11 +862,14 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
     if (!b)
         return 0;
     rs_async_sync();
-    cl_int r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
-    if (r == CL_SUCCESS) {
-        int64_t t0 = rec_now_ns();
-        rs_copy(ptr, b->p, size, 0);
-        rs_count(1, size, rec_now_ns() - t0);
+    cl_int r = ev ? -1 : rs_read_pieces(q, buf, off, size, ptr, b, nw, wl);
+    if (r == -1) {
+        r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
+        if (r == CL_SUCCESS) {
+            int64_t t0 = rec_now_ns();
+            rs_copy(ptr, b->p, size, 0);
+            rs_count(1, size, rec_now_ns() - t0);
+        }
     }
     rs_block_put(b);
     *ret = r;
@@ -819,12 +886,12 @@ void rec_stage_report(FILE *f)
             "\"stage\": \"%s\", \"stage_reads\": %s, \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
             "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
             "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu, \"stage_deferred\": %llu, "
-            "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu",
+            "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu, \"stage_read_pieces\": %llu",
             rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.writes_only ? "false" : "true",
             rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
             (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead,
-            (unsigned long long)rs.deferred, early, late);
+            (unsigned long long)rs.deferred, early, late, (unsigned long long)rs.piecewise);
     pthread_mutex_unlock(&rs.mu);
 }

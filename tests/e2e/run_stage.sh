@@ -73,6 +73,20 @@ CLRR_STAGE_ASYNC=3 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 \
     -- "$APPS/sobel" --size 1024 --iters 3 >"$TMP/a3.out" 2>"$TMP/a3.err" || fail "sobel, CLRR_STAGE_ASYNC=3: $(cat "$TMP/a3.err")"
 grep -q "^clrr: CLRR_STAGE_ASYNC=3 is not a number up to 2; using 1$" "$TMP/a3.err" || fail "CLRR_STAGE_ASYNC=3: $(cat "$TMP/a3.err")"
 
+# reads piece by piece (CLRR_STAGE_READ_PIECE, default 1 MiB): sobel's
+# 4 MiB reads are; overlap's 1048588-byte ones in 64 KiB pieces are cut
+# into 16 pieces of 65537 bytes (the last shorter); with 0 none is; the
+# same output every time
+[ "$(j "$TMP/sobel.json" "d['stage_read_pieces']")" = 3 ] || fail "sobel: reads not piecewise: $(j "$TMP/sobel.json" d)"
+CLRR_STAGE_READ_PIECE=65536 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 --report "$TMP/rp.json" \
+    -- "$APPS/overlap" --size 262147 --iters 4 >"$TMP/rp.out" 2>&1 || fail "overlap, 64 KiB pieces: $(cat "$TMP/rp.out")"
+[ "$(strip_ms "$TMP/rp.out")" = "$(strip_ms "$TMP/overlap.plain")" ] || fail "overlap, 64 KiB pieces, printed $(cat "$TMP/rp.out")"
+[ "$(j "$TMP/rp.json" "(d['staged_reads'], d['stage_read_pieces'])")" = "(4, 4)" ] || fail "overlap, 64 KiB pieces: $(j "$TMP/rp.json" d)"
+CLRR_STAGE_READ_PIECE=0 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4 --report "$TMP/rp0.json" \
+    -- "$APPS/sobel" --size 1024 --iters 3 >"$TMP/rp0.out" 2>&1 || fail "sobel, reads whole: $(cat "$TMP/rp0.out")"
+[ "$(strip_ms "$TMP/rp0.out")" = "$(strip_ms "$TMP/sobel.plain")" ] || fail "sobel, reads whole, printed $(cat "$TMP/rp0.out")"
+[ "$(j "$TMP/rp0.json" "(d['staged_reads'], d['stage_read_pieces'])")" = "(3, 0)" ] || fail "sobel, reads whole: $(j "$TMP/rp0.json" d)"
+
 # copies into the blocks with plain stores (CLRR_STAGE_NT=0) instead of
 # streaming ones: the same output (overlap's buffers are 1048588 bytes, not
 # a multiple of the streamed 64-byte lines)
