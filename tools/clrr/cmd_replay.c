@@ -385,7 +385,7 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
            "expected to save %s of transfers, %s recorded device time\n",
            s->plan_dropped, s->plan_markers, cli_fmt_size(ps.effect.bytes, a), cli_fmt_ns((int64_t)ps.effect.device_ns, b));
     if (s->plan_fused || s->plan_unheld)
-        printf("          %" PRIu64 " launch pairs ran as one fused kernel; %" PRIu64 " held launches ran as recorded\n",
+        printf("          %" PRIu64 " fused launches ran, each in place of a pair or chain of launches; %" PRIu64 " held launches ran as recorded\n",
                s->plan_fused, s->plan_unheld);
     if (s->plan_unbuilt[0])
         printf("          not built here, its pairs ran as recorded: %s\n", s->plan_unbuilt);
