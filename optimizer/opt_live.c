@@ -309,8 +309,8 @@ static opt_status opt_begun_push(opt_exec *x, uint64_t seq, opt_fate fate)
     return OPT_OK;
 }
 
-/* A held launch's read-only memory arguments (opt_kept.ro), from its
- * kernel's arguments as set now. */
+/* A held launch's memory arguments (opt_kept.ro: those its kernel only
+ * reads, then all), from its kernel's arguments as set now. */
 static opt_status opt_held_ro(opt_exec *x, const tf_call *c, opt_kept *h)
 {
     uint64_t kid = 0;
