@@ -602,6 +602,60 @@ static const char *csrc =
     "if (i < 1000) m[i] = b[i] + 1.0f; }\n"
     "__kernel void c(__global const float *m, __global float *o) { size_t i = get_global_id(0); o[i] = m[i] * m[i]; }\n";
 
+/* A live run of the chain plan where the first iteration reads t1 between
+ * mid and c: the two held launches run first, in order (the answer's
+ * force list), c runs as made, and the second iteration is fused again. */
+static void chain_broken_live(const opt_plan *p, uint64_t a, uint64_t t1, uint64_t t2, uint64_t o)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b);
+    CU_ASSERT_FATAL(tb_buffer(&b, 1, 8192, NULL) == a && tb_buffer(&b, 1, 8192, NULL) == t1 &&
+                    tb_buffer(&b, 1, 8192, NULL) == t2 && tb_buffer(&b, 1, 8192, NULL) == o);
+    uint64_t prog = tb_program(&b, csrc);
+    uint64_t kp = tb_kernel(&b, prog, "p"), km = tb_kernel(&b, prog, "mid"), kc = tb_kernel(&b, prog, "c");
+    uint64_t s[6];
+    for (int it = 0; it < 2; it++) {
+        tb_write(&b, q, a, 0, 4096, X);
+        s[3 * it] = tb_launch(&b, q, kp, (uint64_t[]){a, t1}, 2, 1024);
+        s[3 * it + 1] = tb_launch(&b, q, km, (uint64_t[]){t1, t2}, 2, 1024);
+        if (!it)
+            tb_read(&b, q, t1, 0, 4096, X);   /* the application reads what the plan thought dead */
+        s[3 * it + 2] = tb_launch(&b, q, kc, (uint64_t[]){t2, o}, 2, 1024);
+        tb_read(&b, q, o, 0, 4096, X);
+    }
+    tb_close(&b);
+    opt_exec *x = NULL;
+    char err[256];
+    CU_ASSERT_FATAL(opt_exec_open_live(p, &x, err, sizeof err) == OPT_OK);
+    tf_reader *r = NULL;
+    CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
+    tf_item it;
+    char got[16] = "";
+    size_t ng = 0;
+    int forced = 0;
+    while (tf_reader_next(r, &it) == TF_OK) {
+        if (it.type != TF_ITEM_CALL)
+            continue;
+        opt_live_answer ans;
+        CU_ASSERT_FATAL(opt_exec_begin(x, &it.u.call, &ans) == OPT_OK);
+        if (ans.nforce == 2 && ans.force[0] == s[0] && ans.force[1] == s[1])
+            forced++;   /* at the read of t1 */
+        int v = ans.verdict;
+        if ((v == OPT_HOLD || v == OPT_LINK || v == OPT_FUSE) && ng + 1 < sizeof got)
+            got[ng++] = v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : 'f';
+        CU_ASSERT(opt_exec_item(x, &it) >= 0);
+    }
+    CU_ASSERT_STRING_EQUAL(got, "hlhlf");
+    CU_ASSERT(forced == 1);
+    opt_exec_stats st;
+    opt_exec_get_stats(x, &st);
+    CU_ASSERT(st.fusions == 1 && st.fell_back >= 3);
+    tf_reader_close(r);
+    opt_exec_close(x);
+    unlink(b.path);
+}
+
 static void test_fuse_chain(void)
 {
     tb b;
@@ -672,6 +726,7 @@ static void test_fuse_chain(void)
         CU_ASSERT(st.fusions == 3 && st.applied == 8 && st.fell_back == 0);
         tf_reader_close(r);
         opt_exec_close(x);
+        chain_broken_live(p, a, t1, t2, o);
     }
     opt_plan_free(p);
     unlink(b.path);
