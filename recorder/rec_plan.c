@@ -971,7 +971,8 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             c->ret_override = CL_SUCCESS;
             skip = 1;
         } else {   /* it runs now, so what was held before it runs first */
-            memset(&rp.held[rp.nheld < OPT_CHAIN_MAX ? rp.nheld : 0], 0, sizeof *rp.held);
+            if (rp.nheld < OPT_CHAIN_MAX)
+                memset(&rp.held[rp.nheld], 0, sizeof *rp.held);
             rp_held_run(q);
         }
     } else if (v == OPT_SPLIT) {
