@@ -804,14 +804,14 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
  * application's wait list), then each piece is copied out as soon as its
  * read is done, while the device reads the next ones. Only where the
  * application asked for no event (one command would stand for the read).
- * @return the read's status, as one blocking read would have returned it;
- * -1: nothing was enqueued, read it whole. */
-static cl_int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t size, void *ptr, rs_block *b,
-                             cl_uint nw, const cl_event *wl)
+ * @return 1 with the read's status in *ret (as one blocking read would
+ * have returned it); 0: nothing was enqueued, read it whole. */
+static int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t size, void *ptr, rs_block *b,
+                          cl_uint nw, const cl_event *wl, cl_int *ret)
 {
     size_t piece = rs.piece;
     if (!piece || size < 2 * piece)
-        return -1;
+        return 0;
     if (size > RS_READ_PIECES * piece)
         piece = (size + RS_READ_PIECES - 1) / RS_READ_PIECES;
     cl_event e[RS_READ_PIECES];
@@ -825,7 +825,7 @@ static cl_int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t 
             break;
     }
     if (!n)
-        return -1;
+        return 0;
     rec_next.clFlush(q);
     int64_t copy_ns = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -850,7 +850,8 @@ static cl_int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t 
     pthread_mutex_lock(&rs.mu);
     rs.piecewise++;
     pthread_mutex_unlock(&rs.mu);
-    return r;
+    *ret = r;
+    return 1;
 }
 
 int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
@@ -862,8 +863,8 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
     if (!b)
         return 0;
     rs_async_sync();
-    cl_int r = ev ? -1 : rs_read_pieces(q, buf, off, size, ptr, b, nw, wl);
-    if (r == -1) {
+    cl_int r = CL_SUCCESS;
+    if (ev || !rs_read_pieces(q, buf, off, size, ptr, b, nw, wl, &r)) {
         r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
         if (r == CL_SUCCESS) {
             int64_t t0 = rec_now_ns();
