@@ -138,10 +138,11 @@ static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_objec
 }
 
 /* The fused kernel of pair (chain) @p f, made by the rewriter once for
- * every pair of the same kind, stored or not (@p keep_store). A pair's
- * kernel that does not store the intermediate buffer names its storing
- * twin (opt_fused.storing), made first, for live runs that read the
- * buffer after all. A chain is fused one link at a time: the kernel of
+ * every pair of the same kind, stored or not (@p keep_store). A kernel
+ * that does not store the intermediate buffers names its storing twin
+ * (opt_fused.storing: every intermediate stored), made first, for live
+ * runs that read them after all or overwrite the inputs of the launches
+ * it holds. A chain is fused one link at a time: the kernel of
  * the first two launches, then that kernel with the third, ...; each
  * step's kernel stays in the source (only the last is launched), and its
  * parameters are traced back to the launches. *out: the entry (its id 0
@@ -156,7 +157,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
             return OPT_OK;
         }
     uint32_t storing = 0;
-    if (!keep_store && f->n == 2) {
+    if (!keep_store) {
         opt_fuse_made *twin;
         opt_status st = opt_fuse_make(x, prog, ks, f, 1, made, nmade, capmade, &twin);
         if (st != OPT_OK)

@@ -331,7 +331,7 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
             uint64_t tw;
             OPT_TRY(opt_get_u64(r, o, "storing", where, &tw));
             const opt_fused *t = tw >= 1 && tw <= i ? opt_plan_fused(r->p, (size_t)tw - 1) : NULL;
-            if (f.keep_store || f.launches != 2 || !t || !t->keep_store || strcmp(t->producer, f.producer) ||
+            if (f.keep_store || !t || !t->keep_store || t->launches != f.launches || strcmp(t->producer, f.producer) ||
                 strcmp(t->consumer, f.consumer) || memcmp(t->program, f.program, sizeof f.program))
                 return opt_bad(r, OPT_ERR_PLAN, where,
                                "storing: a kernel that does not store names an earlier one of the same pair that does");

@@ -27,12 +27,12 @@ while read -r app args kinds pairs chain; do
     [ "$(j "$TMP/$app.r.json" "d['readbacks'] > 0")" = True ] || fail "$app: nothing verified"
     [ "$(j "$TMP/$app.plan" "sorted({f.get('launches', 2) for f in d['fused_kernels']})")" = "[$chain]" ] ||
         fail "$app: launches per fused kernel $(j "$TMP/$app.plan" "[f.get('launches', 2) for f in d['fused_kernels']]")"
-    # each pair's kernel that does not store the buffer names its storing
-    # twin (1.2); a chain's has none
+    # each kernel that does not store the buffer (a chain's: buffers) names
+    # its storing twin (1.2)
     [ "$(j "$TMP/$app.plan" "all(not f['keep_store'] and (lambda t: t['keep_store'] and
-        (t['producer'], t['consumer'], t['program']) == (f['producer'], f['consumer'], f['program']))(
-        d['fused_kernels'][f['storing'] - 1]) for f in d['fused_kernels'] if 'storing' in f) and
-        all(any('storing' in f for f in d['fused_kernels']) == ($chain == 2) for _ in [0])")" = True ] ||
+        (t['producer'], t['consumer'], t['program'], t.get('launches', 2)) == (f['producer'], f['consumer'],
+        f['program'], f.get('launches', 2)))(d['fused_kernels'][f['storing'] - 1])
+        for f in d['fused_kernels'] if 'storing' in f) and any('storing' in f for f in d['fused_kernels'])")" = True ] ||
         fail "$app: storing twins: $(j "$TMP/$app.plan" "[(f['name'], f.get('storing')) for f in d['fused_kernels']]")"
 done <<'EOF2'
 sobel --size=256_--iters=3 sobel_gy>sobel_magnitude 3 2
@@ -44,17 +44,20 @@ EOF2
 # of 8 launches; each parameter traced back to the launch it comes from
 # (the inputs m0..m7 of the mul launches, the exponent and out of the last),
 # every intermediate only as the fallback load of the launch that reads it
-python3 - "$TMP/geomatrix.plan" <<'PY' || fail "geomatrix's chain: $(j "$TMP/geomatrix.plan" "d['fused_kernels'][0]['params']")"
+# (and its storing twin, listed first, stores t1..t7: P's parameter for each)
+python3 - "$TMP/geomatrix.plan" <<'PY' || fail "geomatrix's chain: $(j "$TMP/geomatrix.plan" "d['fused_kernels'][1]['params']")"
 import json, sys
-f = json.load(open(sys.argv[1]))['fused_kernels'][0]
+t, f = json.load(open(sys.argv[1]))['fused_kernels']
 p = [tuple(x) for x in f['params']]
-assert f['launches'] == 8 and not f['keep_store'] and 'storing' not in f
+assert f['launches'] == 8 and not f['keep_store'] and f['storing'] == 1
 assert (0, 0) in p and (0, 1) in p and all((k, 1) in p for k in range(1, 7))   # the eight matrices
 assert (7, 1) in p and (7, 2) in p and (0, 2) not in p                        # p, out; t1 never stored
 assert all((k, 0) in p for k in range(1, 8))                                  # t1..t7, fallback loads only
-assert max(k for k, _ in p) == 7 and "__clrr_fused_1_step6" in f['source']
+assert max(k for k, _ in p) == 7 and "__clrr_fused_2_step6" in f['source']
+q = [tuple(x) for x in t['params']]
+assert t['launches'] == 8 and t['keep_store'] and all((k, 2) in q for k in range(0, 7))   # t1..t7 stored
 PY
-"$CLRR" plan show "$TMP/geomatrix.plan" | grep -q "^fused     __clrr_fused_1: a chain of 8 launches, mul first, pow_scalar last, 25 parameters" ||
+"$CLRR" plan show "$TMP/geomatrix.plan" | grep -q "^ *__clrr_fused_2: a chain of 8 launches, mul first, pow_scalar last, 25 parameters, no intermediate stored; a live run that needs them uses __clrr_fused_1" ||
     fail "plan show: no chain: $("$CLRR" plan show "$TMP/geomatrix.plan" | grep '^fused')"
 
 # the generated kernel: the producer's store is gone; the consumer loads gy

@@ -656,6 +656,47 @@ static void chain_broken_live(const opt_plan *p, uint64_t a, uint64_t t1, uint64
     unlink(b.path);
 }
 
+/* The chain's own trace run live: t1 and t2 stay (not released), and the
+ * next iteration's write of a overwrites what the kept p reads, so p and
+ * mid run after all; from then on the chain runs as its storing twin @p zt
+ * (no held launch kept), still one launch. The last pair's p3 is kept,
+ * and runs when c overwrites a. */
+static void chain_twin_live(const opt_plan *p, const char *path, const opt_fused *zt)
+{
+    opt_exec *x = NULL;
+    char err[256];
+    CU_ASSERT_FATAL(opt_exec_open_live(p, &x, err, sizeof err) == OPT_OK);
+    tf_reader *r = NULL;
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    tf_item it;
+    char got[16] = "";
+    size_t ng = 0, forced = 0;
+    const opt_fused *used[4] = {NULL};
+    unsigned nused = 0;
+    while (tf_reader_next(r, &it) == TF_OK) {
+        if (it.type != TF_ITEM_CALL)
+            continue;
+        opt_live_answer ans;
+        CU_ASSERT_FATAL(opt_exec_begin(x, &it.u.call, &ans) == OPT_OK);
+        forced += ans.nforce;
+        int v = ans.verdict;
+        if ((v == OPT_HOLD || v == OPT_LINK || v == OPT_FUSE) && ng + 1 < sizeof got)
+            got[ng++] = v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : 'f';
+        if (v == OPT_FUSE && nused < 4)
+            used[nused++] = opt_exec_fused(x);
+        /* kept after the fused launch: p and mid the first time, none with
+         * the twin, p3 after the last pair (another fused kernel) */
+        static const uint32_t keep[] = {0, 3, 0, 1};
+        CU_ASSERT(ans.keep_held == (v == OPT_FUSE ? keep[nused] : 0u));
+        CU_ASSERT(opt_exec_item(x, &it) >= 0);
+    }
+    CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
+    CU_ASSERT(nused == 3 && used[0] != zt && used[1] == zt);
+    CU_ASSERT(forced == 3);   /* the first iteration's p and mid; p3 when c overwrites a */
+    tf_reader_close(r);
+    opt_exec_close(x);
+}
+
 static void test_fuse_chain(void)
 {
     tb b;
@@ -693,8 +734,10 @@ static void test_fuse_chain(void)
         const opt_fused *z = opt_plan_fused(p, opt_plan_xform(p, 0)->fused - 1);
         const opt_fused *w = opt_plan_fused(p, opt_plan_xform(p, 7)->fused - 1);
         CU_ASSERT_FATAL(z && w);
-        CU_ASSERT(z->launches == 3 && !z->keep_store && !z->storing && !strcmp(z->producer, "p") &&
+        CU_ASSERT(z->launches == 3 && !z->keep_store && z->storing && !strcmp(z->producer, "p") &&
                   !strcmp(z->consumer, "c"));
+        const opt_fused *zt = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;   /* its storing twin */
+        CU_ASSERT(zt && zt->launches == 3 && zt->keep_store && !zt->storing);
         CU_ASSERT(w->launches == 2 && !strcmp(w->producer, "p") && !strcmp(w->consumer, "mid"));
         /* p's a; mid's t1 (read where p did not store: never, but the
          * rewriter cannot know); c's t2 (mid's store is guarded) and o */
@@ -726,7 +769,8 @@ static void test_fuse_chain(void)
         CU_ASSERT(st.fusions == 3 && st.applied == 8 && st.fell_back == 0);
         tf_reader_close(r);
         opt_exec_close(x);
-        chain_broken_live(p, a, t1, t2, o);
+        chain_twin_live(p, b.path, zt);
+        chain_broken_live(p, a, t1, t2, o);   /* (its trace takes the same path) */
     }
     opt_plan_free(p);
     unlink(b.path);

@@ -66,9 +66,10 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
             lines += *c == '\n';
         const opt_fused *twin = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;
         if (z->launches > 2)
-            printf("%s %s: a chain of %u launches, %s first, %s last, %u parameters, no intermediate stored "
-                   "(program of %u lines)\n", i ? "         " : "fused    ", z->name, z->launches, z->producer,
-                   z->consumer, z->nparams, lines);
+            printf("%s %s: a chain of %u launches, %s first, %s last, %u parameters, %s%s%s (program of %u lines)\n",
+                   i ? "         " : "fused    ", z->name, z->launches, z->producer, z->consumer, z->nparams,
+                   z->keep_store ? "every intermediate stored" : "no intermediate stored",
+                   twin ? "; a live run that needs them uses " : "", twin ? twin->name : "", lines);
         else
             printf("%s %s: %s then %s, %u parameters, %s%s%s (program of %u lines)\n", i ? "         " : "fused    ",
                    z->name, z->producer, z->consumer, z->nparams,
