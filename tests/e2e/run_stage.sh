@@ -87,6 +87,11 @@ CLRR_STAGE_READ_PIECE=0 "$CLRR" run -q --plan "$P" --stage all --stage-threads 4
 [ "$(strip_ms "$TMP/rp0.out")" = "$(strip_ms "$TMP/sobel.plain")" ] || fail "sobel, reads whole, printed $(cat "$TMP/rp0.out")"
 [ "$(j "$TMP/rp0.json" "(d['staged_reads'], d['stage_read_pieces'])")" = "(3, 0)" ] || fail "sobel, reads whole: $(j "$TMP/rp0.json" d)"
 
+# the staging controls are in `clrr run --help`
+for v in CLRR_STAGE_ASYNC CLRR_STAGE_NT CLRR_STAGE_READ_PIECE; do
+    "$CLRR" run --help | grep -q "$v" || fail "clrr run --help does not name $v"
+done
+
 # copies into the blocks with plain stores (CLRR_STAGE_NT=0) instead of
 # streaming ones: the same output (overlap's buffers are 1048588 bytes, not
 # a multiple of the streamed 64-byte lines)
