@@ -602,6 +602,56 @@ static const char *csrc =
     "if (i < 1000) m[i] = b[i] + 1.0f; }\n"
     "__kernel void c(__global const float *m, __global float *o) { size_t i = get_global_id(0); o[i] = m[i] * m[i]; }\n";
 
+/* The letter of a fusion verdict (hold, link, fuse), else 0. */
+static char fuse_letter(int v)
+{
+    return v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : v == OPT_FUSE ? 'f' : 0;
+}
+
+/* What a live run of @p p over the calls of trace @p path answered. */
+typedef struct live_seen {
+    char got[16];             /* fusion verdicts, in order */
+    size_t ng;
+    size_t forced;            /* kept calls run first, in all */
+    int first_two;            /* answers that ran exactly launches s0, s1 first, in order */
+    uint64_t s0, s1;
+    const opt_fused *used[4]; /* the fused kernel of each fuse */
+    uint32_t keep[4];         /* and its keep_held */
+    unsigned nused;
+    opt_exec_stats st;
+} live_seen;
+
+static void live_run(const opt_plan *p, const char *path, live_seen *o)
+{
+    opt_exec *x = NULL;
+    char err[256];
+    CU_ASSERT_FATAL(opt_exec_open_live(p, &x, err, sizeof err) == OPT_OK);
+    tf_reader *r = NULL;
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    tf_item it;
+    while (tf_reader_next(r, &it) == TF_OK) {
+        if (it.type != TF_ITEM_CALL)
+            continue;
+        opt_live_answer ans;
+        CU_ASSERT_FATAL(opt_exec_begin(x, &it.u.call, &ans) == OPT_OK);
+        o->forced += ans.nforce;
+        o->first_two += ans.nforce == 2 && ans.force[0] == o->s0 && ans.force[1] == o->s1;
+        char l = fuse_letter(ans.verdict);
+        if (l && o->ng + 1 < sizeof o->got)
+            o->got[o->ng++] = l;
+        if (ans.verdict == OPT_FUSE && o->nused < 4) {
+            o->keep[o->nused] = ans.keep_held;
+            o->used[o->nused++] = opt_exec_fused(x);
+        } else {
+            CU_ASSERT(ans.keep_held == 0);
+        }
+        CU_ASSERT(opt_exec_item(x, &it) >= 0);
+    }
+    opt_exec_get_stats(x, &o->st);
+    tf_reader_close(r);
+    opt_exec_close(x);
+}
+
 /* A live run of the chain plan where the first iteration reads t1 between
  * mid and c: the two held launches run first, in order (the answer's
  * force list), c runs as made, and the second iteration is fused again. */
@@ -614,45 +664,24 @@ static void chain_broken_live(const opt_plan *p, uint64_t a, uint64_t t1, uint64
                     tb_buffer(&b, 1, 8192, NULL) == t2 && tb_buffer(&b, 1, 8192, NULL) == o);
     uint64_t prog = tb_program(&b, csrc);
     uint64_t kp = tb_kernel(&b, prog, "p"), km = tb_kernel(&b, prog, "mid"), kc = tb_kernel(&b, prog, "c");
-    uint64_t s[6];
+    live_seen seen = {0};
     for (int it = 0; it < 2; it++) {
         tb_write(&b, q, a, 0, 4096, X);
-        s[3 * it] = tb_launch(&b, q, kp, (uint64_t[]){a, t1}, 2, 1024);
-        s[3 * it + 1] = tb_launch(&b, q, km, (uint64_t[]){t1, t2}, 2, 1024);
-        if (!it)
+        uint64_t sp = tb_launch(&b, q, kp, (uint64_t[]){a, t1}, 2, 1024);
+        uint64_t sm = tb_launch(&b, q, km, (uint64_t[]){t1, t2}, 2, 1024);
+        if (!it) {
+            seen.s0 = sp;
+            seen.s1 = sm;
             tb_read(&b, q, t1, 0, 4096, X);   /* the application reads what the plan thought dead */
-        s[3 * it + 2] = tb_launch(&b, q, kc, (uint64_t[]){t2, o}, 2, 1024);
+        }
+        tb_launch(&b, q, kc, (uint64_t[]){t2, o}, 2, 1024);
         tb_read(&b, q, o, 0, 4096, X);
     }
     tb_close(&b);
-    opt_exec *x = NULL;
-    char err[256];
-    CU_ASSERT_FATAL(opt_exec_open_live(p, &x, err, sizeof err) == OPT_OK);
-    tf_reader *r = NULL;
-    CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
-    tf_item it;
-    char got[16] = "";
-    size_t ng = 0;
-    int forced = 0;
-    while (tf_reader_next(r, &it) == TF_OK) {
-        if (it.type != TF_ITEM_CALL)
-            continue;
-        opt_live_answer ans;
-        CU_ASSERT_FATAL(opt_exec_begin(x, &it.u.call, &ans) == OPT_OK);
-        if (ans.nforce == 2 && ans.force[0] == s[0] && ans.force[1] == s[1])
-            forced++;   /* at the read of t1 */
-        int v = ans.verdict;
-        if ((v == OPT_HOLD || v == OPT_LINK || v == OPT_FUSE) && ng + 1 < sizeof got)
-            got[ng++] = v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : 'f';
-        CU_ASSERT(opt_exec_item(x, &it) >= 0);
-    }
-    CU_ASSERT_STRING_EQUAL(got, "hlhlf");
-    CU_ASSERT(forced == 1);
-    opt_exec_stats st;
-    opt_exec_get_stats(x, &st);
-    CU_ASSERT(st.fusions == 1 && st.fell_back >= 3);
-    tf_reader_close(r);
-    opt_exec_close(x);
+    live_run(p, b.path, &seen);
+    CU_ASSERT_STRING_EQUAL(seen.got, "hlhlf");
+    CU_ASSERT(seen.first_two == 1);   /* at the read of t1 */
+    CU_ASSERT(seen.st.fusions == 1 && seen.st.fell_back >= 3);
     unlink(b.path);
 }
 
@@ -663,38 +692,14 @@ static void chain_broken_live(const opt_plan *p, uint64_t a, uint64_t t1, uint64
  * and runs when c overwrites a. */
 static void chain_twin_live(const opt_plan *p, const char *path, const opt_fused *zt)
 {
-    opt_exec *x = NULL;
-    char err[256];
-    CU_ASSERT_FATAL(opt_exec_open_live(p, &x, err, sizeof err) == OPT_OK);
-    tf_reader *r = NULL;
-    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
-    tf_item it;
-    char got[16] = "";
-    size_t ng = 0, forced = 0;
-    const opt_fused *used[4] = {NULL};
-    unsigned nused = 0;
-    while (tf_reader_next(r, &it) == TF_OK) {
-        if (it.type != TF_ITEM_CALL)
-            continue;
-        opt_live_answer ans;
-        CU_ASSERT_FATAL(opt_exec_begin(x, &it.u.call, &ans) == OPT_OK);
-        forced += ans.nforce;
-        int v = ans.verdict;
-        if ((v == OPT_HOLD || v == OPT_LINK || v == OPT_FUSE) && ng + 1 < sizeof got)
-            got[ng++] = v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : 'f';
-        if (v == OPT_FUSE && nused < 4)
-            used[nused++] = opt_exec_fused(x);
-        /* kept after the fused launch: p and mid the first time, none with
-         * the twin, p3 after the last pair (another fused kernel) */
-        static const uint32_t keep[] = {0, 3, 0, 1};
-        CU_ASSERT(ans.keep_held == (v == OPT_FUSE ? keep[nused] : 0u));
-        CU_ASSERT(opt_exec_item(x, &it) >= 0);
-    }
-    CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
-    CU_ASSERT(nused == 3 && used[0] != zt && used[1] == zt);
-    CU_ASSERT(forced == 3);   /* the first iteration's p and mid; p3 when c overwrites a */
-    tf_reader_close(r);
-    opt_exec_close(x);
+    live_seen seen = {0};
+    live_run(p, path, &seen);
+    CU_ASSERT_STRING_EQUAL(seen.got, "hlfhlfhf");
+    CU_ASSERT(seen.nused == 3 && seen.used[0] != zt && seen.used[1] == zt);
+    /* kept after each fused launch: p and mid the first time, none with
+     * the twin, p3 after the last pair (another fused kernel) */
+    CU_ASSERT(seen.keep[0] == 3 && seen.keep[1] == 0 && seen.keep[2] == 1);
+    CU_ASSERT(seen.forced == 3);   /* the first iteration's p and mid; p3 when c overwrites a */
 }
 
 static void test_fuse_chain(void)
@@ -759,9 +764,9 @@ static void test_fuse_chain(void)
         char got[16] = "";
         size_t ng = 0;
         while (tf_reader_next(r, &it) == TF_OK) {
-            int v = opt_exec_item(x, &it);
-            if ((v == OPT_HOLD || v == OPT_LINK || v == OPT_FUSE) && ng + 1 < sizeof got)
-                got[ng++] = v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : 'f';
+            char l = fuse_letter(opt_exec_item(x, &it));
+            if (l && ng + 1 < sizeof got)
+                got[ng++] = l;
         }
         CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
         opt_exec_stats st;
