@@ -493,22 +493,28 @@ opt_status opt_exec_karg(opt_exec *x, uint64_t kernel, uint32_t index, uint64_t 
     return opt_track_karg(&x->t, kernel, index, size, value, 0);
 }
 
+/* 1 when what kept (or held) call @p k writes is memory object @p id alone. */
+static int opt_kept_writes_only(const opt_kept *k, uint64_t id)
+{
+    return !k->all && k->nw == 1 && k->roots[k->nr] == id;
+}
+
 void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a)
 {
     memset(a, 0, sizeof *a);
     x->nforce = x->ndiscard = 0;
     opt_obj *o = opt_track_obj(&x->t, id);
-    for (unsigned i = 0; o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub && i < x->nheld; i++) {
-        opt_kept *h = &x->held_sets[i];
-        h->gone |= !h->all && h->nw == 1 && h->roots[h->nr] == id;
-    }
-    if (o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub)
+    if (o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub) {
+        /* nobody can read what they write any more: kept calls are freed,
+         * held ones will be at their fused launch */
+        for (unsigned i = 0; i < x->nheld; i++)
+            x->held_sets[i].gone |= opt_kept_writes_only(&x->held_sets[i], id);
         for (size_t i = 0; i < x->nkept;) {
-            const opt_kept *k = &x->kept[i];
-            if (!k->all && k->nw == 1 && k->roots[k->nr] == id && opt_kept_out(x, i, 0) == OPT_OK)
+            if (opt_kept_writes_only(&x->kept[i], id) && opt_kept_out(x, i, 0) == OPT_OK)
                 continue;
             i++;
         }
+    }
     opt_answer(x, a, OPT_RUN);
 }
 
