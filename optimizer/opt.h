@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 5
+#define OPT_PLAN_MINOR 6
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -131,7 +131,8 @@ typedef struct opt_xform {
 /* A generated kernel (1.1): a fusion of a producer and a consumer kernel of
  * one program, as OpenCL C source (the program's source with the fused
  * kernel appended, rewriter/rw.h); from 1.5 possibly of a chain of
- * launches, each consuming what the one before it produced. Parameter i
+ * launches, each consuming what the one before it produced; from 1.6 of a
+ * group whose launches each feed a later one (into[]). Parameter i
  * of the fused kernel is argument params[i].index of launch params[i].from
  * of the chain (0: the first held launch; launches - 1: the consumer), as
  * set when each launched. */
@@ -140,6 +141,9 @@ typedef struct opt_fused {
     const char *name;         /* the fused kernel's name */
     const char *producer, *consumer;   /* the kernels it fuses (the chain's first and last) */
     unsigned launches;        /* 2 (a pair) .. OPT_CHAIN_MAX: the launches it does (1.5) */
+    int gather;               /* 1.6: into[] is not a chain's */
+    uint8_t into[OPT_CHAIN_MAX];   /* into[i] (i < launches - 1): the launch that reads launch i's
+                                    * intermediate (i < into[i] < launches); a chain's: i + 1 */
     uint8_t program[16];      /* XXH3-128 of the original program source */
     const char *source;       /* the program to build */
     const char *options;      /* its build options (the original program's) */

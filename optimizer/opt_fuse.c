@@ -24,7 +24,15 @@
  * its consumer forms a qualifying pair with the consumer, its own
  * intermediate is dead after it too, and it writes nothing any launch of
  * the chain touches: an array library's `t1 = a*b; t2 = t1*c; ...` becomes
- * one launch, and none of its temporaries is ever stored. */
+ * one launch, and none of its temporaries is ever stored.
+ *
+ * A dead pair also grows backwards into a gather: while the launch before
+ * its producer is another producer of the same consumer (a qualifying
+ * pair with it, through another argument), independent of the producers
+ * after it, with a dead output too: sobel's gx and gy, which share their
+ * input image and are both read by the magnitude, become one launch with
+ * it (horizontal fusion of gx and gy through their consumer). A gather's
+ * consumer can then go on as a chain. */
 #include "optimizer/opt_int.h"
 
 #include "analyzer/ana.h"
@@ -334,11 +342,80 @@ static int fz_chain_ok(const ana_model *m, const opt_fuse_pair *f, const size_t 
     return 1;
 }
 
+/* 1 when launch @p q may be a producer of the gather whose other producers
+ * are launches @p at[0..n-1] of @p f (in any order against them): it
+ * passes none of their outputs and they pass none of its own (each writes
+ * only its output, the pair checks saw to that). */
+static int fz_gather_ok(const ana_model *m, const opt_fuse_pair *f, const size_t *at, const ana_cmd *q,
+                        unsigned qout)
+{
+    uint64_t mine = fz_mem(q, qout);
+    for (unsigned j = 0; j < f->n; j++) {
+        const ana_cmd *x = ana_model_command(m, at[j]);
+        uint64_t theirs = fz_mem(x, f->out[j]);
+        for (unsigned a = 0; a < q->nargs; a++)
+            if (fz_mem(q, a) == theirs)
+                return 0;
+        for (unsigned a = 0; a < x->nargs; a++)
+            if (fz_mem(x, a) == mine)
+                return 0;
+    }
+    return 1;
+}
+
+/* A dead pair (commands @p i, @p i + 1) grows backwards into a gather:
+ * while the launch before the first producer is another producer of the
+ * same consumer, independent of the others, whose output is dead after
+ * the consumer too (sobel's gx and gy, both read by the magnitude: they
+ * share their input, and neither intermediate is ever stored). @p lo: the
+ * first command no earlier group took. Fills f and at with the producers
+ * then the consumer. */
+static void fz_gather(const ana_model *m, size_t i, size_t lo, opt_fuse_pair *f, size_t *at)
+{
+    const ana_cmd *c = ana_model_command(m, i + 1);
+    unsigned np = 1;   /* producers found: at[OPT_CHAIN_MAX - np ..] */
+    size_t pat[OPT_CHAIN_MAX];
+    opt_fuse_pair g;   /* the producers found, in f's layout, for fz_gather_ok */
+    memset(&g, 0, sizeof g);
+    pat[0] = i;
+    g.n = 1;
+    g.out[0] = f->out[0];
+    while (np + 1 < OPT_CHAIN_MAX && i >= lo + np) {
+        size_t k = i - np;
+        const ana_cmd *q = ana_model_command(m, k);
+        unsigned qb = 0, cb = 0;
+        if (fz_check(m, q, c, &qb, &cb) || fz_read_later(m, i + 1, q, fz_mem(q, qb)) ||
+            !fz_gather_ok(m, &g, pat, q, qb))
+            break;
+        pat[np] = k;
+        g.out[np] = qb;
+        g.in[np] = cb;
+        g.n = ++np;
+    }
+    if (np == 1)
+        return;
+    unsigned cin = f->in[0];
+    for (unsigned j = 0; j < np; j++) {   /* in command order: the earliest producer first */
+        unsigned from = np - 1 - j;
+        const ana_cmd *q = ana_model_command(m, pat[from]);
+        at[j] = pat[from];
+        f->seq[j] = q->seq;
+        f->kernel[j] = q->kernel;
+        f->out[j] = g.out[from];
+        f->in[j] = from ? g.in[from] : cin;
+        f->to[j] = np;
+    }
+    at[np] = i + 1;
+    f->seq[np] = c->seq;
+    f->kernel[np] = c->kernel;
+    f->n = np + 1;
+}
+
 opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
-    size_t n = ana_model_command_count(m), cap = 0;
+    size_t n = ana_model_command_count(m), cap = 0, lo = 0;
     for (size_t i = 0; i + 1 < n; i++) {
         const ana_cmd *p = ana_model_command(m, i), *c = ana_model_command(m, i + 1);
         unsigned pb = 0, cb = 0;
@@ -359,8 +436,11 @@ opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
         f->kernel[0] = p->kernel;
         f->kernel[1] = c->kernel;
         f->out[0] = pb;
-        f->in[1] = cb;
+        f->to[0] = 1;
+        f->in[0] = cb;
         f->keep_store = fz_read_later(m, i + 1, p, fz_mem(p, pb));
+        if (!f->keep_store)
+            fz_gather(m, i, lo, f, at);
         /* a chain: while the next launch consumes what the last one made,
          * and every intermediate is dead after its consumer (so none is
          * stored and none is read but by the next link) */
@@ -372,12 +452,14 @@ opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
                 !fz_chain_ok(m, f, at, next))
                 break;
             f->out[f->n - 1] = lb;
-            f->in[f->n] = nb;
+            f->to[f->n - 1] = f->n;
+            f->in[f->n - 1] = nb;
             f->seq[f->n] = next->seq;
             f->kernel[f->n] = next->kernel;
             at[f->n++] = li + 1;
         }
         i = at[f->n - 1];   /* the consumer is not also the producer of the next pair */
+        lo = i + 1;
     }
     return OPT_OK;
 }

@@ -109,15 +109,19 @@ int opt_split_same(const opt_split *a, const opt_split *b);
 
 /* ------------------------------------------------------------ fusion */
 
-/* A producer -> consumer pair the fuse pass may merge (opt_fuse.c). */
+/* A producer -> consumer pair the fuse pass may merge (opt_fuse.c), or a
+ * group of launches: every launch but the last writes one intermediate
+ * that exactly one later launch of the group reads (a chain: the next
+ * one; a gather: several producers, one consumer). */
 typedef struct opt_fuse_pair {
-    unsigned n;               /* launches: 2 (a pair) .. OPT_CHAIN_MAX (a chain) */
+    unsigned n;               /* launches: 2 (a pair) .. OPT_CHAIN_MAX (a group) */
     uint64_t seq[OPT_CHAIN_MAX];      /* the launches, in order */
     uint64_t kernel[OPT_CHAIN_MAX];   /* their kernel objects */
     unsigned out[OPT_CHAIN_MAX];      /* out[i] (i < n - 1): launch i's intermediate buffer argument */
-    unsigned in[OPT_CHAIN_MAX];       /* in[i] (i >= 1): the argument launch i reads it through */
+    unsigned to[OPT_CHAIN_MAX];       /* to[i] (i < n - 1): the launch that reads it (i < to[i] < n) */
+    unsigned in[OPT_CHAIN_MAX];       /* in[i] (i < n - 1): the argument launch to[i] reads it through */
     int keep_store;           /* a pair whose intermediate is read later: still written
-                                 (a chain's intermediates never are) */
+                                 (a group's intermediates never are) */
 } opt_fuse_pair;
 
 typedef struct ana_model ana_model;

@@ -365,9 +365,10 @@ static int opt_param_other(opt_exec *x, const opt_fused *z, unsigned nh, opt_obj
 
 /* OPT_FUSE of a fused kernel that does not store the intermediate buffers,
  * after @p nh held launches: the parameters that pass an intermediate
- * (a buffer the launch before the one it comes from wrote, only read by
- * that launch, made without contents and written by nothing else, passed
- * by no other parameter) (opt_live_answer.fresh). */
+ * (a buffer a launch before the one it comes from wrote (in a chain the
+ * launch right before, in a gather any producer), only read by that
+ * launch, made without contents and written by nothing else, passed by no
+ * other parameter) (opt_live_answer.fresh). */
 static void opt_fresh_params(opt_exec *x, const tf_call *c, const opt_fused *z, unsigned nh, opt_live_answer *a)
 {
     uint64_t kid = 0;
@@ -378,8 +379,16 @@ static void opt_fresh_params(opt_exec *x, const tf_call *c, const opt_fused *z, 
     for (unsigned i = 0; i < z->nparams && a->nfresh < OPT_CHAIN_MAX; i++) {
         unsigned from = z->params[i][0];
         uint64_t id = from ? opt_param_ro(x, z, i, nh, k) : 0;
-        const opt_kept *w = from && from <= nh ? &x->held_sets[from - 1] : NULL;
-        if (!id || !w || w->all || !opt_has(w->roots + w->nr, w->nw, id))
+        int wrote = 0;
+        for (unsigned j = 0; id && j < from && j < nh; j++) {
+            const opt_kept *w = &x->held_sets[j];
+            if (w->all) {
+                wrote = 0;   /* it may write anything: no answer */
+                break;
+            }
+            wrote |= opt_has(w->roots + w->nr, w->nw, id);
+        }
+        if (!wrote)
             continue;   /* not an intermediate */
         unsigned same = 0;
         for (unsigned j = 0; j < z->nparams; j++)

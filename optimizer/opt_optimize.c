@@ -30,7 +30,7 @@ typedef struct opt_fuse_made {
     uint64_t program;         /* program object */
     unsigned n;
     const char *names[OPT_CHAIN_MAX];   /* the launches' kernels */
-    unsigned out[OPT_CHAIN_MAX], in[OPT_CHAIN_MAX];
+    unsigned out[OPT_CHAIN_MAX], to[OPT_CHAIN_MAX], in[OPT_CHAIN_MAX];
     int keep_store;
     uint32_t id;              /* 0: refused */
 } opt_fuse_made;
@@ -132,7 +132,8 @@ static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_objec
     if (m->program != program || m->n != f->n || m->keep_store != keep_store)
         return 0;
     for (unsigned j = 0; j < f->n; j++)
-        if (strcmp(m->names[j], ks[j]->name) || (j + 1 < f->n && m->out[j] != f->out[j]) || (j && m->in[j] != f->in[j]))
+        if (strcmp(m->names[j], ks[j]->name) ||
+            (j + 1 < f->n && (m->out[j] != f->out[j] || m->to[j] != f->to[j] || m->in[j] != f->in[j])))
             return 0;
     return 1;
 }
@@ -142,11 +143,14 @@ static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_objec
  * that does not store the intermediate buffers names its storing twin
  * (opt_fused.storing: every intermediate stored), made first, for live
  * runs that read them after all or overwrite the inputs of the launches
- * it holds. A chain is fused one link at a time: the kernel of
- * the first two launches, then that kernel with the third, ...; each
- * step's kernel stays in the source (only the last is launched), and its
- * parameters are traced back to the launches. *out: the entry (its id 0
- * when the rewriter refused). */
+ * it holds. A group (chain, gather) is fused one launch at a time, from
+ * the back: the last launch with the one before it, then the launch before
+ * that into this kernel (as its producer, through the parameter its
+ * consumer's argument became), ...; the fused kernel runs the launches'
+ * bodies in command order whatever the group's shape. Each step's kernel
+ * stays in the source (only the last is launched), and its parameters are
+ * traced back to the launches. *out: the entry (its id 0 when the
+ * rewriter refused). */
 static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_object *const *ks,
                                 const opt_fuse_pair *f, int keep_store, opt_fuse_made **made, size_t *nmade,
                                 size_t *capmade, opt_fuse_made **out)
@@ -174,25 +178,43 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     for (unsigned j = 0; j < f->n; j++) {
         m->names[j] = ks[j]->name;
         m->out[j] = j + 1 < f->n ? f->out[j] : 0;
-        m->in[j] = j ? f->in[j] : 0;
+        m->to[j] = j + 1 < f->n ? f->to[j] : 0;
+        m->in[j] = j + 1 < f->n ? f->in[j] : 0;
     }
     *out = m;
-    char name[64], step[64], pstep[64], why[512] = "";
+    char name[64], step[64], cstep[64], why[512] = "";
     size_t no = opt_plan_fused_count(x->p) + 1;
     snprintf(name, sizeof name, "__clrr_fused_%zu", no);
+    /* map[k]: the launch and argument parameter k of the kernel so far
+     * (the consumer side) comes from */
     uint8_t map[OPT_FUSED_MAX_PARAMS][2], next[OPT_FUSED_MAX_PARAMS][2];
-    unsigned nmap = 0, pbuf = f->out[0];
-    const char *pname = ks[0]->name;
+    unsigned nmap = 0;
+    const char *cname = ks[f->n - 1]->name;
     rw_fuse_out prev, rout;
     memset(&prev, 0, sizeof prev);
     memset(&rout, 0, sizeof rout);
     const char *src = prog->source;
     size_t len = (size_t)prog->source_len;
-    for (unsigned j = 1; j < f->n; j++) {
-        int last = j + 1 == f->n;
+    for (unsigned s = f->n - 1; s-- > 0;) {
+        /* launch s into the kernel of the launches after it: its
+         * intermediate is the parameter that launch to[s]'s argument in[s]
+         * became (launch to[s] itself, before the first step) */
+        int last = s == 0, first = s + 2 == f->n;
+        unsigned cbuf = f->in[s];
+        if (!first) {
+            for (cbuf = 0; cbuf < nmap && !(map[cbuf][0] == f->to[s] && map[cbuf][1] == f->in[s]); cbuf++)
+                ;
+            if (cbuf == nmap) {
+                opt_rw_fuse_free(&prev);
+                if (!x->fuse_note[0])
+                    snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not "
+                             "trace back to the launches", ks[s]->name, ks[f->to[s]]->name);
+                return OPT_OK;   /* refused: m->id stays 0 */
+            }
+        }
         if (!last)
-            snprintf(step, sizeof step, "__clrr_fused_%zu_step%u", no, j);
-        rw_fuse_req req = {src, len, prog->options, pname, ks[j]->name, pbuf, f->in[j], keep_store,
+            snprintf(step, sizeof step, "__clrr_fused_%zu_step%u", no, f->n - 1 - s);
+        rw_fuse_req req = {src, len, prog->options, ks[s]->name, cname, f->out[s], cbuf, keep_store,
                            last ? name : step};
         rw_status rs = opt_rw_fuse(&req, &rout, why, sizeof why);
         opt_rw_fuse_free(&prev);
@@ -203,48 +225,39 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
         if (rs != RW_OK || rout.nparams > OPT_FUSED_MAX_PARAMS) {
             opt_rw_fuse_free(&rout);
             if (!x->fuse_note[0])
-                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", ks[j - 1]->name, ks[j]->name,
-                         why);
-            return OPT_OK;   /* refused: m->id stays 0 */
+                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", ks[s]->name,
+                         ks[f->to[s]]->name, why);
+            return OPT_OK;
         }
-        /* where each parameter comes from: a launch of the chain, and its argument */
-        int found = last;
+        /* where each parameter comes from: a launch of the group, and its argument */
         for (unsigned k = 0; k < rout.nparams; k++) {
             unsigned idx = rout.params[k].index;
-            if (rout.params[k].from == RW_FROM_CONSUMER) {
-                next[k][0] = (uint8_t)j;
+            if (rout.params[k].from == RW_FROM_PRODUCER) {
+                next[k][0] = (uint8_t)s;
                 next[k][1] = (uint8_t)idx;
-                if (!last && idx == f->out[j]) {
-                    pbuf = k;   /* the next step's intermediate: this launch's output */
-                    found = 1;
-                }
-            } else if (j == 1) {
-                next[k][0] = 0;
+            } else if (first) {
+                next[k][0] = (uint8_t)(f->n - 1);
                 next[k][1] = (uint8_t)idx;
             } else if (idx < nmap) {
                 next[k][0] = map[idx][0];
                 next[k][1] = map[idx][1];
             } else {
-                found = 0;
-                break;
+                opt_rw_fuse_free(&rout);
+                if (!x->fuse_note[0])
+                    snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not "
+                             "trace back to the launches", ks[s]->name, ks[f->to[s]]->name);
+                return OPT_OK;
             }
         }
         memcpy(map, next, rout.nparams * sizeof map[0]);
         nmap = rout.nparams;
-        if (!found) {
-            opt_rw_fuse_free(&rout);
-            if (!x->fuse_note[0])
-                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not trace "
-                         "back to the launches", ks[j - 1]->name, ks[j]->name);
-            return OPT_OK;
-        }
         if (!last) {
             prev = rout;
             memset(&rout, 0, sizeof rout);
             src = prev.source;
             len = prev.len;
-            memcpy(pstep, step, sizeof pstep);
-            pname = pstep;   /* the next step fuses this step's kernel */
+            memcpy(cstep, step, sizeof cstep);
+            cname = cstep;   /* the next step fuses a launch into this step's kernel */
         }
     }
     tf_blobref h;
@@ -252,6 +265,10 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     opt_fused z = {.name = name, .producer = ks[0]->name, .consumer = ks[f->n - 1]->name, .launches = f->n,
                    .source = rout.source, .options = prog->options ? prog->options : "", .keep_store = keep_store,
                    .nparams = nmap, .params = (const uint8_t(*)[2])map, .storing = storing};
+    for (unsigned j = 0; j + 1 < f->n; j++) {
+        z.into[j] = (uint8_t)f->to[j];
+        z.gather |= f->to[j] != j + 1;
+    }
     memcpy(z.program, h.hash, 16);
     opt_status st = opt_plan_add_fused(x->p, &z, &m->id);
     opt_rw_fuse_free(&rout);
@@ -439,10 +456,11 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             char why[384];
             const opt_fused *z = opt_plan_fused(x->p, fr->fused - 1);
             if (fr->action == OPT_ACT_HOLD && z && z->launches > 2)
-                snprintf(why, sizeof why, "runs inside %s, a chain of %u launches ending with launch #%llu: each "
-                         "work-item of the next launch reads only what the same work-item of this launch wrote; the "
-                         "buffer is not read later and is no longer stored", z->name, z->launches,
-                         (unsigned long long)fr->partner);
+                snprintf(why, sizeof why, "runs inside %s, a %s of %u launches ending with launch #%llu: each "
+                         "work-item of the %s reads only what the same work-item of this launch wrote; the "
+                         "buffer is not read later and is no longer stored", z->name, z->gather ? "gather" : "chain",
+                         z->launches, (unsigned long long)fr->partner,
+                         z->gather ? "launch that reads its output" : "next launch");
             else if (fr->action == OPT_ACT_HOLD)
                 snprintf(why, sizeof why, "runs inside %s with launch #%llu: each of its work-items reads only what the "
                          "same work-item of this launch wrote%s", z ? z->name : "?", (unsigned long long)fr->partner,

@@ -74,6 +74,8 @@ opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id)
     *d = *f;
     if (d->launches < 2)
         d->launches = 2;
+    for (unsigned i = 0; !d->gather && i + 1 < d->launches; i++)
+        d->into[i] = (uint8_t)(i + 1);
     d->name = opt_plan_str(p, f->name);
     d->producer = opt_plan_str(p, f->producer);
     d->consumer = opt_plan_str(p, f->consumer);

@@ -271,7 +271,7 @@ static int opt_is_ident(const char *s)
 static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
 {
     static const char *const names[] = {"id", "name", "producer", "consumer", "program", "keep_store",
-                                        "params", "options", "source", "storing", "launches", NULL};
+                                        "params", "options", "source", "storing", "launches", "into", NULL};
     json_t *a = json_object_get(root, "fused_kernels");
     if (!a || json_is_null(a))
         return OPT_OK;   /* 1.0: reserved, null */
@@ -313,6 +313,22 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
                                   (unsigned long long)nl, OPT_CHAIN_MAX);
             f.launches = (unsigned)nl;
         }
+        json_t *into = json_object_get(o, "into");
+        if (into) {   /* 1.6: a group that is not a chain */
+            OPT_TRY(opt_get_array(r, o, "into", where, OPT_CHAIN_MAX, &into));
+            if (json_array_size(into) + 1 != f.launches)
+                return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.into: %zu entries, expected launches - 1 = %u",
+                                  where, json_array_size(into), f.launches - 1);
+            for (unsigned k = 0; k + 1 < f.launches; k++) {
+                json_t *e = json_array_get(into, k);
+                if (!json_is_integer(e) || json_integer_value(e) <= (json_int_t)k ||
+                    json_integer_value(e) >= (json_int_t)f.launches)
+                    return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.into[%u]: expected a later launch, %u to %u",
+                                      where, k, k + 1, f.launches - 1);
+                f.into[k] = (uint8_t)json_integer_value(e);
+            }
+            f.gather = 1;
+        }
         OPT_TRY(opt_get_array(r, o, "params", where, OPT_FUSED_MAX_PARAMS, &params));
         for (size_t k = 0; k < json_array_size(params); k++) {
             json_t *pk = json_array_get(params, k), *from = json_array_get(pk, 0), *idx = json_array_get(pk, 1);
@@ -331,7 +347,8 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
             uint64_t tw;
             OPT_TRY(opt_get_u64(r, o, "storing", where, &tw));
             const opt_fused *t = tw >= 1 && tw <= i ? opt_plan_fused(r->p, (size_t)tw - 1) : NULL;
-            if (f.keep_store || !t || !t->keep_store || t->launches != f.launches || strcmp(t->producer, f.producer) ||
+            if (f.keep_store || !t || !t->keep_store || t->launches != f.launches || t->gather != f.gather ||
+                (f.gather && memcmp(t->into, f.into, f.launches - 1)) || strcmp(t->producer, f.producer) ||
                 strcmp(t->consumer, f.consumer) || memcmp(t->program, f.program, sizeof f.program))
                 return opt_bad(r, OPT_ERR_PLAN, where,
                                "storing: a kernel that does not store names an earlier one of the same pair that does");

@@ -208,6 +208,12 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                 rc = -1;
             if (o && z->launches > 2 && json_object_set_new(o, "launches", opt_u64(z->launches)))
                 rc = -1;
+            json_t *into = o && z->gather ? json_array() : NULL;
+            for (unsigned k = 0; into && k + 1 < z->launches; k++)
+                if (json_array_append_new(into, opt_u64(z->into[k])))
+                    rc = -1;
+            if (into && json_object_set_new(o, "into", into))
+                rc = -1;
             rc |= opt_put(f, o);
         }
         fputs(p->nfz ? "\n]" : "]", f);

@@ -35,7 +35,7 @@ while read -r app args kinds pairs chain; do
         for f in d['fused_kernels'] if 'storing' in f) and any('storing' in f for f in d['fused_kernels'])")" = True ] ||
         fail "$app: storing twins: $(j "$TMP/$app.plan" "[(f['name'], f.get('storing')) for f in d['fused_kernels']]")"
 done <<'EOF2'
-sobel --size=256_--iters=3 sobel_gy>sobel_magnitude 3 2
+sobel --size=256_--iters=3 sobel_gx>sobel_magnitude 3 3
 geomatrix --size=128_--iters=2 mul>pow_scalar 2 8
 exposure --size=128_--iters=2 well_exposed>weight 6 2
 EOF2
@@ -60,25 +60,40 @@ PY
 "$CLRR" plan show "$TMP/geomatrix.plan" | grep -q "^ *__clrr_fused_2: a chain of 8 launches, mul first, pow_scalar last, 25 parameters, no intermediate stored; a live run that needs them uses __clrr_fused_1" ||
     fail "plan show: no chain: $("$CLRR" plan show "$TMP/geomatrix.plan" | grep '^fused')"
 
-# the generated kernel: the producer's store is gone; the consumer loads gy
-# only where the producer did not store (guards), never otherwise
-# (and its storing twin, __clrr_fused_1, still stores it)
+# sobel's gx and gy share their input and both feed the magnitude: one
+# gather of 3 launches (gx -> magnitude, gy -> magnitude), and plan show
+# says so
+"$CLRR" plan show "$TMP/sobel.plan" | grep -q "^ *__clrr_fused_2: a gather of 3 launches (0>2 1>2), sobel_gx first, sobel_magnitude last, 11 parameters, no intermediate stored; a live run that needs them uses __clrr_fused_1" ||
+    fail "plan show: no gather: $("$CLRR" plan show "$TMP/sobel.plan" | grep -A1 '^fused')"
+[ "$(j "$TMP/sobel.plan" "[f.get('into') for f in d['fused_kernels']]")" = "[[2, 2], [2, 2]]" ] ||
+    fail "sobel's gather: into $(j "$TMP/sobel.plan" "[f.get('into') for f in d['fused_kernels']]")"
+[ "$(j "$TMP/geomatrix.plan" "[f.get('into') for f in d['fused_kernels']]")" = "[None, None]" ] ||
+    fail "geomatrix's chain names into"
+
+# the generated kernel: the producers' stores are gone; the consumer loads
+# gx and gy only where their producer did not store (guards), never
+# otherwise (and its storing twin, __clrr_fused_1, still stores both)
 j "$TMP/sobel.plan" "[f['source'] for f in d['fused_kernels'] if not f['keep_store']][0]" >"$TMP/fused.cl"
 j "$TMP/sobel.plan" "[f['source'] for f in d['fused_kernels'] if f['keep_store']][0]" >"$TMP/twin.cl"
 python3 - "$TMP/twin.cl" <<'PY' || fail "sobel's storing twin: $(tail -20 "$TMP/twin.cl")"
 import re, sys
 src = open(sys.argv[1]).read()
-body = src[src.index("__kernel void __clrr_fused_1"):]
-assert re.search(r"gy\[[^]]*\]\s*=[^=]", body), "the storing twin does not store gy"
+body = src[src.index("__kernel void __clrr_fused_1("):]
+for b in ("gx", "gy"):
+    assert re.search(b + r"\[[^]]*\]\s*=[^=]", body), "the storing twin does not store " + b
 PY
 python3 - "$TMP/fused.cl" <<'PY' || fail "sobel's fused kernel: $(tail -20 "$TMP/fused.cl")"
 import re, sys
 src = open(sys.argv[1]).read()
-body = src[src.index("__kernel void __clrr_fused_2"):]
-assert not re.search(r"gy\[[^]]*\]\s*=[^=]", body), "the fused kernel still stores gy"
-loads = [m.start() for m in re.finditer(r"\bc_gy\[", body)]
-assert loads and all(body[:i].endswith("__clrr_stored ? __clrr_v : ") for i in loads), "gy is loaded unguarded"
-assert "__clrr_v = down - up" in body
+body = src[src.index("__kernel void __clrr_fused_2("):]
+for b in ("gx", "gy"):
+    assert not re.search(b + r"\[[^]]*\]\s*=[^=]", body), "the fused kernel still stores " + b
+    loads = [m.start() for m in re.finditer(r"\b\w*_" + b + r"\[", body)]
+    assert loads and all(re.search(r"__clrr_stored\d* \? __clrr_v\d* : $", body[:i]) for i in loads), \
+        b + " is loaded unguarded"
+assert re.search(r"__clrr_v\d* = down - up", body) and re.search(r"__clrr_v\d* = right - left", body)
+# the bodies run in command order: gx's, gy's, then the magnitude's
+assert body.index("right - left") < body.index("down - up") < body.index("sqrt(")
 PY
 
 # another run of sobel, other data, same shapes: the plan applies and verifies
@@ -100,8 +115,8 @@ PY
 [ "$(j "$TMP/t.json" "[(k['name'], k['launches']) for k in d['kernels_timing'] if k['name'].startswith('__clrr')]")" \
     = "[('__clrr_fused_2', 3)]" ] || fail "--timing: $(j "$TMP/t.json" "d['kernels_timing']")"
 # plan show names the twin
-"$CLRR" plan show "$TMP/sobel.plan" | grep -q "__clrr_fused_2: .*no longer stored; a live run that needs it uses __clrr_fused_1" ||
-    fail "plan show: no storing twin: $("$CLRR" plan show "$TMP/sobel.plan" | grep -A1 '^fused')"
+"$CLRR" plan show "$TMP/exposure.plan" | grep -q "__clrr_fused_2: .*no longer stored; a live run that needs it uses __clrr_fused_1" ||
+    fail "plan show: no storing twin: $("$CLRR" plan show "$TMP/exposure.plan" | grep -A1 '^fused')"
 # --no-fuse leaves the pass out
 "$CLRR" optimize "$TMP/sobel.clrr" -o "$TMP/nf.plan" --no-fuse --json >"$TMP/nf.json" || fail "--no-fuse"
 [ "$(j "$TMP/nf.plan" "len(d['fused_kernels'])")" = 0 ] || fail "--no-fuse still fused"
@@ -119,7 +134,7 @@ PY
         fail "$1: exit $rc: $(cat "$TMP/err")"
 }
 bad fid "d['transformations'][0]['fused'] = 9" "fused: no fused kernel 9"
-bad param "d['fused_kernels'][0]['params'][0] = [2, 0]" "params\[0\]"
+bad param "d['fused_kernels'][0]['params'][0] = [0, 300]" "params\[0\]"
 bad name "d['fused_kernels'][0]['name'] = 'a b'" "identifiers"
 bad act "d['transformations'][0]['action'] = 'drop'" "'drop' is not an action of pass 'fuse'"
 bad pass "d['transformations'][0]['pass'] = 'dead'; d['passes'][0]['transformations'] += 1; d['passes'][2]['transformations'] -= 1" "not an action of pass"
@@ -127,7 +142,10 @@ bad nosrc "del d['fused_kernels'][0]['source']" "source"
 bad twin "d['fused_kernels'][1]['storing'] = 2" "storing: a kernel that does not store names an earlier one"
 bad twin2 "d['fused_kernels'][0]['storing'] = 1" "storing"
 bad chain1 "d['fused_kernels'][1]['launches'] = 1" "launches: 1, expected 2..16"
-bad chain3 "d['fused_kernels'][1]['params'][0] = [3, 0]; d['fused_kernels'][1]['launches'] = 3; del d['fused_kernels'][1]['storing']" "params\[0\]: expected \[FROM, INDEX\], FROM 0 (the first launch) to 2"
+bad chain3 "d['fused_kernels'][1]['params'][0] = [3, 0]; del d['fused_kernels'][1]['storing']" "params\[0\]: expected \[FROM, INDEX\], FROM 0 (the first launch) to 2"
+bad into1 "d['fused_kernels'][1]['into'] = [2, 1]" "into\[1\]: expected a later launch, 2 to 2"
+bad into2 "d['fused_kernels'][1]['into'] = [2]" "into: 1 entries, expected launches - 1 = 2"
+bad into3 "d['fused_kernels'][1]['into'] = [1, 2]" "storing: a kernel that does not store names an earlier one"
 # a fused kernel that does not build here: its pairs run as recorded, verified,
 # and the summary says which kernel and why
 python3 - "$TMP/sobel.plan" "$TMP/nb.plan" <<'PY'
@@ -138,5 +156,5 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 "$CLRR" replay --json "$TMP/sobel.clrr" --plan "$TMP/nb.plan" >"$TMP/nb.json" 2>/dev/null || fail "an unbuildable fused kernel fails the replay"
 [ "$(j "$TMP/nb.json" "(d['ok'], d['plan']['fused'], d['plan']['unheld'], d['plan']['unbuilt'].startswith('__clrr_fused_2: building it failed'))")" \
-    = "(True, 0, 3, True)" ] || fail "unbuildable fused kernel: $(j "$TMP/nb.json" "d['plan']")"
-echo "ok: sobel, geomatrix (one chain) and exposure fused and verified; other data fuses, other shapes fall back; bad plans refused"
+    = "(True, 0, 6, True)" ] || fail "unbuildable fused kernel: $(j "$TMP/nb.json" "d['plan']")"
+echo "ok: sobel (one gather), geomatrix (one chain) and exposure fused and verified; other data fuses, other shapes fall back; bad plans refused"

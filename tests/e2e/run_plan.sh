@@ -64,6 +64,11 @@ EOF
 [ "$(j "$TMP/geomatrix.r.json" "(d['fused_blank_params'], d['deferred'], d['ran_after_all'], d['never_ran'], d['fell_back'])")" \
     = "(14, 14, 0, 14, 0)" ] || fail "geomatrix's chain: $(j "$TMP/geomatrix.r.json" d)"
 
+# sobel's gather: the fused launch passes the blank buffer for both gx
+# (written two launches before the magnitude) and gy
+[ "$(j "$TMP/sobel.r.json" "(d['fused_blank_params'], d['fused_launches'])")" = "(2, 1)" ] ||
+    fail "sobel's gather: $(j "$TMP/sobel.r.json" d)"
+
 # kernel arguments as the recording stored them (tests/progs/kargs.c): an
 # 80-byte struct (its hash) in the pair fused every iteration, a __local
 # argument (nil) in the dead launch deferred every iteration, and a failed
@@ -78,18 +83,19 @@ grep -q "^kargs: ok iters=3" "$TMP/kargs.out" || fail "kargs with the plan: $(ca
 [ "$(j "$TMP/kargs.json" "(d['fused_launches'], d['never_ran'], d['unmatched'])")" = "(3, 3, 0)" ] ||
     fail "kargs: $(j "$TMP/kargs.json" d) (expected 3 fused pairs and 3 dead launches never run)"
 
-# sobel over 4 iterations: the first gy launch is deferred (the fused kernel
-# does not store gy) and runs after all when the next image overwrites its
-# input; from then on the pairs run as the storing twin, each still fused
+# sobel over 4 iterations: the first gx and gy launches are deferred (the
+# fused kernel stores neither) and run after all when the next image
+# overwrites their input; from then on the gathers run as the storing twin,
+# each still fused
 "$CLRR" record -o "$TMP/s4.clrr" -- "$APPS/sobel" --size 256 --iters 4 --quiet || fail "recording sobel --iters 4"
 "$CLRR" optimize "$TMP/s4.clrr" -o "$TMP/s4.plan" >/dev/null || fail "optimize sobel --iters 4"
 run --plan "$TMP/s4.plan" --report "$TMP/s4.json" -- "$APPS/sobel" --size 256 --iters 4 >"$TMP/s4.out" 2>"$TMP/s4.err" ||
     fail "sobel --iters 4 with the plan: $(cat "$TMP/s4.err")"
 grep -q "^sobel: ok" "$TMP/s4.out" || fail "sobel --iters 4: $(cat "$TMP/s4.out")"
 [ "$(j "$TMP/s4.json" "(d['fused_launches'], d['deferred'], d['ran_after_all'], d['fell_back'], d['data_hashed'])")" \
-    = "(4, 1, 1, 1, False)" ] || fail "sobel --iters 4: $(j "$TMP/s4.json" d)"
-# gy was written by the first pair's producer: only the first fused launch
-# may take a blank buffer for it
+    = "(4, 2, 2, 2, False)" ] || fail "sobel --iters 4: $(j "$TMP/s4.json" d)"
+# gx and gy were written by the first gather's producers: only the first
+# fused launch may take blank buffers for them (one, for both)
 [ "$(j "$TMP/s4.json" "d['fused_blank']")" = 1 ] || fail "sobel --iters 4: blank intermediates: $(j "$TMP/s4.json" d)"
 grep -q "^clrr run: .* ms building fused kernels, .* ms matching calls" "$TMP/s4.err" ||
     fail "sobel --iters 4: no time summary: $(cat "$TMP/s4.err")"

@@ -781,6 +781,131 @@ static void test_fuse_chain(void)
     unlink(b.path);
 }
 
+/* Gathers (plan 1.6): gx and gy both read a and each write one
+ * intermediate that c reads at the same element; neither reads what the
+ * other writes. The three launches become one kernel (gx's, gy's, then c's
+ * body), into = {2, 2}, parameters traced back to each launch; the matcher
+ * answers hold, link, fuse. When gx's output is read later, only the pair
+ * gy -> c fuses. */
+static const char *gsrc =
+    "__kernel void gx(__global const float *a, __global float *g) { size_t i = get_global_id(0); g[i] = a[i] - 1.0f; }\n"
+    "__kernel void gy(__global const float *a, __global float *g) { size_t i = get_global_id(0); g[i] = a[i] + 1.0f; }\n"
+    "__kernel void c(__global const float *x, __global const float *y, __global float *o) "
+    "{ size_t i = get_global_id(0); o[i] = x[i] * y[i]; }\n"
+    "__kernel void gyo(__global const float *a, __global const float *x, __global float *g) "
+    "{ size_t i = get_global_id(0); g[i] = a[i] + x[i + 1]; }\n";
+
+static void test_fuse_gather(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 8192, NULL), g1 = tb_buffer(&b, 1, 8192, NULL),
+             g2 = tb_buffer(&b, 1, 8192, NULL), o = tb_buffer(&b, 1, 8192, NULL);
+    uint64_t prog = tb_program(&b, gsrc);
+    uint64_t kx = tb_kernel(&b, prog, "gx"), ky = tb_kernel(&b, prog, "gy"), kc = tb_kernel(&b, prog, "c");
+    uint64_t s[9];
+    for (int it = 0; it < 3; it++) {
+        tb_write(&b, q, a, 0, 4096, X);
+        s[3 * it] = tb_launch(&b, q, kx, (uint64_t[]){a, g1}, 2, 1024);
+        s[3 * it + 1] = tb_launch(&b, q, ky, (uint64_t[]){a, g2}, 2, 1024);
+        s[3 * it + 2] = tb_launch(&b, q, kc, (uint64_t[]){g1, g2, o}, 3, 1024);
+        tb_read(&b, q, o, 0, 4096, X);
+    }
+    tb_read(&b, q, g1, 0, 4096, X);   /* the last gx's output is read: no gather there */
+    tb_close(&b);
+    opt_plan *p = optimize(&b, 1u << F);
+    if (opt_plan_kernel_count(p) < 3) {
+        fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
+        CU_ASSERT(opt_plan_xform_count(p) == 0);
+    } else {
+        CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], s[4], s[5], s[7], s[8], 0},
+                              (opt_pass[]){F, F, F, F, F, F, F, F}));
+        static const uint8_t acts[] = {OPT_ACT_HOLD, OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD,
+                                       OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD, OPT_ACT_FUSE};
+        for (size_t i = 0; i < 8; i++)
+            CU_ASSERT(opt_plan_xform(p, i)->action == acts[i]);
+        const opt_fused *z = opt_plan_fused(p, opt_plan_xform(p, 0)->fused - 1);
+        const opt_fused *w = opt_plan_fused(p, opt_plan_xform(p, 7)->fused - 1);
+        CU_ASSERT_FATAL(z && w);
+        CU_ASSERT(z->launches == 3 && z->gather && z->into[0] == 2 && z->into[1] == 2 && !z->keep_store &&
+                  !strcmp(z->producer, "gx") && !strcmp(z->consumer, "c"));
+        const opt_fused *zt = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;   /* its storing twin */
+        CU_ASSERT(zt && zt->launches == 3 && zt->gather && zt->keep_store);
+        CU_ASSERT(w->launches == 2 && !w->gather && !strcmp(w->producer, "gy") && !strcmp(w->consumer, "c"));
+        /* gx's a, gy's a, c's o; the stores are unconditional: no
+         * intermediate is a parameter */
+        static const uint8_t want[][2] = {{0, 0}, {1, 0}, {2, 2}};
+        unsigned seen = 0;
+        CU_ASSERT(z->nparams == 3);
+        for (unsigned i = 0; i < z->nparams; i++)
+            for (unsigned k = 0; k < 3; k++)
+                seen |= (z->params[i][0] == want[k][0] && z->params[i][1] == want[k][1]) << k;
+        CU_ASSERT(seen == 7);
+        /* the bodies in command order */
+        char head[80];
+        snprintf(head, sizeof head, "void %s(", z->name);   /* not a step's kernel */
+        const char *body = strstr(z->source, head);
+        CU_ASSERT_FATAL(body != NULL);
+        const char *px = strstr(body, "- 1.0f"), *py = strstr(body, "+ 1.0f"), *pc = strstr(body, "* (");
+        CU_ASSERT(px && py && px < py && (!pc || py < pc));
+        /* the matcher: hold, link, fuse, twice; then hold, fuse */
+        opt_exec *x = NULL;
+        char err[256];
+        CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
+        tf_reader *r = NULL;
+        CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
+        tf_item it;
+        char got[16] = "";
+        size_t ng = 0;
+        while (tf_reader_next(r, &it) == TF_OK) {
+            char l = fuse_letter(opt_exec_item(x, &it));
+            if (l && ng + 1 < sizeof got)
+                got[ng++] = l;
+        }
+        CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
+        opt_exec_stats st;
+        opt_exec_get_stats(x, &st);
+        CU_ASSERT(st.fusions == 3 && st.applied == 8 && st.fell_back == 0);
+        tf_reader_close(r);
+        opt_exec_close(x);
+        /* live: the first gather's gx and gy are kept, and run after all
+         * when the next write overwrites a; then the twin, every time */
+        live_seen ls = {0};
+        live_run(p, b.path, &ls);
+        CU_ASSERT_STRING_EQUAL(ls.got, "hlfhlfhf");
+        CU_ASSERT(ls.nused == 3 && ls.used[0] == z && ls.used[1] == zt && ls.keep[0] == 3);
+    }
+    opt_plan_free(p);
+    unlink(b.path);
+
+    /* gyo also reads gx's output (another element: no pair with gx): gx
+     * cannot join, only gyo -> c fuses */
+    tb_open(&b);
+    q = tb_queue(&b);
+    a = tb_buffer(&b, 1, 8192, NULL);
+    g1 = tb_buffer(&b, 1, 8192, NULL);
+    g2 = tb_buffer(&b, 1, 8192, NULL);
+    o = tb_buffer(&b, 1, 8192, NULL);
+    prog = tb_program(&b, gsrc);
+    kx = tb_kernel(&b, prog, "gx");
+    uint64_t ko = tb_kernel(&b, prog, "gyo");
+    kc = tb_kernel(&b, prog, "c");
+    tb_write(&b, q, a, 0, 4096, X);
+    tb_launch(&b, q, kx, (uint64_t[]){a, g1}, 2, 1024);
+    s[0] = tb_launch(&b, q, ko, (uint64_t[]){a, g1, g2}, 3, 1024);
+    s[1] = tb_launch(&b, q, kc, (uint64_t[]){g1, g2, o}, 3, 1024);
+    tb_read(&b, q, o, 0, 4096, X);
+    tb_close(&b);
+    p = optimize(&b, 1u << F);
+    if (opt_plan_kernel_count(p) >= 3) {
+        CU_ASSERT(drops(p, (uint64_t[]){s[0], s[1], 0}, (opt_pass[]){F, F}));
+        const opt_fused *z = opt_plan_fused(p, opt_plan_fused_count(p) - 1);
+        CU_ASSERT(z && z->launches == 2 && !z->gather && !strcmp(z->producer, "gyo"));
+    }
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */
 static uint64_t run_exec(const opt_plan *p, const char *path, uint64_t *fb, int *same)
 {
@@ -886,6 +1011,7 @@ int main(void)
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);
+    CU_add_test(s, "fuse: two producers of one consumer are one gather; a read of one output ends it", test_fuse_gather);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

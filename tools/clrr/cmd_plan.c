@@ -65,11 +65,18 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         for (const char *c = z->source; *c; c++)
             lines += *c == '\n';
         const opt_fused *twin = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;
-        if (z->launches > 2)
-            printf("%s %s: a chain of %u launches, %s first, %s last, %u parameters, %s%s%s (program of %u lines)\n",
-                   i ? "         " : "fused    ", z->name, z->launches, z->producer, z->consumer, z->nparams,
+        if (z->launches > 2) {
+            char shape[3 * OPT_CHAIN_MAX + 16] = "";   /* a gather: which launch feeds which */
+            for (unsigned k = 0, n = 0; z->gather && k + 1 < z->launches && n < sizeof shape; k++)
+                n += (unsigned)snprintf(shape + n, sizeof shape - n, "%s%u>%u", k ? " " : " (", k, z->into[k]);
+            if (z->gather)
+                strncat(shape, ")", sizeof shape - strlen(shape) - 1);
+            printf("%s %s: a %s of %u launches%s, %s first, %s last, %u parameters, %s%s%s (program of %u lines)\n",
+                   i ? "         " : "fused    ", z->name, z->gather ? "gather" : "chain", z->launches, shape,
+                   z->producer, z->consumer, z->nparams,
                    z->keep_store ? "every intermediate stored" : "no intermediate stored",
                    twin ? "; a live run that needs them uses " : "", twin ? twin->name : "", lines);
+        }
         else
             printf("%s %s: %s then %s, %u parameters, %s%s%s (program of %u lines)\n", i ? "         " : "fused    ",
                    z->name, z->producer, z->consumer, z->nparams,
