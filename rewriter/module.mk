@@ -1,6 +1,6 @@
 # rewriter/: OpenCL C source rewriting with the libclang C API (public
-# header rewriter/rw.h; rewriter/README.md): vertical kernel fusion and
-# partition-ready kernels.
+# header rewriter/rw.h; rewriter/README.md): vertical kernel fusion,
+# partition-ready kernels and specialized kernels.
 # Archived in librw.a; whatever links it links libclang (RW_LIBS). The
 # parse finds OpenCL's default header in clang's resource directory, which
 # libclang (installed apart from it on Debian) does not find by itself.
@@ -25,7 +25,7 @@ ALL_TARGETS += $(RW_LIB)
 RW_SO := $(B)/lib/libclrr-rw.so
 RW_SO_MAP := $(B)/gen/rw.map
 $(RW_SO_MAP): rewriter/module.mk | $(B)/gen/.stamp
-	echo '{ global: rw_fuse; rw_fuse_free; rw_partition; rw_partition_free; rw_strerror; local: *; };' > $@
+	echo '{ global: rw_fuse; rw_fuse_free; rw_partition; rw_partition_free; rw_specialize; rw_specialize_free; rw_strerror; local: *; };' > $@
 $(RW_SO): $(call objs,$(RW_SRCS)) $(RW_SO_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -Wl,--version-script=$(RW_SO_MAP) $(RW_LIBS)
@@ -63,3 +63,12 @@ $(B)/obj/tests/unit/test_rw_part.o: $(B)/gen/apps/vecadd_cl.h $(B)/gen/apps/nbod
 $(RWP_RUN): $(call objs,tests/rw/rwp_run.c)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL
+
+# Unit test of specialized kernels: the workload kernels and inline ones
+# (every integer type, float, double), each run on the OpenCL driver as
+# written and specialized with the same arguments, every buffer compared
+# (rwp-run, one launch each); then every refusal.
+UNIT_LIBS_test_rw_spec := $(RWP_OBJS) $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
+$(B)/tests/test_rw_spec: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
+$(B)/obj/tests/unit/test_rw_spec.o: $(B)/gen/apps/nbody_cl.h $(B)/gen/apps/matmul_cl.h \
+    $(B)/gen/apps/histogram_cl.h $(B)/gen/apps/vecadd_cl.h

@@ -1,6 +1,6 @@
 /* rw.h — OpenCL C source rewriting with Clang (the libclang C API).
  *
- * Two rewrites. Vertical fusion of a producer kernel P and a consumer
+ * Three rewrites. Vertical fusion of a producer kernel P and a consumer
  * kernel C that run back to back with the same launch shape, where each C
  * work-item reads from an intermediate buffer B only the element that the
  * same P work-item writes, when it writes it (the caller proves that; see
@@ -42,6 +42,11 @@
  * get_group_id and get_global_linear_id return what the full launch would
  * have returned. K's body is copied as written; macros defined just
  * before the copy send those calls to helper functions.
+ *
+ * And a specialized copy of a kernel K (rw_specialize): the same
+ * parameters, some scalar ones turned into compile-time constants
+ * declared at the top of the body, for launches that always pass those
+ * values.
  *
  * Error convention: functions returning rw_status return RW_OK (0) or a
  * negative RW_ERR_*; with (err, err_cap) they write a one-line reason.
@@ -175,6 +180,62 @@ rw_status rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size
 /*! rw_partition_free() : releases what rw_partition() put in *out and
  *  empties it; accepts NULL and an empty *out. */
 void rw_partition_free(rw_part_out *out);
+
+/* ------------------------------------------------- specialized kernels */
+
+/* The most parameters one specialization turns into constants. */
+#define RW_MAX_CONSTS 16
+
+/* A scalar parameter's value, as the launches set it. */
+typedef struct rw_const {
+    unsigned index;           /* the parameter: a scalar of an integer type, float or double */
+    unsigned size;            /* bytes in value: the parameter type's size (1, 2, 4 or 8) */
+    unsigned char value[8];   /* the argument's bytes, as clSetKernelArg passed them (little-endian) */
+} rw_const;
+
+/* A specialization request. Every pointer is borrowed for the duration of the call. */
+typedef struct rw_spec_req {
+    const char *source;       /* the whole program source, as rw_fuse_req's */
+    size_t len;               /* its length in bytes (no terminating NUL needed) */
+    const char *options;      /* the program's build options, or NULL (as rw_fuse_req's) */
+    const char *kernel;       /* K: the kernel to specialize */
+    const char *name;         /* the new kernel's name: an identifier not used in the program */
+    unsigned nconsts;         /* 1..RW_MAX_CONSTS, distinct indices */
+    const rw_const *consts;
+} rw_spec_req;
+
+/* A program with a specialized kernel. */
+typedef struct rw_spec_out {
+    char *source;             /* malloc'd: the original source, then the new kernel */
+    size_t len;               /* its length (a NUL follows it) */
+    unsigned nparams;         /* K's parameter count, which the new kernel keeps */
+} rw_spec_out;
+
+/*! rw_specialize() : appends to a copy of req->source the kernel req->name:
+ *  K's attributes, K's parameters (same order and types, so a launch's
+ *  arguments apply as they are; each specialized one renamed so that
+ *  nothing uses it), and a body that first declares each specialized
+ *  parameter's name as a local of its type initialized with the exact
+ *  value (integers as literals of the type, float and double through
+ *  as_float/as_double of their bits), then the rest of K's body as
+ *  written (the locals open K's own block, where __local variables may
+ *  stay): the
+ *  compiler sees compile-time constants where K saw arguments (loop trip
+ *  counts, branch conditions). Build the result with the program's own
+ *  options. On success *out owns a malloc'd source (release it with
+ *  rw_specialize_free()). On failure *out is empty and err (capacity cap,
+ *  may be NULL when cap is 0) holds one line: the first parse error, or
+ *  why K cannot be specialized this way ("parameter 2 (n) of nbody is a
+ *  pointer", "parameter 3 is 4 bytes, the value 8", ...). Thread-safety:
+ *  as rw_fuse().
+ *  @return RW_OK, RW_ERR_PARSE, RW_ERR_REFUSED, RW_ERR_ARG (NULL or
+ *  incomplete request, name not an identifier, no or too many constants,
+ *  an index twice), RW_ERR_NOMEM or RW_ERR_INTERNAL. */
+rw_status rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, size_t cap);
+
+/*! rw_specialize_free() : releases what rw_specialize() put in *out and
+ *  empties it; accepts NULL and an empty *out. */
+void rw_specialize_free(rw_spec_out *out);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,22 @@ static const rw_macro *rw_macro_at(const rw_tu *t, size_t start)
     return lo < t->nmx && t->mx[lo].start == start ? &t->mx[lo] : NULL;
 }
 
+/* 1 when the expansion at @p off uses a macro that a system header
+ * defines: the compiler's own spelling of a builtin the generated text
+ * calls (as_float is a macro of clang's default header), not one of the
+ * program's (-D or #define). */
+static int rw_system_macro(const rw_tu *t, size_t off)
+{
+    CXCursor c = clang_getCursor(t->tu, clang_getLocationForOffset(t->tu, t->file, (unsigned)off));
+    CXCursor def;
+
+    if (clang_getCursorKind(c) != CXCursor_MacroExpansion)
+        return 0;
+    def = clang_getCursorReferenced(c);
+    return !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_MacroDefinition &&
+           clang_Location_isInSystemHeader(clang_getCursorLocation(def));
+}
+
 /* 1 when @p name is one of the NULL-terminated @p set (NULL: none). */
 static int rw_in_list(const char *name, const char *const *set)
 {
@@ -57,9 +73,12 @@ static rw_status rw_check_macros(const rw_check_req *r, const rw_tu *t, char *er
         const rw_macro *m = &t->mx[i], *om;
         if (m->start < r->gen_off)
             continue;
-        if (rw_orig_off(segs, m->start, &o) < 0)
+        if (rw_orig_off(segs, m->start, &o) < 0) {
+            if (rw_system_macro(t, m->start))
+                continue;   /* the generated text's own call of a builtin */
             return rw_fail(err, cap, RW_ERR_REFUSED,
                            "a name the rewriter generated is a macro (%s)", m->name);
+        }
         om = rw_macro_at(orig, o);
         if (!om && rw_in_list(m->name, r->redirected))
             continue;   /* a builtin the generated text redirects (the program defines none) */

@@ -46,6 +46,7 @@ static void rwp_arg_word(rwp_argv *a, const rwp_arg *x)
         memcpy(&bits, &x->f, sizeof bits);
         rwp_word(a, "f%08x", bits);
         break;
+    case RWP_RAW: rwp_word(a, "x%zu:%llx", x->n, (unsigned long long)x->i); break;
     default: rwp_word(a, "?"); break;
     }
 }

@@ -17,12 +17,14 @@
 #define RWP_MAX_ARGS 24
 #define RWP_MAX_PARTS 16
 
-/* A kernel argument: a buffer of the case, __local memory, or a scalar. */
-enum { RWP_BUF = 1, RWP_LOCAL, RWP_INT, RWP_UINT, RWP_ULONG, RWP_FLOAT };
+/* A kernel argument: a buffer of the case, __local memory, or a scalar
+ * (RWP_RAW: any scalar of n bytes, 1 to 8, the low n bytes of i as
+ * little-endian bytes: char, short, long, double, ...). */
+enum { RWP_BUF = 1, RWP_LOCAL, RWP_INT, RWP_UINT, RWP_ULONG, RWP_FLOAT, RWP_RAW };
 typedef struct rwp_arg {
     int kind;
-    size_t n;                  /* RWP_BUF: index into rwp_case.bufs; RWP_LOCAL: bytes */
-    long long i;               /* RWP_INT, RWP_UINT, RWP_ULONG */
+    size_t n;                  /* RWP_BUF: index into rwp_case.bufs; RWP_LOCAL, RWP_RAW: bytes */
+    long long i;               /* RWP_INT, RWP_UINT, RWP_ULONG; RWP_RAW: the bits */
     float f;                   /* RWP_FLOAT */
 } rwp_arg;
 

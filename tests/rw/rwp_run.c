@@ -9,8 +9,9 @@
  *
  * BUF is f32:BYTES or i32:BYTES (random floats in [0, 1), ints in
  * [0, 1000)); ARG is bN (buffer N), iV (int), uV (uint), lV (ulong),
- * fX (a float's bits in hex) or sN (N bytes of __local memory); O: the
- * global offset; L0 = 0: no local size, the driver picks it.
+ * fX (a float's bits in hex), sN (N bytes of __local memory) or xN:X
+ * (a scalar of N bytes, 1 to 8: the low N bytes of hex X, little-endian);
+ * O: the global offset; L0 = 0: no local size, the driver picks it.
  * Exit status 0, 2 usage, 3 OpenCL failure (one line on stderr).
  * It links only OpenCL: PoCL's LLVM must not meet libclang's. */
 #include <CL/cl.h>
@@ -111,6 +112,19 @@ static int set_arg(cl_kernel k, cl_uint i, const char *a, const cl_mem *mems, un
         cl_float x;
         memcpy(&x, &bits, sizeof x);
         e = clSetKernelArg(k, i, sizeof x, &x);
+        break;
+    }
+    case 'x': {
+        char *colon;
+        size_t n = (size_t)strtoul(v, &colon, 10), b;
+        unsigned long long bits;
+        unsigned char x[8];
+        if (n < 1 || n > 8 || *colon != ':')
+            return -1;
+        bits = strtoull(colon + 1, NULL, 16);
+        for (b = 0; b < n; b++)
+            x[b] = (unsigned char)(bits >> (8 * b));
+        e = clSetKernelArg(k, i, n, x);
         break;
     }
     default:
