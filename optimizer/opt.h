@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 6
+#define OPT_PLAN_MINOR 7
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -67,13 +67,16 @@ typedef enum opt_pass {
     OPT_PASS_FUSE = 2,        /* vertical fusion of producer -> consumer launches (1.1) */
     OPT_PASS_SPLIT = 3,       /* one launch split over several devices (1.4; runs only when
                                  opt_options.split names the devices) */
+    OPT_PASS_SPECIALIZE = 4,  /* scalar arguments constant across the recording that bound
+                                 loops become compile-time constants (1.7) */
     OPT_PASS_COUNT
 } opt_pass;
 
 /* "all": the passes that need no option (split is asked for with its devices). */
-#define OPT_PASSES_ALL ((1u << OPT_PASS_SPLIT) - 1)
+#define OPT_PASSES_ALL (((1u << OPT_PASS_SPLIT) - 1) | 1u << OPT_PASS_SPECIALIZE)
 
-/*! opt_pass_name() : "dead", "redundant", "fuse", "split" (static); NULL when out of range. */
+/*! opt_pass_name() : "dead", "redundant", "fuse", "split", "specialize"
+ *  (static); NULL when out of range. */
 const char *opt_pass_name(opt_pass p);
 
 /*! opt_passes_parse() : a comma-separated list of pass names, "all" or
@@ -102,9 +105,9 @@ typedef struct opt_plan opt_plan;
  * recorded if that does not come); fuse: the consumer launch runs the
  * fused kernel instead, with the held launch's arguments and its own. */
 typedef enum opt_action { OPT_ACT_DROP = 0, OPT_ACT_HOLD = 1, OPT_ACT_FUSE = 2, OPT_ACT_SPLIT = 3,
-                          OPT_ACT_COUNT } opt_action;
+                          OPT_ACT_SPECIALIZE = 4, OPT_ACT_COUNT } opt_action;
 
-/*! opt_action_name() : "drop", "hold", "fuse", "split" (static). */
+/*! opt_action_name() : "drop", "hold", "fuse", "split", "specialize" (static). */
 const char *opt_action_name(opt_action a);
 
 typedef struct opt_xform {
@@ -123,6 +126,7 @@ typedef struct opt_xform {
     const char *reason;       /* one line: why it is safe */
     uint32_t fused;           /* hold, fuse: the fused kernel's id (1, 2, ...), else 0 */
     uint32_t split;           /* split (1.4): the split's id (1, 2, ...), else 0 */
+    uint32_t spec;            /* specialize (1.7): the specialization's id (1, 2, ...), else 0 */
 } opt_xform;
 
 /* The most launches one fused kernel does (a chain, plan 1.5). */
@@ -154,6 +158,39 @@ typedef struct opt_fused {
                                * stores the buffer (0: none), for live runs that
                                * read it after all (plan 1.2) */
 } opt_fused;
+
+/* The most scalar parameters one specialization makes constant (as rw.h's
+ * RW_MAX_CONSTS). */
+#define OPT_SPEC_MAX_CONSTS 16
+
+/* One constant of a specialization: parameter index, and the argument's
+ * bytes as every launch of the recording set them. */
+typedef struct opt_const {
+    unsigned index;
+    unsigned size;            /* 1, 2, 4 or 8 */
+    uint8_t value[8];
+} opt_const;
+
+/* A specialized kernel (1.7): kernel `kernel` of a program with scalar
+ * parameters consts[] turned into compile-time constants (rewriter/rw.h
+ * rw_specialize): the same parameters, so a launch runs it with its own
+ * arguments. `as` is the same kernel in the shape execution runs fused
+ * kernels in (launches 1, every parameter from the launch itself, id
+ * OPT_SPEC_ID_BASE + id so that caches keyed by id tell it from a fused
+ * kernel). */
+#define OPT_SPEC_ID_BASE 0x100000u
+typedef struct opt_spec {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    const char *name;         /* the specialized kernel's name */
+    const char *kernel;       /* the kernel it specializes */
+    uint8_t program[16];      /* XXH3-128 of the original program source */
+    const char *source;       /* the program to build */
+    const char *options;      /* its build options (the original program's) */
+    unsigned nargs;           /* the kernel's parameters (1..128) */
+    unsigned nconsts;         /* 1..OPT_SPEC_MAX_CONSTS */
+    const opt_const *consts;
+    opt_fused as;
+} opt_spec;
 
 /* A split launch (1.4): the launch runs as parts, each a range of
  * work-groups along one dimension on one device, through a partition-ready
@@ -264,6 +301,10 @@ const opt_kernel_facts *opt_plan_kernel(const opt_plan *p, size_t i);
  *  index from 0 (NULL out of range). */
 size_t opt_plan_fused_count(const opt_plan *p);
 const opt_fused *opt_plan_fused(const opt_plan *p, size_t i);
+/*! opt_plan_spec_count() / opt_plan_spec() : the specializations (1.7);
+ *  by index from 0 (NULL out of range). */
+size_t opt_plan_spec_count(const opt_plan *p);
+const opt_spec *opt_plan_spec(const opt_plan *p, size_t i);
 /*! opt_plan_split_count() / opt_plan_split() : the splits (1.4); by index
  *  from 0 (NULL out of range). */
 size_t opt_plan_split_count(const opt_plan *p);
@@ -341,7 +382,9 @@ typedef struct opt_exec opt_exec;
 #define OPT_HOLD 2            /* a producer launch: keep it (its kernel's arguments as
                                  set now); run it as recorded before any call but
                                  clSetKernelArg, unless the next launch is OPT_FUSE */
-#define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launch */
+#define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launches; a
+                                 specialized kernel (1.7) is a fused kernel of one launch
+                                 (launches 1), answered with none held */
 #define OPT_SPLIT 5           /* run opt_exec_split() instead: the launch in parts */
 #define OPT_LINK 6            /* a launch of a chain (plan 1.5) after the held ones: hold
                                  it too, after them (they do not run first) */
@@ -453,6 +496,7 @@ typedef struct opt_exec_stats {
     uint64_t drops;           /* calls dropped (all loop iterations) */
     uint64_t fusions;         /* fused launches (all loop iterations) */
     uint64_t splits;          /* split launches (all loop iterations) */
+    uint64_t specs;           /* specialized launches (all loop iterations; answered as OPT_FUSE) */
     uint64_t kept;            /* live: calls deferred (dead work, unstored producers) */
     uint64_t forced;          /* ... of which run after all, because something read their results */
     uint64_t freed;           /* ... of which freed unrun (overwritten, released, or at the end) */

@@ -380,6 +380,19 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         opt_exec_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
         return OPT_RUN;
     }
+    if (f->action == OPT_ACT_SPECIALIZE) {
+        /* the launch runs the specialized kernel with its own arguments:
+         * a fused launch of one (the pattern saw to the constants) */
+        const opt_spec *z = opt_plan_spec(x->p, f->spec - 1);
+        if (!z || x->nheld) {
+            opt_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");
+            return OPT_RUN;
+        }
+        x->state[f->id - 1] = OPT_X_APPLIED;
+        x->fused = &z->as;
+        x->specs++;
+        return OPT_FUSE;
+    }
     if (f->action == OPT_ACT_SPLIT) {
         x->state[f->id - 1] = OPT_X_APPLIED;
         x->split = opt_plan_split(x->p, f->split - 1);
@@ -517,6 +530,7 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
     out->drops = x->drops;
     out->fusions = x->fusions;
     out->splits = x->splits;
+    out->specs = x->specs;
     out->kept = x->nkept_total;
     out->forced = x->nforced;
     out->freed = x->nfreed;

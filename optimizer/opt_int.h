@@ -90,6 +90,8 @@ struct opt_plan {
     size_t nfz, capfz;
     opt_split *sp;
     size_t nsp, capsp;
+    opt_spec *sz;
+    size_t nsz, capsz;
 };
 
 #define OPT_PLAN_MAX_FUSED 65536u
@@ -104,6 +106,11 @@ opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id);
 /*! opt_plan_add_split() : appends a copy of @p sp (its id assigned; *id may
  *  be NULL). @return OPT_OK, OPT_ERR_NOMEM or OPT_ERR_LIMIT. */
 opt_status opt_plan_add_split(opt_plan *p, const opt_split *sp, uint32_t *id);
+#define OPT_PLAN_MAX_SPECS 65536u
+/*! opt_plan_add_spec() : appends a copy of @p z (its id and execution view
+ *  `as` assigned; *id may be NULL). @return OPT_OK, OPT_ERR_NOMEM or
+ *  OPT_ERR_LIMIT. */
+opt_status opt_plan_add_spec(opt_plan *p, const opt_spec *z, uint32_t *id);
 /*! opt_split_same() : 1 when @p a and @p b do the same thing (ids aside). */
 int opt_split_same(const opt_split *a, const opt_split *b);
 
@@ -128,6 +135,22 @@ typedef struct ana_model ana_model;
 /*! opt_fuse_find() : every qualifying pair or chain of the model, in trace
  *  order (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
 opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout);
+
+/* The specialize pass's search (opt_spec.c): a kernel object whose
+ * launches (those no other pass took) all set the same bytes for scalar
+ * arguments that bound its loops. */
+typedef struct opt_spec_cand {
+    uint64_t kernel;          /* the kernel object */
+    unsigned nargs;           /* its parameters (the analysis's count) */
+    uint64_t launches;        /* its launches considered */
+    unsigned nconsts;
+    opt_const consts[OPT_SPEC_MAX_CONSTS];
+    char why[320];            /* "n (argument 4) = 0x400 bounds the loop over j" */
+} opt_spec_cand;
+/*! opt_spec_find() : the candidates of @p m, launches that @p taken claims
+ *  left out (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t seq), void *user,
+                         opt_spec_cand **out, size_t *nout);
 
 /* The split pass (opt_split.c): a launch it splits, and the split. */
 typedef struct opt_split_role {
@@ -193,6 +216,8 @@ rw_status opt_rw_fuse(const rw_fuse_req *req, rw_fuse_out *out, char *err, size_
 void opt_rw_fuse_free(rw_fuse_out *out);
 rw_status opt_rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size_t cap);
 void opt_rw_partition_free(rw_part_out *out);
+rw_status opt_rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, size_t cap);
+void opt_rw_specialize_free(rw_spec_out *out);
 
 /*! opt_plan_new() : an empty plan of this build's version. NULL on ENOMEM. */
 opt_plan *opt_plan_new(void);
@@ -425,7 +450,7 @@ struct opt_exec {
     size_t n;
     uint8_t *state;               /* per transformation (index id - 1) */
     int same_trace;
-    uint64_t fp, drops, fusions, splits;
+    uint64_t fp, drops, fusions, splits, specs;
     const opt_xform *held[OPT_CHAIN_MAX];   /* holds whose launches the run keeps, waiting for
                                      their fuse (a pair's producer, or a chain's launches) */
     unsigned nheld;

@@ -48,6 +48,10 @@ typedef struct opt_run {
     char fuse_note[512];      /* the first pair the rewriter refused */
     opt_split_role *sroles;   /* the split pass's launches, by seq */
     size_t nsroles;
+    opt_spec_cand *specs;     /* the specialize pass's kernel objects */
+    uint32_t *spec_ids;       /* ... and the specialization each runs (0: refused) */
+    size_t nspecs;
+    char spec_note[512];      /* the first kernel the rewriter refused */
     char *err;
     size_t err_cap;
 } opt_run;
@@ -118,6 +122,84 @@ static int opt_taken(void *user, uint64_t seq)
 {
     const opt_run *x = user;
     return opt_dead_of(x, seq) || opt_role_of(x, seq);
+}
+
+/* ... and the specialize pass those the split pass took too. */
+static int opt_taken_all(void *user, uint64_t seq)
+{
+    const opt_run *x = user;
+    return opt_taken(user, seq) || opt_srole_of(x, seq);
+}
+
+/* The specialization launch @p c runs, or NULL (*why: its reason). */
+static const opt_spec *opt_spec_of(const opt_run *x, const tf_call *c, const char **why)
+{
+    const ana_cmd *a = opt_cmd_of(x->m, c->seq);
+    for (size_t i = 0; a && a->kind == ANA_CMD_KERNEL && i < x->nspecs; i++)
+        if (x->specs[i].kernel == a->kernel && x->spec_ids[i]) {
+            *why = x->specs[i].why;
+            return opt_plan_spec(x->p, x->spec_ids[i] - 1);
+        }
+    return NULL;
+}
+
+/* The specialize pass, before the stream: per candidate kernel object, the
+ * specialized kernel from the rewriter (one per program, kernel and
+ * constants; those it refuses stay as they are). */
+static opt_status opt_spec_plan(opt_run *x)
+{
+    opt_status st = opt_spec_find(x->m, opt_taken_all, x, &x->specs, &x->nspecs);
+    if (st == OPT_OK && x->nspecs && !(x->spec_ids = calloc(x->nspecs, sizeof *x->spec_ids)))
+        st = OPT_ERR_NOMEM;
+    for (size_t i = 0; st == OPT_OK && i < x->nspecs; i++) {
+        const opt_spec_cand *s = &x->specs[i];
+        const ana_object *k = ana_model_find(x->m, s->kernel);
+        const ana_object *prog = k ? ana_model_find(x->m, k->parent) : NULL;
+        if (!k || !k->name || !prog || !prog->source)
+            continue;
+        tf_blobref h;
+        tf_hash(prog->source, (size_t)prog->source_len, &h);
+        for (size_t j = 0; j < opt_plan_spec_count(x->p) && !x->spec_ids[i]; j++) {
+            const opt_spec *z = opt_plan_spec(x->p, j);   /* the same specialization, made before */
+            if (!strcmp(z->kernel, k->name) && !memcmp(z->program, h.hash, 16) && z->nconsts == s->nconsts &&
+                !memcmp(z->consts, s->consts, s->nconsts * sizeof *s->consts))
+                x->spec_ids[i] = z->id;
+        }
+        if (x->spec_ids[i])
+            continue;
+        rw_const cs[RW_MAX_CONSTS];
+        memset(cs, 0, sizeof cs);
+        for (unsigned q = 0; q < s->nconsts; q++) {
+            cs[q].index = s->consts[q].index;
+            cs[q].size = s->consts[q].size;
+            memcpy(cs[q].value, s->consts[q].value, sizeof cs[q].value);
+        }
+        char name[64], why[512] = "";
+        snprintf(name, sizeof name, "__clrr_spec_%zu", opt_plan_spec_count(x->p) + 1);
+        rw_spec_req req = {prog->source, (size_t)prog->source_len, prog->options, k->name, name, s->nconsts, cs};
+        rw_spec_out rout;
+        rw_status rs = opt_rw_specialize(&req, &rout, why, sizeof why);
+        if (rs == RW_ERR_NOMEM) {
+            st = OPT_ERR_NOMEM;
+            break;
+        }
+        if (rs != RW_OK) {
+            if (!x->spec_note[0])
+                snprintf(x->spec_note, sizeof x->spec_note, "%s not specialized: %s", k->name, why);
+            continue;
+        }
+        opt_spec z = {.name = name, .kernel = k->name, .source = rout.source,
+                      .options = prog->options ? prog->options : "", .nargs = rout.nparams, .nconsts = s->nconsts,
+                      .consts = s->consts};
+        memcpy(z.program, h.hash, 16);
+        st = opt_plan_add_spec(x->p, &z, &x->spec_ids[i]);
+        opt_rw_specialize_free(&rout);
+        if (st == OPT_ERR_LIMIT) {
+            x->spec_ids[i] = 0;
+            st = OPT_OK;
+        }
+    }
+    return st == OPT_OK ? OPT_OK : opt_seterr(x->err, x->err_cap, st, "specialize: %s", opt_strerror(st));
 }
 
 static int opt_role_cmp(const void *a, const void *b)
@@ -423,6 +505,8 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
         const opt_dead_cmd *d = opt_dead_of(x, c->seq);
         const opt_fuse_role *fr = opt_role_of(x, c->seq);
         const opt_split_role *sr = opt_srole_of(x, c->seq);
+        const opt_spec *z = NULL;
+        const char *swhy = "";
         if (nomem) {
             st = OPT_ERR_NOMEM;
         } else if (sr && !fr && !d) {
@@ -488,6 +572,22 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
         } else if (d) {
             fate = OPT_FATE_DEAD;
             st = opt_add(x, c, OPT_PASS_DEAD, canon, key, occ, 0, d->reason);
+        } else if (!sr && !fr && (z = opt_spec_of(x, c, &swhy)) != NULL) {
+            char why[448];
+            snprintf(why, sizeof why, "runs as %s: %s, as in every launch of %s in the recording", z->name, swhy,
+                     z->kernel);
+            st = opt_add(x, c, OPT_PASS_SPECIALIZE, canon, key, occ, 0, why);
+            if (st == OPT_OK) {   /* the launch still runs, specialized */
+                opt_xform *t = &x->p->xf[x->p->nxf - 1];
+                opt_pass_result *r = &x->p->passes[OPT_PASS_SPECIALIZE];
+                t->action = OPT_ACT_SPECIALIZE;
+                t->spec = z->id;
+                r->effect.commands -= t->effect.commands;
+                r->effect.kernels -= t->effect.kernels;
+                r->effect.device_ns -= t->effect.device_ns;
+                r->effect.timed -= t->effect.timed;
+                memset(&t->effect, 0, sizeof t->effect);
+            }
         } else if ((x->o->passes & (1u << OPT_PASS_REDUNDANT)) && opt_track_redundant(t, c, &holds)) {
             char why[160];
             snprintf(why, sizeof why,
@@ -578,6 +678,8 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
                                  err_cap)) != OPT_OK)
             goto out;
     }
+    if ((o->passes & (1u << OPT_PASS_SPECIALIZE)) && (st = opt_spec_plan(&x)) != OPT_OK)
+        goto out;
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
     for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
@@ -591,6 +693,8 @@ out:
     opt_map_free(&x.occ);
     free(x.roles);
     free(x.sroles);
+    free(x.specs);
+    free(x.spec_ids);
     opt_plan_free(x.p);
     ana_model_free(x.m);
     tf_reader_close(x.r);

@@ -27,6 +27,7 @@ void opt_plan_free(opt_plan *p)
     free(p->kf);
     free(p->fz);
     free(p->sp);
+    free(p->sz);
     free(p->programs);
     opt_arena_free(&p->arena);
     free(p);
@@ -91,6 +92,50 @@ opt_status opt_plan_add_fused(opt_plan *p, const opt_fused *f, uint32_t *id)
     if (id)
         *id = d->id;
     return OPT_OK;
+}
+
+opt_status opt_plan_add_spec(opt_plan *p, const opt_spec *z, uint32_t *id)
+{
+    if (p->nsz >= OPT_PLAN_MAX_SPECS || !z->nargs || z->nargs > OPT_FUSED_MAX_PARAMS || !z->nconsts ||
+        z->nconsts > OPT_SPEC_MAX_CONSTS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->sz, &p->capsz, p->nsz + 1, sizeof *p->sz))
+        return OPT_ERR_NOMEM;
+    opt_spec *d = &p->sz[p->nsz];
+    *d = *z;
+    d->name = opt_plan_str(p, z->name);
+    d->kernel = opt_plan_str(p, z->kernel);
+    d->source = opt_plan_str(p, z->source);
+    d->options = opt_plan_str(p, z->options);
+    opt_const *k = opt_arena_alloc(&p->arena, z->nconsts * sizeof *k);
+    uint8_t (*pr)[2] = opt_arena_alloc(&p->arena, z->nargs * sizeof *pr);
+    if (!d->name || !d->kernel || !d->source || !d->options || !k || !pr)
+        return OPT_ERR_NOMEM;
+    memcpy(k, z->consts, z->nconsts * sizeof *k);
+    d->consts = k;
+    for (unsigned i = 0; i < z->nargs; i++) {   /* every parameter: the launch's own argument */
+        pr[i][0] = 0;
+        pr[i][1] = (uint8_t)i;
+    }
+    d->id = (uint32_t)++p->nsz;
+    memset(&d->as, 0, sizeof d->as);
+    d->as = (opt_fused){.id = OPT_SPEC_ID_BASE + d->id, .name = d->name, .producer = d->kernel,
+                        .consumer = d->kernel, .launches = 1, .source = d->source, .options = d->options,
+                        .keep_store = 1, .nparams = z->nargs, .params = (const uint8_t(*)[2])pr};
+    memcpy(d->as.program, z->program, sizeof d->as.program);
+    if (id)
+        *id = d->id;
+    return OPT_OK;
+}
+
+size_t opt_plan_spec_count(const opt_plan *p)
+{
+    return p->nsz;
+}
+
+const opt_spec *opt_plan_spec(const opt_plan *p, size_t i)
+{
+    return i < p->nsz ? &p->sz[i] : NULL;
 }
 
 size_t opt_plan_fused_count(const opt_plan *p)

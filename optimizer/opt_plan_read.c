@@ -151,6 +151,11 @@ static opt_status opt_rd_header(opt_rd *r, const json_t *root)
         return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
                           "plan.splits: this section is reserved for later versions and must be null before 1.4 "
                           "(this plan is %lu.%lu)", ma, mi);
+    json_t *szv = json_object_get(root, "specializations");
+    if (mi < 7 && szv && !json_is_null(szv))
+        return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
+                          "plan.specializations: this section is reserved for later versions and must be null "
+                          "before 1.7 (this plan is %lu.%lu)", ma, mi);
     for (size_t i = 0; opt_plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, opt_plan_reserved[i]);
         if (v && !json_is_null(v))
@@ -559,10 +564,85 @@ static opt_status opt_rd_splits(opt_rd *r, const json_t *root)
     return OPT_OK;
 }
 
+/* specializations[i] (1.7). */
+static opt_status opt_rd_spec(opt_rd *r, const json_t *o, size_t i)
+{
+    static const char *const names[] = {"id", "name", "kernel", "program", "args", "constants", "options", "source",
+                                        NULL};
+    char where[48], w2[96];
+    opt_spec z;
+    opt_const cs[OPT_SPEC_MAX_CONSTS];
+    uint64_t id, nargs;
+    json_t *a;
+    memset(&z, 0, sizeof z);
+    memset(cs, 0, sizeof cs);
+    snprintf(where, sizeof where, "specializations[%zu]", i);
+    if (!json_is_object(o))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+    OPT_TRY(opt_members(r, o, where, names));
+    OPT_TRY(opt_get_u64(r, o, "id", where, &id));
+    if (id != i + 1)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)",
+                          where, (unsigned long long)id, i + 1);
+    OPT_TRY(opt_get_str(r, o, "name", where, 256, &z.name));
+    OPT_TRY(opt_get_str(r, o, "kernel", where, 256, &z.kernel));
+    if (!opt_is_ident(z.name) || !opt_is_ident(z.kernel))
+        return opt_bad(r, OPT_ERR_PLAN, where, "name and kernel must be OpenCL C identifiers");
+    snprintf(w2, sizeof w2, "%s.program", where);
+    OPT_TRY(opt_get_hash(r, json_object_get(o, "program"), w2, z.program));
+    OPT_TRY(opt_get_u64(r, o, "args", where, &nargs));
+    if (!nargs || nargs > OPT_FUSED_MAX_PARAMS)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.args: %llu, expected 1..%u", where,
+                          (unsigned long long)nargs, OPT_FUSED_MAX_PARAMS);
+    z.nargs = (unsigned)nargs;
+    OPT_TRY(opt_get_array(r, o, "constants", where, OPT_SPEC_MAX_CONSTS, &a));
+    if (!json_array_size(a))
+        return opt_bad(r, OPT_ERR_PLAN, where, "constants: expected 1 to 16 [INDEX, \"BYTES\"]");
+    for (size_t k = 0; k < json_array_size(a); k++) {
+        json_t *e = json_array_get(a, k), *ix = json_array_get(e, 0), *hx = json_array_get(e, 1);
+        const char *h = json_is_string(hx) ? json_string_value(hx) : NULL;
+        size_t hl = h ? strlen(h) : 0;
+        int ok = json_is_array(e) && json_array_size(e) == 2 && json_is_integer(ix) && json_integer_value(ix) >= 0 &&
+                 json_integer_value(ix) < (json_int_t)z.nargs && (hl == 2 || hl == 4 || hl == 8 || hl == 16);
+        for (size_t c = 0; ok && c < hl; c++)
+            ok = (h[c] >= '0' && h[c] <= '9') || (h[c] >= 'a' && h[c] <= 'f');
+        for (size_t j = 0; ok && j < k; j++)
+            ok = cs[j].index != (unsigned)json_integer_value(ix);
+        if (!ok)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                              "%s.constants[%zu]: expected [INDEX, \"BYTES\"], INDEX 0..%u once, BYTES 1, 2, 4 or 8 "
+                              "bytes in lower-case hex", where, k, z.nargs - 1);
+        cs[k].index = (unsigned)json_integer_value(ix);
+        cs[k].size = (unsigned)(hl / 2);
+        for (unsigned b = 0; b < cs[k].size; b++) {
+            unsigned v = 0;
+            sscanf(h + 2 * b, "%2x", &v);
+            cs[k].value[b] = (uint8_t)v;
+        }
+    }
+    z.nconsts = (unsigned)json_array_size(a);
+    z.consts = cs;
+    OPT_TRY(opt_get_str(r, o, "options", where, 65536, &z.options));
+    OPT_TRY(opt_get_str(r, o, "source", where, OPT_FUSED_MAX_SOURCE, &z.source));
+    return opt_plan_add_spec(r->p, &z, NULL);
+}
+
+static opt_status opt_rd_specs(opt_rd *r, const json_t *root)
+{
+    json_t *a = json_object_get(root, "specializations");
+    if (!a || json_is_null(a))
+        return OPT_OK;
+    OPT_TRY(opt_get_array(r, root, "specializations", "plan", OPT_PLAN_MAX_SPECS, &a));
+    for (size_t i = 0; i < json_array_size(a); i++)
+        OPT_TRY(opt_rd_spec(r, json_array_get(a, i), i));
+    return OPT_OK;
+}
+
 static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
 {
     static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
-                                        "holds", "reason", "verify", "fused", "occurrences", "split", NULL};
+                                        "holds", "reason", "verify", "fused", "occurrences", "split",
+                                        "specialization", NULL};
     static const char *const cn[] = {"seq", "function", NULL};
     char where[64], w2[96];
     const char *pass, *action, *fn, *reason, *verify;
@@ -594,18 +674,33 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
         x.action = OPT_ACT_FUSE;
     else if (!strcmp(action, "split"))
         x.action = OPT_ACT_SPLIT;
+    else if (!strcmp(action, "specialize"))
+        x.action = OPT_ACT_SPECIALIZE;
     else
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
-                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse and split)", where, action,
-                          OPT_PLAN_MINOR);
-    int act_ok = x.pass == OPT_PASS_FUSE    ? x.action == OPT_ACT_HOLD || x.action == OPT_ACT_FUSE
-                 : x.pass == OPT_PASS_SPLIT ? x.action == OPT_ACT_SPLIT
-                                            : x.action == OPT_ACT_DROP;
+                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse, split and specialize)",
+                          where, action, OPT_PLAN_MINOR);
+    int act_ok = x.pass == OPT_PASS_FUSE           ? x.action == OPT_ACT_HOLD || x.action == OPT_ACT_FUSE
+                 : x.pass == OPT_PASS_SPLIT        ? x.action == OPT_ACT_SPLIT
+                 : x.pass == OPT_PASS_SPECIALIZE   ? x.action == OPT_ACT_SPECIALIZE
+                                                   : x.action == OPT_ACT_DROP;
     if (!act_ok)
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.action: '%s' is not an action of pass '%s'", where,
                           action, pass);
     json_t *fz = json_object_get(o, "fused"), *spl = json_object_get(o, "split");
-    if (x.action == OPT_ACT_SPLIT) {
+    json_t *spz = json_object_get(o, "specialization");
+    if (spz && x.action != OPT_ACT_SPECIALIZE)
+        return opt_bad(r, OPT_ERR_PLAN, where, "only a specialize names a specialization");
+    if (x.action == OPT_ACT_SPECIALIZE) {
+        uint64_t zid;
+        OPT_TRY(opt_get_u64(r, o, "specialization", where, &zid));
+        if (!zid || zid > r->p->nsz)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.specialization: no specialization %llu", where,
+                              (unsigned long long)zid);
+        if (fz || spl)
+            return opt_bad(r, OPT_ERR_PLAN, where, "a specialize names no fused kernel and no split");
+        x.spec = (uint32_t)zid;
+    } else if (x.action == OPT_ACT_SPLIT) {
         uint64_t sid;
         OPT_TRY(opt_get_u64(r, o, "split", where, &sid));
         if (!sid || sid > r->p->nsp)
@@ -636,7 +731,8 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
         return opt_bad(r, OPT_ERR_PLAN, w2, "seq counts from 1");
     if (!opt_droppable(fn) || (x.action != OPT_ACT_DROP && strcmp(fn, "clEnqueueNDRangeKernel")))
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.function: %.64s cannot be %s", w2, fn,
-                          x.action == OPT_ACT_DROP ? "dropped" : x.action == OPT_ACT_SPLIT ? "split" : "fused");
+                          x.action == OPT_ACT_DROP ? "dropped" : x.action == OPT_ACT_SPLIT ? "split"
+                          : x.action == OPT_ACT_SPECIALIZE ? "specialized" : "fused");
     x.function = fn;
     OPT_TRY(opt_get_u64(r, o, "occurrence", where, &x.occurrence));
     if (json_object_get(o, "occurrences")) {   /* 1.3 */
@@ -651,6 +747,20 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
     OPT_TRY(opt_pattern_check(pat, w2, r->err, r->cap));
     if (strcmp(json_string_value(json_object_get(pat, "function")), fn))
         return opt_bad(r, OPT_ERR_PLAN, w2, "its function is not the call's");
+    if (x.action == OPT_ACT_SPECIALIZE) {   /* the launches it applies to set the constants */
+        const opt_spec *z = opt_plan_spec(r->p, x.spec - 1);
+        json_t *args = json_object_get(pat, "args");
+        for (unsigned k = 0; z && k < z->nconsts; k++) {
+            char hex[17];
+            for (unsigned b = 0; b < z->consts[k].size; b++)
+                snprintf(hex + 2 * b, 3, "%02x", z->consts[k].value[b]);
+            json_t *b = json_object_get(json_array_get(args, z->consts[k].index), "bytes");
+            if (!json_is_string(b) || strcmp(json_string_value(b), hex))
+                return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                                  "%s.args[%u]: not the bytes %s that specialization %u makes a constant", w2,
+                                  z->consts[k].index, hex, z->id);
+        }
+    }
     char *canon = NULL;
     opt_status st = opt_pattern_canon(pat, &canon, &x.key);
     if (st != OPT_OK)
@@ -752,6 +862,8 @@ opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *er
         st = opt_rd_fused(&r, root);
     if (st == OPT_OK)
         st = opt_rd_splits(&r, root);
+    if (st == OPT_OK)
+        st = opt_rd_specs(&r, root);
     if (st == OPT_OK)
         st = opt_rd_xforms(&r, root);
     json_decref(root);

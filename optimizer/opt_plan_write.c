@@ -10,7 +10,7 @@
 static const char *const opt_acc_names[] = {"none", "read", "write", "rw", "unknown"};
 
 /* The names of the sections reserved for later versions (PLAN.md). */
-const char *const opt_plan_reserved[] = {"device_selection", "specializations", "schedule", NULL};
+const char *const opt_plan_reserved[] = {"device_selection", "schedule", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const opt_plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
                                             "schedule", NULL};
@@ -66,7 +66,32 @@ static json_t *opt_xform_json(const opt_xform *x)
         json_decref(o);
         return NULL;
     }
+    if (o && x->spec && json_object_set_new(o, "specialization", opt_u64(x->spec))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
+}
+
+/* A specialization (1.7): its constants as [INDEX, "BYTES"], the bytes in
+ * lower-case hex, little-endian as the launches set them. */
+static json_t *opt_spec_json(const opt_spec *z)
+{
+    json_t *cs = json_array();
+    for (unsigned i = 0; cs && i < z->nconsts; i++) {
+        char hex[17];
+        for (unsigned b = 0; b < z->consts[i].size && b < 8; b++)
+            snprintf(hex + 2 * b, 3, "%02x", z->consts[i].value[b]);
+        if (json_array_append_new(cs, json_pack("[i,s]", (int)z->consts[i].index, hex))) {
+            json_decref(cs);
+            return NULL;
+        }
+    }
+    if (!cs)
+        return NULL;
+    return json_pack("{s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(z->id), "name", z->name, "kernel", z->kernel,
+                     "program", opt_hash_json(z->program), "args", opt_u64(z->nargs), "constants", cs, "options",
+                     z->options, "source", z->source);
 }
 
 static const char *const opt_split_arg_names[] = {"value", "mem", "local"};
@@ -152,7 +177,8 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                                "fingerprint", fp, "programs", progs));
     /* a 1.0 plan (read, written back) keeps the 1.0 layout: its passes, and
      * fused_kernels reserved (null) */
-    unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : in->minor < 4 ? OPT_PASS_SPLIT : OPT_PASS_COUNT;
+    unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : in->minor < 4 ? OPT_PASS_SPLIT
+                       : in->minor < 7 ? OPT_PASS_SPECIALIZE : OPT_PASS_COUNT;
     fputs(",\n\"passes\": [", f);
     for (unsigned i = 0; i < npasses; i++) {
         const opt_pass_result *r = &p->passes[i];
@@ -186,6 +212,15 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                 rc |= opt_put(f, opt_split_json(&p->sp[i]));
             }
             fputs(p->nsp ? "\n]" : "]", f);
+            continue;
+        }
+        if (!strcmp(opt_plan_tail[t], "specializations") && in->minor >= 7) {
+            fputs(",\n\"specializations\": [", f);
+            for (size_t i = 0; i < p->nsz; i++) {
+                fputs(i ? ",\n  " : "\n  ", f);
+                rc |= opt_put(f, opt_spec_json(&p->sz[i]));
+            }
+            fputs(p->nsz ? "\n]" : "]", f);
             continue;
         }
         if (strcmp(opt_plan_tail[t], "fused_kernels") || in->minor == 0) {

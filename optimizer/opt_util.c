@@ -22,7 +22,7 @@ const char *opt_strerror(opt_status s)
     return "unknown status";
 }
 
-static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse", "split"};
+static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse", "split", "specialize"};
 
 const char *opt_pass_name(opt_pass p)
 {
@@ -32,7 +32,7 @@ const char *opt_pass_name(opt_pass p)
 const char *opt_action_name(opt_action a)
 {
     return a == OPT_ACT_DROP ? "drop" : a == OPT_ACT_HOLD ? "hold" : a == OPT_ACT_FUSE ? "fuse"
-           : a == OPT_ACT_SPLIT ? "split" : "?";
+           : a == OPT_ACT_SPLIT ? "split" : a == OPT_ACT_SPECIALIZE ? "specialize" : "?";
 }
 
 int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap)

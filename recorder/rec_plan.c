@@ -112,7 +112,7 @@ static struct {
     size_t blank_bytes;
     uint64_t blank_launches;   /* fused launches given a blank buffer for an intermediate */
     uint64_t blank_params;     /* and their parameters given it */
-    uint64_t dropped, deferred, fused_launches, unbuilt, unkept;
+    uint64_t dropped, deferred, fused_launches, spec_launches, unbuilt, unkept;
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
     int has_splits, split_fixed;   /* the plan splits launches; keep its proportions */
@@ -753,7 +753,8 @@ void rec_plan_program(cl_program prog)
 {
     cl_context ctx = NULL;
     size_t len = 0;
-    if ((!opt_plan_fused_count(rp.plan) && !rp.has_splits) ||   /* the plan is not changed after rec_plan_init */
+    if ((!opt_plan_fused_count(rp.plan) && !opt_plan_spec_count(rp.plan) && !rp.has_splits) ||
+        /* (the plan is not changed after rec_plan_init) */
         rec_next.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
         rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
         return;   /* (a program from binaries or IL has no source) */
@@ -770,6 +771,11 @@ void rec_plan_program(cl_program prog)
         const opt_fused *z = opt_plan_fused(rp.plan, i);
         if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, z);
+    }
+    for (size_t i = 0; i < opt_plan_spec_count(rp.plan); i++) {   /* the specialized kernels too */
+        const opt_spec *z = opt_plan_spec(rp.plan, i);
+        if (!memcmp(z->program, h.hash, sizeof z->program))
+            rp_fused_in(ctx, &z->as);
     }
     /* the partition-ready kernels of the splits made from it, on every
        device their parts run on */
@@ -798,8 +804,8 @@ static int rp_fresh(unsigned i)
  * (chain) must run as recorded. */
 static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
 {
-    if (!z || !rp.nheld || rp.nheld + 1 != z->launches)
-        return 0;
+    if (!z || (z->launches > 1 ? !rp.nheld || rp.nheld + 1 != z->launches : rp.nheld != 0))
+        return 0;   /* (a specialized kernel, launches 1, holds none) */
     cl_command_queue q = RP_VAL(cl_command_queue, c, pa, "command_queue");
     cl_kernel ck = RP_VAL(cl_kernel, c, pa, "kernel");
     rp_fused *f = rp_fused_get(q, z);
@@ -831,7 +837,10 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
     if (e != CL_SUCCESS)
         return 0;
     c->ret_override = CL_SUCCESS;
-    rp.fused_launches++;
+    if (z->launches == 1)
+        rp.spec_launches++;
+    else
+        rp.fused_launches++;
     rp.blank_launches += blanks != 0;
     rp.blank_params += blanks;
     return 1;
@@ -1097,6 +1106,7 @@ void rec_plan_end(void)
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
                 "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
+                "\"specialized_launches\": %llu, "
                 "\"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"steady\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
@@ -1104,7 +1114,7 @@ void rec_plan_end(void)
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
                 (unsigned long long)rp.blank_params,
-                (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept,
+                (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
                 rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         rec_stage_report(f);

@@ -506,6 +506,7 @@ typedef struct rpl_summary {
     uint64_t plan_dropped;    /* commands a plan dropped (not counted in calls) */
     uint64_t plan_markers;    /* ... replaced by a marker for their event */
     uint64_t plan_fused;      /* launches a plan ran as a fused kernel (with the held one) */
+    uint64_t plan_specialized;   /* launches a plan ran as a specialized kernel (1.7) */
     uint64_t plan_unheld;     /* held launches run as recorded (no fusion followed,
                                * or the fused kernel cannot be built here) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could

@@ -391,7 +391,10 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
                                 f->name, (int)e);
         } else {
             rpl_count_launch(s, measure, ns);
-            s->sum.plan_fused++;
+            if (f->launches == 1)
+                s->sum.plan_specialized++;
+            else
+                s->sum.plan_fused++;
             uint64_t id = 0;
             size_t timed = s->ntimed;
             if (ev && app_ev && c->outs && tf_value_u64(&c->outs[8], &id) && id) {
@@ -472,13 +475,15 @@ int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, in
         *dropped = held;
         return RPL_OK;
     }
-    if (v == RPL_PLAN_FUSE && is_launch && s->nfuse_held && s->o.plan->fused) {
+    if (v == RPL_PLAN_FUSE && is_launch && s->o.plan->fused) {
         rpl_fused_kernel f;
         memset(&f, 0, sizeof f);
         if (s->o.plan->fused(s->o.plan->user, &f) < 0 || !f.source || !f.name)
             return rpl_set_error(s, RPL_ERR_ARG, "call #%llu: the plan names no fused kernel",
                                  (unsigned long long)c->seq);
-        if (f.launches && s->nfuse_held + 1 != f.launches)   /* a launch of the chain could not be held */
+        /* a launch of the chain could not be held (a specialized kernel,
+         * launches 1, holds none) */
+        if (f.launches ? s->nfuse_held + 1 != f.launches : !s->nfuse_held)
             return rpl_plan_flush(s, measure);
         int done = 0;
         int st = rpl_plan_fused(s, c, &f, measure, &done);

@@ -906,6 +906,88 @@ static void test_fuse_gather(void)
     unlink(b.path);
 }
 
+/* Specialization (plan 1.7): `window` loops over its third argument m; a
+ * trace that launches it with m = 8 every time gets one specialized kernel
+ * (constant: argument 2, bytes 08000000) and every launch a `specialize`
+ * that the matcher answers as a fused launch of one; `guard` uses its
+ * scalar only in a branch (no loop): nothing. With m = 8 then 9, nothing
+ * either. */
+static const char *ssrc =
+    "__kernel void window(__global const float *a, __global float *o, uint m) {\n"
+    "    size_t i = get_global_id(0); float s = 0.0f;\n"
+    "    for (uint k = 0; k < m; k++) s += a[i + k];\n"
+    "    o[i] = s; }\n"
+    "__kernel void guard(__global const float *a, __global float *o, uint m) {\n"
+    "    size_t i = get_global_id(0); if (i < m) o[i] = a[i]; }\n";
+
+/* Launches @p k over 1024 items with arguments a, o and the uint @p m. */
+static uint64_t spec_launch(tb *b, uint64_t q, uint64_t k, uint64_t a, uint64_t o, uint32_t m)
+{
+    tb_call(b, "clSetKernelArg", (tv[]){U_(k), U_(2), U_(4), {'x', 0, &m, 4}}, U_(0), NULL);
+    return tb_launch(b, q, k, (uint64_t[]){a, o}, 2, 1024);
+}
+
+static void test_specialize(void)
+{
+    for (int varied = 0; varied < 2; varied++) {
+        tb b;
+        tb_open(&b);
+        uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 8192, NULL), o = tb_buffer(&b, 1, 8192, NULL);
+        uint64_t prog = tb_program(&b, ssrc);
+        uint64_t kw = tb_kernel(&b, prog, "window"), kg = tb_kernel(&b, prog, "guard");
+        uint64_t s[3];
+        tb_write(&b, q, a, 0, 8192, X);
+        for (int it = 0; it < 3; it++) {
+            s[it] = spec_launch(&b, q, kw, a, o, varied && it == 2 ? 9 : 8);
+            tb_read(&b, q, o, 0, 4096, X);
+            spec_launch(&b, q, kg, a, o, 8);
+            tb_read(&b, q, o, 0, 4096, X);
+        }
+        tb_close(&b);
+        opt_plan *p = optimize(&b, 1u << OPT_PASS_SPECIALIZE);
+        if (opt_plan_kernel_count(p) < 2) {
+            fprintf(stderr, "(kernel analysis unavailable: nothing to specialize) ");
+            CU_ASSERT(opt_plan_xform_count(p) == 0);
+        } else if (varied) {
+            CU_ASSERT(opt_plan_xform_count(p) == 0 && opt_plan_spec_count(p) == 0);
+        } else {
+            CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], 0},
+                                  (opt_pass[]){OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE}));
+            const opt_spec *z = opt_plan_spec(p, 0);
+            CU_ASSERT_FATAL(opt_plan_spec_count(p) == 1 && z);
+            CU_ASSERT(!strcmp(z->kernel, "window") && z->nargs == 3 && z->nconsts == 1 && z->consts[0].index == 2 &&
+                      z->consts[0].size == 4 && z->consts[0].value[0] == 8 && z->consts[0].value[1] == 0);
+            CU_ASSERT(strstr(z->source, z->name) != NULL);
+            for (size_t i = 0; i < 3; i++) {
+                const opt_xform *x = opt_plan_xform(p, i);
+                CU_ASSERT(x->action == OPT_ACT_SPECIALIZE && x->spec == 1 && x->effect.commands == 0 &&
+                          strstr(x->reason, "loop over k"));
+            }
+            /* the matcher: each launch of window is a fused launch of one */
+            opt_exec *x = NULL;
+            char err[256];
+            CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
+            tf_reader *r = NULL;
+            CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
+            tf_item it;
+            unsigned fused = 0;
+            while (tf_reader_next(r, &it) == TF_OK)
+                if (opt_exec_item(x, &it) == OPT_FUSE) {
+                    const opt_fused *f = opt_exec_fused(x);
+                    fused += f == &z->as && f->launches == 1 && f->nparams == 3 && f->params[2][1] == 2;
+                }
+            CU_ASSERT(fused == 3);
+            opt_exec_stats st;
+            opt_exec_get_stats(x, &st);
+            CU_ASSERT(st.specs == 3 && st.applied == 3 && st.fell_back == 0);
+            tf_reader_close(r);
+            opt_exec_close(x);
+        }
+        opt_plan_free(p);
+        unlink(b.path);
+    }
+}
+
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */
 static uint64_t run_exec(const opt_plan *p, const char *path, uint64_t *fb, int *same)
 {
@@ -1012,6 +1094,8 @@ int main(void)
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);
     CU_add_test(s, "fuse: two producers of one consumer are one gather; a read of one output ends it", test_fuse_gather);
+    CU_add_test(s, "specialize: a loop bound set alike in every launch is a constant; a branch or two values are not",
+                test_specialize);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -217,6 +217,88 @@ static void test_splits(void)
     opt_plan_free(p);
 }
 
+/* A 1.7 plan: the first transformation a specialization. */
+static char *spec_plan(void)
+{
+    static const char *const steps[][2] = {
+        {"\"version\": \"1.0\"", "\"version\": \"1.7\""},
+        {"{\"name\":\"dead\",\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":1,\"bytes\":0,"
+         "\"device_ns\":8187,\"timed\":1}}",
+         "{\"name\":\"specialize\",\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":0,\"kernels\":0,"
+         "\"bytes\":0,\"device_ns\":0,\"timed\":0}}"},
+        {"\"pass\":\"dead\",\"action\":\"drop\"", "\"pass\":\"specialize\",\"action\":\"specialize\",\"specialization\":1"},
+        {"\"effect\":{\"commands\":1,\"kernels\":1,\"bytes\":0,\"device_ns\":8187,\"timed\":1},\"holds\"",
+         "\"effect\":{\"commands\":0,\"kernels\":0,\"bytes\":0,\"device_ns\":0,\"timed\":0},\"holds\""},
+        {"\"specializations\": null", "\"specializations\": [{\"id\":1,\"name\":\"__clrr_spec_1\",\"kernel\":\"scale_lo\","
+         "\"program\":\"dd36658719cd909a9bfe41b6885b311a\",\"args\":3,\"constants\":[[1,\"00040000\"]],\"options\":\"\","
+         "\"source\":\"__kernel void scale_lo() {}\"}]"},
+    };
+    char *t = strdup(valid);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        char *u = subst(t, steps[i][0], steps[i][1]);
+        free(t);
+        t = u;
+    }
+    return t;
+}
+
+static void test_specs(void)
+{
+    char *t = spec_plan();
+    opt_plan *p = NULL, *q = NULL;
+    char err[256] = "";
+    opt_status st = opt_plan_parse(t, strlen(t), &p, err, sizeof err);
+    if (st != OPT_OK)
+        fprintf(stderr, "\n  spec plan: %s\n", err);
+    CU_ASSERT_FATAL(st == OPT_OK);
+    const opt_spec *z = opt_plan_spec(p, 0);
+    CU_ASSERT_FATAL(opt_plan_spec_count(p) == 1 && z != NULL);
+    CU_ASSERT(opt_plan_xform(p, 0)->action == OPT_ACT_SPECIALIZE && opt_plan_xform(p, 0)->spec == 1);
+    CU_ASSERT(z->nargs == 3 && z->nconsts == 1 && z->consts[0].index == 1 && z->consts[0].size == 4 &&
+              z->consts[0].value[1] == 4 && !strcmp(z->kernel, "scale_lo"));
+    /* its execution view: a fused kernel of one launch, every argument its own */
+    CU_ASSERT(z->as.launches == 1 && z->as.nparams == 3 && z->as.params[2][0] == 0 && z->as.params[2][1] == 2 &&
+              z->as.id == OPT_SPEC_ID_BASE + 1 && z->as.keep_store && !strcmp(z->as.name, "__clrr_spec_1"));
+    char *w = write_text(p);
+    CU_ASSERT(strstr(w, "\"specializations\": [\n  {\"id\":1,") && strstr(w, "\"constants\":[[1,\"00040000\"]]") &&
+              strstr(w, "\"specialization\":1"));
+    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+    CU_ASSERT(opt_plan_spec_count(q) == 1 && !memcmp(opt_plan_spec(q, 0)->consts, z->consts, sizeof *z->consts));
+    free(w);
+    opt_plan_free(q);
+    q = NULL;
+    static const char *const bad[][3] = {
+        {"\"specialization\":1", "\"specialization\":2", "no specialization 2"},
+        {"[[1,\"00040000\"]]", "[[3,\"00040000\"]]", "constants[0]"},
+        {"[[1,\"00040000\"]]", "[[1,\"000400\"]]", "constants[0]"},
+        {"[[1,\"00040000\"]]", "[[1,\"0004000G\"]]", "constants[0]"},
+        {"[[1,\"00040000\"]]", "[[1,\"00040000\"],[1,\"01\"]]", "constants[1]"},
+        {"[[1,\"00040000\"]]", "[]", "constants"},
+        {"[[1,\"00040000\"]]", "[[1,\"00050000\"]]", "args[1]: not the bytes 00050000"},
+        {"[[1,\"00040000\"]]", "[[2,\"00040000\"]]", "args[2]: not the bytes"},
+        {"\"args\":3", "\"args\":0", "args"},
+        {"\"name\":\"__clrr_spec_1\",\"kernel\":\"scale_lo\"", "\"name\":\"__clrr_spec_1\",\"kernel\":\"a-b\"",
+         "identifiers"},
+        {"\"action\":\"specialize\",\"specialization\":1", "\"action\":\"drop\",\"specialization\":1",
+         "not an action of pass"},
+        {"\"version\": \"1.7\"", "\"version\": \"1.6\"", "before 1.7"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *u = subst(t, bad[i][0], bad[i][1]);
+        err[0] = 0;
+        st = opt_plan_parse(u, strlen(u), &q, err, sizeof err);
+        int ok = st < 0 && !q && strstr(err, bad[i][2]) && !strchr(err, '\n');
+        if (!ok)
+            fprintf(stderr, "\n  spec refusal %zu: status %d, '%s'\n", i, st, err);
+        CU_ASSERT(ok);
+        opt_plan_free(q);
+        q = NULL;
+        free(u);
+    }
+    free(t);
+    opt_plan_free(p);
+}
+
 static void test_truncated(void)
 {
     size_t n = strlen(valid);
@@ -433,6 +515,7 @@ int main(void)
     CU_add_test(s, "a valid plan reads and writes back identically", test_valid_roundtrip);
     CU_add_test(s, "1.3: occurrences read, kept, written back", test_occurrences);
     CU_add_test(s, "1.4: splits and their models read, kept, written back; refused when broken", test_splits);
+    CU_add_test(s, "1.7: specializations read, kept, written back; refused when broken", test_specs);
     CU_add_test(s, "every truncation is refused", test_truncated);
     CU_add_test(s, "corruptions: status and where", test_corruptions);
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);

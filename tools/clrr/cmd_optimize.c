@@ -34,7 +34,13 @@ static const char cli_optimize_usage[] =
     "  fuse        a launch whose output the next launch on its queue reads, each\n"
     "              work-item only the element the same work-item wrote: one\n"
     "              generated kernel does both, the value passed in a register\n"
-    "              (the buffer is no longer stored when nothing reads it later)\n"
+    "              (the buffer is no longer stored when nothing reads it later);\n"
+    "              pairs grow into chains, and independent launches that feed\n"
+    "              one consumer go with it (a gather)\n"
+    "  specialize  scalar arguments that every launch of a kernel sets to the\n"
+    "              same value, where they bound a loop, become compile-time\n"
+    "              constants of a generated copy of the kernel (a run with other\n"
+    "              values runs the original)\n"
     "  split       (with --split) each launch runs as parts, ranges of work-groups\n"
     "              on several devices at once; each device gets only the bytes\n"
     "              its range reads and sends back what it writes\n"
@@ -42,7 +48,7 @@ static const char cli_optimize_usage[] =
     "Options:\n"
     "  -o, --output PLAN    the plan to write\n"
     "  --passes LIST        passes to run, comma-separated (default: all; none)\n"
-    "  --no-dead, --no-redundant, --no-fuse\n"
+    "  --no-dead, --no-redundant, --no-fuse, --no-specialize\n"
     "                       leave a pass out\n"
     "  --split DEVICES      split launches over DEVICES, 'SPEC[:WEIGHT],...': a\n"
     "                       device as 'clrr devices' numbers or names it, and its\n"
@@ -172,7 +178,8 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
                    i ? "," : "", opt_pass_name((opt_pass)i), r->enabled ? "true" : "false", r->transformations,
                    r->effect.commands, r->effect.kernels, r->effect.bytes, r->effect.device_ns, r->effect.timed);
         }
-        printf("],\"splits\":%zu,\"split_note\":", opt_plan_split_count(p));
+        printf("],\"splits\":%zu,\"specializations\":%zu,\"split_note\":", opt_plan_split_count(p),
+               opt_plan_spec_count(p));
         cli_json_cstr(stdout, note);
         printf(",\"partitions\":[");
         cli_parts_print(ps, 1);
@@ -191,6 +198,11 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
             printf("%" PRIu64 " launches split (%zu distinct splits)\n", r->transformations, opt_plan_split_count(p));
             continue;
         }
+        if (i == OPT_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
+            printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", r->transformations,
+                   opt_plan_spec_count(p));
+            continue;
+        }
         cli_opt_effect_print(&r->effect);
         printf("\n");
     }
@@ -203,12 +215,13 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
            O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
-        {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"split", required_argument, NULL, O_SPLIT},
+        {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"no-specialize", no_argument, NULL, O_NO_SPECIALIZE},
+        {"split", required_argument, NULL, O_SPLIT},
         {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
         {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
@@ -234,6 +247,7 @@ static int cli_optimize_run(int argc, char **argv)
         case O_NO_DEAD: off |= 1u << OPT_PASS_DEAD; break;
         case O_NO_REDUNDANT: off |= 1u << OPT_PASS_REDUNDANT; break;
         case O_NO_FUSE: off |= 1u << OPT_PASS_FUSE; break;
+        case O_NO_SPECIALIZE: off |= 1u << OPT_PASS_SPECIALIZE; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
                 return cli_usage_err("--max-memory takes a byte count (at least 4096; K, M, G suffixes), not '%s'",

@@ -83,6 +83,19 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
                    z->keep_store ? "the buffer still stored" : "the buffer no longer stored",
                    twin ? "; a live run that needs it uses " : "", twin ? twin->name : "", lines);
     }
+    for (size_t i = 0; i < opt_plan_spec_count(p); i++) {
+        const opt_spec *z = opt_plan_spec(p, i);
+        unsigned lines = 0;
+        for (const char *c = z->source; *c; c++)
+            lines += *c == '\n';
+        printf("%s %s: %s with", i ? "         " : "specials ", z->name, z->kernel);
+        for (unsigned k = 0; k < z->nconsts; k++) {
+            uint64_t v = 0;
+            memcpy(&v, z->consts[k].value, z->consts[k].size < 8 ? z->consts[k].size : 8);
+            printf("%s argument %u = 0x%" PRIx64, k ? "," : "", z->consts[k].index, v);
+        }
+        printf(" as constants, %u parameters (program of %u lines)\n", z->nargs, lines);
+    }
     size_t n = opt_plan_xform_count(p);
     char *buf = malloc(OPT_PATTERN_MAX + 1);
     for (size_t i = 0; i < n && i < max; i++) {

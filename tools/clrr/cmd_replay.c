@@ -345,13 +345,15 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         cli_json_cstr(stdout, r->plan_path);
         printf(",\"same_trace\":%s,\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%" PRIu64
                ",\"applied\":%" PRIu64 ",\"fell_back\":%" PRIu64 ",\"unmatched\":%" PRIu64 ",\"dropped\":%" PRIu64
-               ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"unheld\":%" PRIu64 ",\"split\":%" PRIu64
+               ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"specialized\":%" PRIu64 ",\"unheld\":%" PRIu64
+               ",\"split\":%" PRIu64
                ",\"split_parts\":%" PRIu64 ",\"split_bytes_out\":%" PRIu64 ",\"split_bytes_in\":%" PRIu64
                ",\"split_resident\":%" PRIu64 ",\"split_fallback\":%" PRIu64 ",\"split_ns\":{\"wait\":%" PRId64
                ",\"send\":%" PRId64 ",\"parts\":%" PRId64 ",\"merge\":%" PRId64 "},\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
                ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
                ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
-               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_unheld, s->split.launches, s->split.parts,
+               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_specialized, s->plan_unheld,
+               s->split.launches, s->split.parts,
                s->split.bytes_out, s->split.bytes_in, s->split.resident, s->split.fallback, s->split.wait_ns,
                s->split.send_ns, s->split.parts_ns, s->split.merge_ns, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
                ps.effect.device_ns);
@@ -387,8 +389,11 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
     if (s->plan_fused || s->plan_unheld)
         printf("          %" PRIu64 " fused launches ran, each in place of a pair or chain of launches; %" PRIu64 " held launches ran as recorded\n",
                s->plan_fused, s->plan_unheld);
+    if (s->plan_specialized)
+        printf("          %" PRIu64 " launches ran specialized (scalar arguments as compile-time constants)\n",
+               s->plan_specialized);
     if (s->plan_unbuilt[0])
-        printf("          not built here, its pairs ran as recorded: %s\n", s->plan_unbuilt);
+        printf("          not built here, its launches ran as recorded: %s\n", s->plan_unbuilt);
     if (s->split.launches || s->split.fallback) {
         char c2[CLI_FMT_CAP];
         printf("          %" PRIu64 " launches ran split (%" PRIu64 " parts): %s sent to other devices, %s back, "

@@ -95,6 +95,9 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                 "%llu transfers dropped\n",
                 cli_run_num(r, "fused_launches"), blank, cli_run_num(r, "deferred"), cli_run_num(r, "ran_after_all"),
                 cli_run_num(r, "never_ran"), cli_run_num(r, "dropped"));
+        if (cli_run_num(r, "specialized_launches"))
+            fprintf(stderr, "clrr run: %llu launches ran specialized (scalar arguments as compile-time constants)\n",
+                    cli_run_num(r, "specialized_launches"));
         if (cli_run_num(r, "steady"))
             fprintf(stderr,
                     "clrr run: %llu calls came after the recording's last transformed occurrence of their pattern "
