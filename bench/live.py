@@ -55,7 +55,7 @@ def small(full, quick):
 WORKLOADS = [
     # name, command, what the plan does there
     ("sobel", [app("sobel"), "--iters", "10"] + small([], ["--size", "256"]),
-     "gy -> magnitude fused (Helium's Sobel)"),
+     "gx, gy -> magnitude fused, one gather (Helium's Sobel)"),
     ("geomatrix", [app("geomatrix"), "--iters", "10"] + small([], ["--size", "256"]),
      "the chain mul -> ... -> pow fused into one kernel (Helium's geoMatrix)"),
     ("exposure", [app("exposure"), "--iters", "6"] + small([], ["--size", "256"]),
@@ -63,7 +63,9 @@ WORKLOADS = [
     ("deadwork", [app("deadwork"), "--iters", "10", "--work", "64", "--size"] + small(["1048576"], ["65536"]),
      "dead kernels deferred and never run, redundant writes dropped"),
     ("overlap", [app("overlap"), "--iters", "10"] + small([], ["--size", "65536"]),
-     "nothing yet (copy/compute overlap needs the scheduling pass)"),
+     "copies staged through pinned memory, overlapping the kernels (the layer's staging)"),
+    ("nbody", [app("nbody"), "--iters", "10"] + small([], ["--size", "1024"]),
+     "nbody_step specialized: the body count and window length as constants"),
     ("vecadd", [app("vecadd"), "--iters", "10"] + small([], ["--size", "65536"]), "nothing (control)"),
 ]
 # Runs longer than their recording: (name, the workload whose plan it uses,
