@@ -936,7 +936,8 @@ static void test_specialize(void)
         uint64_t prog = tb_program(&b, ssrc);
         uint64_t kw = tb_kernel(&b, prog, "window"), kg = tb_kernel(&b, prog, "guard");
         uint64_t s[3];
-        tb_write(&b, q, a, 0, 8192, X);
+        tb_write(&b, q, a, 0, 4096, X);
+        tb_write(&b, q, a, 4096, 4096, Y);
         for (int it = 0; it < 3; it++) {
             s[it] = spec_launch(&b, q, kw, a, o, varied && it == 2 ? 9 : 8);
             tb_read(&b, q, o, 0, 4096, X);
