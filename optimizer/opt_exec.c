@@ -84,6 +84,8 @@ static opt_status opt_exec_new(const opt_plan *p, opt_exec **out, char *err, siz
     }
     for (size_t i = 0; i < x->n; i++)
         x->by_key[i] = x->by_seq[i] = opt_plan_xform(p, i);
+    for (size_t i = 0; i < x->n; i++)
+        x->nspec_xf += x->by_key[i]->action == OPT_ACT_SPECIALIZE;
     qsort(x->by_key, x->n, sizeof *x->by_key, opt_cmp_key);
     qsort(x->by_seq, x->n, sizeof *x->by_seq, opt_cmp_seq);
     *out = x;
@@ -313,6 +315,67 @@ static const opt_xform *opt_find_steady(const opt_exec *x, uint64_t key, uint64_
     return NULL;
 }
 
+/* The first entry of pattern key @p key. */
+static size_t opt_key_first(const opt_exec *x, uint64_t key)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->by_key[mid]->key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* 1 when launch @p c passes the constants of specialization @p z (its
+ * kernel's by-value arguments as set, bytes for bytes). */
+static int opt_spec_passes(const opt_exec *x, const tf_call *c, const opt_spec *z)
+{
+    uint64_t kid = 0;
+    opt_arg_u64(c, "kernel", &kid);
+    const opt_obj *k = opt_track_obj(&x->t, kid);
+    if (!k || k->kind != OPT_OBJ_KERNEL || k->nargs != z->nargs)
+        return 0;
+    for (unsigned i = 0; i < z->nconsts; i++) {
+        const opt_const *q = &z->consts[i];
+        const opt_karg *g = &k->args[q->index];
+        char hex[17];
+        for (unsigned b = 0; b < q->size; b++)
+            snprintf(hex + 2 * b, 3, "%02x", q->value[b]);
+        if (g->kind != OPT_KARG_BYTES || g->size != q->size || !g->bytes || strcmp(g->bytes, hex))
+            return 0;
+    }
+    return 1;
+}
+
+/* A launch that no transformation names exactly: the specialization of
+ * its shape (its pattern with by-value arguments by size, as the
+ * optimizer names specialized launches), when it passes the constants;
+ * wherever it comes in the run (a specialization does not depend on what
+ * comes before or after). @return 0 (*out: NULL when none) or
+ * OPT_ERR_NOMEM. */
+static int opt_find_spec(opt_exec *x, const tf_call *c, const opt_xform **out)
+{
+    char *canon = NULL;
+    uint64_t key = 0;
+    *out = NULL;
+    opt_status st = opt_track_pattern(&x->t, c, 1, &canon, &key);
+    if (st == OPT_ERR_LIMIT)
+        return 0;
+    if (st != OPT_OK)
+        return OPT_ERR_NOMEM;
+    for (size_t i = opt_key_first(x, key); i < x->n && x->by_key[i]->key == key && !*out; i++) {
+        const opt_xform *f = x->by_key[i];
+        const opt_spec *z = f->action == OPT_ACT_SPECIALIZE ? opt_plan_spec(x->p, f->spec - 1) : NULL;
+        if (z && !strcmp(f->pattern, canon) && opt_spec_passes(x, c, z))
+            *out = f;
+    }
+    free(canon);
+    return 0;
+}
+
 static const opt_xform *opt_find_seq(const opt_exec *x, uint64_t seq)
 {
     size_t lo = 0, hi = x->n;
@@ -366,6 +429,8 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
     free(canon);
     if (nomem)
         return OPT_ERR_NOMEM;
+    if (!f && x->nspec_xf && opt_is_launch(c->sig->name) && opt_find_spec(x, c, &f) < 0)
+        return OPT_ERR_NOMEM;
     if (!f) {
         const opt_xform *s = opt_find_seq(x, c->seq);
         if (s)
@@ -388,6 +453,11 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
             opt_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");
             return OPT_RUN;
         }
+        /* the rule applies: every transformation of that pattern and
+         * specialization (one per recorded launch) counts as applied */
+        for (size_t i = opt_key_first(x, f->key); i < x->n && x->by_key[i]->key == f->key; i++)
+            if (x->by_key[i]->spec == f->spec && !strcmp(x->by_key[i]->pattern, f->pattern))
+                x->state[x->by_key[i]->id - 1] = OPT_X_APPLIED;
         x->state[f->id - 1] = OPT_X_APPLIED;
         x->fused = &z->as;
         x->specs++;

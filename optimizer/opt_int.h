@@ -451,6 +451,7 @@ struct opt_exec {
     uint8_t *state;               /* per transformation (index id - 1) */
     int same_trace;
     uint64_t fp, drops, fusions, splits, specs;
+    size_t nspec_xf;          /* specialize transformations (shape patterns are looked up too) */
     const opt_xform *held[OPT_CHAIN_MAX];   /* holds whose launches the run keeps, waiting for
                                      their fuse (a pair's producer, or a chain's launches) */
     unsigned nheld;

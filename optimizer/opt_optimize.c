@@ -43,6 +43,7 @@ typedef struct opt_run {
     opt_dead_cmd *dead;
     size_t ndead;
     opt_map occ;              /* pattern key -> occurrences so far */
+    opt_map socc;             /* shape pattern key -> specialized launches so far */
     opt_fuse_role *roles;     /* by seq */
     size_t nroles;
     char fuse_note[512];      /* the first pair the rewriter refused */
@@ -573,11 +574,23 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             fate = OPT_FATE_DEAD;
             st = opt_add(x, c, OPT_PASS_DEAD, canon, key, occ, 0, d->reason);
         } else if (!sr && !fr && (z = opt_spec_of(x, c, &swhy)) != NULL) {
-            char why[448];
+            /* named by its shape (by-value arguments by size): the
+             * specialization applies to every launch of that shape that
+             * sets the constants, whatever its other scalars */
+            char why[448], *scanon = NULL;
+            uint64_t skey = 0;
             snprintf(why, sizeof why, "runs as %s: %s, as in every launch of %s in the recording", z->name, swhy,
                      z->kernel);
-            st = opt_add(x, c, OPT_PASS_SPECIALIZE, canon, key, occ, 0, why);
-            if (st == OPT_OK) {   /* the launch still runs, specialized */
+            st = opt_track_pattern(t, c, 1, &scanon, &skey);
+            if (st == OPT_OK) {
+                uint64_t socc = opt_occurrence_next(&x->socc, skey, &nomem);
+                st = nomem ? OPT_ERR_NOMEM : opt_add(x, c, OPT_PASS_SPECIALIZE, scanon, skey, socc, 0, why);
+            } else if (st == OPT_ERR_LIMIT) {
+                st = OPT_OK;   /* too long to name: not specialized */
+                z = NULL;
+            }
+            free(scanon);
+            if (st == OPT_OK && z) {   /* the launch still runs, specialized */
                 opt_xform *t = &x->p->xf[x->p->nxf - 1];
                 opt_pass_result *r = &x->p->passes[OPT_PASS_SPECIALIZE];
                 t->action = OPT_ACT_SPECIALIZE;
@@ -683,7 +696,8 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
     for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
-        x.p->xf[i].occurrences = opt_occurrence_count(&x.occ, x.p->xf[i].key);
+        x.p->xf[i].occurrences = opt_occurrence_count(x.p->xf[i].action == OPT_ACT_SPECIALIZE ? &x.socc : &x.occ,
+                                                      x.p->xf[i].key);
     *out = x.p;
     x.p = NULL;
 out:
@@ -691,6 +705,7 @@ out:
         free((char *)x.dead[i].reason);
     free(x.dead);
     opt_map_free(&x.occ);
+    opt_map_free(&x.socc);
     free(x.roles);
     free(x.sroles);
     free(x.specs);

@@ -747,18 +747,23 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
     OPT_TRY(opt_pattern_check(pat, w2, r->err, r->cap));
     if (strcmp(json_string_value(json_object_get(pat, "function")), fn))
         return opt_bad(r, OPT_ERR_PLAN, w2, "its function is not the call's");
-    if (x.action == OPT_ACT_SPECIALIZE) {   /* the launches it applies to set the constants */
+    if (x.action == OPT_ACT_SPECIALIZE) {
+        /* the launches it applies to pass the constants: their bytes, or
+         * (a shape pattern, as the optimizer writes) any bytes of their
+         * size, which execution then compares with the constants */
         const opt_spec *z = opt_plan_spec(r->p, x.spec - 1);
         json_t *args = json_object_get(pat, "args");
         for (unsigned k = 0; z && k < z->nconsts; k++) {
             char hex[17];
             for (unsigned b = 0; b < z->consts[k].size; b++)
                 snprintf(hex + 2 * b, 3, "%02x", z->consts[k].value[b]);
-            json_t *b = json_object_get(json_array_get(args, z->consts[k].index), "bytes");
-            if (!json_is_string(b) || strcmp(json_string_value(b), hex))
+            json_t *a = json_array_get(args, z->consts[k].index), *b = json_object_get(a, "bytes"),
+                   *bs = json_object_get(a, "bytes_size");
+            if (!(json_is_string(b) && !strcmp(json_string_value(b), hex)) &&
+                !(json_is_integer(bs) && json_integer_value(bs) == (json_int_t)z->consts[k].size))
                 return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
-                                  "%s.args[%u]: not the bytes %s that specialization %u makes a constant", w2,
-                                  z->consts[k].index, hex, z->id);
+                                  "%s.args[%u]: neither the bytes %s that specialization %u makes a constant nor "
+                                  "any %u bytes", w2, z->consts[k].index, hex, z->id, z->consts[k].size);
         }
     }
     char *canon = NULL;

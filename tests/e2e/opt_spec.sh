@@ -5,8 +5,9 @@
 # a specialized copy of the kernel (rewriter/rw.h rw_specialize) with them
 # as compile-time constants, `clrr replay --plan` runs every launch as that
 # copy with every read-back verified, and `clrr run --plan` does the same
-# to the real application. Other scalar values (another body count,
-# another seed's window) match no pattern and run the original kernel; a
+# to the real application. A launch is named by its shape and must pass
+# the constants: another seed and a longer run still specialize, another
+# body count (other buffer sizes, another n) runs the original kernel; a
 # kernel without loops (vecadd) gets nothing; broken specialization
 # sections are refused with one line.
 . "$(dirname "$0")/lib.sh"
@@ -60,12 +61,23 @@ grep -q "^nbody: ok" "$TMP/run.out" || fail "nbody with the plan: $(cat "$TMP/ru
 [ "$(j "$TMP/run.json" "(d['specialized_launches'], d['fell_back'], d['fused_unbuilt'])")" = "($launches, 0, 0)" ] ||
     fail "nbody with the plan: $(j "$TMP/run.json" d)"
 grep -q "^clrr run: $launches launches ran specialized" "$TMP/run.err" || fail "run summary: $(cat "$TMP/run.err")"
-# another seed moves the window's start, a scalar the pattern names too:
-# no launch matches, the original kernel runs, the results are right
+# the launches are named by their shape (by-value arguments by size), and
+# each must pass the constants: another seed (the window starts elsewhere,
+# other scalars differ) and a longer run (windows the recording never saw)
+# still run specialized, and right
 "$CLRR" run -q --plan "$TMP/nb.plan" --report "$TMP/run2.json" -- "$APPS/nbody" --size 1024 --iters 3 --seed 5 \
     >"$TMP/run2.out" 2>&1 || fail "nbody --seed 5 with the plan: $(cat "$TMP/run2.out")"
 grep -q "^nbody: ok" "$TMP/run2.out" || fail "nbody --seed 5: $(cat "$TMP/run2.out")"
-[ "$(j "$TMP/run2.json" "(d['specialized_launches'], d['applied'])")" = "(0, 0)" ] || fail "--seed 5: $(j "$TMP/run2.json" d)"
+[ "$(j "$TMP/run2.json" "(d['specialized_launches'], d['fell_back'])")" = "($launches, 0)" ] ||
+    fail "--seed 5: $(j "$TMP/run2.json" d)"
+"$CLRR" run -q --plan "$TMP/nb.plan" --report "$TMP/run4.json" -- "$APPS/nbody" --size 1024 --iters 8 \
+    >"$TMP/run4.out" 2>&1 || fail "nbody --iters 8 with the plan: $(cat "$TMP/run4.out")"
+grep -q "^nbody: ok" "$TMP/run4.out" || fail "nbody --iters 8: $(cat "$TMP/run4.out")"
+[ "$(j "$TMP/run4.json" "d['specialized_launches']")" = "$(( launches * 8 / 3 ))" ] || fail "--iters 8: $(j "$TMP/run4.json" d)"
+"$CLRR" record -o "$TMP/nb5.clrr" -- "$APPS/nbody" --size 1024 --iters 3 --seed 5 --quiet || fail "recording nbody --seed 5"
+"$CLRR" replay --json "$TMP/nb5.clrr" --plan "$TMP/nb.plan" >"$TMP/r5.json" || fail "replay --seed 5 --plan"
+[ "$(j "$TMP/r5.json" "(d['ok'], d['mismatches'], d['plan']['specialized'], d['plan']['applied'])")" = "(True, 0, $launches, $launches)" ] ||
+    fail "replay --seed 5: $(j "$TMP/r5.json" "d['plan']")"
 # another body count: n differs, no pattern matches, the original kernel runs
 "$CLRR" run -q --plan "$TMP/nb.plan" --report "$TMP/run3.json" -- "$APPS/nbody" --size 512 --iters 3 \
     >"$TMP/run3.out" 2>&1 || fail "nbody --size 512 with the plan: $(cat "$TMP/run3.out")"
@@ -85,6 +97,18 @@ grep -q "^nbody: ok" "$TMP/run3.out" || fail "nbody --size 512: $(cat "$TMP/run3
 [ "$(j "$TMP/ns.plan" "(len(d['specializations']), [p['enabled'] for p in d['passes'] if p['name'] == 'specialize'])")" \
     = "(0, [False])" ] || fail "--no-specialize: $(j "$TMP/ns.plan" "d['passes']")"
 grep -q "^pass      specialize off" "$TMP/ns.txt" || fail "--no-specialize summary: $(cat "$TMP/ns.txt")"
+
+# constants that the launches do not pass (n = 1280 while they pass 1024):
+# the shape matches, the constants do not, the original kernel runs
+python3 - "$TMP/nb.plan" "$TMP/nbc.plan" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['specializations'][0]['constants'] = [[4, '00050000'] if c[0] == 4 else c for c in d['specializations'][0]['constants']]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$CLRR" replay --json "$TMP/nb.clrr" --plan "$TMP/nbc.plan" >"$TMP/nbc.json" 2>/dev/null || fail "other constants fail the replay"
+[ "$(j "$TMP/nbc.json" "(d['ok'], d['plan']['specialized'], d['plan']['applied'])")" = "(True, 0, 0)" ] ||
+    fail "other constants: $(j "$TMP/nbc.json" "d['plan']")"
 
 # a specialized kernel that does not build here: its launches run as
 # recorded, verified, and the summary says which and why
@@ -112,6 +136,6 @@ PY
 }
 bad sid "d['transformations'][0]['specialization'] = 9" "specialization: no specialization 9"
 bad cidx "d['specializations'][0]['constants'][0][0] = 12" "constants\[0\]"
-bad cbytes "d['specializations'][0]['constants'][0][1] = '0004'" "not the bytes 0004 that specialization 1 makes a constant"
+bad cbytes "d['specializations'][0]['constants'][0][1] = '0004'" "neither the bytes 0004 that specialization 1 makes a constant nor any 2 bytes"
 bad old "d['version'] = '1.6'" "specializations: this section is reserved"
-echo "ok: nbody specialized ($launches launches) and verified in replay and live; other values fall back; bad plans refused"
+echo "ok: nbody specialized ($launches launches) and verified in replay and live; another seed and a longer run specialize, another size falls back; bad plans refused"

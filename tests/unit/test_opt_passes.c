@@ -911,7 +911,8 @@ static void test_fuse_gather(void)
  * (constant: argument 2, bytes 08000000) and every launch a `specialize`
  * that the matcher answers as a fused launch of one; `guard` uses its
  * scalar only in a branch (no loop): nothing. With m = 8 then 9, nothing
- * either. */
+ * either; and the first plan on that trace specializes the two launches
+ * that pass m = 8, not the third. */
 static const char *ssrc =
     "__kernel void window(__global const float *a, __global float *o, uint m) {\n"
     "    size_t i = get_global_id(0); float s = 0.0f;\n"
@@ -927,8 +928,26 @@ static uint64_t spec_launch(tb *b, uint64_t q, uint64_t k, uint64_t a, uint64_t 
     return tb_launch(b, q, k, (uint64_t[]){a, o}, 2, 1024);
 }
 
+/* The matcher over trace @p path with plan @p p: launches it specialized. */
+static unsigned spec_count(const opt_plan *p, const char *path)
+{
+    opt_exec *x = NULL;
+    char err[256];
+    CU_ASSERT_FATAL(opt_exec_open(p, path, 0, &x, err, sizeof err) == OPT_OK);
+    tf_reader *r = NULL;
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    tf_item it;
+    unsigned n = 0;
+    while (tf_reader_next(r, &it) == TF_OK)
+        n += opt_exec_item(x, &it) == OPT_FUSE && opt_exec_fused(x)->launches == 1;
+    tf_reader_close(r);
+    opt_exec_close(x);
+    return n;
+}
+
 static void test_specialize(void)
 {
+    opt_plan *p0 = NULL;
     for (int varied = 0; varied < 2; varied++) {
         tb b;
         tb_open(&b);
@@ -951,6 +970,8 @@ static void test_specialize(void)
             CU_ASSERT(opt_plan_xform_count(p) == 0);
         } else if (varied) {
             CU_ASSERT(opt_plan_xform_count(p) == 0 && opt_plan_spec_count(p) == 0);
+            if (p0)
+                CU_ASSERT(spec_count(p0, b.path) == 2);   /* m = 8, 8, then 9 */
         } else {
             CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], 0},
                                   (opt_pass[]){OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE}));
@@ -961,8 +982,10 @@ static void test_specialize(void)
             CU_ASSERT(strstr(z->source, z->name) != NULL);
             for (size_t i = 0; i < 3; i++) {
                 const opt_xform *x = opt_plan_xform(p, i);
+                /* named by shape: m by its size, not its value */
                 CU_ASSERT(x->action == OPT_ACT_SPECIALIZE && x->spec == 1 && x->effect.commands == 0 &&
-                          strstr(x->reason, "loop over k"));
+                          strstr(x->reason, "loop over k") && strstr(x->pattern, "{\"bytes_size\":4}") &&
+                          x->occurrence == i && x->occurrences == 3);
             }
             /* the matcher: each launch of window is a fused launch of one */
             opt_exec *x = NULL;
@@ -983,10 +1006,13 @@ static void test_specialize(void)
             CU_ASSERT(st.specs == 3 && st.applied == 3 && st.fell_back == 0);
             tf_reader_close(r);
             opt_exec_close(x);
+            p0 = p;
+            p = NULL;
         }
         opt_plan_free(p);
         unlink(b.path);
     }
+    opt_plan_free(p0);
 }
 
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */

@@ -267,6 +267,14 @@ static void test_specs(void)
     free(w);
     opt_plan_free(q);
     q = NULL;
+    /* a shape pattern (the constant's argument by size, as the optimizer
+     * writes it) is read too */
+    char *sh = subst(t, "{\"bytes\":\"00040000\"}", "{\"bytes_size\":4}");
+    st = opt_plan_parse(sh, strlen(sh), &q, err, sizeof err);
+    CU_ASSERT(st == OPT_OK && q && strstr(opt_plan_xform(q, 0)->pattern, "{\"bytes_size\":4}"));
+    opt_plan_free(q);
+    q = NULL;
+    free(sh);
     static const char *const bad[][3] = {
         {"\"specialization\":1", "\"specialization\":2", "no specialization 2"},
         {"[[1,\"00040000\"]]", "[[3,\"00040000\"]]", "constants[0]"},
@@ -274,8 +282,9 @@ static void test_specs(void)
         {"[[1,\"00040000\"]]", "[[1,\"0004000G\"]]", "constants[0]"},
         {"[[1,\"00040000\"]]", "[[1,\"00040000\"],[1,\"01\"]]", "constants[1]"},
         {"[[1,\"00040000\"]]", "[]", "constants"},
-        {"[[1,\"00040000\"]]", "[[1,\"00050000\"]]", "args[1]: not the bytes 00050000"},
-        {"[[1,\"00040000\"]]", "[[2,\"00040000\"]]", "args[2]: not the bytes"},
+        {"[[1,\"00040000\"]]", "[[1,\"00050000\"]]", "args[1]: neither the bytes 00050000"},
+        {"[[1,\"00040000\"]]", "[[2,\"00040000\"]]", "args[2]: neither the bytes"},
+        {"[[1,\"00040000\"]]", "[[1,\"0004\"]]", "nor any 2 bytes"},
         {"\"args\":3", "\"args\":0", "args"},
         {"\"name\":\"__clrr_spec_1\",\"kernel\":\"scale_lo\"", "\"name\":\"__clrr_spec_1\",\"kernel\":\"a-b\"",
          "identifiers"},
