@@ -276,7 +276,8 @@ int opt_exec_split_conv(opt_exec *x, const opt_split *z, rpl_split *out)
     return 0;
 }
 
-static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
+/* The first entry of pattern key @p key at occurrence @p occ or after. */
+static size_t opt_key_first(const opt_exec *x, uint64_t key, uint64_t occ)
 {
     size_t lo = 0, hi = x->n;
     while (lo < hi) {
@@ -287,6 +288,12 @@ static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t o
         else
             hi = mid;
     }
+    return lo;
+}
+
+static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
+{
+    size_t lo = opt_key_first(x, key, occ);
     for (; lo < x->n && x->by_key[lo]->key == key && x->by_key[lo]->occurrence == occ; lo++)
         if (!strcmp(x->by_key[lo]->pattern, canon))
             return x->by_key[lo];
@@ -313,20 +320,6 @@ static const opt_xform *opt_find_steady(const opt_exec *x, uint64_t key, uint64_
         if (!strcmp(x->by_key[i]->pattern, canon))
             return x->by_key[i]->occurrences && x->by_key[i]->occurrences <= occ ? x->by_key[i] : NULL;
     return NULL;
-}
-
-/* The first entry of pattern key @p key. */
-static size_t opt_key_first(const opt_exec *x, uint64_t key)
-{
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->by_key[mid]->key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* 1 when launch @p c passes the constants of specialization @p z (its
@@ -366,7 +359,7 @@ static int opt_find_spec(opt_exec *x, const tf_call *c, const opt_xform **out)
         return 0;
     if (st != OPT_OK)
         return OPT_ERR_NOMEM;
-    for (size_t i = opt_key_first(x, key); i < x->n && x->by_key[i]->key == key && !*out; i++) {
+    for (size_t i = opt_key_first(x, key, 0); i < x->n && x->by_key[i]->key == key && !*out; i++) {
         const opt_xform *f = x->by_key[i];
         const opt_spec *z = f->action == OPT_ACT_SPECIALIZE ? opt_plan_spec(x->p, f->spec - 1) : NULL;
         if (z && !strcmp(f->pattern, canon) && opt_spec_passes(x, c, z))
@@ -455,7 +448,7 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         }
         /* the rule applies: every transformation of that pattern and
          * specialization (one per recorded launch) counts as applied */
-        for (size_t i = opt_key_first(x, f->key); i < x->n && x->by_key[i]->key == f->key; i++)
+        for (size_t i = opt_key_first(x, f->key, 0); i < x->n && x->by_key[i]->key == f->key; i++)
             if (x->by_key[i]->spec == f->spec && !strcmp(x->by_key[i]->pattern, f->pattern))
                 x->state[x->by_key[i]->id - 1] = OPT_X_APPLIED;
         x->state[f->id - 1] = OPT_X_APPLIED;

@@ -553,14 +553,16 @@ static opt_status opt_rd_split(opt_rd *r, const json_t *o, size_t i)
     return opt_plan_add_split(r->p, &z, NULL);
 }
 
-static opt_status opt_rd_splits(opt_rd *r, const json_t *root)
+/* Section @p name (null: none): at most @p max entries, each read by @p one. */
+static opt_status opt_rd_section(opt_rd *r, const json_t *root, const char *name, size_t max,
+                                 opt_status (*one)(opt_rd *, const json_t *, size_t))
 {
-    json_t *a = json_object_get(root, "splits");
+    json_t *a = json_object_get(root, name);
     if (!a || json_is_null(a))
         return OPT_OK;
-    OPT_TRY(opt_get_array(r, root, "splits", "plan", OPT_PLAN_MAX_SPLITS, &a));
+    OPT_TRY(opt_get_array(r, root, name, "plan", max, &a));
     for (size_t i = 0; i < json_array_size(a); i++)
-        OPT_TRY(opt_rd_split(r, json_array_get(a, i), i));
+        OPT_TRY(one(r, json_array_get(a, i), i));
     return OPT_OK;
 }
 
@@ -627,16 +629,6 @@ static opt_status opt_rd_spec(opt_rd *r, const json_t *o, size_t i)
     return opt_plan_add_spec(r->p, &z, NULL);
 }
 
-static opt_status opt_rd_specs(opt_rd *r, const json_t *root)
-{
-    json_t *a = json_object_get(root, "specializations");
-    if (!a || json_is_null(a))
-        return OPT_OK;
-    OPT_TRY(opt_get_array(r, root, "specializations", "plan", OPT_PLAN_MAX_SPECS, &a));
-    for (size_t i = 0; i < json_array_size(a); i++)
-        OPT_TRY(opt_rd_spec(r, json_array_get(a, i), i));
-    return OPT_OK;
-}
 
 static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
 {
@@ -866,9 +858,9 @@ opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *er
     if (st == OPT_OK)
         st = opt_rd_fused(&r, root);
     if (st == OPT_OK)
-        st = opt_rd_splits(&r, root);
+        st = opt_rd_section(&r, root, "splits", OPT_PLAN_MAX_SPLITS, opt_rd_split);
     if (st == OPT_OK)
-        st = opt_rd_specs(&r, root);
+        st = opt_rd_section(&r, root, "specializations", OPT_PLAN_MAX_SPECS, opt_rd_spec);
     if (st == OPT_OK)
         st = opt_rd_xforms(&r, root);
     json_decref(root);

@@ -608,6 +608,40 @@ static char fuse_letter(int v)
     return v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : v == OPT_FUSE ? 'f' : 0;
 }
 
+/* What the matcher answered in a replay of @p p over the calls of trace
+ * @p path. */
+typedef struct replay_seen {
+    char got[16];             /* fusion verdicts, in order (a specialized launch: 'f') */
+    unsigned specs;           /* OPT_FUSE answers with a specialized kernel (launches 1) */
+    const opt_fused *spec;    /* ... the last one's */
+    opt_exec_stats st;
+} replay_seen;
+
+static void replay_run(const opt_plan *p, const char *path, replay_seen *o)
+{
+    opt_exec *x = NULL;
+    char err[256];
+    size_t ng = 0;
+    memset(o, 0, sizeof *o);
+    CU_ASSERT_FATAL(opt_exec_open(p, path, 0, &x, err, sizeof err) == OPT_OK);
+    tf_reader *r = NULL;
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    tf_item it;
+    while (tf_reader_next(r, &it) == TF_OK) {
+        int v = opt_exec_item(x, &it);
+        char l = fuse_letter(v);
+        if (l && ng + 1 < sizeof o->got)
+            o->got[ng++] = l;
+        if (v == OPT_FUSE && opt_exec_fused(x)->launches == 1) {
+            o->specs++;
+            o->spec = opt_exec_fused(x);
+        }
+    }
+    opt_exec_get_stats(x, &o->st);
+    tf_reader_close(r);
+    opt_exec_close(x);
+}
+
 /* What a live run of @p p over the calls of trace @p path answered. */
 typedef struct live_seen {
     char got[16];             /* fusion verdicts, in order */
@@ -755,25 +789,10 @@ static void test_fuse_chain(void)
         }
         CU_ASSERT(seen == 7);
         /* the matcher: hold, link, fuse, twice; then hold, fuse */
-        opt_exec *x = NULL;
-        char err[256];
-        CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
-        tf_reader *r = NULL;
-        CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
-        tf_item it;
-        char got[16] = "";
-        size_t ng = 0;
-        while (tf_reader_next(r, &it) == TF_OK) {
-            char l = fuse_letter(opt_exec_item(x, &it));
-            if (l && ng + 1 < sizeof got)
-                got[ng++] = l;
-        }
-        CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
-        opt_exec_stats st;
-        opt_exec_get_stats(x, &st);
-        CU_ASSERT(st.fusions == 3 && st.applied == 8 && st.fell_back == 0);
-        tf_reader_close(r);
-        opt_exec_close(x);
+        replay_seen rs;
+        replay_run(p, b.path, &rs);
+        CU_ASSERT_STRING_EQUAL(rs.got, "hlfhlfhf");
+        CU_ASSERT(rs.st.fusions == 3 && rs.st.applied == 8 && rs.st.fell_back == 0);
         chain_twin_live(p, b.path, zt);
         chain_broken_live(p, a, t1, t2, o);   /* (its trace takes the same path) */
     }
@@ -849,25 +868,10 @@ static void test_fuse_gather(void)
         const char *px = strstr(body, "- 1.0f"), *py = strstr(body, "+ 1.0f"), *pc = strstr(body, "* (");
         CU_ASSERT(px && py && px < py && (!pc || py < pc));
         /* the matcher: hold, link, fuse, twice; then hold, fuse */
-        opt_exec *x = NULL;
-        char err[256];
-        CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
-        tf_reader *r = NULL;
-        CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
-        tf_item it;
-        char got[16] = "";
-        size_t ng = 0;
-        while (tf_reader_next(r, &it) == TF_OK) {
-            char l = fuse_letter(opt_exec_item(x, &it));
-            if (l && ng + 1 < sizeof got)
-                got[ng++] = l;
-        }
-        CU_ASSERT_STRING_EQUAL(got, "hlfhlfhf");
-        opt_exec_stats st;
-        opt_exec_get_stats(x, &st);
-        CU_ASSERT(st.fusions == 3 && st.applied == 8 && st.fell_back == 0);
-        tf_reader_close(r);
-        opt_exec_close(x);
+        replay_seen rs;
+        replay_run(p, b.path, &rs);
+        CU_ASSERT_STRING_EQUAL(rs.got, "hlfhlfhf");
+        CU_ASSERT(rs.st.fusions == 3 && rs.st.applied == 8 && rs.st.fell_back == 0);
         /* live: the first gather's gx and gy are kept, and run after all
          * when the next write overwrites a; then the twin, every time */
         live_seen ls = {0};
@@ -928,23 +932,6 @@ static uint64_t spec_launch(tb *b, uint64_t q, uint64_t k, uint64_t a, uint64_t 
     return tb_launch(b, q, k, (uint64_t[]){a, o}, 2, 1024);
 }
 
-/* The matcher over trace @p path with plan @p p: launches it specialized. */
-static unsigned spec_count(const opt_plan *p, const char *path)
-{
-    opt_exec *x = NULL;
-    char err[256];
-    CU_ASSERT_FATAL(opt_exec_open(p, path, 0, &x, err, sizeof err) == OPT_OK);
-    tf_reader *r = NULL;
-    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
-    tf_item it;
-    unsigned n = 0;
-    while (tf_reader_next(r, &it) == TF_OK)
-        n += opt_exec_item(x, &it) == OPT_FUSE && opt_exec_fused(x)->launches == 1;
-    tf_reader_close(r);
-    opt_exec_close(x);
-    return n;
-}
-
 static void test_specialize(void)
 {
     opt_plan *p0 = NULL;
@@ -970,8 +957,11 @@ static void test_specialize(void)
             CU_ASSERT(opt_plan_xform_count(p) == 0);
         } else if (varied) {
             CU_ASSERT(opt_plan_xform_count(p) == 0 && opt_plan_spec_count(p) == 0);
-            if (p0)
-                CU_ASSERT(spec_count(p0, b.path) == 2);   /* m = 8, 8, then 9 */
+            replay_seen rs;
+            if (p0) {
+                replay_run(p0, b.path, &rs);
+                CU_ASSERT(rs.specs == 2);   /* m = 8, 8, then 9 */
+            }
         } else {
             CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], 0},
                                   (opt_pass[]){OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE}));
@@ -988,24 +978,10 @@ static void test_specialize(void)
                           x->occurrence == i && x->occurrences == 3);
             }
             /* the matcher: each launch of window is a fused launch of one */
-            opt_exec *x = NULL;
-            char err[256];
-            CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
-            tf_reader *r = NULL;
-            CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
-            tf_item it;
-            unsigned fused = 0;
-            while (tf_reader_next(r, &it) == TF_OK)
-                if (opt_exec_item(x, &it) == OPT_FUSE) {
-                    const opt_fused *f = opt_exec_fused(x);
-                    fused += f == &z->as && f->launches == 1 && f->nparams == 3 && f->params[2][1] == 2;
-                }
-            CU_ASSERT(fused == 3);
-            opt_exec_stats st;
-            opt_exec_get_stats(x, &st);
-            CU_ASSERT(st.specs == 3 && st.applied == 3 && st.fell_back == 0);
-            tf_reader_close(r);
-            opt_exec_close(x);
+            replay_seen rs;
+            replay_run(p, b.path, &rs);
+            CU_ASSERT(rs.specs == 3 && rs.spec == &z->as && rs.spec->nparams == 3 && rs.spec->params[2][1] == 2);
+            CU_ASSERT(rs.st.specs == 3 && rs.st.applied == 3 && rs.st.fell_back == 0);
             p0 = p;
             p = NULL;
         }

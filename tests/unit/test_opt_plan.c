@@ -140,6 +140,18 @@ static char *subst(const char *text, const char *from, const char *to)
     return t;
 }
 
+/* @p text with each steps[i][0] in turn replaced by steps[i][1] (malloc'd). */
+static char *substs(const char *text, const char *const (*steps)[2], size_t n)
+{
+    char *t = strdup(text);
+    for (size_t i = 0; i < n; i++) {
+        char *u = subst(t, steps[i][0], steps[i][1]);
+        free(t);
+        t = u;
+    }
+    return t;
+}
+
 /* A 1.4 plan: the first transformation a split with models. */
 static char *split_plan(void)
 {
@@ -156,13 +168,7 @@ static char *split_plan(void)
          "\"models\":[{\"read\":[0,256,0,256],\"write\":[0,256,0,256]},null],\"options\":\"\","
          "\"source\":\"__kernel void scale_lo() {}\"}]"},
     };
-    char *t = strdup(valid);
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        char *u = subst(t, steps[i][0], steps[i][1]);
-        free(t);
-        t = u;
-    }
-    return t;
+    return substs(valid, steps, sizeof steps / sizeof steps[0]);
 }
 
 static void test_splits(void)
@@ -233,13 +239,7 @@ static char *spec_plan(void)
          "\"program\":\"dd36658719cd909a9bfe41b6885b311a\",\"args\":3,\"constants\":[[1,\"00040000\"]],\"options\":\"\","
          "\"source\":\"__kernel void scale_lo() {}\"}]"},
     };
-    char *t = strdup(valid);
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        char *u = subst(t, steps[i][0], steps[i][1]);
-        free(t);
-        t = u;
-    }
-    return t;
+    return substs(valid, steps, sizeof steps / sizeof steps[0]);
 }
 
 static void test_specs(void)
