@@ -152,6 +152,36 @@ static char *substs(const char *text, const char *const (*steps)[2], size_t n)
     return t;
 }
 
+/* @p text parsed; @p what names it in the message when it is not. */
+static opt_plan *parse_ok(const char *text, const char *what)
+{
+    opt_plan *p = NULL;
+    char err[256] = "";
+    opt_status st = opt_plan_parse(text, strlen(text), &p, err, sizeof err);
+    if (st != OPT_OK)
+        fprintf(stderr, "\n  %s: %s\n", what, err);
+    CU_ASSERT_FATAL(st == OPT_OK && p);
+    return p;
+}
+
+/* Each bad[i]: @p text with bad[i][0] replaced by bad[i][1] is refused
+ * with one line containing bad[i][2]. */
+static void refusals(const char *text, const char *const (*bad)[3], size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *u = subst(text, bad[i][0], bad[i][1]);
+        char err[256] = "";
+        opt_plan *q = NULL;
+        opt_status st = opt_plan_parse(u, strlen(u), &q, err, sizeof err);
+        int ok = st < 0 && !q && strstr(err, bad[i][2]) && !strchr(err, '\n');
+        if (!ok)
+            fprintf(stderr, "\n  %s refusal %zu: status %d, '%s'\n", what, i, st, err);
+        CU_ASSERT(ok);
+        opt_plan_free(q);
+        free(u);
+    }
+}
+
 /* A 1.4 plan: the first transformation a split with models. */
 static char *split_plan(void)
 {
@@ -174,12 +204,8 @@ static char *split_plan(void)
 static void test_splits(void)
 {
     char *t = split_plan();
-    opt_plan *p = NULL, *q = NULL;
+    opt_plan *p = parse_ok(t, "split plan"), *q = NULL;
     char err[256] = "";
-    opt_status st = opt_plan_parse(t, strlen(t), &p, err, sizeof err);
-    if (st != OPT_OK)
-        fprintf(stderr, "\n  split plan: %s\n", err);
-    CU_ASSERT_FATAL(st == OPT_OK);
     const opt_split *z = opt_plan_split(p, 0);
     CU_ASSERT_FATAL(opt_plan_split_count(p) == 1 && z != NULL);
     CU_ASSERT(opt_plan_xform(p, 0)->action == OPT_ACT_SPLIT && opt_plan_xform(p, 0)->split == 1);
@@ -207,18 +233,7 @@ static void test_splits(void)
         {"\"dim\":0", "\"dim\":3", "dim"},
         {"\"merge\":[\"concat\",\"none\"]", "\"merge\":[\"concat\",\"diff\"]", "only a mem argument"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *u = subst(t, bad[i][0], bad[i][1]);
-        err[0] = 0;
-        st = opt_plan_parse(u, strlen(u), &q, err, sizeof err);
-        int ok = st == OPT_ERR_PLAN && !q && strstr(err, bad[i][2]) && !strchr(err, '\n');
-        if (!ok)
-            fprintf(stderr, "\n  split refusal %zu: status %d, '%s'\n", i, st, err);
-        CU_ASSERT(ok);
-        opt_plan_free(q);
-        q = NULL;
-        free(u);
-    }
+    refusals(t, bad, sizeof bad / sizeof bad[0], "split");
     free(t);
     opt_plan_free(p);
 }
@@ -245,12 +260,9 @@ static char *spec_plan(void)
 static void test_specs(void)
 {
     char *t = spec_plan();
-    opt_plan *p = NULL, *q = NULL;
+    opt_plan *p = parse_ok(t, "spec plan"), *q = NULL;
     char err[256] = "";
-    opt_status st = opt_plan_parse(t, strlen(t), &p, err, sizeof err);
-    if (st != OPT_OK)
-        fprintf(stderr, "\n  spec plan: %s\n", err);
-    CU_ASSERT_FATAL(st == OPT_OK);
+    opt_status st;
     const opt_spec *z = opt_plan_spec(p, 0);
     CU_ASSERT_FATAL(opt_plan_spec_count(p) == 1 && z != NULL);
     CU_ASSERT(opt_plan_xform(p, 0)->action == OPT_ACT_SPECIALIZE && opt_plan_xform(p, 0)->spec == 1);
@@ -292,18 +304,7 @@ static void test_specs(void)
          "not an action of pass"},
         {"\"version\": \"1.7\"", "\"version\": \"1.6\"", "before 1.7"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *u = subst(t, bad[i][0], bad[i][1]);
-        err[0] = 0;
-        st = opt_plan_parse(u, strlen(u), &q, err, sizeof err);
-        int ok = st < 0 && !q && strstr(err, bad[i][2]) && !strchr(err, '\n');
-        if (!ok)
-            fprintf(stderr, "\n  spec refusal %zu: status %d, '%s'\n", i, st, err);
-        CU_ASSERT(ok);
-        opt_plan_free(q);
-        q = NULL;
-        free(u);
-    }
+    refusals(t, bad, sizeof bad / sizeof bad[0], "spec");
     free(t);
     opt_plan_free(p);
 }
