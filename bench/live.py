@@ -73,6 +73,8 @@ WORKLOADS = [
 LONGER = [
     ("sobel x5", "sobel", [app("sobel"), "--iters", "50"] + small([], ["--size", "256"]),
      "sobel for 50 iterations with the 10-iteration plan (steady state)"),
+    ("nbody x3", "nbody", [app("nbody"), "--iters", "30"] + small([], ["--size", "1024"]),
+     "nbody for 30 iterations with the 10-iteration plan (windows the recording never saw, still specialized)"),
 ]
 ONLY = [w for w in os.environ.get("BENCH_ONLY", "").split(",") if w]
 
