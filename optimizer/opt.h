@@ -146,6 +146,7 @@ typedef struct opt_fused {
     const char *producer, *consumer;   /* the kernels it fuses (the chain's first and last) */
     unsigned launches;        /* 2 (a pair) .. OPT_CHAIN_MAX: the launches it does (1.5) */
     int gather;               /* 1.6: into[] is not a chain's */
+    int horizontal;           /* 1.7: independent launches, no intermediate (keep_store 1) */
     uint8_t into[OPT_CHAIN_MAX];   /* into[i] (i < launches - 1): the launch that reads launch i's
                                     * intermediate (i < into[i] < launches); a chain's: i + 1 */
     uint8_t program[16];      /* XXH3-128 of the original program source */

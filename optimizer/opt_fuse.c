@@ -32,7 +32,14 @@
  * after it, with a dead output too: sobel's gx and gy, which share their
  * input image and are both read by the magnitude, become one launch with
  * it (horizontal fusion of gx and gy through their consumer). A gather's
- * consumer can then go on as a chain. */
+ * consumer can then go on as a chain.
+ *
+ * Launches that no pair, chain or gather took are then grouped
+ * horizontally: consecutive launches on one in-order queue with the same
+ * NDRange, none of which passes memory another one writes, at least two of
+ * which read the same memory object: one launch does each one's work, every
+ * store kept (each keeps its own outputs; the shared input is loaded by one
+ * kernel, its loads close together). */
 #include "optimizer/opt_int.h"
 
 #include "analyzer/ana.h"
@@ -411,6 +418,98 @@ static void fz_gather(const ana_model *m, size_t i, size_t lo, opt_fuse_pair *f,
     f->n = np + 1;
 }
 
+/* 1 when launch @p c may run in one kernel with a launch like @p p (the
+ * group's first): the same NDRange on the same in-order queue, analyzed
+ * kernels without barriers, atomics, __local memory, images or pipes. */
+static int fz_side_ok(const ana_model *m, const ana_cmd *p, const ana_cmd *c)
+{
+    const char *why = NULL;
+    if (c->kind != ANA_CMD_KERNEL || !fz_same_range(p, c))
+        return 0;
+    const ana_kernel *k = ana_model_kernel(m, c->kernel, &why);
+    if (!k || k->unsupported || k->features.barriers || k->features.atomics)
+        return 0;
+    for (unsigned a = 0; a < k->nargs; a++) {
+        const ana_arg *g = &k->args[a];
+        if (g->kind == ANA_ARG_LOCAL || g->kind == ANA_ARG_IMAGE || g->kind == ANA_ARG_PIPE ||
+            g->kind == ANA_ARG_OTHER || (fz_is_mem_arg(g) && a < c->nargs && c->args[a].kind != ANA_KARG_MEM))
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 when launches @p x and @p y are independent: no memory (by the bytes
+ * that hold it: a sub-buffer by its buffer) that one writes and the other
+ * touches (the kernel analysis's regions, as the model refined them);
+ * *shared: both read some memory. */
+static int fz_independent(const ana_cmd *x, const ana_cmd *y, int *shared)
+{
+    for (unsigned a = 0; a < x->nmem; a++)
+        for (unsigned b = 0; b < y->nmem; b++) {
+            const ana_memref *u = &x->mem[a], *v = &y->mem[b];
+            if (u->root != v->root)
+                continue;
+            if ((u->access | v->access) & ANA_ACC_WRITE)
+                return 0;
+            *shared = 1;
+        }
+    return 1;
+}
+
+/* The horizontal groups among the launches no pair, chain or gather took
+ * (*out holds those, in command order): appended to *out. */
+static opt_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t *nout, size_t *cap)
+{
+    size_t n = ana_model_command_count(m), taken = 0, nvert = *nout;
+    for (size_t i = 0; i + 1 < n; i++) {
+        const ana_cmd *p = ana_model_command(m, i);
+        /* skip launches a vertical group holds (groups are in command order) */
+        while (taken < nvert && (*out)[taken].seq[(*out)[taken].n - 1] < p->seq)
+            taken++;
+        if (taken < nvert && (*out)[taken].seq[0] <= p->seq)
+            continue;
+        if (p->kind != ANA_CMD_KERNEL || p->nwait || p->event || !fz_side_ok(m, p, p))
+            continue;
+        size_t at[OPT_CHAIN_MAX] = {i};
+        unsigned k = 1;
+        int shared = 0;
+        while (k < OPT_CHAIN_MAX && i + k < n) {
+            const ana_cmd *c = ana_model_command(m, i + k);
+            if (taken < nvert && (*out)[taken].seq[0] <= c->seq)
+                break;   /* a vertical group's launch */
+            if (!fz_side_ok(m, p, c))
+                break;
+            int ok = 1, sh = shared;
+            for (unsigned j = 0; j < k && ok; j++)
+                ok = fz_independent(ana_model_command(m, at[j]), c, &sh);
+            const ana_cmd *last = ana_model_command(m, at[k - 1]);
+            if (!ok || last->nwait || last->event)
+                break;   /* (every launch but the group's last is held: no wait list, no event) */
+            at[k] = i + k;
+            k++;
+            shared = sh;
+        }
+        while (k > 1 && !shared)   /* nothing read in common: nothing to gain */
+            k = 1;
+        if (k < 2)
+            continue;
+        if (opt_grow((void **)out, cap, *nout + 1, sizeof **out))
+            return OPT_ERR_NOMEM;
+        opt_fuse_pair *f = &(*out)[(*nout)++];
+        memset(f, 0, sizeof *f);
+        f->n = k;
+        f->horizontal = 1;
+        f->keep_store = 1;
+        for (unsigned j = 0; j < k; j++) {
+            const ana_cmd *c = ana_model_command(m, at[j]);
+            f->seq[j] = c->seq;
+            f->kernel[j] = c->kernel;
+        }
+        i = at[k - 1];
+    }
+    return OPT_OK;
+}
+
 opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
 {
     *out = NULL;
@@ -461,5 +560,5 @@ opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
         i = at[f->n - 1];   /* the consumer is not also the producer of the next pair */
         lo = i + 1;
     }
-    return OPT_OK;
+    return fz_horizontal(m, out, nout, &cap);
 }

@@ -129,6 +129,8 @@ typedef struct opt_fuse_pair {
     unsigned in[OPT_CHAIN_MAX];       /* in[i] (i < n - 1): the argument launch to[i] reads it through */
     int keep_store;           /* a pair whose intermediate is read later: still written
                                  (a group's intermediates never are) */
+    int horizontal;           /* independent launches that share inputs: no intermediate
+                                 (out, to, in unused), every store kept (keep_store 1) */
 } opt_fuse_pair;
 
 typedef struct ana_model ana_model;

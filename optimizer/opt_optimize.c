@@ -31,7 +31,7 @@ typedef struct opt_fuse_made {
     unsigned n;
     const char *names[OPT_CHAIN_MAX];   /* the launches' kernels */
     unsigned out[OPT_CHAIN_MAX], to[OPT_CHAIN_MAX], in[OPT_CHAIN_MAX];
-    int keep_store;
+    int keep_store, horizontal;
     uint32_t id;              /* 0: refused */
 } opt_fuse_made;
 
@@ -212,7 +212,7 @@ static int opt_role_cmp(const void *a, const void *b)
 static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_object *const *ks,
                        const opt_fuse_pair *f, int keep_store)
 {
-    if (m->program != program || m->n != f->n || m->keep_store != keep_store)
+    if (m->program != program || m->n != f->n || m->keep_store != keep_store || m->horizontal != f->horizontal)
         return 0;
     for (unsigned j = 0; j < f->n; j++)
         if (strcmp(m->names[j], ks[j]->name) ||
@@ -258,6 +258,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     m->program = prog->id;
     m->n = f->n;
     m->keep_store = keep_store;
+    m->horizontal = f->horizontal;
     for (unsigned j = 0; j < f->n; j++) {
         m->names[j] = ks[j]->name;
         m->out[j] = j + 1 < f->n ? f->out[j] : 0;
@@ -283,8 +284,8 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
          * intermediate is the parameter that launch to[s]'s argument in[s]
          * became (launch to[s] itself, before the first step) */
         int last = s == 0, first = s + 2 == f->n;
-        unsigned cbuf = f->in[s];
-        if (!first) {
+        unsigned cbuf = f->horizontal ? RW_NO_BUF : f->in[s], pbuf = f->horizontal ? RW_NO_BUF : f->out[s];
+        if (!first && !f->horizontal) {
             for (cbuf = 0; cbuf < nmap && !(map[cbuf][0] == f->to[s] && map[cbuf][1] == f->in[s]); cbuf++)
                 ;
             if (cbuf == nmap) {
@@ -297,7 +298,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
         }
         if (!last)
             snprintf(step, sizeof step, "__clrr_fused_%zu_step%u", no, f->n - 1 - s);
-        rw_fuse_req req = {src, len, prog->options, ks[s]->name, cname, f->out[s], cbuf, keep_store,
+        rw_fuse_req req = {src, len, prog->options, ks[s]->name, cname, pbuf, cbuf, keep_store,
                            last ? name : step};
         rw_status rs = opt_rw_fuse(&req, &rout, why, sizeof why);
         opt_rw_fuse_free(&prev);
@@ -348,10 +349,11 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     opt_fused z = {.name = name, .producer = ks[0]->name, .consumer = ks[f->n - 1]->name, .launches = f->n,
                    .source = rout.source, .options = prog->options ? prog->options : "", .keep_store = keep_store,
                    .nparams = nmap, .params = (const uint8_t(*)[2])map, .storing = storing};
-    for (unsigned j = 0; j + 1 < f->n; j++) {
+    for (unsigned j = 0; j + 1 < f->n && !f->horizontal; j++) {
         z.into[j] = (uint8_t)f->to[j];
         z.gather |= f->to[j] != j + 1;
     }
+    z.horizontal = f->horizontal;
     memcpy(z.program, h.hash, 16);
     opt_status st = opt_plan_add_fused(x->p, &z, &m->id);
     opt_rw_fuse_free(&rout);
@@ -540,7 +542,11 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
         } else if (fr && !d) {
             char why[384];
             const opt_fused *z = opt_plan_fused(x->p, fr->fused - 1);
-            if (fr->action == OPT_ACT_HOLD && z && z->launches > 2)
+            if (fr->action == OPT_ACT_HOLD && z && z->horizontal)
+                snprintf(why, sizeof why, "runs inside %s, beside the %u launches up to #%llu: launches of one "
+                         "NDRange, independent of each other, that read the same memory; every store kept",
+                         z->name, z->launches - 1, (unsigned long long)fr->partner);
+            else if (fr->action == OPT_ACT_HOLD && z && z->launches > 2)
                 snprintf(why, sizeof why, "runs inside %s, a %s of %u launches ending with launch #%llu: each "
                          "work-item of the %s reads only what the same work-item of this launch wrote; the "
                          "buffer is not read later and is no longer stored", z->name, z->gather ? "gather" : "chain",

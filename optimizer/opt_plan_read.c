@@ -276,7 +276,8 @@ static int opt_is_ident(const char *s)
 static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
 {
     static const char *const names[] = {"id", "name", "producer", "consumer", "program", "keep_store",
-                                        "params", "options", "source", "storing", "launches", "into", NULL};
+                                        "params", "options", "source", "storing", "launches", "into",
+                                        "horizontal", NULL};
     json_t *a = json_object_get(root, "fused_kernels");
     if (!a || json_is_null(a))
         return OPT_OK;   /* 1.0: reserved, null */
@@ -333,6 +334,14 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
                 f.into[k] = (uint8_t)json_integer_value(e);
             }
             f.gather = 1;
+        }
+        json_t *hz = json_object_get(o, "horizontal");
+        if (hz) {   /* 1.7: independent launches, every store kept */
+            if (!json_is_true(hz) || !f.keep_store || into || json_object_get(o, "storing"))
+                return opt_bad(r, OPT_ERR_PLAN, where,
+                               "horizontal: true, only for a kernel that keeps every store (keep_store true) "
+                               "and names neither into nor storing");
+            f.horizontal = 1;
         }
         OPT_TRY(opt_get_array(r, o, "params", where, OPT_FUSED_MAX_PARAMS, &params));
         for (size_t k = 0; k < json_array_size(params); k++) {

@@ -249,6 +249,8 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                     rc = -1;
             if (into && json_object_set_new(o, "into", into))
                 rc = -1;
+            if (o && z->horizontal && json_object_set_new(o, "horizontal", json_true()))
+                rc = -1;
             rc |= opt_put(f, o);
         }
         fputs(p->nfz ? "\n]" : "]", f);

@@ -77,6 +77,11 @@ const char *rw_strerror(rw_status s);
 /* The most parameters a fused kernel may have. */
 #define RW_MAX_PARAMS 128
 
+/* p_buf and c_buf of a horizontal fusion: P and C share no buffer (the
+ * caller proves them independent); the fused kernel does P's body (its
+ * returns go to the label) then C's, each as written, every store kept. */
+#define RW_NO_BUF (~0u)
+
 /* A fusion request. Every pointer is borrowed for the duration of the call. */
 typedef struct rw_fuse_req {
     const char *source;    /* the whole program source as the application passed it */
@@ -86,7 +91,7 @@ typedef struct rw_fuse_req {
                             * the rest is ignored */
     const char *producer;  /* P's kernel name */
     const char *consumer;  /* C's kernel name (may equal P's) */
-    unsigned p_buf;        /* index of B among P's parameters */
+    unsigned p_buf;        /* index of B among P's parameters; RW_NO_BUF (both): horizontal */
     unsigned c_buf;        /* index of B among C's parameters */
     int keep_store;        /* 1: B is read later, P's store to B stays */
     const char *name;      /* the fused kernel's name: an identifier not used in the program */

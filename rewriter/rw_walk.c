@@ -398,7 +398,7 @@ rw_status rw_walk(const rw_tu *t, const rw_kernel *k, const rw_role *role, rw_ed
     w->cap = cap;
     snprintf(w->fn, sizeof w->fn, "%s", k->name);
     st = rw_walk_body(w, k->body);
-    if (st == RW_OK && role->producer && w->stores == 0)
+    if (st == RW_OK && role->producer && role->buf != RW_NO_BUF && w->stores == 0)
         st = rw_refuse(w, "%s never stores %s", k->name, k->p[role->buf].name);
     if (may_skip)
         *may_skip = w->may_skip;

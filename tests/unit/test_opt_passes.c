@@ -991,6 +991,65 @@ static void test_specialize(void)
     opt_plan_free(p0);
 }
 
+/* Horizontal groups (plan 1.7): hx and hy read a and write each its own
+ * output, both read back; neither passes what the other writes. The two
+ * are one launch, every store kept (no twin), parameters from both; the
+ * matcher answers hold, fuse. When hy also writes a (what hx reads),
+ * nothing is grouped. */
+static const char *hsrc =
+    "__kernel void hx(__global const float *a, __global float *x) { size_t i = get_global_id(0); x[i] = a[i] * 3.0f; }\n"
+    "__kernel void hy(__global const float *a, __global float *y) { size_t i = get_global_id(0); y[i] = a[i] + 3.0f; }\n"
+    "__kernel void hw(__global float *a, __global float *y) { size_t i = get_global_id(0); y[i] = a[i]; a[i] = 0.0f; }\n";
+
+static void test_fuse_horizontal(void)
+{
+    for (int dep = 0; dep < 2; dep++) {
+        tb b;
+        tb_open(&b);
+        uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 8192, NULL), x = tb_buffer(&b, 1, 8192, NULL),
+                 y = tb_buffer(&b, 1, 8192, NULL);
+        uint64_t prog = tb_program(&b, hsrc);
+        uint64_t kx = tb_kernel(&b, prog, "hx"), ky = tb_kernel(&b, prog, dep ? "hw" : "hy");
+        uint64_t s[4];
+        for (int it = 0; it < 2; it++) {
+            tb_write(&b, q, a, 0, 4096, X);
+            s[2 * it] = tb_launch(&b, q, kx, (uint64_t[]){a, x}, 2, 1024);
+            s[2 * it + 1] = tb_launch(&b, q, ky, (uint64_t[]){a, y}, 2, 1024);
+            tb_read(&b, q, x, 0, 4096, X);
+            tb_read(&b, q, y, 0, 4096, Y);
+        }
+        tb_close(&b);
+        opt_plan *p = optimize(&b, 1u << F);
+        if (opt_plan_kernel_count(p) < 2) {
+            fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
+            CU_ASSERT(opt_plan_xform_count(p) == 0);
+        } else if (dep) {
+            CU_ASSERT(opt_plan_xform_count(p) == 0 && opt_plan_fused_count(p) == 0);
+        } else {
+            CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], 0}, (opt_pass[]){F, F, F, F}));
+            const opt_fused *z = opt_plan_fused(p, 0);
+            CU_ASSERT_FATAL(opt_plan_fused_count(p) == 1 && z);
+            CU_ASSERT(z->horizontal && z->keep_store && !z->storing && z->launches == 2 && z->nparams == 4 &&
+                      !strcmp(z->producer, "hx") && !strcmp(z->consumer, "hy"));
+            static const uint8_t want[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+            for (unsigned i = 0; i < z->nparams && i < 4; i++)
+                CU_ASSERT(z->params[i][0] == want[i][0] && z->params[i][1] == want[i][1]);
+            CU_ASSERT(strstr(opt_plan_xform(p, 0)->reason, "independent of each other") != NULL);
+            replay_seen rs;
+            replay_run(p, b.path, &rs);
+            CU_ASSERT_STRING_EQUAL(rs.got, "hfhf");
+            CU_ASSERT(rs.st.fusions == 2 && rs.st.applied == 4 && rs.st.fell_back == 0);
+            /* live: nothing is kept after the fused launch (every store made) */
+            live_seen ls = {0};
+            live_run(p, b.path, &ls);
+            CU_ASSERT_STRING_EQUAL(ls.got, "hfhf");
+            CU_ASSERT(ls.keep[0] == 0 && ls.keep[1] == 0 && ls.forced == 0);
+        }
+        opt_plan_free(p);
+        unlink(b.path);
+    }
+}
+
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */
 static uint64_t run_exec(const opt_plan *p, const char *path, uint64_t *fb, int *same)
 {
@@ -1097,6 +1156,8 @@ int main(void)
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);
     CU_add_test(s, "fuse: two producers of one consumer are one gather; a read of one output ends it", test_fuse_gather);
+    CU_add_test(s, "fuse: independent launches that read the same memory are one launch; a dependence ends it",
+                test_fuse_horizontal);
     CU_add_test(s, "specialize: a loop bound set alike in every launch is a constant; a branch or two values are not",
                 test_specialize);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -115,6 +115,37 @@ static void test_sobel(void)
     fuse_run_both(&cs, 1, 0);
 }
 
+/* sobel_gx beside sobel_gy (horizontal: no buffer between them, both read
+ * the image): one kernel of both parameter lists, no private variable, P's
+ * early return jumps over nothing of C's, every store kept; every buffer
+ * as the two launches left it. Naming a buffer on one side only is
+ * refused. */
+static void test_horizontal(void)
+{
+    enum { W = 37, H = 23 };
+    rwt_case cs = {
+        SRC(sobel_cl), NULL, "sobel_gx", "sobel_gy",
+        3, { FLOATS(W * H), FLOATS(W * H), FLOATS(W * H) },
+        4, 4, { BUF(0), BUF(1), INT(W), INT(H) }, { BUF(0), BUF(2), INT(W), INT(H) },
+        2, { 40, 24 }, { 0, 0 }, 1,
+    };
+    rw_fuse_req r = { cs.src, cs.len, NULL, cs.p, cs.c, RW_NO_BUF, RW_NO_BUF, 1, NAME };
+    rw_fuse_out o;
+    char err[4096];
+    CU_ASSERT_FATAL(rw_fuse(&r, &o, err, sizeof err) == RW_OK);
+    CU_ASSERT(o.nparams == 8 && o.params[3].from == RW_FROM_PRODUCER && o.params[4].from == RW_FROM_CONSUMER &&
+              o.params[4].index == 0);
+    CU_ASSERT(!strstr(o.source + cs.len, "__clrr_v") && strstr(o.source + cs.len, "goto __clrr_p_done;"));
+    CU_ASSERT(rwt_syntax_ok(o.source, o.len, NULL, err, sizeof err));
+    int rc = rwt_compare(&cs, &o, NAME, 1, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "\n  horizontal: %s\n%s\n", err, o.source + cs.len);
+    CU_ASSERT_EQUAL(rc, 0);
+    rw_fuse_free(&o);
+    r.c_buf = 1;
+    CU_ASSERT(rw_fuse(&r, &o, err, sizeof err) == RW_ERR_ARG && strstr(err, "horizontal"));
+}
+
 /* mul -> pow_scalar through c (P's third parameter, C's first). */
 static void test_geomatrix(void)
 {
@@ -587,6 +618,7 @@ int main(void)
     s = CU_add_suite("rw", NULL, NULL);
     if (!s ||
         !CU_add_test(s, "sobel_gx -> sobel_magnitude", test_sobel) ||
+        !CU_add_test(s, "sobel_gx beside sobel_gy (horizontal)", test_horizontal) ||
         !CU_add_test(s, "mul -> pow_scalar", test_geomatrix) ||
         !CU_add_test(s, "well_exposed -> weight", test_exposure) ||
         !CU_add_test(s, "vectors and macros", test_vectors_macros) ||

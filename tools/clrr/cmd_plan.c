@@ -65,7 +65,11 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         for (const char *c = z->source; *c; c++)
             lines += *c == '\n';
         const opt_fused *twin = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;
-        if (z->launches > 2) {
+        if (z->horizontal) {
+            printf("%s %s: %u launches beside each other, %s first, %s last, %u parameters, every store kept "
+                   "(program of %u lines)\n", i ? "         " : "fused    ", z->name, z->launches, z->producer,
+                   z->consumer, z->nparams, lines);
+        } else if (z->launches > 2) {
             char shape[3 * OPT_CHAIN_MAX + 16] = "";   /* a gather: which launch feeds which */
             for (unsigned k = 0, n = 0; z->gather && k + 1 < z->launches && n < sizeof shape; k++)
                 n += (unsigned)snprintf(shape + n, sizeof shape - n, "%s%u>%u", k ? " " : " (", k, z->into[k]);
