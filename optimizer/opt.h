@@ -361,6 +361,10 @@ typedef struct opt_options {
      * partitioner decided; may be NULL. */
     void (*on_partition)(void *user, const opt_partition_info *info);
     void *user;
+    int horizontal;           /* fuse pass: also group independent launches that read the
+                                 same memory (off by default: on an H100 the live run's
+                                 holding of the launches costs more than it saves on
+                                 exposure's element-wise kernels) */
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and

@@ -510,7 +510,7 @@ static opt_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t 
     return OPT_OK;
 }
 
-opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
+opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -560,5 +560,5 @@ opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout)
         i = at[f->n - 1];   /* the consumer is not also the producer of the next pair */
         lo = i + 1;
     }
-    return fz_horizontal(m, out, nout, &cap);
+    return horizontal ? fz_horizontal(m, out, nout, &cap) : OPT_OK;
 }

@@ -134,9 +134,10 @@ typedef struct opt_fuse_pair {
 } opt_fuse_pair;
 
 typedef struct ana_model ana_model;
-/*! opt_fuse_find() : every qualifying pair or chain of the model, in trace
- *  order (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_fuse_find(const ana_model *m, opt_fuse_pair **out, size_t *nout);
+/*! opt_fuse_find() : every qualifying pair, chain or gather of the model,
+ *  in trace order, then (@p horizontal) the horizontal groups among the
+ *  launches left (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out, size_t *nout);
 
 /* The specialize pass's search (opt_spec.c): a kernel object whose
  * launches (those no other pass took) all set the same bytes for scalar

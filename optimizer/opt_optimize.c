@@ -372,7 +372,7 @@ static opt_status opt_fuse_plan(opt_run *x)
     opt_fuse_pair *pairs = NULL;
     size_t npairs = 0, nmade = 0, capmade = 0, caproles = 0;
     opt_fuse_made *made = NULL;
-    opt_status st = opt_fuse_find(x->m, &pairs, &npairs);
+    opt_status st = opt_fuse_find(x->m, x->o->horizontal, &pairs, &npairs);
     for (size_t i = 0; st == OPT_OK && i < npairs; i++) {
         const opt_fuse_pair *f = &pairs[i];
         const ana_object *ks[OPT_CHAIN_MAX];

@@ -53,7 +53,7 @@ while read -r app args fused blank; do
     [ "$(j "$TMP/$app.r2.json" "d['fused_launches'] > 0")" = True ] || fail "$app --seed=5 did not fuse"
 done <<'EOF'
 geomatrix --size=128_--iters=2 2 2
-exposure --size=128_--iters=2 8 1
+exposure --size=128_--iters=2 6 1
 sobel --size=256_--iters=1 1 1
 EOF
 

@@ -272,9 +272,9 @@ static uint64_t tb_launch(tb *b, uint64_t q, uint64_t k, const uint64_t *mems, u
 
 /* ------------------------------------------------------------ checks */
 
-static opt_plan *optimize(tb *b, unsigned passes)
+static opt_plan *optimize_h(tb *b, unsigned passes, int horizontal)
 {
-    opt_options o = {.passes = passes};
+    opt_options o = {.passes = passes, .horizontal = horizontal};
     opt_plan *p = NULL;
     char err[512] = "";
     opt_status st = opt_optimize(b->path, &o, &p, err, sizeof err);
@@ -297,6 +297,11 @@ static opt_plan *optimize(tb *b, unsigned passes)
     opt_plan_free(q);
     free(buf);
     return p;
+}
+
+static opt_plan *optimize(tb *b, unsigned passes)
+{
+    return optimize_h(b, passes, 0);
 }
 
 /* The plan drops exactly the calls @p seqs (0-terminated), each by @p passes[i]. */
@@ -995,7 +1000,7 @@ static void test_specialize(void)
  * output, both read back; neither passes what the other writes. The two
  * are one launch, every store kept (no twin), parameters from both; the
  * matcher answers hold, fuse. When hy also writes a (what hx reads),
- * nothing is grouped. */
+ * nothing is grouped; nor without the option (opt_options.horizontal). */
 static const char *hsrc =
     "__kernel void hx(__global const float *a, __global float *x) { size_t i = get_global_id(0); x[i] = a[i] * 3.0f; }\n"
     "__kernel void hy(__global const float *a, __global float *y) { size_t i = get_global_id(0); y[i] = a[i] + 3.0f; }\n"
@@ -1020,6 +1025,9 @@ static void test_fuse_horizontal(void)
         }
         tb_close(&b);
         opt_plan *p = optimize(&b, 1u << F);
+        CU_ASSERT(opt_plan_fused_count(p) == 0);   /* off by default */
+        opt_plan_free(p);
+        p = optimize_h(&b, 1u << F, 1);
         if (opt_plan_kernel_count(p) < 2) {
             fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
             CU_ASSERT(opt_plan_xform_count(p) == 0);

@@ -36,8 +36,9 @@ static const char cli_optimize_usage[] =
     "              generated kernel does both, the value passed in a register\n"
     "              (the buffer is no longer stored when nothing reads it later);\n"
     "              pairs grow into chains, and independent launches that feed\n"
-    "              one consumer go with it (a gather); consecutive independent\n"
-    "              launches that read the same memory are one launch\n"
+    "              one consumer go with it (a gather); with --horizontal,\n"
+    "              consecutive independent launches that read the same memory\n"
+    "              are one launch too\n"
     "  specialize  scalar arguments that every launch of a kernel sets to the\n"
     "              same value, where they bound a loop, become compile-time\n"
     "              constants of a generated copy of the kernel (a run with other\n"
@@ -51,6 +52,10 @@ static const char cli_optimize_usage[] =
     "  --passes LIST        passes to run, comma-separated (default: all; none)\n"
     "  --no-dead, --no-redundant, --no-fuse, --no-specialize\n"
     "                       leave a pass out\n"
+    "  --horizontal         the fuse pass also groups consecutive independent\n"
+    "                       launches that read the same memory (off by default:\n"
+    "                       holding launches in a live run can cost more than the\n"
+    "                       launches it saves)\n"
     "  --split DEVICES      split launches over DEVICES, 'SPEC[:WEIGHT],...': a\n"
     "                       device as 'clrr devices' numbers or names it, and its\n"
     "                       share of the work-groups (default 1), e.g. 'cpu:1,gpu:3'.\n"
@@ -216,12 +221,13 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
            O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
         {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"no-specialize", no_argument, NULL, O_NO_SPECIALIZE},
+        {"horizontal", no_argument, NULL, O_HORIZONTAL},
         {"split", required_argument, NULL, O_SPLIT},
         {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
         {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
@@ -229,7 +235,7 @@ static int cli_optimize_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     char note[512] = "";
-    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL};
+    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0;
@@ -249,6 +255,7 @@ static int cli_optimize_run(int argc, char **argv)
         case O_NO_REDUNDANT: off |= 1u << OPT_PASS_REDUNDANT; break;
         case O_NO_FUSE: off |= 1u << OPT_PASS_FUSE; break;
         case O_NO_SPECIALIZE: off |= 1u << OPT_PASS_SPECIALIZE; break;
+        case O_HORIZONTAL: o.horizontal = 1; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
                 return cli_usage_err("--max-memory takes a byte count (at least 4096; K, M, G suffixes), not '%s'",
