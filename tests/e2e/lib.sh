@@ -22,6 +22,21 @@ run_foreign() {
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 need() { [ -e "$1" ] || skip "missing $1"; }
+# plan_refused PLAN TRACE NAME EDIT EXPECTED: PLAN edited by the python
+# statement EDIT (on d, the plan's JSON) into $TMP/NAME.plan must make
+# `clrr replay TRACE --plan` exit 3 with one line matching EXPECTED.
+plan_refused() {
+    python3 - "$1" "$TMP/$3.plan" "$4" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    local rc=0
+    "$CLRR" replay "$2" --plan "$TMP/$3.plan" >"$TMP/out" 2>"$TMP/err" || rc=$?
+    [ $rc = 3 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "$5" "$TMP/err" ||
+        fail "$3: exit $rc: $(cat "$TMP/err")"
+}
 # Every workload at a size the split tests (split.sh, run_split.sh) take
 # quickly: one "APP ARGS" per line, arguments joined by "_".
 split_workloads() {

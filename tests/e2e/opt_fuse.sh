@@ -137,17 +137,7 @@ PY
 [ "$(j "$TMP/nf.plan" "len(d['fused_kernels'])")" = 0 ] || fail "--no-fuse still fused"
 
 # broken fusion sections: one line, exit 3
-bad() {   # NAME PYTHON-EDIT-OF-d
-    python3 - "$TMP/sobel.plan" "$TMP/$1.plan" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(d, open(sys.argv[2], "w"))
-PY
-    rc=0; "$CLRR" replay "$TMP/sobel.clrr" --plan "$TMP/$1.plan" >"$TMP/out" 2>"$TMP/err" || rc=$?
-    [ $rc = 3 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "$3" "$TMP/err" ||
-        fail "$1: exit $rc: $(cat "$TMP/err")"
-}
+bad() { plan_refused "$TMP/sobel.plan" "$TMP/sobel.clrr" "$@"; }   # NAME PYTHON-EDIT-OF-d EXPECTED
 bad fid "d['transformations'][0]['fused'] = 9" "fused: no fused kernel 9"
 bad param "d['fused_kernels'][0]['params'][0] = [0, 300]" "params\[0\]"
 bad name "d['fused_kernels'][0]['name'] = 'a b'" "identifiers"

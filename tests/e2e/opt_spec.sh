@@ -123,17 +123,7 @@ PY
     = "(True, 0, True)" ] || fail "unbuildable specialization: $(j "$TMP/nbb.json" "d['plan']")"
 
 # broken specialization sections: one line, exit 3
-bad() {   # NAME PYTHON-EDIT-OF-d EXPECTED
-    python3 - "$TMP/nb.plan" "$TMP/$1.plan" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(d, open(sys.argv[2], "w"))
-PY
-    rc=0; "$CLRR" replay "$TMP/nb.clrr" --plan "$TMP/$1.plan" >"$TMP/out" 2>"$TMP/err" || rc=$?
-    [ $rc = 3 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "$3" "$TMP/err" ||
-        fail "$1: exit $rc: $(cat "$TMP/err")"
-}
+bad() { plan_refused "$TMP/nb.plan" "$TMP/nb.clrr" "$@"; }   # NAME PYTHON-EDIT-OF-d EXPECTED
 bad sid "d['transformations'][0]['specialization'] = 9" "specialization: no specialization 9"
 bad cidx "d['specializations'][0]['constants'][0][0] = 12" "constants\[0\]"
 bad cbytes "d['specializations'][0]['constants'][0][1] = '0004'" "neither the bytes 0004 that specialization 1 makes a constant nor any 2 bytes"
