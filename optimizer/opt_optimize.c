@@ -285,6 +285,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
          * became (launch to[s] itself, before the first step) */
         int last = s == 0, first = s + 2 == f->n;
         unsigned cbuf = f->horizontal ? RW_NO_BUF : f->in[s], pbuf = f->horizontal ? RW_NO_BUF : f->out[s];
+        const char *into = ks[f->horizontal ? s + 1 : f->to[s]]->name;   /* for the notes */
         if (!first && !f->horizontal) {
             for (cbuf = 0; cbuf < nmap && !(map[cbuf][0] == f->to[s] && map[cbuf][1] == f->in[s]); cbuf++)
                 ;
@@ -292,7 +293,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
                 opt_rw_fuse_free(&prev);
                 if (!x->fuse_note[0])
                     snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not "
-                             "trace back to the launches", ks[s]->name, ks[f->to[s]]->name);
+                             "trace back to the launches", ks[s]->name, into);
                 return OPT_OK;   /* refused: m->id stays 0 */
             }
         }
@@ -309,8 +310,8 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
         if (rs != RW_OK || rout.nparams > OPT_FUSED_MAX_PARAMS) {
             opt_rw_fuse_free(&rout);
             if (!x->fuse_note[0])
-                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", ks[s]->name,
-                         ks[f->to[s]]->name, why);
+                snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", ks[s]->name, into,
+                         why);
             return OPT_OK;
         }
         /* where each parameter comes from: a launch of the group, and its argument */
@@ -329,7 +330,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
                 opt_rw_fuse_free(&rout);
                 if (!x->fuse_note[0])
                     snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not "
-                             "trace back to the launches", ks[s]->name, ks[f->to[s]]->name);
+                             "trace back to the launches", ks[s]->name, into);
                 return OPT_OK;
             }
         }
