@@ -365,6 +365,10 @@ typedef struct opt_options {
                                  same memory (off by default: on an H100 the live run's
                                  holding of the launches costs more than it saves on
                                  exposure's element-wise kernels) */
+    char *rw_note;            /* when not NULL: the first fusion and the first specialization
+                                 the rewriter refused, and why ("" when none), rw_note_cap
+                                 bytes */
+    size_t rw_note_cap;
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and

@@ -702,6 +702,9 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
         goto out;
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
+    if (o->rw_note && o->rw_note_cap)
+        snprintf(o->rw_note, o->rw_note_cap, "%s%s%s", x.fuse_note, x.fuse_note[0] && x.spec_note[0] ? "; " : "",
+                 x.spec_note);
     for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
         x.p->xf[i].occurrences = opt_occurrence_count(x.p->xf[i].action == OPT_ACT_SPECIALIZE ? &x.socc : &x.occ,
                                                       x.p->xf[i].key);

@@ -22,6 +22,8 @@ launches=$("$CLRR" dump --json "$TMP/nb.clrr" | grep -c '"fn":"clEnqueueNDRangeK
 [ "$launches" -gt 0 ] || fail "no launches recorded"
 grep -q "^pass      specialize $launches launches specialized (1 specialized kernels)" "$TMP/o.txt" ||
     fail "optimize summary: $(cat "$TMP/o.txt")"
+"$CLRR" optimize "$TMP/nb.clrr" -o "$TMP/nbj.plan" --json >"$TMP/o.json" || fail "optimize --json"
+[ "$(j "$TMP/o.json" "(d['specializations'], d['rewriter_note'])")" = "(1, '')" ] || fail "optimize --json: $(cat "$TMP/o.json")"
 # the plan: one specialization of nbody_step, n (argument 4) = 1024 among
 # its constants (little-endian bytes), every launch a `specialize`
 [ "$(j "$TMP/nb.plan" "(d['version'], len(d['specializations']), d['specializations'][0]['kernel'], [4, '00040000'] in d['specializations'][0]['constants'], d['specializations'][0]['args'])")" \

@@ -937,6 +937,45 @@ static uint64_t spec_launch(tb *b, uint64_t q, uint64_t k, uint64_t a, uint64_t 
     return tb_launch(b, q, k, (uint64_t[]){a, o}, 2, 1024);
 }
 
+/* A kernel whose loop bound parameter is named through a macro: the
+ * rewriter refuses to specialize it (it would rename a name it cannot
+ * see), the launches stay as they are, and the optimizer says why
+ * (opt_options.rw_note). */
+static void test_specialize_refused(void)
+{
+    static const char *msrc =
+        "#define BOUND uint m\n"
+        "__kernel void window(__global const float *a, __global float *o, BOUND) {\n"
+        "    size_t i = get_global_id(0); float s = 0.0f;\n"
+        "    for (uint k = 0; k < m; k++) s += a[i + k];\n"
+        "    o[i] = s; }\n";
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 8192, NULL), o = tb_buffer(&b, 1, 8192, NULL);
+    uint64_t kw = tb_kernel(&b, tb_program(&b, msrc), "window");
+    tb_write(&b, q, a, 0, 4096, X);
+    tb_write(&b, q, a, 4096, 4096, Y);
+    for (int it = 0; it < 2; it++) {
+        spec_launch(&b, q, kw, a, o, 8);
+        tb_read(&b, q, o, 0, 4096, X);
+    }
+    tb_close(&b);
+    char note[512] = "x", err[512] = "";
+    opt_options op = {.passes = 1u << OPT_PASS_SPECIALIZE, .rw_note = note, .rw_note_cap = sizeof note};
+    opt_plan *p = NULL;
+    CU_ASSERT_FATAL(opt_optimize(b.path, &op, &p, err, sizeof err) == OPT_OK && p);
+    if (opt_plan_kernel_count(p) < 1) {
+        fprintf(stderr, "(kernel analysis unavailable: nothing to specialize) ");
+    } else {
+        CU_ASSERT(opt_plan_spec_count(p) == 0 && opt_plan_xform_count(p) == 0);
+        if (!strstr(note, "window not specialized: "))
+            fprintf(stderr, "\n  rw_note: '%s'\n", note);
+        CU_ASSERT(strstr(note, "window not specialized: ") == note && strstr(note, "macro"));
+    }
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
 static void test_specialize(void)
 {
     opt_plan *p0 = NULL;
@@ -1166,6 +1205,8 @@ int main(void)
     CU_add_test(s, "fuse: two producers of one consumer are one gather; a read of one output ends it", test_fuse_gather);
     CU_add_test(s, "fuse: independent launches that read the same memory are one launch; a dependence ends it",
                 test_fuse_horizontal);
+    CU_add_test(s, "specialize: the rewriter's refusal leaves the launches alone and says why",
+                test_specialize_refused);
     CU_add_test(s, "specialize: a loop bound set alike in every launch is a constant; a branch or two values are not",
                 test_specialize);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -167,7 +167,7 @@ static void cli_parts_print(const cli_parts *ps, int json)
 }
 
 static void cli_optimize_print(const char *path, const char *out, const opt_plan *p, int json, const char *note,
-                               const cli_parts *ps)
+                               const char *rw_note, const cli_parts *ps)
 {
     const opt_plan_info *in = opt_plan_get_info(p);
     if (json) {
@@ -187,6 +187,8 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
         printf("],\"splits\":%zu,\"specializations\":%zu,\"split_note\":", opt_plan_split_count(p),
                opt_plan_spec_count(p));
         cli_json_cstr(stdout, note);
+        printf(",\"rewriter_note\":");
+        cli_json_cstr(stdout, rw_note);
         printf(",\"partitions\":[");
         cli_parts_print(ps, 1);
         printf("]}\n");
@@ -214,6 +216,8 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
     }
     if (opt_plan_pass(p, OPT_PASS_SPLIT)->enabled && note[0])
         printf("          %s\n", note);
+    if (rw_note[0])   /* what the rewriter could not make (the launches run as recorded) */
+        printf("          %s\n", rw_note);
     cli_parts_print(ps, 0);
     printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", opt_plan_xform_count(p),
            opt_plan_xform_count(p) == 1 ? "" : "s", path, out);
@@ -235,7 +239,9 @@ static int cli_optimize_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     char note[512] = "";
-    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0};
+    char rw_note[1024] = "";
+    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
+                     rw_note, sizeof rw_note};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0;
@@ -333,7 +339,7 @@ static int cli_optimize_run(int argc, char **argv)
             rc = CLI_EXIT_ERROR;
     }
     if (rc == CLI_EXIT_OK)
-        cli_optimize_print(path, out, p, json, note, &ps);
+        cli_optimize_print(path, out, p, json, note, rw_note, &ps);
     free(ps.v);
     opt_plan_free(p);
     return rc;
