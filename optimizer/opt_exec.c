@@ -450,8 +450,7 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
          * specialization (one per recorded launch) counts as applied */
         for (size_t i = opt_key_first(x, f->key, 0); i < x->n && x->by_key[i]->key == f->key; i++)
             if (x->by_key[i]->spec == f->spec && !strcmp(x->by_key[i]->pattern, f->pattern))
-                x->state[x->by_key[i]->id - 1] = OPT_X_APPLIED;
-        x->state[f->id - 1] = OPT_X_APPLIED;
+                x->state[x->by_key[i]->id - 1] = OPT_X_APPLIED;   /* (f among them) */
         x->fused = &z->as;
         x->specs++;
         return OPT_FUSE;

@@ -144,8 +144,6 @@ opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out
  * arguments that bound its loops. */
 typedef struct opt_spec_cand {
     uint64_t kernel;          /* the kernel object */
-    unsigned nargs;           /* its parameters (the analysis's count) */
-    uint64_t launches;        /* its launches considered */
     unsigned nconsts;
     opt_const consts[OPT_SPEC_MAX_CONSTS];
     char why[320];            /* "n (argument 4) = 0x400 bounds the loop over j" */

@@ -99,7 +99,6 @@ opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t s
                     s->consts[w++] = *q;
             }
             s->nconsts = w;
-            s->launches++;
             continue;
         }
         const char *why = NULL;
@@ -122,8 +121,6 @@ opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t s
         opt_spec_cand *s = &(*out)[(*nout)++];
         memset(s, 0, sizeof *s);
         s->kernel = c->kernel;
-        s->nargs = k->nargs;
-        s->launches = 1;
         for (unsigned a = 0; a < k->nargs && a < c->nargs && s->nconsts < OPT_SPEC_MAX_CONSTS; a++) {
             const ana_arg *g = &k->args[a];
             const ana_karg *v = &c->args[a];
