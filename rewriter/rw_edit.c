@@ -154,3 +154,26 @@ rw_status rw_edits_apply(const rw_tu *t, rw_edits *e, unsigned from, unsigned to
         st = RW_ERR_NOMEM;
     return st;
 }
+
+void rw_buf_program(rw_buf *b, const rw_tu *t)
+{
+    rw_buf_add(b, t->src, t->len);
+    if (t->len && t->src[t->len - 1] != '\n')
+        rw_buf_adds(b, "\n");
+}
+
+rw_status rw_kernel_head(const rw_tu *t, const rw_kernel *k, rw_edits *e, const char *name, rw_buf *b,
+                         rw_segs *segs, char *err, size_t cap)
+{
+    rw_edits none = { 0 };
+    unsigned i;
+
+    rw_buf_adds(b, "__kernel ");
+    for (i = 0; i < k->na; i++) {
+        rw_buf_adds(b, "__attribute__((");
+        RW_FORWARD(rw_edits_apply(t, e ? e : &none, k->a[i].start, k->a[i].end, b, segs, k->name, err, cap));
+        rw_buf_adds(b, ")) ");
+    }
+    rw_buf_addf(b, "void %s(", name);
+    return RW_OK;
+}

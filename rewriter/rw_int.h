@@ -110,6 +110,13 @@ rw_status rw_tu_parse(rw_tu *t, const char *src, size_t len, const char *args, i
                       char *err, size_t cap);
 void rw_tu_close(rw_tu *t);
 
+/* A request's program: its parse's command line from @p options
+ * (rw_parse_args, *args malloc'd) and its parse (rw_tu_parse; @p src NULL
+ * with len 0: an empty program). Close with rw_tu_close() and free *args
+ * whatever the result. */
+rw_status rw_tu_open(rw_tu *t, const char *src, size_t len, const char *options, char **args, int *nargs,
+                     char *err, size_t cap);
+
 /* ------------------------------------------------------------- rw_pos.c */
 
 /* File offsets of cursor @p c's extent; -1 when it is not in the program. */
@@ -216,6 +223,15 @@ void rw_segs_free(rw_segs *s);
  * it; an edit inside another's replaced range is dropped. Refuses edits
  * at a position that a macro body produced, or across a macro invocation
  * (@p what names the kernel in messages). Records copied pieces in segs. */
+/* Appends the whole program to @p b, ending with a newline: what every
+ * generated kernel follows. */
+void rw_buf_program(rw_buf *b, const rw_tu *t);
+
+/* Appends "__kernel __attribute__((A)) ... void NAME(" with @p k's
+ * attributes A, copied with the edits @p e (NULL: none). */
+rw_status rw_kernel_head(const rw_tu *t, const rw_kernel *k, rw_edits *e, const char *name, rw_buf *b,
+                         rw_segs *segs, char *err, size_t cap);
+
 rw_status rw_edits_apply(const rw_tu *t, rw_edits *e, unsigned from, unsigned to, rw_buf *out,
                          rw_segs *segs, const char *what, char *err, size_t cap);
 

@@ -217,14 +217,7 @@ static rw_status rw_spec_kernel(const rw_tu *t, const rw_kernel *k, const rw_spe
     rw_edits none = { 0 };
     unsigned i;
 
-    rw_buf_adds(b, "__kernel ");
-    for (i = 0; i < k->na; i++) {
-        rw_buf_adds(b, "__attribute__((");
-        RW_FORWARD(rw_edits_apply(t, &none, k->a[i].start, k->a[i].end, b, segs, k->name, err,
-                                  cap));
-        rw_buf_adds(b, ")) ");
-    }
-    rw_buf_addf(b, "void %s(", name);
+    RW_FORWARD(rw_kernel_head(t, k, NULL, name, b, segs, err, cap));
     for (i = 0; i < k->np; i++) {
         if (i)
             rw_buf_adds(b, ",\n        ");
@@ -314,9 +307,7 @@ rw_status rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, siz
     memset(out, 0, sizeof *out);
     st = rw_spec_req_ok(req, err, cap);
     if (st == RW_OK)
-        st = rw_parse_args(req->options, &args, &nargs, err, cap);
-    if (st == RW_OK)
-        st = rw_tu_parse(&t, req->source ? req->source : "", req->len, args, nargs, err, cap);
+        st = rw_tu_open(&t, req->source, req->len, req->options, &args, &nargs, err, cap);
     if (st != RW_OK)
         goto out;
     k = malloc(sizeof *k);
@@ -330,9 +321,7 @@ rw_status rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, siz
         st = rw_spec_plan(&t, k, req, sp, &ren, err, cap);
     if (st != RW_OK)
         goto out;
-    rw_buf_add(&b, t.src, t.len);
-    if (t.len && t.src[t.len - 1] != '\n')
-        rw_buf_adds(&b, "\n");
+    rw_buf_program(&b, &t);
     rw_spec_comment(&b, k, sp, req->name, req->nconsts);
     gen_off = b.len;
     st = rw_spec_kernel(&t, k, sp, req->name, &ren, &b, &segs, err, cap);
