@@ -2,6 +2,7 @@
  * rwt-run for P then C and for the fused kernel, compares what they leave
  * in the buffers; runs a device program (rwt-run, rwp-run) on a source;
  * runs clang -fsyntax-only on a source. */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <spawn.h>
@@ -267,4 +268,28 @@ int rwt_syntax_ok(const char *src, size_t len, const char *options, char *err, s
     }
     unlink(path);
     return ok;
+}
+
+void *rwt_rw_so(const char *fn, const char *free_fn, void **f, void **g, int *hidden)
+{
+    static const char *const internals[] = { "rw_walk", "rw_tu_parse", "rw_kernel_find", "rw_reach_check" };
+    char exe[4096], path[4200];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    void *h;
+
+    *f = *g = NULL;
+    *hidden = 0;
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    snprintf(path, sizeof path, "%s/../lib/libclrr-rw.so", dirname(exe));
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return NULL;
+    *f = dlsym(h, fn);
+    *g = dlsym(h, free_fn);
+    *hidden = dlsym(h, "rw_strerror") != NULL;
+    for (size_t i = 0; i < sizeof internals / sizeof internals[0]; i++)
+        *hidden &= dlsym(h, internals[i]) == NULL;
+    return h;
 }

@@ -65,6 +65,12 @@ int rwt_compare(const rwt_case *cs, const rw_fuse_out *f, const char *name, int 
 int rwt_spawn(const char *prog, const char *src, size_t len, char **argv, size_t out_bytes,
               unsigned char **out, char *err, size_t cap);
 
+/*! rwt_rw_so() : opens libclrr-rw.so (../lib from the test binary) and
+ *  looks up @p fn and @p free_fn (*f, *g: NULL when missing); *hidden: 1
+ *  when it exports rw_strerror and none of the rewriter's internals.
+ *  @return the handle (dlclose it), or NULL when it does not open. */
+void *rwt_rw_so(const char *fn, const char *free_fn, void **f, void **g, int *hidden);
+
 /*! rwt_syntax_ok() : 1 when clang-16 -fsyntax-only (OpenCL C 1.2 unless
  *  @p options say otherwise, default header) accepts @p src; else 0 with
  *  its diagnostics in err. @p options (or NULL) go to a shell as they are. */

@@ -12,7 +12,6 @@
  * hist_local. The oracle is shown to catch a constant that is not the
  * launch's. Then every refusal and bad request. */
 #include <dlfcn.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -683,24 +682,18 @@ static void test_bad_calls(void)
  * rw_specialize_free. */
 static void test_shared_object(void)
 {
-    char exe[4096], path[4200];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     rw_status (*spec)(const rw_spec_req *, rw_spec_out *, char *, size_t);
     void (*release)(rw_spec_out *);
     rw_const c = { 3, 4, { 16 } };
     rw_spec_req r = { SRC(vecadd_cl), NULL, "vecadd", NAME, 1, &c };
     rw_spec_out o;
     char err[256];
-    void *h, *f, *g;
+    void *f, *g;
+    int hidden;
+    void *h = rwt_rw_so("rw_specialize", "rw_specialize_free", &f, &g, &hidden);
 
-    CU_ASSERT_FATAL(n > 0);
-    exe[n] = '\0';
-    snprintf(path, sizeof path, "%s/../lib/libclrr-rw.so", dirname(exe));
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(h);
-    f = dlsym(h, "rw_specialize");
-    g = dlsym(h, "rw_specialize_free");
-    CU_ASSERT_PTR_NULL(dlsym(h, "rw_kernel_find"));   /* internals stay inside */
+    CU_ASSERT(hidden);   /* internals stay inside */
     if (f && g) {
         memcpy(&spec, &f, sizeof f);
         memcpy(&release, &g, sizeof g);
