@@ -93,6 +93,21 @@ static opt_status opt_get_array(opt_rd *r, const json_t *o, const char *name, co
             return opt_st_;         \
     } while (0)
 
+/* Entry @p i of a section: an object of the members @p names whose `id`
+ * (into *id) is i + 1 (ids count from 1 in order). */
+static opt_status opt_rd_entry(opt_rd *r, const json_t *o, const char *where, const char *const *names, size_t i,
+                               uint64_t *id)
+{
+    if (!json_is_object(o))
+        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
+    OPT_TRY(opt_members(r, o, where, names));
+    OPT_TRY(opt_get_u64(r, o, "id", where, id));
+    if (*id != i + 1)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)", where,
+                          (unsigned long long)*id, i + 1);
+    return OPT_OK;
+}
+
 static opt_status opt_rd_effect(opt_rd *r, const json_t *o, const char *where, opt_effect *e)
 {
     static const char *const names[] = {"commands", "kernels", "bytes", "device_ns", "timed", NULL};
@@ -290,13 +305,7 @@ static opt_status opt_rd_fused(opt_rd *r, const json_t *root)
         uint64_t id;
         memset(&f, 0, sizeof f);
         snprintf(where, sizeof where, "fused_kernels[%zu]", i);
-        if (!json_is_object(o))
-            return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
-        OPT_TRY(opt_members(r, o, where, names));
-        OPT_TRY(opt_get_u64(r, o, "id", where, &id));
-        if (id != i + 1)
-            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)",
-                              where, (unsigned long long)id, i + 1);
+        OPT_TRY(opt_rd_entry(r, o, where, names, i, &id));
         OPT_TRY(opt_get_str(r, o, "name", where, 256, &f.name));
         OPT_TRY(opt_get_str(r, o, "producer", where, 256, &f.producer));
         OPT_TRY(opt_get_str(r, o, "consumer", where, 256, &f.consumer));
@@ -419,13 +428,7 @@ static opt_status opt_rd_split(opt_rd *r, const json_t *o, size_t i)
     uint64_t id, dim;
     memset(&z, 0, sizeof z);
     snprintf(where, sizeof where, "splits[%zu]", i);
-    if (!json_is_object(o))
-        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
-    OPT_TRY(opt_members(r, o, where, names));
-    OPT_TRY(opt_get_u64(r, o, "id", where, &id));
-    if (id != i + 1)
-        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)", where,
-                          (unsigned long long)id, i + 1);
+    OPT_TRY(opt_rd_entry(r, o, where, names, i, &id));
     OPT_TRY(opt_get_str(r, o, "kernel", where, 256, &z.kernel));
     OPT_TRY(opt_get_str(r, o, "name", where, 256, &z.name));
     if (!opt_is_ident(z.kernel) || !opt_is_ident(z.name))
@@ -588,13 +591,7 @@ static opt_status opt_rd_spec(opt_rd *r, const json_t *o, size_t i)
     memset(&z, 0, sizeof z);
     memset(cs, 0, sizeof cs);
     snprintf(where, sizeof where, "specializations[%zu]", i);
-    if (!json_is_object(o))
-        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
-    OPT_TRY(opt_members(r, o, where, names));
-    OPT_TRY(opt_get_u64(r, o, "id", where, &id));
-    if (id != i + 1)
-        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)",
-                          where, (unsigned long long)id, i + 1);
+    OPT_TRY(opt_rd_entry(r, o, where, names, i, &id));
     OPT_TRY(opt_get_str(r, o, "name", where, 256, &z.name));
     OPT_TRY(opt_get_str(r, o, "kernel", where, 256, &z.kernel));
     if (!opt_is_ident(z.name) || !opt_is_ident(z.kernel))
@@ -650,14 +647,8 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
     opt_xform x;
     memset(&x, 0, sizeof x);
     snprintf(where, sizeof where, "transformations[%zu]", i);
-    if (!json_is_object(o))
-        return opt_bad(r, OPT_ERR_PLAN, where, "expected an object");
-    OPT_TRY(opt_members(r, o, where, names));
     uint64_t id;
-    OPT_TRY(opt_get_u64(r, o, "id", where, &id));
-    if (id != i + 1)
-        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.id: %llu, expected %zu (ids count from 1 in order)", where,
-                          (unsigned long long)id, i + 1);
+    OPT_TRY(opt_rd_entry(r, o, where, names, i, &id));
     OPT_TRY(opt_get_str(r, o, "pass", where, 64, &pass));
     int p = opt_pass_of(pass);
     if (p < 0)
