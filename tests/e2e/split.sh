@@ -126,7 +126,11 @@ python3 - "$TMP/nb8.json" <<'PY' || fail "nbody's shares: $(j "$TMP/nb8.json" "d
 import json, re, sys
 s = json.load(open(sys.argv[1]))["plan"]["split_shares"]
 share = dict(re.findall(r" (\d) ([0-9.]+)%", s))
-assert float(share["1"]) > 55 and float(share["0"]) < 45, s   # pthread (every core) over basic (one)
+# pthread (every core) over basic (one), unless the refinement stopped early
+# because its split measured slower than the queue's device alone (both
+# devices share this machine's two cores; a busy moment once left the
+# shares the other way round under ASan, 31.2% to 68.8%)
+assert "whole on the queue" in s or (float(share["1"]) > 55 and float(share["0"]) < 45), s
 PY
 # Broyden's refinement (each part's slope from its last two launches) moves
 # work-groups the same way, verified. It may stop after its third launch
