@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 7
+#define OPT_PLAN_MINOR 8
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -69,14 +69,16 @@ typedef enum opt_pass {
                                  opt_options.split names the devices) */
     OPT_PASS_SPECIALIZE = 4,  /* scalar arguments constant across the recording that bound
                                  loops become compile-time constants (1.7) */
+    OPT_PASS_SCHEDULE = 5,    /* an in-order queue's transfers on lanes of their own, so that
+                                 copies overlap compute (1.8) */
     OPT_PASS_COUNT
 } opt_pass;
 
 /* "all": the passes that need no option (split is asked for with its devices). */
-#define OPT_PASSES_ALL (((1u << OPT_PASS_SPLIT) - 1) | 1u << OPT_PASS_SPECIALIZE)
+#define OPT_PASSES_ALL (((1u << OPT_PASS_SPLIT) - 1) | 1u << OPT_PASS_SPECIALIZE | 1u << OPT_PASS_SCHEDULE)
 
-/*! opt_pass_name() : "dead", "redundant", "fuse", "split", "specialize"
- *  (static); NULL when out of range. */
+/*! opt_pass_name() : "dead", "redundant", "fuse", "split", "specialize",
+ *  "schedule" (static); NULL when out of range. */
 const char *opt_pass_name(opt_pass p);
 
 /*! opt_passes_parse() : a comma-separated list of pass names, "all" or
@@ -192,6 +194,27 @@ typedef struct opt_spec {
     const opt_const *consts;
     opt_fused as;
 } opt_spec;
+
+/* A scheduled queue (1.8): the commands of an in-order command queue run
+ * over lanes, queues of the executor's on the same device and context:
+ * lane 0 is the queue itself (kernels and every other command), lane 1
+ * takes the writes from host memory (uploads), lane 2 the reads into host
+ * memory (downloads; with lanes 2, downloads share lane 1). A command waits
+ * for the last command of each other lane whose memory it conflicts with
+ * (same root object, overlapping bytes, one of them writes), computed as
+ * the run goes (replayer/rpl.h, rpl_lanes), so the order of every
+ * conflicting pair is the queue's. The queue is named by creation order:
+ * the queue-th command queue the application creates (from 0). */
+typedef struct opt_sched {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    uint64_t queue;           /* the queue-th command queue created (from 0), in order */
+    unsigned lanes;           /* 2 or 3 */
+    uint64_t commands;        /* its commands in the recording */
+    uint64_t uploads, downloads;   /* of which go to lane 1, lane 2 */
+    uint64_t recorded_ns;     /* its commands' device time as recorded (one after another) */
+    uint64_t predicted_ns;    /* the same commands over the lanes (predicted; < recorded_ns) */
+    const char *reason;       /* one line: what overlaps */
+} opt_sched;
 
 /* A split launch (1.4): the launch runs as parts, each a range of
  * work-groups along one dimension on one device, through a partition-ready
@@ -310,6 +333,10 @@ const opt_spec *opt_plan_spec(const opt_plan *p, size_t i);
  *  from 0 (NULL out of range). */
 size_t opt_plan_split_count(const opt_plan *p);
 const opt_split *opt_plan_split(const opt_plan *p, size_t i);
+/*! opt_plan_sched_count() / opt_plan_sched() : the scheduled queues (1.8);
+ *  by index from 0 (NULL out of range). */
+size_t opt_plan_sched_count(const opt_plan *p);
+const opt_sched *opt_plan_sched(const opt_plan *p, size_t i);
 /*! opt_plan_pass() : the result of pass @p pass (enabled 0 when it did not run). */
 const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass);
 

@@ -92,6 +92,8 @@ struct opt_plan {
     size_t nsp, capsp;
     opt_spec *sz;
     size_t nsz, capsz;
+    opt_sched *sc;
+    size_t nsc, capsc;
 };
 
 #define OPT_PLAN_MAX_FUSED 65536u
@@ -111,6 +113,10 @@ opt_status opt_plan_add_split(opt_plan *p, const opt_split *sp, uint32_t *id);
  *  `as` assigned; *id may be NULL). @return OPT_OK, OPT_ERR_NOMEM or
  *  OPT_ERR_LIMIT. */
 opt_status opt_plan_add_spec(opt_plan *p, const opt_spec *z, uint32_t *id);
+#define OPT_PLAN_MAX_SCHEDS 65536u
+/*! opt_plan_add_sched() : appends a copy of @p s (its id assigned).
+ *  @return OPT_OK, OPT_ERR_NOMEM or OPT_ERR_LIMIT. */
+opt_status opt_plan_add_sched(opt_plan *p, const opt_sched *s);
 /*! opt_split_same() : 1 when @p a and @p b do the same thing (ids aside). */
 int opt_split_same(const opt_split *a, const opt_split *b);
 

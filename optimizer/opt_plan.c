@@ -28,6 +28,7 @@ void opt_plan_free(opt_plan *p)
     free(p->fz);
     free(p->sp);
     free(p->sz);
+    free(p->sc);
     free(p->programs);
     opt_arena_free(&p->arena);
     free(p);
@@ -126,6 +127,31 @@ opt_status opt_plan_add_spec(opt_plan *p, const opt_spec *z, uint32_t *id)
     if (id)
         *id = d->id;
     return OPT_OK;
+}
+
+opt_status opt_plan_add_sched(opt_plan *p, const opt_sched *s)
+{
+    if (p->nsc >= OPT_PLAN_MAX_SCHEDS)
+        return OPT_ERR_LIMIT;
+    if (opt_grow((void **)&p->sc, &p->capsc, p->nsc + 1, sizeof *p->sc))
+        return OPT_ERR_NOMEM;
+    opt_sched *d = &p->sc[p->nsc];
+    *d = *s;
+    d->reason = opt_plan_str(p, s->reason);
+    if (!d->reason)
+        return OPT_ERR_NOMEM;
+    d->id = (uint32_t)++p->nsc;
+    return OPT_OK;
+}
+
+size_t opt_plan_sched_count(const opt_plan *p)
+{
+    return p->nsc;
+}
+
+const opt_sched *opt_plan_sched(const opt_plan *p, size_t i)
+{
+    return i < p->nsc ? &p->sc[i] : NULL;
 }
 
 size_t opt_plan_spec_count(const opt_plan *p)

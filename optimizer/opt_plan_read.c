@@ -171,6 +171,11 @@ static opt_status opt_rd_header(opt_rd *r, const json_t *root)
         return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
                           "plan.specializations: this section is reserved for later versions and must be null "
                           "before 1.7 (this plan is %lu.%lu)", ma, mi);
+    json_t *scv = json_object_get(root, "schedule");
+    if (mi < 8 && scv && !json_is_null(scv))
+        return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
+                          "plan.schedule: this section is reserved for later versions and must be null before 1.8 "
+                          "(this plan is %lu.%lu)", ma, mi);
     for (size_t i = 0; opt_plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, opt_plan_reserved[i]);
         if (v && !json_is_null(v))
@@ -227,6 +232,9 @@ static opt_status opt_rd_passes(opt_rd *r, const json_t *root)
             return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.name: unknown pass '%.64s'", where, name);
         if (seen[p]++)
             return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s: pass '%s' listed twice", where, name);
+        if (p == OPT_PASS_SCHEDULE && r->p->info.minor < 8)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.name: pass 'schedule' comes with 1.8 (this plan is "
+                              "%u.%u)", where, r->p->info.major, r->p->info.minor);
         opt_pass_result *res = &r->p->passes[p];
         json_t *en = json_object_get(o, "enabled");
         if (!json_is_boolean(en))
@@ -635,6 +643,44 @@ static opt_status opt_rd_spec(opt_rd *r, const json_t *o, size_t i)
     return opt_plan_add_spec(r->p, &z, NULL);
 }
 
+/* schedule[i] (1.8): a scheduled queue, once, of a plan whose schedule
+ * pass ran. */
+static opt_status opt_rd_sched(opt_rd *r, const json_t *o, size_t i)
+{
+    static const char *const names[] = {"id", "queue", "lanes", "commands", "uploads", "downloads", "recorded_ns",
+                                        "predicted_ns", "reason", NULL};
+    char where[48];
+    opt_sched s;
+    uint64_t id, lanes;
+    memset(&s, 0, sizeof s);
+    snprintf(where, sizeof where, "schedule[%zu]", i);
+    if (!r->p->passes[OPT_PASS_SCHEDULE].enabled)
+        return opt_bad(r, OPT_ERR_PLAN, where, "the schedule pass is not enabled in 'passes'");
+    OPT_TRY(opt_rd_entry(r, o, where, names, i, &id));
+    OPT_TRY(opt_get_u64(r, o, "queue", where, &s.queue));
+    OPT_TRY(opt_get_u64(r, o, "lanes", where, &lanes));
+    if (lanes != 2 && lanes != 3)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.lanes: %llu, expected 2 or 3", where,
+                          (unsigned long long)lanes);
+    s.lanes = (unsigned)lanes;
+    OPT_TRY(opt_get_u64(r, o, "commands", where, &s.commands));
+    OPT_TRY(opt_get_u64(r, o, "uploads", where, &s.uploads));
+    OPT_TRY(opt_get_u64(r, o, "downloads", where, &s.downloads));
+    if (s.uploads > s.commands || s.downloads > s.commands - s.uploads)
+        return opt_bad(r, OPT_ERR_PLAN, where, "uploads and downloads cannot exceed commands");
+    OPT_TRY(opt_get_u64(r, o, "recorded_ns", where, &s.recorded_ns));
+    OPT_TRY(opt_get_u64(r, o, "predicted_ns", where, &s.predicted_ns));
+    if (s.predicted_ns > s.recorded_ns)
+        return opt_bad(r, OPT_ERR_PLAN, where, "predicted_ns cannot exceed recorded_ns");
+    OPT_TRY(opt_get_str(r, o, "reason", where, 1024, &s.reason));
+    if (strpbrk(s.reason, "\r\n"))
+        return opt_bad(r, OPT_ERR_PLAN, where, "reason: one line");
+    for (size_t k = 0; k < r->p->nsc; k++)
+        if (r->p->sc[k].queue == s.queue)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.queue: queue %llu is scheduled by schedule[%zu] "
+                              "already", where, (unsigned long long)s.queue, k);
+    return opt_plan_add_sched(r->p, &s);
+}
 
 static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t counts[OPT_PASS_COUNT])
 {
@@ -675,6 +721,7 @@ static opt_status opt_rd_xform(opt_rd *r, const json_t *o, size_t i, uint64_t co
     int act_ok = x.pass == OPT_PASS_FUSE           ? x.action == OPT_ACT_HOLD || x.action == OPT_ACT_FUSE
                  : x.pass == OPT_PASS_SPLIT        ? x.action == OPT_ACT_SPLIT
                  : x.pass == OPT_PASS_SPECIALIZE   ? x.action == OPT_ACT_SPECIALIZE
+                 : x.pass == OPT_PASS_SCHEDULE     ? 0   /* a schedule has no transformation */
                                                    : x.action == OPT_ACT_DROP;
     if (!act_ok)
         return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "%s.action: '%s' is not an action of pass '%s'", where,
@@ -861,6 +908,8 @@ opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *er
         st = opt_rd_section(&r, root, "splits", OPT_PLAN_MAX_SPLITS, opt_rd_split);
     if (st == OPT_OK)
         st = opt_rd_section(&r, root, "specializations", OPT_PLAN_MAX_SPECS, opt_rd_spec);
+    if (st == OPT_OK)
+        st = opt_rd_section(&r, root, "schedule", OPT_PLAN_MAX_SCHEDS, opt_rd_sched);
     if (st == OPT_OK)
         st = opt_rd_xforms(&r, root);
     json_decref(root);

@@ -10,7 +10,7 @@
 static const char *const opt_acc_names[] = {"none", "read", "write", "rw", "unknown"};
 
 /* The names of the sections reserved for later versions (PLAN.md). */
-const char *const opt_plan_reserved[] = {"device_selection", "schedule", NULL};
+const char *const opt_plan_reserved[] = {"device_selection", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const opt_plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
                                             "schedule", NULL};
@@ -94,6 +94,15 @@ static json_t *opt_spec_json(const opt_spec *z)
                      z->options, "source", z->source);
 }
 
+/* A scheduled queue (1.8). */
+static json_t *opt_sched_json(const opt_sched *s)
+{
+    return json_pack("{s:o,s:o,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "id", opt_u64(s->id), "queue", opt_u64(s->queue),
+                     "lanes", (int)s->lanes, "commands", opt_u64(s->commands), "uploads", opt_u64(s->uploads),
+                     "downloads", opt_u64(s->downloads), "recorded_ns", opt_u64(s->recorded_ns), "predicted_ns",
+                     opt_u64(s->predicted_ns), "reason", s->reason);
+}
+
 static const char *const opt_split_arg_names[] = {"value", "mem", "local"};
 static const char *const opt_merge_names[] = {"none", "concat", "diff"};
 
@@ -175,10 +184,10 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
     fputs(",\n\"trace\": ", f);
     rc |= opt_put(f, json_pack("{s:s,s:o,s:s,s:o}", "file", in->trace_file, "calls", opt_u64(in->trace_calls),
                                "fingerprint", fp, "programs", progs));
-    /* a 1.0 plan (read, written back) keeps the 1.0 layout: its passes, and
-     * fused_kernels reserved (null) */
+    /* a plan read and written back keeps its version's layout: the passes
+     * it knew, and the sections it reserved (null) */
     unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : in->minor < 4 ? OPT_PASS_SPLIT
-                       : in->minor < 7 ? OPT_PASS_SPECIALIZE : OPT_PASS_COUNT;
+                       : in->minor < 7 ? OPT_PASS_SPECIALIZE : in->minor < 8 ? OPT_PASS_SCHEDULE : OPT_PASS_COUNT;
     fputs(",\n\"passes\": [", f);
     for (unsigned i = 0; i < npasses; i++) {
         const opt_pass_result *r = &p->passes[i];
@@ -221,6 +230,15 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
                 rc |= opt_put(f, opt_spec_json(&p->sz[i]));
             }
             fputs(p->nsz ? "\n]" : "]", f);
+            continue;
+        }
+        if (!strcmp(opt_plan_tail[t], "schedule") && in->minor >= 8) {
+            fputs(",\n\"schedule\": [", f);
+            for (size_t i = 0; i < p->nsc; i++) {
+                fputs(i ? ",\n  " : "\n  ", f);
+                rc |= opt_put(f, opt_sched_json(&p->sc[i]));
+            }
+            fputs(p->nsc ? "\n]" : "]", f);
             continue;
         }
         if (strcmp(opt_plan_tail[t], "fused_kernels") || in->minor == 0) {

@@ -22,7 +22,8 @@ const char *opt_strerror(opt_status s)
     return "unknown status";
 }
 
-static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse", "split", "specialize"};
+static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse", "split", "specialize",
+                                                              "schedule"};
 
 const char *opt_pass_name(opt_pass p)
 {
@@ -55,8 +56,8 @@ int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap
             if (strlen(opt_pass_names[i]) == n && !strncmp(p, opt_pass_names[i], n))
                 found = (int)i;
         if (found < 0) {
-            snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse, split; or all, none)", (int)(n > 40 ? 40 : n),
-                     p);
+            snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse, split, specialize, schedule; "
+                     "or all, none)", (int)(n > 40 ? 40 : n), p);
             return -1;
         }
         m |= 1u << found;

@@ -309,6 +309,112 @@ static void test_specs(void)
     opt_plan_free(p);
 }
 
+/* A 1.8 plan: the schedule pass and two scheduled queues (the second with
+ * downloads only, on lane 1 of 2). */
+static char *sched_plan(void)
+{
+    static const char *const steps[][2] = {
+        {"\"version\": \"1.0\"", "\"version\": \"1.8\""},
+        {"\"bytes\":4096,\"device_ns\":500,\"timed\":1}}\n],",
+         "\"bytes\":4096,\"device_ns\":500,\"timed\":1}},\n  {\"name\":\"schedule\",\"enabled\":true,"
+         "\"transformations\":0,\"effect\":{\"commands\":0,\"kernels\":0,\"bytes\":0,\"device_ns\":0,\"timed\":0}}\n],"},
+        {"\"schedule\": null", "\"schedule\": [\n"
+         "  {\"id\":1,\"queue\":0,\"lanes\":3,\"commands\":20,\"uploads\":10,\"downloads\":5,\"recorded_ns\":3120000,"
+         "\"predicted_ns\":2200000,\"reason\":\"10 uploads and 5 downloads overlap 5 launches\"},\n"
+         "  {\"id\":2,\"queue\":2,\"lanes\":2,\"commands\":9,\"uploads\":0,\"downloads\":4,\"recorded_ns\":900,"
+         "\"predicted_ns\":900,\"reason\":\"4 downloads overlap 5 launches\"}\n]"},
+    };
+    return substs(valid, steps, sizeof steps / sizeof steps[0]);
+}
+
+static void sched_expect(const opt_plan *p)
+{
+    const opt_sched *a = opt_plan_sched(p, 0), *b = opt_plan_sched(p, 1);
+    CU_ASSERT_FATAL(opt_plan_sched_count(p) == 2 && a && b && !opt_plan_sched(p, 2));
+    CU_ASSERT(a->id == 1 && a->queue == 0 && a->lanes == 3 && a->commands == 20 && a->uploads == 10 &&
+              a->downloads == 5 && a->recorded_ns == 3120000 && a->predicted_ns == 2200000 &&
+              !strcmp(a->reason, "10 uploads and 5 downloads overlap 5 launches"));
+    CU_ASSERT(b->id == 2 && b->queue == 2 && b->lanes == 2 && b->commands == 9 && b->uploads == 0 &&
+              b->downloads == 4 && b->recorded_ns == 900 && b->predicted_ns == 900 &&
+              !strcmp(b->reason, "4 downloads overlap 5 launches"));
+    const opt_pass_result *r = opt_plan_pass(p, OPT_PASS_SCHEDULE);
+    CU_ASSERT(r->enabled && r->transformations == 0);
+}
+
+static void test_schedule(void)
+{
+    char *t = sched_plan();
+    opt_plan *p = parse_ok(t, "schedule plan"), *q = NULL;
+    char err[256] = "";
+    CU_ASSERT(opt_plan_get_info(p)->minor == 8);
+    sched_expect(p);
+    /* written back (1.8, one entry a line) and read again: every field */
+    char *w = write_text(p);
+    CU_ASSERT(strstr(w, "\"version\": \"1.8\"") && strstr(w, "{\"name\":\"schedule\",\"enabled\":true,") &&
+              strstr(w, "\n\"schedule\": [\n  {\"id\":1,\"queue\":0,\"lanes\":3,\"commands\":20,\"uploads\":10,"
+                        "\"downloads\":5,\"recorded_ns\":3120000,\"predicted_ns\":2200000,\"reason\":\"10 uploads "
+                        "and 5 downloads overlap 5 launches\"},\n  {\"id\":2,"));
+    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+    sched_expect(q);
+    char *w2 = write_text(q);
+    CU_ASSERT(!strcmp(w, w2));
+    free(w2);
+    free(w);
+    opt_plan_free(q);
+    /* a 1.7 plan (no schedule pass, schedule null) is written back as 1.7 */
+    char *t7 = spec_plan();
+    q = parse_ok(t7, "1.7 plan");
+    w = write_text(q);
+    CU_ASSERT(strstr(w, "\"version\": \"1.7\"") && strstr(w, "\"schedule\": null") && !strstr(w, "\"schedule\"}"));
+    CU_ASSERT(!strstr(w, "{\"name\":\"schedule\""));
+    free(w);
+    opt_plan_free(q);
+    free(t7);
+    char big[1100];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    char longer[1200];
+    snprintf(longer, sizeof longer, "\"reason\":\"%s\"},\n  {\"id\":2", big);
+    const char *const bad[][3] = {   /* not static: one entry is built above */
+        {"\"reason\":\"10 uploads", "\"lane\":1,\"reason\":\"10 uploads", "schedule[0]: unknown member 'lane'"},
+        {"{\"id\":2,\"queue\":2", "{\"id\":3,\"queue\":2", "schedule[1].id: 3, expected 2"},
+        {"\"lanes\":3", "\"lanes\":4", "schedule[0].lanes: 4, expected 2 or 3"},
+        {"\"lanes\":2", "\"lanes\":1", "schedule[1].lanes: 1, expected 2 or 3"},
+        {"\"lanes\":3", "\"lanes\":\"3\"", "schedule[0].lanes: expected a non-negative integer"},
+        {"\"commands\":20", "\"commands\":14", "schedule[0]: uploads and downloads cannot exceed commands"},
+        {"\"uploads\":0", "\"uploads\":9223372036854775807", "schedule[1]: uploads and downloads cannot exceed"},
+        {"\"predicted_ns\":900", "\"predicted_ns\":901", "schedule[1]: predicted_ns cannot exceed recorded_ns"},
+        {"\"queue\":2", "\"queue\":0", "schedule[1].queue: queue 0 is scheduled by schedule[0] already"},
+        {"\"queue\":0", "\"queue\":-1", "schedule[0].queue"},
+        {"overlap 5 launches\"},", "overlap\\n5 launches\"},", "schedule[0]: reason: one line"},
+        {"\"reason\":\"10 uploads and 5 downloads overlap 5 launches\"},\n  {\"id\":2", longer,
+         "schedule[0].reason: expected a string of at most 1024 bytes"},
+        {"{\"name\":\"schedule\",\"enabled\":true", "{\"name\":\"schedule\",\"enabled\":false",
+         "schedule[0]: the schedule pass is not enabled"},
+        {",\n  {\"name\":\"schedule\",\"enabled\":true,\"transformations\":0,", ",\n  {\"name\":\"fuse\",\"enabled\":true,"
+         "\"transformations\":0,", "schedule[0]: the schedule pass is not enabled"},
+        {"\"schedule\": [", "\"schedule\": {", "JSON"},
+        {"\"version\": \"1.8\"", "\"version\": \"1.7\"", "plan.schedule: this section is reserved for later versions "
+         "and must be null before 1.8"},
+        {"\"pass\":\"dead\",\"action\":\"drop\"", "\"pass\":\"schedule\",\"action\":\"drop\"",
+         "transformations[0].action: 'drop' is not an action of pass 'schedule'"},
+    };
+    refusals(t, bad, sizeof bad / sizeof bad[0], "schedule");
+    /* the pass itself before 1.8, with the section null */
+    char *t1 = subst(t, "\"version\": \"1.8\"", "\"version\": \"1.7\"");
+    strcpy(strstr(t1, "\"schedule\": ["), "\"schedule\": null\n}\n");
+    opt_status st = opt_plan_parse(t1, strlen(t1), &q, err, sizeof err);
+    int ok = st == OPT_ERR_PLAN && !q && !strchr(err, '\n') &&
+             strstr(err, "passes[2].name: pass 'schedule' comes with 1.8 (this plan is 1.7)");
+    if (!ok)
+        fprintf(stderr, "\n  the schedule pass in 1.7: status %d, '%s'\n", st, err);
+    CU_ASSERT(ok);
+    opt_plan_free(q);
+    free(t1);
+    free(t);
+    opt_plan_free(p);
+}
+
 static void test_truncated(void)
 {
     size_t n = strlen(valid);
@@ -526,6 +632,7 @@ int main(void)
     CU_add_test(s, "1.3: occurrences read, kept, written back", test_occurrences);
     CU_add_test(s, "1.4: splits and their models read, kept, written back; refused when broken", test_splits);
     CU_add_test(s, "1.7: specializations read, kept, written back; refused when broken", test_specs);
+    CU_add_test(s, "1.8: scheduled queues read, kept, written back; refused when broken", test_schedule);
     CU_add_test(s, "every truncation is refused", test_truncated);
     CU_add_test(s, "corruptions: status and where", test_corruptions);
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);
