@@ -159,6 +159,12 @@ typedef struct opt_spec_cand {
 opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t seq), void *user,
                          opt_spec_cand **out, size_t *nout);
 
+/*! opt_sched_plan() : the schedule pass (opt_sched.c): each in-order queue
+ *  of @p m whose transfers, on lanes of their own, are predicted from the
+ *  recorded device times to take at least 5% less, as an entry of @p p's
+ *  schedule. @return OPT_OK or OPT_ERR_NOMEM. */
+opt_status opt_sched_plan(const ana_model *m, opt_plan *p);
+
 /* The split pass (opt_split.c): a launch it splits, and the split. */
 typedef struct opt_split_role {
     uint64_t seq;

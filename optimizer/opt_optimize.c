@@ -5,7 +5,8 @@
  * memory already holds their bytes), and folds the trace's fingerprint.
  * The dead pass runs first: a write both dead and redundant is reported
  * once, as dead, and a redundant transfer never relies on bytes left by a
- * dropped command. */
+ * dropped command. The schedule pass (opt_sched.c) works on the model
+ * alone. */
 #include "optimizer/opt_int.h"
 
 #include "analyzer/ana.h"
@@ -700,6 +701,12 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
     }
     if ((o->passes & (1u << OPT_PASS_SPECIALIZE)) && (st = opt_spec_plan(&x)) != OPT_OK)
         goto out;
+    /* the queues as recorded: a schedule keeps every conflicting pair's
+     * order, so what the other passes leave out does not make it wrong */
+    if ((o->passes & (1u << OPT_PASS_SCHEDULE)) && (st = opt_sched_plan(x.m, x.p)) != OPT_OK) {
+        opt_seterr(err, err_cap, st, "schedule: %s", opt_strerror(st));
+        goto out;
+    }
     if ((st = opt_stream(&x)) != OPT_OK)
         goto out;
     if (o->rw_note && o->rw_note_cap)

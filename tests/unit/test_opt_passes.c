@@ -90,6 +90,7 @@ typedef struct tv {
 typedef struct tb {
     tf_writer *w;
     uint64_t seq, ids;
+    uint64_t clock;           /* the device's clock (ns) for tb_devtime */
     int written[NSIGS];
     char path[64];
 } tb;
@@ -100,6 +101,7 @@ static void tb_open(tb *b)
     snprintf(b->path, sizeof b->path, "/tmp/test_opt_passes.%d.clrr", (int)getpid());
     CU_ASSERT_FATAL(tf_writer_open(&b->w, b->path, NULL) == TF_OK);
     b->ids = 100;
+    b->clock = 1000000000;
 }
 
 static void tb_close(tb *b)
@@ -207,6 +209,31 @@ static uint64_t tb_queue(tb *b)
     return id;
 }
 
+/* A queue with CL_QUEUE_PROPERTIES @p props. */
+static uint64_t tb_queue_props(tb *b, uint64_t props)
+{
+    uint64_t id = ++b->ids, list[3] = {0x1093, props, 0};
+    tb_call(b, "clCreateCommandQueueWithProperties", (tv[]){U_(1), U_(2), {'a', 0, list, 3}, T_}, U_(id),
+            (tv[]){N_, N_, N_, U_(0)});
+    return id;
+}
+
+/* Call @p seq took @p ns of device time (a DEVTIME record, as the recorder
+ * writes it), starting a microsecond after the previous one ended. */
+static void tb_devtime(tb *b, uint64_t seq, uint64_t ns)
+{
+    tf_enc *e = tf_writer_lock(b->w);
+    tf_enc_array(e, 6);
+    tf_enc_uint(e, 4);
+    tf_enc_uint(e, seq);
+    tf_enc_uint(e, 0);
+    tf_enc_uint(e, 0);
+    tf_enc_uint(e, b->clock);
+    tf_enc_uint(e, b->clock + ns);
+    tf_writer_unlock(b->w);
+    b->clock += ns + 1000;
+}
+
 static uint64_t tb_buffer(tb *b, uint64_t flags, uint64_t size, const void *host)
 {
     uint64_t id = ++b->ids;
@@ -221,10 +248,17 @@ static uint64_t tb_write(tb *b, uint64_t q, uint64_t buf, uint64_t off, uint64_t
                    (tv[]){U_(q), U_(buf), U_(0), U_(off), U_(size), {'B', 0, data, size}, U_(0), N_, F_}, U_(0), NULL);
 }
 
+static uint64_t tb_read_b(tb *b, uint64_t q, uint64_t buf, uint64_t off, uint64_t size, const void *data,
+                          int blocking)
+{
+    return tb_call(b, "clEnqueueReadBuffer",
+                   (tv[]){U_(q), U_(buf), U_(blocking), U_(off), U_(size), T_, U_(0), N_, F_}, U_(0),
+                   (tv[]){N_, N_, N_, N_, N_, {'B', 0, data, size}, N_, N_, N_});
+}
+
 static uint64_t tb_read(tb *b, uint64_t q, uint64_t buf, uint64_t off, uint64_t size, const void *data)
 {
-    return tb_call(b, "clEnqueueReadBuffer", (tv[]){U_(q), U_(buf), U_(1), U_(off), U_(size), T_, U_(0), N_, F_},
-                   U_(0), (tv[]){N_, N_, N_, N_, N_, {'B', 0, data, size}, N_, N_, N_});
+    return tb_read_b(b, q, buf, off, size, data, 1);
 }
 
 static uint64_t tb_fill(tb *b, uint64_t q, uint64_t buf, uint32_t pattern, uint64_t size)
@@ -1176,6 +1210,162 @@ static void test_exec(void)
     unlink(b.path);
 }
 
+/* ------------------------------------------------------------ schedule */
+
+#define S OPT_PASS_SCHEDULE
+
+static const char *osrc =
+    "__kernel void k(__global const float *a, __global const float *b, __global float *c)\n"
+    "{ size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n"
+    "__kernel void inc(__global float *a) { size_t i = get_global_id(0); a[i] += 1.0f; }\n";
+
+/* The overlap pattern (tests/apps/overlap): per iteration, 4 of them, a
+ * write of a and of b (100 us of device time each), k(a, b -> c) (50 us)
+ * and a non-blocking read of c (100 us), on one queue created after
+ * @p idle others (out of order: @p ooo); a clFinish after the read of each
+ * iteration whose bit is set in @p finish, and one at the end. */
+static void sched_trace(tb *b, unsigned idle, unsigned finish, int ooo)
+{
+    tb_open(b);
+    for (unsigned i = 0; i < idle; i++)
+        tb_queue(b);
+    uint64_t q = ooo ? tb_queue_props(b, 1) : tb_queue(b), a = tb_buffer(b, 1, 4096, NULL),
+             bb = tb_buffer(b, 1, 4096, NULL), c = tb_buffer(b, 1, 4096, NULL);
+    uint64_t k = tb_kernel(b, tb_program(b, osrc), "k");
+    for (int it = 0; it < 4; it++) {
+        tb_devtime(b, tb_write(b, q, a, 0, 4096, X), 100000);
+        tb_devtime(b, tb_write(b, q, bb, 0, 4096, Y), 100000);
+        tb_devtime(b, tb_launch(b, q, k, (uint64_t[]){a, bb, c}, 3, 1024), 50000);
+        tb_devtime(b, tb_read_b(b, q, c, 0, 4096, X, 0), 100000);
+        if (finish >> it & 1)
+            tb_finish(b, q);
+    }
+    tb_finish(b, q);
+    tb_close(b);
+}
+
+/* The plan's only schedule entry: its fields and, as the plan writes it, @p json. */
+static void sched_check(const opt_plan *p, uint64_t queue, uint64_t predicted, const char *json)
+{
+    const opt_sched *z = opt_plan_sched(p, 0);
+    CU_ASSERT_FATAL(opt_plan_sched_count(p) == 1 && z != NULL);
+    CU_ASSERT(z->id == 1 && z->queue == queue && z->lanes == 3 && z->commands == 16 && z->uploads == 8 &&
+              z->downloads == 4 && z->recorded_ns == 1400000);
+    CU_ASSERT(z->predicted_ns == predicted);
+    if (z->predicted_ns != predicted)
+        fprintf(stderr, "\n  predicted %llu ns, expected %llu\n", (unsigned long long)z->predicted_ns,
+                (unsigned long long)predicted);
+    const opt_pass_result *r = opt_plan_pass(p, S);
+    CU_ASSERT(r->enabled && r->transformations == 0 && !r->effect.commands && !r->effect.bytes &&
+              !r->effect.device_ns && !r->effect.timed);
+    for (size_t i = 0; i < opt_plan_xform_count(p); i++)
+        CU_ASSERT(opt_plan_xform(p, i)->pass != S);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CU_ASSERT_FATAL(f && opt_plan_write(p, f) == OPT_OK);
+    fclose(f);
+    if (!strstr(buf, json))
+        fprintf(stderr, "\n  the plan has no %s\n%s\n", json, buf);
+    CU_ASSERT(strstr(buf, json) != NULL && strstr(buf, "\"version\": \"1.8\""));
+    free(buf);
+}
+
+/* (a) One after another: 4 * (100 + 100 + 50 + 100) = 1400 us. Over the
+ * lanes (uploads | kernels | downloads), each command starts after its
+ * lane's previous one and after the last command of each other lane it
+ * conflicts with:
+ *   0: a [0, 100)    b [100, 200)  | k [200, 250) (after b) | c [250, 350) (after k)
+ *   1: a [250, 350) (after k0, which read a; c0 is other memory)
+ *                    b [350, 450)  | k [450, 500) (after b; c0 ended at 350) | c [500, 600)
+ *   2: a [500, 600)  b [600, 700)  | k [700, 750) | c [750, 850)
+ *   3: a [750, 850)  b [850, 950)  | k [950, 1000) | c [1000, 1100)
+ * 1100 us: 21% less, scheduled. The same on the second queue created is
+ * queue 1; on an out-of-order queue, nothing. */
+static void test_schedule(void)
+{
+    static const char *json =
+        "{\"id\":1,\"queue\":0,\"lanes\":3,\"commands\":16,\"uploads\":8,\"downloads\":4,\"recorded_ns\":1400000,"
+        "\"predicted_ns\":1100000,\"reason\":\"8 uploads and 4 downloads overlap 4 launches: 1.40 ms of device time "
+        "one after another, 1.10 ms over 3 lanes\"}";
+    tb b;
+    sched_trace(&b, 0, 0, 0);
+    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
+    sched_check(p, 0, 1100000, json);
+    opt_plan_free(p);
+    unlink(b.path);
+    sched_trace(&b, 1, 0, 0);
+    p = optimize(&b, 1u << S);
+    CU_ASSERT(opt_plan_sched_count(p) == 1 && opt_plan_sched(p, 0)->queue == 1 &&
+              opt_plan_sched(p, 0)->predicted_ns == 1100000);
+    opt_plan_free(p);
+    unlink(b.path);
+    sched_trace(&b, 0, 0, 1);
+    p = optimize(&b, OPT_PASSES_ALL);
+    CU_ASSERT(opt_plan_sched_count(p) == 0 && opt_plan_pass(p, S)->enabled);
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
+/* (b) A chain: write a, inc(a) in place, read a, each command touching
+ * what the one before wrote or read: over the lanes as one after another
+ * (1000 us), nothing is scheduled. */
+static void test_schedule_chain(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 4096, NULL);
+    uint64_t k = tb_kernel(&b, tb_program(&b, osrc), "inc");
+    for (int it = 0; it < 4; it++) {
+        tb_devtime(&b, tb_write(&b, q, a, 0, 4096, it & 1 ? X : Y), 100000);
+        tb_devtime(&b, tb_launch(&b, q, k, (uint64_t[]){a}, 1, 1024), 50000);
+        tb_devtime(&b, tb_read_b(&b, q, a, 0, 4096, X, 0), 100000);
+    }
+    tb_finish(&b, q);
+    tb_close(&b);
+    opt_plan *p = optimize(&b, 1u << S);
+    CU_ASSERT(opt_plan_sched_count(p) == 0 && opt_plan_pass(p, S)->enabled);
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
+/* (c) The overlap pattern with a clFinish after every read: each
+ * iteration starts when the one before has ended, and within one the
+ * commands depend on each other (a, b on one lane, k after b, c after k):
+ * 1400 us over the lanes too, nothing scheduled. With a clFinish after the
+ * second iteration's read only: iterations 0 and 1 as in (a), ending at
+ * 600; then
+ *   2: a [600, 700)  b [700, 800)  | k [800, 850) | c [850, 950)
+ *   3: a [850, 950) (after k2)  b [950, 1050) | k [1050, 1100) | c [1100, 1200)
+ * 1200 us. */
+static void test_schedule_finish(void)
+{
+    tb b;
+    sched_trace(&b, 0, 0xf, 0);
+    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
+    CU_ASSERT(opt_plan_sched_count(p) == 0);
+    opt_plan_free(p);
+    unlink(b.path);
+    sched_trace(&b, 0, 0x2, 0);
+    p = optimize(&b, OPT_PASSES_ALL);
+    sched_check(p, 0, 1200000, "\"predicted_ns\":1200000,\"reason\":\"8 uploads and 4 downloads overlap 4 launches: "
+                               "1.40 ms of device time one after another, 1.20 ms over 3 lanes\"}");
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
+/* (d) Without the pass (clrr optimize --no-schedule): no schedule, the pass
+ * listed as not run. */
+static void test_schedule_off(void)
+{
+    tb b;
+    sched_trace(&b, 0, 0, 0);
+    opt_plan *p = optimize(&b, OPT_PASSES_ALL & ~(1u << S));
+    CU_ASSERT(opt_plan_sched_count(p) == 0 && !opt_plan_pass(p, S)->enabled);
+    opt_plan_free(p);
+    unlink(b.path);
+}
+
 /* LeakSanitizer's tracer crashes at exit in this program ("Tracer caught
  * signal 11", a garbage DTLS range: it reads a dynamic-TLS entry the
  * analysis's dlopen'ed LLVM left behind), depending on the memory layout.
@@ -1209,6 +1399,11 @@ int main(void)
                 test_specialize_refused);
     CU_add_test(s, "specialize: a loop bound set alike in every launch is a constant; a branch or two values are not",
                 test_specialize);
+    CU_add_test(s, "schedule: the overlap pattern over three lanes, as predicted; another queue; out of order",
+                test_schedule);
+    CU_add_test(s, "schedule: a chain of conflicting commands is not scheduled", test_schedule_chain);
+    CU_add_test(s, "schedule: clFinish holds the queue; after every read nothing overlaps", test_schedule_finish);
+    CU_add_test(s, "schedule: --no-schedule", test_schedule_off);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
