@@ -17,12 +17,13 @@
 
 static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--json]\n"
-    "Finds work in a trace that can be left out or merged without changing\n"
-    "anything the application observes, and writes a plan (optimizer/PLAN.md) that\n"
-    "'clrr replay FILE --plan PLAN' executes, verifying every read-back against\n"
-    "the recording. Each change names its call by a pattern (function, kernel\n"
-    "and program source hash, launch shape, argument roles and values), so a\n"
-    "plan also applies to other runs of the same program.\n"
+    "Finds work in a trace that can be left out, merged or overlapped without\n"
+    "changing anything the application observes, and writes a plan\n"
+    "(optimizer/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
+    "every read-back against the recording. Each change names its call by a\n"
+    "pattern (function, kernel and program source hash, launch shape, argument\n"
+    "roles and values), so a plan also applies to other runs of the same\n"
+    "program.\n"
     "\n"
     "Passes:\n"
     "  dead        kernel launches, writes, copies and fills whose results are\n"
@@ -43,6 +44,12 @@ static const char cli_optimize_usage[] =
     "              same value, where they bound a loop, become compile-time\n"
     "              constants of a generated copy of the kernel (a run with other\n"
     "              values runs the original)\n"
+    "  schedule    an in-order queue's uploads and downloads go to queues of their\n"
+    "              own (lanes) beside its kernels, so that copies overlap compute;\n"
+    "              each command still waits for every earlier one it conflicts\n"
+    "              with (the same memory, one of them writes). A queue is\n"
+    "              scheduled where its recorded device times predict at least\n"
+    "              5% less\n"
     "  split       (with --split) each launch runs as parts, ranges of work-groups\n"
     "              on several devices at once; each device gets only the bytes\n"
     "              its range reads and sends back what it writes\n"
@@ -50,7 +57,7 @@ static const char cli_optimize_usage[] =
     "Options:\n"
     "  -o, --output PLAN    the plan to write\n"
     "  --passes LIST        passes to run, comma-separated (default: all; none)\n"
-    "  --no-dead, --no-redundant, --no-fuse, --no-specialize\n"
+    "  --no-dead, --no-redundant, --no-fuse, --no-specialize, --no-schedule\n"
     "                       leave a pass out\n"
     "  --horizontal         the fuse pass also groups consecutive independent\n"
     "                       launches that read the same memory (off by default:\n"
@@ -166,6 +173,20 @@ static void cli_parts_print(const cli_parts *ps, int json)
     }
 }
 
+/* The scheduled queues as JSON objects, comma-separated (the plan's fields). */
+static void cli_sched_json(const opt_plan *p)
+{
+    for (size_t i = 0; i < opt_plan_sched_count(p); i++) {
+        const opt_sched *s = opt_plan_sched(p, i);
+        printf("%s{\"id\":%u,\"queue\":%" PRIu64 ",\"lanes\":%u,\"commands\":%" PRIu64 ",\"uploads\":%" PRIu64
+               ",\"downloads\":%" PRIu64 ",\"recorded_ns\":%" PRIu64 ",\"predicted_ns\":%" PRIu64 ",\"reason\":",
+               i ? "," : "", s->id, s->queue, s->lanes, s->commands, s->uploads, s->downloads, s->recorded_ns,
+               s->predicted_ns);
+        cli_json_cstr(stdout, s->reason);
+        printf("}");
+    }
+}
+
 static void cli_optimize_print(const char *path, const char *out, const opt_plan *p, int json, const char *note,
                                const char *rw_note, const cli_parts *ps)
 {
@@ -184,8 +205,10 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
                    i ? "," : "", opt_pass_name((opt_pass)i), r->enabled ? "true" : "false", r->transformations,
                    r->effect.commands, r->effect.kernels, r->effect.bytes, r->effect.device_ns, r->effect.timed);
         }
-        printf("],\"splits\":%zu,\"specializations\":%zu,\"split_note\":", opt_plan_split_count(p),
+        printf("],\"splits\":%zu,\"specializations\":%zu,\"schedule\":[", opt_plan_split_count(p),
                opt_plan_spec_count(p));
+        cli_sched_json(p);
+        printf("],\"split_note\":");
         cli_json_cstr(stdout, note);
         printf(",\"rewriter_note\":");
         cli_json_cstr(stdout, rw_note);
@@ -211,6 +234,10 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
                    opt_plan_spec_count(p));
             continue;
         }
+        if (i == OPT_PASS_SCHEDULE) {   /* nothing is left out: queues run over lanes */
+            printf("%zu queue%s scheduled\n", opt_plan_sched_count(p), opt_plan_sched_count(p) == 1 ? "" : "s");
+            continue;
+        }
         cli_opt_effect_print(&r->effect);
         printf("\n");
     }
@@ -218,6 +245,11 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
         printf("          %s\n", note);
     if (rw_note[0])   /* what the rewriter could not make (the launches run as recorded) */
         printf("          %s\n", rw_note);
+    for (size_t i = 0; i < opt_plan_sched_count(p); i++) {
+        printf("schedule  ");
+        cli_opt_sched_print(opt_plan_sched(p, i));
+        printf("\n");
+    }
     cli_parts_print(ps, 0);
     printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", opt_plan_xform_count(p),
            opt_plan_xform_count(p) == 1 ? "" : "s", path, out);
@@ -225,12 +257,13 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
            O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
         {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"no-specialize", no_argument, NULL, O_NO_SPECIALIZE},
+        {"no-schedule", no_argument, NULL, O_NO_SCHEDULE},
         {"horizontal", no_argument, NULL, O_HORIZONTAL},
         {"split", required_argument, NULL, O_SPLIT},
         {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
@@ -261,6 +294,7 @@ static int cli_optimize_run(int argc, char **argv)
         case O_NO_REDUNDANT: off |= 1u << OPT_PASS_REDUNDANT; break;
         case O_NO_FUSE: off |= 1u << OPT_PASS_FUSE; break;
         case O_NO_SPECIALIZE: off |= 1u << OPT_PASS_SPECIALIZE; break;
+        case O_NO_SCHEDULE: off |= 1u << OPT_PASS_SCHEDULE; break;
         case O_HORIZONTAL: o.horizontal = 1; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)

@@ -1,6 +1,7 @@
 /* cmd_plan.c — `clrr plan show`: reads a plan (validating it as the replay
- * does) and lists it: header, passes and their effect, kernel facts, and
- * every transformation with its pattern. --json writes the plan back as
+ * does) and lists it: header, passes and their effect, kernel facts,
+ * generated kernels, scheduled queues, and every transformation with its
+ * pattern. --json writes the plan back as
  * the reader understood it. */
 #include "tools/clrr/cli.h"
 #include "tools/clrr/cli_opt.h"
@@ -14,8 +15,8 @@ static const char cli_plan_usage[] =
     "Usage: clrr plan show PLAN [--json]\n"
     "Reads a plan written by 'clrr optimize' (optimizer/PLAN.md), checks it, and\n"
     "lists it: the trace it was made from, each pass with its expected effect,\n"
-    "and each transformation with the call it applies to, its pattern, why it\n"
-    "is safe and what it saves.\n"
+    "the queues it schedules over lanes, and each transformation with the call\n"
+    "it applies to, its pattern, why it is safe and what it saves.\n"
     "\n"
     "Options:\n"
     "  --json     write the plan back as JSON, as the reader understood it\n"
@@ -34,6 +35,16 @@ void cli_opt_effect_print(const opt_effect *e)
         printf(" (of %" PRIu64 " timed command%s)", e->timed, e->timed == 1 ? "" : "s");
 }
 
+void cli_opt_sched_print(const opt_sched *s)
+{
+    char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
+    printf("queue %" PRIu64 " over %u lanes: %" PRIu64 " upload%s, %" PRIu64 " download%s of %" PRIu64
+           " command%s; %s of device time predicted %s (%.2fx)", s->queue, s->lanes, s->uploads,
+           s->uploads == 1 ? "" : "s", s->downloads, s->downloads == 1 ? "" : "s", s->commands,
+           s->commands == 1 ? "" : "s", cli_fmt_ns((int64_t)s->recorded_ns, a), cli_fmt_ns((int64_t)s->predicted_ns, b),
+           s->predicted_ns ? (double)s->recorded_ns / (double)s->predicted_ns : 0.0);
+}
+
 static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
 {
     static const char *const acc[] = {"-", "r", "w", "rw", "?"};
@@ -46,6 +57,10 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         printf("pass      %-10s ", opt_pass_name((opt_pass)i));
         if (!r->enabled) {
             printf("off\n");
+            continue;
+        }
+        if (i == OPT_PASS_SCHEDULE) {   /* no transformation: queues run over lanes */
+            printf("%zu queue%s scheduled\n", opt_plan_sched_count(p), opt_plan_sched_count(p) == 1 ? "" : "s");
             continue;
         }
         printf("%" PRIu64 " transformation%s: ", r->transformations, r->transformations == 1 ? "" : "s");
@@ -99,6 +114,12 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
             printf("%s argument %u = 0x%" PRIx64, k ? "," : "", z->consts[k].index, v);
         }
         printf(" as constants, %u parameters (program of %u lines)\n", z->nargs, lines);
+    }
+    for (size_t i = 0; i < opt_plan_sched_count(p); i++) {
+        const opt_sched *z = opt_plan_sched(p, i);
+        printf("schedule  ");
+        cli_opt_sched_print(z);
+        printf("\n          why      %s\n", z->reason);
     }
     size_t n = opt_plan_xform_count(p);
     char *buf = malloc(OPT_PATTERN_MAX + 1);
