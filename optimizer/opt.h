@@ -445,6 +445,9 @@ int opt_exec_item(opt_exec *x, const tf_item *it);
 const opt_fused *opt_exec_fused(const opt_exec *x);
 /*! opt_exec_split() : the split of the last OPT_SPLIT answer. */
 const opt_split *opt_exec_split(const opt_exec *x);
+/*! opt_exec_lanes() : the lanes (2 or 3) the plan's schedule (1.8) gives
+ *  the @p queue-th command queue created (from 0); 0 when none. */
+unsigned opt_exec_lanes(const opt_exec *x, uint64_t queue);
 struct rpl_split;
 /*! opt_exec_split_rpl() : the same split in the split engine's terms
  * (replayer/rpl.h), valid until the next call or opt_exec_close. 0, or -1

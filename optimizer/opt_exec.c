@@ -232,6 +232,16 @@ const opt_split *opt_exec_split(const opt_exec *x)
     return x->split;
 }
 
+unsigned opt_exec_lanes(const opt_exec *x, uint64_t queue)
+{
+    for (size_t i = 0; i < opt_plan_sched_count(x->p); i++) {
+        const opt_sched *sc = opt_plan_sched(x->p, i);
+        if (sc->queue == queue)
+            return sc->lanes;
+    }
+    return 0;
+}
+
 int opt_exec_split_rpl(opt_exec *x, rpl_split *out)
 {
     return opt_exec_split_conv(x, x->split, out);

@@ -329,6 +329,91 @@ void rpl_split_refine(uint64_t *bound, unsigned nparts, uint64_t groups, const d
 int rpl_device_pick(void *(*lookup)(void *user, const char *name), void *user, const char *spec, cl_device_id *dev,
                     cl_platform_id *plat, char *err, size_t cap);
 
+/* ---------------------------------------------------------------- lanes */
+
+/* An in-order queue's commands over lanes (plan 1.8, "schedule";
+ * optimizer/PLAN.md, "Schedules"): lane 0 is the queue itself, lane 1
+ * (uploads) and lane 2 (downloads; with 2 lanes, downloads go to lane 1)
+ * are queues of the engine's on the same context and device. The caller
+ * routes each command (rpl_lanes_route), enqueues it on the queue and with
+ * the wait list the route gives, and reports its event (rpl_lanes_done):
+ * a command waits for the newest command of each other lane whose memory
+ * it conflicts with, so every conflicting pair runs in the order enqueued.
+ * A command enqueued on the queue without a route (a fused launch, a
+ * split) is bracketed by rpl_lanes_join and rpl_lanes_joined. clFinish and
+ * clFlush of the queue must be preceded by rpl_lanes_finish / _flush.
+ * Used by the replay session and by the layer (`clrr run --plan`). Not
+ * thread-safe: the caller serializes the calls of one queue's lanes. */
+typedef struct rpl_lanes rpl_lanes;
+#define RPL_LANES_MAX 3
+/* Memory a command reads or writes: bytes [lo, hi) of @c root (a live
+ * buffer as rpl_lanes_mem resolves it, or RPL_LANE_HOST: host addresses);
+ * root NULL: everything. */
+#define RPL_LANE_HOST ((const void *)1)
+typedef struct rpl_access {
+    const void *root;
+    uint64_t lo, hi;
+    uint8_t write;
+} rpl_access;
+/* A routed command: enqueue it on q with (nwait, wait). The rest is the
+ * engine's, released by rpl_lanes_done. */
+typedef struct rpl_lane_cmd {
+    cl_command_queue q;
+    cl_uint nwait;
+    const cl_event *wait;     /* the command's own wait list, then the conflicts' events */
+    unsigned lane;
+    unsigned nacc;
+    rpl_access *acc;
+    cl_event *buf;
+} rpl_lane_cmd;
+typedef struct rpl_lanes_stats {
+    uint64_t moved;           /* commands run on lanes 1 and 2 */
+    uint64_t waits;           /* conflicts waited for across lanes */
+    uint64_t joins;           /* unrouted commands of the queue that waited for the lanes */
+    uint64_t folded;          /* times a lane's oldest commands were folded into one */
+} rpl_lanes_stats;
+/*! rpl_lanes_new() : lanes (2 or 3) for in-order queue @p q: creates the
+ *  lanes' queues through @p lookup (the functions of the platform, or of the
+ *  next layer), profiling when q profiles. NULL with why in @p err (q out
+ *  of order, a queue that cannot be made, out of memory). */
+rpl_lanes *rpl_lanes_new(void *(*lookup)(void *user, const char *name), void *user, cl_command_queue q,
+                         unsigned nlanes, char *err, size_t cap);
+/*! rpl_lanes_free() : waits for the lanes' queues and releases them (not
+ *  q). Accepts NULL. */
+void rpl_lanes_free(rpl_lanes *L);
+/*! rpl_lanes_queue() : lane @p lane's queue (0: q); NULL out of range. */
+cl_command_queue rpl_lanes_queue(const rpl_lanes *L, unsigned lane);
+/*! rpl_lanes_count() : 2 or 3. */
+unsigned rpl_lanes_count(const rpl_lanes *L);
+/*! rpl_lanes_owns() : 1 when @p q is one of the engine's lane queues. */
+int rpl_lanes_owns(const rpl_lanes *L, cl_command_queue q);
+/*! rpl_lanes_mem() : the access to bytes [lo, hi) of memory object @p m:
+ *  a sub-buffer's bytes in its buffer's, an image of a buffer as any of
+ *  the buffer's bytes (hi UINT64_MAX: to the end). */
+void rpl_lanes_mem(rpl_lanes *L, cl_mem m, uint64_t lo, uint64_t hi, int write, rpl_access *out);
+/*! rpl_lanes_route() : the queue and wait list of a command for @p lane
+ *  that accesses @p acc (nacc 0: everything: markers, barriers, commands
+ *  of unknown effect) and waits for @p wait. 0, or -1 out of memory. */
+int rpl_lanes_route(rpl_lanes *L, unsigned lane, const rpl_access *acc, unsigned nacc, cl_uint nwait,
+                    const cl_event *wait, rpl_lane_cmd *c);
+/*! rpl_lanes_done() : the routed command was enqueued with event @p ev
+ *  (retained while needed), or failed (ev NULL). 0, or -1 out of memory
+ *  (the lane then forgets it: the caller must fail). */
+int rpl_lanes_done(rpl_lanes *L, rpl_lane_cmd *c, cl_event ev);
+/*! rpl_lanes_join() : before a command enqueued on q without a route: q
+ *  waits for every lane's newest command (a barrier). 0, or -1. */
+int rpl_lanes_join(rpl_lanes *L);
+/*! rpl_lanes_joined() : after it: a marker on q stands for it, so that
+ *  later lane commands wait for it. 0, or -1. */
+int rpl_lanes_joined(rpl_lanes *L);
+/*! rpl_lanes_flush() : flushes the lanes' queues (before q's clFlush). */
+int rpl_lanes_flush(rpl_lanes *L);
+/*! rpl_lanes_finish() : flushes q, waits for the lanes' queues, and
+ *  forgets every command (before q's clFinish, which the caller makes). */
+int rpl_lanes_finish(rpl_lanes *L);
+/*! rpl_lanes_get_stats() : counts since rpl_lanes_new. */
+const rpl_lanes_stats *rpl_lanes_get_stats(const rpl_lanes *L);
+
 typedef struct rpl_fused_kernel {
     uint32_t id;              /* names the kernel across calls (the build is cached) */
     const char *name;         /* kernel name in source */
@@ -360,6 +445,10 @@ typedef struct rpl_plan_hook {
      * when the replay builds that program, outside the measured calls. May
      * be NULL. */
     int (*split_of)(void *user, const uint8_t program[16], size_t i, rpl_split *out);
+    /* The lanes (2 or 3) the plan's schedule gives the @p queue-th command
+     * queue the trace creates (from 0), 0 when none (rpl_lanes). May be
+     * NULL. */
+    unsigned (*lanes_of)(void *user, uint64_t queue);
 } rpl_plan_hook;
 
 /* ---------------------------------------------------------------- profile */
@@ -435,6 +524,7 @@ typedef struct rpl_profile_summary {
  *  does not profile). Pointers are owned by @p s, valid until rpl_close. */
 void rpl_profile_get(const rpl_session *s, rpl_profile_summary *out);
 
+enum { RPL_LANES_AUTO = 0, RPL_LANES_ALWAYS = 1, RPL_LANES_OFF = 2 };
 typedef struct rpl_opts {
     const char *device;       /* device spec: NULL = the recorded device, else the
                                * closest; "cpu"/"gpu"/"accelerator", an index into
@@ -451,6 +541,8 @@ typedef struct rpl_opts {
     rpl_tolerance tol;
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
+    int lanes;                /* a plan's scheduled queues get lanes: RPL_LANES_AUTO (on
+                               * devices without host-unified memory), _ALWAYS or _OFF */
     int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
     int split_method;         /* adaptive proportions: RPL_SPLIT_FIXED_POINT (default) or
                                * RPL_SPLIT_BROYDEN */
@@ -509,6 +601,11 @@ typedef struct rpl_summary {
     uint64_t plan_specialized;   /* launches a plan ran as a specialized kernel (1.7) */
     uint64_t plan_unheld;     /* held launches run as recorded (no fusion followed,
                                * or the fused kernel cannot be built here) */
+    uint64_t plan_lane_queues;   /* queues run over lanes (a plan's schedule, 1.8) */
+    uint64_t plan_lane_moved;    /* ... commands run on their upload and download lanes */
+    uint64_t plan_lane_waits;    /* ... conflicts waited for across lanes */
+    uint64_t plan_lane_joins;    /* ... other commands that waited for the lanes */
+    char plan_lane_note[320];    /* why a queue the schedule names runs without lanes ("" when none) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
                                * not be built here ("" when none) */
     rpl_split_stats split;    /* launches a plan ran in parts over several devices

@@ -41,6 +41,13 @@ static void rpl_queue_order(rpl_cx *x, int ok, cl_command_queue q, cl_command_qu
         rpl_devmap_note_queue(x->s, rpl_arg_id(x, 1), dev);
 }
 
+/* The queue counts in creation order for a plan's schedule; a failed
+ * create counts too when it failed when recorded (the recording's count). */
+static int rpl_queue_made(rpl_cx *x, int ok, cl_command_queue q)
+{
+    return ok || x->recorded_ok ? rpl_sched_queue_created(x->s, ok ? q : NULL) : RPL_OK;
+}
+
 int rpl_pre_clCreateCommandQueue(rpl_cx *x_, cl_context *context, cl_device_id *device,
                                  cl_command_queue_properties *properties, cl_int **errcode_ret)
 {
@@ -58,7 +65,7 @@ int rpl_post_clCreateCommandQueue(rpl_cx *x_, int ok, cl_command_queue *ret, cl_
     (void)context;
     (void)errcode_ret;
     rpl_queue_order(x_, ok, *ret, properties, device);
-    return RPL_OK;
+    return rpl_queue_made(x_, ok, *ret);
 }
 
 /* Devices older than OpenCL 2.0 (Oclgrind) have no
@@ -126,7 +133,7 @@ int rpl_post_clCreateCommandQueueWithProperties(rpl_cx *x_, int ok, cl_command_q
         if (properties[i] == CL_QUEUE_PROPERTIES)
             props = properties[i + 1];
     rpl_queue_order(x_, ok, *ret, props, device);
-    return RPL_OK;
+    return rpl_queue_made(x_, ok, *ret);
 }
 
 int rpl_post_clFinish(rpl_cx *x_, int ok, cl_int *ret, cl_command_queue command_queue)

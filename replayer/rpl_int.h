@@ -143,6 +143,9 @@ struct rpl_cx {
                                * with the scratch when the create fails) */
     const rpl_pitched *pitched;   /* set around rpl_readback_submit: the live bytes
                                    * are repacked into the recorded layout */
+    rpl_lanes *lanes;         /* the command was routed over these lanes (rpl_sched.c) */
+    rpl_lane_cmd lane_cmd;
+    rpl_lanes *lanes_joined;  /* an unrouted command of a queue with lanes */
 };
 
 #define RPL_TRY(expr)                          \
@@ -271,6 +274,10 @@ struct rpl_session {
     /* user events blocking calls may wait for (rpl_events.c) */
     struct rpl_uev *uev;
     size_t nuev, cap_uev;
+    /* queues with lanes (a plan's schedule, rpl_sched.c) */
+    struct rpl_sched_q *sq;
+    size_t nsq;
+    uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
     /* state */
@@ -363,6 +370,26 @@ typedef struct rpl_kargs {
  * and when profiling. */
 int rpl_kargs_note(rpl_session *s, rpl_obj *k, unsigned i, size_t size, const void *value);
 void rpl_kargs_free(rpl_obj *o);
+/* rpl_sched.c: a plan's schedule (1.8). The queue-th queue created gets
+ * the lanes the plan asks for (rpl_sched_queue_created, from the create
+ * hooks); each command the generated code enqueues on it is routed
+ * (rpl_lane_pre before the call, rpl_lane_post after it), an enqueue
+ * without a wait list bracketed (rpl_lane_other, _other_done), clFinish
+ * and clFlush cover the lanes (rpl_sched_sync). The plan's own enqueues
+ * on such a queue are bracketed by rpl_sched_join and rpl_sched_joined. */
+int rpl_sched_queue_created(rpl_session *s, cl_command_queue q);
+void rpl_sched_queue_released(rpl_session *s, cl_command_queue q);
+rpl_lanes *rpl_sched_lanes(rpl_session *s, cl_command_queue q);
+void rpl_sched_free(rpl_session *s);
+void rpl_sched_summary(const rpl_session *s, rpl_summary *out);   /* adds the live lanes' counts */
+int rpl_lane_pre(rpl_cx *x, cl_command_queue *q, cl_uint *nwait, const cl_event **wait);
+int rpl_lane_post(rpl_cx *x, int ok, cl_event ev);
+int rpl_lane_other(rpl_cx *x, cl_command_queue q);
+int rpl_lane_other_done(rpl_cx *x);
+int rpl_sched_join(rpl_session *s, cl_command_queue q);
+int rpl_sched_joined(rpl_session *s, cl_command_queue q);
+int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);
+
 /* The held launch (if any) runs as recorded now. */
 int rpl_plan_flush(rpl_session *s, int measure);
 /* Releases the fused programs and a launch still held (close). */

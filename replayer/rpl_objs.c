@@ -191,6 +191,8 @@ void rpl_obj_unbind(rpl_session *s, rpl_obj *o)
 
 void rpl_obj_retire(rpl_session *s, rpl_obj *o)
 {
+    if (o->kind == RPL_OBJ_QUEUE && o->live)
+        rpl_sched_queue_released(s, o->live);
     if (o->host_owned) {   /* the runtime may use the host memory until the release completes */
         rpl_live_unset(s, o);
         o->live = NULL;

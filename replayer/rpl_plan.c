@@ -53,9 +53,13 @@ static int rpl_plan_drop(rpl_session *s, const tf_call *c, unsigned fn, int meas
         st = rpl_need(&x, RPL_FN_clEnqueueMarkerWithWaitList);
     if (st < 0)
         goto out;
+    if ((st = rpl_sched_join(s, q)) < 0)
+        goto out;
     int64_t t0 = rpl_clock_ns();
     cl_int ret = s->api.clEnqueueMarkerWithWaitList(q, (cl_uint)n, n ? list : NULL, &ev);
     x.host_ns = rpl_clock_ns() - t0;
+    if (ret == CL_SUCCESS && (st = rpl_sched_joined(s, q)) < 0)
+        goto out;
     if (ret != CL_SUCCESS) {
         st = rpl_call_error(&x, RPL_ERR_CL, "the marker in place of the command the plan dropped failed (error %d)",
                             (int)ret);
@@ -236,9 +240,13 @@ static int rpl_plan_unhold(rpl_session *s, struct rpl_held_launch *h, int measur
     rpl_obj *ko = rpl_obj_find(s, h->l.kernel_id);
     int64_t t0 = rpl_clock_ns();
     cl_int e = rpl_kargs_apply(s, h->l.k, &h->args);
+    if (e == CL_SUCCESS && rpl_sched_join(s, h->l.q) < 0)
+        e = CL_OUT_OF_RESOURCES;
     if (e == CL_SUCCESS)
         e = s->api.clEnqueueNDRangeKernel(h->l.q, h->l.k, h->l.dim, h->l.has_off ? h->l.off : NULL, h->l.gsz,
                                           h->l.has_lsz ? h->l.lsz : NULL, 0, NULL, NULL);
+    if (e == CL_SUCCESS && rpl_sched_joined(s, h->l.q) < 0)
+        e = CL_OUT_OF_RESOURCES;
     int64_t ns = rpl_clock_ns() - t0;
     if (e == CL_SUCCESS && ko && ko->kargs)
         e = rpl_kargs_apply(s, h->l.k, ko->kargs);
@@ -382,8 +390,12 @@ static int rpl_plan_fused(rpl_session *s, const tf_call *c, const rpl_fused_kern
         /* an event: the application's, or our own for --timing */
         int app_ev = rpl_in_present(&x, 8), own_ev = !app_ev && s->o.timing && !s->o.exact_calls;
         int64_t t0 = rpl_clock_ns();
-        e = s->api.clEnqueueNDRangeKernel(cl.q, b->k, cl.dim, cl.has_off ? cl.off : NULL, cl.gsz,
-                                          cl.has_lsz ? cl.lsz : NULL, nwait, wait, app_ev || own_ev ? &ev : NULL);
+        e = rpl_sched_join(s, cl.q) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+        if (e == CL_SUCCESS)
+            e = s->api.clEnqueueNDRangeKernel(cl.q, b->k, cl.dim, cl.has_off ? cl.off : NULL, cl.gsz,
+                                              cl.has_lsz ? cl.lsz : NULL, nwait, wait, app_ev || own_ev ? &ev : NULL);
+        if (e == CL_SUCCESS && rpl_sched_joined(s, cl.q) < 0)
+            e = CL_OUT_OF_RESOURCES;
         int64_t ns = rpl_clock_ns() - t0;
         x.host_ns = ns;
         if (e != CL_SUCCESS) {

@@ -651,6 +651,7 @@ static int rpl_cmp_i64(const void *a, const void *b)
 void rpl_get_summary(const rpl_session *s, rpl_summary *out)
 {
     *out = s->sum;
+    rpl_sched_summary(s, out);
     out->wall_ns = rpl_clock_ns() - s->t_open;
     const tf_reader_info *ri = tf_reader_get_info(s->r);
     out->truncated = ri->truncated;
@@ -678,6 +679,7 @@ void rpl_close(rpl_session *s)
         rpl_user_events_abort(s);
         rpl_harvest(s);
         rpl_verify_free(s);
+        rpl_sched_free(s);
         rpl_objs_release_all(s);
     }
     rpl_uev_free(s);

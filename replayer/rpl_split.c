@@ -119,9 +119,11 @@ int rpl_split_run(rpl_session *s, const tf_call *c, const rpl_split *sp, int mea
     cl_event ev = NULL;
     if (rpl_in_present(&x, 8))
         l.event = &ev;
-    char err[512];
+    char err[512] = "a barrier or marker between the queue and its lanes failed";
     int64_t t0 = rpl_clock_ns();
-    int r = rpl_splitter_run(s->split, sp, &l, done, err, sizeof err);
+    int r = rpl_sched_join(s, h.q) < 0 ? -1 : rpl_splitter_run(s->split, sp, &l, done, err, sizeof err);
+    if (r >= 0 && rpl_sched_joined(s, h.q) < 0)
+        r = -1;
     rpl_split_sum(s);
     if (r == -2)
         st = rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");

@@ -376,7 +376,7 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     if (blocking) {
         /* a blocking command on an in-order queue: what came before is done too */
         rpl_obj *qo = rpl_obj_by_live(s, q);
-        if (qo && qo->in_order)
+        if (qo && qo->in_order && !rpl_sched_lanes(s, q))   /* lanes: only its own lane is done */
             RPL_TRY(rpl_verify_queue_done(s, q));
         else
             for (size_t i = s->npending; i-- > 0;)

@@ -18,6 +18,8 @@ UNIT_LIBS_test_rpl_compare := $(RPL_LIB)
 $(B)/tests/test_rpl_compare: $(RPL_LIB)
 # The refinement tests link the split engine's arithmetic (rpl_splitter.o
 # pulls in rpl_cl.o, the API table and the cost database).
+UNIT_LIBS_test_rpl_lanes := $(RPL_LIB)
+$(B)/tests/test_rpl_lanes: $(RPL_LIB)
 UNIT_LIBS_test_rpl_refine := $(RPL_LIB) $(CDB_LIB)
 $(B)/tests/test_rpl_refine: $(RPL_LIB) $(CDB_LIB)
 # The graph tests link the analyzer (model, graph, statistics, exports).

@@ -50,6 +50,9 @@ static const char cli_replay_usage[] =
     "                    each part's share in proportion to the rate it ran at) or\n"
     "                    broyden (Newton steps, each part's slope learned from its\n"
     "                    last two launches)\n"
+    "  --lanes WHEN      the plan's scheduled queues run their transfers on lanes:\n"
+    "                    auto (default: on devices that do not share the host's\n"
+    "                    memory, where copies are the device's), always, or off\n"
     "  --costs DB        split launches add their parts' measured kernel times to\n"
     "                    this cost database (default: this machine's, $CLRR_COSTS\n"
     "                    or ~/.cache/clrr/costs), which 'clrr optimize' reads\n"
@@ -329,6 +332,11 @@ static int cli_plan_fused(void *user, rpl_fused_kernel *out)
     return 0;
 }
 
+static unsigned cli_plan_lanes(void *user, uint64_t queue)
+{
+    return opt_exec_lanes(user, queue);
+}
+
 static void cli_plan_rewind(void *user)
 {
     opt_exec_rewind(user);
@@ -374,7 +382,10 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
             printf("%s%" PRId64, i ? "," : "", s->split.launch_ns[i]);
         printf("],\"split_shares\":");
         cli_json_cstr(stdout, s->split.shares);
-        printf("}");
+        printf(",\"lanes\":{\"queues\":%" PRIu64 ",\"moved\":%" PRIu64 ",\"waits\":%" PRIu64 ",\"joins\":%" PRIu64
+               ",\"note\":", s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_joins);
+        cli_json_cstr(stdout, s->plan_lane_note);
+        printf("}}");
         return;
     }
     if (r->quiet)
@@ -394,6 +405,12 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->plan_specialized);
     if (s->plan_unbuilt[0])
         printf("          not built here, its launches ran as recorded: %s\n", s->plan_unbuilt);
+    if (s->plan_lane_queues)
+        printf("          %" PRIu64 " queues over lanes (schedule): %" PRIu64 " transfers on their own lanes, "
+               "%" PRIu64 " conflicts waited for across lanes\n", s->plan_lane_queues, s->plan_lane_moved,
+               s->plan_lane_waits);
+    if (s->plan_lane_note[0])
+        printf("          schedule not applied: %s\n", s->plan_lane_note);
     if (s->split.launches || s->split.fallback) {
         char c2[CLI_FMT_CAP];
         printf("          %" PRIu64 " launches ran split (%" PRIu64 " parts): %s sent to other devices, %s back, "
@@ -504,7 +521,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 static int cli_replay_run(int argc, char **argv)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD };
+           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -514,7 +531,7 @@ static int cli_replay_run(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
         {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
         {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
-        {"split-method", required_argument, NULL, O_SPLIT_METHOD},
+        {"split-method", required_argument, NULL, O_SPLIT_METHOD}, {"lanes", required_argument, NULL, O_LANES},
         {NULL, 0, NULL, 0},
     };
     rpl_opts o;
@@ -523,7 +540,7 @@ static int cli_replay_run(int argc, char **argv)
     cli_replay r;
     memset(&r, 0, sizeof r);
     const char *compare = NULL, *costs = NULL;
-    int no_learn = 0;
+    int no_learn = 0, lanes_set = 0;
     int c;
     uint64_t v;
     char err[512];
@@ -579,6 +596,14 @@ static int cli_replay_run(int argc, char **argv)
             break;
         case O_COSTS: costs = optarg; break;
         case O_NO_LEARN: no_learn = 1; break;
+        case O_LANES:
+            if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "off"))
+                o.lanes = !strcmp(optarg, "always") ? RPL_LANES_ALWAYS : !strcmp(optarg, "off") ? RPL_LANES_OFF
+                                                                                              : RPL_LANES_AUTO;
+            else
+                return cli_usage_err("--lanes takes auto, always or off, not '%s'", optarg);
+            lanes_set = 1;
+            break;
         case 'q': r.quiet = 1; break;
         case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -601,8 +626,11 @@ static int cli_replay_run(int argc, char **argv)
         return cli_usage_err("%s applies to split launches: it needs --plan", costs ? "--costs" : "--no-learn");
     if (costs && no_learn)
         return cli_usage_err("--costs and --no-learn exclude each other");
+    if (lanes_set && !r.plan_path)
+        return cli_usage_err("--lanes applies to a plan's scheduled queues: it needs --plan");
     opt_plan *plan = NULL;
-    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of};
+    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
+                          cli_plan_lanes};
     if (r.plan_path) {
         opt_status pst = opt_plan_read(r.plan_path, &plan, err, sizeof err);
         if (pst == OPT_OK && (pst = opt_exec_open(plan, path, o.max_memory, &r.plan_exec, err, sizeof err)) != OPT_OK) {
@@ -621,8 +649,11 @@ static int cli_replay_run(int argc, char **argv)
                     ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
                     r.plan_path, opt_plan_get_info(plan)->fingerprint, ps.fingerprint);
         hook.user = r.plan_exec;
-        /* a plan that changes nothing costs nothing: no call is matched */
-        if (opt_plan_xform_count(plan))
+        /* a plan that changes nothing costs nothing: no call is matched
+           (a schedule alone only gives queues lanes) */
+        if (!opt_plan_xform_count(plan))
+            hook.on_item = NULL;
+        if (opt_plan_xform_count(plan) || opt_plan_sched_count(plan))
             o.plan = &hook;
     }
     /* split launches add what their parts took to the cost database */
