@@ -1106,7 +1106,7 @@ void rec_plan_end(void)
                 "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
                 "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
-                "\"specialized_launches\": %llu, "
+                "\"specialized_launches\": %llu, \"schedules_not_applied\": %llu, "
                 "\"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"steady\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
@@ -1115,7 +1115,7 @@ void rec_plan_end(void)
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
                 (unsigned long long)rp.blank_params,
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
-                rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
+                (unsigned long long)opt_plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         rec_stage_report(f);
         rp_split_report(f);

@@ -98,6 +98,10 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
         if (cli_run_num(r, "specialized_launches"))
             fprintf(stderr, "clrr run: %llu launches ran specialized (scalar arguments as compile-time constants)\n",
                     cli_run_num(r, "specialized_launches"));
+        if (cli_run_num(r, "schedules_not_applied"))   /* replayer/README.md, "Schedules": why */
+            fprintf(stderr, "clrr run: the plan's schedule (%llu queues over lanes) applies to replays only; here "
+                    "staged transfers overlap copies with the application's work\n",
+                    cli_run_num(r, "schedules_not_applied"));
         if (cli_run_num(r, "steady"))
             fprintf(stderr,
                     "clrr run: %llu calls came after the recording's last transformed occurrence of their pattern "
