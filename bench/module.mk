@@ -26,6 +26,11 @@ bench-split: all
 bench-opt: all
 	@python3 bench/opt.py $(B)
 
+# `make bench-sched`: replays without and with lanes (a plan's schedule).
+.PHONY: bench-sched
+bench-sched: all
+	@python3 bench/sched.py $(B)
+
 # `make bench-live`: the application without and with `clrr run --plan`.
 .PHONY: bench-live
 bench-live: all

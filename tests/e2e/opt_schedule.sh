@@ -5,8 +5,8 @@
 # depends on the machine's timings, so this checks what holds either way:
 # a schedule entry, when there is one, says what the trace has (queue 0,
 # 3 lanes, 8 uploads and 4 downloads of 16 commands, at least 5% saved)
-# and `clrr optimize` and `clrr plan show` print it; --no-schedule leaves
-# the pass out; a plan given a schedule entry by hand is listed, replays
+# and `clrr optimize --schedule` and `clrr plan show` print it; the pass
+# does not run by default, nor with --no-schedule; a plan given a schedule entry by hand is listed, replays
 # verified, and broken entries are refused with one line.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/overlap"
@@ -15,8 +15,8 @@ j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$
 
 "$CLRR" record -o "$TMP/o.clrr" -- "$APPS/overlap" --size 262144 --iters 4 --work 1 --quiet >/dev/null 2>"$TMP/err" ||
     fail "recording overlap: $(cat "$TMP/err")"
-"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/o.plan" --json >"$TMP/o.json" 2>"$TMP/err" || fail "optimize: $(cat "$TMP/err")"
-"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/h.plan" >"$TMP/o.txt" || fail "optimize (human)"
+"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/o.plan" --schedule --json >"$TMP/o.json" 2>"$TMP/err" || fail "optimize: $(cat "$TMP/err")"
+"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/h.plan" --schedule >"$TMP/o.txt" || fail "optimize (human)"
 [ "$(j "$TMP/o.json" "[(p['enabled'], p['transformations']) for p in d['passes'] if p['name'] == 'schedule']")" \
     = "[(True, 0)]" ] || fail "the schedule pass: $(cat "$TMP/o.json")"
 [ "$(j "$TMP/o.json" "d['schedule']")" = "$(j "$TMP/o.plan" "d['schedule']")" ] ||
@@ -39,8 +39,10 @@ fi
 "$CLRR" plan show --json "$TMP/o.plan" >"$TMP/re.plan" || fail "plan show --json"
 cmp -s "$TMP/o.plan" "$TMP/re.plan" || fail "plan show --json differs from the plan it read"
 
-# --- --no-schedule: the pass listed as not run, no entry
-"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/n.plan" --no-schedule >"$TMP/n.txt" || fail "--no-schedule"
+# --- by default, and with --no-schedule: the pass listed as not run, no entry
+"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/d.plan" >"$TMP/d.txt" || fail "optimize (default passes)"
+grep -q "^pass      schedule   off" "$TMP/d.txt" || fail "the schedule pass ran by default: $(cat "$TMP/d.txt")"
+"$CLRR" optimize "$TMP/o.clrr" -o "$TMP/n.plan" --schedule --no-schedule >"$TMP/n.txt" || fail "--no-schedule"
 grep -q "^pass      schedule   off" "$TMP/n.txt" || fail "--no-schedule summary: $(cat "$TMP/n.txt")"
 ! grep -q "^schedule  " "$TMP/n.txt" || fail "--no-schedule printed a schedule"
 [ "$(j "$TMP/n.plan" "(d['version'], d['schedule'], [p['enabled'] for p in d['passes'] if p['name'] == 'schedule'])")" \

@@ -56,9 +56,12 @@ static const char cli_optimize_usage[] =
     "\n"
     "Options:\n"
     "  -o, --output PLAN    the plan to write\n"
-    "  --passes LIST        passes to run, comma-separated (default: all; none)\n"
+    "  --passes LIST        passes to run, comma-separated (default: all but\n"
+    "                       schedule; all; none)\n"
     "  --no-dead, --no-redundant, --no-fuse, --no-specialize, --no-schedule\n"
     "                       leave a pass out\n"
+    "  --schedule           run the schedule pass too (off by default: replays of\n"
+    "                       pageable copies did not overlap them on NVIDIA's driver)\n"
     "  --horizontal         the fuse pass also groups consecutive independent\n"
     "                       launches that read the same memory (off by default:\n"
     "                       holding launches in a live run can cost more than the\n"
@@ -257,13 +260,13 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
            O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
         {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"no-specialize", no_argument, NULL, O_NO_SPECIALIZE},
-        {"no-schedule", no_argument, NULL, O_NO_SCHEDULE},
+        {"no-schedule", no_argument, NULL, O_NO_SCHEDULE}, {"schedule", no_argument, NULL, O_SCHEDULE},
         {"horizontal", no_argument, NULL, O_HORIZONTAL},
         {"split", required_argument, NULL, O_SPLIT},
         {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
@@ -273,12 +276,12 @@ static int cli_optimize_run(int argc, char **argv)
     };
     char note[512] = "";
     char rw_note[1024] = "";
-    opt_options o = {OPT_PASSES_ALL, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
+    opt_options o = {OPT_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
                      rw_note, sizeof rw_note};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0;
-    unsigned off = 0;
+    unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
     char err[512];
@@ -295,6 +298,7 @@ static int cli_optimize_run(int argc, char **argv)
         case O_NO_FUSE: off |= 1u << OPT_PASS_FUSE; break;
         case O_NO_SPECIALIZE: off |= 1u << OPT_PASS_SPECIALIZE; break;
         case O_NO_SCHEDULE: off |= 1u << OPT_PASS_SCHEDULE; break;
+        case O_SCHEDULE: on |= 1u << OPT_PASS_SCHEDULE; break;
         case O_HORIZONTAL: o.horizontal = 1; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
@@ -316,7 +320,7 @@ static int cli_optimize_run(int argc, char **argv)
         default: return cli_opt_err(argv, c);
         }
     }
-    o.passes &= ~off;
+    o.passes = (o.passes | on) & ~off;
     if (o.split)
         o.passes |= 1u << OPT_PASS_SPLIT;
     else if (o.split_kernel)
