@@ -318,11 +318,7 @@ int rpl_lanes_join(rpl_lanes *L)
 int rpl_lanes_joined(rpl_lanes *L)
 {
     cl_event ev = NULL;
-    int any = 0;
-    for (unsigned i = 1; i < L->n; i++)
-        any |= L->lane[i].n != 0;
-    if (!any)   /* no lane command can wait for it yet: nothing to record */
-        return 0;
+    /* (even with the lanes empty: a later upload or download must wait for it) */
     if (L->marker(L->lane[0].q, 0, NULL, &ev) != CL_SUCCESS)
         return -1;
     int st = rpl_ln_push(L, 0, ev, NULL, 0);

@@ -5,8 +5,10 @@
  * buffer's bytes. Execution, made observable with user events: a kernel
  * whose input write is held back does not run before it; a write that
  * conflicts with nothing completes while the queue itself is held back
- * (the overlap lanes exist for); many commands through one lane (folding)
- * keep the last write's bytes; an out-of-order queue is refused. */
+ * (the overlap lanes exist for); a command the queue runs without a
+ * route is waited for by the lanes (a marker stands for it); many commands
+ * through one lane (folding) keep the last write's bytes; an out-of-order
+ * queue is refused. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -298,6 +300,52 @@ static void test_many(void)
     clReleaseMemObject(c);
 }
 
+/* A command enqueued on the queue without a route (the plan's fused
+ * launches), with every lane still empty: the marker after it stands for
+ * it, so the read of what it writes waits for it. */
+static void test_unrouted(void)
+{
+    enum { N = 512 };
+    static int x[N], y[N];
+    rpl_lanes *L = lanes();
+    if (!L)
+        return;
+    cl_int e;
+    cl_event u = clCreateUserEvent(ctx, &e);
+    cl_mem a = buffer(sizeof x), c = buffer(sizeof y);
+    for (int i = 0; i < N; i++)
+        x[i] = 7 * i;
+    clEnqueueWriteBuffer(q, a, CL_TRUE, 0, sizeof x, x, 0, NULL, NULL);
+    CU_ASSERT_EQUAL(rpl_lanes_join(L), 0);
+    clSetKernelArg(k_inc, 0, sizeof a, &a);
+    clSetKernelArg(k_inc, 1, sizeof c, &c);
+    size_t n = N;
+    CU_ASSERT_EQUAL(clEnqueueNDRangeKernel(q, k_inc, 1, NULL, &n, NULL, 1, &u, NULL), CL_SUCCESS);
+    CU_ASSERT_EQUAL(rpl_lanes_joined(L), 0);
+    rpl_access acc;
+    rpl_lanes_mem(L, c, 0, sizeof y, 0, &acc);
+    rpl_lane_cmd cmd;
+    cl_event r = NULL;
+    CU_ASSERT_EQUAL_FATAL(rpl_lanes_route(L, 2, &acc, 1, 0, NULL, &cmd), 0);
+    CU_ASSERT_EQUAL(cmd.nwait, 1);
+    CU_ASSERT_EQUAL(clEnqueueReadBuffer(cmd.q, c, CL_FALSE, 0, sizeof y, y, cmd.nwait, cmd.wait, &r), CL_SUCCESS);
+    rpl_lanes_done(L, &cmd, r);
+    CU_ASSERT(poll_event(r, 50) > CL_COMPLETE);
+    clSetUserEventStatus(u, CL_COMPLETE);
+    CU_ASSERT_EQUAL(poll_event(r, 5000), CL_COMPLETE);
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+        ok &= y[i] == 7 * i + 1;
+    CU_ASSERT(ok);
+    rpl_lanes_finish(L);
+    clFinish(q);
+    clReleaseEvent(r);
+    clReleaseEvent(u);
+    rpl_lanes_free(L);
+    clReleaseMemObject(a);
+    clReleaseMemObject(c);
+}
+
 static void test_refusals(void)
 {
     char err[256] = "";
@@ -325,6 +373,7 @@ int main(void)
     CU_add_test(s, "a conflicting command waits across lanes", test_order_kept);
     CU_add_test(s, "a write that conflicts with nothing overlaps the held queue", test_overlap);
     CU_add_test(s, "more commands than a lane keeps", test_many);
+    CU_add_test(s, "a command on the queue without a route, lanes empty", test_unrouted);
     CU_add_test(s, "out-of-order queues, two lanes", test_refusals);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
