@@ -114,6 +114,12 @@ static struct {
     uint64_t blank_params;     /* and their parameters given it */
     uint64_t dropped, deferred, fused_launches, spec_launches, unbuilt, unkept;
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
+    int64_t hold_ns, fuse_ns;     /* keeping held launches; running fused launches (their
+                                     arguments, the enqueue, freeing what was held) */
+    int64_t unhold_ns;            /* ... of which freeing the held launches (the last
+                                     references to what the application released: on an
+                                     H200 geomatrix's 7 temporaries, 36-70 us an iteration;
+                                     freed by another thread they cost the run as much) */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
     int has_splits, split_fixed;   /* the plan splits launches; keep its proportions */
     int split_method;         /* RPL_SPLIT_FIXED_POINT, or RPL_SPLIT_BROYDEN (CLRR_SPLIT_METHOD=broyden) */
@@ -973,6 +979,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             opt_exec_unkept(rp.x, c->seq);   /* it runs now */
         }
     } else if (v == OPT_HOLD || v == OPT_LINK) {
+        int64_t t0 = rec_now_ns();
         if (v == OPT_HOLD)   /* (a chain that did not go on ran first, through force) */
             rp_held_run(q);
         if (rp.nheld < OPT_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
@@ -984,13 +991,16 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
                 memset(&rp.held[rp.nheld], 0, sizeof *rp.held);
             rp_held_run(q);
         }
+        rp.hold_ns += rec_now_ns() - t0;
     } else if (v == OPT_SPLIT) {
         skip = rp_split(c, pa);
     } else if (v == OPT_FUSE) {
+        int64_t t0 = rec_now_ns();
         if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
             skip = 1;
             /* those the matcher keeps run if their output is read after
                all; the others are freed */
+            int64_t t1 = rec_now_ns();
             for (unsigned i = 0; i < rp.nheld; i++) {
                 if (!(rp_tls.keep_held >> i & 1))
                     rp_kept_release(&rp.held[i]);
@@ -1001,11 +1011,13 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
                 memset(&rp.held[i], 0, sizeof *rp.held);
             }
             rp.nheld = 0;
+            rp.unhold_ns += rec_now_ns() - t1;
         } else {   /* the pair (chain) runs as recorded (what the matcher keeps: not) */
             for (unsigned i = 0; rp_tls.keep_held && i < rp.nheld; i++)
                 opt_exec_unkept(rp.x, rp.held[i].seq);
             rp_held_run(q);
         }
+        rp.fuse_ns += rec_now_ns() - t0;
     }
     pthread_mutex_unlock(&rp.mu);
     if (!skip && pa && (c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer)) {
@@ -1108,7 +1120,8 @@ void rec_plan_end(void)
                 "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
                 "\"specialized_launches\": %llu, \"schedules_not_applied\": %llu, "
                 "\"stopped\": %s, "
-                "\"fused_build_us\": %lld, \"match_us\": %lld, \"data_hashed\": %s, \"steady\": %llu, ",
+                "\"fused_build_us\": %lld, \"match_us\": %lld, \"hold_us\": %lld, \"fuse_us\": %lld, \"unhold_us\": %lld, "
+                "\"data_hashed\": %s, \"steady\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
@@ -1116,6 +1129,7 @@ void rec_plan_end(void)
                 (unsigned long long)rp.blank_params,
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
                 (unsigned long long)opt_plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
+                (long long)(rp.hold_ns / 1000), (long long)(rp.fuse_ns / 1000), (long long)(rp.unhold_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         rec_stage_report(f);
         rp_split_report(f);
