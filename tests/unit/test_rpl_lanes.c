@@ -198,6 +198,35 @@ static cl_event launch_routed(rpl_lanes *L, cl_mem a, cl_mem c_, size_t n, cl_ui
     return ev;
 }
 
+/* Waits for the lanes and the queue; then reads @p bytes of @p m into @p y
+ * (m NULL: nothing). */
+static void drain(rpl_lanes *L, cl_mem m, void *y, size_t bytes)
+{
+    rpl_lanes_finish(L);
+    clFinish(q);
+    if (m)
+        clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, y, 0, NULL, NULL);
+}
+
+/* 1 when y[i] == mul * i + add for every i < n. */
+static int affine(const int *y, int n, int mul, int add)
+{
+    int ok = 1;
+    for (int i = 0; i < n; i++)
+        ok &= y[i] == mul * i + add;
+    return ok;
+}
+
+/* Releases the events, the lanes, then the buffers (NULL-terminated lists). */
+static void release(rpl_lanes *L, const cl_event *ev, const cl_mem *m)
+{
+    for (; *ev; ev++)
+        clReleaseEvent(*ev);
+    rpl_lanes_free(L);
+    for (; *m; m++)
+        clReleaseMemObject(*m);
+}
+
 static void test_order_kept(void)
 {
     enum { N = 1024 };
@@ -216,19 +245,9 @@ static void test_order_kept(void)
     CU_ASSERT(poll_event(k, 50) > CL_COMPLETE);     /* waits for the write on the other lane */
     clSetUserEventStatus(u, CL_COMPLETE);
     CU_ASSERT_EQUAL(poll_event(k, 5000), CL_COMPLETE);
-    rpl_lanes_finish(L);
-    clFinish(q);
-    clEnqueueReadBuffer(q, c, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
-    int ok = 1;
-    for (int i = 0; i < N; i++)
-        ok &= y[i] == i * 3 + 1;
-    CU_ASSERT(ok);
-    clReleaseEvent(w);
-    clReleaseEvent(k);
-    clReleaseEvent(u);
-    rpl_lanes_free(L);
-    clReleaseMemObject(a);
-    clReleaseMemObject(c);
+    drain(L, c, y, sizeof y);
+    CU_ASSERT(affine(y, N, 3, 1));
+    release(L, (cl_event[]){w, k, u, NULL}, (cl_mem[]){a, c, NULL});
 }
 
 static void test_overlap(void)
@@ -251,18 +270,9 @@ static void test_overlap(void)
     CU_ASSERT(poll_event(w2, 50) > CL_COMPLETE);
     clSetUserEventStatus(u, CL_COMPLETE);
     CU_ASSERT_EQUAL(poll_event(w2, 5000), CL_COMPLETE);
-    rpl_lanes_finish(L);
-    clFinish(q);
-    clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
+    drain(L, b, y, sizeof y);
     CU_ASSERT(!memcmp(x, y, sizeof y));
-    clReleaseEvent(w);
-    clReleaseEvent(w2);
-    clReleaseEvent(k);
-    clReleaseEvent(u);
-    rpl_lanes_free(L);
-    clReleaseMemObject(a);
-    clReleaseMemObject(b);
-    clReleaseMemObject(c);
+    release(L, (cl_event[]){w, w2, k, u, NULL}, (cl_mem[]){a, b, c, NULL});
 }
 
 /* More commands than a lane keeps: the last write's bytes win, and the
@@ -285,19 +295,10 @@ static void test_many(void)
     }
     cl_event k = launch_routed(L, a, c, N, 0, NULL);
     clSetUserEventStatus(u, CL_COMPLETE);
-    rpl_lanes_finish(L);
-    clFinish(q);
-    clEnqueueReadBuffer(q, c, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
-    int ok = 1;
-    for (int i = 0; i < N; i++)
-        ok &= y[i] == (K - 1) * 1000 + i + 1;
-    CU_ASSERT(ok);
+    drain(L, c, y, sizeof y);
+    CU_ASSERT(affine(y, N, 1, (K - 1) * 1000 + 1));
     CU_ASSERT(rpl_lanes_get_stats(L)->folded > 0);
-    clReleaseEvent(k);
-    clReleaseEvent(u);
-    rpl_lanes_free(L);
-    clReleaseMemObject(a);
-    clReleaseMemObject(c);
+    release(L, (cl_event[]){k, u, NULL}, (cl_mem[]){a, c, NULL});
 }
 
 /* A command enqueued on the queue without a route (the plan's fused
@@ -333,17 +334,9 @@ static void test_unrouted(void)
     CU_ASSERT(poll_event(r, 50) > CL_COMPLETE);
     clSetUserEventStatus(u, CL_COMPLETE);
     CU_ASSERT_EQUAL(poll_event(r, 5000), CL_COMPLETE);
-    int ok = 1;
-    for (int i = 0; i < N; i++)
-        ok &= y[i] == 7 * i + 1;
-    CU_ASSERT(ok);
-    rpl_lanes_finish(L);
-    clFinish(q);
-    clReleaseEvent(r);
-    clReleaseEvent(u);
-    rpl_lanes_free(L);
-    clReleaseMemObject(a);
-    clReleaseMemObject(c);
+    CU_ASSERT(affine(y, N, 7, 1));
+    drain(L, NULL, NULL, 0);
+    release(L, (cl_event[]){r, u, NULL}, (cl_mem[]){a, c, NULL});
 }
 
 static void test_refusals(void)
