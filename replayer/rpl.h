@@ -381,12 +381,6 @@ rpl_lanes *rpl_lanes_new(void *(*lookup)(void *user, const char *name), void *us
 /*! rpl_lanes_free() : waits for the lanes' queues and releases them (not
  *  q). Accepts NULL. */
 void rpl_lanes_free(rpl_lanes *L);
-/*! rpl_lanes_queue() : lane @p lane's queue (0: q); NULL out of range. */
-cl_command_queue rpl_lanes_queue(const rpl_lanes *L, unsigned lane);
-/*! rpl_lanes_count() : 2 or 3. */
-unsigned rpl_lanes_count(const rpl_lanes *L);
-/*! rpl_lanes_owns() : 1 when @p q is one of the engine's lane queues. */
-int rpl_lanes_owns(const rpl_lanes *L, cl_command_queue q);
 /*! rpl_lanes_mem() : the access to bytes [lo, hi) of memory object @p m:
  *  a sub-buffer's bytes in its buffer's, an image of a buffer as any of
  *  the buffer's bytes (hi UINT64_MAX: to the end). */

@@ -181,24 +181,6 @@ void rpl_lanes_free(rpl_lanes *L)
     free(L);
 }
 
-cl_command_queue rpl_lanes_queue(const rpl_lanes *L, unsigned lane)
-{
-    return lane < L->n ? L->lane[lane].q : NULL;
-}
-
-unsigned rpl_lanes_count(const rpl_lanes *L)
-{
-    return L->n;
-}
-
-int rpl_lanes_owns(const rpl_lanes *L, cl_command_queue q)
-{
-    for (unsigned i = 1; i < L->n; i++)
-        if (L->lane[i].q == q)
-            return 1;
-    return 0;
-}
-
 void rpl_lanes_mem(rpl_lanes *L, cl_mem m, uint64_t lo, uint64_t hi, int write, rpl_access *out)
 {
     cl_mem parent = NULL;
@@ -285,21 +267,14 @@ static int rpl_ln_push(rpl_lanes *L, unsigned lane, cl_event ev, rpl_access *acc
 
 int rpl_lanes_done(rpl_lanes *L, rpl_lane_cmd *c, cl_event ev)
 {
-    int st = 0;
+    rpl_access *acc = c->acc;   /* (NULL with nacc 0: everything) */
     free(c->buf);
     c->buf = NULL;
-    if (ev) {
-        /* nacc 0 (everything) is kept as a NULL access list */
-        rpl_access *acc = c->nacc ? c->acc : NULL;
-        if (!c->nacc)
-            free(c->acc);
-        c->acc = NULL;
-        st = rpl_ln_push(L, c->lane, ev, acc, c->nacc);
-    } else {
-        free(c->acc);
-        c->acc = NULL;
-    }
-    return st;
+    c->acc = NULL;
+    if (ev)
+        return rpl_ln_push(L, c->lane, ev, acc, c->nacc);
+    free(acc);
+    return 0;
 }
 
 int rpl_lanes_join(rpl_lanes *L)

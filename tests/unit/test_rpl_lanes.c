@@ -349,9 +349,16 @@ static void test_refusals(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "out of order"));
         clReleaseCommandQueue(ooo);
     }
+    /* two lanes: a download goes to the uploads' lane, a launch stays on q */
     rpl_lanes *L = rpl_lanes_new(lookup, NULL, q, 2, err, sizeof err);
-    CU_ASSERT(L && rpl_lanes_count(L) == 2 && rpl_lanes_queue(L, 0) == q && rpl_lanes_owns(L, rpl_lanes_queue(L, 1)) &&
-              !rpl_lanes_owns(L, q) && !rpl_lanes_queue(L, 2));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(L);
+    rpl_lane_cmd c;
+    CU_ASSERT_EQUAL_FATAL(rpl_lanes_route(L, 2, NULL, 0, 0, NULL, &c), 0);
+    CU_ASSERT(c.lane == 1 && c.q != q);
+    rpl_lanes_done(L, &c, NULL);
+    CU_ASSERT_EQUAL_FATAL(rpl_lanes_route(L, 0, NULL, 0, 0, NULL, &c), 0);
+    CU_ASSERT(c.lane == 0 && c.q == q);
+    rpl_lanes_done(L, &c, NULL);
     rpl_lanes_free(L);
     rpl_lanes_free(NULL);
 }
