@@ -145,7 +145,6 @@ struct rpl_cx {
                                    * are repacked into the recorded layout */
     rpl_lanes *lanes;         /* the command was routed over these lanes (rpl_sched.c) */
     rpl_lane_cmd lane_cmd;
-    rpl_lanes *lanes_joined;  /* an unrouted command of a queue with lanes */
 };
 
 #define RPL_TRY(expr)                          \
@@ -374,7 +373,7 @@ void rpl_kargs_free(rpl_obj *o);
  * the lanes the plan asks for (rpl_sched_queue_created, from the create
  * hooks); each command the generated code enqueues on it is routed
  * (rpl_lane_pre before the call, rpl_lane_post after it), an enqueue
- * without a wait list bracketed (rpl_lane_other, _other_done), clFinish
+ * without a wait list bracketed (rpl_sched_join, _joined), clFinish
  * and clFlush cover the lanes (rpl_sched_sync). The plan's own enqueues
  * on such a queue are bracketed by rpl_sched_join and rpl_sched_joined. */
 int rpl_sched_queue_created(rpl_session *s, cl_command_queue q);
@@ -384,8 +383,6 @@ void rpl_sched_free(rpl_session *s);
 void rpl_sched_summary(const rpl_session *s, rpl_summary *out);   /* adds the live lanes' counts */
 int rpl_lane_pre(rpl_cx *x, cl_command_queue *q, cl_uint *nwait, const cl_event **wait);
 int rpl_lane_post(rpl_cx *x, int ok, cl_event ev);
-int rpl_lane_other(rpl_cx *x, cl_command_queue q);
-int rpl_lane_other_done(rpl_cx *x);
 int rpl_sched_join(rpl_session *s, cl_command_queue q);
 int rpl_sched_joined(rpl_session *s, cl_command_queue q);
 int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);

@@ -1,7 +1,8 @@
 /* rpl_sched.c — a plan's schedule (1.8) in the replay session: the queues
  * the plan names (by creation order, rpl_plan_hook.lanes_of) get lanes
  * (rpl_lanes.c), and every command enqueued on them is routed from the
- * generated call (rpl_lane_pre / rpl_lane_post): writes to lane 1, reads
+ * generated call (rpl_lane_pre / rpl_lane_post; an enqueue without a wait
+ * list, such as clEnqueueBarrier, rpl_sched_join / _joined): writes to lane 1, reads
  * to lane 2, the rest stays on the queue; each command's memory from its
  * arguments (kernels: every memory argument, read and written; rect and
  * image transfers: the whole object). Commands the plan's own paths
@@ -82,19 +83,20 @@ int rpl_sched_queue_created(rpl_session *s, cl_command_queue q)
     return RPL_OK;
 }
 
-static void rpl_sched_sum(rpl_session *s, const rpl_lanes *L)
+/* Adds @p L's counts to @p sum (when its lanes go, and for a summary). */
+static void rpl_sched_sum(rpl_summary *sum, const rpl_lanes *L)
 {
     const rpl_lanes_stats *st = rpl_lanes_get_stats(L);
-    s->sum.plan_lane_moved += st->moved;
-    s->sum.plan_lane_waits += st->waits;
-    s->sum.plan_lane_joins += st->joins;
+    sum->plan_lane_moved += st->moved;
+    sum->plan_lane_waits += st->waits;
+    sum->plan_lane_joins += st->joins;
 }
 
 void rpl_sched_queue_released(rpl_session *s, cl_command_queue q)
 {
     for (size_t i = 0; i < s->nsq; i++)
         if (s->sq[i].q == q) {
-            rpl_sched_sum(s, s->sq[i].L);
+            rpl_sched_sum(&s->sum, s->sq[i].L);
             rpl_lanes_free(s->sq[i].L);
             s->sq[i] = s->sq[--s->nsq];
             return;
@@ -104,7 +106,7 @@ void rpl_sched_queue_released(rpl_session *s, cl_command_queue q)
 void rpl_sched_free(rpl_session *s)
 {
     for (size_t i = 0; i < s->nsq; i++) {
-        rpl_sched_sum(s, s->sq[i].L);
+        rpl_sched_sum(&s->sum, s->sq[i].L);
         rpl_lanes_free(s->sq[i].L);
     }
     free(s->sq);
@@ -227,24 +229,6 @@ int rpl_lane_post(rpl_cx *x, int ok, cl_event ev)
     return RPL_OK;
 }
 
-int rpl_lane_other(rpl_cx *x, cl_command_queue q)
-{
-    rpl_lanes *L = rpl_sched_lanes(x->s, q);
-    if (L && rpl_lanes_join(L) < 0)
-        return rpl_call_error(x, RPL_ERR_CL, "a barrier between the queue and its lanes failed");
-    x->lanes_joined = L;
-    return RPL_OK;
-}
-
-int rpl_lane_other_done(rpl_cx *x)
-{
-    rpl_lanes *L = x->lanes_joined;
-    x->lanes_joined = NULL;
-    if (L && rpl_lanes_joined(L) < 0)
-        return rpl_call_error(x, RPL_ERR_CL, "a marker between the queue and its lanes failed");
-    return RPL_OK;
-}
-
 int rpl_sched_join(rpl_session *s, cl_command_queue q)
 {
     rpl_lanes *L = rpl_sched_lanes(s, q);
@@ -271,10 +255,6 @@ int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish)
 
 void rpl_sched_summary(const rpl_session *s, rpl_summary *out)
 {
-    for (size_t i = 0; i < s->nsq; i++) {
-        const rpl_lanes_stats *st = rpl_lanes_get_stats(s->sq[i].L);
-        out->plan_lane_moved += st->moved;
-        out->plan_lane_waits += st->waits;
-        out->plan_lane_joins += st->joins;
-    }
+    for (size_t i = 0; i < s->nsq; i++)
+        rpl_sched_sum(out, s->sq[i].L);
 }

@@ -312,15 +312,17 @@ static void gen_rpl_function(FILE *o, const gen_func *f)
     /* a plan's schedule (replayer/rpl_sched.c): the queue's commands over lanes */
     int on_queue = f->np && !strcmp(f->p[0].name, "command_queue") && !strcmp(f->category, "enqueue");
     int routed = on_queue && ev && gen_rpl_named(f, "num_events_in_wait_list") && gen_rpl_named(f, "event_wait_list");
-    /* (its time is the call's: clFinish waits for the lanes there) */
-    fputs("    int64_t tl_ = rpl_clock_ns();\n", o);
+    int sync = !strcmp(f->name, "clFinish") || !strcmp(f->name, "clFlush");
+    /* (their time is the call's: clFinish waits for the lanes there) */
+    fputs(on_queue || sync ? "    int64_t tl_ = rpl_clock_ns();\n" : "    int64_t tl_ = 0;\n", o);
     if (routed)
         fputs("    RPL_TRY(rpl_lane_pre(x_, &command_queue, &num_events_in_wait_list, &event_wait_list));\n", o);
     else if (on_queue)
-        fputs("    RPL_TRY(rpl_lane_other(x_, command_queue));\n", o);
-    else if (!strcmp(f->name, "clFinish") || !strcmp(f->name, "clFlush"))
+        fputs("    RPL_TRY(rpl_sched_join(x_->s, command_queue));\n", o);
+    else if (sync)
         fprintf(o, "    RPL_TRY(rpl_sched_sync(x_, command_queue, %d));\n", !strcmp(f->name, "clFinish"));
-    fputs("    tl_ = rpl_clock_ns() - tl_;\n", o);
+    if (on_queue || sync)
+        fputs("    tl_ = rpl_clock_ns() - tl_;\n", o);
     if (f->rpl_pre) {
         fprintf(o, "    int h_ = rpl_pre_%s(x_", f->name);
         for (int i = 0; i < f->np; i++)
@@ -350,7 +352,7 @@ static void gen_rpl_function(FILE *o, const gen_func *f)
         fprintf(o, "    RPL_TRY(rpl_lane_post(x_, %s, ev_ ? *ev_ : NULL));\n",
                 ret_int ? "ret_ == CL_SUCCESS" : "1");
     else if (on_queue)
-        fputs("    RPL_TRY(rpl_lane_other_done(x_));\n", o);
+        fprintf(o, "    %sRPL_TRY(rpl_sched_joined(x_->s, command_queue));\n", ret_int ? "if (ret_ == CL_SUCCESS) " : "");
 
     if (ret_int)
         fputs("    int ok = ret_ == CL_SUCCESS;\n    RPL_TRY(rpl_result(x_, ok, ret_));\n", o);
