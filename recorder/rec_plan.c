@@ -949,6 +949,13 @@ static int rp_split(rec_call *c, void **pa)
 
 /* ------------------------------------------------------------ the gate */
 
+/* The clock of the report's times (hold_us, fuse_us): read only when a
+ * report is asked for, like call_us. */
+static int64_t rp_clock(void)
+{
+    return rec_g.call_times ? rec_now_ns() : 0;
+}
+
 int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
 {
     cl_command_queue q = pa ? RP_VAL(cl_command_queue, c, pa, "command_queue") : NULL;
@@ -979,7 +986,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             opt_exec_unkept(rp.x, c->seq);   /* it runs now */
         }
     } else if (v == OPT_HOLD || v == OPT_LINK) {
-        int64_t t0 = rec_now_ns();
+        int64_t t0 = rp_clock();
         if (v == OPT_HOLD)   /* (a chain that did not go on ran first, through force) */
             rp_held_run(q);
         if (rp.nheld < OPT_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
@@ -991,16 +998,16 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
                 memset(&rp.held[rp.nheld], 0, sizeof *rp.held);
             rp_held_run(q);
         }
-        rp.hold_ns += rec_now_ns() - t0;
+        rp.hold_ns += rp_clock() - t0;
     } else if (v == OPT_SPLIT) {
         skip = rp_split(c, pa);
     } else if (v == OPT_FUSE) {
-        int64_t t0 = rec_now_ns();
+        int64_t t0 = rp_clock();
         if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
             skip = 1;
             /* those the matcher keeps run if their output is read after
                all; the others are freed */
-            int64_t t1 = rec_now_ns();
+            int64_t t1 = rp_clock();
             for (unsigned i = 0; i < rp.nheld; i++) {
                 if (!(rp_tls.keep_held >> i & 1))
                     rp_kept_release(&rp.held[i]);
@@ -1011,13 +1018,13 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
                 memset(&rp.held[i], 0, sizeof *rp.held);
             }
             rp.nheld = 0;
-            rp.unhold_ns += rec_now_ns() - t1;
+            rp.unhold_ns += rp_clock() - t1;
         } else {   /* the pair (chain) runs as recorded (what the matcher keeps: not) */
             for (unsigned i = 0; rp_tls.keep_held && i < rp.nheld; i++)
                 opt_exec_unkept(rp.x, rp.held[i].seq);
             rp_held_run(q);
         }
-        rp.fuse_ns += rec_now_ns() - t0;
+        rp.fuse_ns += rp_clock() - t0;
     }
     pthread_mutex_unlock(&rp.mu);
     if (!skip && pa && (c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer)) {

@@ -43,6 +43,9 @@ while read -r app args fused blank; do
     launches=$("$CLRR" dump --json "$TMP/$app.clrr" | grep -c '"fn":"clEnqueueNDRangeKernel"')
     [ "$(j "$TMP/$app.r.json" "d['call_us']['clEnqueueNDRangeKernel'][0]")" = "$launches" ] ||
         fail "$app: $(j "$TMP/$app.r.json" "d['call_us']") (expected $launches launches timed)"
+    # ... of which running the fused launches, freeing what they held within it
+    [ "$(j "$TMP/$app.r.json" "(d['fuse_us'] > 0, d['fuse_us'] >= d['unhold_us'] >= 0, d['hold_us'] >= 0)")" \
+        = "(True, True, True)" ] || fail "$app: fused launches' times: $(j "$TMP/$app.r.json" "(d['hold_us'], d['fuse_us'], d['unhold_us'])")"
     grep -q "^clrr run: plan .*transformations applied" "$TMP/$app.err" || fail "$app: no summary: $(cat "$TMP/$app.err")"
     grep -q "^clrr run: $fused fused launches ($blank with a blank intermediate)" "$TMP/$app.err" ||
         fail "$app: no blank intermediates in the summary: $(cat "$TMP/$app.err")"
