@@ -18,6 +18,9 @@ UNIT_LIBS_test_opt_plan := $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(OPT_LIBS) -ldl -lm
 $(B)/tests/test_opt_plan: $(OPT_LIB) $(ANA_LIB) $(CDB_LIB)
 UNIT_LIBS_test_opt_passes := $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(OPT_LIBS) -ldl -lm
 $(B)/tests/test_opt_passes: $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(ANA_SO) $(B)/lib/libclrr-rw.so
+# The pattern builder's tests (committed recordings, canonical texts).
+UNIT_LIBS_test_opt_pattern := $(OPT_LIB) $(ANA_LIB) $(CDB_LIB) $(OPT_LIBS) -ldl -lm
+$(B)/tests/test_opt_pattern: $(OPT_LIB) $(ANA_LIB) $(CDB_LIB)
 # The partitioner's tests (opt_part.o and the curves of libcdb.a).
 UNIT_LIBS_test_opt_part := $(OPT_LIB) $(CDB_LIB) -lm
 $(B)/tests/test_opt_part: $(OPT_LIB) $(CDB_LIB)

@@ -307,6 +307,9 @@ typedef struct opt_obj {
     int facts_looked;
     opt_content *segs;        /* roots: byte ranges of known contents */
     unsigned nsegs, capsegs;
+    char *role;               /* its role in patterns, made at first use (what it is made
+                                 of is set when it is created); malloc'ed */
+    uint32_t nrole;
 } opt_obj;
 
 /* What happened to a call the tracker is told about. */
@@ -316,8 +319,12 @@ typedef enum opt_fate {
     OPT_FATE_REDUNDANT        /* not executed: the memory already holds its bytes */
 } opt_fate;
 
+#define OPT_PSIG_SLOTS 64
+
 typedef struct opt_track {
     opt_map objs;             /* id -> opt_obj* */
+    struct opt_psig *psig[OPT_PSIG_SLOTS];   /* the members of each function's patterns, by
+                                 signature id (opt_pattern_build.c); malloc'ed */
     opt_obj **all;            /* every object, for freeing */
     size_t nall, capall;
     uint32_t next_ordinal;

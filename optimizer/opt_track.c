@@ -35,6 +35,7 @@ static void opt_obj_free(opt_obj *o)
     free(o->args);
     free(o->name);
     free(o->segs);
+    free(o->role);
     free(o);
 }
 
@@ -43,6 +44,8 @@ void opt_track_free(opt_track *t)
     for (size_t i = 0; i < t->nall; i++)
         opt_obj_free(t->all[i]);
     free(t->all);
+    for (size_t i = 0; i < OPT_PSIG_SLOTS; i++)
+        free(t->psig[i]);
     opt_map_free(&t->objs);
     memset(t, 0, sizeof *t);
 }
@@ -208,6 +211,8 @@ static opt_status opt_set_kname(opt_obj *k, const char *s, size_t n)
     free(k->name);
     k->name = d;
     k->facts_looked = 0;
+    free(k->role);   /* (made again with the name) */
+    k->role = NULL;
     return OPT_OK;
 }
 
