@@ -364,7 +364,7 @@ static void rec_write_sig(tf_enc *e, const tf_sig *s)
 tf_enc *rec_begin(rec_call *c)
 {
     if (c->direct) {
-        tf_enc_discard(&c->discard);
+        tf_enc_discard(&c->discard, c->drop, sizeof c->drop);
         return c->e = &c->discard;
     }
     tf_enc *e = tf_writer_lock(rec_g.w);
@@ -425,7 +425,7 @@ tf_enc *rec_end(rec_call *c)
 {
     c->t1 = rec_now_ns();
     if (c->direct) {
-        tf_enc_discard(&c->discard);
+        tf_enc_discard(&c->discard, c->drop, sizeof c->drop);
         return c->e = &c->discard;
     }
     tf_enc *e = tf_writer_lock(rec_g.w);

@@ -79,6 +79,7 @@ struct rec_call {
                                        not as records (rec_begin and rec_end hand out a
                                        discarding encoder and take no lock) */
     tf_enc discard;
+    uint8_t drop[128];              /* where the discarding encoder writes what it drops */
 };
 
 /* ----------------------------------------------------------- rec_core.c */

@@ -494,13 +494,14 @@ static void rp_kept_run(rp_kept *k, cl_command_queue next_q)
 static void *rp_param(const rec_call *c, void **pa, const char *name)
 {
     const tf_sig *s = &rec_gen_sigs[c->fn];
-    for (uint32_t i = 0; i < s->nparams; i++)
-        if (!strcmp(s->params[i].name, name))
+    for (uint32_t i = 0; i < s->nparams; i++)   /* the first letters tell most names apart */
+        if (s->params[i].name[0] == name[0] && !strcmp(s->params[i].name, name))
             return pa[i];
     return NULL;
 }
 
-#define RP_VAL(type, c, pa, name) (rp_param(c, pa, name) ? *(type *)rp_param(c, pa, name) : (type)0)
+#define RP_VAL(type, c, pa, name) \
+    __extension__({ void *p_ = rp_param(c, pa, name); p_ ? *(type *)p_ : (type)0; })
 
 static int rp_keep_wait(rp_kept *k, cl_uint n, const cl_event *wl)
 {

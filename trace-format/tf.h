@@ -191,8 +191,10 @@ struct tf_enc {
 
 /*! tf_enc_discard() : makes *e an encoder of no writer that keeps nothing:
  *  every value encoded with it is dropped (for a record that a writer in
- *  sink mode does not need to see). */
-void tf_enc_discard(tf_enc *e);
+ *  sink mode does not need to see). Values are written into @p scratch
+ *  (@p n bytes, which may be 0) as long as they fit, so that dropping them
+ *  takes the encoders' fast path; the rest are not written at all. */
+void tf_enc_discard(tf_enc *e, void *scratch, size_t n);
 
 /* Out of line: room for @p n more bytes (growing the chunk); NULL when the
  * record is lost. Called only when the cursor lacks it. */

@@ -66,9 +66,10 @@ void tf_job_put_locked(tf_writer *w, tf_job *j)
 
 uint8_t tf_enc_none[1];   /* p == end: no buffer, every write takes the slow path */
 
-void tf_enc_discard(tf_enc *e)
+void tf_enc_discard(tf_enc *e, void *scratch, size_t n)
 {
-    e->p = e->end = tf_enc_none;
+    e->p = scratch && n ? scratch : tf_enc_none;
+    e->end = e->p + (scratch ? n : 0);
     e->w = NULL;
     e->err = 1;   /* tf_enc_room_slow() answers NULL at once */
 }
