@@ -21,8 +21,11 @@ patterns name kernels, shapes and arguments, not devices).
 Environment: BENCH_DEVICE (the programs' CLRR_APP_DEVICE), BENCH_REPS
 (default 5), BENCH_QUICK=1 (smaller workloads, 3 runs), BENCH_RUN_OPTS
 (extra `clrr run` options, e.g. --preload), BENCH_ONLY=a,b (only these
-workloads; a longer run takes its plan from its workload). Raw figures go
-to bench/results/<device>-live.json.
+workloads; a longer run takes its plan from its workload), BENCH_NOSTAGE=0
+(no runs without staging), BENCH_AB=DIR (another build: its `clrr run
+--plan` runs too, in turn with the others, with the same plan; the table
+adds its time and this build's against it). Raw figures go to
+bench/results/<device>-live.json.
 """
 import json, os, re, subprocess, sys, tempfile, time
 
@@ -39,7 +42,10 @@ QUICK = os.environ.get("BENCH_QUICK") == "1"
 REPS = min(int(os.environ.get("BENCH_REPS", "5")), 3 if QUICK else 1000)
 DEVICE = os.environ.get("BENCH_DEVICE", "")
 RUN_OPTS = os.environ.get("BENCH_RUN_OPTS", "").split()
+NOSTAGE = os.environ.get("BENCH_NOSTAGE", "1") != "0"
+AB = os.environ.get("BENCH_AB", "")
 CLRR = os.path.join(B, "bin", "clrr")
+CLRR_AB = os.path.join(AB, "bin", "clrr") if AB else None
 TMP = tempfile.mkdtemp(prefix="clrr-bench-live.")
 
 
@@ -105,11 +111,11 @@ def make_plan(name, cmd, d):
     return plan, o
 
 
-def one(cmd, plan, extra=()):
+def one(cmd, plan, extra=(), clrr=CLRR):
     """One run: (ocl_ms or None, wall ms, output less the time, report)."""
     if plan:
         rep = os.path.join(TMP, "report.json")
-        out, _, wall = run([CLRR, "run", "--plan", plan, "--report", rep, "-q"] + RUN_OPTS + list(extra) + ["--"] + cmd,
+        out, _, wall = run([clrr, "run", "--plan", plan, "--report", rep, "-q"] + RUN_OPTS + list(extra) + ["--"] + cmd,
                            env=app_env(), what="clrr run --plan %s -- %s" % (plan, " ".join(cmd)))
         with open(rep) as f:
             report = json.load(f)
@@ -139,12 +145,15 @@ def main():
             rec = next(c for n, c, _ in WORKLOADS if n == of)
             plans[of] = os.path.join(PLANS, of + ".plan") if PLANS else make_plan(of, rec, TMP)[0]
         plan = plans[of]
-        r = {"cmd": cmd, "plain": [], "plan": [], "nostage": []}
+        r = {"cmd": cmd, "plain": [], "plan": [], "nostage": [], "other": []}
+        kinds = [("plain", None, (), CLRR), ("plan", plan, (), CLRR)]
+        kinds += [("other", plan, (), CLRR_AB)] if AB else []
+        kinds += [("nostage", plan, ("--stage", "off"), CLRR)] if NOSTAGE else []
         for _ in range(REPS):
-            for key, p, extra in (("plain", None, ()), ("plan", plan, ()), ("nostage", plan, ("--stage", "off"))):
-                ms, wall, text, rep = one(cmd, p, extra)
+            for key, p, extra, clrr in kinds:
+                ms, wall, text, rep = one(cmd, p, extra, clrr)
                 r[key].append({"ocl_ms": ms, "wall_ms": wall, "out": text, "report": rep})
-        outs = {x["out"] for x in r["plain"] + r["plan"] + r["nostage"]}
+        outs = {x["out"] for x in r["plain"] + r["plan"] + r["nostage"] + r["other"]}
         if len(outs) != 1:
             sys.exit("bench-live: %s printed different results with and without the plan: %s" % (name, sorted(outs)))
         m = re.search(r'device="([^"]*)"', r["plain"][0]["out"])
@@ -154,11 +163,13 @@ def main():
         have_ms = r["plain"][0]["ocl_ms"] is not None
         t0 = med([x["ocl_ms"] for x in r["plain"]]) if have_ms else float("nan")
         t1 = med([x["ocl_ms"] for x in r["plan"]]) if have_ms else float("nan")
-        t2 = med([x["ocl_ms"] for x in r["nostage"]]) if have_ms else float("nan")
+        t2 = med([x["ocl_ms"] for x in r["nostage"]]) if have_ms and r["nostage"] else float("nan")
+        t3 = med([x["ocl_ms"] for x in r["other"]]) if have_ms and r["other"] else float("nan")
         w0, w1 = med([x["wall_ms"] for x in r["plain"]]), med([x["wall_ms"] for x in r["plan"]])
         bld = med([x["report"].get("fused_build_us", 0) / 1e3 for x in r["plan"]])
         mat = med([x["report"].get("match_us", 0) / 1e3 for x in r["plan"]])
-        rows.append((name, what, rep, t0, t1, t2, w0, w1, bld, mat))
+        mat3 = med([x["report"].get("match_us", 0) / 1e3 for x in r["other"]]) if r["other"] else float("nan")
+        rows.append((name, what, rep, t0, t1, t2, w0, w1, bld, mat, t3, mat3))
     print("\n### Live runs: the application plain and under `clrr run --plan` (medians of %d runs, alternating)\n"
           % REPS)
     print("device: %s. ocl ms: the program's own timing of its OpenCL loop; wall ms: the whole process "
@@ -174,7 +185,7 @@ def main():
           "| steady | staged | build ms | match ms | plain ocl ms | --plan ocl ms | speedup | w/o staging ocl ms "
           "| speedup w/o staging | plain wall ms | --plan wall ms | wall speedup |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, what, rep, t0, t1, t2, w0, w1, bld, mat in rows:
+    for name, what, rep, t0, t1, t2, w0, w1, bld, mat, _, _ in rows:
         sp = "%.2fx" % (t0 / t1) if t1 == t1 and t1 > 0 else "-"
         sp2 = "%.2fx" % (t0 / t2) if t2 == t2 and t2 > 0 else "-"
         print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f "
@@ -184,6 +195,14 @@ def main():
                   rep.get("staged_writes", 0) + rep.get("staged_reads", 0),
                   bld, mat, "%.2f" % t0 if t0 == t0 else "-", "%.2f" % t1 if t1 == t1 else "-", sp,
                   "%.2f" % t2 if t2 == t2 else "-", sp2, w0, w1, w0 / w1))
+    if AB:
+        print("\nThe same plans under the other build (%s), run in turn with the runs above:\n" % AB)
+        print("| workload | plain ocl ms | this build --plan ms | speedup | match ms | other build --plan ms "
+              "| speedup | match ms | this / other |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, what, rep, t0, t1, t2, w0, w1, bld, mat, t3, mat3 in rows:
+            print("| %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2f |" % (
+                name, t0, t1, t0 / t1, mat, t3, t0 / t3, mat3, t1 / t3))
     print()
     for name, what, *_ in rows:
         print("- %s: %s" % (name, what))
