@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,6 @@ static int tf_writer_init_sync(tf_writer *w)
     pthread_condattr_destroy(&ca);
     if (e != 0)
         return e;
-    pthread_mutex_init(&w->rmu, NULL);
     pthread_mutex_init(&w->qmu, NULL);
     pthread_mutex_init(&w->bmu, NULL);
     pthread_cond_init(&w->space_cv, NULL);
@@ -143,7 +143,6 @@ static void tf_writer_free(tf_writer *w)
     free(w->irec);
     free(w->ipiece);
     free(w->path);
-    pthread_mutex_destroy(&w->rmu);
     pthread_mutex_destroy(&w->qmu);
     pthread_mutex_destroy(&w->bmu);
     pthread_cond_destroy(&w->qcv);
@@ -225,6 +224,27 @@ out:
     return status;
 }
 
+/* tf_rlock_lock's contended path: spin a little (a record takes well under
+ * a microsecond), then yield, then sleep, until the lock is free. */
+void tf_rlock_wait(tf_rlock *l)
+{
+    for (unsigned n = 0;; n++) {
+        if (!atomic_load_explicit(&l->held, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+            return;
+        if (n < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else if (n < 256) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 50000};   /* held long (a plan's matcher in sink mode) */
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 /* The record encoder over the open chunk (under rmu; inline: twice per call). */
 static inline void tf_enc_begin(tf_writer *w)
 {
@@ -260,7 +280,7 @@ tf_enc *tf_writer_lock(tf_writer *w)
         tf_wwait_space_locked(w, 0);
         pthread_mutex_unlock(&w->qmu);
     }
-    pthread_mutex_lock(&w->rmu);
+    tf_rlock_lock(&w->rmu);
     tf_enc_begin(w);
     return &w->enc;
 }
@@ -285,7 +305,7 @@ void tf_writer_unlock(tf_writer *w)
         } else if (j->len >= w->chunk_size)
             tf_wseal_locked(w);
     }
-    pthread_mutex_unlock(&w->rmu);
+    tf_rlock_unlock(&w->rmu);
     if (lost)
         tf_wfail(w, ENOMEM, "encoding a record");
 }
@@ -298,9 +318,9 @@ tf_status tf_writer_flush(tf_writer *w, int wait)
         return TF_ERR_ARG;
     if (w->sink)
         return tf_writer_status(w);
-    pthread_mutex_lock(&w->rmu);
+    tf_rlock_lock(&w->rmu);
     tf_wseal_locked(w);
-    pthread_mutex_unlock(&w->rmu);
+    tf_rlock_unlock(&w->rmu);
     if (wait) {
         pthread_mutex_lock(&w->qmu);
         target = atomic_load(&w->last_id);
@@ -341,9 +361,9 @@ void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms)
     if (w == NULL || w->nstarted == 0)
         return;
     for (;;) {
-        if (!sealed && pthread_mutex_trylock(&w->rmu) == 0) {
+        if (!sealed && tf_rlock_try(&w->rmu)) {
             sealed = tf_crash_seal(w);
-            pthread_mutex_unlock(&w->rmu);
+            tf_rlock_unlock(&w->rmu);
         }
         if (tf_failed(w) || (sealed && atomic_load(&w->done_id) >= atomic_load(&w->last_id)))
             return;
@@ -403,10 +423,10 @@ void tf_writer_get_stats(tf_writer *w, tf_writer_stats *out)
     memset(out, 0, sizeof(*out));
     if (w == NULL)
         return;
-    pthread_mutex_lock(&w->rmu);
+    tf_rlock_lock(&w->rmu);
     out->records = w->st_records;
     out->record_bytes_raw = w->st_rec_bytes;
-    pthread_mutex_unlock(&w->rmu);
+    tf_rlock_unlock(&w->rmu);
     pthread_mutex_lock(&w->bmu);
     out->blob_calls = w->st_blob_calls;
     out->blob_bytes_in = w->st_blob_in;

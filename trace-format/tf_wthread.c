@@ -253,9 +253,9 @@ static void tf_wjob_run(tf_wworker *wk, tf_job *j)
 /* Periodic flush: seal the open record chunk however small. */
 static void tf_wperiodic(tf_writer *w)
 {
-    pthread_mutex_lock(&w->rmu);
+    tf_rlock_lock(&w->rmu);
     tf_wseal_locked(w);
-    pthread_mutex_unlock(&w->rmu);
+    tf_rlock_unlock(&w->rmu);
 }
 
 /* At close, by the lead once the queue is empty and no job is in flight:
@@ -266,10 +266,10 @@ static void tf_wfinish(tf_wworker *wk)
     tf_job *j;
     int e;
 
-    pthread_mutex_lock(&w->rmu);
+    tf_rlock_lock(&w->rmu);
     j = w->open;
     w->open = NULL;
-    pthread_mutex_unlock(&w->rmu);
+    tf_rlock_unlock(&w->rmu);
     if (j && j->len && !atomic_load(&w->failed)) {
         j->type = TF_CHUNK_RECORD;
         tf_wjob_write(wk, j);
