@@ -9,8 +9,10 @@ difference against the plain run just before it.
                                     lib), e.g. carried to the GPU machine)
 
 Environment: REPS (default 5), ONLY (run only the groups whose name holds
-it: "call-heavy", "data", "interval", "timing parts"; the last two run only
-when named), SHORT=1 (call-heavy without the slow configurations), SWEEP=1 (add the
+it: "call-heavy", "data", "interval", "timing parts", "ab"; the last three
+run only when named; "ab": `micro calls N ab`, the loader's and layer's
+cost per call within each process, before and after, with and without
+device timing: medians of the processes' figures), SHORT=1 (call-heavy without the slow configurations), SWEEP=1 (add the
 compression-thread sweep of the data-heavy loops), DROP (comma-separated
 parts of configuration names to leave out, e.g. "interval-us=0,timed by"). The programs run on the
 GPU (CLRR_APP_DEVICE=gpu). Results: bench/results/nvidia-h200-recorder.txt.
@@ -59,9 +61,25 @@ if os.environ.get("SWEEP"):
   groups.append(("threads, data-heavy, repeated", d, [("plain", d)] + [
     ("after, --compress-threads=%d" % n, rec("build", ["--compress-threads=%d" % n], d, "/tmp/t%d.clrr" % n))
     for n in (8, 15)]))
+ab = calls + ["ab"]
+groups.append(("ab", ab, [("plain", ab),
+      ("before", rec("old", [], ab, "/tmp/o.clrr")), ("after", rec("build", [], ab, "/tmp/n.clrr")),
+      ("before, --no-device-timing", rec("old", ["--no-device-timing"], ab, "/tmp/o1.clrr")),
+      ("after, --no-device-timing", rec("build", ["--no-device-timing"], ab, "/tmp/n1.clrr"))]))
 for name, base, confs in groups:
     only = os.environ.get("ONLY", "")
-    if (only and only not in name) or (name in ("interval", "timing parts") and only not in name):
+    if (only and only not in name) or (name in ("interval", "timing parts", "ab") and only not in name):
+        continue
+    if name == "ab":
+        got = {c: [] for c, _ in confs}
+        for _ in range(REPS):
+            for c, cmd in confs:
+                got[c].append(float(run(cmd)["ab_ns"]))
+        print("\nab: the loader's (and layer's) ns per call, interleaved with the driver's own entry points "
+              "in each process (medians of %d processes)" % REPS)
+        for c, _ in confs:
+            print("  %-34s %+7.0f ns/call  runs: %s" % (c, statistics.median(got[c]),
+                                                       " ".join("%.0f" % x for x in got[c])))
         continue
     drop = [d for d in os.environ.get("DROP", "").split(",") if d]
     confs = [x for x in confs if not any(d in x[0] for d in drop)]

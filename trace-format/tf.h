@@ -241,6 +241,20 @@ static inline __attribute__((always_inline)) void tf_enc_byte_(tf_enc *e, uint8_
 }
 
 static inline __attribute__((always_inline)) void tf_enc_nil(tf_enc *e) { tf_enc_byte_(e, 0xc0); }
+
+/* @p n nils in a row (an END record's inputs): eight per store. */
+static inline __attribute__((always_inline)) void tf_enc_nils(tf_enc *e, unsigned n)
+{
+    while (n) {
+        unsigned k = n < 8 ? n : 8;
+        uint8_t *p = tf_enc_room_(e, 8);
+        if (!p)
+            return;
+        *(tf_u64u_ *)p = 0xc0c0c0c0c0c0c0c0ull;
+        e->p = p + k;
+        n -= k;
+    }
+}
 static inline __attribute__((always_inline)) void tf_enc_bool(tf_enc *e, int v) { tf_enc_byte_(e, v ? 0xc3 : 0xc2); }
 
 static inline __attribute__((always_inline)) void tf_enc_uint(tf_enc *e, uint64_t v)

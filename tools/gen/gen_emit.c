@@ -424,18 +424,40 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     else
         fputs("    tf_enc_uint(e, (uint64_t)ret);\n", o);
     fprintf(o, "    tf_enc_array(e, %d);\n", f->np);
-    if (f->np) {
+    int outs = 0;
+    for (int i = 0; i < f->np; i++)
+        outs += (f->p[i].a.dir & GD_OUT) != 0;
+    if (f->np && !outs && !err) {
+        fprintf(o, "    tf_enc_nils(e, %d);\n", f->np);   /* inputs only: nil for each */
+    } else if (f->np) {
         /* a failed call records only its error code output */
         fputs("    if (!ok) {\n", o);
+        int run = 0;
         for (int i = 0; i < f->np; i++) {
-            if (err && &f->p[i] == err)
+            if (err && &f->p[i] == err) {
+                if (run)
+                    fprintf(o, "        tf_enc_nils(e, %d);\n", run);
+                run = 0;
                 fputs("        tf_enc_int(e, (int64_t)*a_errcode_ret);\n", o);
-            else
-                fputs("        tf_enc_nil(e);\n", o);
+            } else {
+                run++;
+            }
         }
+        if (run)
+            fprintf(o, "        tf_enc_nils(e, %d);\n", run);
         fputs("    } else {\n", o);
-        for (int i = 0; i < f->np; i++)
-            gen_enc_out(o, &f->p[i], i);
+        run = 0;
+        for (int i = 0; i <= f->np; i++) {
+            if (i < f->np && !(f->p[i].a.dir & GD_OUT)) {
+                run++;   /* an input: nil, with the next ones */
+                continue;
+            }
+            if (run)
+                fprintf(o, "    tf_enc_nils(e, %d);\n", run);
+            run = 0;
+            if (i < f->np)
+                gen_enc_out(o, &f->p[i], i);
+        }
         fputs("    }\n", o);
     }
     fputs("    rec_end_done(c);\n    (void)ok;\n", o);
