@@ -15,7 +15,8 @@ cost per call within each process, before and after, with and without
 device timing: medians of the processes' figures), SHORT=1 (call-heavy without the slow configurations), SWEEP=1 (add the
 compression-thread sweep of the data-heavy loops), DROP (comma-separated
 parts of configuration names to leave out, e.g. "interval-us=0,timed by"). The programs run on the
-GPU (CLRR_APP_DEVICE=gpu). Results: bench/results/nvidia-h200-recorder.txt.
+GPU (CLRR_APP_DEVICE=gpu), the layer preloaded (`clrr record --preload`;
+PRELOAD=0: as `clrr record` chooses). Results: bench/results/nvidia-h200-recorder.txt.
 """
 import os, re, subprocess, sys, statistics
 REPS = int(os.environ.get("REPS", "5"))
@@ -25,8 +26,9 @@ def run(cmd):
     if p.returncode:
         sys.exit("failed: %s: %s" % (" ".join(cmd), p.stderr[-400:]))
     return dict(re.findall(r'(\w+)=(\S+)', p.stdout.strip().splitlines()[-1]))
+PRELOAD = ["--preload"] if os.environ.get("PRELOAD", "1") != "0" else []   # the GPU machine's loader loads no layers
 def rec(b, opts, cmd, out):
-    return [b + "/bin/clrr", "record", "--quiet"] + opts + ["-o", out, "--"] + cmd
+    return [b + "/bin/clrr", "record", "--quiet"] + PRELOAD + opts + ["-o", out, "--"] + cmd
 M = "build/bench/micro"
 calls = [M, "calls", "100000"]
 groups = [
