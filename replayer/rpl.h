@@ -599,6 +599,8 @@ typedef struct rpl_summary {
     uint64_t plan_lane_moved;    /* ... commands run on their upload and download lanes */
     uint64_t plan_lane_waits;    /* ... conflicts waited for across lanes */
     uint64_t plan_lane_joins;    /* ... other commands that waited for the lanes */
+    uint64_t plan_lane_pinned;   /* ... transfers from and to pinned memory (rpl_pin.c) */
+    uint64_t plan_lane_unpinned; /* ... large transfers that found no pinned block (ordinary memory) */
     char plan_lane_note[320];    /* why a queue the schedule names runs without lanes ("" when none) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
                                * not be built here ("" when none) */

@@ -15,8 +15,38 @@
 typedef struct rpl_chunk {
     struct rpl_chunk *next;
     size_t size;
+    void *pin;                /* in a pinned block (rpl_pin.c), given back when freed; NULL: malloc'ed */
     max_align_t data[];
 } rpl_chunk;
+
+static void rpl_chunk_free(rpl_chunk *c)
+{
+    if (c->pin)
+        rpl_pin_give(c->pin);
+    else
+        free(c);
+}
+
+/* Transfers of at least this many bytes on a queue with lanes use pinned
+ * memory (below it the driver's own copy costs no more). */
+#define RPL_PIN_MIN_BYTES 4096
+
+/* A chunk of @p len bytes in pinned memory for the call's transfer, when
+ * its queue (argument 0) has lanes; else NULL. Not zeroed. */
+static rpl_chunk *rpl_chunk_pinned(rpl_cx *x, size_t len)
+{
+    if (!x->s->nsq || len < RPL_PIN_MIN_BYTES || len > SIZE_MAX - sizeof(rpl_chunk))
+        return NULL;
+    rpl_obj *q = rpl_obj_find(x->s, rpl_arg_id(x, 0));
+    void *pin = NULL;
+    rpl_chunk *c = q && rpl_sched_lanes(x->s, q->live) ? rpl_pin_take(x->s, q->live, sizeof *c + len, &pin) : NULL;
+    if (!c)
+        return NULL;
+    c->next = NULL;
+    c->size = len;
+    c->pin = pin;
+    return c;
+}
 
 void rpl_noop_callback(void)
 {
@@ -76,7 +106,7 @@ static rpl_chunk *rpl_block_chunk(void *data)
 void rpl_block_free(void *data)
 {
     if (data)
-        free(rpl_block_chunk(data));
+        rpl_chunk_free(rpl_block_chunk(data));
 }
 
 void rpl_block_to_scratch(rpl_cx *x, void *data)
@@ -90,7 +120,7 @@ void rpl_scratch_list_free(void *chunks)
 {
     for (rpl_chunk *c = chunks, *n; c; c = n) {
         n = c->next;
-        free(c);
+        rpl_chunk_free(c);
     }
 }
 
@@ -338,9 +368,15 @@ int rpl_in_blob(rpl_cx *x, unsigned i, size_t len, const void **out)
     int st = rpl_fetch(x->s, v, len, &p, &got);
     if (st < 0)
         return rpl_fail(x, st);
-    /* hand the buffer to the call's scratch list */
+    /* hand the buffer to the call's scratch list (a write on a queue with
+     * lanes: in pinned memory) */
     size_t n = got > len ? got : len;
-    char *d = rpl_scratch(x, n);
+    rpl_chunk *c = x->fn == RPL_FN_clEnqueueWriteBuffer ? rpl_chunk_pinned(x, n) : NULL;
+    if (c) {
+        c->next = x->scratch;
+        x->scratch = c;
+    }
+    char *d = c ? (char *)c->data : rpl_scratch(x, n);
     if (!d) {
         free(p);
         return RPL_ERR_NOMEM;
@@ -474,7 +510,8 @@ int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
         return rpl_call_error(x, RPL_ERR_LIMIT, "a read-back of %zu bytes is over the memory limit (%zu)", len,
                               rpl_session_opts(x->s)->max_memory);
     rpl_block_free(x->readback);
-    x->readback = rpl_block_alloc(len);
+    rpl_chunk *c = x->fn == RPL_FN_clEnqueueReadBuffer ? rpl_chunk_pinned(x, len) : NULL;
+    x->readback = c ? (void *)c->data : rpl_block_alloc(len);
     if (!x->readback)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", len);
     *p = x->readback;

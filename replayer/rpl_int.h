@@ -276,6 +276,7 @@ struct rpl_session {
     /* queues with lanes (a plan's schedule, rpl_sched.c) */
     struct rpl_sched_q *sq;
     size_t nsq;
+    struct rpl_pins *pins;    /* pinned memory for their transfers (rpl_pin.c) */
     uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
@@ -386,6 +387,14 @@ int rpl_lane_post(rpl_cx *x, int ok, cl_event ev);
 int rpl_sched_join(rpl_session *s, cl_command_queue q);
 int rpl_sched_joined(rpl_session *s, cl_command_queue q);
 int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);
+/* rpl_pin.c: pinned host memory for the transfers of queues with lanes.
+ * rpl_pin_take: a block of at least @p size bytes in @p q's context, *pin
+ * its handle for rpl_pin_give; NULL when there is none (ordinary memory
+ * then). rpl_pin_free: at the session's end, after every chunk. */
+void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin);
+void rpl_pin_give(void *pin);
+void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *bytes);
+void rpl_pin_free(rpl_session *s);
 
 /* The held launch (if any) runs as recorded now. */
 int rpl_plan_flush(rpl_session *s, int measure);

@@ -696,6 +696,7 @@ void rpl_close(rpl_session *s)
     free(s->devtime_seq);
     free(s->devtime_ns);
     rpl_readbacks_free(s);
+    rpl_pin_free(s);   /* after every chunk that may lie in a pinned block */
     rpl_progsrc_free(s);
     free(s);
 }

@@ -2,7 +2,8 @@
 # replay_lanes.sh BUILD_DIR — schedules in replay (plan 1.8, issue 7):
 # `clrr replay --plan` runs a scheduled queue's writes and reads on lanes
 # of their own (replayer/rpl_lanes.c), each command waiting for the newest
-# conflicting command of every other lane, and verifies every read-back.
+# conflicting command of every other lane, their bytes in pinned memory
+# (replayer/rpl_pin.c), and verifies every read-back.
 # Whether the pass schedules a queue depends on the recording's device
 # times (tests/e2e/opt_schedule.sh), so the runtime is tested on plans
 # whose schedule section is written here: overlap's queue (two writes, a
@@ -57,6 +58,10 @@ read -r moved waits joins <<<"$(replay_lanes "$TMP/ov.clrr" "$TMP/ov3.plan" over
 # the launch's marker, each write after the first pair for the launch
 # that read the buffer before
 [ "$moved" = 24 ] && [ "$waits" -ge 22 ] && [ "$joins" = 8 ] || fail "overlap over 3 lanes: moved $moved, waits $waits, joins $joins"
+# every transfer on the lanes went through pinned memory (replayer/rpl_pin.c;
+# the read-backs verified above were read into it)
+[ "$(j "$TMP/overlap3.json" "(d['plan']['lanes']['pinned'], d['plan']['lanes']['unpinned'])")" = "(24, 0)" ] ||
+    fail "overlap over 3 lanes: pinned transfers: $(j "$TMP/overlap3.json" "d['plan']['lanes']")"
 "$CLRR" replay --lanes always "$TMP/ov.clrr" --plan "$TMP/ov3.plan" | grep -q "1 queues over lanes (schedule): 24 transfers on their own lanes" ||
     fail "replay summary: no lanes line"
 with_schedule "$TMP/ovn.plan" "$TMP/ov2.plan" 0 2
@@ -73,7 +78,7 @@ with_schedule "$TMP/ovn.plan" "$TMP/ov9.plan" 9 3
     fail "queue 9: $(j "$TMP/ov9.json" "d['plan']['lanes']")"
 # loop mode: the lanes go on across iterations
 "$CLRR" replay --json --lanes always --loop 3 "$TMP/ov.clrr" --plan "$TMP/ov3.plan" >"$TMP/loop.json" || fail "replay --loop 3 --plan"
-[ "$(j "$TMP/loop.json" "(d['ok'], d['mismatches'], d['plan']['lanes']['moved'])")" = "(True, 0, 72)" ] ||
+[ "$(j "$TMP/loop.json" "(d['ok'], d['mismatches'], d['plan']['lanes']['moved'], d['plan']['lanes']['pinned'])")" = "(True, 0, 72, 72)" ] ||
     fail "replay --loop 3: $(j "$TMP/loop.json" "(d['ok'], d['mismatches'], d['plan']['lanes'])")"
 # --timing: profiling lanes, every command timed
 "$CLRR" replay --json --lanes always --timing "$TMP/ov.clrr" --plan "$TMP/ov3.plan" >"$TMP/timing.json" || fail "replay --timing --plan"

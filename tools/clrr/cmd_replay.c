@@ -383,7 +383,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("],\"split_shares\":");
         cli_json_cstr(stdout, s->split.shares);
         printf(",\"lanes\":{\"queues\":%" PRIu64 ",\"moved\":%" PRIu64 ",\"waits\":%" PRIu64 ",\"joins\":%" PRIu64
-               ",\"note\":", s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_joins);
+               ",\"pinned\":%" PRIu64 ",\"unpinned\":%" PRIu64 ",\"note\":", s->plan_lane_queues, s->plan_lane_moved,
+               s->plan_lane_waits, s->plan_lane_joins, s->plan_lane_pinned, s->plan_lane_unpinned);
         cli_json_cstr(stdout, s->plan_lane_note);
         printf("}}");
         return;
@@ -407,8 +408,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("          not built here, its launches ran as recorded: %s\n", s->plan_unbuilt);
     if (s->plan_lane_queues)
         printf("          %" PRIu64 " queues over lanes (schedule): %" PRIu64 " transfers on their own lanes, "
-               "%" PRIu64 " conflicts waited for across lanes\n", s->plan_lane_queues, s->plan_lane_moved,
-               s->plan_lane_waits);
+               "%" PRIu64 " conflicts waited for across lanes, %" PRIu64 " transfers through pinned memory\n",
+               s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_pinned);
     if (s->plan_lane_note[0])
         printf("          schedule not applied: %s\n", s->plan_lane_note);
     if (s->split.launches || s->split.fallback) {

@@ -1,0 +1,170 @@
+/* rpl_pin.c — pinned host memory for the transfers of queues with lanes
+ * (a plan's schedule, rpl_sched.c).
+ *
+ * Lanes overlap uploads, downloads and kernels only where the driver copies
+ * asynchronously. NVIDIA's copies pageable memory on the calling thread
+ * (bench/xfer.c: a pageable write and read on two queues move 14.5 GB/s
+ * together, 13.9 a write alone), so a replay's uploads and downloads, from
+ * and to malloc'ed memory, ran one after another whatever the lanes
+ * (bench/results/nvidia-h200-sched.md, session 17). From pinned memory the
+ * device's copy engines move them while the host goes on. So the data of a
+ * clEnqueueWriteBuffer, and the read-back buffer of a clEnqueueReadBuffer,
+ * on a queue with lanes come from here: blocks of CL_MEM_ALLOC_HOST_PTR
+ * buffers, mapped once by a queue of the pool's own in their context, kept
+ * and reused for the session (making one pins memory: milliseconds).
+ *
+ * A block holds one call's chunk (rpl_args.c: its header, then its bytes);
+ * the chunk's owner gives it back when the chunk is freed (a write's data
+ * once its command completed, a read-back once it was compared), and the
+ * pool releases every block at the session's end, after every chunk.
+ * Blocks come in power-of-two sizes from 64 KiB, at most RPL_PIN_CAP bytes
+ * in all: past that a free block of another size is released to make room,
+ * else the call uses ordinary memory (counted, `fallbacks`). The session's
+ * thread alone takes and gives blocks. */
+#include "replayer/rpl_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RPL_PIN_MIN ((size_t)64 << 10)
+#define RPL_PIN_CAP ((size_t)1 << 30)
+
+typedef struct rpl_pin {
+    cl_context ctx;
+    cl_mem mem;
+    void *p;
+    size_t size;
+    int busy;
+} rpl_pin;
+
+typedef struct rpl_pin_ctx {
+    cl_context ctx;
+    cl_command_queue q;       /* maps and unmaps the context's blocks */
+} rpl_pin_ctx;
+
+struct rpl_pins {
+    rpl_pin **b;
+    size_t nb, capb, bytes;
+    rpl_pin_ctx *c;
+    size_t nc;
+    uint64_t made, taken, fallbacks;
+};
+
+/* The pool's queue in @p q's context (made at the first block). */
+static cl_command_queue rpl_pin_queue(rpl_session *s, struct rpl_pins *P, cl_command_queue q, cl_context *ctx)
+{
+    cl_device_id dev = NULL;
+    if (s->api.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS ||
+        s->api.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return NULL;
+    for (size_t i = 0; i < P->nc; i++)
+        if (P->c[i].ctx == *ctx)
+            return P->c[i].q;
+    rpl_pin_ctx *a = realloc(P->c, (P->nc + 1) * sizeof *a);
+    if (!a)
+        return NULL;
+    P->c = a;
+    cl_int e = CL_SUCCESS;
+    cl_command_queue mq = s->api.clCreateCommandQueueWithProperties
+                              ? s->api.clCreateCommandQueueWithProperties(*ctx, dev, NULL, &e)
+                              : NULL;
+    if (!mq || e != CL_SUCCESS)
+        return NULL;
+    P->c[P->nc++] = (rpl_pin_ctx){*ctx, mq};
+    return mq;
+}
+
+static void rpl_pin_release(rpl_session *s, struct rpl_pins *P, size_t i)
+{
+    rpl_pin *b = P->b[i];
+    for (size_t k = 0; k < P->nc; k++)
+        if (P->c[k].ctx == b->ctx) {
+            s->api.clEnqueueUnmapMemObject(P->c[k].q, b->mem, b->p, 0, NULL, NULL);
+            s->api.clFinish(P->c[k].q);
+        }
+    s->api.clReleaseMemObject(b->mem);
+    P->bytes -= b->size;
+    free(b);
+    P->b[i] = P->b[--P->nb];
+}
+
+void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
+{
+    *pin = NULL;
+    if (!s->pins && !(s->pins = calloc(1, sizeof *s->pins)))
+        return NULL;
+    struct rpl_pins *P = s->pins;
+    size_t cls = RPL_PIN_MIN;
+    while (cls < size && cls <= RPL_PIN_CAP / 2)
+        cls *= 2;
+    cl_context ctx = NULL;
+    cl_command_queue mq = cls >= size ? rpl_pin_queue(s, P, q, &ctx) : NULL;
+    if (!mq) {
+        P->fallbacks++;
+        return NULL;
+    }
+    for (size_t i = 0; i < P->nb; i++)
+        if (!P->b[i]->busy && P->b[i]->ctx == ctx && P->b[i]->size == cls) {
+            P->b[i]->busy = 1;
+            P->taken++;
+            *pin = P->b[i];
+            return P->b[i]->p;
+        }
+    for (size_t i = P->nb; i-- > 0 && P->bytes + cls > RPL_PIN_CAP;)
+        if (!P->b[i]->busy)
+            rpl_pin_release(s, P, i);   /* a free block of another size or context */
+    rpl_pin *b = P->bytes + cls <= RPL_PIN_CAP ? calloc(1, sizeof *b) : NULL;
+    rpl_pin **a = b ? realloc(P->b, (P->nb + 1) * sizeof *a) : NULL;
+    cl_int e = CL_SUCCESS;
+    if (a) {
+        P->b = a;
+        b->mem = s->api.clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, cls, NULL, &e);
+    }
+    if (b && a && b->mem && e == CL_SUCCESS)
+        b->p = s->api.clEnqueueMapBuffer(mq, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, cls, 0, NULL, NULL, &e);
+    if (!b || !a || !b->mem || !b->p || e != CL_SUCCESS) {
+        if (b && b->mem)
+            s->api.clReleaseMemObject(b->mem);
+        free(b);
+        P->fallbacks++;
+        return NULL;
+    }
+    b->ctx = ctx;
+    b->size = cls;
+    b->busy = 1;
+    P->b[P->nb++] = b;
+    P->bytes += cls;
+    P->made++;
+    P->taken++;
+    *pin = b;
+    return b->p;
+}
+
+void rpl_pin_give(void *pin)
+{
+    if (pin)
+        ((rpl_pin *)pin)->busy = 0;
+}
+
+void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *bytes)
+{
+    const struct rpl_pins *P = s->pins;
+    *taken = P ? P->taken : 0;
+    *fallbacks = P ? P->fallbacks : 0;
+    *bytes = P ? P->bytes : 0;
+}
+
+void rpl_pin_free(rpl_session *s)
+{
+    struct rpl_pins *P = s->pins;
+    if (!P)
+        return;
+    while (P->nb)
+        rpl_pin_release(s, P, P->nb - 1);
+    for (size_t i = 0; i < P->nc; i++)
+        s->api.clReleaseCommandQueue(P->c[i].q);
+    free(P->b);
+    free(P->c);
+    free(P);
+    s->pins = NULL;
+}
