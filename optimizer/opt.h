@@ -76,10 +76,10 @@ typedef enum opt_pass {
 
 /* "all": the passes that need no option (split is asked for with its devices). */
 #define OPT_PASSES_ALL (((1u << OPT_PASS_SPLIT) - 1) | 1u << OPT_PASS_SPECIALIZE | 1u << OPT_PASS_SCHEDULE)
-/* `clrr optimize` without --passes: all but schedule (asked for with
- * --schedule: on an H200 its lanes took a replay 0.83-1.13x as long,
- * bench/results/nvidia-h200-sched.md; pageable copies do not overlap). */
-#define OPT_PASSES_DEFAULT (OPT_PASSES_ALL & ~(1u << OPT_PASS_SCHEDULE))
+/* `clrr optimize` without --passes: all of them (the schedule's lanes,
+ * their copies pinned, took overlap's replay from 2.25 to 1.16 ms a loop
+ * on an H200, bench/results/nvidia-h200-sched.md). */
+#define OPT_PASSES_DEFAULT OPT_PASSES_ALL
 
 /*! opt_pass_name() : "dead", "redundant", "fuse", "split", "specialize",
  *  "schedule" (static); NULL when out of range. */

@@ -6,8 +6,9 @@
 # a schedule entry, when there is one, says what the trace has (queue 0,
 # 3 lanes, 8 uploads and 4 downloads of 16 commands, at least 5% saved)
 # and `clrr optimize --schedule` and `clrr plan show` print it; the pass
-# does not run by default, nor with --no-schedule; a plan given a schedule entry by hand is listed, replays
-# verified, and broken entries are refused with one line.
+# runs by default as with --schedule, not with --no-schedule; a plan given
+# a schedule entry by hand is listed, replays verified, and broken entries
+# are refused with one line.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/overlap"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
@@ -39,9 +40,12 @@ fi
 "$CLRR" plan show --json "$TMP/o.plan" >"$TMP/re.plan" || fail "plan show --json"
 cmp -s "$TMP/o.plan" "$TMP/re.plan" || fail "plan show --json differs from the plan it read"
 
-# --- by default, and with --no-schedule: the pass listed as not run, no entry
+# --- by default: as with --schedule; with --no-schedule: the pass listed
+#     as not run, no entry
 "$CLRR" optimize "$TMP/o.clrr" -o "$TMP/d.plan" >"$TMP/d.txt" || fail "optimize (default passes)"
-grep -q "^pass      schedule   off" "$TMP/d.txt" || fail "the schedule pass ran by default: $(cat "$TMP/d.txt")"
+grep -q "^pass      schedule   [01] queues\? scheduled" "$TMP/d.txt" || fail "the schedule pass by default: $(cat "$TMP/d.txt")"
+[ "$(j "$TMP/d.plan" "d['schedule']")" = "$(j "$TMP/o.plan" "d['schedule']")" ] ||
+    fail "default and --schedule differ: $(j "$TMP/d.plan" "d['schedule']") $(j "$TMP/o.plan" "d['schedule']")"
 "$CLRR" optimize "$TMP/o.clrr" -o "$TMP/n.plan" --schedule --no-schedule >"$TMP/n.txt" || fail "--no-schedule"
 grep -q "^pass      schedule   off" "$TMP/n.txt" || fail "--no-schedule summary: $(cat "$TMP/n.txt")"
 ! grep -q "^schedule  " "$TMP/n.txt" || fail "--no-schedule printed a schedule"
