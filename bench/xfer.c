@@ -11,8 +11,12 @@
  *                 piece k+1 running while piece k transfers
  *   duplex        a pageable write on one queue and a pageable read on a
  *                 second, at once
+ *   fresh         pageable, from and to a block calloc'ed and filled just
+ *                 before each transfer and freed after it (what a replay's
+ *                 per-call data does); only the transfer is timed
  *
- * Usage: xfer [MiB [reps]]. Prints one Markdown table of medians (GB/s). */
+ * Usage: xfer [MiB [reps]] (CLRR_APP_DEVICE=gpu: on the first GPU). Prints
+ * one Markdown table of medians (GB/s). */
 #include <CL/cl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -62,6 +66,30 @@ static void read_pageable(struct ctx *x)
 {
     CHECK(clEnqueueReadBuffer(x->q, x->dev, CL_FALSE, 0, x->bytes, x->host, 0, NULL, NULL));
     CHECK(clFinish(x->q));
+}
+
+/* GB/s of a transfer from (or, @p read, to) a block calloc'ed and filled
+ * just before it and freed after it; the transfer alone timed. */
+static double fresh(struct ctx *x, int read, int reps)
+{
+    double t[64];
+    if (reps > 64)
+        reps = 64;
+    for (int r = 0; r < reps; r++) {
+        unsigned char *p = calloc(1, x->bytes);
+        if (!p)
+            exit(2);
+        memcpy(p, x->host, x->bytes);
+        double t0 = now_s();
+        if (read)
+            CHECK(clEnqueueReadBuffer(x->q, x->dev, CL_FALSE, 0, x->bytes, p, 0, NULL, NULL));
+        else
+            CHECK(clEnqueueWriteBuffer(x->q, x->dev, CL_FALSE, 0, x->bytes, p, 0, NULL, NULL));
+        CHECK(clFinish(x->q));
+        t[r] = (double)x->bytes / (now_s() - t0) / 1e9;
+        free(p);
+    }
+    return median(t, reps);
 }
 
 static void write_pinned(struct ctx *x)
@@ -247,11 +275,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: xfer [MiB 1..4096 [reps 1..64]]\n");
         return 2;
     }
-    cl_platform_id plat;
-    cl_device_id dev;
+    cl_platform_id plats[8];
+    cl_device_id dev = NULL;
+    cl_uint np = 0;
     cl_int err;
-    CHECK(clGetPlatformIDs(1, &plat, NULL));
-    CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    CHECK(clGetPlatformIDs(8, plats, &np));
+    /* the first device, or with CLRR_APP_DEVICE=gpu the first GPU of any platform */
+    const char *want = getenv("CLRR_APP_DEVICE");
+    int gpu = want && !strcmp(want, "gpu");
+    for (cl_uint i = 0; i < np && i < 8 && !dev; i++)
+        if (clGetDeviceIDs(plats[i], gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS)
+            dev = NULL;
+    if (!dev) {
+        fprintf(stderr, "xfer: no %sdevice\n", gpu ? "GPU " : "");
+        return 2;
+    }
     char name[256] = "";
     clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
     struct ctx x = {.bytes = mib << 20};
@@ -283,6 +321,7 @@ int main(int argc, char **argv)
     printf("| path | write GB/s | read GB/s |\n|---|---:|---:|\n");
     printf("| pageable | %.2f | %.2f |\n", run(&x, write_pageable, reps, b),
            run(&x, read_pageable, reps, b));
+    printf("| fresh | %.2f | %.2f |\n", fresh(&x, 0, reps), fresh(&x, 1, reps));
     printf("| pinned (ceiling) | %.2f | %.2f |\n", run(&x, write_pinned, reps, b),
            run(&x, read_pinned, reps, b));
     printf("| staged (memcpy + pinned) | %.2f | %.2f |\n", run(&x, write_staged, reps, b),
