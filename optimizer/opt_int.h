@@ -319,7 +319,7 @@ typedef enum opt_fate {
     OPT_FATE_REDUNDANT        /* not executed: the memory already holds its bytes */
 } opt_fate;
 
-#define OPT_PSIG_SLOTS 64
+#define OPT_PSIG_SLOTS 256   /* signature ids: the recorder's are below 256 */
 
 typedef struct opt_track {
     opt_map objs;             /* id -> opt_obj* */

@@ -416,7 +416,11 @@ static struct opt_psig *opt_psig_make(const tf_sig *s)
     return ps;
 }
 
-/* The members of @p s's patterns, made at its first call. */
+/* The members of @p s's patterns, made at its first call. A slot is the
+ * signature's id (a trace's ids are the recorder's, 137 functions today);
+ * a signature that shares one with another (a hostile trace) is made again
+ * when the other took it. A slot is trusted when it was made from this very
+ * signature: a reader's signatures live as long as its tracker's calls. */
 static const struct opt_psig *opt_psig_of(opt_track *t, const tf_sig *s)
 {
     struct opt_psig **slot = &t->psig[s->id % OPT_PSIG_SLOTS];

@@ -44,10 +44,10 @@ typedef struct rpl_pin_ctx {
 
 struct rpl_pins {
     rpl_pin **b;
-    size_t nb, capb, bytes;
+    size_t nb, bytes;
     rpl_pin_ctx *c;
     size_t nc;
-    uint64_t made, taken, fallbacks;
+    uint64_t taken, fallbacks;   /* chunks given a block; large ones that found none */
 };
 
 /* The pool's queue in @p q's context (made at the first block). */
@@ -134,7 +134,6 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
     b->busy = 1;
     P->b[P->nb++] = b;
     P->bytes += cls;
-    P->made++;
     P->taken++;
     *pin = b;
     return b->p;
@@ -146,12 +145,11 @@ void rpl_pin_give(void *pin)
         ((rpl_pin *)pin)->busy = 0;
 }
 
-void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *bytes)
+void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks)
 {
     const struct rpl_pins *P = s->pins;
     *taken = P ? P->taken : 0;
     *fallbacks = P ? P->fallbacks : 0;
-    *bytes = P ? P->bytes : 0;
 }
 
 void rpl_pin_free(rpl_session *s)
