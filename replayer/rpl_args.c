@@ -313,34 +313,54 @@ int rpl_in_count(rpl_cx *x, unsigned i, uint64_t count)
     return rpl_bad(x, i, what);
 }
 
+/* The bytes data value @p v holds (bin or blob): *size, and *n = the larger
+ * of it and @p len. @return 1, 0 when @p v is not data, or an error (over
+ * the memory limit). */
+static int rpl_data_size(rpl_session *s, const tf_value *v, size_t len, uint64_t *size, size_t *n)
+{
+    if (v->type == TF_BIN)
+        *size = v->v.str.len;
+    else if (v->type == TF_BLOB)
+        *size = v->v.blob.size;
+    else
+        return 0;
+    const rpl_opts *o = rpl_session_opts(s);
+    *n = *size > len ? (size_t)*size : len;
+    if (*size > o->max_memory || *n > o->max_memory)
+        return rpl_set_error(s, RPL_ERR_LIMIT, "data of %llu bytes is over the memory limit (%zu)",
+                             (unsigned long long)*size, o->max_memory);
+    return 1;
+}
+
+/* Decodes data value @p v (@p size bytes, rpl_data_size) into @p d. */
+static int rpl_data_to(rpl_session *s, const tf_value *v, void *d, uint64_t size)
+{
+    if (v->type == TF_BIN) {
+        memcpy(d, v->v.str.ptr, (size_t)size);
+        return RPL_OK;
+    }
+    tf_status st = tf_reader_blob(s->r, &v->v.blob, 0, d, (size_t)size);
+    if (st != TF_OK)
+        return rpl_set_error(s, RPL_ERR_TRACE, "blob of %llu bytes: %s%s%s", (unsigned long long)size,
+                             tf_strerror(st), tf_reader_error(s->r)[0] ? ": " : "", tf_reader_error(s->r));
+    return RPL_OK;
+}
+
 int rpl_fetch(rpl_session *s, const tf_value *v, size_t len, void **out, size_t *got)
 {
     *out = NULL;
     *got = 0;
     uint64_t size;
-    if (v->type == TF_BIN)
-        size = v->v.str.len;
-    else if (v->type == TF_BLOB)
-        size = v->v.blob.size;
-    else
-        return 0;
-    const rpl_opts *o = rpl_session_opts(s);
-    size_t n = size > len ? (size_t)size : len;
-    if (size > o->max_memory || n > o->max_memory)
-        return rpl_set_error(s, RPL_ERR_LIMIT, "data of %llu bytes is over the memory limit (%zu)",
-                             (unsigned long long)size, o->max_memory);
+    size_t n;
+    int st = rpl_data_size(s, v, len, &size, &n);
+    if (st <= 0)
+        return st;
     char *p = calloc(1, n ? n : 1);
     if (!p)
         return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory (%zu bytes)", n);
-    if (v->type == TF_BIN) {
-        memcpy(p, v->v.str.ptr, (size_t)size);
-    } else {
-        tf_status st = tf_reader_blob(s->r, &v->v.blob, 0, p, (size_t)size);
-        if (st != TF_OK) {
-            free(p);
-            return rpl_set_error(s, RPL_ERR_TRACE, "blob of %llu bytes: %s%s%s", (unsigned long long)size,
-                                 tf_strerror(st), tf_reader_error(s->r)[0] ? ": " : "", tf_reader_error(s->r));
-        }
+    if ((st = rpl_data_to(s, v, p, size)) < 0) {
+        free(p);
+        return st;
     }
     *out = p;
     *got = (size_t)size;
@@ -363,27 +383,26 @@ int rpl_in_blob(rpl_cx *x, unsigned i, size_t len, const void **out)
         return RPL_OK;
     if (v->type != TF_BIN && v->type != TF_BLOB)
         return rpl_bad(x, i, "expected data");
-    void *p;
-    size_t got;
-    int st = rpl_fetch(x->s, v, len, &p, &got);
+    uint64_t size;
+    size_t n;
+    int st = rpl_data_size(x->s, v, len, &size, &n);
     if (st < 0)
         return rpl_fail(x, st);
-    /* hand the buffer to the call's scratch list (a write on a queue with
-     * lanes: in pinned memory) */
-    size_t n = got > len ? got : len;
+    /* decoded straight into a chunk of the call's scratch list (a write on a
+     * queue with lanes: in pinned memory, zeroed past the data here; else
+     * calloc'ed) */
     rpl_chunk *c = x->fn == RPL_FN_clEnqueueWriteBuffer ? rpl_chunk_pinned(x, n) : NULL;
     if (c) {
         c->next = x->scratch;
         x->scratch = c;
+        memset((char *)c->data + size, 0, n - (size_t)size);
     }
     char *d = c ? (char *)c->data : rpl_scratch(x, n);
-    if (!d) {
-        free(p);
+    if (!d)
         return RPL_ERR_NOMEM;
-    }
-    memcpy(d, p, n);
-    free(p);
-    rpl_count_bytes_in(x->s, got);
+    if ((st = rpl_data_to(x->s, v, d, size)) < 0)
+        return rpl_fail(x, st);
+    rpl_count_bytes_in(x->s, (size_t)size);
     *out = d;
     return RPL_OK;
 }
