@@ -434,10 +434,11 @@ static const struct opt_psig *opt_psig_of(opt_track *t, const tf_sig *s)
     return ps;
 }
 
-/* Member @p f's value into @p b; 0 when this call has none. */
+/* Member @p f's value into @p b; 0 when this call has none. A parameter's
+ * member only when the call has its arguments (opt_track_pattern). */
 static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const opt_pfield *f, int shape)
 {
-    const tf_value *v = c->args ? &c->args[f->param] : NULL;
+    const tf_value *v = f->cls == PF_FUNCTION || f->cls == PF_ARGS ? NULL : &c->args[f->param];
     uint64_t id = 0, n = 0;
     switch (f->cls) {
     case PF_FUNCTION: return 1;
@@ -452,14 +453,12 @@ static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const op
     }
     case PF_STRINGS: {
         uint8_t h[16];
-        if (!v || !opt_value_hash(v, h))
+        if (!opt_value_hash(v, h))
             return 0;
         sb_hash(b, h, "");
         return 1;
     }
     case PF_KARG_VALUE:
-        if (!v)
-            return 0;
         if (v->type == TF_UINT || v->type == TF_INT) {
             tf_value_u64(v, &id);
             sb_role(b, t, id);
@@ -472,8 +471,6 @@ static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const op
         return 1;
     case PF_ROLE:
     case PF_HANDLE:
-        if (!v)
-            return 0;
         if (v->type == TF_NIL) {
             sb_puts(b, "null");
             return 1;
@@ -482,9 +479,9 @@ static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const op
             return 0;
         sb_role(b, t, id);
         return 1;
-    case PF_VALUE: return v && sb_value(b, v);
-    case PF_STRING: return v && sb_string(b, v);
-    case PF_ARRAY: return v && sb_array(b, v);
+    case PF_VALUE: return sb_value(b, v);
+    case PF_STRING: return sb_string(b, v);
+    case PF_ARRAY: return sb_array(b, v);
     default: return 0;
     }
 }
