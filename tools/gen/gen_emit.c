@@ -223,6 +223,14 @@ static void gen_enc_in(FILE *o, const gen_param *p, int idx)
     }
 }
 
+/* A run of *run nils (then none pending). */
+static void gen_enc_nils(FILE *o, const char *indent, int *run)
+{
+    if (*run)
+        fprintf(o, "%stf_enc_nils(e, %d);\n", indent, *run);
+    *run = 0;
+}
+
 /* END: one value per parameter (outputs; nil for inputs). */
 static void gen_enc_out(FILE *o, const gen_param *p, int idx)
 {
@@ -427,34 +435,28 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     int outs = 0;
     for (int i = 0; i < f->np; i++)
         outs += (f->p[i].a.dir & GD_OUT) != 0;
-    if (f->np && !outs && !err) {
+    if (f->np && !outs) {
         fprintf(o, "    tf_enc_nils(e, %d);\n", f->np);   /* inputs only: nil for each */
     } else if (f->np) {
-        /* a failed call records only its error code output */
+        /* a failed call records only its error code output; runs of nils
+         * (inputs, or a failed call's outputs) are written at once */
         fputs("    if (!ok) {\n", o);
-        int run = 0;
-        for (int i = 0; i < f->np; i++) {
-            if (err && &f->p[i] == err) {
-                if (run)
-                    fprintf(o, "        tf_enc_nils(e, %d);\n", run);
-                run = 0;
-                fputs("        tf_enc_int(e, (int64_t)*a_errcode_ret);\n", o);
-            } else {
+        for (int i = 0, run = 0; i <= f->np; i++) {
+            if (i < f->np && !(err && &f->p[i] == err)) {
                 run++;
-            }
-        }
-        if (run)
-            fprintf(o, "        tf_enc_nils(e, %d);\n", run);
-        fputs("    } else {\n", o);
-        run = 0;
-        for (int i = 0; i <= f->np; i++) {
-            if (i < f->np && !(f->p[i].a.dir & GD_OUT)) {
-                run++;   /* an input: nil, with the next ones */
                 continue;
             }
-            if (run)
-                fprintf(o, "    tf_enc_nils(e, %d);\n", run);
-            run = 0;
+            gen_enc_nils(o, "        ", &run);
+            if (i < f->np)
+                fputs("        tf_enc_int(e, (int64_t)*a_errcode_ret);\n", o);
+        }
+        fputs("    } else {\n", o);
+        for (int i = 0, run = 0; i <= f->np; i++) {
+            if (i < f->np && !(f->p[i].a.dir & GD_OUT)) {
+                run++;
+                continue;
+            }
+            gen_enc_nils(o, "    ", &run);
             if (i < f->np)
                 gen_enc_out(o, &f->p[i], i);
         }
