@@ -55,6 +55,7 @@
  * event callback); the copy pool runs one job at a time (pool_mu; a thread
  * that finds it busy copies alone). */
 #include "recorder/rec_int.h"
+#include "recorder/rec_stage_vote.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -148,6 +149,9 @@ static struct {
     int64_t first_post_ns;    /* when the first of those was posted */
     uint64_t early, late;     /* blocking transfers that found the copies done (or
                                  overlapped with enough of the application's work), or not */
+    int waited;               /* the first such transfer came */
+    int uncounted;            /* ... and was not counted (rec_stage_vote) */
+    int64_t first_gap_ns;     /* ... so long after its first copy was posted */
     uint64_t deferred;        /* writes whose copy was deferred */
 } rs = {.mu = PTHREAD_MUTEX_INITIALIZER,
         .pool_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -679,10 +683,6 @@ static void rs_async_post(rs_job *j)
     pthread_mutex_unlock(&rs.async_mu);
 }
 
-/* The application's own work since its first deferred copy that makes a
- * wait that still finds copies running count as paid (rs_async_sync). */
-#define RS_ASYNC_OVERLAP_NS 250000
-
 /* A blocking staged transfer, clFinish or clWaitForEvents is about to
  * wait (rec_stage_wait). Deferring a copy pays for itself when the
  * application goes on enqueueing while it is copied (a loop of launches
@@ -690,16 +690,25 @@ static void rs_async_post(rs_job *j)
  * waits for the copy at once (a write, a few launches, a blocking read:
  * the user event only adds the driver's latency in releasing what waits
  * for it). So: whether the copies posted since the last such transfer are
- * done, or the application spent at least RS_ASYNC_OVERLAP_NS since the
+ * done, or the application spent at least REC_STAGE_OVERLAP_NS since the
  * first of them before waiting (that much of its work overlapped the
  * copies); once more of those transfers found neither than either, the
- * run's non-blocking writes copy first again (unless CLRR_STAGE_ASYNC=2). */
+ * run's non-blocking writes copy first again (unless CLRR_STAGE_ASYNC=2).
+ * The run's first wait may not count (rec_stage_vote). */
 static void rs_async_sync(void)
 {
     pthread_mutex_lock(&rs.async_mu);
     if (rs.posted) {
         rs.posted = 0;
-        if (rs.inflight && rec_now_ns() - rs.first_post_ns < RS_ASYNC_OVERLAP_NS)
+        int64_t gap = rec_now_ns() - rs.first_post_ns;
+        int v = rec_stage_vote(!rs.waited, rs.inflight > 0, gap);
+        if (!rs.waited) {
+            rs.waited = 1;
+            rs.first_gap_ns = gap;
+        }
+        if (v == REC_STAGE_UNCOUNTED)
+            rs.uncounted = 1;
+        else if (v == REC_STAGE_LATE)
             rs.late++;
         else
             rs.early++;
@@ -881,18 +890,21 @@ void rec_stage_report(FILE *f)
 {
     pthread_mutex_lock(&rs.async_mu);
     unsigned long long early = rs.early, late = rs.late;
+    int uncounted = rs.uncounted;
+    long long first_us = rs.waited ? (long long)(rs.first_gap_ns / 1000) : -1;
     pthread_mutex_unlock(&rs.async_mu);
     pthread_mutex_lock(&rs.mu);
     fprintf(f,
             "\"stage\": \"%s\", \"stage_reads\": %s, \"stage_threads\": %u, \"staged_writes\": %llu, \"staged_reads\": %llu, "
             "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
             "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu, \"stage_deferred\": %llu, "
-            "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu, \"stage_read_pieces\": %llu",
+            "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu, \"stage_deferred_uncounted\": %d, "
+            "\"stage_deferred_first_us\": %lld, \"stage_read_pieces\": %llu",
             rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.writes_only ? "false" : "true",
             rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
             (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead,
-            (unsigned long long)rs.deferred, early, late, (unsigned long long)rs.piecewise);
+            (unsigned long long)rs.deferred, early, late, uncounted, first_us, (unsigned long long)rs.piecewise);
     pthread_mutex_unlock(&rs.mu);
 }
