@@ -76,17 +76,19 @@ def micro():
     rows, raw = [], {}
     trace = os.path.join(TMP, "micro.clrr")
     for name, cmd, opts in cases:
-        plain, rec, sizes, pcpu, rcpu = [], [], [], [], []
+        plain, rec, sizes, pcpu, rcpu, penq, renq = [], [], [], [], [], [], []
         info = {}
         for _ in range(REPS):
             out, _ = run(cmd)
             info = kv(out)
             plain.append(float(info["ns"]))
             pcpu.append(float(info["cpu_ns"]))
+            penq.append(float(info.get("enq_ns", "nan")))
             rc = recorded(cmd, trace)
             out, _ = run(rc[:2] + opts + rc[2:])
             rec.append(float(kv(out)["ns"]))
             rcpu.append(float(kv(out)["cpu_ns"]))
+            renq.append(float(kv(out).get("enq_ns", "nan")))
             sizes.append(os.path.getsize(trace))
         calls_n, moved = int(info["calls"]), int(info["bytes"])
         p, r = med(plain), med(rec)
@@ -96,11 +98,17 @@ def micro():
         # the same on the CPU time of the application's thread: the layer's
         # work there, less sensitive to the machine's noise than wall time
         cdif = med([x - y for x, y in zip(rcpu, pcpu)])
+        # and on the time inside the enqueue calls alone (micro's enq_ns:
+        # without the waits for the device, in which a GPU slower than the
+        # host at tiny launches hides the layer's work)
+        edif = (med([x - y for x, y in zip(renq, penq)]) / int(info["enq_calls"])
+                if "enq_calls" in info else float("nan"))
         rows.append((name, calls_n, p / 1e6, r / 1e6, r / p, dif / calls_n,
                      moved / (r / 1e9) / 1e6 if moved else 0.0,
-                     med(sizes) / moved if moved else float("nan"), cdif / calls_n))
+                     med(sizes) / moved if moved else float("nan"), cdif / calls_n, edif))
         raw[name] = {"cmd": cmd, "record_opts": opts, "plain_ns": plain, "recorded_ns": rec,
                      "plain_cpu_ns": pcpu, "recorded_cpu_ns": rcpu,
+                     "plain_enq_ns": penq, "recorded_enq_ns": renq,
                      "trace_bytes": sizes, "calls": calls_n, "bytes_moved": moved}
     # the driver's own cost of device timing: the program itself asks for
     # an event per launch on a profiling queue and reads START/END
@@ -125,16 +133,20 @@ def micro():
             ab[name].append(float(kv(out)["ab_ns"]))
     raw["interleaved"] = ab
     print("\n### Recorder overhead (medians of %d runs)\n" % REPS)
-    print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call (paired) | CPU ns/call (paired) | capture MB/s | trace / raw bytes |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| loop | calls | plain ms | recorded ms | ratio | overhead ns/call (paired) | CPU ns/call (paired) | enqueue ns/call (paired) | capture MB/s | trace / raw bytes |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %d | %.1f | %.1f | %.2fx | %s | %s | %s | %s |" % (
+        print("| %s | %d | %.1f | %.1f | %.2fx | %s | %s | %s | %s | %s |" % (
             r[0], r[1], r[2], r[3], r[4], "%.0f" % r[5] if not r[6] else "-",
-            "%.0f" % r[8] if not r[6] else "-",
+            "%.0f" % r[8] if not r[6] else "-", "%.0f" % r[9] if r[9] == r[9] else "-",
             "%.0f" % r[6] if r[6] else "-",
             "%.3f" % r[7] if r[7] == r[7] else "-"))
     print("\nCPU ns/call: the same paired difference on the CPU time of the thread that runs")
     print("the loop (the layer's work on the application's thread, without waits for the device).")
+    print("enqueue ns/call: the same on the wall time inside the loop's clSetKernelArg and")
+    print("clEnqueueNDRangeKernel calls alone, per such call (micro's enq_ns: each block of 256")
+    print("timed up to its clFinish); where the device runs the tiny launches slower than the")
+    print("host enqueues them, the loop's wall time hides the layer's work and this shows it.")
     pab = med(ab["plain"])
     print("\nThe call-heavy loop interleaved in one process (`micro calls N ab`): blocks of 256")
     print("launches through the loader (and the layer, when recorded) alternate with blocks")

@@ -89,12 +89,14 @@ for name, base, confs in groups:
         confs = [x for x in confs if "interval" not in x[0] and "timed by" not in x[0] and x[0] != "before" and "before" not in x[0]]
     t = {c: [] for c, _ in confs}
     cpu = {c: [] for c, _ in confs}
+    enq = {c: [] for c, _ in confs}
     info = {}
     for _ in range(REPS):
         for c, cmd in confs:
             info = run(cmd)
             t[c].append(float(info["ns"]))
             cpu[c].append(float(info.get("cpu_ns", "nan")))
+            enq[c].append(float(info.get("enq_ns", "nan")))
     calls_n = int(info["calls"])
     p = statistics.median(t["plain"])
     print("\n%s (%d calls, medians of %d, ms)" % (name, calls_n, REPS))
@@ -105,8 +107,11 @@ for name, base, confs in groups:
         # the machine's drift from round to round
         dif = statistics.median([x - y for x, y in zip(t[c], t["plain"])])
         cdif = statistics.median([x - y for x, y in zip(cpu[c], cpu["plain"])])
-        print("  %-34s %9.1f  %5.2fx  %+7.0f ns/call (paired)  %+7.0f CPU ns/call  runs: %s" % (
-              c, m / 1e6, m / p, dif / calls_n, cdif / calls_n, " ".join("%.0f" % (x / 1e6) for x in t[c])))
+        # the enqueue calls' own time (micro's enq_ns), per such call
+        edif = (statistics.median([x - y for x, y in zip(enq[c], enq["plain"])]) / int(info["enq_calls"])
+                if "enq_calls" in info else float("nan"))
+        print("  %-34s %9.1f  %5.2fx  %+7.0f ns/call (paired)  %+7.0f CPU ns/call  %+7.0f enqueue ns/call  runs: %s" % (
+              c, m / 1e6, m / p, dif / calls_n, cdif / calls_n, edif, " ".join("%.0f" % (x / 1e6) for x in t[c])))
     if "data" in name and "threads" not in name:
         for c, f in (("before", "/tmp/o.clrr"), ("after", "/tmp/n.clrr")):
             print("  trace %s: %d bytes (%.3f of raw)" % (c, os.path.getsize(f), os.path.getsize(f) / float(info["bytes"])))

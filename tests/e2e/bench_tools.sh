@@ -5,6 +5,8 @@
 #    through the driver's entry points; prints ab_ns, a finite number, plain
 #    and under `clrr record` (where the trace holds only the loader's
 #    blocks: half the launches);
+#  - `micro calls N`: enq_ns, the time inside the enqueue calls, is
+#    positive and below the loop's wall time, and enq_calls is 2N;
 #  - `waves SOURCE N FROM TO STEP`: one line per work-group count, in order,
 #    with positive times; bad arguments: one line, exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +32,15 @@ calls = [json.loads(l) for l in sys.stdin]
 print(sum(1 for c in calls if c.get("type") == "call" and c.get("fn") == "clEnqueueNDRangeKernel"))')
 [ "$n" = 1024 ] || fail "the recorded ab run holds $n launches, want 1024 (the loader's blocks only)"
 
+# the enqueue calls' own time: part of the loop's, both positive
+"$M" calls 1000 >"$TMP/c.out" 2>&1 || fail "micro calls 1000: $(cat "$TMP/c.out")"
+python3 - "$TMP/c.out" <<'PY' || fail "micro calls: $(cat "$TMP/c.out")"
+import re, sys
+kv = dict(re.findall(r'(\w+)=(\S+)', open(sys.argv[1]).read()))
+assert kv["enq_calls"] == "2000", kv
+assert 0 < float(kv["enq_ns"]) < float(kv["ns"]), kv
+PY
+
 "$W" "$SRC" 256 2 8 3 >"$TMP/w.out" 2>&1 || fail "waves: $(cat "$TMP/w.out")"
 python3 - "$TMP/w.out" <<'PY' || fail "waves output: $(cat "$TMP/w.out")"
 import sys
@@ -44,4 +55,4 @@ for bad in "x 1 1 1 1" "$SRC 0 1 1 1" "$SRC 64 4 2 1" "$SRC 64 1 2 1 99"; do
     [ "$(wc -l <"$TMP/bad.out")" = 1 ] || fail "waves $bad: $(cat "$TMP/bad.out")"
 done
 "$W" >/dev/null 2>&1; [ $? = 2 ] || fail "waves without arguments: not exit 2"
-echo "ok: micro's interleaved mode plain and recorded, waves' curve and bad arguments"
+echo "ok: micro's interleaved mode plain and recorded, its enqueue time, waves' curve and bad arguments"
