@@ -537,6 +537,8 @@ typedef struct rpl_opts {
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     int lanes;                /* a plan's scheduled queues get lanes: RPL_LANES_AUTO (on
                                * devices without host-unified memory), _ALWAYS or _OFF */
+    size_t pin_max;           /* pinned memory the lanes' transfers may hold (rpl_pin.c);
+                               * 0 = 1 GiB; never more than max_memory */
     int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
     int split_method;         /* adaptive proportions: RPL_SPLIT_FIXED_POINT (default) or
                                * RPL_SPLIT_BROYDEN */
@@ -601,6 +603,7 @@ typedef struct rpl_summary {
     uint64_t plan_lane_joins;    /* ... other commands that waited for the lanes */
     uint64_t plan_lane_pinned;   /* ... transfers from and to pinned memory (rpl_pin.c) */
     uint64_t plan_lane_unpinned; /* ... large transfers that found no pinned block (ordinary memory) */
+    uint64_t plan_lane_pin_evicted; /* ... free pinned blocks released to make room for another size */
     char plan_lane_note[320];    /* why a queue the schedule names runs without lanes ("" when none) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
                                * not be built here ("" when none) */

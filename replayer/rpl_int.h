@@ -393,7 +393,7 @@ int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);
  * then). rpl_pin_free: at the session's end, after every chunk. */
 void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin);
 void rpl_pin_give(void *pin);
-void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks);
+void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *evicted);
 void rpl_pin_free(rpl_session *s);
 
 /* The held launch (if any) runs as recorded now. */

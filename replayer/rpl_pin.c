@@ -18,9 +18,11 @@
  * once its command completed, a read-back once it was compared), and the
  * pool releases every block at the session's end, after every chunk.
  * Blocks come in power-of-two sizes from 64 KiB, at most RPL_PIN_CAP bytes
- * in all: past that a free block of another size is released to make room,
- * else the call uses ordinary memory (counted, `fallbacks`). The session's
- * thread alone takes and gives blocks. */
+ * in all (`clrr replay --pinned`, rpl_opts.pin_max, less), and no more
+ * than the session's --max-memory (the data it may hold at once): past
+ * that a free block of another size is released to make room (counted,
+ * `evicted`), else the call uses ordinary memory (counted, `fallbacks`).
+ * The session's thread alone takes and gives blocks. */
 #include "replayer/rpl_int.h"
 
 #include <stdlib.h>
@@ -48,7 +50,15 @@ struct rpl_pins {
     rpl_pin_ctx *c;
     size_t nc;
     uint64_t taken, fallbacks;   /* chunks given a block; large ones that found none */
+    uint64_t evicted;            /* free blocks released to make room for another size */
 };
+
+/* The pool's bound: --pinned (RPL_PIN_CAP by default), at most --max-memory. */
+static size_t rpl_pin_cap(const rpl_session *s)
+{
+    size_t cap = s->o.pin_max ? s->o.pin_max : RPL_PIN_CAP;
+    return s->o.max_memory && s->o.max_memory < cap ? s->o.max_memory : cap;
+}
 
 /* The pool's queue in @p q's context (made at the first block). */
 static cl_command_queue rpl_pin_queue(rpl_session *s, struct rpl_pins *P, cl_command_queue q, cl_context *ctx)
@@ -94,11 +104,11 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
     if (!s->pins && !(s->pins = calloc(1, sizeof *s->pins)))
         return NULL;
     struct rpl_pins *P = s->pins;
-    size_t cls = RPL_PIN_MIN;
-    while (cls < size && cls <= RPL_PIN_CAP / 2)
+    size_t cap = rpl_pin_cap(s), cls = RPL_PIN_MIN;
+    while (cls < size && cls <= cap / 2)
         cls *= 2;
     cl_context ctx = NULL;
-    cl_command_queue mq = cls >= size ? rpl_pin_queue(s, P, q, &ctx) : NULL;
+    cl_command_queue mq = cls >= size && cls <= cap ? rpl_pin_queue(s, P, q, &ctx) : NULL;
     if (!mq) {
         P->fallbacks++;
         return NULL;
@@ -110,10 +120,12 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
             *pin = P->b[i];
             return P->b[i]->p;
         }
-    for (size_t i = P->nb; i-- > 0 && P->bytes + cls > RPL_PIN_CAP;)
-        if (!P->b[i]->busy)
+    for (size_t i = P->nb; i-- > 0 && P->bytes + cls > cap;)
+        if (!P->b[i]->busy) {
             rpl_pin_release(s, P, i);   /* a free block of another size or context */
-    rpl_pin *b = P->bytes + cls <= RPL_PIN_CAP ? calloc(1, sizeof *b) : NULL;
+            P->evicted++;
+        }
+    rpl_pin *b = P->bytes + cls <= cap ? calloc(1, sizeof *b) : NULL;
     rpl_pin **a = b ? realloc(P->b, (P->nb + 1) * sizeof *a) : NULL;
     cl_int e = CL_SUCCESS;
     if (a) {
@@ -145,11 +157,12 @@ void rpl_pin_give(void *pin)
         ((rpl_pin *)pin)->busy = 0;
 }
 
-void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks)
+void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *evicted)
 {
     const struct rpl_pins *P = s->pins;
     *taken = P ? P->taken : 0;
     *fallbacks = P ? P->fallbacks : 0;
+    *evicted = P ? P->evicted : 0;
 }
 
 void rpl_pin_free(rpl_session *s)

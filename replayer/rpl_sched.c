@@ -257,5 +257,5 @@ void rpl_sched_summary(const rpl_session *s, rpl_summary *out)
 {
     for (size_t i = 0; i < s->nsq; i++)
         rpl_sched_sum(out, s->sq[i].L);
-    rpl_pin_stats(s, &out->plan_lane_pinned, &out->plan_lane_unpinned);
+    rpl_pin_stats(s, &out->plan_lane_pinned, &out->plan_lane_unpinned, &out->plan_lane_pin_evicted);
 }

@@ -10,7 +10,10 @@
 # launch run specialized by the plan, a read per iteration) over 3 and 2
 # lanes, in loop mode, and a plan with nothing but the schedule; sobel; and
 # geomatrix, whose chain the plan fuses into one launch (the plan's own
-# launches wait for the lanes). A queue the schedule names that the trace
+# launches wait for the lanes); spmv, whose transfers of three sizes
+# share a pinned pool bounded by --pinned (blocks released for another
+# size, transfers in ordinary memory when none is free; a bad --pinned is
+# refused). A queue the schedule names that the trace
 # never creates changes nothing; `clrr run --plan` says it does not apply
 # schedules.
 . "$(dirname "$0")/lib.sh"
@@ -84,6 +87,25 @@ with_schedule "$TMP/ovn.plan" "$TMP/ov9.plan" 9 3
 "$CLRR" replay --json --lanes always --timing "$TMP/ov.clrr" --plan "$TMP/ov3.plan" >"$TMP/timing.json" || fail "replay --timing --plan"
 [ "$(j "$TMP/timing.json" "(d['ok'], d['mismatches'], d['plan']['lanes']['moved'])")" = "(True, 0, 24)" ] ||
     fail "replay --timing: $(j "$TMP/timing.json" "(d['ok'], d['plan']['lanes'])")"
+
+# the pinned pool within --pinned: spmv's lane transfers come in three
+# block sizes (64 KiB, 128 KiB and 1 MiB: 65536-, 65540- and 1014024-byte
+# writes and reads); a pool of 1 MiB holds the 1 MiB block alone, so the
+# other sizes' free blocks are released to make room for it, and a transfer
+# that finds every block busy uses ordinary memory. Every read-back still
+# verifies; with the default budget nothing falls back or is released.
+"$CLRR" record -o "$TMP/sp.clrr" -- "$APPS/spmv" --size 16384 --iters 2 --quiet || fail "recording spmv"
+"$CLRR" optimize "$TMP/sp.clrr" -o "$TMP/spn.plan" --no-schedule >/dev/null || fail "optimize spmv"
+with_schedule "$TMP/spn.plan" "$TMP/sp2.plan" 0 2
+"$CLRR" replay --json --lanes always "$TMP/sp.clrr" --plan "$TMP/sp2.plan" >"$TMP/sp.json" || fail "spmv over lanes: $(cat "$TMP/sp.json")"
+[ "$(j "$TMP/sp.json" "(d['ok'], d['mismatches'], d['plan']['lanes']['moved'], d['plan']['lanes']['pinned'], d['plan']['lanes']['unpinned'], d['plan']['lanes']['pin_evicted'])")" \
+    = "(True, 0, 8, 8, 0, 0)" ] || fail "spmv over lanes: $(j "$TMP/sp.json" "d['plan']['lanes']")"
+"$CLRR" replay --json --lanes always --pinned 1M "$TMP/sp.clrr" --plan "$TMP/sp2.plan" >"$TMP/spm.json" ||
+    fail "spmv over lanes, --pinned 1M: $(cat "$TMP/spm.json")"
+[ "$(j "$TMP/spm.json" "(d['ok'], d['mismatches'], d['plan']['lanes']['moved'], d['plan']['lanes']['pinned'] + d['plan']['lanes']['unpinned'], d['plan']['lanes']['pin_evicted'] > 0, d['plan']['lanes']['unpinned'] > 0)")" \
+    = "(True, 0, 8, 8, True, True)" ] || fail "spmv over lanes, --pinned 1M: $(j "$TMP/spm.json" "d['plan']['lanes']")"
+rc=0; "$CLRR" replay --lanes always --pinned 1000 "$TMP/sp.clrr" --plan "$TMP/sp2.plan" 2>"$TMP/err" || rc=$?
+[ $rc = 2 ] && grep -q "pinned takes a byte count (at least 64K" "$TMP/err" || fail "--pinned 1000: exit $rc: $(cat "$TMP/err")"
 
 # --lanes auto (the default) leaves PoCL's queues alone: a CPU device's
 # copies are its cores'; off, none

@@ -54,6 +54,10 @@ static const char cli_replay_usage[] =
     "                    from and to pinned memory of the replay's: auto (default:\n"
     "                    on devices that do not share the host's memory, where\n"
     "                    copies are the device's), always, or off\n"
+    "  --pinned N        bytes of pinned memory those transfers may hold at once\n"
+    "                    (default 1 GiB, never more than --max-memory; K/M/G\n"
+    "                    suffixes): past it a free block of another size is\n"
+    "                    released, else the transfer uses ordinary memory\n"
     "  --costs DB        split launches add their parts' measured kernel times to\n"
     "                    this cost database (default: this machine's, $CLRR_COSTS\n"
     "                    or ~/.cache/clrr/costs), which 'clrr optimize' reads\n"
@@ -384,8 +388,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("],\"split_shares\":");
         cli_json_cstr(stdout, s->split.shares);
         printf(",\"lanes\":{\"queues\":%" PRIu64 ",\"moved\":%" PRIu64 ",\"waits\":%" PRIu64 ",\"joins\":%" PRIu64
-               ",\"pinned\":%" PRIu64 ",\"unpinned\":%" PRIu64 ",\"note\":", s->plan_lane_queues, s->plan_lane_moved,
-               s->plan_lane_waits, s->plan_lane_joins, s->plan_lane_pinned, s->plan_lane_unpinned);
+               ",\"pinned\":%" PRIu64 ",\"unpinned\":%" PRIu64 ",\"pin_evicted\":%" PRIu64 ",\"note\":",
+               s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_joins, s->plan_lane_pinned,
+               s->plan_lane_unpinned, s->plan_lane_pin_evicted);
         cli_json_cstr(stdout, s->plan_lane_note);
         printf("}}");
         return;
@@ -523,7 +528,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 static int cli_replay_run(int argc, char **argv)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES };
+           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -534,7 +539,7 @@ static int cli_replay_run(int argc, char **argv)
         {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
         {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
         {"split-method", required_argument, NULL, O_SPLIT_METHOD}, {"lanes", required_argument, NULL, O_LANES},
-        {NULL, 0, NULL, 0},
+        {"pinned", required_argument, NULL, O_PINNED}, {NULL, 0, NULL, 0},
     };
     rpl_opts o;
     rpl_opts_init(&o);
@@ -604,6 +609,12 @@ static int cli_replay_run(int argc, char **argv)
                                                                                               : RPL_LANES_AUTO;
             else
                 return cli_usage_err("--lanes takes auto, always or off, not '%s'", optarg);
+            lanes_set = 1;
+            break;
+        case O_PINNED:
+            if (cli_parse_u64(optarg, &v, 1) < 0 || v < 65536 || v > SIZE_MAX)
+                return cli_usage_err("--pinned takes a byte count (at least 64K; K, M, G suffixes), not '%s'", optarg);
+            o.pin_max = (size_t)v;
             lanes_set = 1;
             break;
         case 'q': r.quiet = 1; break;
