@@ -18,10 +18,11 @@ rec_next_table rec_next;
 static pthread_once_t rec_init_once = PTHREAD_ONCE_INIT;
 static pthread_once_t rec_env_once = PTHREAD_ONCE_INIT;
 static pthread_once_t rec_preload_flag = PTHREAD_ONCE_INIT;
-static _Atomic uint8_t rec_sig_written[REC_FN_COUNT];
+_Atomic uint8_t rec_sig_written[REC_FN_COUNT];
 static _Atomic uint64_t rec_tid_next;
-static __thread uint64_t rec_tid;
-static _Atomic int64_t rec_last_flush;
+__thread uint64_t rec_tid;
+_Atomic int64_t rec_last_flush;
+_Atomic int rec_env_written;
 
 int64_t rec_now_ns(void)
 {
@@ -308,43 +309,20 @@ static void rec_write_env(void)
     rec_env_platforms(e);
     tf_writer_unlock(rec_g.w);
     rec_signals_check(rec_now_ns(), 1);   /* the driver is initialized now */
+    atomic_store_explicit(&rec_env_written, 1, memory_order_release);
 }
 
-/* --------------------------------------------------------- call records */
-int rec_enter(rec_call *c, unsigned fn)
+/* --------------------------------------------------------- call records
+ * The path itself is inline in every entry point (rec_int.h); these are
+ * its cold parts. */
+void rec_enter_slow(void)
 {
-    if (!rec_g.active)
-        return 0;
     pthread_once(&rec_env_once, rec_write_env);
     if (!rec_tid)
         rec_tid = atomic_fetch_add(&rec_tid_next, 1) + 1;
-    c->fn = fn;
-    c->tid = rec_tid;
-    c->seq = atomic_fetch_add(&rec_g.seq, 1) + 1;
-    /* once the writer failed (disk full, file size limit) records are
-     * dropped: data is not even hashed */
-    c->capture = rec_g.ctl.capture_data
-                 && (!rec_g.ctl.first_call || c->seq >= rec_g.ctl.first_call)
-                 && (!rec_g.ctl.last_call || c->seq <= rec_g.ctl.last_call)
-                 && tf_writer_status(rec_g.w) == TF_OK;
-    c->npre = c->npost = 0;
-    c->ret_override = 0;
-    c->plan = 0;
-    c->timed = 0;
-    c->heap = 0;
-    c->direct = 0;
-    c->t0 = rec_now_ns();
-    return 1;
 }
 
-void rec_after(rec_call *c)
-{
-    (void)c;
-    if (rec_g.w && tf_writer_status(rec_g.w) != TF_OK)
-        rec_report_writer_error();
-}
-
-static void rec_write_sig(tf_enc *e, const tf_sig *s)
+void rec_write_sig(tf_enc *e, const tf_sig *s)
 {
     tf_enc_array(e, 5);
     tf_enc_uint(e, 1);
@@ -361,38 +339,7 @@ static void rec_write_sig(tf_enc *e, const tf_sig *s)
     }
 }
 
-tf_enc *rec_begin(rec_call *c)
-{
-    if (c->direct) {
-        tf_enc_discard(&c->discard, c->drop, sizeof c->drop);
-        return c->e = &c->discard;
-    }
-    tf_enc *e = tf_writer_lock(rec_g.w);
-    if (!atomic_load_explicit(&rec_sig_written[c->fn], memory_order_relaxed)) {
-        rec_write_sig(e, &rec_gen_sigs[c->fn]);
-        atomic_store(&rec_sig_written[c->fn], 1);
-    }
-    tf_enc_array(e, 7);
-    tf_enc_uint(e, 2);
-    tf_enc_uint(e, c->seq);
-    tf_enc_uint(e, c->tid);
-    tf_enc_uint(e, rec_gen_sigs[c->fn].id);
-    tf_enc_int(e, c->t0);
-    return c->e = e;
-}
-
-static void rec_enc_extras_(tf_enc *e, rec_extra *x, int n);
-
-/* Most calls have no extras: nil, inline. */
-static inline void rec_enc_extras(tf_enc *e, rec_extra *x, int n)
-{
-    if (!n)
-        tf_enc_nil(e);
-    else
-        rec_enc_extras_(e, x, n);
-}
-
-static void rec_enc_extras_(tf_enc *e, rec_extra *x, int n)
+void rec_enc_extras_(tf_enc *e, rec_extra *x, int n)
 {
     tf_enc_map(e, (uint32_t)n);
     for (int i = 0; i < n; i++) {
@@ -405,35 +352,6 @@ static void rec_enc_extras_(tf_enc *e, rec_extra *x, int n)
             rec_enc_slot(e, &x[i].slot);
         }
     }
-}
-
-void rec_begin_done(rec_call *c)
-{
-    tf_enc *e = c->e;
-    if (c->direct)
-        return;   /* nothing asked: the matcher has not seen it yet (rec_plan_karg, post hook) */
-    rec_enc_extras(e, c->pre, c->npre);
-    tf_writer_unlock(rec_g.w);
-    c->plan = rec_g.plan && (rec_plan_take() |
-                             ((c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer) &&
-                              rec_stage_on()));
-    if (rec_g.plan && (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents))
-        rec_stage_wait();
-}
-
-tf_enc *rec_end(rec_call *c)
-{
-    c->t1 = rec_now_ns();
-    if (c->direct) {
-        tf_enc_discard(&c->discard, c->drop, sizeof c->drop);
-        return c->e = &c->discard;
-    }
-    tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 6);
-    tf_enc_uint(e, 3);
-    tf_enc_uint(e, c->seq);
-    tf_enc_int(e, c->t1);
-    return c->e = e;
 }
 
 static void rec_free_slot(rec_slot *s)
@@ -451,31 +369,21 @@ static void rec_free_extras(rec_extra *x, int n)
     }
 }
 
-void rec_end_done(rec_call *c)
+void rec_end_free(rec_call *c)
 {
-    tf_enc *e = c->e;
-    if (!c->direct) {
-        rec_enc_extras(e, c->post, c->npost);
-        tf_writer_unlock(rec_g.w);
-    }
     for (uint32_t b = c->heap; b; b &= b - 1)
         rec_free_slot(&c->in[__builtin_ctz(b)]);
     if (c->npre)
         rec_free_extras(c->pre, c->npre);
     if (c->npost)
         rec_free_extras(c->post, c->npost);
-    const char *cat = rec_gen_categories[c->fn];
-    int64_t now = c->t1;   /* the call's end: a clock read fewer */
-    if (rec_g.call_times)
-        rec_plan_time(c->fn, now - c->t0);
-    /* a slow call may have loaded code that installs signal handlers (PoCL
-     * sets up LLVM's when it initializes): look again at once */
-    rec_signals_check(now, now - c->t0 > 1000000);
-    if (cat[0] == 's') {   /* "sync": the application waited; make it durable soon */
-        if (now - atomic_load(&rec_last_flush) > 50000000) {
-            atomic_store(&rec_last_flush, now);
-            tf_writer_flush(rec_g.w, 0);
-        }
+}
+
+void rec_sync_flush(int64_t now)
+{
+    if (now - atomic_load(&rec_last_flush) > 50000000) {
+        atomic_store(&rec_last_flush, now);
+        tf_writer_flush(rec_g.w, 0);
     }
 }
 

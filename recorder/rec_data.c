@@ -90,11 +90,6 @@ void rec_enc_out(tf_enc *e, rec_call *c, unsigned i)
     rec_enc_slot(e, &c->out[i]);
 }
 
-void rec_enc_handle(tf_enc *e, const void *h)
-{
-    tf_enc_uint(e, rec_obj_id(h));
-}
-
 void rec_enc_handle_new(tf_enc *e, const void *h, unsigned kind)
 {
     tf_enc_uint(e, rec_obj_created(h, kind));

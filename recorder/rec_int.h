@@ -102,12 +102,13 @@ typedef struct rec_state {
 } rec_state;
 extern rec_state rec_g;
 
-int rec_enter(rec_call *c, unsigned fn);     /* 0: not recording, call through */
-void rec_after(rec_call *c);                 /* right after the driver returned */
-tf_enc *rec_begin(rec_call *c);              /* takes the record lock; writes SIG when first */
-void rec_begin_done(rec_call *c);            /* "pre" map, releases the lock */
-tf_enc *rec_end(rec_call *c);
-void rec_end_done(rec_call *c);              /* "post" map, releases the lock, frees slots */
+/* The call path, in every generated entry point (inline, below):
+ *   rec_enter       0: not recording, call through
+ *   rec_begin       takes the record lock; writes SIG when first
+ *   rec_begin_done  "pre" map, releases the lock
+ *   rec_after       right after the driver returned
+ *   rec_end
+ *   rec_end_done    "post" map, releases the lock, frees slots */
 void rec_preload_once(void);
 int64_t rec_now_ns(void);
 /* Room for @p need elements of @p elem bytes in *arr (capacity *cap,
@@ -194,7 +195,28 @@ void rec_signals_check(int64_t now, int force);
 /* ----------------------------------------------------------- rec_objs.c */
 /* Handles become stable ids: a new id on first sight, dropped when the
  * application's reference count reaches zero. Thread-safe. */
-uint64_t rec_obj_id(const void *h);                          /* 0 for NULL */
+/* Each thread keeps the ids it looked up last (rec_objs.c says why); the
+ * lookup is inline, its miss is not. */
+#define REC_IDC_BITS 4
+#define REC_IDC (1u << REC_IDC_BITS)
+typedef struct rec_idc {
+    const void *h;
+    uint64_t id, gen;
+} rec_idc;
+extern __thread rec_idc rec_idcache[REC_IDC];
+extern _Atomic uint64_t rec_obj_gen;
+uint64_t rec_obj_id_slow(const void *h, rec_idc *c, uint64_t gen);
+
+static inline uint64_t rec_obj_id(const void *h)                /* 0 for NULL */
+{
+    if (!h)
+        return 0;
+    rec_idc *c = &rec_idcache[((uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull) >> (64 - REC_IDC_BITS)];
+    uint64_t gen = atomic_load_explicit(&rec_obj_gen, memory_order_acquire);
+    if (c->h == h && c->gen == gen)
+        return c->id;
+    return rec_obj_id_slow(h, c, gen);
+}
 uint64_t rec_obj_created(const void *h, unsigned kind);      /* a fresh object: new id */
 /* A retain (+1) or release (-1) by the application (the generated
  * clRetain and clRelease entry points), counted before the driver call and
@@ -251,7 +273,10 @@ void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
 void rec_enc_in(tf_enc *e, rec_call *c, unsigned i);
 void rec_enc_out(tf_enc *e, rec_call *c, unsigned i);
 void rec_enc_slot(tf_enc *e, const rec_slot *s);
-void rec_enc_handle(tf_enc *e, const void *h);
+static inline void rec_enc_handle(tf_enc *e, const void *h)
+{
+    tf_enc_uint(e, rec_obj_id(h));
+}
 void rec_enc_handle_new(tf_enc *e, const void *h, unsigned kind);
 void rec_enc_props(tf_enc *e, const void *p, unsigned flavour);
 void rec_enc_struct_cl_image_format(tf_enc *e, const cl_image_format *f);
@@ -294,5 +319,133 @@ void *rec_gen_ext_wrap(const char *name, void *next_fn);
 /* The next implementation of @p name (NULL when none): unrecorded calls of our own. */
 void *rec_gen_next_fn(const char *name);
 int rec_ext_bind(void **slot, void *next_fn);
+
+/* ------------------------------------------------ the call path, inline
+ * Each generated entry point runs these once per call (rec_core.c has
+ * their cold parts): inline, the call-heavy loop's setarg + launch costs
+ * the layer fewer instructions than as calls into rec_core.c. */
+extern _Atomic int rec_env_written;          /* rec_enter_slow ran (the environment record) */
+extern __thread uint64_t rec_tid;            /* this thread's number, 0 before its first call */
+extern _Atomic uint8_t rec_sig_written[REC_FN_COUNT];
+extern _Atomic int64_t rec_last_flush;
+extern _Atomic int64_t rec_sig_checked;      /* rec_signals.c: when the handlers were last looked at */
+#define REC_SIG_CHECK_NS 100000000           /* 100 ms between looks (rec_signals.c) */
+void rec_enter_slow(void);                   /* the environment record, once; this thread's number */
+void rec_write_sig(tf_enc *e, const tf_sig *s);
+void rec_enc_extras_(tf_enc *e, rec_extra *x, int n);
+void rec_end_free(rec_call *c);              /* heap slots and extras */
+void rec_sync_flush(int64_t now);            /* a "sync" call: make the trace durable soon */
+
+static inline int rec_enter(rec_call *c, unsigned fn)
+{
+    if (!rec_g.active)
+        return 0;
+    if (!atomic_load_explicit(&rec_env_written, memory_order_acquire) || !rec_tid)
+        rec_enter_slow();
+    c->fn = fn;
+    c->tid = rec_tid;
+    c->seq = atomic_fetch_add(&rec_g.seq, 1) + 1;
+    /* once the writer failed (disk full, file size limit) records are
+     * dropped: data is not even hashed */
+    c->capture = rec_g.ctl.capture_data
+                 && (!rec_g.ctl.first_call || c->seq >= rec_g.ctl.first_call)
+                 && (!rec_g.ctl.last_call || c->seq <= rec_g.ctl.last_call)
+                 && tf_writer_status(rec_g.w) == TF_OK;
+    c->npre = c->npost = 0;
+    c->ret_override = 0;
+    c->plan = 0;
+    c->timed = 0;
+    c->heap = 0;
+    c->direct = 0;
+    c->t0 = rec_now_ns();
+    return 1;
+}
+
+static inline void rec_after(rec_call *c)
+{
+    (void)c;
+    if (rec_g.w && tf_writer_status(rec_g.w) != TF_OK)
+        rec_report_writer_error();
+}
+
+static inline tf_enc *rec_begin(rec_call *c)
+{
+    if (c->direct) {
+        tf_enc_discard(&c->discard, c->drop, sizeof c->drop);
+        return c->e = &c->discard;
+    }
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    if (!atomic_load_explicit(&rec_sig_written[c->fn], memory_order_relaxed)) {
+        rec_write_sig(e, &rec_gen_sigs[c->fn]);
+        atomic_store(&rec_sig_written[c->fn], 1);
+    }
+    tf_enc_array(e, 7);
+    tf_enc_uint(e, 2);
+    tf_enc_uint(e, c->seq);
+    tf_enc_uint(e, c->tid);
+    tf_enc_uint(e, rec_gen_sigs[c->fn].id);
+    tf_enc_int(e, c->t0);
+    return c->e = e;
+}
+
+/* Most calls have no extras: nil. */
+static inline void rec_enc_extras(tf_enc *e, rec_extra *x, int n)
+{
+    if (!n)
+        tf_enc_nil(e);
+    else
+        rec_enc_extras_(e, x, n);
+}
+
+static inline void rec_begin_done(rec_call *c)
+{
+    tf_enc *e = c->e;
+    if (c->direct)
+        return;   /* nothing asked: the matcher has not seen it yet (rec_plan_karg, post hook) */
+    rec_enc_extras(e, c->pre, c->npre);
+    tf_writer_unlock(rec_g.w);
+    if (rec_g.plan) {
+        c->plan = rec_plan_take() |
+                  ((c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer) && rec_stage_on());
+        if (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents)
+            rec_stage_wait();
+    }
+}
+
+static inline tf_enc *rec_end(rec_call *c)
+{
+    c->t1 = rec_now_ns();
+    if (c->direct) {
+        tf_enc_discard(&c->discard, c->drop, sizeof c->drop);
+        return c->e = &c->discard;
+    }
+    tf_enc *e = tf_writer_lock(rec_g.w);
+    tf_enc_array(e, 6);
+    tf_enc_uint(e, 3);
+    tf_enc_uint(e, c->seq);
+    tf_enc_int(e, c->t1);
+    return c->e = e;
+}
+
+static inline void rec_end_done(rec_call *c)
+{
+    tf_enc *e = c->e;
+    if (!c->direct) {
+        rec_enc_extras(e, c->post, c->npost);
+        tf_writer_unlock(rec_g.w);
+    }
+    if (c->heap | c->npre | c->npost)
+        rec_end_free(c);
+    int64_t now = c->t1;   /* the call's end: a clock read fewer */
+    if (rec_g.call_times)
+        rec_plan_time(c->fn, now - c->t0);
+    /* a slow call may have loaded code that installs signal handlers (PoCL
+     * sets up LLVM's when it initializes): look again at once */
+    if (now - c->t0 > 1000000 ||
+        now - atomic_load_explicit(&rec_sig_checked, memory_order_relaxed) >= REC_SIG_CHECK_NS)
+        rec_signals_check(now, now - c->t0 > 1000000);
+    if (rec_gen_categories[c->fn][0] == 's')   /* "sync": the application waited; make it durable soon */
+        rec_sync_flush(now);
+}
 
 #endif

@@ -32,14 +32,8 @@ static uint64_t rec_next_id = 1;
  * pointer: drivers allocate objects with a large alignment (PoCL's queue
  * and kernel shared a slot of the low bits, and a launch missed twice,
  * about 100 instructions each). */
-#define REC_IDC_BITS 4
-#define REC_IDC (1u << REC_IDC_BITS)
-typedef struct rec_idc {
-    const void *h;
-    uint64_t id, gen;
-} rec_idc;
-static __thread rec_idc rec_idcache[REC_IDC];
-static _Atomic uint64_t rec_obj_gen = 1;
+__thread rec_idc rec_idcache[REC_IDC];   /* rec_int.h: rec_obj_id reads it inline */
+_Atomic uint64_t rec_obj_gen = 1;
 
 /* Kernels with a host-pointer buffer argument (hostargs != 0): while there
  * are none, clSetKernelArg of a plain value and every launch skip the table. */
@@ -101,14 +95,8 @@ static rec_obj *rec_unlink(const void *h)
     return NULL;
 }
 
-uint64_t rec_obj_id(const void *h)
+uint64_t rec_obj_id_slow(const void *h, rec_idc *c, uint64_t gen)
 {
-    if (!h)
-        return 0;
-    rec_idc *c = &rec_idcache[((uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull) >> (64 - REC_IDC_BITS)];
-    uint64_t gen = atomic_load_explicit(&rec_obj_gen, memory_order_acquire);
-    if (c->h == h && c->gen == gen)
-        return c->id;
     pthread_mutex_lock(&rec_obj_lock);
     rec_obj *o = rec_find(h);
     if (!o)

@@ -35,7 +35,6 @@
 #include <string.h>
 
 #define REC_SIG_GENS 8                       /* generations = chain depth */
-#define REC_SIG_CHECK_NS 100000000           /* 100 ms between checks */
 
 static const int rec_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
                                         SIGTERM, SIGINT, SIGQUIT, SIGHUP};
@@ -57,7 +56,7 @@ typedef struct rec_sig_chain {
 
 static rec_sig_chain rec_chains[REC_NSIG];
 static pthread_mutex_t rec_sig_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int64_t rec_sig_checked;
+_Atomic int64_t rec_sig_checked;   /* rec_int.h: read by rec_end_done */
 
 static void rec_on_signal(int gen, int sig, siginfo_t *info, void *uctx);
 
