@@ -106,6 +106,9 @@ with_schedule "$TMP/spn.plan" "$TMP/sp2.plan" 0 2
     = "(True, 0, 8, 8, True, True)" ] || fail "spmv over lanes, --pinned 1M: $(j "$TMP/spm.json" "d['plan']['lanes']")"
 rc=0; "$CLRR" replay --lanes always --pinned 1000 "$TMP/sp.clrr" --plan "$TMP/sp2.plan" 2>"$TMP/err" || rc=$?
 [ $rc = 2 ] && grep -q "pinned takes a byte count (at least 64K" "$TMP/err" || fail "--pinned 1000: exit $rc: $(cat "$TMP/err")"
+rc=0; "$CLRR" replay --pinned 1M "$TMP/sp.clrr" 2>"$TMP/err" || rc=$?
+[ $rc = 2 ] && grep -q "^clrr replay: --pinned applies to a plan's scheduled queues: it needs --plan" "$TMP/err" ||
+    fail "--pinned without --plan: exit $rc: $(cat "$TMP/err")"
 
 # --lanes auto (the default) leaves PoCL's queues alone: a CPU device's
 # copies are its cores'; off, none

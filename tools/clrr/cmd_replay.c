@@ -547,7 +547,8 @@ static int cli_replay_run(int argc, char **argv)
     cli_replay r;
     memset(&r, 0, sizeof r);
     const char *compare = NULL, *costs = NULL;
-    int no_learn = 0, lanes_set = 0;
+    int no_learn = 0;
+    const char *lanes_set = NULL;   /* --lanes or --pinned, given */
     int c;
     uint64_t v;
     char err[512];
@@ -609,13 +610,13 @@ static int cli_replay_run(int argc, char **argv)
                                                                                               : RPL_LANES_AUTO;
             else
                 return cli_usage_err("--lanes takes auto, always or off, not '%s'", optarg);
-            lanes_set = 1;
+            lanes_set = "--lanes";
             break;
         case O_PINNED:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 65536 || v > SIZE_MAX)
                 return cli_usage_err("--pinned takes a byte count (at least 64K; K, M, G suffixes), not '%s'", optarg);
             o.pin_max = (size_t)v;
-            lanes_set = 1;
+            lanes_set = "--pinned";
             break;
         case 'q': r.quiet = 1; break;
         case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
@@ -640,7 +641,7 @@ static int cli_replay_run(int argc, char **argv)
     if (costs && no_learn)
         return cli_usage_err("--costs and --no-learn exclude each other");
     if (lanes_set && !r.plan_path)
-        return cli_usage_err("--lanes applies to a plan's scheduled queues: it needs --plan");
+        return cli_usage_err("%s applies to a plan's scheduled queues: it needs --plan", lanes_set);
     opt_plan *plan = NULL;
     rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
                           cli_plan_lanes};
