@@ -441,9 +441,9 @@ static inline void rec_end_done(rec_call *c)
         rec_plan_time(c->fn, now - c->t0);
     /* a slow call may have loaded code that installs signal handlers (PoCL
      * sets up LLVM's when it initializes): look again at once */
-    if (now - c->t0 > 1000000 ||
-        now - atomic_load_explicit(&rec_sig_checked, memory_order_relaxed) >= REC_SIG_CHECK_NS)
-        rec_signals_check(now, now - c->t0 > 1000000);
+    int slow = now - c->t0 > 1000000;
+    if (slow || now - atomic_load_explicit(&rec_sig_checked, memory_order_relaxed) >= REC_SIG_CHECK_NS)
+        rec_signals_check(now, slow);
     if (rec_gen_categories[c->fn][0] == 's')   /* "sync": the application waited; make it durable soon */
         rec_sync_flush(now);
 }

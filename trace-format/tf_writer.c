@@ -229,8 +229,7 @@ out:
 void tf_rlock_wait(tf_rlock *l)
 {
     for (unsigned n = 0;; n++) {
-        if (!atomic_load_explicit(&l->held, memory_order_relaxed) &&
-            !atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+        if (tf_rlock_try(l))
             return;
         if (n < 64) {
 #if defined(__x86_64__) || defined(__i386__)
