@@ -36,6 +36,8 @@ extern "C" {
       "record the device time of enqueued commands (invisible to the application)") \
     X(u64,  timing_interval_us, TIMING_INTERVAL_US, "timing-interval-us", 10000, \
       "device timing: past a command kind's first 16 (a kernel's launches, one buffer's transfers), time at most one every N microseconds (0: every command)") \
+    X(bool, tsc_clock,    TSC_CLOCK,    "tsc-clock",     1, \
+      "read host times from the CPU's time-stamp counter, calibrated against CLOCK_MONOTONIC, where the kernel keeps time with it (0: clock_gettime at every call)") \
     X(int,  flush_ms,     FLUSH_MS,     "flush-ms",      200, \
       "periodic flush interval in milliseconds") \
     X(u64,  compress_threads, COMPRESS_THREADS, "compress-threads", 0, \

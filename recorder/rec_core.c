@@ -24,12 +24,7 @@ __thread uint64_t rec_tid;
 _Atomic int64_t rec_last_flush;
 _Atomic int rec_env_written;
 
-int64_t rec_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+static const char *rec_host_clock = "monotonic";   /* rec_clock_init's answer, for ENV */
 
 void rec_report_writer_error(void)
 {
@@ -82,6 +77,7 @@ static void rec_init(void)
         rec_g.w = NULL;
         return;
     }
+    rec_host_clock = rec_clock_init(rec_g.ctl.tsc_clock);
     rec_g.active = 1;
     rec_signals_install();
     rec_events_start();
@@ -296,7 +292,7 @@ static void rec_write_env(void)
     tf_enc *e = tf_writer_lock(rec_g.w);
     tf_enc_array(e, 2);
     tf_enc_uint(e, 0);
-    tf_enc_map(e, 10);
+    tf_enc_map(e, 11);
     rec_env_str(e, "recorder", "clrr " CLRR_VERSION);
     rec_env_cmdline(e);
     rec_env_uint(e, "pid", (uint64_t)getpid());
@@ -306,6 +302,7 @@ static void rec_write_env(void)
     rec_env_uint(e, "capture_data", (uint64_t)rec_g.ctl.capture_data);
     rec_env_uint(e, "device_timing", (uint64_t)rec_g.ctl.device_timing);
     rec_env_uint(e, "timing_interval_us", rec_g.ctl.timing_interval_us);
+    rec_env_str(e, "host_clock", rec_host_clock);
     rec_env_platforms(e);
     tf_writer_unlock(rec_g.w);
     rec_signals_check(rec_now_ns(), 1);   /* the driver is initialized now */

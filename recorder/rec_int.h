@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "recorder/rec.h"
+#include "recorder/rec_clock.h"
 #include "trace-format/tf.h"
 #include "rec_gen.h"
 
@@ -110,7 +111,42 @@ extern rec_state rec_g;
  *   rec_end
  *   rec_end_done    "post" map, releases the lock, frees slots */
 void rec_preload_once(void);
-int64_t rec_now_ns(void);
+
+/* ---------------------------------------------------------- rec_clock.c
+ * The host clock of every recorded time: CLOCK_MONOTONIC nanoseconds, read
+ * from the time-stamp counter where the kernel keeps time with it
+ * (rec_clock.h, rec_clock.c). rec_clock_init(): at start, before any call
+ * is recorded; @return the clock's name for the ENV record ("tsc",
+ * "monotonic"). */
+enum { REC_CLOCK_GETTIME = 0, REC_CLOCK_PENDING, REC_CLOCK_TSC };
+typedef struct rec_clock_state {
+    _Alignas(64) _Atomic uint32_t sq;   /* odd while a segment is written */
+    _Atomic int mode;
+    _Atomic uint64_t c0, mul, next;     /* the segment (rec_clock_seg), valid up to counter next */
+    _Atomic int64_t n0;
+} rec_clock_state;
+extern rec_clock_state rec_clock;
+const char *rec_clock_init(int want_tsc);
+int64_t rec_clock_slow(void);
+
+static inline int64_t rec_now_ns(void)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(atomic_load_explicit(&rec_clock.mode, memory_order_relaxed) == REC_CLOCK_TSC, 1)) {
+        uint32_t sq = atomic_load_explicit(&rec_clock.sq, memory_order_acquire);
+        uint64_t c = __builtin_ia32_rdtsc();
+        rec_clock_seg s = {atomic_load_explicit(&rec_clock.c0, memory_order_relaxed),
+                           atomic_load_explicit(&rec_clock.n0, memory_order_relaxed),
+                           atomic_load_explicit(&rec_clock.mul, memory_order_relaxed)};
+        uint64_t next = atomic_load_explicit(&rec_clock.next, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (!(sq & 1) && atomic_load_explicit(&rec_clock.sq, memory_order_relaxed) == sq &&
+            (int64_t)(c - next) < 0)
+            return rec_clock_at(&s, c);
+    }
+#endif
+    return rec_clock_slow();
+}
 /* Room for @p need elements of @p elem bytes in *arr (capacity *cap,
  * doubled). @return 0, or -1 out of memory (*arr unchanged). */
 int rec_grow(void *arr, size_t *cap, size_t need, size_t elem);

@@ -4,14 +4,26 @@
 # the trace exactly once (sequence numbers 1..N, no duplicates, no losses),
 # each thread's calls are its own and in its program order (the function
 # sequence per thread equals the program's log, and the kernel argument
-# that encodes (thread, step) increases), and `clrr replay` verifies every
-# read-back, also with --loop 2.
+# that encodes (thread, step) increases), every call's host times lie
+# between the program's own CLOCK_MONOTONIC readings just before and just
+# after it (the time-stamp counter clock, across its recalibrations every
+# 10 ms, on runs that last over half a second, and clock_gettime with --no-tsc-clock), and
+# `clrr replay` verifies every read-back, also with --loop 2.
 . "$(dirname "$0")/lib.sh"
 need "$LAYER"; need "$CLRR"
 prog=$B/tests/progs/threads
 need "$prog"
 PY=/usr/bin/python3
 [ -x $PY ] || skip "no python3"
+# the host clock the recorder should choose: the counter where the kernel
+# keeps time with it (rec_clock.c)
+want_clock=monotonic
+if [ "$(uname -m)" = x86_64 ] &&
+   [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" = tsc ] &&
+   grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc &&
+   grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc; then
+    want_clock=tsc
+fi
 runs=${CLRR_THREAD_RUNS:-5}
 # thread counts per run (cycled), steps per thread
 shapes=(4 8 3 4 2)
@@ -24,17 +36,36 @@ for i in $(seq 1 "$runs"); do
     # the writer, and a short flush period
     extra=()
     [ $((i % 2)) = 0 ] && extra=(--memory=256K --flush-ms=10)
+    # runs 1 and 4 last over half a second (the clock recalibrates); run 3
+    # reads clock_gettime
+    clock=$want_clock
+    pace=()
+    case $i in
+    1|4) pace=(--pace-us 20000) ;;
+    3) extra=(--no-tsc-clock); clock=monotonic ;;
+    esac
     rc=0
     "$CLRR" record -o "$t" "${extra[@]}" -- "$prog" --threads "$n" --iters $iters --log "$TMP/log$i" \
+        --times "$TMP/times$i" "${pace[@]}" \
         >"$TMP/out$i" 2>"$TMP/err$i" || rc=$?
     [ $rc = 0 ] || fail "run $i ($n threads): exit $rc: $(tail -3 "$TMP/err$i")"
     [ -s "$TMP/err$i" ] && fail "run $i: the recorder wrote to stderr: $(head -3 "$TMP/err$i")"
     grep -q "^threads=$n iters=$iters wrong=0$" "$TMP/out$i" || fail "run $i: $(head -1 "$TMP/out$i")"
     "$CLRR" dump --json "$t" >"$TMP/dump$i.json" 2>"$TMP/derr$i" || fail "run $i: dump: $(cat "$TMP/derr$i")"
-    $PY - "$TMP/dump$i.json" "$TMP/log$i" "$TMP/out$i" "$n" "$iters" <<'EOF' || fail "run $i ($n threads): trace does not match the program's calls"
+    "$CLRR" info --json "$t" >"$TMP/info$i.json" || fail "run $i: info"
+    $PY - "$TMP/dump$i.json" "$TMP/log$i" "$TMP/out$i" "$n" "$iters" "$TMP/times$i" "$TMP/info$i.json" "$clock" <<'EOF' || fail "run $i ($n threads): trace does not match the program's calls"
 import json, struct, sys
 from collections import Counter, defaultdict
 dump, logf, outf, n, iters = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+timesf, infof, want_clock = sys.argv[6], sys.argv[7], sys.argv[8]
+got_clock = json.load(open(infof))["host_clock"]
+assert got_clock == want_clock, "host clock %s, %s expected" % (got_clock, want_clock)
+TOL = 50000 if got_clock == "tsc" else 0
+worst = 0
+times = {}
+for line in open(timesf):
+    who, *ts = line.split()
+    times[who] = [int(x) for x in ts]
 calls = [c for c in map(json.loads, open(dump)) if c["type"] == "call"]
 seqs = sorted(c["seq"] for c in calls)
 assert seqs == list(range(1, len(calls) + 1)), "sequence numbers are not 1..%d without gaps or duplicates" % len(calls)
@@ -79,8 +110,24 @@ for tid, cs in by_tid.items():
         sys.exit("thread %s: call %d is %s in the trace, %s in the program (%d vs %d calls)" % (
             who, k, fns[k] if k < len(fns) else "-", log[who][k] if k < len(log[who]) else "-",
             len(fns), len(log[who])))
+    # each call's host times lie within the program's readings around it:
+    # exactly with clock_gettime; within TOL ns with the counter, which is
+    # calibrated against CLOCK_MONOTONIC. A thread's times never decrease.
+    tw = times[who]
+    prev = 0
+    for k, c in enumerate(cs):
+        before, after = tw[2 * k], tw[2 * k + 1]
+        assert prev <= c["t_begin"] <= c["t_end"], "thread %s, call %d (seq %d): host times %d..%d after %d" % (
+            who, k, c["seq"], c["t_begin"], c["t_end"], prev)
+        prev = c["t_end"]
+        off = max(before - c["t_begin"], c["t_end"] - after, 0)
+        worst = max(worst, off)
+        assert off <= TOL, (
+            "thread %s, call %d (%s, seq %d): host times %d..%d outside the program's %d..%d by %d ns (%s clock)" % (
+            who, k, c["fn"], c["seq"], c["t_begin"], c["t_end"], before, after, off, got_clock))
 assert len(calls) == sum(len(v) for v in log.values())
-print("run: %d calls, per thread %s" % (len(calls), sorted(len(v) for v in log.values())))
+print("run: %d calls, per thread %s; %s clock, %d ns at most outside the program's readings" % (
+      len(calls), sorted(len(v) for v in log.values()), got_clock, worst))
 EOF
     for loop in 1 2; do
         "$CLRR" replay --json --loop $loop "$t" >"$TMP/rp$i.$loop" 2>"$TMP/rperr$i" ||

@@ -20,12 +20,20 @@
  * which order. Prints the number of calls per thread and function; with
  * --log FILE, writes every thread's calls in program order, one line each:
  *   T fn fn fn ...   (T = main, or the thread number)
- * Usage: threads [--threads N] [--iters M] [--size ELEMS] [--log FILE] */
+ * and with --times FILE, CLOCK_MONOTONIC read just before and just after
+ * each of those calls, in the same order (a recorded call's host times
+ * must lie between them):
+ *   T before after before after ...
+ * --pace-us N sleeps N microseconds after each thread's step, so that a run
+ * spans many of the recorder's clock calibrations (every 10 ms).
+ * Usage: threads [--threads N] [--iters M] [--size ELEMS] [--log FILE]
+ *                [--times FILE] [--pace-us N] */
 #include <CL/cl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TAG(t, s) ((t) * 100000 + (s))
 #define MAX_THREADS 64
@@ -48,8 +56,16 @@ static const char *const fn_names[F_COUNT] = {
 typedef struct calls {
     unsigned count[F_COUNT];
     unsigned char *seq;
+    long long *t;                /* before and after each call: 2 per call */
     size_t n, cap;
 } calls;
+
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void note(calls *c, int f)
 {
@@ -57,21 +73,29 @@ static void note(calls *c, int f)
     if (c->n == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 256;
         c->seq = realloc(c->seq, c->cap);
-        if (!c->seq) {
+        c->t = realloc(c->t, c->cap * 2 * sizeof *c->t);
+        if (!c->seq || !c->t) {
             fprintf(stderr, "threads: out of memory\n");
             exit(2);
         }
     }
-    c->seq[c->n++] = (unsigned char)f;
+    c->seq[c->n] = (unsigned char)f;
+    c->t[2 * c->n] = mono_ns();
+    c->n++;
+}
+
+static void noted(calls *c)
+{
+    c->t[2 * c->n - 1] = mono_ns();
 }
 
 /* CL(log, Fn, args): counts the call, then makes it; exits on failure. */
-#define CL(log, f, ...) do { note((log), F_##f); cl_int e_ = cl##f(__VA_ARGS__); \
+#define CL(log, f, ...) do { note((log), F_##f); cl_int e_ = cl##f(__VA_ARGS__); noted(log); \
     if (e_ != CL_SUCCESS) { fprintf(stderr, "threads: cl%s failed: %d\n", #f, e_); exit(2); } \
     } while (0)
 /* CLH(log, var, Fn, args): the same for calls returning an object. */
 #define CLH(log, var, f, ...) do { note((log), F_##f); cl_int e_ = 0; (var) = cl##f(__VA_ARGS__, &e_); \
-    if (e_ != CL_SUCCESS) { fprintf(stderr, "threads: cl%s failed: %d\n", #f, e_); exit(2); } \
+    noted(log); if (e_ != CL_SUCCESS) { fprintf(stderr, "threads: cl%s failed: %d\n", #f, e_); exit(2); } \
     } while (0)
 
 static const char *src =
@@ -82,7 +106,7 @@ static cl_context ctx;
 static cl_device_id dev;
 static cl_program prog;
 static cl_command_queue shared_q;
-static int nthreads = 4, iters = 20;
+static int nthreads = 4, iters = 20, pace_us = 0;
 static size_t base_elems = 1024;
 
 /* Event hand-over: slot[t] holds the last event thread t offered. */
@@ -226,8 +250,13 @@ static void *worker_main(void *arg)
     cl_kernel k;
     CLH(&w->log, q, CreateCommandQueueWithProperties, ctx, dev, NULL);
     CLH(&w->log, k, CreateKernel, prog, "scale");
-    for (int s = 0; s < iters; s++)
+    for (int s = 0; s < iters; s++) {
         step(w, q, k, s);
+        if (pace_us) {
+            struct timespec d = {pace_us / 1000000, (long)(pace_us % 1000000) * 1000};
+            nanosleep(&d, NULL);
+        }
+    }
     CL(&w->log, Finish, q);
     CL(&w->log, ReleaseKernel, k);
     CL(&w->log, ReleaseCommandQueue, q);
@@ -242,6 +271,14 @@ static void print_log(FILE *f, const char *who, const calls *c)
     fputc('\n', f);
 }
 
+static void print_times(FILE *f, const char *who, const calls *c)
+{
+    fprintf(f, "%s", who);
+    for (size_t i = 0; i < 2 * c->n; i++)
+        fprintf(f, " %lld", c->t[i]);
+    fputc('\n', f);
+}
+
 static void print_counts(const char *who, const calls *c)
 {
     for (int f = 0; f < F_COUNT; f++)
@@ -251,7 +288,7 @@ static void print_counts(const char *who, const calls *c)
 
 int main(int argc, char **argv)
 {
-    const char *log_path = NULL;
+    const char *log_path = NULL, *times_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             nthreads = atoi(argv[++i]);
@@ -261,16 +298,21 @@ int main(int argc, char **argv)
             base_elems = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--log") && i + 1 < argc)
             log_path = argv[++i];
+        else if (!strcmp(argv[i], "--times") && i + 1 < argc)
+            times_path = argv[++i];
+        else if (!strcmp(argv[i], "--pace-us") && i + 1 < argc)
+            pace_us = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: threads [--threads N] [--iters M] [--size ELEMS] [--log FILE]\n");
+            fprintf(stderr, "usage: threads [--threads N] [--iters M] [--size ELEMS] [--log FILE] "
+                    "[--times FILE] [--pace-us N]\n");
             return 2;
         }
     }
-    if (nthreads < 1 || nthreads > MAX_THREADS || iters < 1 || base_elems < 1) {
+    if (nthreads < 1 || nthreads > MAX_THREADS || iters < 1 || base_elems < 1 || pace_us < 0) {
         fprintf(stderr, "threads: 1..%d threads, at least one step and one element\n", MAX_THREADS);
         return 2;
     }
-    calls main_log = {{0}, NULL, 0, 0};
+    calls main_log = {{0}, NULL, NULL, 0, 0};
     cl_platform_id plat;
     CL(&main_log, GetPlatformIDs, 1, &plat, NULL);
     CL(&main_log, GetDeviceIDs, plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL);
@@ -322,9 +364,25 @@ int main(int argc, char **argv)
         }
         fclose(f);
     }
-    for (int t = 0; t < nthreads; t++)
+    if (times_path) {
+        FILE *f = fopen(times_path, "w");
+        if (!f) {
+            perror(times_path);
+            return 2;
+        }
+        print_times(f, "main", &main_log);
+        for (int t = 0; t < nthreads; t++) {
+            snprintf(who, sizeof who, "%d", t);
+            print_times(f, who, &ws[t].log);
+        }
+        fclose(f);
+    }
+    for (int t = 0; t < nthreads; t++) {
         free(ws[t].log.seq);
+        free(ws[t].log.t);
+    }
     free(ws);
     free(main_log.seq);
+    free(main_log.t);
     return wrong ? 1 : 0;
 }

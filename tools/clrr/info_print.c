@@ -120,6 +120,10 @@ static void cli_info_env_human(FILE *f, const tf_value *env)
         cli_put(f, cli_env_str(env, "layer_mode"), "");
         putc(')', f);
     }
+    if (cli_env_str(env, "host_clock")) {
+        fputs(", host clock ", f);
+        cli_put(f, cli_env_str(env, "host_clock"), "");
+    }
     putc('\n', f);
     const tf_value *plats = cli_env_array(env, "platforms");
     for (uint32_t p = 0; plats && p < plats->v.arr.n; p++) {
@@ -222,7 +226,7 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
             in->file_bytes, (unsigned)in->major, (unsigned)in->minor,
             in->has_index ? "true" : "false", in->truncated ? "true" : "false", in->valid_bytes);
     static const char *const keys[] = { "recorder", "cmdline", "pid", "hostname", "layer_mode",
-                                        "start_unix_ns" };
+                                        "host_clock", "start_unix_ns" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         cli_json_env_field(f, st->env, keys[i]);
     uint64_t u;

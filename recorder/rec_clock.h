@@ -1,0 +1,75 @@
+/* rec_clock.h — host times from the CPU's time-stamp counter: the
+ * conversion and its recalibration against CLOCK_MONOTONIC (recorder/
+ * rec_clock.c keeps the state and reads the clocks). Not a public header;
+ * pure, so that tests/unit/test_rec_clock.c checks the arithmetic without
+ * a clock.
+ *
+ * Why: every recorded call reads the host clock twice (its BEGIN and END
+ * times). clock_gettime(CLOCK_MONOTONIC) orders the counter read against
+ * the instructions around it (lfence or rdtscp in the vDSO) and scales it
+ * with the kernel's parameters under a sequence count: on an H200 host the
+ * two reads cost about 90 ns of the layer's 340 per call, a plain rdtsc and
+ * the scaling below about 45 (bench/results/nvidia-h200-s20.md). */
+#ifndef CLRR_REC_CLOCK_H
+#define CLRR_REC_CLOCK_H
+
+#include <stdint.h>
+
+/* A segment of the counter-to-time line: time @p n0 at counter @p c0,
+ * @p mul nanoseconds per tick in 32.32 fixed point. */
+typedef struct rec_clock_seg {
+    uint64_t c0;
+    int64_t n0;
+    uint64_t mul;
+} rec_clock_seg;
+
+#define REC_CLOCK_FIRST_NS  5000000    /* the first calibration: 5 ms after the start */
+#define REC_CLOCK_PERIOD_NS 10000000   /* then one every 10 ms of calls */
+#define REC_CLOCK_STEP_NS   1000000    /* behind by more: step, not slew */
+
+/* The time at counter @p c (before c0 too: continuous either side). */
+static inline int64_t rec_clock_at(const rec_clock_seg *s, uint64_t c)
+{
+    int64_t d = (int64_t)(c - s->c0);
+    return s->n0 + (int64_t)(((__int128)d * (__int128)s->mul) >> 32);
+}
+
+/* The counter's rate, nanoseconds per tick (32.32), from two readings of
+ * both clocks @p dc ticks and @p dn nanoseconds apart; 0 when they are not
+ * usable (the counter did not advance, or the time went back). */
+static inline uint64_t rec_clock_rate(uint64_t dc, int64_t dn)
+{
+    if (dc == 0 || dn <= 0)
+        return 0;
+    unsigned __int128 r = ((unsigned __int128)(uint64_t)dn << 32) / dc;
+    return r > (unsigned __int128)UINT64_MAX ? 0 : (uint64_t)r;
+}
+
+/* The segment that follows @p cur at counter @p c, where CLOCK_MONOTONIC
+ * read @p n, for a counter of rate @p rate (rec_clock_rate over the whole
+ * run so far). It starts where @p cur is at c, so that times never jump,
+ * and its slope makes up the difference n - cur(c) over the next
+ * REC_CLOCK_PERIOD_NS: a slew of at most 1/64 of the rate either way.
+ * Only a time more than REC_CLOCK_STEP_NS behind is stepped, forward; a
+ * time ahead is never stepped back, so that the times one thread reads
+ * never decrease. */
+static inline rec_clock_seg rec_clock_next(const rec_clock_seg *cur, uint64_t c, int64_t n, uint64_t rate)
+{
+    rec_clock_seg s = {c, rec_clock_at(cur, c), rate};
+    int64_t err = n - s.n0;                 /* > 0: this clock is behind */
+
+    if (err > REC_CLOCK_STEP_NS) {
+        s.n0 = n;
+        return s;
+    }
+    __int128 adj = (__int128)rate * err / REC_CLOCK_PERIOD_NS;
+    __int128 lim = (__int128)(rate >> 6);
+    if (adj > lim)
+        adj = lim;
+    if (adj < -lim)
+        adj = -lim;
+    s.mul = (uint64_t)((__int128)rate + adj);
+    return s;
+}
+
+#endif
