@@ -14,6 +14,7 @@
 #ifndef CLRR_TF_H
 #define CLRR_TF_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -160,17 +161,11 @@ tf_status tf_writer_close(tf_writer *w);
 tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap);
 
 /* Record encoding. A record is encoded between tf_writer_lock() and
- * tf_writer_unlock(), which hold the writer's record mutex: records from
- * concurrent threads never interleave, and file order is lock order.
- * Encode exactly one msgpack value (the record array) per lock/unlock. */
+ * tf_writer_unlock() (inline, below), which hold the writer's record lock:
+ * records from concurrent threads never interleave, and file order is lock
+ * order. Encode exactly one msgpack value (the record array) per
+ * lock/unlock. */
 typedef struct tf_enc tf_enc;
-
-/*! tf_writer_lock() : @return the encoder for the open record chunk; the
- *  caller holds the record mutex until tf_writer_unlock(). Never NULL. */
-tf_enc *tf_writer_lock(tf_writer *w);
-/*! tf_writer_unlock() : releases the record mutex; seals the chunk when it
- *  has reached chunk_size (the background thread compresses it). */
-void tf_writer_unlock(tf_writer *w);
 
 /* The encoder is a cursor into the open record chunk. Its fields are the
  * writer's; they are here only so that the encoders below can be inline:
@@ -318,6 +313,90 @@ static inline __attribute__((always_inline)) void tf_enc_head_(tf_enc *e, uint32
 static inline __attribute__((always_inline)) void tf_enc_array(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x90, 0xdc, 0xdd); } /* then n values */
 static inline __attribute__((always_inline)) void tf_enc_map(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x80, 0xde, 0xdf); }   /* then n pairs */
 
+/* The record path's hot state: the first member of every writer, here only
+ * so that tf_writer_lock(), tf_writer_unlock() and tf_writer_status() can
+ * be inline (a recorded call locks and unlocks twice and asks the status
+ * twice; as calls into tf_writer.c that was about 150 of the recorder's
+ * instructions per call). Its fields are the writer's (tf_writer.c): a
+ * caller uses the three functions, never the fields. The cursor persists
+ * between records: while a chunk is open, enc.p is where the next record
+ * goes, and its length is set at every unlock. */
+typedef struct tf_rlock {
+    _Atomic int held;
+} tf_rlock;
+typedef struct tf_wfast_ {
+    tf_rlock rmu;                /* the record lock: one exchange and one store uncontended */
+    _Atomic int failed;          /* the writer failed: records are dropped */
+    int sink;                    /* sink mode: every unlock hands the record on (slow path) */
+    tf_enc enc;                  /* the cursor into the open record chunk */
+    uint8_t *base;               /* the open chunk's payload; NULL: no chunk open */
+    size_t *open_len;            /* the open chunk's length, set at unlock */
+    size_t start;                /* where the record being encoded began (offset from base) */
+    size_t chunk_size;           /* a record that ends past it seals the chunk */
+    uint64_t records, rec_bytes; /* records encoded, their bytes */
+    _Alignas(64) _Atomic size_t queued;   /* bytes of jobs not yet written (the workers' line) */
+    size_t budget;               /* producers wait while queued exceeds it */
+} tf_wfast_;
+
+/* The out-of-line parts (tf_writer.c). */
+void tf_writer_wait_space_(tf_writer *w);   /* over the budget: wait (no lock held) */
+void tf_writer_lock_wait_(tf_writer *w);    /* the lock is held: wait for it */
+void tf_writer_lock_open_(tf_writer *w);    /* lock held, no open chunk: open one */
+void tf_writer_unlock_slow_(tf_writer *w);  /* a lost record, failure, sink mode, a full chunk */
+
+/*! tf_writer_lock() : @return the encoder for the open record chunk; the
+ *  caller holds the record lock until tf_writer_unlock(). Never NULL. */
+static inline tf_enc *tf_writer_lock(tf_writer *w)
+{
+    tf_wfast_ *f = (tf_wfast_ *)(void *)w;
+
+    if (__builtin_expect(atomic_load_explicit(&f->queued, memory_order_relaxed) > f->budget, 0))
+        tf_writer_wait_space_(w);
+    if (__builtin_expect(atomic_exchange_explicit(&f->rmu.held, 1, memory_order_acquire), 0))
+        tf_writer_lock_wait_(w);
+    if (__builtin_expect(f->base == NULL, 0)) {
+        tf_writer_lock_open_(w);
+    } else {
+        f->enc.err = 0;
+        f->start = (size_t)(f->enc.p - f->base);
+    }
+    return &f->enc;
+}
+
+/*! tf_writer_unlock() : releases the record lock; seals the chunk when it
+ *  has reached chunk_size (a worker thread compresses it). */
+static inline void tf_writer_unlock(tf_writer *w)
+{
+    tf_wfast_ *f = (tf_wfast_ *)(void *)w;
+
+    if (__builtin_expect((f->base == NULL) | f->enc.err | f->sink |
+                         atomic_load_explicit(&f->failed, memory_order_relaxed), 0)) {
+        tf_writer_unlock_slow_(w);
+        return;
+    }
+    size_t len = (size_t)(f->enc.p - f->base);
+    if (__builtin_expect(len >= f->chunk_size, 0)) {
+        tf_writer_unlock_slow_(w);
+        return;
+    }
+    *f->open_len = len;
+    if (len > f->start) {
+        f->records++;
+        f->rec_bytes += len - f->start;
+    }
+    atomic_store_explicit(&f->rmu.held, 0, memory_order_release);
+}
+
+/*! tf_writer_status() : TF_OK, or the first error the writer hit (then it
+ *  drops further data without blocking producers). Thread-safe. */
+static inline tf_status tf_writer_status(const tf_writer *w)
+{
+    if (w == NULL)
+        return TF_ERR_ARG;
+    return atomic_load_explicit(&((const tf_wfast_ *)(const void *)w)->failed, memory_order_acquire)
+           ? TF_ERR_FAILED : TF_OK;
+}
+
 void tf_enc_f64(tf_enc *e, double v);
 void tf_enc_str(tf_enc *e, const char *s, size_t len);
 void tf_enc_cstr(tf_enc *e, const char *s);          /* nil when s == NULL */
@@ -354,9 +433,6 @@ tf_status tf_writer_flush(tf_writer *w, int wait);
  *  what is queued. Never blocks longer; never allocates. */
 void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms);
 
-/*! tf_writer_status() : TF_OK, or the first error the writer hit (then it
- *  drops further data without blocking producers). Thread-safe. */
-tf_status tf_writer_status(const tf_writer *w);
 /*! tf_writer_errmsg() : message for the first error ("" when none). */
 const char *tf_writer_errmsg(const tf_writer *w);
 

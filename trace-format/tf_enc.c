@@ -53,7 +53,7 @@ tf_job *tf_job_get(tf_writer *w, size_t cap)
 void tf_job_put_locked(tf_writer *w, tf_job *j)
 {
     if (j->cap == w->big_cap &&
-        (w->npool < w->pool_min || atomic_load(&w->queued) + (w->npool + 1) * w->big_cap <= w->budget)) {
+        (w->npool < w->pool_min || atomic_load(&w->f.queued) + (w->npool + 1) * w->big_cap <= w->f.budget)) {
         j->next = w->pool;
         w->pool = j;
         w->npool++;
@@ -86,24 +86,33 @@ uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
 
     if (e->err)
         return NULL;
+    /* e is w->f.enc: tf_wopen_set moves it to the new chunk's end, and the
+     * record's start (f.start) is an offset, kept across a move */
     j = w->open;
     if (j == NULL) {
-        j = w->open = tf_job_get(w, w->open_cap > n ? w->open_cap : n);
+        j = tf_job_get(w, w->open_cap > n ? w->open_cap : n);
+        if (j)
+            w->f.start = j->len;
     } else {
         j->len = (size_t)(e->p - TF_JOB_PAYLOAD(j));
         cap = j->cap * 2 > j->len + n ? j->cap * 2 : j->len + n;
         q = realloc(j, sizeof(*j) + TF_HDR_ROOM + cap);
-        if (q != NULL)
-            q->cap = cap;
-        j = q ? (w->open = q) : NULL;
+        if (q == NULL) {
+            j->len = w->f.start;   /* the old chunk stays, without the lost record */
+            tf_wopen_set(w, j);
+            e->p = e->end = tf_enc_none;
+            e->err = 1;
+            return NULL;
+        }
+        q->cap = cap;
+        j = q;
     }
     if (j == NULL) {
         e->p = e->end = tf_enc_none;
         e->err = 1;
         return NULL;
     }
-    e->p = TF_JOB_PAYLOAD(j) + j->len;
-    e->end = TF_JOB_PAYLOAD(j) + j->cap;
+    tf_wopen_set(w, j);
     return e->p;
 }
 

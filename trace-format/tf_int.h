@@ -140,8 +140,8 @@ tf_job *tf_job_get(tf_writer *w, size_t cap);
 /* Returns a job no longer needed to the pool, or frees it (qmu held). */
 void tf_job_put_locked(tf_writer *w, tf_job *j);
 
-/* The record encoder: a cursor into the open record chunk, valid between
- * tf_enc_begin() and tf_enc_end() (tf_writer.c, both under rmu). */
+/* The record encoder (w->f.enc): a cursor into the open record chunk,
+ * moved by tf_wopen_set() and the encoders, used under f.rmu. */
 extern uint8_t tf_enc_none[1];             /* p == end: no buffer (tf_enc.c) */
 
 typedef struct tf_idx_rec { uint64_t off, raw, stored; } tf_idx_rec;
@@ -185,10 +185,7 @@ typedef struct tf_wworker {
  * two locked operations and two calls (callgrind: about 80 instructions
  * less per recorded call). Contended it spins briefly, then yields: its
  * holders do not wait for anything under it but the queue's mutex. */
-typedef struct tf_rlock {
-    _Atomic int held;
-} tf_rlock;
-
+/* (tf_rlock itself is in tf.h: the inline record path takes it.) */
 void tf_rlock_wait(tf_rlock *l);
 
 static inline void tf_rlock_lock(tf_rlock *l)
@@ -210,13 +207,13 @@ static inline void tf_rlock_unlock(tf_rlock *l)
 }
 
 struct tf_writer {
-    /* Record path, under rmu. Lock order: rmu, then qmu; bmu alone. */
-    tf_rlock rmu;
-    tf_enc enc;
+    /* Record path, under f.rmu. Lock order: rmu, then qmu; bmu alone.
+     * f is first: tf.h's inline lock and unlock read it through the
+     * writer's pointer. f.base, f.open_len and f.enc follow open
+     * (tf_wopen_set). */
+    tf_wfast_ f;
     tf_job *open;                /* open record chunk, NULL until first byte */
-    size_t rec_start;            /* open->len when the record began */
-    size_t chunk_size, open_cap;
-    uint64_t st_records, st_rec_bytes;
+    size_t open_cap;
 
     /* Queue, under qmu. Jobs are taken from head in id order by the
      * workers, compressed concurrently and written in id order: the worker
@@ -230,12 +227,10 @@ struct tf_writer {
     tf_job *head, *tail;
     _Atomic uint64_t last_id;    /* id of the last job submitted (set under qmu) */
     _Atomic uint64_t done_id;    /* id of the last job written or dropped */
-    _Atomic size_t queued;       /* bytes of jobs not yet written */
     uint64_t wr_next;            /* id of the job to write next */
     unsigned inflight;           /* jobs taken by workers, not yet done */
     tf_wcopy *copies, *copies_tail;   /* copy tasks, served before jobs */
     _Atomic unsigned ncopies;    /* tasks in copies (set under qmu) */
-    size_t budget;
     int stop;
     uint64_t st_waits, st_file_bytes;
     tf_job *pool;                /* written jobs of big_cap bytes, for reuse: */
@@ -268,14 +263,31 @@ struct tf_writer {
     size_t nipiece, cipiece;
     int index_lost;              /* an index entry could not be kept */
 
-    /* Failure: errmsg is written once, before failed is set (release). */
-    _Atomic int failed;
+    /* Failure: errmsg is written once, before f.failed is set (release). */
     char errmsg[512];
 
     /* Sink mode (tf_writer_opts.sink): records go to sink, not to a file. */
     void (*sink)(void *sink_ctx, const void *rec, size_t len);
     void *sink_ctx;
 };
+
+/* Makes @p j (NULL: none) the open record chunk, with the inline record
+ * path's view of it: its payload, its length's address, and the cursor at
+ * its end (f.rmu held, or the writer not yet shared). */
+static inline void tf_wopen_set(tf_writer *w, tf_job *j)
+{
+    w->open = j;
+    if (j) {
+        w->f.base = TF_JOB_PAYLOAD(j);
+        w->f.open_len = &j->len;
+        w->f.enc.p = w->f.base + j->len;
+        w->f.enc.end = w->f.base + j->cap;
+    } else {
+        w->f.base = NULL;
+        w->f.open_len = NULL;
+        w->f.enc.p = w->f.enc.end = tf_enc_none;
+    }
+}
 
 /* tf_wthread.c */
 void *tf_wworker_main(void *arg);         /* arg: a tf_wworker */

@@ -282,7 +282,7 @@ typedef struct tf_wcap {
 static void tf_wcap_release(tf_writer *w, tf_wcap *c)
 {
     pthread_mutex_lock(&w->qmu);
-    atomic_fetch_sub(&w->queued, c->cost);
+    atomic_fetch_sub(&w->f.queued, c->cost);
     for (unsigned i = 0; i < c->n; i++)
         tf_job_put_locked(w, c->jobs[i]);
     c->n = 0;
@@ -304,11 +304,11 @@ static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uin
     c->cost = len + (size_t)n * TF_HDR_ROOM;
     pthread_mutex_lock(&w->qmu);
     tf_wwait_space_locked(w, c->cost);
-    if (atomic_load(&w->failed)) {
+    if (atomic_load(&w->f.failed)) {
         pthread_mutex_unlock(&w->qmu);
         return TF_ERR_FAILED;
     }
-    atomic_fetch_add(&w->queued, c->cost);
+    atomic_fetch_add(&w->f.queued, c->cost);
     pthread_mutex_unlock(&w->qmu);
 
     for (unsigned i = 0; i < n; i++) {
@@ -341,7 +341,7 @@ static tf_status tf_wcap_push(tf_writer *w, tf_wcap *c, const tf_blobref *ref)
     for (unsigned i = 0; i < c->n; i++)
         memcpy(c->jobs[i]->hash, ref->hash, 16);
     pthread_mutex_lock(&w->qmu);
-    if (atomic_load(&w->failed)) {
+    if (atomic_load(&w->f.failed)) {
         pthread_mutex_unlock(&w->qmu);
         tf_wcap_release(w, c);
         return TF_ERR_FAILED;
@@ -370,7 +370,7 @@ static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf
     w->st_blob_in += len;
     *have = len == 0 || tf_wset_has(w, ref);
     pthread_mutex_unlock(&w->bmu);
-    if (atomic_load(&w->failed))
+    if (atomic_load(&w->f.failed))
         return TF_ERR_FAILED;
     if (*have)
         return TF_OK;
@@ -406,9 +406,9 @@ static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_
     w->st_blob_in += len;
     *have = tf_wset_has(w, ref);
     pthread_mutex_unlock(&w->bmu);
-    if (*have || atomic_load(&w->failed)) {
+    if (*have || atomic_load(&w->f.failed)) {
         tf_wcap_release(w, &c);
-        return atomic_load(&w->failed) ? TF_ERR_FAILED : TF_OK;
+        return atomic_load(&w->f.failed) ? TF_ERR_FAILED : TF_OK;
     }
     return tf_wcap_push(w, &c, ref);
 }
@@ -441,7 +441,7 @@ tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref 
         return TF_OK;
     }
     if (multi && len <= (size_t)w->win_pieces * TF_BLOB_PIECE && atomic_load(&w->blob_spec) &&
-        !atomic_load(&w->failed))
+        !atomic_load(&w->f.failed))
         status = tf_wblob_spec(w, data, len, ref, &have);
     else
         status = tf_wblob_plain(w, data, len, ref, &have, 0);

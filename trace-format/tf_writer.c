@@ -21,7 +21,7 @@
 
 static int tf_failed(const tf_writer *w)
 {
-    return atomic_load_explicit(&w->failed, memory_order_acquire);
+    return atomic_load_explicit(&w->f.failed, memory_order_acquire);
 }
 
 /* Initializes the locks and condition variables (the thread's wakeup uses
@@ -167,6 +167,8 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     if (w == NULL)
         return TF_ERR_NOMEM;
     w->fd = -1;
+    w->f.enc.w = w;
+    tf_wopen_set(w, NULL);
     if ((e = tf_writer_init_sync(w)) != 0) {
         free(w);
         errno = e;
@@ -174,13 +176,13 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     }
     w->level = opts && opts->level ? opts->level : TF_DEF_LEVEL;
     w->adaptive = w->level <= TF_DEF_LEVEL;
-    w->budget = opts && opts->memory_budget ? opts->memory_budget : TF_DEF_BUDGET;
+    w->f.budget = opts && opts->memory_budget ? opts->memory_budget : TF_DEF_BUDGET;
     w->flush_ms = opts && opts->flush_ms ? opts->flush_ms : TF_DEF_FLUSH_MS;
-    w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : TF_DEF_CHUNK;
-    w->open_cap = w->chunk_size + TF_CHUNK_SLACK;
+    w->f.chunk_size = opts && opts->chunk_size ? opts->chunk_size : TF_DEF_CHUNK;
+    w->open_cap = w->f.chunk_size + TF_CHUNK_SLACK;
     w->big_cap = w->open_cap > TF_BLOB_PIECE ? w->open_cap : TF_BLOB_PIECE;
     w->pool_min = TF_POOL_MIN;
-    w->win_pieces = (unsigned)(w->budget / 4 / TF_BLOB_PIECE);
+    w->win_pieces = (unsigned)(w->f.budget / 4 / TF_BLOB_PIECE);
     w->win_pieces = w->win_pieces < 1 ? 1 : w->win_pieces > TF_WIN_PIECES ? TF_WIN_PIECES : w->win_pieces;
     atomic_init(&w->blob_spec, 1);
     w->wr_next = 1;
@@ -188,6 +190,7 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     if (path == NULL) {   /* sink mode: records are handed over as they are made */
         w->sink = opts->sink;
         w->sink_ctx = opts->sink_ctx;
+        w->f.sink = 1;
         *out = w;
         return TF_OK;
     }
@@ -244,67 +247,50 @@ void tf_rlock_wait(tf_rlock *l)
     }
 }
 
-/* The record encoder over the open chunk (under rmu; inline: twice per call). */
-static inline void tf_enc_begin(tf_writer *w)
+/* The record path's cold parts; the hot ones are inline in tf.h. */
+void tf_writer_wait_space_(tf_writer *w)
 {
-    tf_enc *e = &w->enc;
+    pthread_mutex_lock(&w->qmu);
+    tf_wwait_space_locked(w, 0);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+void tf_writer_lock_wait_(tf_writer *w)
+{
+    tf_rlock_wait(&w->f.rmu);
+}
+
+void tf_writer_lock_open_(tf_writer *w)
+{
+    tf_wopen_set(w, tf_job_get(w, w->open_cap));   /* NULL: the encoders try again, then lose the record */
+    w->f.enc.err = 0;
+    w->f.start = w->open ? w->open->len : 0;
+}
+
+void tf_writer_unlock_slow_(tf_writer *w)
+{
+    tf_wfast_ *f = &w->f;
     tf_job *j = w->open;
+    int lost = f->enc.err;
 
-    e->w = w;
-    e->err = 0;
-    if (j == NULL)
-        j = w->open = tf_job_get(w, w->open_cap);
-    if (j == NULL) {
-        w->rec_start = 0;
-        e->p = e->end = tf_enc_none;
-        return;
-    }
-    w->rec_start = j->len;
-    e->p = TF_JOB_PAYLOAD(j) + j->len;
-    e->end = TF_JOB_PAYLOAD(j) + j->cap;
-}
-
-static inline void tf_enc_end(tf_writer *w)
-{
-    tf_job *j = w->open;
-
-    if (j && !w->enc.err)
-        j->len = (size_t)(w->enc.p - TF_JOB_PAYLOAD(j));
-}
-
-tf_enc *tf_writer_lock(tf_writer *w)
-{
-    if (atomic_load_explicit(&w->queued, memory_order_relaxed) > w->budget) {
-        pthread_mutex_lock(&w->qmu);
-        tf_wwait_space_locked(w, 0);
-        pthread_mutex_unlock(&w->qmu);
-    }
-    tf_rlock_lock(&w->rmu);
-    tf_enc_begin(w);
-    return &w->enc;
-}
-
-void tf_writer_unlock(tf_writer *w)
-{
-    tf_job *j;
-    int lost = w->enc.err;
-
-    tf_enc_end(w);
-    j = w->open;
-
+    if (j && !lost)
+        j->len = (size_t)(f->enc.p - f->base);
     if (lost || tf_failed(w)) {
-        if (j)
-            j->len = tf_failed(w) ? 0 : w->rec_start;   /* drop the partial record */
-    } else if (j && j->len > w->rec_start) {
-        w->st_records++;
-        w->st_rec_bytes += j->len - w->rec_start;
+        if (j) {
+            j->len = tf_failed(w) ? 0 : f->start;   /* drop the partial record */
+            tf_wopen_set(w, j);                     /* the cursor back at its end */
+        }
+    } else if (j && j->len > f->start) {
+        f->records++;
+        f->rec_bytes += j->len - f->start;
         if (w->sink) {
-            w->sink(w->sink_ctx, TF_JOB_PAYLOAD(j) + w->rec_start, j->len - w->rec_start);
+            w->sink(w->sink_ctx, f->base + f->start, j->len - f->start);
             j->len = 0;
-        } else if (j->len >= w->chunk_size)
+            tf_wopen_set(w, j);
+        } else if (j->len >= f->chunk_size)
             tf_wseal_locked(w);
     }
-    tf_rlock_unlock(&w->rmu);
+    tf_rlock_unlock(&f->rmu);
     if (lost)
         tf_wfail(w, ENOMEM, "encoding a record");
 }
@@ -317,9 +303,9 @@ tf_status tf_writer_flush(tf_writer *w, int wait)
         return TF_ERR_ARG;
     if (w->sink)
         return tf_writer_status(w);
-    tf_rlock_lock(&w->rmu);
+    tf_rlock_lock(&w->f.rmu);
     tf_wseal_locked(w);
-    tf_rlock_unlock(&w->rmu);
+    tf_rlock_unlock(&w->f.rmu);
     if (wait) {
         pthread_mutex_lock(&w->qmu);
         target = atomic_load(&w->last_id);
@@ -341,11 +327,11 @@ static int tf_crash_seal(tf_writer *w)
         return 1;
     if (pthread_mutex_trylock(&w->qmu) != 0)
         return 0;
-    w->open = NULL;
+    tf_wopen_set(w, NULL);
     j->type = TF_CHUNK_RECORD;
     j->raw = 1;
     j->cost = j->len + TF_HDR_ROOM;
-    atomic_fetch_add(&w->queued, j->cost);
+    atomic_fetch_add(&w->f.queued, j->cost);
     tf_wq_push_locked(w, j);
     pthread_mutex_unlock(&w->qmu);
     return 1;
@@ -360,9 +346,9 @@ void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms)
     if (w == NULL || w->nstarted == 0)
         return;
     for (;;) {
-        if (!sealed && tf_rlock_try(&w->rmu)) {
+        if (!sealed && tf_rlock_try(&w->f.rmu)) {
             sealed = tf_crash_seal(w);
-            tf_rlock_unlock(&w->rmu);
+            tf_rlock_unlock(&w->f.rmu);
         }
         if (tf_failed(w) || (sealed && atomic_load(&w->done_id) >= atomic_load(&w->last_id)))
             return;
@@ -405,13 +391,6 @@ tf_status tf_writer_close(tf_writer *w)
     return tf_writer_close_msg(w, NULL, 0);
 }
 
-tf_status tf_writer_status(const tf_writer *w)
-{
-    if (w == NULL)
-        return TF_ERR_ARG;
-    return tf_failed(w) ? TF_ERR_FAILED : TF_OK;
-}
-
 const char *tf_writer_errmsg(const tf_writer *w)
 {
     return w && tf_failed(w) ? w->errmsg : "";
@@ -422,10 +401,10 @@ void tf_writer_get_stats(tf_writer *w, tf_writer_stats *out)
     memset(out, 0, sizeof(*out));
     if (w == NULL)
         return;
-    tf_rlock_lock(&w->rmu);
-    out->records = w->st_records;
-    out->record_bytes_raw = w->st_rec_bytes;
-    tf_rlock_unlock(&w->rmu);
+    tf_rlock_lock(&w->f.rmu);
+    out->records = w->f.records;
+    out->record_bytes_raw = w->f.rec_bytes;
+    tf_rlock_unlock(&w->f.rmu);
     pthread_mutex_lock(&w->bmu);
     out->blob_calls = w->st_blob_calls;
     out->blob_bytes_in = w->st_blob_in;

@@ -11,7 +11,7 @@
  * therefore byte for byte what one thread would write; the file offset and
  * the index belong to the worker in turn, the handover going through qmu.
  *
- * A job's budget (w->queued) is released once it is written, so the memory
+ * A job's budget (w->f.queued) is released once it is written, so the memory
  * budget counts jobs queued, being compressed and waiting for their turn.
  *
  * The application's thread waits until each blob's bytes are hashed and
@@ -110,9 +110,9 @@ void tf_wwait_space_locked(tf_writer *w, size_t cost)
 {
     int counted = 0;
 
-    while (!atomic_load(&w->failed)) {
-        size_t q = atomic_load(&w->queued);
-        if (q == 0 || q + cost <= w->budget)
+    while (!atomic_load(&w->f.failed)) {
+        size_t q = atomic_load(&w->f.queued);
+        if (q == 0 || q + cost <= w->f.budget)
             break;
         if (!counted) {
             w->st_waits++;
@@ -128,16 +128,16 @@ void tf_wseal_locked(tf_writer *w)
 
     if (j == NULL || j->len == 0)
         return;
-    w->open = NULL;
+    tf_wopen_set(w, NULL);
     j->type = TF_CHUNK_RECORD;
     j->cost = j->len + TF_HDR_ROOM;
     pthread_mutex_lock(&w->qmu);
-    if (atomic_load(&w->failed)) {
+    if (atomic_load(&w->f.failed)) {
         tf_job_put_locked(w, j);
         pthread_mutex_unlock(&w->qmu);
         return;
     }
-    atomic_fetch_add(&w->queued, j->cost);
+    atomic_fetch_add(&w->f.queued, j->cost);
     tf_wq_push_locked(w, j);
     pthread_mutex_unlock(&w->qmu);
 }
@@ -145,7 +145,7 @@ void tf_wseal_locked(tf_writer *w)
 /* Marks @p id done and releases @p cost bytes of budget (qmu held). */
 static void tf_wdone_locked(tf_writer *w, uint64_t id, size_t cost)
 {
-    atomic_fetch_sub(&w->queued, cost);
+    atomic_fetch_sub(&w->f.queued, cost);
     if (id > atomic_load(&w->done_id))
         atomic_store(&w->done_id, id);
 }
@@ -155,11 +155,11 @@ void tf_wfail(tf_writer *w, int errnum, const char *what)
     tf_job *j, *next;
 
     pthread_mutex_lock(&w->qmu);
-    if (!atomic_load(&w->failed)) {
+    if (!atomic_load(&w->f.failed)) {
         snprintf(w->errmsg, sizeof(w->errmsg), "%s: %s at offset %llu: %s",
                  w->path ? w->path : "trace", what, (unsigned long long)w->st_file_bytes,
                  strerror(errnum));
-        atomic_store_explicit(&w->failed, 1, memory_order_release);
+        atomic_store_explicit(&w->f.failed, 1, memory_order_release);
     }
     /* Drop everything queued: producers must never wait on a dead writer.
      * Jobs held by workers are dropped by them (tf_wjob_run). */
@@ -225,12 +225,12 @@ static void tf_wjob_run(tf_wworker *wk, tf_job *j)
 
     w->inflight++;
     pthread_mutex_unlock(&w->qmu);
-    if (!atomic_load(&w->failed))
+    if (!atomic_load(&w->f.failed))
         payload = tf_wcompress(wk, j, &h);
     pthread_mutex_lock(&w->qmu);
-    while (!atomic_load(&w->failed) && w->wr_next != j->id)
+    while (!atomic_load(&w->f.failed) && w->wr_next != j->id)
         pthread_cond_wait(&w->turn_cv, &w->qmu);
-    mine = !atomic_load(&w->failed);
+    mine = !atomic_load(&w->f.failed);
     pthread_mutex_unlock(&w->qmu);
 
     if (mine)
@@ -253,9 +253,9 @@ static void tf_wjob_run(tf_wworker *wk, tf_job *j)
 /* Periodic flush: seal the open record chunk however small. */
 static void tf_wperiodic(tf_writer *w)
 {
-    tf_rlock_lock(&w->rmu);
+    tf_rlock_lock(&w->f.rmu);
     tf_wseal_locked(w);
-    tf_rlock_unlock(&w->rmu);
+    tf_rlock_unlock(&w->f.rmu);
 }
 
 /* At close, by the lead once the queue is empty and no job is in flight:
@@ -266,16 +266,16 @@ static void tf_wfinish(tf_wworker *wk)
     tf_job *j;
     int e;
 
-    tf_rlock_lock(&w->rmu);
+    tf_rlock_lock(&w->f.rmu);
     j = w->open;
-    w->open = NULL;
-    tf_rlock_unlock(&w->rmu);
-    if (j && j->len && !atomic_load(&w->failed)) {
+    tf_wopen_set(w, NULL);
+    tf_rlock_unlock(&w->f.rmu);
+    if (j && j->len && !atomic_load(&w->f.failed)) {
         j->type = TF_CHUNK_RECORD;
         tf_wjob_write(wk, j);
     }
     free(j);
-    if (!atomic_load(&w->failed) && (e = tf_widx_write(wk)) != 0)
+    if (!atomic_load(&w->f.failed) && (e = tf_widx_write(wk)) != 0)
         tf_wfail(w, e, "writing the index");
     pthread_mutex_lock(&w->qmu);
     w->st_file_bytes = w->off;

@@ -109,7 +109,7 @@ uint8_t *tf_wcompress(tf_wworker *wk, tf_job *j, tf_chunk_hdr *h)
             return TF_JOB_PAYLOAD(j);   /* store it uncompressed */
         wk->zcap = TF_HDR_ROOM + bound;
     }
-    fast = j->type == TF_CHUNK_BLOB && w->adaptive && atomic_load(&w->queued) > w->budget / 4;
+    fast = j->type == TF_CHUNK_BLOB && w->adaptive && atomic_load(&w->f.queued) > w->f.budget / 4;
     n = tf_wzstd(wk, wk->zbuf + TF_HDR_ROOM, bound, TF_JOB_PAYLOAD(j), j->len, fast);
     if (ZSTD_isError(n) || n >= j->len)
         return TF_JOB_PAYLOAD(j);

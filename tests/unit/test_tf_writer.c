@@ -886,6 +886,70 @@ static void test_hash_writer(void)
     hash_writer(4);
 }
 
+/* NOTE [6, seq, 0, text] of @p n bytes of @p c */
+static void big_note(tf_writer *w, uint64_t seq, char *buf, size_t n, char c)
+{
+    memset(buf, c, n);
+    tf_enc *e = tf_writer_lock(w);
+    tf_enc_array(e, 4);
+    tf_enc_uint(e, 6);
+    tf_enc_uint(e, seq);
+    tf_enc_uint(e, 0);
+    tf_enc_str(e, buf, n);
+    tf_writer_unlock(w);
+}
+
+/* Records larger than a chunk and its 64 KiB of slack: the open chunk grows
+ * under the record (the inline record path's cursor and record start follow
+ * it), the records around it are intact, and the statistics count every
+ * record and byte. Chunks of 4 KiB: the first big record comes into an
+ * open chunk that holds records already, the second into a fresh one. */
+static void test_big_records(void)
+{
+    char path[64];
+    tf_writer *w = NULL;
+    tf_writer_opts o = {.chunk_size = 4096, .flush_ms = 100000, .threads = 2};
+    static char buf[300000];
+    static const size_t sizes[3] = {200000, 70000, 300000};
+    static const uint64_t at[3] = {10, 11, 30};   /* after these calls' END */
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (uint64_t i = 1, k = 0; i <= 50; i++) {
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+        for (; k < 3 && at[k] == i; k++)
+            big_note(w, 1000 + k, buf, sizes[k], (char)('a' + k));
+    }
+    tf_writer_stats st;
+    tf_writer_get_stats(w, &st);
+    CU_ASSERT(st.records == 1 + 100 + 3);
+    CU_ASSERT(st.record_bytes_raw > 570000 && st.record_bytes_raw < 580000);
+    CU_ASSERT_FATAL(tf_writer_close(w) == TF_OK);
+
+    tf_reader *r = NULL;
+    tf_item it;
+    tf_status s;
+    uint64_t next = 1, k = 0;
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    while ((s = tf_reader_next(r, &it)) == TF_OK) {
+        if (it.type == TF_ITEM_CALL) {
+            CU_ASSERT(it.u.call.seq == next && it.u.call.complete);
+            next++;
+        } else if (it.type == TF_ITEM_NOTE) {
+            CU_ASSERT_FATAL(k < 3);
+            CU_ASSERT(it.u.note.seq == 1000 + k && strlen(it.u.note.text) == sizes[k]);
+            CU_ASSERT(it.u.note.text[0] == 'a' + (char)k && it.u.note.text[sizes[k] - 1] == 'a' + (char)k);
+            CU_ASSERT(next == at[k] + 1);   /* after its call */
+            k++;
+        }
+    }
+    CU_ASSERT(s == TF_END && next == 51 && k == 3);
+    tf_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     CU_pSuite s;
@@ -904,5 +968,6 @@ int main(void)
     CU_add_test(s, "trusted feed (one pass) and msgpack-c decode every format alike", test_feed_formats);
     CU_add_test(s, "blob hashes: whole up to 1 MiB, leaves above", test_hash_rule);
     CU_add_test(s, "workers hash large blobs: speculative, repeated, several windows, given refs", test_hash_writer);
+    CU_add_test(s, "records larger than a chunk and its slack: grown under the record, counted", test_big_records);
     return tt_run();
 }
