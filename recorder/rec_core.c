@@ -77,6 +77,7 @@ static void rec_init(void)
         rec_g.w = NULL;
         return;
     }
+    rec_g.seq_at_enter = plan || rec_g.ctl.first_call || rec_g.ctl.last_call;
     rec_host_clock = rec_clock_init(rec_g.ctl.tsc_clock);
     rec_g.active = 1;
     rec_signals_install();
