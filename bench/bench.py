@@ -151,7 +151,8 @@ def micro():
     print("\nThe call-heavy loop interleaved in one process (`micro calls N ab`): blocks of 256")
     print("launches through the loader (and the layer, when recorded) alternate with blocks")
     print("through the driver's own entry points; per call, the median difference of adjacent")
-    print("blocks. Plain, that is the loader's cost; the layer's is the recorded figure less it.\n")
+    print("blocks' enqueue time (each block's clSetKernelArg and launch calls, not its clFinish).")
+    print("Plain, that is the loader's cost; the layer's is the recorded figure less it.\n")
     print("| run | loader (+ layer) ns/call, runs | median | layer ns/call |")
     print("|---|---|---:|---:|")
     for name, v in ab.items():

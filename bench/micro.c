@@ -18,7 +18,8 @@
  *                           no layer), on the same objects and thread.
  *                           Adds `ab_ns=D` to the line: the median over
  *                           adjacent pairs of blocks of the difference per
- *                           call. Plain, D is the loader's own cost; under
+ *                           enqueue call of the blocks' enqueue time (up to,
+ *                           not including, their clFinish). Plain, D is the loader's own cost; under
  *                           `clrr record`, the loader's and the layer's.
  *                           Blocks a millisecond apart see the same machine
  *                           speed, so D is far steadier than the difference
@@ -141,11 +142,15 @@ int main(int argc, char **argv)
                          : clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, ev));
             calls += 2;
             if ((i & 255) == 255 || i + 1 == iters) {
-                enq_ns += now_ns() - tb;
+                double enq = now_ns() - tb;
+                enq_ns += enq;
+                /* ab: the block's enqueue calls alone, without its clFinish
+                 * (where the device is slower than the host, the wait is
+                 * most of a block's time and all of its noise) */
+                if (ab)
+                    blk[i >> 8] = enq / (double)(2 * ((i & 255) + 1));
                 CHECK(direct ? dq->clFinish(q) : clFinish(q));
                 calls++;
-                if (ab)
-                    blk[i >> 8] = (now_ns() - tb) / (double)(2 * ((i & 255) + 1) + 1);
                 for (int e = 0; e < nev; e++) {   /* timed: what clrr's event thread does */
                     cl_ulong s0, s1;
                     CHECK(clGetEventProfilingInfo(evs[e], CL_PROFILING_COMMAND_START, sizeof s0, &s0, NULL));
