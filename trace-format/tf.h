@@ -333,6 +333,7 @@ typedef struct tf_wfast_ {
     size_t *open_len;            /* the open chunk's length, set at unlock */
     size_t start;                /* where the record being encoded began (offset from base) */
     size_t chunk_size;           /* a record that ends past it seals the chunk */
+    int prefetchw;               /* the CPU has PREFETCHW (tf_writer_lock) */
     uint64_t records, rec_bytes; /* records encoded, their bytes */
     _Alignas(64) _Atomic size_t queued;   /* bytes of jobs not yet written (the workers' line) */
     size_t budget;               /* producers wait while queued exceeds it */
@@ -360,6 +361,16 @@ static inline tf_enc *tf_writer_lock(tf_writer *w)
         f->enc.err = 0;
         f->start = (size_t)(f->enc.p - f->base);
     }
+    /* The chunk's lines 2 KiB ahead (some thirty calls' records), for
+     * writing: a recycled chunk was last read by a compression worker on
+     * another core, and each record's first store to a line of it missed.
+     * Measured on an H200 host, in-process (micro's ab): the layer's cost
+     * per call fell from 317 to 271 ns. A prefetch never faults, so the
+     * address may lie past the chunk. */
+#if defined(__x86_64__)
+    if (f->prefetchw)
+        __asm__ volatile("prefetchw %0" ::"m"(*(const char *)(f->enc.p + 2048)));
+#endif
     return &f->enc;
 }
 

@@ -3,6 +3,9 @@
  * The worker pool is in tf_wthread.c, blobs in tf_wblob.c. */
 #include "trace-format/tf_int.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -169,6 +172,12 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
     w->fd = -1;
     w->f.enc.w = w;
     tf_wopen_set(w, NULL);
+#if defined(__x86_64__)
+    {
+        unsigned a, b, c, d;   /* CPUID 0x80000001: ECX bit 8, PRFCHW */
+        w->f.prefetchw = __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & (1u << 8));
+    }
+#endif
     if ((e = tf_writer_init_sync(w)) != 0) {
         free(w);
         errno = e;

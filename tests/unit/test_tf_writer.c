@@ -886,6 +886,36 @@ static void test_hash_writer(void)
     hash_writer(4);
 }
 
+/* The inline record lock prefetches the chunk for writing with PREFETCHW
+ * only where the CPU has it: the writer's flag agrees with the kernel's
+ * "3dnowprefetch" (the same CPUID bit, on Intel and AMD alike). */
+static void test_prefetchw_flag(void)
+{
+    char path[64], line[8192];
+    tf_writer *w = NULL;
+    int has = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "flags", 5)) {
+            has = strstr(line, " 3dnowprefetch") != NULL;
+            break;
+        }
+    if (f)
+        fclose(f);
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+#if defined(__x86_64__)
+    CU_ASSERT_EQUAL(((tf_wfast_ *)(void *)w)->prefetchw, has);
+#else
+    (void)has;
+    CU_ASSERT_EQUAL(((tf_wfast_ *)(void *)w)->prefetchw, 0);
+#endif
+    tt_sig(w, 1, "clWork", 1);   /* a record through the inline path */
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+    unlink(path);
+}
+
 /* NOTE [6, seq, 0, text] of @p n bytes of @p c */
 static void big_note(tf_writer *w, uint64_t seq, char *buf, size_t n, char c)
 {
@@ -969,5 +999,6 @@ int main(void)
     CU_add_test(s, "blob hashes: whole up to 1 MiB, leaves above", test_hash_rule);
     CU_add_test(s, "workers hash large blobs: speculative, repeated, several windows, given refs", test_hash_writer);
     CU_add_test(s, "records larger than a chunk and its slack: grown under the record, counted", test_big_records);
+    CU_add_test(s, "PREFETCHW used only where the CPU has it", test_prefetchw_flag);
     return tt_run();
 }
