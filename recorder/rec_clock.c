@@ -6,11 +6,11 @@
  *
  * The first 5 ms of calls read clock_gettime; then the counter's rate is
  * measured over that span, and every 10 ms of calls after it the first
- * call past the period measures it again over the whole run and starts a
+ * call past the period measures it again over that period and starts a
  * new segment, continuous with the last, whose slope makes up any
- * difference from CLOCK_MONOTONIC over the next period (at most 1/64 of the
- * rate). So the times stay within microseconds of CLOCK_MONOTONIC, and the
- * times one thread reads never decrease. Segments are published under a
+ * difference from CLOCK_MONOTONIC over the next period (at most 1/8 of the
+ * rate). So the times stay within microseconds of CLOCK_MONOTONIC, also
+ * while NTP slews it, and the times one thread reads never decrease. Segments are published under a
  * sequence count: a reader that overlaps an update reads again. */
 #include "recorder/rec_int.h"
 #include "recorder/rec_clock.h"
@@ -25,6 +25,8 @@ rec_clock_state rec_clock;
 static pthread_mutex_t rc_mu = PTHREAD_MUTEX_INITIALIZER;   /* one calibrator at a time */
 static uint64_t rc_c_first;   /* the run's first reading of both clocks (set at init) */
 static int64_t rc_n_first;
+static uint64_t rc_c_prev;    /* the last calibration's reading (rc_mu) */
+static int64_t rc_n_prev;
 
 static int64_t rc_gettime(void)
 {
@@ -123,6 +125,8 @@ static void rc_first(void)
         return;
     }
     rec_clock_seg s = {c, n, rate};
+    rc_c_prev = c;
+    rc_n_prev = n;
     rc_publish(&s, c + rc_period_ticks(rate));
     atomic_store_explicit(&rec_clock.mode, REC_CLOCK_TSC, memory_order_release);
 }
@@ -139,11 +143,15 @@ static void rc_again(void)
     if ((int64_t)(c - next) < 0)
         return;   /* another thread did it */
     rc_read_both(&c, &n);
-    uint64_t rate = rec_clock_rate(c - rc_c_first, n - rc_n_first);
+    uint64_t rate = rec_clock_rate(c - rc_c_prev, n - rc_n_prev);
+    if (!rate)
+        rate = rec_clock_rate(c - rc_c_first, n - rc_n_first);
     if (!rate) {
         rc_publish(&cur, c + rc_period_ticks(cur.mul));
         return;
     }
+    rc_c_prev = c;
+    rc_n_prev = n;
     rec_clock_seg s = rec_clock_next(&cur, c, n, rate);
     rc_publish(&s, c + rc_period_ticks(rate));
 }

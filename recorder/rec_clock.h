@@ -46,13 +46,14 @@ static inline uint64_t rec_clock_rate(uint64_t dc, int64_t dn)
 }
 
 /* The segment that follows @p cur at counter @p c, where CLOCK_MONOTONIC
- * read @p n, for a counter of rate @p rate (rec_clock_rate over the whole
- * run so far). It starts where @p cur is at c, so that times never jump,
- * and its slope makes up the difference n - cur(c) over the next
- * REC_CLOCK_PERIOD_NS: a slew of at most 1/64 of the rate either way.
- * Only a time more than REC_CLOCK_STEP_NS behind is stepped, forward; a
- * time ahead is never stepped back, so that the times one thread reads
- * never decrease. */
+ * read @p n, for a counter of rate @p rate (rec_clock_rate over the last
+ * period: CLOCK_MONOTONIC's own rate changes while NTP slews it, by up to
+ * 8% under chrony). It starts where @p cur is at c, so that times never
+ * jump, and its slope makes up the difference n - cur(c) over the next
+ * REC_CLOCK_PERIOD_NS: a slew of at most 1/8 of the rate either way. Only
+ * a time more than REC_CLOCK_STEP_NS behind is stepped, forward; a time
+ * ahead is never stepped back, so that the times one thread reads never
+ * decrease. */
 static inline rec_clock_seg rec_clock_next(const rec_clock_seg *cur, uint64_t c, int64_t n, uint64_t rate)
 {
     rec_clock_seg s = {c, rec_clock_at(cur, c), rate};
@@ -63,7 +64,7 @@ static inline rec_clock_seg rec_clock_next(const rec_clock_seg *cur, uint64_t c,
         return s;
     }
     __int128 adj = (__int128)rate * err / REC_CLOCK_PERIOD_NS;
-    __int128 lim = (__int128)(rate >> 6);
+    __int128 lim = (__int128)(rate >> 3);
     if (adj > lim)
         adj = lim;
     if (adj < -lim)
