@@ -279,6 +279,25 @@ static void print_times(FILE *f, const char *who, const calls *c)
     fputc('\n', f);
 }
 
+/* Writes @p print's line for the main thread, then for each worker, to
+ * @p path. @return 0, or 1 when the file cannot be written. */
+static int write_threads(const char *path, void (*print)(FILE *, const char *, const calls *),
+                         const calls *main_log, const worker *ws)
+{
+    char who[16];
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    print(f, "main", main_log);
+    for (int t = 0; t < nthreads; t++) {
+        snprintf(who, sizeof who, "%d", t);
+        print(f, who, &ws[t].log);
+    }
+    return fclose(f) != 0;
+}
+
 static void print_counts(const char *who, const calls *c)
 {
     for (int f = 0; f < F_COUNT; f++)
@@ -351,32 +370,9 @@ int main(int argc, char **argv)
         snprintf(who, sizeof who, "%d", t);
         print_counts(who, &ws[t].log);
     }
-    if (log_path) {
-        FILE *f = fopen(log_path, "w");
-        if (!f) {
-            perror(log_path);
-            return 2;
-        }
-        print_log(f, "main", &main_log);
-        for (int t = 0; t < nthreads; t++) {
-            snprintf(who, sizeof who, "%d", t);
-            print_log(f, who, &ws[t].log);
-        }
-        fclose(f);
-    }
-    if (times_path) {
-        FILE *f = fopen(times_path, "w");
-        if (!f) {
-            perror(times_path);
-            return 2;
-        }
-        print_times(f, "main", &main_log);
-        for (int t = 0; t < nthreads; t++) {
-            snprintf(who, sizeof who, "%d", t);
-            print_times(f, who, &ws[t].log);
-        }
-        fclose(f);
-    }
+    if ((log_path && write_threads(log_path, print_log, &main_log, ws)) ||
+        (times_path && write_threads(times_path, print_times, &main_log, ws)))
+        return 2;
     for (int t = 0; t < nthreads; t++) {
         free(ws[t].log.seq);
         free(ws[t].log.t);
