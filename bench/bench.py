@@ -169,7 +169,8 @@ def micro():
 
 def layer_instructions():
     """The layer's instructions per call on the application's thread, from
-    callgrind (deterministic, unlike the times above): the call-heavy loop
+    callgrind (steadier than the times above, within a few percent: the main
+    thread's count includes its waits in clFinish): the call-heavy loop
     at two lengths, plain and recorded with device timing off (under
     valgrind's slowdown the sampled timing would time far more launches
     than at full speed); the difference of the differences, per call."""
