@@ -79,10 +79,18 @@ static int rc_tsc_usable(void)
 }
 #endif
 
+/* A child forked while another thread recalibrated would find rc_mu held
+ * for ever (and convert with its last segment from then on). */
+static void rc_atfork_child(void)
+{
+    pthread_mutex_init(&rc_mu, NULL);
+}
+
 const char *rec_clock_init(int want_tsc)
 {
 #if defined(__x86_64__)
     if (want_tsc && rc_tsc_usable()) {
+        pthread_atfork(NULL, NULL, rc_atfork_child);
         rc_read_both(&rc_c_first, &rc_n_first);
         atomic_store_explicit(&rec_clock.mode, REC_CLOCK_PENDING, memory_order_release);
         return "tsc";
