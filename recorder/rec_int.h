@@ -427,12 +427,16 @@ static inline tf_enc *rec_begin(rec_call *c)
         rec_write_sig(e, &rec_gen_sigs[c->fn]);
         atomic_store(&rec_sig_written[c->fn], 1);
     }
-    tf_enc_array(e, 7);
-    tf_enc_uint(e, 2);
-    tf_enc_uint(e, c->seq);
-    tf_enc_uint(e, c->tid);
-    tf_enc_uint(e, rec_gen_sigs[c->fn].id);
-    tf_enc_int(e, c->t0);
+    /* the record's head in one room check (its six values: 46 bytes at most) */
+    uint8_t *p = tf_enc_reserve(e, 1 + 5 * 9);
+    if (p) {
+        p = tf_put_array(p, 7);
+        p = tf_put_uint(p, 2);
+        p = tf_put_uint(p, c->seq);
+        p = tf_put_uint(p, c->tid);
+        p = tf_put_uint(p, rec_gen_sigs[c->fn].id);
+        e->p = tf_put_int(p, c->t0);
+    }
     return c->e = e;
 }
 
@@ -468,10 +472,13 @@ static inline tf_enc *rec_end(rec_call *c)
         return c->e = &c->discard;
     }
     tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 6);
-    tf_enc_uint(e, 3);
-    tf_enc_uint(e, c->seq);
-    tf_enc_int(e, c->t1);
+    uint8_t *p = tf_enc_reserve(e, 2 + 2 * 9);   /* the head: four values */
+    if (p) {
+        p = tf_put_array(p, 6);
+        p = tf_put_uint(p, 3);
+        p = tf_put_uint(p, c->seq);
+        e->p = tf_put_int(p, c->t1);
+    }
     return c->e = e;
 }
 

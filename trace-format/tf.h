@@ -252,62 +252,87 @@ static inline __attribute__((always_inline)) void tf_enc_nils(tf_enc *e, unsigne
 }
 static inline __attribute__((always_inline)) void tf_enc_bool(tf_enc *e, int v) { tf_enc_byte_(e, v ? 0xc3 : 0xc2); }
 
+/* Values stored at @p p, which has room for their largest form (9 bytes;
+ * a head 8): @return the byte after. The encoders below check room for
+ * one value each; a record's fixed part can check once for all of its
+ * values (tf_enc_reserve) and store them with these. */
+static inline __attribute__((always_inline)) uint8_t *tf_put_uint(uint8_t *p, uint64_t v)
+{
+    if (v < 0x80) {                                  /* positive fixint */
+        *(tf_u64u_ *)p = v;
+        return p + 1;
+    }
+    if (v <= UINT8_MAX)
+        return tf_enc_put_(p, 0xcc, v, 1);
+    if (v <= UINT16_MAX)
+        return tf_enc_put_(p, 0xcd, v, 2);
+    if (v <= UINT32_MAX)
+        return tf_enc_put_(p, 0xce, v, 4);
+    return tf_enc_put_(p, 0xcf, v, 8);
+}
+
+static inline __attribute__((always_inline)) uint8_t *tf_put_int(uint8_t *p, int64_t v)
+{
+    if (v >= 0)
+        return tf_put_uint(p, (uint64_t)v);
+    if (v >= -32) {                                  /* negative fixint */
+        *(tf_u64u_ *)p = (uint8_t)v;
+        return p + 1;
+    }
+    if (v >= INT8_MIN)
+        return tf_enc_put_(p, 0xd0, (uint64_t)v, 1);
+    if (v >= INT16_MIN)
+        return tf_enc_put_(p, 0xd1, (uint64_t)v, 2);
+    if (v >= INT32_MIN)
+        return tf_enc_put_(p, 0xd2, (uint64_t)v, 4);
+    return tf_enc_put_(p, 0xd3, (uint64_t)v, 8);
+}
+
+/* A container head: the fix form below 16 elements, else 16/32-bit forms. */
+static inline __attribute__((always_inline)) uint8_t *tf_put_head_(uint8_t *p, uint32_t n, uint8_t fix, uint8_t tag16,
+                                                                    uint8_t tag32)
+{
+    if (n < 16) {
+        *(tf_u64u_ *)p = (uint8_t)(fix | n);
+        return p + 1;
+    }
+    if (n <= UINT16_MAX)
+        return tf_enc_put_(p, tag16, n, 2);
+    return tf_enc_put_(p, tag32, n, 4);
+}
+
+static inline __attribute__((always_inline)) uint8_t *tf_put_array(uint8_t *p, uint32_t n)
+{
+    return tf_put_head_(p, n, 0x90, 0xdc, 0xdd);
+}
+
+/*! tf_enc_reserve() : room for @p n bytes at once: @return where they go
+ *  (store with tf_put_*, then set e->p to the byte after), or NULL when the
+ *  record is lost (no memory; nothing more need be encoded). */
+static inline __attribute__((always_inline)) uint8_t *tf_enc_reserve(tf_enc *e, size_t n)
+{
+    return tf_enc_room_(e, n);
+}
+
 static inline __attribute__((always_inline)) void tf_enc_uint(tf_enc *e, uint64_t v)
 {
     uint8_t *p = tf_enc_room_(e, 9);
-    if (!p)
-        return;
-    if (v < 0x80) {                                  /* positive fixint */
-        *(tf_u64u_ *)p = v;
-        e->p = p + 1;
-    } else if (v <= UINT8_MAX) {
-        e->p = tf_enc_put_(p, 0xcc, v, 1);
-    } else if (v <= UINT16_MAX) {
-        e->p = tf_enc_put_(p, 0xcd, v, 2);
-    } else if (v <= UINT32_MAX) {
-        e->p = tf_enc_put_(p, 0xce, v, 4);
-    } else {
-        e->p = tf_enc_put_(p, 0xcf, v, 8);
-    }
+    if (p)
+        e->p = tf_put_uint(p, v);
 }
 
 static inline __attribute__((always_inline)) void tf_enc_int(tf_enc *e, int64_t v)
 {
-    if (v >= 0) {
-        tf_enc_uint(e, (uint64_t)v);
-        return;
-    }
     uint8_t *p = tf_enc_room_(e, 9);
-    if (!p)
-        return;
-    if (v >= -32) {                                  /* negative fixint */
-        *(tf_u64u_ *)p = (uint8_t)v;
-        e->p = p + 1;
-    } else if (v >= INT8_MIN) {
-        e->p = tf_enc_put_(p, 0xd0, (uint64_t)v, 1);
-    } else if (v >= INT16_MIN) {
-        e->p = tf_enc_put_(p, 0xd1, (uint64_t)v, 2);
-    } else if (v >= INT32_MIN) {
-        e->p = tf_enc_put_(p, 0xd2, (uint64_t)v, 4);
-    } else {
-        e->p = tf_enc_put_(p, 0xd3, (uint64_t)v, 8);
-    }
+    if (p)
+        e->p = tf_put_int(p, v);
 }
 
-/* A container head: the fix form below 16 elements, else 16/32-bit forms. */
 static inline __attribute__((always_inline)) void tf_enc_head_(tf_enc *e, uint32_t n, uint8_t fix, uint8_t tag16, uint8_t tag32)
 {
     uint8_t *p = tf_enc_room_(e, 8);
-    if (!p)
-        return;
-    if (n < 16) {
-        *(tf_u64u_ *)p = (uint8_t)(fix | n);
-        e->p = p + 1;
-    } else if (n <= UINT16_MAX) {
-        e->p = tf_enc_put_(p, tag16, n, 2);
-    } else {
-        e->p = tf_enc_put_(p, tag32, n, 4);
-    }
+    if (p)
+        e->p = tf_put_head_(p, n, fix, tag16, tag32);
 }
 
 static inline __attribute__((always_inline)) void tf_enc_array(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x90, 0xdc, 0xdd); } /* then n values */
