@@ -179,33 +179,6 @@ typedef struct tf_wworker {
 #define TF_MAX_WORKERS 64        /* cap on an explicit opts->threads */
 #define TF_WIN_PIECES  32        /* most pieces of a blob captured at once */
 
-/* The record lock: taken twice per recorded call (its BEGIN and its END),
- * and held only while a record is encoded (or, in sink mode, handed on).
- * Uncontended it is one exchange and one store, where a pthread mutex is
- * two locked operations and two calls (callgrind: about 80 instructions
- * less per recorded call). Contended it spins briefly, then yields: its
- * holders do not wait for anything under it but the queue's mutex. */
-/* (tf_rlock itself is in tf.h: the inline record path takes it.) */
-void tf_rlock_wait(tf_rlock *l);
-
-static inline void tf_rlock_lock(tf_rlock *l)
-{
-    if (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
-        tf_rlock_wait(l);
-}
-
-/* @return 1 when taken. */
-static inline int tf_rlock_try(tf_rlock *l)
-{
-    return !atomic_load_explicit(&l->held, memory_order_relaxed) &&
-           !atomic_exchange_explicit(&l->held, 1, memory_order_acquire);
-}
-
-static inline void tf_rlock_unlock(tf_rlock *l)
-{
-    atomic_store_explicit(&l->held, 0, memory_order_release);
-}
-
 struct tf_writer {
     /* Record path, under f.rmu. Lock order: rmu, then qmu; bmu alone.
      * f is first: tf.h's inline lock and unlock read it through the

@@ -264,11 +264,6 @@ void tf_writer_wait_space_(tf_writer *w)
     pthread_mutex_unlock(&w->qmu);
 }
 
-void tf_writer_lock_wait_(tf_writer *w)
-{
-    tf_rlock_wait(&w->f.rmu);
-}
-
 void tf_writer_lock_open_(tf_writer *w)
 {
     tf_wopen_set(w, tf_job_get(w, w->open_cap));   /* NULL: the encoders try again, then lose the record */
