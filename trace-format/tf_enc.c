@@ -97,15 +97,9 @@ uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
         j->len = (size_t)(e->p - TF_JOB_PAYLOAD(j));
         cap = j->cap * 2 > j->len + n ? j->cap * 2 : j->len + n;
         q = realloc(j, sizeof(*j) + TF_HDR_ROOM + cap);
-        if (q == NULL) {
-            j->len = w->f.start;   /* the old chunk stays, without the lost record */
-            tf_wopen_set(w, j);
-            e->p = e->end = tf_enc_none;
-            e->err = 1;
-            return NULL;
-        }
-        q->cap = cap;
-        j = q;
+        if (q != NULL)
+            q->cap = cap;
+        j = q;   /* NULL: the old chunk stays open; tf_writer_unlock drops the lost record */
     }
     if (j == NULL) {
         e->p = e->end = tf_enc_none;
