@@ -142,10 +142,9 @@ static void rc_first(void)
 /* The next segment, when the current one's period is over (rc_mu held). */
 static void rc_again(void)
 {
-    rec_clock_seg cur = {atomic_load_explicit(&rec_clock.c0, memory_order_relaxed),
-                         atomic_load_explicit(&rec_clock.n0, memory_order_relaxed),
-                         atomic_load_explicit(&rec_clock.mul, memory_order_relaxed)};
-    uint64_t next = atomic_load_explicit(&rec_clock.next, memory_order_relaxed);
+    rec_clock_seg cur;
+    uint64_t next;
+    rec_clock_snap(&cur, &next);   /* the only writer is this thread: never overlapped */
     uint64_t c = __builtin_ia32_rdtsc();
     int64_t n;
     if ((int64_t)(c - next) < 0)
@@ -168,13 +167,9 @@ static void rc_again(void)
 static int64_t rc_read(void)
 {
     for (;;) {
-        uint32_t sq = atomic_load_explicit(&rec_clock.sq, memory_order_acquire);
-        uint64_t c = __builtin_ia32_rdtsc();
-        rec_clock_seg s = {atomic_load_explicit(&rec_clock.c0, memory_order_relaxed),
-                           atomic_load_explicit(&rec_clock.n0, memory_order_relaxed),
-                           atomic_load_explicit(&rec_clock.mul, memory_order_relaxed)};
-        atomic_thread_fence(memory_order_acquire);
-        if (!(sq & 1) && atomic_load_explicit(&rec_clock.sq, memory_order_relaxed) == sq)
+        uint64_t c = __builtin_ia32_rdtsc(), next;
+        rec_clock_seg s;
+        if (rec_clock_snap(&s, &next))
             return rec_clock_at(&s, c);
     }
 }

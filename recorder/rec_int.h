@@ -131,20 +131,27 @@ extern rec_clock_state rec_clock;
 const char *rec_clock_init(int want_tsc);
 int64_t rec_clock_slow(void);
 
+/* The current segment and the counter it holds up to, read under the
+ * sequence count: 0 when an update overlapped (read again). */
+static inline int rec_clock_snap(rec_clock_seg *s, uint64_t *next)
+{
+    uint32_t sq = atomic_load_explicit(&rec_clock.sq, memory_order_acquire);
+    s->c0 = atomic_load_explicit(&rec_clock.c0, memory_order_relaxed);
+    s->n0 = atomic_load_explicit(&rec_clock.n0, memory_order_relaxed);
+    s->mul = atomic_load_explicit(&rec_clock.mul, memory_order_relaxed);
+    *next = atomic_load_explicit(&rec_clock.next, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return !(sq & 1) && atomic_load_explicit(&rec_clock.sq, memory_order_relaxed) == sq;
+}
+
 static inline int64_t rec_now_ns(void)
 {
 #if defined(__x86_64__)
     if (__builtin_expect(atomic_load_explicit(&rec_clock.mode, memory_order_relaxed) == REC_CLOCK_TSC, 1)) {
-        uint32_t sq = atomic_load_explicit(&rec_clock.sq, memory_order_acquire);
-        uint64_t c = __builtin_ia32_rdtsc();
-        rec_clock_seg s = {atomic_load_explicit(&rec_clock.c0, memory_order_relaxed),
-                           atomic_load_explicit(&rec_clock.n0, memory_order_relaxed),
-                           atomic_load_explicit(&rec_clock.mul, memory_order_relaxed)};
-        uint64_t next = atomic_load_explicit(&rec_clock.next, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (!(sq & 1) && atomic_load_explicit(&rec_clock.sq, memory_order_relaxed) == sq &&
-            (int64_t)(c - next) < 0)
-            return rec_clock_at(&s, c);
+        uint64_t c = __builtin_ia32_rdtsc(), next;
+        rec_clock_seg s;
+        if (rec_clock_snap(&s, &next) && (int64_t)(c - next) < 0)
+            return rec_clock_at(&s, c);   /* a counter read before an update: continuous */
     }
 #endif
     return rec_clock_slow();
