@@ -22,8 +22,9 @@
 extern "C" {
 #endif
 
-#define TF_FORMAT_MAJOR 1
-#define TF_FORMAT_MINOR 2
+#define TF_FORMAT_MAJOR 2
+#define TF_FORMAT_MINOR 0
+#define TF_FORMAT_MAJOR_OLDEST 1   /* readers read every major from this one to TF_FORMAT_MAJOR */
 
 typedef enum tf_status {
     TF_OK = 0,
@@ -644,6 +645,7 @@ typedef struct tf_reader_info {
     uint64_t record_chunks, blob_chunks;
     uint64_t record_bytes_raw, record_bytes_stored;
     uint64_t blobs, blob_bytes_raw, blob_bytes_stored;  /* unique blobs */
+    uint64_t blob_chunks_shuffled;   /* BLOB chunks stored byte-shuffled (codec 2, FORMAT.md 3.2) */
     int has_index;            /* a valid index/trailer was found */
     int truncated;            /* the file ends in an incomplete chunk */
     uint64_t valid_bytes;     /* bytes up to the end of the last whole chunk */

@@ -37,7 +37,13 @@
 #define TF_TRAILER_SIZE    32
 
 enum { TF_CHUNK_RECORD = 1, TF_CHUNK_BLOB = 2, TF_CHUNK_INDEX = 3 };
-enum { TF_CODEC_NONE = 0, TF_CODEC_ZSTD = 1 };
+enum { TF_CODEC_NONE = 0, TF_CODEC_ZSTD = 1, TF_CODEC_ZSTD_SHUF4 = 2 };
+
+/* tf_util.c: the byte shuffle of codec 2 (FORMAT.md 3.2) and its inverse.
+ * With m = n / 4, byte k of element i goes to k * m + i; the last n % 4
+ * bytes stay where they are. @p dst and @p src do not overlap. */
+void tf_shuffle4(uint8_t *restrict dst, const uint8_t *restrict src, size_t n);
+void tf_unshuffle4(uint8_t *restrict dst, const uint8_t *restrict src, size_t n);
 enum { TF_REC_ENV = 0, TF_REC_SIG, TF_REC_BEGIN, TF_REC_END, TF_REC_DEVTIME,
        TF_REC_DATA, TF_REC_NOTE, TF_REC_DEVICES };
 
@@ -148,6 +154,7 @@ typedef struct tf_idx_rec { uint64_t off, raw, stored; } tf_idx_rec;
 typedef struct tf_idx_piece {
     uint8_t hash[16];
     uint64_t blob_size, piece_off, off, raw, stored;
+    uint8_t codec;
 } tf_idx_piece;
 
 /* A dedup-set entry: size1 = blob size + 1; 0 marks an empty slot. */
@@ -174,6 +181,8 @@ typedef struct tf_wworker {
     ZSTD_CCtx *cctx;             /* reused for every job of this worker */
     uint8_t *zbuf;               /* TF_HDR_ROOM + compressed payload */
     size_t zcap;
+    uint8_t *sbuf;               /* a blob piece, byte-shuffled (codec 2) */
+    size_t scap;
 } tf_wworker;
 
 #define TF_MAX_WORKERS 64        /* cap on an explicit opts->threads */
@@ -409,6 +418,8 @@ struct tf_reader {
     uint64_t rec_no;             /* index of the next record in the chunk */
     uint8_t *zbuf;               /* compressed payload (stream and blobs) */
     size_t zcap;
+    uint8_t *ubuf;               /* a codec 2 payload before its unshuffle */
+    size_t ucap;
     int stream_end;              /* no more chunks */
     tf_status sticky;            /* a stream error repeats until rewind */
     uint64_t cur_rec;            /* index of the record being decoded */

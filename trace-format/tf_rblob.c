@@ -92,7 +92,7 @@ static int tf_rblob_parse_index(tf_reader *r, const uint8_t *buf, size_t n, uint
     tf_mpc c = { buf, buf + n };
     uint32_t nkeys, m, k, len, i;
     const uint8_t *key;
-    uint64_t v[6], dummy;
+    uint64_t v[6], dummy, codec;
 
     if (tf_mp_map(&c, &nkeys) != 0)
         return -1;
@@ -125,7 +125,10 @@ static int tf_rblob_parse_index(tf_reader *r, const uint8_t *buf, size_t n, uint
                 for (int j = 0; j < 5; j++)
                     if (tf_mp_uint(&c, &v[j]) != 0)
                         return -1;
-                for (k -= 6; k > 0; k--)
+                codec = 0;
+                if (k > 6 && tf_mp_uint(&c, &codec) != 0)   /* the chunk's codec, since 2.0 */
+                    return -1;
+                for (k -= k > 6 ? 7 : 6; k > 0; k--)
                     if (tf_mp_skip(&c, &dummy) != 0)
                         return -1;
                 memcpy(p.hash, hash, 16);
@@ -140,6 +143,7 @@ static int tf_rblob_parse_index(tf_reader *r, const uint8_t *buf, size_t n, uint
                 if (tf_rblob_add(r, &p) != TF_OK)
                     return -1;
                 r->info.blob_chunks++;
+                r->info.blob_chunks_shuffled += codec == TF_CODEC_ZSTD_SHUF4;
             }
         } else if (tf_mp_skip(&c, &dummy) != 0) {
             return -1;
@@ -176,6 +180,7 @@ tf_status tf_rblob_load_index(tf_reader *r)
         tf_rblob_drop(r);
         r->info.record_chunks = r->info.record_bytes_raw = r->info.record_bytes_stored = 0;
         r->info.blob_chunks = r->info.blobs = r->info.blob_bytes_raw = r->info.blob_bytes_stored = 0;
+        r->info.blob_chunks_shuffled = 0;
     }
     tf_err_clear(&r->err);   /* a bad index is not an error: readers never need it */
     return TF_OK;
@@ -195,7 +200,7 @@ tf_status tf_reader_scan(tf_reader *r)
     if (r->table_ready)
         return TF_OK;
     r->info.record_chunks = r->info.record_bytes_raw = r->info.record_bytes_stored = 0;
-    r->info.blob_chunks = 0;
+    r->info.blob_chunks = r->info.blob_chunks_shuffled = 0;
     for (off = r->hdr_len;; off += h.hdr_len + h.payload_len) {
         TF_FORWARD(&r->err, status = tf_rio_header(r, off, &h, &truncated));
         if (status == TF_END) {
@@ -209,6 +214,7 @@ tf_status tf_reader_scan(tf_reader *r)
             r->info.record_bytes_stored += h.payload_len;
         } else if (h.type == TF_CHUNK_BLOB) {
             r->info.blob_chunks++;
+            r->info.blob_chunks_shuffled += h.codec == TF_CODEC_ZSTD_SHUF4;
             memcpy(p.hash, h.hash, 16);
             p.blob_size = h.blob_size;
             p.piece_off = h.piece_off;

@@ -42,9 +42,9 @@ static tf_status tf_reader_header(tf_reader *r)
         TF_FAIL(&r->err, TF_ERR_CORRUPT, "file header truncated (%zu of %d bytes)", n, TF_FILE_HDR_SIZE);
     r->info.major = tf_get16(h + 10);
     r->info.minor = tf_get16(h + 12);
-    if (r->info.major != TF_FORMAT_MAJOR)
-        TF_FAIL(&r->err, TF_ERR_VERSION, "format version %u.%u; this build reads %d.x",
-                r->info.major, r->info.minor, TF_FORMAT_MAJOR);
+    if (r->info.major < TF_FORMAT_MAJOR_OLDEST || r->info.major > TF_FORMAT_MAJOR)
+        TF_FAIL(&r->err, TF_ERR_VERSION, "format version %u.%u; this build reads %d.x to %d.x",
+                r->info.major, r->info.minor, TF_FORMAT_MAJOR_OLDEST, TF_FORMAT_MAJOR);
     if (tf_file_hdr_check(h) != 0)
         TF_FAIL(&r->err, TF_ERR_CORRUPT, "file header checksum mismatch");
     r->hdr_len = tf_get16(h + 14);
@@ -146,6 +146,7 @@ void tf_reader_close(tf_reader *r)
     ZSTD_freeDCtx(r->dctx);
     free(r->raw);
     free(r->zbuf);
+    free(r->ubuf);
     if (r->fd >= 0)
         close(r->fd);
     free(r);

@@ -69,7 +69,7 @@ tf_status tf_rio_header(tf_reader *r, uint64_t off, tf_chunk_hdr *h, int *trunca
     if (h->payload_len > left - h->hdr_len)
         goto torn;
     if (h->type == TF_CHUNK_RECORD || h->type == TF_CHUNK_BLOB || h->type == TF_CHUNK_INDEX) {
-        if (h->codec > TF_CODEC_ZSTD)
+        if (h->codec > (r->info.major >= 2 ? TF_CODEC_ZSTD_SHUF4 : TF_CODEC_ZSTD))
             TF_FAIL(&r->err, TF_ERR_CORRUPT, "chunk at offset %llu: unknown codec %u", o, h->codec);
         if (h->raw_len > r->opts.max_chunk)
             TF_FAIL(&r->err, TF_ERR_LIMIT, "chunk at offset %llu: %llu bytes raw (limit %zu)",
@@ -112,7 +112,7 @@ tf_status tf_rio_payload(tf_reader *r, uint64_t off, const tf_chunk_hdr *h, uint
 {
     tf_status status = TF_OK;
     unsigned long long o = (unsigned long long)off;
-    uint8_t *src;
+    uint8_t *src, *out;
     size_t got, n;
 
     TF_FORWARD(&r->err, tf_rio_reserve(r, dst, cap, (size_t)h->raw_len));
@@ -127,14 +127,21 @@ tf_status tf_rio_payload(tf_reader *r, uint64_t off, const tf_chunk_hdr *h, uint
         TF_FAIL(&r->err, TF_ERR_IO, "chunk at offset %llu: file shrank while reading", o);
     if (tf_checksum(src, got) != h->check)
         TF_FAIL(&r->err, TF_ERR_CORRUPT, "chunk at offset %llu: payload checksum mismatch", o);
-    if (h->codec == TF_CODEC_ZSTD) {
-        if (ZSTD_getFrameContentSize(src, got) != h->raw_len)
-            TF_FAIL(&r->err, TF_ERR_CORRUPT, "chunk at offset %llu: zstd frame size is not the raw length", o);
-        n = ZSTD_decompressDCtx(r->dctx, *dst, (size_t)h->raw_len, src, got);
-        if (ZSTD_isError(n) || n != h->raw_len)
-            TF_FAIL(&r->err, TF_ERR_CORRUPT, "chunk at offset %llu: zstd: %s", o,
-                    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output");
+    if (h->codec == TF_CODEC_NONE)
+        goto out;
+    out = *dst;
+    if (h->codec == TF_CODEC_ZSTD_SHUF4) {       /* decompressed here, then unshuffled into *dst */
+        TF_FORWARD(&r->err, tf_rio_reserve(r, &r->ubuf, &r->ucap, (size_t)h->raw_len));
+        out = r->ubuf;
     }
+    if (ZSTD_getFrameContentSize(src, got) != h->raw_len)
+        TF_FAIL(&r->err, TF_ERR_CORRUPT, "chunk at offset %llu: zstd frame size is not the raw length", o);
+    n = ZSTD_decompressDCtx(r->dctx, out, (size_t)h->raw_len, src, got);
+    if (ZSTD_isError(n) || n != h->raw_len)
+        TF_FAIL(&r->err, TF_ERR_CORRUPT, "chunk at offset %llu: zstd: %s", o,
+                ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output");
+    if (out != *dst)
+        tf_unshuffle4(*dst, out, n);
 out:
     return status;
 }

@@ -42,6 +42,7 @@ void tf_widx_add(tf_writer *w, const tf_chunk_hdr *h, uint64_t off)
         p->off = off;
         p->raw = h->raw_len;
         p->stored = h->payload_len;
+        p->codec = h->codec;
     }
     return;
 lost:
@@ -70,13 +71,14 @@ static int tf_widx_encode(tf_writer *w, msgpack_sbuffer *sb)
     e |= msgpack_pack_array(&pk, (uint32_t)w->nipiece);
     for (i = 0; i < w->nipiece && e == 0; i++) {
         const tf_idx_piece *p = &w->ipiece[i];
-        e |= msgpack_pack_array(&pk, 6);
+        e |= msgpack_pack_array(&pk, 7);
         e |= msgpack_pack_bin_with_body(&pk, p->hash, 16);
         e |= msgpack_pack_uint64(&pk, p->blob_size);
         e |= msgpack_pack_uint64(&pk, p->piece_off);
         e |= msgpack_pack_uint64(&pk, p->off);
         e |= msgpack_pack_uint64(&pk, p->raw);
         e |= msgpack_pack_uint64(&pk, p->stored);
+        e |= msgpack_pack_uint64(&pk, p->codec);   /* since 2.0 */
     }
     return e ? -1 : 0;
 }

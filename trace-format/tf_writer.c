@@ -141,6 +141,7 @@ static void tf_writer_free(tf_writer *w)
     for (unsigned i = 0; i < w->nworkers; i++) {
         ZSTD_freeCCtx(w->workers[i].cctx);
         free(w->workers[i].zbuf);
+        free(w->workers[i].sbuf);
     }
     free(w->workers);
     free(w->irec);

@@ -201,6 +201,11 @@ static void tf_wzbuf_trim(tf_wworker *wk)
         wk->zbuf = NULL;
         wk->zcap = 0;
     }
+    if (wk->scap > TF_ZBUF_KEEP) {
+        free(wk->sbuf);
+        wk->sbuf = NULL;
+        wk->scap = 0;
+    }
 }
 
 int tf_wjob_write(tf_wworker *wk, tf_job *j)

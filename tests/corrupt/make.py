@@ -252,7 +252,7 @@ def main():
     out("text.clrr", b"this is a text file, not a trace\n")
     out("bad-magic.clrr", good[:1] + b"X" + good[2:])
     out("header-cut.clrr", good[:20])
-    out("newer-major.clrr", put(good, 10, "<H", 2), reseal=True)
+    out("newer-major.clrr", put(good, 10, "<H", 3), reseal=True)
     out("bad-header-check.clrr", put(good, 24, "<I", 1))
     out("header-len-past-end.clrr", put(good, 14, "<H", 0xFFFF), reseal=True)
 

@@ -13,7 +13,7 @@ n=0
 for t in "$DIR"/*.clrr; do
     name=$(basename "$t")
     "$CLRR" info "$t" >"$TMP/info" 2>"$TMP/err" || fail "clrr info $name: $(cat "$TMP/err")"
-    grep -q '^trace .*format 1\.' "$TMP/info" || fail "clrr info $name: $(head -3 "$TMP/info")"
+    grep -q '^trace .*format [12]\.' "$TMP/info" || fail "clrr info $name: $(head -3 "$TMP/info")"
     "$CLRR" dump --json "$t" >"$TMP/dump" 2>"$TMP/err" || fail "clrr dump $name: $(cat "$TMP/err")"
     $PY -c 'import json, sys; n = sum(1 for l in open(sys.argv[1]) if json.loads(l)["type"] == "call"); assert n > 10, n' \
         "$TMP/dump" || fail "clrr dump --json $name: not JSON lines with calls"
@@ -53,7 +53,13 @@ for l in sys.stdin:
 [ -n "$(rb "$DIR/bigblob-pocl-1.1.clrr")" ] && [ "$(rb "$DIR/bigblob-pocl-1.1.clrr")" != "$(rb "$DIR/bigblob-pocl-1.2.clrr")" ] ||
     fail "bigblob: 1.1 and 1.2 name the 1.5 MiB read-back alike ($(rb "$DIR/bigblob-pocl-1.2.clrr"))"
 "$CLRR" diff "$DIR/bigblob-pocl-1.1.clrr" "$DIR/bigblob-pocl-1.2.clrr" | grep -q "^same: " || fail "bigblob: 1.1 and 1.2 differ"
-for v in 1.1 1.2; do
+# format 2.0: blob pieces of 4-byte numbers are stored byte-shuffled
+# (codec 2); the same run reads the same as in 1.2, and says so in info
+"$CLRR" diff "$DIR/bigblob-pocl-1.2.clrr" "$DIR/bigblob-pocl-2.0.clrr" | grep -q "^same: " || fail "bigblob: 1.2 and 2.0 differ"
+"$CLRR" info --json "$DIR/bigblob-pocl-2.0.clrr" | $PY -c 'import json, sys; d = json.load(sys.stdin); assert d["blob_chunks_shuffled"] == 1 and d["blob_chunks"] == 5, d' ||
+    fail "bigblob-pocl-2.0: not one of five pieces byte-shuffled"
+"$CLRR" info "$DIR/bigblob-pocl-2.0.clrr" | grep -q "^blobs .*(1 of 5 pieces byte-shuffled)$" || fail "bigblob-pocl-2.0: clrr info does not say so"
+for v in 1.1 1.2 2.0; do
     "$CLRR" trim "$DIR/bigblob-pocl-$v.clrr" -o "$TMP/bb.clrr" --range 14:16 >/dev/null || fail "clrr trim bigblob-pocl-$v"
     "$CLRR" replay --json "$TMP/bb.clrr" >"$TMP/r.json" || fail "the trimmed bigblob-pocl-$v does not replay verified"
     $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["ok"] and d["readbacks"] == 1 and d["mismatches"] == 0, d' \

@@ -15,9 +15,10 @@
 
 /* Input layouts (the first byte decides):
  *
- *   'R' PAYLOAD   a valid file header and one RECORD chunk (codec none,
- *                 correct checksums) holding PAYLOAD: mutations reach the
- *                 msgpack walker and the record decoder, not a checksum.
+ *   'R' PAYLOAD   a valid file header (format 2.0) and one RECORD chunk
+ *                 (codec none, correct checksums) holding PAYLOAD: mutations
+ *                 reach the msgpack walker and the record decoder, not a
+ *                 checksum.
  *   'S' SECTIONS  a valid file header, then one piece per section; a
  *                 section is a tag byte, a u32 little-endian length and
  *                 that many bytes (cut at the end of the input):
@@ -26,6 +27,8 @@
  *                   'B'  a BLOB chunk: the first 32 bytes are the BLOB
  *                        extension as stored (hash, blob_size, piece_off;
  *                        FORMAT.md 3.3), the rest is the piece, codec none;
+ *                   'Y'  the same, the piece byte-shuffled and compressed
+ *                        here (codec 2);
  *                   'I'  an INDEX chunk and the trailer: the bytes are the
  *                        payload, or, when there are none, an index of the
  *                        chunks written so far is generated;

@@ -27,7 +27,7 @@ static uint64_t fz_get64(const uint8_t *p) { return fz_get32(p) | (uint64_t)fz_g
 
 /* A chunk written so far, for a generated index. */
 typedef struct fz_chunk {
-    uint8_t type;
+    uint8_t type, codec;
     uint8_t hash[16];
     uint64_t blob_size, piece_off, off, raw, stored;
 } fz_chunk;
@@ -76,7 +76,7 @@ static void fz_file_header(fz_out *o)
         return;
     memset(h, 0, 32);
     memcpy(h, "\x89" "CLRR\r\n\x1a\n", 9);
-    fz_put16(h + 10, 1);
+    fz_put16(h + 10, 2);   /* format 2.0: codec 2 is valid */
     fz_put16(h + 14, 32);
     fz_put32(h + 28, (uint32_t)XXH3_64bits(h, 28));
 }
@@ -107,6 +107,7 @@ static void fz_chunk_put(fz_out *o, uint8_t type, uint8_t codec, const uint8_t *
     fz_chunk *c = &o->chunks[o->nchunks++];
     memset(c, 0, sizeof *c);
     c->type = type;
+    c->codec = codec;
     c->off = off;
     c->raw = raw;
     c->stored = stored;
@@ -137,13 +138,35 @@ static void fz_record(fz_out *o, const uint8_t *d, size_t n, int zstd)
     free(z);
 }
 
-static void fz_blob(fz_out *o, const uint8_t *d, size_t n)
+/* A BLOB chunk; @p shuffled: stored byte-shuffled and compressed (codec
+ * 2, FORMAT.md 3.2: byte k of 4-byte element e at k * (n / 4) + e, the
+ * last n % 4 bytes in place), else as it is. */
+static void fz_blob(fz_out *o, const uint8_t *d, size_t n, int shuffled)
 {
     uint8_t ext[32] = { 0 };
-    size_t e = n < 32 ? n : 32;
+    size_t e = n < 32 ? n : 32, raw = n - e, m = raw / 4;
 
     memcpy(ext, d, e);
-    fz_chunk_put(o, 2, 0, ext, 32, d + e, n - e, n - e);
+    if (!shuffled) {
+        fz_chunk_put(o, 2, 0, ext, 32, d + e, raw, raw);
+        return;
+    }
+    uint8_t *t = malloc(raw ? raw : 1);
+    size_t cap = ZSTD_compressBound(raw);
+    void *z = malloc(cap ? cap : 1);
+    if (!t || !z) {
+        o->oom = 1;
+    } else {
+        for (size_t i = 0; i < raw; i++)
+            t[i < 4 * m ? (i % 4) * m + i / 4 : i] = d[e + i];
+        size_t k = ZSTD_compress(z, cap, t, raw, 1);
+        if (ZSTD_isError(k))
+            o->oom = 1;
+        else
+            fz_chunk_put(o, 2, 2, ext, 32, z, k, raw);
+    }
+    free(t);
+    free(z);
 }
 
 /* The INDEX payload (FORMAT.md 6) of the chunks written so far. */
@@ -177,7 +200,7 @@ static void fz_index_of(fz_out *o, msgpack_sbuffer *sb)
         const fz_chunk *c = &o->chunks[i];
         if (c->type != 2)
             continue;
-        msgpack_pack_array(&pk, 6);
+        msgpack_pack_array(&pk, 7);
         msgpack_pack_bin(&pk, 16);
         msgpack_pack_bin_body(&pk, c->hash, 16);
         msgpack_pack_uint64(&pk, c->blob_size);
@@ -185,6 +208,7 @@ static void fz_index_of(fz_out *o, msgpack_sbuffer *sb)
         msgpack_pack_uint64(&pk, c->off);
         msgpack_pack_uint64(&pk, c->raw);
         msgpack_pack_uint64(&pk, c->stored);
+        msgpack_pack_uint64(&pk, c->codec);   /* since 2.0 */
     }
 }
 
@@ -226,7 +250,8 @@ static void fz_sections(fz_out *o, const uint8_t *d, size_t n)
         switch (tag) {
         case 'R': fz_record(o, d, len, 0); break;
         case 'Z': fz_record(o, d, len, 1); break;
-        case 'B': fz_blob(o, d, len); break;
+        case 'B': fz_blob(o, d, len, 0); break;
+        case 'Y': fz_blob(o, d, len, 1); break;
         case 'I': fz_index(o, d, len); break;
         case 'X': fz_bytes(o, d, len); break;
         default: return;

@@ -5,7 +5,7 @@
  *   fuzz-pack [-p BYTES] [-s MAX] IN.clrr OUT
  *       a trace into the 'S' layout: every RECORD chunk becomes an 'R'
  *       section of its decompressed records, every BLOB chunk a 'B' section
- *       (extension + piece), the index an 'I' section with no bytes
+ *       (extension + piece; 'Y' when it was byte-shuffled, codec 2), the index an 'I' section with no bytes
  *       (generated again when the input is written); other chunks and a
  *       torn last chunk are dropped.
  *       -p BYTES  bytes before 'S', comma-separated numbers (the replay
@@ -144,6 +144,22 @@ static void fp_cut_refs(uint8_t *p, size_t n, uint64_t max)
         }
 }
 
+/* Undoes codec 2's byte shuffle in place: byte k of element e was stored
+ * at k * (n / 4) + e; the last n % 4 bytes stayed where they were. */
+static int fp_unshuffle4(uint8_t *p, size_t n)
+{
+    size_t m = n / 4;
+    uint8_t *t = malloc(n ? n : 1);
+
+    if (!t)
+        return -1;
+    memcpy(t, p, n);
+    for (size_t i = 0; i < 4 * m; i++)
+        p[i] = t[(i % 4) * m + i / 4];
+    free(t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     uint8_t prefix[16];
@@ -205,10 +221,12 @@ int main(int argc, char **argv)
         uint8_t *buf = malloc(32 + raw + 1);
         if (!buf)
             return fp_fail("out of memory");
-        if (h[5] == 1) {
+        if (h[5] == 1 || h[5] == 2) {
             size_t k = ZSTD_decompress(buf + 32, raw, p, stored);
             if (ZSTD_isError(k) || k != raw)
                 return fp_fail("a zstd payload does not decompress");
+            if (h[5] == 2 && fp_unshuffle4(buf + 32, raw) != 0)   /* FORMAT.md 3.2 */
+                return fp_fail("out of memory");
         } else {
             memcpy(buf + 32, p, stored);
         }
@@ -223,7 +241,7 @@ int main(int argc, char **argv)
                 raw = poff >= max ? 0 : raw < max - poff ? raw : max - poff;
             }
             if (raw > 0)
-                fp_section(out, 'B', buf, 32 + raw);
+                fp_section(out, h[5] == 2 ? 'Y' : 'B', buf, 32 + raw);
         } else if (h[4] == 3) {
             fp_section(out, 'I', buf, 0);
         }

@@ -9,7 +9,8 @@
 # verification, loops, timing, a tolerance, read-backs by step, a range,
 # kernel mode and trim. Named seed-TRACE-OPTIONS. Recordings on the stub
 # fail their own checks (it runs no kernel): what matters is the calls.
-# trace-format: three traces in the 'S' layout (blobs cut to 256 bytes),
+# trace-format: four traces in the 'S' layout (blobs cut to 256 bytes;
+# bigblob-pocl-2.0 also with its blobs as 'Y' sections, byte-shuffled),
 # with a generated index and with the index written out in the input
 # (explicit_index.py: mutations then reach the index parser), and one
 # whole trace file as it is.
@@ -54,7 +55,7 @@ for v in 0 1 2; do record diverge$v "$P/diverge" --variant $v --quiet; done
 for a in vecadd blackscholes histogram nbody spmv aes overlap ep jacobi sobel; do
     record "$a" "$A/$a" --size 64 --iters 2 --quiet
 done
-for t in vecadd-early-data image_map.h200; do cp "traces/$t.clrr" "$TMP/$t.clrr"; done
+for t in vecadd-early-data image_map.h200 bigblob-pocl-2.0; do cp "traces/$t.clrr" "$TMP/$t.clrr"; done
 
 for t in "$TMP"/*.clrr; do
     t=$(basename "$t" .clrr)
@@ -75,9 +76,21 @@ for t in vecadd api_tour image_map; do
     pack $t kernel-loop 68,$k
     pack $t trim 96,$k,2
 done
-for t in vecadd image_map vecadd-early-data; do
+for t in vecadd image_map vecadd-early-data bigblob-pocl-2.0; do
     "$PACK" -s 256 "$TMP/$t.clrr" "$TOUT/seed-$t"
     /usr/bin/python3 "$(dirname "$0")/explicit_index.py" "$TOUT/seed-$t" "$TOUT/seed-$t-index"
 done
 cp "$TMP/image_map.h200.clrr" "$TOUT/seed-image_map.h200-file"
+# the same bigblob seed with every blob section a 'Y' (byte-shuffled
+# here): its shuffled piece lies past the 256 bytes kept
+/usr/bin/python3 - "$TOUT/seed-bigblob-pocl-2.0" "$TOUT/seed-bigblob-pocl-2.0-Y" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = 1
+while i + 5 <= len(d) and d[i] in b"RZBYIX":
+    if d[i] == ord("B"):
+        d[i] = ord("Y")
+    i += 5 + struct.unpack_from("<I", d, i + 1)[0]
+open(sys.argv[2], "wb").write(d)
+PY
 for d in "$OUT" "$TOUT"; do echo "seeds.sh: $d: $(ls "$d" | wc -l) files, $(du -sh "$d" | cut -f1)"; done

@@ -1,7 +1,7 @@
 /* test_tf.c — trace-format: writer and reader behaviour. Round trips of
  * every record and value type, concurrent writers, blob dedup, big blobs,
- * compression, index and scan, writer failure, memory budget, periodic and
- * crash flushes. Robustness against damaged files is in test_tf_corrupt.c. */
+ * compression, byte-shuffled pieces, index and scan, writer failure,
+ * memory budget, periodic and crash flushes. Robustness against damaged files is in test_tf_corrupt.c. */
 #include "test_tf_common.h"
 
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <zstd.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -188,7 +189,7 @@ static void test_roundtrip(void)
     rt_write(path, &ref, small);
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
     CU_ASSERT(strcmp(tf_reader_open_error(), "") == 0);
-    CU_ASSERT(tf_reader_get_info(r)->major == 1 && tf_reader_get_info(r)->minor == TF_FORMAT_MINOR);
+    CU_ASSERT(tf_reader_get_info(r)->major == TF_FORMAT_MAJOR && tf_reader_get_info(r)->minor == TF_FORMAT_MINOR);
     env = tf_reader_env(r);
     CU_ASSERT_FATAL(env != NULL && env->type == TF_MAP);
     CU_ASSERT((v = tf_map_get(env, "version")) && v->type == TF_STR && v->v.str.len == 5);
@@ -660,6 +661,124 @@ static void test_compression(void)
     free(back);
 }
 
+/* ------------------------------------------------ byte-shuffled pieces */
+
+/* Checks every codec 2 chunk of @p path against FORMAT.md 3.2 without the
+ * library's reader: its zstd frame, unshuffled by the spec's layout, is
+ * the blob's bytes at piece_off (@p blobs / @p sizes / @p hashes: the
+ * blobs written). @return the number of codec 2 chunks. */
+static unsigned shuf_check_file(const char *path, uint8_t *const *blobs, const tf_blobref *refs, int nblobs)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t hdr[72];
+    unsigned nshuf = 0;
+    long off;
+
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT_FATAL(fread(hdr, 1, 32, f) == 32);
+    CU_ASSERT(hdr[10] == 2 && hdr[11] == 0);                     /* major 2 */
+    off = hdr[14] | hdr[15] << 8;
+    while (fseek(f, off, SEEK_SET) == 0 && fread(hdr, 1, 40, f) == 40 && memcmp(hdr, "\x89" "CHK", 4) == 0) {
+        size_t ext = (size_t)(hdr[6] | hdr[7] << 8), stored = 0, raw = 0;
+        for (int i = 7; i >= 0; i--) {
+            stored = stored << 8 | hdr[8 + i];
+            raw = raw << 8 | hdr[16 + i];
+        }
+        if (hdr[4] == 2 && hdr[5] == 2) {
+            uint8_t *z = malloc(stored), *planes = malloc(raw), *bytes = malloc(raw);
+            uint64_t piece_off = 0;
+            int b = -1;
+            CU_ASSERT_FATAL(ext >= 32 && fread(hdr + 40, 1, 32, f) == 32);
+            for (int i = 7; i >= 0; i--)
+                piece_off = piece_off << 8 | hdr[64 + i];
+            for (int i = 0; i < nblobs; i++)
+                if (memcmp(refs[i].hash, hdr + 40, 16) == 0)
+                    b = i;
+            CU_ASSERT_FATAL(b >= 0 && fseek(f, off + 40 + (long)ext, SEEK_SET) == 0);
+            CU_ASSERT_FATAL(fread(z, 1, stored, f) == stored);
+            CU_ASSERT_FATAL(ZSTD_decompress(planes, raw, z, stored) == raw);
+            size_t m = raw / 4;
+            for (size_t i = 0; i < raw; i++)                   /* byte k of element e is at k*m + e */
+                bytes[i] = i < 4 * m ? planes[(i % 4) * m + i / 4] : planes[i];
+            CU_ASSERT(memcmp(bytes, blobs[b] + piece_off, raw) == 0);
+            nshuf++;
+            free(z);
+            free(planes);
+            free(bytes);
+        }
+        off += 40 + (long)ext + (long)stored;
+    }
+    fclose(f);
+    return nshuf;
+}
+
+/* Blob pieces of 4-byte numbers are stored byte-shuffled (codec 2), text
+ * is not; both read back exactly, by the index and by a scan, at any
+ * offset; a last piece whose length is not a multiple of 4 keeps its tail
+ * bytes in place; pieces under 32 KiB are never shuffled. */
+static void test_shuffle(void)
+{
+    char path[64];
+    size_t sizes[4] = { 2 * MIB + 40003, 2 * MIB, MIB + 1000, 20000 };
+    uint8_t *blobs[4], *back = malloc(3 * MIB);
+    tf_blobref refs[4];
+    tf_writer *w = NULL;
+    tf_reader *r = NULL;
+    uint32_t rng = 12345;
+
+    for (int i = 0; i < 4; i++)
+        blobs[i] = malloc(sizes[i]);
+    for (size_t i = 0; i < sizes[0] / 4; i++) {                 /* a slow signal plus noise, as ints */
+        rng = rng * 1664525u + 1013904223u;
+        int32_t v = (int32_t)((i / 64) % 4096) + (int32_t)(rng >> 28);
+        memcpy(blobs[0] + 4 * i, &v, 4);
+    }
+    memcpy(blobs[0] + sizes[0] - 3, "end", 3);
+    tt_fill(blobs[1], sizes[1], 5, 1);                         /* text */
+    for (size_t i = 0; i < sizes[2] / 4; i++) {                /* floats */
+        float v = (float)(i % 5000) * 0.25f + 100.0f;
+        memcpy(blobs[2] + 4 * i, &v, 4);
+    }
+    for (size_t i = 0; i < sizes[3]; i += 4) {                 /* a small piece of ints */
+        int32_t v = (int32_t)i;
+        memcpy(blobs[3] + i, &v, 4);
+    }
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT(tf_writer_blob(w, blobs[i], sizes[i], &refs[i]) == TF_OK);
+    tt_sig(w, 1, "clWrite", 0);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    /* 8 pieces: 3 of the ints (the last 40003 bytes), 2 of text, 2 of
+     * floats (the last 1000 bytes), the small one; shuffled: the ints' 3
+     * and the floats' first */
+    CU_ASSERT(shuf_check_file(path, blobs, refs, 4) == 4);
+    for (int pass = 0; pass < 2; pass++) {
+        CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+        CU_ASSERT(tf_reader_get_info(r)->major == 2);
+        CU_ASSERT(tf_reader_scan(r) == TF_OK);
+        CU_ASSERT(tf_reader_get_info(r)->has_index == !pass);
+        CU_ASSERT(tf_reader_get_info(r)->blob_chunks == 8);
+        CU_ASSERT(tf_reader_get_info(r)->blob_chunks_shuffled == 4);
+        for (int i = 0; i < 4; i++) {
+            memset(back, 0, sizes[i]);
+            CU_ASSERT(tf_reader_blob(r, &refs[i], 0, back, sizes[i]) == TF_OK);
+            CU_ASSERT(memcmp(back, blobs[i], sizes[i]) == 0);
+        }
+        /* across a piece boundary at odd offsets, and the tail bytes */
+        CU_ASSERT(tf_reader_blob(r, &refs[0], MIB - 5, back, 11) == TF_OK && memcmp(back, blobs[0] + MIB - 5, 11) == 0);
+        CU_ASSERT(tf_reader_blob(r, &refs[0], sizes[0] - 5, back, 5) == TF_OK &&
+                  memcmp(back, blobs[0] + sizes[0] - 5, 5) == 0);
+        tf_reader_close(r);
+        CU_ASSERT(truncate(path, (off_t)(tt_fsize(path) - 32)) == 0);   /* no trailer: scan */
+    }
+    unlink(path);
+    for (int i = 0; i < 4; i++)
+        free(blobs[i]);
+    free(back);
+}
+
 /* -------------------------------------------------------- writer failure */
 
 static void test_writer_failure(void)
@@ -879,6 +998,7 @@ int main(void)
     CU_add_test(s, "dedup: 100 x 3 MiB stored once", test_dedup);
     CU_add_test(s, "40 MiB blob: pieces, random access, index and scan", test_big_blob_and_index);
     CU_add_test(s, "compression shrinks compressible data", test_compression);
+    CU_add_test(s, "4-byte numbers byte-shuffled (codec 2), text not", test_shuffle);
     CU_add_test(s, "writer failure: failed state, no blocking", test_writer_failure);
     CU_add_test(s, "memory budget: producers wait, data complete", test_budget);
     CU_add_test(s, "periodic flush makes records readable", test_periodic_flush);

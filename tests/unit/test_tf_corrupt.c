@@ -263,6 +263,44 @@ static void test_hostile_chunks(void)
     ct_write(path, buf, len);
     CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
 
+    /* Codec 2 (zstd of the bytes shuffled by 4-byte elements): a RECORD
+     * chunk of 33 records [9, nil] (a later minor's type, skipped), 99
+     * bytes: 24 elements shuffled, the last 3 bytes in place. It reads in
+     * a 2.x file; the shuffled bytes taken as they are do not (the test
+     * would see a reader that skipped the unshuffle); the chunk is corrupt
+     * in a 1.x file, and so is a frame of the wrong size or codec 3. */
+    {
+        uint8_t raw[99], shuf[99];
+        for (size_t i = 0; i < sizeof(raw); i++)
+            raw[i] = (uint8_t)"\x92\x09\xc0"[i % 3];
+        for (size_t i = 0; i < sizeof(raw); i++)          /* byte k of element e goes to k * 24 + e */
+            shuf[i < 96 ? (i % 4) * 24 + i / 4 : i] = raw[i];
+        zn = ZSTD_compress(z, sizeof(z), shuf, sizeof(shuf), 1);
+        CU_ASSERT_FATAL(!ZSTD_isError(zn) && zn < sizeof(shuf));
+        len = ct_file_header(buf, 2, 0);
+        len += ct_chunk(buf + len, 1, 2, z, zn, zn, sizeof(shuf), 0);
+        ct_write(path, buf, len);
+        CU_ASSERT(ct_read_everything(path, &rd, &info) == TF_END);
+        CU_ASSERT(info.truncated == 0 && rd.ncalls == 0);
+        tt_read_free(&rd);
+        len = ct_file_header(buf, 2, 0);
+        len += ct_chunk(buf + len, 1, 1, z, zn, zn, sizeof(shuf), 0);
+        ct_write(path, buf, len);
+        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
+        len = ct_file_header(buf, 1, 0);
+        len += ct_chunk(buf + len, 1, 2, z, zn, zn, sizeof(shuf), 0);
+        ct_write(path, buf, len);
+        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
+        len = ct_file_header(buf, 2, 0);
+        len += ct_chunk(buf + len, 1, 2, z, zn, zn, sizeof(shuf) + 4, 0);
+        ct_write(path, buf, len);
+        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
+        len = ct_file_header(buf, 2, 0);
+        len += ct_chunk(buf + len, 1, 3, z, zn, zn, sizeof(shuf), 0);
+        ct_write(path, buf, len);
+        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
+    }
+
     /* Unknown codec; oversized header extension. */
     len = ct_file_header(buf, 1, 0);
     len += ct_chunk(buf + len, 1, 9, "\x91\x07", 2, 2, 2, 0);
@@ -446,10 +484,19 @@ static void test_versions_and_files(void)
     CU_ASSERT(tf_reader_get_info(r)->minor == 7);
     tf_reader_close(r);
 
-    ct_file_header(buf, 2, 0);                        /* a later major: refused */
+    ct_file_header(buf, 2, 0);                        /* 2.0: readable, as 1.x */
+    ct_write(path, buf, len);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(tf_reader_get_info(r)->major == 2);
+    tf_reader_close(r);
+
+    ct_file_header(buf, 3, 0);                        /* a later major: refused */
     ct_write(path, buf, len);
     CU_ASSERT(tf_reader_open(&r, path, NULL) == TF_ERR_VERSION && r == NULL);
-    CU_ASSERT(strstr(tf_reader_open_error(), "format version 2.0") != NULL);
+    CU_ASSERT(strstr(tf_reader_open_error(), "format version 3.0; this build reads 1.x to 2.x") != NULL);
+    ct_file_header(buf, 0, 9);                        /* and an earlier one */
+    ct_write(path, buf, len);
+    CU_ASSERT(tf_reader_open(&r, path, NULL) == TF_ERR_VERSION && r == NULL);
 
     ct_file_header(buf, 1, 0);
     buf[20] ^= 1;                                     /* header check */

@@ -195,9 +195,13 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
     fprintf(f, "records    %s raw, %s stored in %" PRIu64 " chunks\n",
             cli_fmt_size(in->record_bytes_raw, a), cli_fmt_size(in->record_bytes_stored, b),
             in->record_chunks);
-    fprintf(f, "blobs      %" PRIu64 ": %s referenced, %s unique, %s stored\n", in->blobs,
+    fprintf(f, "blobs      %" PRIu64 ": %s referenced, %s unique, %s stored", in->blobs,
             cli_fmt_size(st->blob_refs, a), cli_fmt_size(in->blob_bytes_raw, b),
             cli_fmt_size(in->blob_bytes_stored, c));
+    if (in->blob_chunks_shuffled)
+        fprintf(f, " (%" PRIu64 " of %" PRIu64 " pieces byte-shuffled)", in->blob_chunks_shuffled,
+                in->blob_chunks);
+    putc('\n', f);
     fprintf(f, "ratios     compression %.2fx, dedup %.2fx\n",
             cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                       in->record_bytes_stored + in->blob_bytes_stored),
@@ -245,13 +249,13 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
             st->calls, st->incomplete, st->nfn, st->launches, st->transfers, st->h2d, st->d2h,
             st->devtimes, st->devtime_ns, st->data_items, st->notes,
             st->have_time ? st->t_last - st->t_first : 0);
-    fprintf(f, ",\"record_chunks\":%" PRIu64 ",\"blob_chunks\":%" PRIu64
+    fprintf(f, ",\"record_chunks\":%" PRIu64 ",\"blob_chunks\":%" PRIu64 ",\"blob_chunks_shuffled\":%" PRIu64
                ",\"record_bytes_raw\":%" PRIu64 ",\"record_bytes_stored\":%" PRIu64
                ",\"blobs\":%" PRIu64 ",\"blob_bytes_unique\":%" PRIu64
                ",\"blob_bytes_stored\":%" PRIu64 ",\"blob_bytes_referenced\":%" PRIu64
                ",\"compression_ratio\":%.4f,\"dedup_ratio\":%.4f",
-            in->record_chunks, in->blob_chunks, in->record_bytes_raw, in->record_bytes_stored,
-            in->blobs, in->blob_bytes_raw, in->blob_bytes_stored, st->blob_refs,
+            in->record_chunks, in->blob_chunks, in->blob_chunks_shuffled, in->record_bytes_raw,
+            in->record_bytes_stored, in->blobs, in->blob_bytes_raw, in->blob_bytes_stored, st->blob_refs,
             cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                       in->record_bytes_stored + in->blob_bytes_stored),
             cli_ratio(st->blob_refs, in->blob_bytes_raw));
