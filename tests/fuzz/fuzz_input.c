@@ -118,24 +118,29 @@ static void fz_chunk_put(fz_out *o, uint8_t type, uint8_t codec, const uint8_t *
     }
 }
 
-static void fz_record(fz_out *o, const uint8_t *d, size_t n, int zstd)
+/* Appends a chunk whose payload is @p d (@p n bytes) compressed here as
+ * one zstd frame, with codec @p codec (1, or 2 when d is already
+ * shuffled). */
+static void fz_zchunk(fz_out *o, uint8_t type, uint8_t codec, const uint8_t *ext, uint16_t ext_len,
+                      const uint8_t *d, size_t n)
 {
-    if (!zstd) {
-        fz_chunk_put(o, 1, 0, NULL, 0, d, n, n);
-        return;
-    }
     size_t cap = ZSTD_compressBound(n);
     void *z = malloc(cap ? cap : 1);
-    if (!z) {
-        o->oom = 1;
-        return;
-    }
-    size_t k = ZSTD_compress(z, cap, d, n, 1);
-    if (ZSTD_isError(k))
+    size_t k = z ? ZSTD_compress(z, cap, d, n, 1) : 0;
+
+    if (!z || ZSTD_isError(k))
         o->oom = 1;
     else
-        fz_chunk_put(o, 1, 1, NULL, 0, z, k, n);
+        fz_chunk_put(o, type, codec, ext, ext_len, z, k, n);
     free(z);
+}
+
+static void fz_record(fz_out *o, const uint8_t *d, size_t n, int zstd)
+{
+    if (zstd)
+        fz_zchunk(o, 1, 1, NULL, 0, d, n);
+    else
+        fz_chunk_put(o, 1, 0, NULL, 0, d, n, n);
 }
 
 /* A BLOB chunk; @p shuffled: stored byte-shuffled and compressed (codec
@@ -145,28 +150,21 @@ static void fz_blob(fz_out *o, const uint8_t *d, size_t n, int shuffled)
 {
     uint8_t ext[32] = { 0 };
     size_t e = n < 32 ? n : 32, raw = n - e, m = raw / 4;
+    uint8_t *t;
 
     memcpy(ext, d, e);
     if (!shuffled) {
         fz_chunk_put(o, 2, 0, ext, 32, d + e, raw, raw);
         return;
     }
-    uint8_t *t = malloc(raw ? raw : 1);
-    size_t cap = ZSTD_compressBound(raw);
-    void *z = malloc(cap ? cap : 1);
-    if (!t || !z) {
+    if ((t = malloc(raw ? raw : 1)) == NULL) {
         o->oom = 1;
-    } else {
-        for (size_t i = 0; i < raw; i++)
-            t[i < 4 * m ? (i % 4) * m + i / 4 : i] = d[e + i];
-        size_t k = ZSTD_compress(z, cap, t, raw, 1);
-        if (ZSTD_isError(k))
-            o->oom = 1;
-        else
-            fz_chunk_put(o, 2, 2, ext, 32, z, k, raw);
+        return;
     }
+    for (size_t i = 0; i < raw; i++)
+        t[i < 4 * m ? (i % 4) * m + i / 4 : i] = d[e + i];
+    fz_zchunk(o, 2, 2, ext, 32, t, raw);
     free(t);
-    free(z);
 }
 
 /* The INDEX payload (FORMAT.md 6) of the chunks written so far. */

@@ -283,22 +283,18 @@ static void test_hostile_chunks(void)
         CU_ASSERT(ct_read_everything(path, &rd, &info) == TF_END);
         CU_ASSERT(info.truncated == 0 && rd.ncalls == 0);
         tt_read_free(&rd);
-        len = ct_file_header(buf, 2, 0);
-        len += ct_chunk(buf + len, 1, 1, z, zn, zn, sizeof(shuf), 0);
-        ct_write(path, buf, len);
-        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
-        len = ct_file_header(buf, 1, 0);
-        len += ct_chunk(buf + len, 1, 2, z, zn, zn, sizeof(shuf), 0);
-        ct_write(path, buf, len);
-        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
-        len = ct_file_header(buf, 2, 0);
-        len += ct_chunk(buf + len, 1, 2, z, zn, zn, sizeof(shuf) + 4, 0);
-        ct_write(path, buf, len);
-        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
-        len = ct_file_header(buf, 2, 0);
-        len += ct_chunk(buf + len, 1, 3, z, zn, zn, sizeof(shuf), 0);
-        ct_write(path, buf, len);
-        CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
+        static const struct { uint16_t major; uint8_t codec; size_t extra; } bad[] = {
+            { 2, 1, 0 },          /* the shuffled bytes taken as they are */
+            { 1, 2, 0 },          /* codec 2 in a 1.x file */
+            { 2, 2, 4 },          /* a frame of another size */
+            { 2, 3, 0 },          /* codec 3 */
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            len = ct_file_header(buf, bad[i].major, 0);
+            len += ct_chunk(buf + len, 1, bad[i].codec, z, zn, zn, sizeof(shuf) + bad[i].extra, 0);
+            ct_write(path, buf, len);
+            CU_ASSERT(ct_read_everything(path, &rd, NULL) == TF_ERR_CORRUPT);
+        }
     }
 
     /* Unknown codec; oversized header extension. */
