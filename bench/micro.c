@@ -28,6 +28,9 @@
  *                           input changes every iteration
  *   micro data N repeated   the same, with the same input every iteration
  *
+ * The device: with CLRR_APP_DEVICE=gpu the first GPU of any platform
+ * (exit 2 when there is none), else the first platform's first device.
+ *
  * Prints one line: `mode=... iters=N calls=C bytes=B ns=T cpu_ns=U` where
  * calls is the number of OpenCL calls in the timed loop, bytes the bytes
  * moved between host and device, T the loop's wall time and U the CPU time
@@ -96,14 +99,23 @@ int main(int argc, char **argv)
     int profiled = argc > 3 && !strcmp(argv[3], "profiled");
     int ab = argc > 3 && !strcmp(argv[3], "ab");
     double ab_ns = 0, enq_ns = 0;
-    cl_platform_id plat;
-    cl_device_id dev;
+    cl_platform_id plats[16];
+    cl_device_id dev = NULL;
+    cl_uint nplat = 0;
     cl_int err;
-    CHECK(clGetPlatformIDs(1, &plat, NULL));
-    CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    CHECK(clGetPlatformIDs(16, plats, &nplat));
+    /* CLRR_APP_DEVICE=gpu: the first GPU of any platform (the H200
+     * machine's loader lists PoCL's CPU first), and no GPU is an error;
+     * else the first platform's first device */
     const char *want = getenv("CLRR_APP_DEVICE");
-    if (want && !strcmp(want, "gpu"))
-        clGetDeviceIDs(plat, CL_DEVICE_TYPE_GPU, 1, &dev, NULL);
+    int gpu = want && !strcmp(want, "gpu");
+    for (cl_uint i = 0; i < (nplat < 16 ? nplat : 16) && !dev; i++)
+        if (clGetDeviceIDs(plats[i], gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS)
+            dev = NULL;
+    if (!dev) {
+        fprintf(stderr, "micro: no %s device\n", gpu ? "GPU" : "OpenCL");
+        return 2;
+    }
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err);
     cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};

@@ -7,6 +7,7 @@
 #    blocks: half the launches);
 #  - `micro calls N`: enq_ns, the time inside the enqueue calls, is
 #    positive and below the loop's wall time, and enq_calls is 2N;
+#  - `CLRR_APP_DEVICE=gpu micro` without a GPU: one line, exit 2;
 #  - `waves SOURCE N FROM TO STEP`: one line per work-group count, in order,
 #    with positive times; bad arguments: one line, exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +41,15 @@ kv = dict(re.findall(r'(\w+)=(\S+)', open(sys.argv[1]).read()))
 assert kv["enq_calls"] == "2000", kv
 assert 0 < float(kv["enq_ns"]) < float(kv["ns"]), kv
 PY
+
+# CLRR_APP_DEVICE=gpu where no platform has a GPU (PoCL's CPU here): one
+# line, exit 2, never a silent run on another device (on the H200
+# machine micro used to take PoCL's CPU, its loader's first platform)
+if ! clinfo -l 2>/dev/null | grep -qi "gpu"; then
+    rc=0; CLRR_APP_DEVICE=gpu "$M" calls 10 >"$TMP/g.out" 2>&1 || rc=$?
+    [ $rc = 2 ] && [ "$(cat "$TMP/g.out")" = "micro: no GPU device" ] ||
+        fail "micro with CLRR_APP_DEVICE=gpu and no GPU: exit $rc: $(cat "$TMP/g.out")"
+fi
 
 "$W" "$SRC" 256 2 8 3 >"$TMP/w.out" 2>&1 || fail "waves: $(cat "$TMP/w.out")"
 python3 - "$TMP/w.out" <<'PY' || fail "waves output: $(cat "$TMP/w.out")"
