@@ -21,7 +21,7 @@ static pthread_once_t rec_preload_flag = PTHREAD_ONCE_INIT;
 _Atomic uint8_t rec_sig_written[REC_FN_COUNT];
 static _Atomic uint64_t rec_tid_next;
 __thread uint64_t rec_tid;
-_Atomic int64_t rec_last_flush;
+static _Atomic int64_t rec_last_flush;   /* rec_sync_flush: the last sync-point flush */
 _Atomic int rec_env_written;
 
 static const char *rec_host_clock = "monotonic";   /* rec_clock_init's answer, for ENV */

@@ -372,7 +372,6 @@ int rec_ext_bind(void **slot, void *next_fn);
 extern _Atomic int rec_env_written;          /* rec_enter_slow ran (the environment record) */
 extern __thread uint64_t rec_tid;            /* this thread's number, 0 before its first call */
 extern _Atomic uint8_t rec_sig_written[REC_FN_COUNT];
-extern _Atomic int64_t rec_last_flush;
 extern _Atomic int64_t rec_sig_checked;      /* rec_signals.c: when the handlers were last looked at */
 #define REC_SIG_CHECK_NS 100000000           /* 100 ms between looks (rec_signals.c) */
 void rec_enter_slow(void);                   /* the environment record, once; this thread's number */

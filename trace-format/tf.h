@@ -339,14 +339,6 @@ static inline __attribute__((always_inline)) void tf_enc_head_(tf_enc *e, uint32
 static inline __attribute__((always_inline)) void tf_enc_array(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x90, 0xdc, 0xdd); } /* then n values */
 static inline __attribute__((always_inline)) void tf_enc_map(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x80, 0xde, 0xdf); }   /* then n pairs */
 
-/* The record path's hot state: the first member of every writer, here only
- * so that tf_writer_lock(), tf_writer_unlock() and tf_writer_status() can
- * be inline (a recorded call locks and unlocks twice and asks the status
- * twice; as calls into tf_writer.c that was about 150 of the recorder's
- * instructions per call). Its fields are the writer's (tf_writer.c): a
- * caller uses the three functions, never the fields. The cursor persists
- * between records: while a chunk is open, enc.p is where the next record
- * goes, and its length is set at every unlock. */
 /* The record lock: taken twice per recorded call (its BEGIN and its END),
  * and held only while a record is encoded (or, in sink mode, handed on).
  * Uncontended it is one exchange and one store, where a pthread mutex is
@@ -377,6 +369,15 @@ static inline void tf_rlock_unlock(tf_rlock *l)
 {
     atomic_store_explicit(&l->held, 0, memory_order_release);
 }
+
+/* The record path's hot state: the first member of every writer, here only
+ * so that tf_writer_lock(), tf_writer_unlock() and tf_writer_status() can
+ * be inline (a recorded call locks and unlocks twice and asks the status
+ * twice; as calls into tf_writer.c that was about 150 of the recorder's
+ * instructions per call). Its fields are the writer's (tf_writer.c): a
+ * caller uses the three functions, never the fields. The cursor persists
+ * between records: while a chunk is open, enc.p is where the next record
+ * goes, and its length is set at every unlock. */
 typedef struct tf_wfast_ {
     tf_rlock rmu;                /* the record lock: one exchange and one store uncontended */
     _Atomic int failed;          /* the writer failed: records are dropped */
