@@ -31,3 +31,9 @@ $(B)/bin/clrr: $(CLI_OBJS) $(OPT_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(OPT_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB) $(RECCTL_LIB) $(OPT_LIBS) $(RT_LIBS) -lOpenCL
 ALL_TARGETS += $(B)/bin/clrr
+
+# `make docs`: docs/commands.md, the command reference, from the usage
+# strings of the built `clrr` (tests/e2e/cli_docs.sh checks it is current).
+.PHONY: docs
+docs: $(B)/bin/clrr
+	bash tools/cli_docs.sh $(B)/bin/clrr >docs/commands.md.tmp && mv docs/commands.md.tmp docs/commands.md
