@@ -7,9 +7,9 @@
  * Why: every recorded call reads the host clock twice (its BEGIN and END
  * times). clock_gettime(CLOCK_MONOTONIC) orders the counter read against
  * the instructions around it (lfence or rdtscp in the vDSO) and scales it
- * with the kernel's parameters under a sequence count: on an H200 host the
- * two reads cost about 90 ns of the layer's 340 per call, a plain rdtsc and
- * the scaling below about 45 (bench/results/nvidia-h200-s20.md). */
+ * with the kernel's parameters under a sequence count: about twice what a
+ * plain rdtsc and the scaling below cost, a large share of the layer's
+ * cost per call (measured on an H200 host: bench/results/nvidia-h200-s20.md). */
 #ifndef CLRR_REC_CLOCK_H
 #define CLRR_REC_CLOCK_H
 

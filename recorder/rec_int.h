@@ -423,8 +423,9 @@ static inline tf_enc *rec_begin(rec_call *c)
     tf_enc *e = tf_writer_lock(rec_g.w);
     /* Numbered under the record lock: every BEGIN is written under it, so
      * numbers are given in file order, and without a locked instruction of
-     * their own (a full barrier on x86: on one H200 start the one at entry
-     * cost 63 ns per call). Hooks read c->seq only after this. */
+     * their own (a full barrier on x86, which a GPU host measured as a
+     * share of the layer's cost per call: bench/results/nvidia-h200-s20.md).
+     * Hooks read c->seq only after this. */
     if (!c->seq) {
         c->seq = atomic_load_explicit(&rec_g.seq, memory_order_relaxed) + 1;
         atomic_store_explicit(&rec_g.seq, c->seq, memory_order_relaxed);

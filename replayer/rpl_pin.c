@@ -3,10 +3,10 @@
  *
  * Lanes overlap uploads, downloads and kernels only where the driver copies
  * asynchronously. NVIDIA's copies pageable memory on the calling thread
- * (bench/xfer.c: a pageable write and read on two queues move 14.5 GB/s
- * together, 13.9 a write alone), so a replay's uploads and downloads, from
- * and to malloc'ed memory, ran one after another whatever the lanes
- * (bench/results/nvidia-h200-sched.md, session 17). From pinned memory the
+ * (bench/xfer.c: a pageable write and read on two queues move hardly more
+ * together than a write alone), so a replay's uploads and downloads, from
+ * and to malloc'ed memory, run one after another whatever the lanes
+ * (bench/results/README.md, "Replay with plans"). From pinned memory the
  * device's copy engines move them while the host goes on. So the data of a
  * clEnqueueWriteBuffer, and the read-back buffer of a clEnqueueReadBuffer,
  * on a queue with lanes come from here: blocks of CL_MEM_ALLOC_HOST_PTR

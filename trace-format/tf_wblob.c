@@ -24,9 +24,9 @@
  * copies are dropped if the root shows the blob is stored already.
  * Otherwise (repeated data, or a blob of several windows) the leaves are
  * hashed first, by tasks, and nothing is copied for a blob already stored.
- * On the H200 machine's data-heavy benchmark (16 CPUs) that took the
- * recording from 1.43x to 1.27x plain with varying data and from 1.75-2.29x
- * to 1.22-1.34x with repeated data (bench/results/nvidia-h200-recorder.txt). */
+ * On an H200 host's data-heavy benchmark (16 CPUs) this is what brings the
+ * recording closer to plain speed, with varying and with repeated data
+ * (bench/results/nvidia-h200-recorder.txt). */
 #include "trace-format/tf_int.h"
 
 #include <errno.h>

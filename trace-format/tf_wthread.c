@@ -23,13 +23,13 @@
  * (tf_wcompress(), tf_wzstd.c): then the application is about to wait for
  * the workers.
  *
- * Measured on the data-heavy micro benchmark (bench/micro.c, 20 x 16 MiB
- * written and read back; medians of 5), H200 machine, 16 CPUs: recorded
- * 1.51-1.86 s with the single background thread of before (6.7-7.0x
- * plain), 0.29-0.34 s with the default 8 workers (1.24-1.34x), trace 0.40
- * of the raw bytes; the XXH3 of its blobs (about 1.3 ms per 16 MiB) was
- * then most of what the application's thread spent, before leaf hashes
- * (format 1.2) let the workers share it.
+ * Why several workers: on the data-heavy micro benchmark (bench/micro.c,
+ * 20 x 16 MiB written and read back) on an H200 host's 16 CPUs, one
+ * background thread left the application waiting for compression, several
+ * times its plain time, where a pool keeps it near plain speed
+ * (bench/results/nvidia-h200-recorder.txt). The XXH3 of the blobs is then
+ * most of what the application's thread spends, hence leaf hashes
+ * (format 1.2), which the workers share.
  *
  * The lead (worker 0) also seals the open record chunk every flush_ms and,
  * at close, once the queue is empty and no job is in flight, writes the
@@ -67,9 +67,9 @@ unsigned tf_wworkers_default(unsigned threads)
     if (threads)
         return threads > TF_MAX_WORKERS ? TF_MAX_WORKERS : threads;
     /* three quarters of the processors: the rest stay with the application
-     * and its driver's threads (on the H200 machine's 16 CPUs, the
-     * data-heavy micro benchmark recorded at 1.28x plain with 8 workers,
-     * 1.13x with 12 and 1.24x with 15, medians of 5) */
+     * and its driver's threads (on an H200 host's 16 CPUs the data-heavy
+     * micro benchmark recorded fastest with 12 workers, slower with 8 or
+     * 15: bench/results/nvidia-h200-recorder.txt) */
     n = sysconf(_SC_NPROCESSORS_ONLN) * 3 / 4;
     return n < 1 ? 1 : n > TF_DEF_WORKERS_MAX ? TF_DEF_WORKERS_MAX : (unsigned)n;
 }
