@@ -14,7 +14,7 @@
 #   bench/gpu_split.sh replay BUILD DIR OUT replays each trace plain and with
 #                                           each of its plans, --loop 5,
 #                                           verified; one JSON per run in OUT
-# NVIDIA's driver and PoCL are both made visible (DESIGN.md, Devices).
+# NVIDIA's driver and PoCL are both made visible.
 # Read-backs are compared within a float tolerance (TOL, default
 # rel=1e-3,abs=1e-5): traces recorded on
 # another device (PoCL here), and parts on the CPU, round differently.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# replay_stub.sh BUILD_DIR — the replay oracle of DESIGN.md: on the stub
+# replay_stub.sh BUILD_DIR — the replay oracle (docs/replay.md): on the stub
 # OpenCL driver (tests/stub-icd, which logs every call it receives to
 # $CLRR_STUB_LOG), `clrr replay --exact-calls` of a trace recorded on it
 # makes exactly the recorded calls: the stub's log equals the trace's call

@@ -2,7 +2,9 @@
  *
  * Adding a subcommand: write tools/clrr/cmd_<name>.c exporting
  * `const cli_command cli_cmd_<name>` and add X(<name>) to CLI_COMMANDS below,
- * at its place in DESIGN.md's "Command line (contract)". */
+ * at its place in the list (`clrr --help` prints this order), then run
+ * `make docs`: docs/commands.md is generated from the usage strings, and
+ * tests/e2e/cli_docs.sh fails until it is. */
 #include "tools/clrr/cli.h"
 
 #include <string.h>
