@@ -22,8 +22,9 @@ enum { REC_STAGE_EARLY = 0, REC_STAGE_LATE = 1, REC_STAGE_UNCOUNTED = -1 };
  * REC_STAGE_OVERLAP_NS of the application's work overlapped them; early
  * (paid) otherwise. The run's first wait finds its copies slowed by one-time
  * costs (the copy threads' start, the first user event and write from each
- * block): on an H200 host geomatrix's found them running in most runs, where
- * its later waits rarely did (bench/results/nvidia-h200-s19.md), and that one vote turned
+ * block): on an H200 host geomatrix's found them running in most runs,
+ * where its later waits rarely did (bench/results/nvidia-h200-s19.md),
+ * and that one vote turned
  * deferral off for the run (6.6 ms against 6.1). So a late first wait is
  * not counted when at least half of REC_STAGE_OVERLAP_NS of work came
  * before it; one that came with less (sobel: a write, three launches, a
