@@ -92,11 +92,17 @@ all: $(ALL_TARGETS)
 # --------------------------------------------------------------- targets
 .PHONY: all deps test test-unit test-e2e test-san test-long demo bench fuzz clean install
 
-# `make test`: unit and end-to-end tests, then again under ASan+UBSan.
-test: all
-	@$(MAKE) --no-print-directory test-unit test-e2e
-	@$(MAKE) --no-print-directory SAN=1 test-unit test-e2e-san
-	@echo "make test: all suites passed"
+# `make test`: builds both flavours (plain, and ASan+UBSan in build-san/),
+# then runs every suite of both in one pool of parallel jobs
+# (tests/run.sh): the unit tests, the fuzz corpora and the end-to-end
+# scripts. Builds are parallel even without -j (CI runs plain `make test`).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+PARJ = $(if $(findstring j,$(firstword $(filter-out --%,$(MAKEFLAGS)))),,-j$(NPROC))
+SAN_B := build-san
+test:
+	@$(MAKE) --no-print-directory $(PARJ) all
+	@$(MAKE) --no-print-directory $(PARJ) SAN=1 B=$(SAN_B) all
+	@bash tests/run.sh -t "make test" $(TEST_JOBS)
 
 demo: all
 	@bash tools/demo.sh $(B)

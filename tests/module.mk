@@ -31,17 +31,23 @@ $(B)/tests/test_cdb: $(CDB_LIB)
 
 ALL_TARGETS += $(UNIT_BINS)
 
-# FUZZ_BINS (tests/fuzz/module.mk): fuzz targets built as plain programs
-# that run their corpus and every crash ever found.
-test-unit: $(UNIT_BINS) $(FUZZ_BINS)
-	@set -e; for t in $(UNIT_BINS) $(FUZZ_BINS); do echo "== $$t"; $$t; done
-
-# End-to-end tests: every tests/e2e/*.sh gets the build dir as $1.
+# Test jobs for tests/run.sh: BUILD_DIR:PATH[:san]. FUZZ_BINS
+# (tests/fuzz/module.mk): fuzz targets built as plain programs that run
+# their corpus and every crash ever found.
 E2E_SCRIPTS := $(sort $(filter-out tests/e2e/lib.sh tests/e2e/run.sh,$(wildcard tests/e2e/*.sh)))
+unit_jobs = $(foreach t,$(patsubst $(B)/%,%,$(UNIT_BINS) $(FUZZ_BINS)),$(1):$(1)/$(t))
+e2e_jobs = $(foreach s,$(E2E_SCRIPTS),$(1):$(s)$(2))
+# `make test` (Makefile): both flavours in one pool
+TEST_JOBS = $(call unit_jobs,$(B)) $(call e2e_jobs,$(B)) \
+            $(call unit_jobs,$(SAN_B)) $(call e2e_jobs,$(SAN_B),:san)
+
+# One suite of one flavour: `make test-unit`, `make SAN=1 test-e2e-san`, ...
+test-unit: $(UNIT_BINS) $(FUZZ_BINS)
+	@bash tests/run.sh -t unit $(call unit_jobs,$(B))
 test-e2e: all
-	@bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)
+	@bash tests/run.sh -t e2e $(call e2e_jobs,$(B))
 test-e2e-san: all
-	@CLRR_SAN=1 bash tests/e2e/run.sh $(B) $(E2E_SCRIPTS)
+	@bash tests/run.sh -t e2e $(call e2e_jobs,$(B),:san)
 
 # Small OpenCL programs the end-to-end tests drive (tests/progs/*.c).
 PROG_SRCS := $(wildcard tests/progs/*.c)
