@@ -27,9 +27,19 @@ extern "C" {
 #endif
 
 #define TF_FORMAT_MAJOR 2
-#define TF_FORMAT_MINOR 0
+#define TF_FORMAT_MINOR 1
 #define TF_FORMAT_MAJOR_OLDEST 1   /* readers read every major from this one to TF_FORMAT_MAJOR */
 
+/* Feature bits of the file header (FORMAT.md 2.1, since 2.1): the low 32
+ * bits of its flags are required features (a reader refuses a file that
+ * sets one it does not know), the high 32 bits optional ones (a reader
+ * ignores those it does not know). A feature defined in a later minor gets
+ * the next free bit of its kind here, in FORMAT.md's table, and in the
+ * known masks below when this build implements it. No feature is defined
+ * yet: this writer sets no bit. */
+#define TF_FEATURES_SINCE_MINOR 1         /* in 2.0 and 1.x files the flags are ignored */
+#define TF_FEATURES_REQUIRED_KNOWN 0x00000000u
+#define TF_FEATURES_OPTIONAL_KNOWN 0x00000000u
 
 typedef enum tf_status {
     TF_OK = 0,
@@ -407,6 +417,9 @@ typedef struct tf_reader_info {
     uint64_t record_bytes_raw, record_bytes_stored;
     uint64_t blobs, blob_bytes_raw, blob_bytes_stored;  /* unique blobs */
     uint64_t blob_chunks_shuffled;   /* BLOB chunks stored byte-shuffled (codec 2, FORMAT.md 3.2) */
+    uint32_t features_required;   /* the file's feature bits (FORMAT.md 2.1; 0 before 2.1):
+                                   * all known to this build, else the open failed */
+    uint32_t features_optional;   /* may hold bits this build does not know */
     int has_index;            /* a valid index/trailer was found */
     int truncated;            /* the file ends in an incomplete chunk */
     uint64_t valid_bytes;     /* bytes up to the end of the last whole chunk */
