@@ -189,7 +189,7 @@ typedef struct tf_wworker {
 
 struct tf_writer {
     /* Record path, under f.rmu. Lock order: rmu, then qmu; bmu alone.
-     * f is first: tf.h's inline lock and unlock read it through the
+     * f is first: tf_hot.h's inline lock and unlock read it through the
      * writer's pointer. f.base, f.open_len and f.enc follow open
      * (tf_wopen_set). */
     tf_wfast_ f;
