@@ -237,10 +237,7 @@ static void rec_describe_platform(cl_platform_id p)
         rec_obj_created(devs[k], REC_OBJ_DEVICE);
     uint64_t pid = rec_obj_id(p);
     tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 3);
-    tf_enc_uint(e, 7);   /* DEVICES (FORMAT.md 1.1) */
-    tf_enc_uint(e, pid);
-    tf_enc_array(e, nd);
+    tf_wrec_devices_head(e, pid, nd);   /* then the nd device maps */
     for (cl_uint k = 0; k < nd; k++)
         rec_env_device(e, devs[k]);
     tf_writer_unlock(rec_g.w);
@@ -291,8 +288,7 @@ static void rec_write_env(void)
         for (cl_uint i = 0; i < np && i < 16; i++)
             rec_obj_created(plats[i], REC_OBJ_PLATFORM);
     tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 2);
-    tf_enc_uint(e, 0);
+    tf_wrec_env_head(e);   /* then the environment map */
     tf_enc_map(e, 11);
     rec_env_str(e, "recorder", "clrr " CLRR_VERSION);
     rec_env_cmdline(e);
@@ -318,23 +314,6 @@ void rec_enter_slow(void)
     pthread_once(&rec_env_once, rec_write_env);
     if (!rec_tid)
         rec_tid = atomic_fetch_add(&rec_tid_next, 1) + 1;
-}
-
-void rec_write_sig(tf_enc *e, const tf_sig *s)
-{
-    tf_enc_array(e, 5);
-    tf_enc_uint(e, 1);
-    tf_enc_uint(e, s->id);
-    tf_enc_cstr(e, s->name);
-    tf_enc_cstr(e, s->ret_type);
-    tf_enc_array(e, s->nparams);
-    for (uint32_t i = 0; i < s->nparams; i++) {
-        tf_enc_array(e, 4);
-        tf_enc_cstr(e, s->params[i].name);
-        tf_enc_cstr(e, s->params[i].type);
-        tf_enc_uint(e, s->params[i].kind);
-        tf_enc_uint(e, s->params[i].dir);
-    }
 }
 
 void rec_enc_extras_(tf_enc *e, rec_extra *x, int n)
@@ -395,12 +374,7 @@ void rec_note(uint64_t seq, const void *obj, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     uint64_t id = rec_obj_id(obj);
-    tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 4);
-    tf_enc_uint(e, 6);
-    tf_enc_uint(e, seq);
-    tf_enc_uint(e, id);
-    tf_enc_cstr(e, text);
+    tf_wrec_note(tf_writer_lock(rec_g.w), seq, id, text);
     tf_writer_unlock(rec_g.w);
 }
 

@@ -172,14 +172,7 @@ static int rec_write_devtime(const rec_pending *p)
     if (rec_next.clGetEventProfilingInfo(p->ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL)
         != CL_SUCCESS)
         start = 0;
-    tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 6);
-    tf_enc_uint(e, 4);
-    tf_enc_uint(e, p->seq);
-    tf_enc_uint(e, 0);
-    tf_enc_uint(e, 0);
-    tf_enc_uint(e, start);
-    tf_enc_uint(e, end);
+    tf_wrec_devtime(tf_writer_lock(rec_g.w), p->seq, 0, 0, start, end);
     tf_writer_unlock(rec_g.w);
     return 1;
 }
@@ -195,10 +188,7 @@ static void rec_write_data(const rec_pending *p, int status)
     else
         s.state = REC_SLOT_SKIPPED;   /* the command failed: nothing was read */
     tf_enc *e = tf_writer_lock(rec_g.w);
-    tf_enc_array(e, 4);
-    tf_enc_uint(e, 5);
-    tf_enc_uint(e, p->seq);
-    tf_enc_cstr(e, p->key);
+    tf_wrec_data_head(e, p->seq, p->key);   /* then the value */
     rec_enc_slot(e, &s);
     tf_writer_unlock(rec_g.w);
 }

@@ -11,7 +11,7 @@
 
 #include "recorder/rec.h"
 #include "recorder/rec_clock.h"
-#include "trace-format/tf.h"
+#include "trace-format/tf_hot.h"
 #include "rec_gen.h"
 
 #define REC_EXPORT __attribute__((visibility("default")))
@@ -107,7 +107,7 @@ extern rec_state rec_g;
 
 /* The call path, in every generated entry point (inline, below):
  *   rec_enter       0: not recording, call through
- *   rec_begin       takes the record lock; writes SIG when first
+ *   rec_begin       takes the record lock; writes SIG when first, the BEGIN head
  *   rec_begin_done  "pre" map, releases the lock
  *   rec_after       right after the driver returned
  *   rec_end
@@ -375,7 +375,6 @@ extern _Atomic uint8_t rec_sig_written[REC_FN_COUNT];
 extern _Atomic int64_t rec_sig_checked;      /* rec_signals.c: when the handlers were last looked at */
 #define REC_SIG_CHECK_NS 100000000           /* 100 ms between looks (rec_signals.c) */
 void rec_enter_slow(void);                   /* the environment record, once; this thread's number */
-void rec_write_sig(tf_enc *e, const tf_sig *s);
 void rec_enc_extras_(tf_enc *e, rec_extra *x, int n);
 void rec_end_free(rec_call *c);              /* heap slots and extras */
 void rec_sync_flush(int64_t now);            /* a "sync" call: make the trace durable soon */
@@ -431,19 +430,13 @@ static inline tf_enc *rec_begin(rec_call *c)
         atomic_store_explicit(&rec_g.seq, c->seq, memory_order_relaxed);
     }
     if (!atomic_load_explicit(&rec_sig_written[c->fn], memory_order_relaxed)) {
-        rec_write_sig(e, &rec_gen_sigs[c->fn]);
+        tf_wrec_sig(e, &rec_gen_sigs[c->fn]);
         atomic_store(&rec_sig_written[c->fn], 1);
     }
-    /* the record's head in one room check (its six values: 46 bytes at most) */
-    uint8_t *p = tf_enc_reserve(e, 1 + 5 * 9);
-    if (p) {
-        p = tf_put_array(p, 7);
-        p = tf_put_uint(p, 2);
-        p = tf_put_uint(p, c->seq);
-        p = tf_put_uint(p, c->tid);
-        p = tf_put_uint(p, rec_gen_sigs[c->fn].id);
-        e->p = tf_put_int(p, c->t0);
-    }
+    /* the head in one room check; then args (generated) and pre */
+    uint8_t *p = tf_enc_reserve(e, TF_WREC_BEGIN_HEAD_MAX);
+    if (p)
+        e->p = tf_wrec_begin_put(p, c->seq, c->tid, rec_gen_sigs[c->fn].id, c->t0);
     return c->e = e;
 }
 
@@ -479,13 +472,9 @@ static inline tf_enc *rec_end(rec_call *c)
         return c->e = &c->discard;
     }
     tf_enc *e = tf_writer_lock(rec_g.w);
-    uint8_t *p = tf_enc_reserve(e, 2 + 2 * 9);   /* the head: four values */
-    if (p) {
-        p = tf_put_array(p, 6);
-        p = tf_put_uint(p, 3);
-        p = tf_put_uint(p, c->seq);
-        e->p = tf_put_int(p, c->t1);
-    }
+    uint8_t *p = tf_enc_reserve(e, TF_WREC_END_HEAD_MAX);   /* then ret, outs (generated), post */
+    if (p)
+        e->p = tf_wrec_end_put(p, c->seq, c->t1);
     return c->e = e;
 }
 

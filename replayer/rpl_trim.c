@@ -426,32 +426,6 @@ static int trim_snapshot(trim *t)
 }
 
 /* ------------------------------------------------------------ pass 3 */
-static void trim_enc_value(tf_enc *e, const tf_value *v)
-{
-    switch (v->type) {
-    case TF_NIL: tf_enc_nil(e); break;
-    case TF_BOOL: tf_enc_bool(e, v->v.b); break;
-    case TF_INT: tf_enc_int(e, v->v.i); break;
-    case TF_UINT: tf_enc_uint(e, v->v.u); break;
-    case TF_F64: tf_enc_f64(e, v->v.f); break;
-    case TF_STR: tf_enc_str(e, v->v.str.ptr, v->v.str.len); break;
-    case TF_BIN: tf_enc_bin(e, v->v.str.ptr, v->v.str.len); break;
-    case TF_BLOB: tf_enc_blobref(e, &v->v.blob); break;
-    case TF_ARRAY:
-        tf_enc_array(e, v->v.arr.n);
-        for (uint32_t i = 0; i < v->v.arr.n; i++)
-            trim_enc_value(e, &v->v.arr.items[i]);
-        break;
-    case TF_MAP:
-        tf_enc_map(e, v->v.map.n);
-        for (uint32_t i = 0; i < v->v.map.n; i++) {
-            trim_enc_value(e, &v->v.map.keys[i]);
-            trim_enc_value(e, &v->v.map.vals[i]);
-        }
-        break;
-    }
-}
-
 /* Blobs a value refers to, copied into the output (before the record lock). */
 static int trim_copy_blobs(trim *t, const tf_value *v)
 {
@@ -492,21 +466,9 @@ static uint64_t trim_sig(trim *t, const tf_sig *sig, uint64_t in_id)
         return id;
     id = ++t->next_sig;
     trim_put(&t->sigmap, key, id);
-    tf_enc *e = tf_writer_lock(t->w);
-    tf_enc_array(e, 5);
-    tf_enc_uint(e, 1);
-    tf_enc_uint(e, id);
-    tf_enc_cstr(e, sig->name);
-    tf_enc_cstr(e, sig->ret_type);
-    tf_enc_array(e, sig->nparams);
-    for (uint32_t i = 0; i < sig->nparams; i++) {
-        tf_enc_array(e, 4);
-        tf_enc_cstr(e, sig->params[i].name);
-        tf_enc_cstr(e, sig->params[i].type);
-        tf_enc_uint(e, sig->params[i].kind);
-        tf_enc_uint(e, sig->params[i].dir);
-    }
-    tf_writer_unlock(t->w);
+    tf_sig out = *sig;
+    out.id = (uint32_t)id;
+    tf_write_sig(t->w, &out);   /* a failed writer is reported at close */
     return id;
 }
 
@@ -522,37 +484,10 @@ static int trim_emit(trim *t, const tf_call *c, uint64_t sig_key, const tf_value
     uint64_t seq = ++t->next_seq;
     if (c->seq && trim_put(&t->seqmap, c->seq, seq) < 0)
         return trim_err(t, RPL_ERR_NOMEM, "%s", "out of memory");
-    tf_enc *e = tf_writer_lock(t->w);
-    tf_enc_array(e, 7);
-    tf_enc_uint(e, 2);
-    tf_enc_uint(e, seq);
-    tf_enc_uint(e, c->tid ? c->tid : 1);
-    tf_enc_uint(e, sid);
-    tf_enc_int(e, c->t_begin);
-    tf_enc_array(e, c->sig->nparams);
-    for (uint32_t i = 0; i < c->sig->nparams; i++)
-        trim_enc_value(e, &args[i]);
-    if (c->pre)
-        trim_enc_value(e, c->pre);
-    else
-        tf_enc_nil(e);
-    tf_writer_unlock(t->w);
+    tf_write_begin(t->w, seq, c->tid ? c->tid : 1, (uint32_t)sid, c->t_begin, args, c->sig->nparams, c->pre);
     if (!c->complete)
         return RPL_OK;
-    e = tf_writer_lock(t->w);
-    tf_enc_array(e, 6);
-    tf_enc_uint(e, 3);
-    tf_enc_uint(e, seq);
-    tf_enc_int(e, c->t_end);
-    trim_enc_value(e, &c->ret);
-    tf_enc_array(e, c->sig->nparams);
-    for (uint32_t i = 0; i < c->sig->nparams; i++)
-        trim_enc_value(e, c->outs ? &c->outs[i] : &(tf_value){.type = TF_NIL});
-    if (c->post)
-        trim_enc_value(e, c->post);
-    else
-        tf_enc_nil(e);
-    tf_writer_unlock(t->w);
+    tf_write_end(t->w, seq, c->t_end, &c->ret, c->outs, c->sig->nparams, c->post);
     t->res->calls_out++;
     return RPL_OK;
 }
@@ -627,23 +562,10 @@ static int trim_emit_late(trim *t, uint64_t ns, int data, const char *key, const
 {
     if (data)
         RPL_TRY(trim_copy_blobs(t, v));
-    tf_enc *e = tf_writer_lock(t->w);
-    if (data) {
-        tf_enc_array(e, 4);
-        tf_enc_uint(e, 5);
-        tf_enc_uint(e, ns);
-        tf_enc_cstr(e, key);
-        trim_enc_value(e, v);
-    } else {
-        tf_enc_array(e, 6);
-        tf_enc_uint(e, 4);
-        tf_enc_uint(e, ns);
-        tf_enc_uint(e, d->queued);
-        tf_enc_uint(e, d->submit);
-        tf_enc_uint(e, d->start);
-        tf_enc_uint(e, d->end);
-    }
-    tf_writer_unlock(t->w);
+    if (data)
+        tf_write_data(t->w, ns, key, v);
+    else
+        tf_write_devtime(t->w, ns, d->queued, d->submit, d->start, d->end);
     return RPL_OK;
 }
 
@@ -733,14 +655,7 @@ static int trim_pass3(trim *t, const char *in_path)
 {
     rpl_session *s = t->s;
     const tf_value *env = tf_reader_env(s->r);
-    tf_enc *e = tf_writer_lock(t->w);
-    tf_enc_array(e, 2);
-    tf_enc_uint(e, 0);
-    if (env)
-        trim_enc_value(e, env);
-    else
-        tf_enc_map(e, 0);
-    tf_writer_unlock(t->w);
+    tf_write_env(t->w, env);
     /* platforms and devices of the environment exist from the start */
     const tf_value *plats = env ? tf_map_get(env, "platforms") : NULL;
     for (uint32_t i = 0; plats && plats->type == TF_ARRAY && i < plats->v.arr.n; i++) {
@@ -759,13 +674,7 @@ static int trim_pass3(trim *t, const char *in_path)
     else
         snprintf(note, sizeof note, "trimmed by clrr trim from %.1000s: calls #%llu to #%llu", in_path,
                  (unsigned long long)t->A, (unsigned long long)t->B);
-    e = tf_writer_lock(t->w);
-    tf_enc_array(e, 4);
-    tf_enc_uint(e, 6);
-    tf_enc_uint(e, 0);
-    tf_enc_uint(e, 0);
-    tf_enc_cstr(e, note);
-    tf_writer_unlock(t->w);
+    tf_write_note(t->w, 0, 0, note);
 
     if (tf_reader_rewind(s->r) != TF_OK)
         return trim_err(t, RPL_ERR_TRACE, "%s", "rewinding the trace failed");

@@ -10,11 +10,15 @@
  * success, TF_END (1) at the end of a stream, or a negative TF_ERR_*.
  * tf_strerror() names a status; tf_reader_error() gives the detailed message
  * (with file offsets) of a reader's last error.
+ *
+ * Records are written only by this module: whole, by the tf_write_*
+ * functions below, or, on the recorder's hot path, under the record lock
+ * with the inline encoder of trace-format/tf_hot.h (which says who may use
+ * it and how).
  */
 #ifndef CLRR_TF_H
 #define CLRR_TF_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,8 +27,19 @@ extern "C" {
 #endif
 
 #define TF_FORMAT_MAJOR 2
-#define TF_FORMAT_MINOR 0
+#define TF_FORMAT_MINOR 1
 #define TF_FORMAT_MAJOR_OLDEST 1   /* readers read every major from this one to TF_FORMAT_MAJOR */
+
+/* Feature bits of the file header (FORMAT.md 2.1, since 2.1): the low 32
+ * bits of its flags are required features (a reader refuses a file that
+ * sets one it does not know), the high 32 bits optional ones (a reader
+ * ignores those it does not know). A feature defined in a later minor gets
+ * the next free bit of its kind here, in FORMAT.md's table, and in the
+ * known masks below when this build implements it. No feature is defined
+ * yet: this writer sets no bit. */
+#define TF_FEATURES_SINCE_MINOR 1         /* in 2.0 and 1.x files the flags are ignored */
+#define TF_FEATURES_REQUIRED_KNOWN 0x00000000u
+#define TF_FEATURES_OPTIONAL_KNOWN 0x00000000u
 
 typedef enum tf_status {
     TF_OK = 0,
@@ -161,310 +176,65 @@ tf_status tf_writer_close(tf_writer *w);
  *  into @p msg (capacity @p msg_cap; "" when it succeeds). */
 tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap);
 
-/* Record encoding. A record is encoded between tf_writer_lock() and
- * tf_writer_unlock() (inline, below), which hold the writer's record lock:
- * records from concurrent threads never interleave, and file order is lock
- * order. Encode exactly one msgpack value (the record array) per
- * lock/unlock. */
-typedef struct tf_enc tf_enc;
+/* ----------------------------------------------------------------- records */
 
-/* The encoder is a cursor into the open record chunk. Its fields are the
- * writer's; they are here only so that the encoders below can be inline:
- * the recorder encodes about 20 values per call, and a function call, a
- * generic size test and byte-by-byte stores per value were more than half
- * of the recorder's instructions per call (callgrind: 3675 per
- * clSetKernelArg + clEnqueueNDRangeKernel pair, 2100 of them in tf_enc_*).
- * Each encoder checks room for its largest form once and stores the value
- * with wide byte-swapped stores (below); the rare paths (no room, long
- * strings) are out of line. The bytes are exactly msgpack-c's (smallest format for each value;
- * test_tf.c compares them byte for byte). */
-struct tf_writer;
-struct tf_enc {
-    uint8_t *p, *end;            /* next byte, end of capacity */
-    struct tf_writer *w;
-    int err;                     /* no memory: the record is lost */
+/* Record types (FORMAT.md 4): the first field of every record. */
+typedef enum tf_rec_type {
+    TF_REC_ENV = 0, TF_REC_SIG = 1, TF_REC_BEGIN = 2, TF_REC_END = 3, TF_REC_DEVTIME = 4,
+    TF_REC_DATA = 5, TF_REC_NOTE = 6, TF_REC_DEVICES = 7,
+    TF_REC_COUNT = 8           /* types from here on are a later minor's: readers skip them */
+} tf_rec_type;
+
+/* Fields of each record type, its type included (FORMAT.md 4): what the
+ * writers below write, and the least a reader accepts. */
+enum {
+    TF_REC_ENV_FIELDS = 2,     /* [0, env] */
+    TF_REC_SIG_FIELDS = 5,     /* [1, sig_id, name, ret_type, params] */
+    TF_REC_BEGIN_FIELDS = 7,   /* [2, seq, tid, sig_id, t_ns, args, pre] */
+    TF_REC_END_FIELDS = 6,     /* [3, seq, t_ns, ret, outs, post] */
+    TF_REC_DEVTIME_FIELDS = 6, /* [4, seq, queued, submit, start, end] */
+    TF_REC_DATA_FIELDS = 4,    /* [5, seq, key, value] */
+    TF_REC_NOTE_FIELDS = 4,    /* [6, seq, object, text] */
+    TF_REC_DEVICES_FIELDS = 3, /* [7, platform, devices] */
+    TF_SIG_PARAM_FIELDS = 4    /* a SIG parameter: [name, type, kind, dir] */
 };
 
-/*! tf_enc_discard() : makes *e an encoder of no writer that keeps nothing:
- *  every value encoded with it is dropped (for a record that a writer in
- *  sink mode does not need to see). Values are written into @p scratch
- *  (@p n bytes, which may be 0) as long as they fit, so that dropping them
- *  takes the encoders' fast path; the rest are not written at all. */
-void tf_enc_discard(tf_enc *e, void *scratch, size_t n);
+/* Record writers: each writes one whole record (FORMAT.md 4) of the given
+ * fields, taking and releasing the writer's record lock itself (so never
+ * while it is held: the recorder, which encodes records under the lock,
+ * uses the encoder-level writers of tf_hot.h). Values are encoded as
+ * tf_value trees (a reader's items can be written again as they are: clrr
+ * trim); a NULL map stands for nil. Blobs that values refer to must be
+ * stored first (tf_writer_blob, tf_writer_blob_ref). Thread-safe.
+ * @return tf_writer_status() after the record: TF_OK, or TF_ERR_FAILED
+ * when the writer has failed (the record is dropped). */
 
-/* Out of line: room for @p n more bytes (growing the chunk); NULL when the
- * record is lost. Called only when the cursor lacks it. */
-uint8_t *tf_enc_room_slow(tf_enc *e, size_t n);
+/*! tf_write_env() : ENV [0, env]; @p env a map, or NULL (an empty map). */
+tf_status tf_write_env(tf_writer *w, const tf_value *env);
+/*! tf_write_sig() : SIG [1, id, name, ret_type, params] of @p s (s->id is its id). */
+tf_status tf_write_sig(tf_writer *w, const tf_sig *s);
+/*! tf_write_begin() : BEGIN [2, seq, tid, sig_id, t_ns, args, pre];
+ *  @p args: @p nargs values (one per parameter of the signature); @p pre a
+ *  map or NULL. */
+tf_status tf_write_begin(tf_writer *w, uint64_t seq, uint64_t tid, uint32_t sig_id, int64_t t_ns,
+                         const tf_value *args, uint32_t nargs, const tf_value *pre);
+/*! tf_write_end() : END [3, seq, t_ns, ret, outs, post]; @p ret NULL is
+ *  nil; @p outs: @p nouts values, or NULL for @p nouts nils; @p post a map
+ *  or NULL. */
+tf_status tf_write_end(tf_writer *w, uint64_t seq, int64_t t_ns, const tf_value *ret,
+                       const tf_value *outs, uint32_t nouts, const tf_value *post);
+/*! tf_write_devtime() : DEVTIME [4, seq, queued, submit, start, end]
+ *  (device ns, as in tf_devtime). */
+tf_status tf_write_devtime(tf_writer *w, uint64_t seq, uint64_t queued, uint64_t submit, uint64_t start,
+                           uint64_t end);
+/*! tf_write_data() : DATA [5, seq, key, value]; @p key NUL-terminated. */
+tf_status tf_write_data(tf_writer *w, uint64_t seq, const char *key, const tf_value *value);
+/*! tf_write_note() : NOTE [6, seq, object, text]; @p text NUL-terminated. */
+tf_status tf_write_note(tf_writer *w, uint64_t seq, uint64_t object, const char *text);
+/*! tf_write_devices() : DEVICES [7, platform, devices]; @p devices an
+ *  array of device maps. */
+tf_status tf_write_devices(tf_writer *w, uint64_t platform, const tf_value *devices);
 
-static inline __attribute__((always_inline)) uint8_t *tf_enc_room_(tf_enc *e, size_t n)
-{
-    if (__builtin_expect((size_t)(e->end - e->p) >= n, 1))
-        return e->p;
-    return tf_enc_room_slow(e, n);
-}
-
-/* Stores are 8 bytes wide, through a type that is not a character type:
- * the compiler may then assume they do not change the cursor (a uint8_t
- * store may alias anything, so every value reloaded e->p and e->end). Each
- * encoder checks room for 9 bytes; what a wide store writes past the value
- * is free capacity, overwritten by the next value or never part of the
- * chunk. */
-typedef uint64_t tf_u64u_ __attribute__((aligned(1)));
-
-/* @p tag, then @p v's low @p n bytes big-endian (n = 1, 2, 4, 8) at @p p. */
-static inline __attribute__((always_inline)) uint8_t *tf_enc_put_(uint8_t *p, uint8_t tag, uint64_t v, unsigned n)
-{
-    if (n == 1)
-        *(tf_u64u_ *)p = tag | (v & 0xff) << 8;
-    else if (n == 2)
-        *(tf_u64u_ *)p = tag | (uint64_t)__builtin_bswap16((uint16_t)v) << 8;
-    else if (n == 4)
-        *(tf_u64u_ *)p = tag | (uint64_t)__builtin_bswap32((uint32_t)v) << 8;
-    else {
-        *(tf_u64u_ *)p = tag;
-        *(tf_u64u_ *)(p + 1) = __builtin_bswap64(v);
-    }
-    return p + 1 + n;
-}
-
-static inline __attribute__((always_inline)) void tf_enc_byte_(tf_enc *e, uint8_t b)
-{
-    uint8_t *p = tf_enc_room_(e, 8);
-    if (p) {
-        *(tf_u64u_ *)p = b;
-        e->p = p + 1;
-    }
-}
-
-static inline __attribute__((always_inline)) void tf_enc_nil(tf_enc *e) { tf_enc_byte_(e, 0xc0); }
-
-/* @p n nils in a row (an END record's inputs): eight per store. */
-static inline __attribute__((always_inline)) void tf_enc_nils(tf_enc *e, unsigned n)
-{
-    while (n) {
-        unsigned k = n < 8 ? n : 8;
-        uint8_t *p = tf_enc_room_(e, 8);
-        if (!p)
-            return;
-        *(tf_u64u_ *)p = 0xc0c0c0c0c0c0c0c0ull;
-        e->p = p + k;
-        n -= k;
-    }
-}
-static inline __attribute__((always_inline)) void tf_enc_bool(tf_enc *e, int v) { tf_enc_byte_(e, v ? 0xc3 : 0xc2); }
-
-/* Values stored at @p p, which has room for their largest form (9 bytes;
- * a head 8): @return the byte after. The encoders below check room for
- * one value each; a record's fixed part can check once for all of its
- * values (tf_enc_reserve) and store them with these. */
-static inline __attribute__((always_inline)) uint8_t *tf_put_uint(uint8_t *p, uint64_t v)
-{
-    if (v < 0x80) {                                  /* positive fixint */
-        *(tf_u64u_ *)p = v;
-        return p + 1;
-    }
-    if (v <= UINT8_MAX)
-        return tf_enc_put_(p, 0xcc, v, 1);
-    if (v <= UINT16_MAX)
-        return tf_enc_put_(p, 0xcd, v, 2);
-    if (v <= UINT32_MAX)
-        return tf_enc_put_(p, 0xce, v, 4);
-    return tf_enc_put_(p, 0xcf, v, 8);
-}
-
-static inline __attribute__((always_inline)) uint8_t *tf_put_int(uint8_t *p, int64_t v)
-{
-    if (v >= 0)
-        return tf_put_uint(p, (uint64_t)v);
-    if (v >= -32) {                                  /* negative fixint */
-        *(tf_u64u_ *)p = (uint8_t)v;
-        return p + 1;
-    }
-    if (v >= INT8_MIN)
-        return tf_enc_put_(p, 0xd0, (uint64_t)v, 1);
-    if (v >= INT16_MIN)
-        return tf_enc_put_(p, 0xd1, (uint64_t)v, 2);
-    if (v >= INT32_MIN)
-        return tf_enc_put_(p, 0xd2, (uint64_t)v, 4);
-    return tf_enc_put_(p, 0xd3, (uint64_t)v, 8);
-}
-
-/* A container head: the fix form below 16 elements, else 16/32-bit forms. */
-static inline __attribute__((always_inline)) uint8_t *tf_put_head_(uint8_t *p, uint32_t n, uint8_t fix, uint8_t tag16,
-                                                                    uint8_t tag32)
-{
-    if (n < 16) {
-        *(tf_u64u_ *)p = (uint8_t)(fix | n);
-        return p + 1;
-    }
-    if (n <= UINT16_MAX)
-        return tf_enc_put_(p, tag16, n, 2);
-    return tf_enc_put_(p, tag32, n, 4);
-}
-
-static inline __attribute__((always_inline)) uint8_t *tf_put_array(uint8_t *p, uint32_t n)
-{
-    return tf_put_head_(p, n, 0x90, 0xdc, 0xdd);
-}
-
-/*! tf_enc_reserve() : room for @p n bytes at once: @return where they go
- *  (store with tf_put_*, then set e->p to the byte after), or NULL when the
- *  record is lost (no memory; nothing more need be encoded). */
-static inline __attribute__((always_inline)) uint8_t *tf_enc_reserve(tf_enc *e, size_t n)
-{
-    return tf_enc_room_(e, n);
-}
-
-static inline __attribute__((always_inline)) void tf_enc_uint(tf_enc *e, uint64_t v)
-{
-    uint8_t *p = tf_enc_room_(e, 9);
-    if (p)
-        e->p = tf_put_uint(p, v);
-}
-
-static inline __attribute__((always_inline)) void tf_enc_int(tf_enc *e, int64_t v)
-{
-    uint8_t *p = tf_enc_room_(e, 9);
-    if (p)
-        e->p = tf_put_int(p, v);
-}
-
-static inline __attribute__((always_inline)) void tf_enc_head_(tf_enc *e, uint32_t n, uint8_t fix, uint8_t tag16, uint8_t tag32)
-{
-    uint8_t *p = tf_enc_room_(e, 8);
-    if (p)
-        e->p = tf_put_head_(p, n, fix, tag16, tag32);
-}
-
-static inline __attribute__((always_inline)) void tf_enc_array(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x90, 0xdc, 0xdd); } /* then n values */
-static inline __attribute__((always_inline)) void tf_enc_map(tf_enc *e, uint32_t n) { tf_enc_head_(e, n, 0x80, 0xde, 0xdf); }   /* then n pairs */
-
-/* The record lock: taken twice per recorded call (its BEGIN and its END),
- * and held only while a record is encoded (or, in sink mode, handed on).
- * Uncontended it is one exchange and one store, where a pthread mutex is
- * two locked operations and two calls (callgrind: about 80 instructions
- * less per recorded call). Contended it spins briefly, then yields
- * (tf_rlock_wait, tf_writer.c): its holders do not wait for anything under
- * it but the queue's mutex. */
-typedef struct tf_rlock {
-    _Atomic int held;
-} tf_rlock;
-
-void tf_rlock_wait(tf_rlock *l);
-
-static inline void tf_rlock_lock(tf_rlock *l)
-{
-    if (__builtin_expect(atomic_exchange_explicit(&l->held, 1, memory_order_acquire), 0))
-        tf_rlock_wait(l);
-}
-
-/* @return 1 when taken. */
-static inline int tf_rlock_try(tf_rlock *l)
-{
-    return !atomic_load_explicit(&l->held, memory_order_relaxed) &&
-           !atomic_exchange_explicit(&l->held, 1, memory_order_acquire);
-}
-
-static inline void tf_rlock_unlock(tf_rlock *l)
-{
-    atomic_store_explicit(&l->held, 0, memory_order_release);
-}
-
-/* The record path's hot state: the first member of every writer, here only
- * so that tf_writer_lock(), tf_writer_unlock() and tf_writer_status() can
- * be inline (a recorded call locks and unlocks twice and asks the status
- * twice; as calls into tf_writer.c that was about 150 of the recorder's
- * instructions per call). Its fields are the writer's (tf_writer.c): a
- * caller uses the three functions, never the fields. The cursor persists
- * between records: while a chunk is open, enc.p is where the next record
- * goes, and its length is set at every unlock. */
-typedef struct tf_wfast_ {
-    tf_rlock rmu;                /* the record lock: one exchange and one store uncontended */
-    _Atomic int failed;          /* the writer failed: records are dropped */
-    int sink;                    /* sink mode: every unlock hands the record on (slow path) */
-    tf_enc enc;                  /* the cursor into the open record chunk */
-    uint8_t *base;               /* the open chunk's payload; NULL: no chunk open */
-    size_t *open_len;            /* the open chunk's length, set at unlock */
-    size_t start;                /* where the record being encoded began (offset from base) */
-    size_t chunk_size;           /* a record that ends past it seals the chunk */
-    int prefetchw;               /* the CPU has PREFETCHW (tf_writer_lock) */
-    uint64_t records, rec_bytes; /* records encoded, their bytes */
-    _Alignas(64) _Atomic size_t queued;   /* bytes of jobs not yet written (the workers' line) */
-    size_t budget;               /* producers wait while queued exceeds it */
-} tf_wfast_;
-
-/* The out-of-line parts (tf_writer.c). */
-void tf_writer_wait_space_(tf_writer *w);   /* over the budget: wait (no lock held) */
-void tf_writer_lock_open_(tf_writer *w);    /* lock held, no open chunk: open one */
-void tf_writer_unlock_slow_(tf_writer *w);  /* a lost record, failure, sink mode, a full chunk */
-
-/*! tf_writer_lock() : @return the encoder for the open record chunk; the
- *  caller holds the record lock until tf_writer_unlock(). Never NULL. */
-static inline tf_enc *tf_writer_lock(tf_writer *w)
-{
-    tf_wfast_ *f = (tf_wfast_ *)(void *)w;
-
-    if (__builtin_expect(atomic_load_explicit(&f->queued, memory_order_relaxed) > f->budget, 0))
-        tf_writer_wait_space_(w);
-    tf_rlock_lock(&f->rmu);
-    if (__builtin_expect(f->base == NULL, 0)) {
-        tf_writer_lock_open_(w);
-    } else {
-        f->enc.err = 0;
-        f->start = (size_t)(f->enc.p - f->base);
-    }
-    /* The chunk's lines 2 KiB ahead (some thirty calls' records), for
-     * writing: a recycled chunk was last read by a compression worker on
-     * another core, and each record's first store to a line of it missed.
-     * Measured on an H200 host, in-process (micro's ab): the layer's cost
-     * per call fell from 317 to 271 ns. A prefetch never faults, so the
-     * address may lie past the chunk. */
-#if defined(__x86_64__)
-    if (f->prefetchw)
-        __asm__ volatile("prefetchw %0" ::"m"(*(const char *)(f->enc.p + 2048)));
-#endif
-    return &f->enc;
-}
-
-/*! tf_writer_unlock() : releases the record lock; seals the chunk when it
- *  has reached chunk_size (a worker thread compresses it). */
-static inline void tf_writer_unlock(tf_writer *w)
-{
-    tf_wfast_ *f = (tf_wfast_ *)(void *)w;
-
-    if (__builtin_expect((f->base == NULL) | f->enc.err | f->sink |
-                         atomic_load_explicit(&f->failed, memory_order_relaxed), 0)) {
-        tf_writer_unlock_slow_(w);
-        return;
-    }
-    size_t len = (size_t)(f->enc.p - f->base);
-    if (__builtin_expect(len >= f->chunk_size, 0)) {
-        tf_writer_unlock_slow_(w);
-        return;
-    }
-    *f->open_len = len;
-    if (len > f->start) {
-        f->records++;
-        f->rec_bytes += len - f->start;
-    }
-    tf_rlock_unlock(&f->rmu);
-}
-
-/*! tf_writer_status() : TF_OK, or the first error the writer hit (then it
- *  drops further data without blocking producers). Thread-safe. */
-static inline tf_status tf_writer_status(const tf_writer *w)
-{
-    if (w == NULL)
-        return TF_ERR_ARG;
-    return atomic_load_explicit(&((const tf_wfast_ *)(const void *)w)->failed, memory_order_acquire)
-           ? TF_ERR_FAILED : TF_OK;
-}
-
-void tf_enc_f64(tf_enc *e, double v);
-void tf_enc_str(tf_enc *e, const char *s, size_t len);
-void tf_enc_cstr(tf_enc *e, const char *s);          /* nil when s == NULL */
-void tf_enc_bin(tf_enc *e, const void *p, size_t len);
-void tf_enc_blobref(tf_enc *e, const tf_blobref *b); /* msgpack ext type 1 */
 
 /*! tf_writer_blob() : stores @p len bytes at @p data in the blob store unless
  *  the same bytes are already stored, and sets *ref. Copies the data (the
@@ -647,6 +417,9 @@ typedef struct tf_reader_info {
     uint64_t record_bytes_raw, record_bytes_stored;
     uint64_t blobs, blob_bytes_raw, blob_bytes_stored;  /* unique blobs */
     uint64_t blob_chunks_shuffled;   /* BLOB chunks stored byte-shuffled (codec 2, FORMAT.md 3.2) */
+    uint32_t features_required;   /* the file's feature bits (FORMAT.md 2.1; 0 before 2.1):
+                                   * all known to this build, else the open failed */
+    uint32_t features_optional;   /* may hold bits this build does not know */
     int has_index;            /* a valid index/trailer was found */
     int truncated;            /* the file ends in an incomplete chunk */
     uint64_t valid_bytes;     /* bytes up to the end of the last whole chunk */

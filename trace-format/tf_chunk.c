@@ -23,6 +23,8 @@ void tf_file_hdr_put(uint8_t out[TF_FILE_HDR_SIZE])
     tf_put16(out + 10, TF_FORMAT_MAJOR);
     tf_put16(out + 12, TF_FORMAT_MINOR);
     tf_put16(out + 14, TF_FILE_HDR_SIZE);
+    tf_put32(out + 16, 0);   /* required features this writer uses: none (tf.h) */
+    tf_put32(out + 20, 0);   /* optional features: none */
     tf_put32(out + 28, tf_check32(out, 28));
 }
 

@@ -74,7 +74,7 @@ void tf_enc_discard(tf_enc *e, void *scratch, size_t n)
     e->err = 1;   /* tf_enc_room_slow() answers NULL at once */
 }
 
-/* Slow path of tf_enc_room_ (tf.h): no open chunk yet, or it is full (a
+/* Slow path of tf_enc_room_ (tf_hot.h): no open chunk yet, or it is full (a
  * record larger than the slack): get or grow it, keeping what is there. On
  * failure the record is marked lost (tf_writer_unlock drops it).
  * @return e->p with at least @p n bytes free, or NULL. */
@@ -110,7 +110,7 @@ uint8_t *tf_enc_room_slow(tf_enc *e, size_t n)
     return e->p;
 }
 
-/* msgpack formats (the small ones are inline in tf.h) -------------------- */
+/* msgpack formats (the small ones are inline in tf_hot.h) -------------------- */
 
 /* A length-prefixed head for str and bin: the fix form when n < fix_lim,
  * else 8/16/32-bit forms. */

@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "trace-format/tf.h"
+#include "trace-format/tf_hot.h"
 
 /* ------------------------------------------------------------ the format */
 
@@ -44,8 +45,6 @@ enum { TF_CODEC_NONE = 0, TF_CODEC_ZSTD = 1, TF_CODEC_ZSTD_SHUF4 = 2 };
  * bytes stay where they are. @p dst and @p src do not overlap. */
 void tf_shuffle4(uint8_t *restrict dst, const uint8_t *restrict src, size_t n);
 void tf_unshuffle4(uint8_t *restrict dst, const uint8_t *restrict src, size_t n);
-enum { TF_REC_ENV = 0, TF_REC_SIG, TF_REC_BEGIN, TF_REC_END, TF_REC_DEVTIME,
-       TF_REC_DATA, TF_REC_NOTE, TF_REC_DEVICES };
 
 #define TF_EXT_BLOBREF     1               /* msgpack ext type of a blob ref */
 #define TF_BLOBREF_SIZE    24
@@ -190,7 +189,7 @@ typedef struct tf_wworker {
 
 struct tf_writer {
     /* Record path, under f.rmu. Lock order: rmu, then qmu; bmu alone.
-     * f is first: tf.h's inline lock and unlock read it through the
+     * f is first: tf_hot.h's inline lock and unlock read it through the
      * writer's pointer. f.base, f.open_len and f.enc follow open
      * (tf_wopen_set). */
     tf_wfast_ f;

@@ -76,7 +76,7 @@ tf_status tf_rec_sig(tf_reader *r, const tf_value *f)
     bytes = sizeof(tf_sig) + np * sizeof(tf_param) + f[2].v.str.len + f[3].v.str.len + 2;
     for (i = 0; i < np; i++) {
         p = ps[i].v.arr.items;
-        if (ps[i].type != TF_ARRAY || ps[i].v.arr.n < 4 || !tf_is_str(&p[0]) || !tf_is_str(&p[1]) ||
+        if (ps[i].type != TF_ARRAY || ps[i].v.arr.n < TF_SIG_PARAM_FIELDS || !tf_is_str(&p[0]) || !tf_is_str(&p[1]) ||
             p[2].type != TF_UINT || p[3].type != TF_UINT || p[2].v.u > 255 || p[3].v.u > 255)
             TF_REC_FAIL(r, TF_ERR_CORRUPT, "SIG %llu: parameter %u is not [str, str, kind, dir]",
                         (unsigned long long)id, i);

@@ -47,6 +47,17 @@ static tf_status tf_reader_header(tf_reader *r)
                 r->info.major, r->info.minor, TF_FORMAT_MAJOR_OLDEST, TF_FORMAT_MAJOR);
     if (tf_file_hdr_check(h) != 0)
         TF_FAIL(&r->err, TF_ERR_CORRUPT, "file header checksum mismatch");
+    /* feature bits (FORMAT.md 2.1): checked once the check says they are
+     * the writer's; before 2.1 the flags were reserved and are ignored */
+    if (r->info.major > 2 || (r->info.major == 2 && r->info.minor >= TF_FEATURES_SINCE_MINOR)) {
+        r->info.features_required = tf_get32(h + 16);
+        r->info.features_optional = tf_get32(h + 20);
+        uint32_t unknown = r->info.features_required & ~TF_FEATURES_REQUIRED_KNOWN;
+        if (unknown)
+            TF_FAIL(&r->err, TF_ERR_VERSION,
+                    "format %u.%u requires features 0x%08x that this build does not know (it knows 0x%08x)",
+                    r->info.major, r->info.minor, unknown, TF_FEATURES_REQUIRED_KNOWN);
+    }
     r->hdr_len = tf_get16(h + 14);
     if (r->hdr_len < TF_FILE_HDR_SIZE || r->hdr_len > r->fsize)
         TF_FAIL(&r->err, TF_ERR_CORRUPT, "file header length %u", r->hdr_len);

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const tf_rec_names[] = { "ENV", "SIG", "BEGIN", "END", "DEVTIME", "DATA", "NOTE", "DEVICES" };
-static const uint32_t tf_rec_fields[] = { 2, 5, 7, 6, 6, 4, 4, 3 };
+static const char *const tf_rec_names[TF_REC_COUNT] = { "ENV", "SIG", "BEGIN", "END", "DEVTIME", "DATA", "NOTE", "DEVICES" };
+static const uint32_t tf_rec_fields[TF_REC_COUNT] = {
+    TF_REC_ENV_FIELDS, TF_REC_SIG_FIELDS, TF_REC_BEGIN_FIELDS, TF_REC_END_FIELDS,
+    TF_REC_DEVTIME_FIELDS, TF_REC_DATA_FIELDS, TF_REC_NOTE_FIELDS, TF_REC_DEVICES_FIELDS };
 
 tf_status tf_rec_err(tf_reader *r, tf_status st, const char *fmt, ...)
 {
@@ -271,7 +273,7 @@ static tf_status tf_rec_apply(tf_reader *r, const tf_value *f, uint32_t n, tf_it
     uint64_t type = f[0].v.u;
 
     *yielded = 0;
-    if (type > TF_REC_DEVICES)
+    if (type >= TF_REC_COUNT)
         return TF_OK;
     if (n < tf_rec_fields[type])
         TF_REC_FAIL(r, TF_ERR_CORRUPT, "%s has %u fields, expected %u", tf_rec_names[type], n,

@@ -257,7 +257,7 @@ void tf_rlock_wait(tf_rlock *l)
     }
 }
 
-/* The record path's cold parts; the hot ones are inline in tf.h. */
+/* The record path's cold parts; the hot ones are inline in tf_hot.h. */
 void tf_writer_wait_space_(tf_writer *w)
 {
     pthread_mutex_lock(&w->qmu);

@@ -253,6 +253,13 @@ def main():
     out("bad-magic.clrr", good[:1] + b"X" + good[2:])
     out("header-cut.clrr", good[:20])
     out("newer-major.clrr", put(good, 10, "<H", 3), reseal=True)
+    # feature bits (FORMAT.md 2.1): made a 2.1 file, an unknown required bit
+    # refuses it, an unknown optional bit does not; good.clrr is 1.0, whose
+    # flags were reserved and stay ignored
+    v21 = put(put(good, 10, "<H", 2), 12, "<H", 1)
+    out("unknown-required-feature.clrr", put(v21, 16, "<Q", 1 << 3), reseal=True)
+    out("unknown-optional-feature.clrr", put(v21, 16, "<Q", 1 << 40), reseal=True)
+    out("flags-before-2.1.clrr", put(good, 16, "<Q", 1 << 3), reseal=True)
     out("bad-header-check.clrr", put(good, 24, "<I", 1))
     out("header-len-past-end.clrr", put(good, 14, "<H", 0xFFFF), reseal=True)
 

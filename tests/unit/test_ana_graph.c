@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "analyzer/ana_graph_int.h"
-#include "trace-format/tf.h"
+#include "trace-format/tf_hot.h"
 
 #define MAXDEP 256
 

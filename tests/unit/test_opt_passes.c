@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "optimizer/opt.h"
-#include "trace-format/tf.h"
+#include "trace-format/tf_hot.h"
 
 /* ------------------------------------------------------------ trace builder */
 

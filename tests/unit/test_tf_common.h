@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace-format/tf.h"
+#include "trace-format/tf_hot.h"
 
 /* A unique temporary path (the file exists, empty). */
 static inline void tt_tmp(char path[64])

@@ -15,16 +15,23 @@ static void ct_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_
 static void ct_put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i); }
 static void ct_put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> 8 * i); }
 
-/* File header: magic, 0x00, major, minor, header length, flags, check. */
-static size_t ct_file_header(uint8_t *out, uint16_t major, uint16_t minor)
+/* File header: magic, 0x00, major, minor, header length, flags (required
+ * features in the low 32 bits, optional in the high: FORMAT.md 2.1), check. */
+static size_t ct_file_header_flags(uint8_t *out, uint16_t major, uint16_t minor, uint64_t flags)
 {
     memset(out, 0, 32);
     memcpy(out, "\x89" "CLRR\r\n\x1a\n", 9);
     ct_put16(out + 10, major);
     ct_put16(out + 12, minor);
     ct_put16(out + 14, 32);
+    ct_put64(out + 16, flags);
     ct_put32(out + 28, (uint32_t)XXH3_64bits(out, 28));
     return 32;
+}
+
+static size_t ct_file_header(uint8_t *out, uint16_t major, uint16_t minor)
+{
+    return ct_file_header_flags(out, major, minor, 0);
 }
 
 /* A chunk with no header extension; @p claim is the payload length the
@@ -510,6 +517,70 @@ static void test_versions_and_files(void)
     CU_ASSERT(tf_reader_open(&r, "/tmp", NULL) == TF_ERR_IO);
 }
 
+/* Feature bits (FORMAT.md 2.1): an unknown required one refuses the file
+ * with one line naming it; an unknown optional one is ignored; in files
+ * before 2.1 the flags were reserved and stay ignored. */
+static void test_feature_bits(void)
+{
+    char path[64];
+    uint8_t buf[512];
+    size_t len, hdr;
+    tf_reader *r = NULL;
+    tf_item it;
+    /* one record chunk holding a NOTE [6, 0, 0, "hi"] */
+    static const uint8_t note[] = {0x94, 0x06, 0x00, 0x00, 0xa2, 'h', 'i'};
+
+    tt_tmp(path);
+    hdr = ct_file_header_flags(buf, 2, 1, 0);
+    len = hdr + ct_chunk(buf + hdr, 1, 0, note, sizeof note, sizeof note, sizeof note, 0);
+
+    /* 2.1, no bit: read; the writer's own files are 2.1 with no bit */
+    ct_write(path, buf, len);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(tf_reader_get_info(r)->features_required == 0 && tf_reader_get_info(r)->features_optional == 0);
+    tf_reader_close(r);
+
+    /* an unknown required bit: refused, one line that names the bit */
+    ct_file_header_flags(buf, 2, 1, (uint64_t)1 << 5);
+    ct_write(path, buf, len);
+    r = NULL;
+    CU_ASSERT(tf_reader_open(&r, path, NULL) == TF_ERR_VERSION && r == NULL);
+    CU_ASSERT(strstr(tf_reader_open_error(),
+                     "format 2.1 requires features 0x00000020 that this build does not know") != NULL);
+    CU_ASSERT(strchr(tf_reader_open_error(), '\n') == NULL);
+    ct_file_header_flags(buf, 2, 9, (uint64_t)1 << 31);   /* any later minor, the top bit */
+    ct_write(path, buf, len);
+    CU_ASSERT(tf_reader_open(&r, path, NULL) == TF_ERR_VERSION && r == NULL);
+    CU_ASSERT(strstr(tf_reader_open_error(), "requires features 0x80000000") != NULL);
+
+    /* unknown optional bits (the high word): ignored, the records read */
+    ct_file_header_flags(buf, 2, 1, (uint64_t)0xa5 << 32);
+    ct_write(path, buf, len);
+    CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+    CU_ASSERT(tf_reader_get_info(r)->features_optional == 0xa5 && tf_reader_get_info(r)->features_required == 0);
+    CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_NOTE && !strcmp(it.u.note.text, "hi"));
+    CU_ASSERT(tf_reader_next(r, &it) == TF_END);
+    tf_reader_close(r);
+
+    /* 2.0 and 1.x: the flags were "reserved, ignored", and still are */
+    for (int major = 1; major <= 2; major++) {
+        ct_file_header_flags(buf, (uint16_t)major, 0, ~(uint64_t)0);
+        ct_write(path, buf, len);
+        r = NULL;
+        CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
+        CU_ASSERT(tf_reader_get_info(r)->features_required == 0 && tf_reader_get_info(r)->features_optional == 0);
+        CU_ASSERT(tf_reader_next(r, &it) == TF_OK && it.type == TF_ITEM_NOTE);
+        tf_reader_close(r);
+    }
+
+    /* a flag bit flipped after the check: corrupt, not an unknown feature */
+    ct_file_header_flags(buf, 2, 1, 0);
+    buf[16] ^= 1;
+    ct_write(path, buf, len);
+    CU_ASSERT(tf_reader_open(&r, path, NULL) == TF_ERR_CORRUPT);
+    unlink(path);
+}
+
 static void test_reader_limits(void)
 {
     char path[64], msg[512];
@@ -558,6 +629,7 @@ int main(void)
     CU_add_test(s, "hostile chunk and msgpack lengths", test_hostile_chunks);
     CU_add_test(s, "malformed records: messages with offsets", test_record_shapes);
     CU_add_test(s, "versions, magic and files", test_versions_and_files);
+    CU_add_test(s, "header feature bits: unknown required refused, optional ignored", test_feature_bits);
     CU_add_test(s, "reader memory and chunk limits", test_reader_limits);
     return tt_run();
 }
