@@ -2,67 +2,41 @@
  * enqueue and host synchronization call becomes an ana_cmd with its queue,
  * wait list, produced event, the byte ranges it reads and writes (launches
  * here, as whole buffers until ana_model_analyze() refines them; transfers
- * exactly, in ana_model_xfer.c), and its host time. */
+ * exactly, in ana_model_xfer.c), and its host time. Which calls make
+ * commands, of which kind, with which wait list, comes from the API
+ * description (api_sem.h, generated from recorder/api.overlay). */
 #include "analyzer/ana_model_int.h"
 
 #include <CL/cl.h>
 #include <string.h>
 
-#define R ANA_ACC_READ
-#define W ANA_ACC_WRITE
-static const ana_cmd_desc ana_cmd_table[] = {
-    { "clEnqueueNDRangeKernel", ANA_CMD_KERNEL, SH_KERNEL, 0 },
-    { "clEnqueueTask", ANA_CMD_KERNEL, SH_TASK, 0 },
-    { "clEnqueueNativeKernel", ANA_CMD_NATIVE, SH_NATIVE, 0 },
-    { "clEnqueueReadBuffer", ANA_CMD_READ, SH_BUF, R },
-    { "clEnqueueWriteBuffer", ANA_CMD_WRITE, SH_BUF, W },
-    { "clEnqueueReadBufferRect", ANA_CMD_READ, SH_RECT, R },
-    { "clEnqueueWriteBufferRect", ANA_CMD_WRITE, SH_RECT, W },
-    { "clEnqueueReadImage", ANA_CMD_READ, SH_IMG, R },
-    { "clEnqueueWriteImage", ANA_CMD_WRITE, SH_IMG, W },
-    { "clEnqueueFillImage", ANA_CMD_FILL, SH_IMG, W },
-    { "clEnqueueCopyBuffer", ANA_CMD_COPY, SH_COPYBUF, 0 },
-    { "clEnqueueCopyBufferRect", ANA_CMD_COPY, SH_COPYRECT, 0 },
-    { "clEnqueueCopyImage", ANA_CMD_COPY, SH_COPYIMG, 0 },
-    { "clEnqueueCopyImageToBuffer", ANA_CMD_COPY, SH_IMG2BUF, 0 },
-    { "clEnqueueCopyBufferToImage", ANA_CMD_COPY, SH_BUF2IMG, 0 },
-    { "clEnqueueFillBuffer", ANA_CMD_FILL, SH_FILLBUF, W },
-    { "clEnqueueMapBuffer", ANA_CMD_MAP, SH_MAPBUF, 0 },
-    { "clEnqueueMapImage", ANA_CMD_MAP, SH_MAPIMG, 0 },
-    { "clEnqueueUnmapMemObject", ANA_CMD_UNMAP, SH_UNMAP, 0 },
-    { "clEnqueueMigrateMemObjects", ANA_CMD_MIGRATE, SH_MIGRATE, 0 },
-    { "clEnqueueMigrateMemObjectEXT", ANA_CMD_MIGRATE, SH_MIGRATE, 0 },
-    { "clEnqueueSVMMemcpy", ANA_CMD_SVM_MEMCPY, SH_SVMCPY, 0 },
-    { "clEnqueueSVMMemFill", ANA_CMD_SVM_FILL, SH_SVMFILL, W },
-    { "clEnqueueSVMMap", ANA_CMD_SVM_MAP, SH_SVMMAP, 0 },
-    { "clEnqueueSVMUnmap", ANA_CMD_SVM_UNMAP, SH_SVMUNMAP, 0 },
-    { "clEnqueueSVMFree", ANA_CMD_SVM_FREE, SH_SVMFREE, W },
-    { "clEnqueueSVMMigrateMem", ANA_CMD_SVM_MIGRATE, SH_SVMMIGRATE, R },
-    { "clEnqueueMarker", ANA_CMD_MARKER, SH_MARKER, 0 },
-    { "clEnqueueMarkerWithWaitList", ANA_CMD_MARKER, SH_MARKER, 0 },
-    { "clEnqueueBarrier", ANA_CMD_BARRIER, SH_BARRIER, 0 },
-    { "clEnqueueBarrierWithWaitList", ANA_CMD_BARRIER, SH_BARRIER, 0 },
-    { "clEnqueueWaitForEvents", ANA_CMD_BARRIER, SH_WAITEV, 0 },
-    { "clEnqueueAcquireGLObjects", ANA_CMD_OTHER, SH_MEMLIST, 0 },
-    { "clEnqueueReleaseGLObjects", ANA_CMD_OTHER, SH_MEMLIST, 0 },
-    { "clEnqueueAcquireEGLObjectsKHR", ANA_CMD_OTHER, SH_MEMLIST, 0 },
-    { "clEnqueueReleaseEGLObjectsKHR", ANA_CMD_OTHER, SH_MEMLIST, 0 },
-    { "clFinish", ANA_CMD_FINISH, SH_FINISH, 0 },
-    { "clFlush", ANA_CMD_FLUSH, SH_FLUSH, 0 },
-    { "clWaitForEvents", ANA_CMD_WAIT, SH_WAIT, 0 },
-    { "clSetUserEventStatus", ANA_CMD_SET_EVENT, SH_SETEV, 0 },
+/* The command kind of each operation of the API description. */
+static const uint8_t ana_kind_of_op[API_OP_COUNT] = {
+    [API_OP_NONE] = ANA_CMD_OTHER, [API_OP_KERNEL] = ANA_CMD_KERNEL, [API_OP_TASK] = ANA_CMD_KERNEL,
+    [API_OP_NATIVE] = ANA_CMD_NATIVE, [API_OP_READ] = ANA_CMD_READ, [API_OP_WRITE] = ANA_CMD_WRITE,
+    [API_OP_COPY] = ANA_CMD_COPY, [API_OP_FILL] = ANA_CMD_FILL, [API_OP_MAP] = ANA_CMD_MAP,
+    [API_OP_UNMAP] = ANA_CMD_UNMAP, [API_OP_MIGRATE] = ANA_CMD_MIGRATE, [API_OP_SVM_MEMCPY] = ANA_CMD_SVM_MEMCPY,
+    [API_OP_SVM_FILL] = ANA_CMD_SVM_FILL, [API_OP_SVM_MAP] = ANA_CMD_SVM_MAP, [API_OP_SVM_UNMAP] = ANA_CMD_SVM_UNMAP,
+    [API_OP_SVM_FREE] = ANA_CMD_SVM_FREE, [API_OP_SVM_MIGRATE] = ANA_CMD_SVM_MIGRATE,
+    [API_OP_MARKER] = ANA_CMD_MARKER, [API_OP_BARRIER] = ANA_CMD_BARRIER, [API_OP_WAIT_EVENTS] = ANA_CMD_BARRIER,
+    [API_OP_FINISH] = ANA_CMD_FINISH, [API_OP_FLUSH] = ANA_CMD_FLUSH, [API_OP_WAIT] = ANA_CMD_WAIT,
+    [API_OP_SET_EVENT] = ANA_CMD_SET_EVENT, [API_OP_OTHER] = ANA_CMD_OTHER,
 };
-#undef R
-#undef W
 
-static const ana_cmd_desc ana_cmd_other = { "", ANA_CMD_OTHER, SH_OTHER, 0 };
+/* An enqueue the API description does not know (a newer header's): a
+ * command of unknown kind, its wait list where enqueues keep it. */
+static const api_sem ana_sem_other = { .name = "", .op = API_OP_OTHER, .queue = -1, .blocking = -1,
+                                       .nwait = -1, .wait = -1, .event = -1 };
 
-static const ana_cmd_desc *ana_cmd_find(const char *fn)
+/* The description of function @p fn when its calls make commands: every
+ * operation of the API description (enqueues, host synchronization, user
+ * event completion), and any other clEnqueue*; NULL otherwise. */
+static const api_sem *ana_cmd_find(const char *fn)
 {
-    for (size_t i = 0; i < sizeof ana_cmd_table / sizeof ana_cmd_table[0]; i++)
-        if (!strcmp(ana_cmd_table[i].fn, fn))
-            return &ana_cmd_table[i];
-    return !strncmp(fn, "clEnqueue", 9) ? &ana_cmd_other : NULL;
+    const api_sem *a = api_sem_find(fn);
+    if (a)
+        return a->op != API_OP_NONE ? a : NULL;
+    return !strncmp(fn, "clEnqueue", 9) ? &ana_sem_other : NULL;
 }
 
 int ana_model_is_command(const char *fn)
@@ -258,12 +232,16 @@ static ana_status ana_wait_list(ana_cb *b, const char *name)
     return ANA_OK;
 }
 
-static int ana_blocking(const tf_call *c)
+/* The blocking flag of a command (the API description's blocking_*
+ * parameter); 0 when it has none. */
+static int ana_blocking(const tf_call *c, const api_sem *d)
 {
     static const char *const names[] = { "blocking_read", "blocking_write", "blocking_map",
                                          "blocking_copy" };
     uint64_t v;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (d != &ana_sem_other)
+        return d->blocking >= 0 && ana_call_u64(c, api_sem_param(d, d->blocking), 0, &v) && v != 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)   /* an enqueue of a newer header */
         if (ana_call_u64(c, names[i], 0, &v))
             return v != 0;
     return 0;
@@ -271,7 +249,7 @@ static int ana_blocking(const tf_call *c)
 
 ana_status ana_model_commands_call(ana_model *m, const tf_call *c)
 {
-    const ana_cmd_desc *d = ana_cmd_find(c->sig->name);
+    const api_sem *d = ana_cmd_find(c->sig->name);
     if (!d)
         return ANA_OK;
     if (m->ncmds >= UINT32_MAX - 1 ||
@@ -288,7 +266,7 @@ ana_status ana_model_commands_call(ana_model *m, const tf_call *c)
     k->tid = c->tid;
     const ana_fn_time *fn = ana_model_fn_of_call(m, c);
     k->fn = fn ? fn->fn : "?";
-    k->kind = d->kind;
+    k->kind = ana_kind_of_op[d->op];
     k->t_begin = c->t_begin;
     k->t_end = c->t_end;
     k->in_order = 1;
@@ -301,35 +279,37 @@ ana_status ana_model_commands_call(ana_model *m, const tf_call *c)
         k->queue = q;
         k->device = m->objs[qi].parent;
         k->in_order = !(m->objs[qi].props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-        if (d->shape != SH_FLUSH)
+        if (d->op != API_OP_FLUSH)
             ana_cb_use(m, q, c->seq);
     }
     const tf_value *e = ana_call_out(c, "event");
     if (e && e->type != TF_BOOL && tf_value_u64(e, &ev))
         k->event = ev;
-    switch (d->shape) {
-    case SH_WAIT:
-    case SH_WAITEV:
-        st = ana_wait_list(&b, "event_list");
-        k->blocking = d->shape == SH_WAIT;
+    /* the wait list where the API description has it (`waits` in the overlay) */
+    const char *wl = d == &ana_sem_other ? "event_wait_list" : api_sem_param(d, d->wait);
+    switch (d->op) {
+    case API_OP_WAIT:
+    case API_OP_WAIT_EVENTS:
+        st = wl ? ana_wait_list(&b, wl) : ANA_OK;
+        k->blocking = d->op == API_OP_WAIT;
         break;
-    case SH_FINISH:
+    case API_OP_FINISH:
         k->blocking = 1;
         break;
-    case SH_SETEV:
+    case API_OP_SET_EVENT:
         if (!ana_call_u64(c, "event", 0, &ev))
             return ana_model_fail(m, c, "event is not an object");
         k->event = ev;
         ana_cb_use(m, ev, c->seq);
         break;
-    case SH_FLUSH:
+    case API_OP_FLUSH:
         break;
     default:
-        if ((st = ana_wait_list(&b, "event_wait_list")) != ANA_OK)
+        if (wl && (st = ana_wait_list(&b, wl)) != ANA_OK)
             return st;
-        k->blocking = (uint8_t)ana_blocking(c);
-        if (d->shape == SH_KERNEL || d->shape == SH_TASK)
-            st = ana_kernel_cmd(&b, d->shape == SH_TASK);
+        k->blocking = (uint8_t)ana_blocking(c, d);
+        if (d->op == API_OP_KERNEL || d->op == API_OP_TASK)
+            st = ana_kernel_cmd(&b, d->op == API_OP_TASK);
         else
             st = ana_model_transfer(&b, d);
         break;

@@ -10,6 +10,7 @@
 
 #include "analyzer/ana.h"
 #include "trace-format/tf.h"
+#include "api_sem.h"
 
 #define ANA_MAX_KARGS 256            /* kernel argument indices accepted */
 #define ANA_MAX_SOURCE (64u << 20)   /* largest program source read */
@@ -177,19 +178,6 @@ long ana_model_cmd_index(const ana_model *m, uint64_t seq);
 
 /* ------------------------------------------------------------ building commands */
 
-/* How a command's function lays out its parameters (ana_model_cmds.c). */
-typedef enum ana_shape {
-    SH_KERNEL, SH_TASK, SH_NATIVE, SH_BUF, SH_RECT, SH_IMG, SH_COPYBUF, SH_COPYRECT, SH_COPYIMG,
-    SH_IMG2BUF, SH_BUF2IMG, SH_FILLBUF, SH_MAPBUF, SH_MAPIMG, SH_UNMAP, SH_MIGRATE, SH_SVMCPY,
-    SH_SVMFILL, SH_SVMMAP, SH_SVMUNMAP, SH_SVMFREE, SH_SVMMIGRATE, SH_MARKER, SH_BARRIER,
-    SH_WAITEV, SH_MEMLIST, SH_FINISH, SH_FLUSH, SH_WAIT, SH_SETEV, SH_OTHER
-} ana_shape;
-
-typedef struct ana_cmd_desc {
-    const char *fn;
-    uint8_t kind, shape, access;
-} ana_cmd_desc;
-
 /* A command under construction: its memory ranges before they are pooled. */
 #define ANA_CMD_MAXREF 64   /* memory ranges of one command */
 typedef struct ana_cb {
@@ -224,8 +212,9 @@ ana_status ana_cb_ref_svm(ana_cb *b, uint64_t addr, uint64_t size, int access);
  *  elements @p dflt). @return ANA_OK or ANA_ERR_TRACE (set). */
 ana_status ana_cb_vec3(ana_cb *b, const char *name, uint64_t v[3], uint64_t dflt);
 /*! ana_model_transfer() : the memory ranges and bytes of a non-kernel
- *  command (ana_model_xfer.c). */
-ana_status ana_model_transfer(ana_cb *b, const ana_cmd_desc *d);
+ *  command, from the effects of its API description @p a (NULL: none;
+ *  ana_model_xfer.c). */
+ana_status ana_model_transfer(ana_cb *b, const api_sem *a);
 
 /* ------------------------------------------------------------ creating objects */
 

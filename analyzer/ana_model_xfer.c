@@ -1,7 +1,9 @@
 /* ana_model_xfer.c — the memory ranges of transfers and other non-kernel
  * commands: buffer, rect and image reads/writes/copies/fills (byte hulls of
  * their regions), maps and their unmaps, migrations, native kernels, GL/EGL
- * objects, SVM copies, fills, maps, frees and migrations. */
+ * objects, SVM copies, fills, maps, frees and migrations. Which parameter
+ * holds what, and what is read or written, comes from the API description
+ * (the effects of api_sem.h, generated from recorder/api.overlay). */
 #include "analyzer/ana_model_int.h"
 
 #include <CL/cl.h>
@@ -63,6 +65,19 @@ static ana_status ana_map_add(ana_model *m, uint64_t ptr, uint64_t seq, uint64_t
     return ANA_OK;
 }
 
+/* Integer input parameter @p i of @p a (see ana_call_u64); 0 when absent. */
+static int ana_p_u64(const tf_call *c, const api_sem *a, int i, uint64_t dflt, uint64_t *v)
+{
+    const char *n = api_sem_param(a, i);
+    return n ? ana_call_u64(c, n, dflt, v) : 0;
+}
+
+/* ANA_ACC_* of an effect's plain access bits. */
+static int ana_acc(unsigned access)
+{
+    return (access & API_ACC_READ ? ANA_ACC_READ : 0) | (access & API_ACC_WRITE ? ANA_ACC_WRITE : 0);
+}
+
 /* Memory of the list parameter @p name, each whole. */
 static ana_status ana_ref_list(ana_cb *b, const char *name, int access, const char *why)
 {
@@ -80,191 +95,203 @@ static ana_status ana_ref_list(ana_cb *b, const char *name, int access, const ch
     return ANA_OK;
 }
 
-ana_status ana_model_transfer(ana_cb *b, const ana_cmd_desc *d)
+/* The object, bytes and byte hull of a range effect (bytes, rect, image);
+ * size=* (API_SIZE_REGION) is left for the caller. */
+typedef struct ana_span { uint64_t id, lo, hi, bytes; int have; } ana_span;
+
+static ana_status ana_effect_span(ana_cb *b, const api_sem *a, const api_effect *e, ana_span *sp)
+{
+    ana_model *m = b->m;
+    const tf_call *c = b->c;
+    const char *obj = api_sem_param(a, e->obj);
+    uint64_t off = 0, size = 0, o[3], r[3], p[2] = { 0, 0 };
+    ana_status st = ANA_OK;
+    memset(sp, 0, sizeof *sp);
+    switch (e->range) {
+    case API_RANGE_BYTES:
+        if (!ana_call_u64(c, obj, 0, &sp->id) || !ana_p_u64(c, a, e->off, 0, &off) ||
+            (e->size >= 0 && !ana_p_u64(c, a, e->size, 0, &size)))
+            return e->size >= 0 ? ana_model_fail(m, c, "%s, %s or %s is malformed", obj, api_sem_param(a, e->off),
+                                                 api_sem_param(a, e->size))
+                                : ana_model_fail(m, c, "%s or %s is malformed", obj, api_sem_param(a, e->off));
+        sp->lo = off;
+        sp->hi = ana_sat_add(off, size);
+        sp->bytes = size;
+        sp->have = e->size >= 0;
+        return ANA_OK;
+    case API_RANGE_RECT:
+    case API_RANGE_IMAGE:
+        if (!ana_call_u64(c, obj, 0, &sp->id) || (st = ana_cb_vec3(b, api_sem_param(a, e->origin), o, 0)) ||
+            (st = ana_cb_vec3(b, api_sem_param(a, e->region), r, 1)))
+            return st ? st : ana_model_fail(m, c, "%s is not an object", obj);
+        if (e->range == API_RANGE_RECT) {
+            ana_p_u64(c, a, e->row, 0, &p[0]);
+            ana_p_u64(c, a, e->slice, 0, &p[1]);
+            sp->bytes = ana_rect(o, r, p[0], p[1], &sp->lo, &sp->hi);
+        } else {
+            sp->bytes = ana_img(m, sp->id, o, r, &sp->lo, &sp->hi);
+        }
+        sp->have = 1;
+        return ANA_OK;
+    default:
+        return ANA_OK;
+    }
+}
+
+/* A map (op map, svm_map; effect 0): the mapping is remembered for its
+ * unmap; the map reads what it shows. */
+static ana_status ana_map(ana_cb *b, const api_sem *a, const api_effect *e)
 {
     ana_model *m = b->m;
     const tf_call *c = b->c;
     ana_cmd *k = b->k;
-    uint64_t a = 0, a2 = 0, off = 0, off2 = 0, size = 0, lo, hi, lo2, hi2, flags = 0;
-    uint64_t o[3], o2[3], r[3], p[4] = { 0, 0, 0, 0 };
-    ana_status st = ANA_OK;
-    switch (d->shape) {
-    case SH_BUF:
-    case SH_FILLBUF:
-        if (!ana_call_u64(c, "buffer", 0, &a) || !ana_call_u64(c, "offset", 0, &off) ||
-            !ana_call_u64(c, "size", 0, &size))
-            return ana_model_fail(m, c, "buffer, offset or size is malformed");
+    const char *obj = api_sem_param(a, e->obj), *fl = api_sem_param(a, e->flags);
+    uint64_t id = 0, flags = 0, size = 0, ptr = 0;
+    ana_status st;
+    if (e->range == API_RANGE_SVM) {
+        if (!ana_call_u64(c, obj, 0, &id) || !ana_p_u64(c, a, e->size, 0, &size) || !ana_call_u64(c, fl, 0, &flags))
+            return ana_model_fail(m, c, "%s, %s or %s is malformed", obj, api_sem_param(a, e->size), fl);
         k->bytes = size;
-        return ana_cb_ref(b, a, off, ana_sat_add(off, size), d->access, 0, NULL);
-    case SH_RECT:
-        if (!ana_call_u64(c, "buffer", 0, &a) || (st = ana_cb_vec3(b, "buffer_origin", o, 0)) ||
-            (st = ana_cb_vec3(b, "region", r, 1)))
-            return st ? st : ana_model_fail(m, c, "buffer is not an object");
-        ana_call_u64(c, "buffer_row_pitch", 0, &p[0]);
-        ana_call_u64(c, "buffer_slice_pitch", 0, &p[1]);
-        k->bytes = ana_rect(o, r, p[0], p[1], &lo, &hi);
-        return ana_cb_ref(b, a, lo, hi, d->access, 0, NULL);
-    case SH_IMG:
-        if (!ana_call_u64(c, "image", 0, &a) || (st = ana_cb_vec3(b, "origin", o, 0)) ||
-            (st = ana_cb_vec3(b, "region", r, 1)))
-            return st ? st : ana_model_fail(m, c, "image is not an object");
-        k->bytes = ana_img(m, a, o, r, &lo, &hi);
-        return ana_cb_ref(b, a, lo, hi, d->access, 0, NULL);
-    case SH_COPYBUF:
-        if (!ana_call_u64(c, "src_buffer", 0, &a) || !ana_call_u64(c, "dst_buffer", 0, &a2) ||
-            !ana_call_u64(c, "src_offset", 0, &off) || !ana_call_u64(c, "dst_offset", 0, &off2) ||
-            !ana_call_u64(c, "size", 0, &size))
-            return ana_model_fail(m, c, "a buffer, offset or size is malformed");
-        k->bytes = size;
-        if ((st = ana_cb_ref(b, a, off, ana_sat_add(off, size), ANA_ACC_READ, 0, NULL)))
-            return st;
-        return ana_cb_ref(b, a2, off2, ana_sat_add(off2, size), ANA_ACC_WRITE, 0, NULL);
-    case SH_COPYRECT:
-        if (!ana_call_u64(c, "src_buffer", 0, &a) || !ana_call_u64(c, "dst_buffer", 0, &a2) ||
-            (st = ana_cb_vec3(b, "src_origin", o, 0)) || (st = ana_cb_vec3(b, "dst_origin", o2, 0)) ||
-            (st = ana_cb_vec3(b, "region", r, 1)))
-            return st ? st : ana_model_fail(m, c, "a buffer is not an object");
-        ana_call_u64(c, "src_row_pitch", 0, &p[0]);
-        ana_call_u64(c, "src_slice_pitch", 0, &p[1]);
-        ana_call_u64(c, "dst_row_pitch", 0, &p[2]);
-        ana_call_u64(c, "dst_slice_pitch", 0, &p[3]);
-        k->bytes = ana_rect(o, r, p[0], p[1], &lo, &hi);
-        ana_rect(o2, r, p[2], p[3], &lo2, &hi2);
-        if ((st = ana_cb_ref(b, a, lo, hi, ANA_ACC_READ, 0, NULL)))
-            return st;
-        return ana_cb_ref(b, a2, lo2, hi2, ANA_ACC_WRITE, 0, NULL);
-    case SH_COPYIMG:
-        if (!ana_call_u64(c, "src_image", 0, &a) || !ana_call_u64(c, "dst_image", 0, &a2) ||
-            (st = ana_cb_vec3(b, "src_origin", o, 0)) || (st = ana_cb_vec3(b, "dst_origin", o2, 0)) ||
-            (st = ana_cb_vec3(b, "region", r, 1)))
-            return st ? st : ana_model_fail(m, c, "an image is not an object");
-        k->bytes = ana_img(m, a, o, r, &lo, &hi);
-        ana_img(m, a2, o2, r, &lo2, &hi2);
-        if ((st = ana_cb_ref(b, a, lo, hi, ANA_ACC_READ, 0, NULL)))
-            return st;
-        return ana_cb_ref(b, a2, lo2, hi2, ANA_ACC_WRITE, 0, NULL);
-    case SH_IMG2BUF:
-        if (!ana_call_u64(c, "src_image", 0, &a) || !ana_call_u64(c, "dst_buffer", 0, &a2) ||
-            !ana_call_u64(c, "dst_offset", 0, &off2) || (st = ana_cb_vec3(b, "src_origin", o, 0)) ||
-            (st = ana_cb_vec3(b, "region", r, 1)))
-            return st ? st : ana_model_fail(m, c, "an object or offset is malformed");
-        k->bytes = ana_img(m, a, o, r, &lo, &hi);
-        if ((st = ana_cb_ref(b, a, lo, hi, ANA_ACC_READ, 0, NULL)))
-            return st;
-        return ana_cb_ref(b, a2, off2, ana_sat_add(off2, k->bytes), ANA_ACC_WRITE, 0, NULL);
-    case SH_BUF2IMG:
-        if (!ana_call_u64(c, "src_buffer", 0, &a) || !ana_call_u64(c, "dst_image", 0, &a2) ||
-            !ana_call_u64(c, "src_offset", 0, &off) || (st = ana_cb_vec3(b, "dst_origin", o2, 0)) ||
-            (st = ana_cb_vec3(b, "region", r, 1)))
-            return st ? st : ana_model_fail(m, c, "an object or offset is malformed");
-        k->bytes = ana_img(m, a2, o2, r, &lo2, &hi2);
-        if ((st = ana_cb_ref(b, a, off, ana_sat_add(off, k->bytes), ANA_ACC_READ, 0, NULL)))
-            return st;
-        return ana_cb_ref(b, a2, lo2, hi2, ANA_ACC_WRITE, 0, NULL);
-    case SH_MAPBUF:
-    case SH_MAPIMG: {
-        uint64_t ptr = 0;
-        const char *obj = d->shape == SH_MAPBUF ? "buffer" : "image";
-        if (!ana_call_u64(c, obj, 0, &a) || !ana_call_u64(c, "map_flags", 0, &flags))
-            return ana_model_fail(m, c, "%s or map_flags is malformed", obj);
-        if (d->shape == SH_MAPBUF) {
-            if (!ana_call_u64(c, "offset", 0, &off) || !ana_call_u64(c, "size", 0, &size))
-                return ana_model_fail(m, c, "offset or size is malformed");
-            lo = off;
-            hi = ana_sat_add(off, size);
-            k->bytes = size;
-        } else {
-            if ((st = ana_cb_vec3(b, "origin", o, 0)) || (st = ana_cb_vec3(b, "region", r, 1)))
-                return st;
-            k->bytes = ana_img(m, a, o, r, &lo, &hi);
-        }
-        if (c->ret.type != TF_BOOL)
-            tf_value_u64(&c->ret, &ptr);
-        int reads = (flags & (CL_MAP_READ | CL_MAP_WRITE)) || !(flags & CL_MAP_WRITE_INVALIDATE_REGION);
-        if ((st = ana_map_add(m, ptr, c->seq, a, lo, hi, flags)))
-            return st;
-        if (reads)
-            return ana_cb_ref(b, a, lo, hi, ANA_ACC_READ, 0, NULL);
-        ana_cb_use(m, a, c->seq);
-        return ANA_OK;
-    }
-    case SH_UNMAP:
-    case SH_SVMUNMAP: {
-        uint64_t ptr = 0;
-        ana_mapping mp;
-        if (!ana_call_u64(c, d->shape == SH_UNMAP ? "mapped_ptr" : "svm_ptr", 0, &ptr))
-            return ana_model_fail(m, c, "the mapped pointer is malformed");
-        if (d->shape == SH_UNMAP && ana_call_u64(c, "memobj", 0, &a))
-            ana_cb_use(m, a, c->seq);
-        if (!ana_unmap_take(m, ptr, &mp))
-            return ANA_OK;
-        k->map_seq = mp.seq;
-        k->bytes = mp.hi - mp.lo;
-        int acc = mp.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) ? ANA_ACC_WRITE : ANA_ACC_READ;
-        if (d->shape == SH_SVMUNMAP) {
-            long s = ana_svm_find(m, mp.object);
-            return s < 0 ? ANA_OK : ana_cb_ref_svm(b, mp.object + mp.lo, mp.hi - mp.lo, acc);
-        }
-        return ana_cb_ref(b, mp.object, mp.lo, mp.hi, acc, 0, NULL);
-    }
-    case SH_MIGRATE:
-        ana_call_u64(c, "flags", 0, &flags);
-        return ana_ref_list(b, "mem_objects",
-                            flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED ? ANA_ACC_WRITE : ANA_ACC_READ,
-                            "migration of the whole object");
-    case SH_NATIVE:
-        return ana_ref_list(b, "mem_list", ANA_ACC_RW, "native kernel: effects unknown");
-    case SH_MEMLIST:
-        return ana_ref_list(b, "mem_objects", ANA_ACC_RW, "shared with GL/EGL");
-    case SH_SVMCPY: {
-        if (!ana_call_u64(c, "size", 0, &size))
-            return ana_model_fail(m, c, "size is malformed");
-        k->bytes = size;
-        const tf_value *src = ana_call_arg(c, "src_ptr");
-        if (src && (src->type == TF_UINT || src->type == TF_INT) && tf_value_u64(src, &a) &&
-            (st = ana_cb_ref_svm(b, a, size, ANA_ACC_READ)))
-            return st;
-        const tf_value *dst = ana_call_arg(c, "dst_ptr");
-        if (dst && (dst->type == TF_UINT || dst->type == TF_INT) && tf_value_u64(dst, &a2))
-            return ana_cb_ref_svm(b, a2, size, ANA_ACC_WRITE);
-        return ANA_OK;
-    }
-    case SH_SVMFILL:
-        if (!ana_call_u64(c, "svm_ptr", 0, &a) || !ana_call_u64(c, "size", 0, &size))
-            return ana_model_fail(m, c, "svm_ptr or size is malformed");
-        k->bytes = size;
-        return ana_cb_ref_svm(b, a, size, ANA_ACC_WRITE);
-    case SH_SVMMAP: {
-        if (!ana_call_u64(c, "svm_ptr", 0, &a) || !ana_call_u64(c, "size", 0, &size) ||
-            !ana_call_u64(c, "flags", 0, &flags))
-            return ana_model_fail(m, c, "svm_ptr, size or flags is malformed");
-        k->bytes = size;
-        long s = ana_svm_find(m, a);
+        long s = ana_svm_find(m, id);
         if (s < 0)
             return ANA_OK;
         uint64_t base = m->objs[s].id;
-        if ((st = ana_map_add(m, a, c->seq, base, a - base, ana_sat_add(a - base, size), flags)))
+        if ((st = ana_map_add(m, id, c->seq, base, id - base, ana_sat_add(id - base, size), flags)))
             return st;
-        if ((flags & (CL_MAP_READ | CL_MAP_WRITE)) || !(flags & CL_MAP_WRITE_INVALIDATE_REGION))
-            return ana_cb_ref_svm(b, a, size, ANA_ACC_READ);
+        if (api_map_access(flags) & API_ACC_READ)
+            return ana_cb_ref_svm(b, id, size, ANA_ACC_READ);
         return ANA_OK;
     }
-    case SH_SVMFREE:
-    case SH_SVMMIGRATE: {
-        const tf_value *v = ana_call_arg(c, "svm_pointers");
-        uint64_t sizes[ANA_CMD_MAXREF];
-        int ns = d->shape == SH_SVMMIGRATE ? ana_u64_array(ana_call_arg(c, "sizes"), sizes, ANA_CMD_MAXREF) : 0;
-        for (uint32_t i = 0; v && v->type == TF_ARRAY && i < v->v.arr.n; i++) {
-            if (v->v.arr.items[i].type == TF_BOOL || !tf_value_u64(&v->v.arr.items[i], &a))
-                return ana_model_fail(m, c, "svm_pointers holds a non-pointer");
-            if ((st = ana_cb_ref_svm(b, a, ns > 0 && (int)i < ns ? sizes[i] : 0, d->access)))
-                return st;
-            if (d->shape == SH_SVMFREE)
-                ana_svm_release(m, a, c->seq);
+    if (!ana_call_u64(c, obj, 0, &id) || !ana_call_u64(c, fl, 0, &flags))
+        return ana_model_fail(m, c, "%s or %s is malformed", obj, fl);
+    ana_span sp;
+    if ((st = ana_effect_span(b, a, e, &sp)))
+        return st;
+    k->bytes = sp.bytes;
+    if (c->ret.type != TF_BOOL)
+        tf_value_u64(&c->ret, &ptr);
+    if ((st = ana_map_add(m, ptr, c->seq, id, sp.lo, sp.hi, flags)))
+        return st;
+    if (api_map_access(flags) & API_ACC_READ)
+        return ana_cb_ref(b, id, sp.lo, sp.hi, ANA_ACC_READ, 0, NULL);
+    ana_cb_use(m, id, c->seq);
+    return ANA_OK;
+}
+
+/* An unmap (access mapped): the mapping's range, written when it was
+ * mapped for writing, else read. */
+static ana_status ana_unmap(ana_cb *b, const api_sem *a, const api_effect *e)
+{
+    ana_model *m = b->m;
+    const tf_call *c = b->c;
+    uint64_t ptr = 0, id = 0;
+    ana_mapping mp;
+    int svm = e->range == API_RANGE_SVM;
+    if (!ana_p_u64(c, a, e->ptr, 0, &ptr))
+        return ana_model_fail(m, c, "the mapped pointer is malformed");
+    if (!svm && ana_call_u64(c, api_sem_param(a, e->obj), 0, &id))
+        ana_cb_use(m, id, c->seq);
+    if (!ana_unmap_take(m, ptr, &mp))
+        return ANA_OK;
+    b->k->map_seq = mp.seq;
+    b->k->bytes = mp.hi - mp.lo;
+    int acc = api_map_access(mp.flags) & API_ACC_WRITE ? ANA_ACC_WRITE : ANA_ACC_READ;
+    if (svm) {
+        long s = ana_svm_find(m, mp.object);
+        return s < 0 ? ANA_OK : ana_cb_ref_svm(b, mp.object + mp.lo, mp.hi - mp.lo, acc);
+    }
+    return ana_cb_ref(b, mp.object, mp.lo, mp.hi, acc, 0, NULL);
+}
+
+/* SVM addresses (range svm, svmlist). */
+static ana_status ana_svm_effect(ana_cb *b, const api_sem *a, const api_effect *e, int acc)
+{
+    ana_model *m = b->m;
+    const tf_call *c = b->c;
+    const char *obj = api_sem_param(a, e->obj);
+    uint64_t addr = 0, size = 0;
+    ana_status st;
+    if (e->range == API_RANGE_SVM) {
+        if (!ana_p_u64(c, a, e->size, 0, &size))
+            return ana_model_fail(m, c, "%s is malformed", api_sem_param(a, e->size));
+        if (!b->k->bytes)
+            b->k->bytes = size;
+        /* host memory is recorded as its bytes, not as an address */
+        const tf_value *v = ana_call_arg(c, obj);
+        if (v && (v->type == TF_UINT || v->type == TF_INT) && tf_value_u64(v, &addr))
+            return ana_cb_ref_svm(b, addr, size, acc);
+        return ANA_OK;
+    }
+    const tf_value *v = ana_call_arg(c, obj);
+    uint64_t sizes[ANA_CMD_MAXREF];
+    int ns = e->sizes >= 0 ? ana_u64_array(ana_call_arg(c, api_sem_param(a, e->sizes)), sizes, ANA_CMD_MAXREF) : 0;
+    for (uint32_t i = 0; v && v->type == TF_ARRAY && i < v->v.arr.n; i++) {
+        if (v->v.arr.items[i].type == TF_BOOL || !tf_value_u64(&v->v.arr.items[i], &addr))
+            return ana_model_fail(m, c, "%s holds a non-pointer", obj);
+        if ((st = ana_cb_ref_svm(b, addr, ns > 0 && (int)i < ns ? sizes[i] : 0, acc)))
+            return st;
+        if (a->op == API_OP_SVM_FREE)
+            ana_svm_release(m, addr, c->seq);
+    }
+    return ANA_OK;
+}
+
+ana_status ana_model_transfer(ana_cb *b, const api_sem *a)
+{
+    const tf_call *c = b->c;
+    ana_cmd *k = b->k;
+    ana_span sp[API_MAX_EFFECTS];
+    ana_status st;
+    if (!a || !a->neffects)
+        return ANA_OK;
+    if (a->eff[0].access & API_ACC_MAP)
+        return ana_map(b, a, &a->eff[0]);
+    if (a->eff[0].access & API_ACC_MAPPED)
+        return ana_unmap(b, a, &a->eff[0]);
+    /* the ranges first (the bytes of a command: its first sized range; a
+     * size=* range takes them), then the references, in the listed order */
+    int sized = 0;
+    for (unsigned i = 0; i < a->neffects; i++) {
+        if ((st = ana_effect_span(b, a, &a->eff[i], &sp[i])))
+            return st;
+        if (sp[i].have && !sized) {
+            k->bytes = sp[i].bytes;
+            sized = 1;
         }
-        return ANA_OK;
     }
-    default:
-        return ANA_OK;
+    for (unsigned i = 0; i < a->neffects; i++)
+        if (a->eff[i].range == API_RANGE_BYTES && a->eff[i].size == API_SIZE_REGION)
+            sp[i].hi = ana_sat_add(sp[i].lo, k->bytes);
+    for (unsigned i = 0; i < a->neffects; i++) {
+        const api_effect *e = &a->eff[i];
+        int acc = ana_acc(e->access);
+        if (e->access & API_ACC_MIGRATE) {
+            uint64_t flags = 0;
+            ana_p_u64(c, a, e->flags, 0, &flags);
+            acc = ana_acc(api_migrate_access(flags));
+        }
+        switch (e->range) {
+        case API_RANGE_BYTES:
+        case API_RANGE_RECT:
+        case API_RANGE_IMAGE:
+            st = ana_cb_ref(b, sp[i].id, sp[i].lo, sp[i].hi, acc, 0, NULL);
+            break;
+        case API_RANGE_LIST:
+            st = ana_ref_list(b, api_sem_param(a, e->obj), acc,
+                              a->op == API_OP_MIGRATE  ? "migration of the whole object"
+                              : a->op == API_OP_NATIVE ? "native kernel: effects unknown"
+                                                       : "shared with GL/EGL");
+            break;
+        case API_RANGE_SVM:
+        case API_RANGE_SVMLIST:
+            st = ana_svm_effect(b, a, e, acc);
+            break;
+        default:
+            st = ANA_OK;
+            break;
+        }
+        if (st != ANA_OK)
+            return st;
     }
+    return ANA_OK;
 }

@@ -2,15 +2,14 @@
  * enqueue does to the known contents of memory (opt_hold.c) — writes and
  * fills leave their bytes, read-backs the bytes they read, and everything
  * that may write cuts what was known — and the redundancy check of a write
- * or fill about to run. */
+ * or fill about to run. Which call does what comes from the API
+ * description (api_sem.h, generated from recorder/api.overlay). */
 #include "optimizer/opt_int.h"
 
 #include <string.h>
 #include <xxhash.h>
 
-#define CL_MAP_WRITE_ (1u << 1)
-#define CL_MAP_WRITE_INVALIDATE_REGION_ (1u << 2)
-#define CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED_ (1u << 1)
+#include "api_sem.h"
 
 /* ------------------------------------------------------------ memory effects */
 
@@ -111,18 +110,20 @@ static int opt_fill_key(const tf_call *c, uint8_t key[16])
     return 1;
 }
 
-/* Where a plain write, read or fill of @p c lands: root, [lo, hi). */
-static opt_obj *opt_xfer_range(opt_track *t, const tf_call *c, const char *memname, uint64_t *lo, uint64_t *hi)
+/* Where a plain write, read or fill of @p c lands (effect @p e of @p a, a
+ * byte range): root, [lo, hi). */
+static opt_obj *opt_xfer_range(opt_track *t, const tf_call *c, const api_sem *a, const api_effect *e, uint64_t *lo,
+                               uint64_t *hi)
 {
     uint64_t id = 0, off = 0, size = 0;
-    opt_arg_u64(c, memname, &id);
+    opt_arg_u64(c, api_sem_param(a, e->obj), &id);
     opt_obj *o = opt_track_obj(t, id);
     uint64_t olo, ohi;
     opt_obj *root = opt_mem_range(t, o, &olo, &ohi);
     if (!root || o->image || !o->size)
         return NULL;
-    opt_arg_u64(c, "offset", &off);
-    opt_arg_u64(c, "size", &size);
+    opt_arg_u64(c, api_sem_param(a, e->off), &off);
+    opt_arg_u64(c, api_sem_param(a, e->size), &size);
     if (off > o->size || size > o->size - off)
         return NULL;
     *lo = olo + off;
@@ -130,32 +131,45 @@ static opt_obj *opt_xfer_range(opt_track *t, const tf_call *c, const char *memna
     return root;
 }
 
+/* The one effect of a host write or fill (op write or fill), NULL for any
+ * other call. */
+static const api_effect *opt_host_write(const api_sem *a)
+{
+    if (!a || (a->op != API_OP_WRITE && a->op != API_OP_FILL) || a->neffects != 1 ||
+        !(a->eff[0].access & API_ACC_WRITE))
+        return NULL;
+    return &a->eff[0];
+}
+
 /* What the redundancy check compares for a write or fill @p c: the
  * content key, its origin, and the bytes [lo, hi) of root. */
-static opt_obj *opt_write_content(opt_track *t, const tf_call *c, const char *fn, opt_content *k)
+static opt_obj *opt_write_content(opt_track *t, const tf_call *c, const api_sem *a, opt_content *k)
 {
     uint8_t h[16];
     memset(k, 0, sizeof *k);
     opt_arg_u64(c, "command_queue", &k->queue);
     k->seq = c->seq;
-    if (!strcmp(fn, "clEnqueueWriteBuffer") || !strcmp(fn, "clEnqueueFillBuffer")) {
-        opt_obj *root = opt_xfer_range(t, c, "buffer", &k->lo, &k->hi);
+    const api_effect *e = opt_host_write(a);
+    if (!e)
+        return NULL;
+    int fill = a->op == API_OP_FILL;
+    if (e->range == API_RANGE_BYTES) {
+        opt_obj *root = opt_xfer_range(t, c, a, e, &k->lo, &k->hi);
         if (!root || root->visible)
             return NULL;
         k->origin = k->lo;
-        if (fn[9] == 'W' ? !opt_value_hash(opt_arg(c, "ptr"), k->key) : !opt_fill_key(c, k->key))
+        if (!fill ? !opt_value_hash(opt_arg(c, "ptr"), k->key) : !opt_fill_key(c, k->key))
             return NULL;
         return root;
     }
-    const char *mem = !strcmp(fn, "clEnqueueWriteBufferRect") ? "buffer" : "image";
-    if (strcmp(fn, "clEnqueueWriteBufferRect") && strcmp(fn, "clEnqueueWriteImage") && strcmp(fn, "clEnqueueFillImage"))
+    if (e->range != API_RANGE_RECT && e->range != API_RANGE_IMAGE)
         return NULL;
     uint64_t id = 0;
-    opt_arg_u64(c, mem, &id);
+    opt_arg_u64(c, api_sem_param(a, e->obj), &id);
     opt_obj *root = opt_mem_range(t, opt_track_obj(t, id), &k->lo, &k->hi);
     if (!root || root->visible)
         return NULL;
-    if (!strcmp(fn, "clEnqueueFillImage")) {
+    if (fill) {
         if (!opt_fill_key(c, k->key))
             return NULL;
     } else {
@@ -172,7 +186,7 @@ int opt_track_redundant(opt_track *t, const tf_call *c, uint64_t *holds_seq)
 {
     opt_content k;
     /* a call about to run (live: no result yet), or one that succeeded */
-    opt_obj *root = !c->complete || opt_call_ok(c) ? opt_write_content(t, c, c->sig->name, &k) : NULL;
+    opt_obj *root = !c->complete || opt_call_ok(c) ? opt_write_content(t, c, api_sem_find(c->sig->name), &k) : NULL;
     if (!root || k.lo >= k.hi)
         return 0;
     const opt_content *h = opt_hold_find(t, root, k.key, k.origin, k.lo, k.hi, k.queue);
@@ -182,8 +196,9 @@ int opt_track_redundant(opt_track *t, const tf_call *c, uint64_t *holds_seq)
     return 1;
 }
 
-/* A host read-back: its bytes are now known (or will be, with its DATA). */
-static opt_status opt_read(opt_track *t, const tf_call *c, const char *fn)
+/* A host read-back (effect @p e of @p a): its bytes are now known (or will
+ * be, with its DATA). */
+static opt_status opt_read(opt_track *t, const tf_call *c, const api_sem *a, const api_effect *e)
 {
     opt_content k;
     memset(&k, 0, sizeof k);
@@ -192,15 +207,16 @@ static opt_status opt_read(opt_track *t, const tf_call *c, const char *fn)
     opt_arg_u64(c, "command_queue", &k.queue);
     uint8_t h[16];
     int have = opt_value_hash(opt_out(c, "ptr"), h);
+    int bytes = e->range == API_RANGE_BYTES;
     opt_obj *root;
-    if (!strcmp(fn, "clEnqueueReadBuffer")) {
-        root = opt_xfer_range(t, c, "buffer", &k.lo, &k.hi);
+    if (bytes) {
+        root = opt_xfer_range(t, c, a, e, &k.lo, &k.hi);
         k.origin = k.lo;
         if (have)
             memcpy(k.key, h, 16);
     } else {
         uint64_t id = 0;
-        opt_arg_u64(c, !strcmp(fn, "clEnqueueReadBufferRect") ? "buffer" : "image", &id);
+        opt_arg_u64(c, api_sem_param(a, e->obj), &id);
         root = opt_mem_range(t, opt_track_obj(t, id), &k.lo, &k.hi);
         opt_geom_key(c, "rect", k.key);   /* pending: combined with the data when it comes */
         if (have)
@@ -209,7 +225,7 @@ static opt_status opt_read(opt_track *t, const tf_call *c, const char *fn)
     if (!root || root->visible || k.lo >= k.hi)
         return OPT_OK;
     k.pending = !have;
-    if (k.pending && strcmp(fn, "clEnqueueReadBuffer"))
+    if (k.pending && !bytes)
         k.pending = 2;   /* a rect: combine the geometry with the data's hash */
     return opt_hold_add(root, &k);
 }
@@ -222,13 +238,13 @@ opt_status opt_track_enqueue(opt_track *t, const tf_call *c, const char *fn, opt
     if (fate == OPT_FATE_REDUNDANT)   /* the bytes were there already: nothing changes */
         return OPT_OK;
     opt_arg_u64(c, "command_queue", &queue);
-    if (!strcmp(fn, "clEnqueueNDRangeKernel") || !strcmp(fn, "clEnqueueTask")) {
-        opt_launch(t, c);
-    } else if (!strcmp(fn, "clEnqueueWriteBuffer") || !strcmp(fn, "clEnqueueFillBuffer") ||
-               !strcmp(fn, "clEnqueueWriteBufferRect") || !strcmp(fn, "clEnqueueWriteImage") ||
-               !strcmp(fn, "clEnqueueFillImage")) {
+    const api_sem *a = api_sem_find(fn);
+    const api_effect *hw = opt_host_write(a);
+    if (!a || (a->flags & API_F_UNKNOWN)) {
+        opt_hold_kill_all(t);   /* native kernels, GL/EGL, extensions: anything may change */
+    } else if (hw) {   /* a host write or fill: its bytes are known */
         opt_content k;
-        opt_obj *root = opt_write_content(t, c, fn, &k);
+        opt_obj *root = opt_write_content(t, c, a, &k);
         if (root) {
             opt_obj_written(root);
             opt_hold_kill(root, k.lo, k.hi);
@@ -236,46 +252,44 @@ opt_status opt_track_enqueue(opt_track *t, const tf_call *c, const char *fn, opt
             if (fate == OPT_FATE_RUN && opt_hold_add(root, &k) != OPT_OK)
                 return OPT_ERR_NOMEM;
         } else {
-            opt_arg_u64(c, !strncmp(fn, "clEnqueueWriteI", 15) || !strcmp(fn, "clEnqueueFillImage") ? "image" : "buffer",
-                        &id);
+            opt_arg_u64(c, api_sem_param(a, hw->obj), &id);
             opt_kill_obj(t, id, 0, 0, 0);
         }
-    } else if (!strcmp(fn, "clEnqueueReadBuffer") || !strcmp(fn, "clEnqueueReadBufferRect") ||
-               !strcmp(fn, "clEnqueueReadImage")) {
-        if (fate == OPT_FATE_RUN && opt_read(t, c, fn) != OPT_OK)
-            return OPT_ERR_NOMEM;
-    } else if (!strcmp(fn, "clEnqueueCopyBuffer")) {
-        uint64_t off = 0, size = 0;
-        opt_arg_u64(c, "dst_buffer", &id);
-        opt_arg_u64(c, "dst_offset", &off);
-        opt_arg_u64(c, "size", &size);
-        opt_kill_obj(t, id, 1, off, size);
-    } else if (!strcmp(fn, "clEnqueueCopyBufferRect") || !strcmp(fn, "clEnqueueCopyImageToBuffer")) {
-        opt_arg_u64(c, "dst_buffer", &id);
-        opt_kill_obj(t, id, 0, 0, 0);
-    } else if (!strcmp(fn, "clEnqueueCopyImage") || !strcmp(fn, "clEnqueueCopyBufferToImage")) {
-        opt_arg_u64(c, "dst_image", &id);
-        opt_kill_obj(t, id, 0, 0, 0);
-    } else if (!strcmp(fn, "clEnqueueMapBuffer") || !strcmp(fn, "clEnqueueMapImage")) {
-        opt_arg_u64(c, "map_flags", &v);
-        opt_arg_u64(c, fn[12] == 'B' ? "buffer" : "image", &id);
-        if (v & (CL_MAP_WRITE_ | CL_MAP_WRITE_INVALIDATE_REGION_))
-            opt_kill_obj(t, id, 0, 0, 0);
-    } else if (!strcmp(fn, "clEnqueueUnmapMemObject")) {
-        opt_arg_u64(c, "memobj", &id);
-        opt_kill_obj(t, id, 0, 0, 0);
-    } else if (!strcmp(fn, "clEnqueueMigrateMemObjects")) {
-        const tf_value *l = opt_arg(c, "mem_objects");
-        opt_arg_u64(c, "flags", &v);
-        for (uint32_t i = 0; (v & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED_) && l && l->type == TF_ARRAY && i < l->v.arr.n;
-             i++)
-            if (tf_value_u64(&l->v.arr.items[i], &id))
-                opt_kill_obj(t, id, 0, 0, 0);
-    } else if (!strncmp(fn, "clEnqueueSVM", 12) || !strncmp(fn, "clEnqueueMarker", 15) ||
-               !strncmp(fn, "clEnqueueBarrier", 16) || !strcmp(fn, "clEnqueueWaitForEvents")) {
-        /* SVM memory is not tracked; markers and barriers move no bytes */
     } else {
-        opt_hold_kill_all(t);   /* native kernels, GL/EGL, extensions: anything may change */
+        /* every effect on memory objects (SVM memory is not tracked) */
+        for (unsigned i = 0; i < a->neffects; i++) {
+            const api_effect *e = &a->eff[i];
+            const char *obj = api_sem_param(a, e->obj);
+            if (e->range == API_RANGE_SVM || e->range == API_RANGE_SVMLIST)
+                continue;
+            if (e->range == API_RANGE_KERNEL) {
+                opt_launch(t, c);
+            } else if (e->access == API_ACC_READ) {
+                if (a->op == API_OP_READ && fate == OPT_FATE_RUN && opt_read(t, c, a, e) != OPT_OK)
+                    return OPT_ERR_NOMEM;   /* a read-back; a copy's source changes nothing */
+            } else if (e->access & API_ACC_MAP) {
+                opt_arg_u64(c, api_sem_param(a, e->flags), &v);
+                opt_arg_u64(c, obj, &id);
+                if (api_map_access(v) & API_ACC_WRITE)
+                    opt_kill_obj(t, id, 0, 0, 0);
+            } else if (e->access & API_ACC_MIGRATE) {
+                const tf_value *l = opt_arg(c, obj);
+                opt_arg_u64(c, api_sem_param(a, e->flags), &v);
+                for (uint32_t j = 0; (api_migrate_access(v) & API_ACC_WRITE) && l && l->type == TF_ARRAY &&
+                                     j < l->v.arr.n; j++)
+                    if (tf_value_u64(&l->v.arr.items[j], &id))
+                        opt_kill_obj(t, id, 0, 0, 0);
+            } else if (e->access & (API_ACC_WRITE | API_ACC_MAPPED)) {
+                uint64_t off = 0, size = 0;
+                int part = e->range == API_RANGE_BYTES && e->size >= 0;   /* else the whole object */
+                opt_arg_u64(c, obj, &id);
+                if (part) {
+                    opt_arg_u64(c, api_sem_param(a, e->off), &off);
+                    opt_arg_u64(c, api_sem_param(a, e->size), &size);
+                }
+                opt_kill_obj(t, id, part, off, size);
+            }
+        }
     }
     if (fate == OPT_FATE_RUN && opt_blocking(c)) {   /* a blocking command: on an in-order queue, all before it is done */
         opt_obj *q = opt_track_obj(t, queue);

@@ -2,6 +2,7 @@
  * values generated entry points cannot encode alone: handles, data slots,
  * property lists, structs; and the length helpers named in api.overlay. */
 #include "recorder/rec_int.h"
+#include "trace-format/tf_len.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -161,17 +162,14 @@ void rec_enc_struct_cl_buffer_region(tf_enc *e, const cl_buffer_region *r)
     tf_enc_uint(e, r->size);
 }
 
-/* Bytes of host memory a rect transfer touches, from the host pointer. */
+/* Bytes of host memory a rect transfer touches, from the host pointer
+ * (trace-format/tf_len.h). A length that overflows is no host buffer the
+ * driver accepts: nothing is captured (0), and the replayer, computing the
+ * same length, refuses the call. */
 size_t rec_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
-    if (!origin || !region || !region[0] || !region[1] || !region[2])
-        return 0;
-    if (!row_pitch)
-        row_pitch = region[0];
-    if (!slice_pitch)
-        slice_pitch = row_pitch * region[1];
-    return (origin[2] + region[2] - 1) * slice_pitch + (origin[1] + region[1] - 1) * row_pitch
-           + origin[0] + region[0];
+    size_t n = tf_len_rect(origin, region, row_pitch, slice_pitch);
+    return n == TF_LEN_OVERFLOW ? 0 : n;
 }
 
 size_t rec_image_elem_size(const cl_image_format *f)
@@ -205,15 +203,13 @@ size_t rec_image_elem_size(const cl_image_format *f)
     }
 }
 
-/* Bytes of host memory an image transfer touches (pitches 0 = tight). */
+/* Bytes of host memory an image transfer touches (pitches 0 = tight;
+ * trace-format/tf_len.h; an overflow captures nothing, as rec_len_rect). */
 size_t rec_len_image(cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
     rec_obj_info info;
     if (!region || !rec_obj_get(image, &info) || !info.elem_size)
         return 0;
-    if (!row_pitch)
-        row_pitch = region[0] * info.elem_size;
-    if (!slice_pitch)
-        slice_pitch = row_pitch * region[1];
-    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0] * info.elem_size;
+    size_t n = tf_len_image(info.elem_size, region, row_pitch, slice_pitch);
+    return n == TF_LEN_OVERFLOW ? 0 : n;
 }

@@ -4,6 +4,7 @@
  * returned objects bound. Every value comes from an untrusted trace: kinds,
  * counts and sizes are checked, allocations are bounded. */
 #include "replayer/rpl_int.h"
+#include "trace-format/tf_len.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +185,7 @@ int rpl_in_f64(rpl_cx *x, unsigned i, double *out)
  * mode makes every recorded call) and its failure counts as a call_diff. */
 static int rpl_release_of_unknown(rpl_cx *x, unsigned i)
 {
-    if (i != 0 || strcmp(rpl_gen_table[x->fn].category, "release"))
+    if (i != 0 || !rpl_is_cat(x->fn, API_CAT_RELEASE))
         return 0;
     uint64_t id = rpl_arg_id(x, 0);
     rpl_obj *o = id ? rpl_obj_find(x->s, id) : NULL;
@@ -661,7 +662,7 @@ int rpl_result(rpl_cx *x, int ok, cl_int code)
      * may be released before the replay ends (piglit's API tests enqueue on
      * a queue of another context, then release it): its data is held until
      * the end with no queue to wait on, not with that queue. */
-    if (!ok && x->scratch && rpl_is_cat(x->fn, "enqueue")) {
+    if (!ok && x->scratch && rpl_is_cat(x->fn, API_CAT_ENQUEUE)) {
         int st = rpl_hold(x->s, x->scratch, NULL, NULL);
         x->scratch = NULL;   /* rpl_hold owns it, or freed it on error */
         RPL_TRY(st);
@@ -670,8 +671,7 @@ int rpl_result(rpl_cx *x, int ok, cl_int code)
         return RPL_OK;   /* never returned when recorded: nothing to compare */
     if (ok == x->recorded_ok)
         return RPL_OK;
-    const char *cat = rpl_gen_table[x->fn].category;
-    int tolerated = !strcmp(cat, "query") || x->fn == RPL_FN_clGetPlatformIDs || x->fn == RPL_FN_clGetDeviceIDs
+    int tolerated = rpl_is_cat(x->fn, API_CAT_QUERY) || x->fn == RPL_FN_clGetPlatformIDs || x->fn == RPL_FN_clGetDeviceIDs
                     || !x->recorded_ok || rpl_release_of_unknown(x, 0);
     if (tolerated) {
         rpl_count_call_diff(x->s);
@@ -743,45 +743,20 @@ int rpl_fail(rpl_cx *x, int status)
     return status;
 }
 
-/* (z - 1) * slice + (y - 1) * row + x, or SIZE_MAX when that overflows
+/* Host bytes of rect and image transfers: trace-format/tf_len.h, the
+ * recorder's own arithmetic; SIZE_MAX (TF_LEN_OVERFLOW) when it overflows
  * (absurd recorded pitches: the allocation is then refused). */
-static size_t rpl_len_3d(size_t x, size_t y, size_t z, size_t row, size_t slice)
-{
-    size_t a, b, n;
-    if (__builtin_mul_overflow(z - 1, slice, &a) || __builtin_mul_overflow(y - 1, row, &b) ||
-        __builtin_add_overflow(a, b, &n) || __builtin_add_overflow(n, x, &n))
-        return SIZE_MAX;
-    return n;
-}
-
 size_t rpl_len_rect(const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
-    size_t x, y, z;
-    if (!origin || !region || !region[0] || !region[1] || !region[2])
-        return 0;
-    if (!row_pitch)
-        row_pitch = region[0];
-    if (!slice_pitch && __builtin_mul_overflow(row_pitch, region[1], &slice_pitch))
-        return SIZE_MAX;
-    if (__builtin_add_overflow(origin[0], region[0], &x) || __builtin_add_overflow(origin[1], region[1], &y) ||
-        __builtin_add_overflow(origin[2], region[2], &z))
-        return SIZE_MAX;
-    return rpl_len_3d(x, y, z, row_pitch, slice_pitch);
+    return tf_len_rect(origin, region, row_pitch, slice_pitch);
 }
 
 size_t rpl_len_image(rpl_cx *x, cl_mem image, const size_t *region, size_t row_pitch, size_t slice_pitch)
 {
     rpl_obj *o = rpl_obj_by_live(x->s, image);
-    size_t w;
-    if (!region || !o || !o->elem_size || !region[0] || !region[1] || !region[2])
+    if (!region || !o || !o->elem_size)
         return 0;
-    if (__builtin_mul_overflow(region[0], o->elem_size, &w))
-        return SIZE_MAX;
-    if (!row_pitch)
-        row_pitch = w;
-    if (!slice_pitch && __builtin_mul_overflow(row_pitch, region[1], &slice_pitch))
-        return SIZE_MAX;
-    return rpl_len_3d(w, region[1], region[2], row_pitch, slice_pitch);
+    return tf_len_image(o->elem_size, region, row_pitch, slice_pitch);
 }
 
 size_t rpl_image_elem_size(const cl_image_format *f)

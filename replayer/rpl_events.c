@@ -328,7 +328,7 @@ int rpl_uev_after(rpl_cx *x)
         uev_prune(s);
         return RPL_OK;
     }
-    if (!s->nuev || !rpl_is_cat(x->fn, "enqueue"))
+    if (!s->nuev || !rpl_is_cat(x->fn, API_CAT_ENQUEUE))
         return RPL_OK;
     uev_shapes_init();
     const uev_shape *u = &uev_shapes[x->fn];

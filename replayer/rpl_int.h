@@ -298,7 +298,7 @@ int rpl_measuring(rpl_session *s);            /* inside the range: timing and ve
 int rpl_profiling(rpl_session *s);            /* queues get CL_QUEUE_PROFILING_ENABLE */
 /* rpl_session.c, shared with rpl_trim.c */
 int rpl_sig_fn(rpl_session *s, const tf_sig *sig);    /* RPL_FN_*, -1 unknown */
-int rpl_is_cat(unsigned fn, const char *cat);
+int rpl_is_cat(unsigned fn, unsigned cats);   /* any of API_CAT_* @p cats */
 int rpl_modifies(unsigned fn, const tf_call *c);      /* may change device memory */
 int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int verify);
 /* A call's context for executing @p c as function @p fn (verify 0: its

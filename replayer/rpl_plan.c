@@ -10,45 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The functions a plan may drop: each ends with (num_events_in_wait_list,
- * event_wait_list, event) and has its queue first. */
-static int rpl_plan_droppable(unsigned fn)
-{
-    switch (fn) {
-    case RPL_FN_clEnqueueNDRangeKernel: case RPL_FN_clEnqueueTask:
-    case RPL_FN_clEnqueueWriteBuffer: case RPL_FN_clEnqueueWriteBufferRect: case RPL_FN_clEnqueueWriteImage:
-    case RPL_FN_clEnqueueFillBuffer: case RPL_FN_clEnqueueFillImage:
-    case RPL_FN_clEnqueueCopyBuffer: case RPL_FN_clEnqueueCopyBufferRect: case RPL_FN_clEnqueueCopyImage:
-    case RPL_FN_clEnqueueCopyImageToBuffer: case RPL_FN_clEnqueueCopyBufferToImage:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* Executes a dropped command: nothing, or the marker for its event. */
 static int rpl_plan_drop(rpl_session *s, const tf_call *c, unsigned fn, int measure)
 {
     rpl_cx x;
     rpl_cx_init(&x, s, c, fn, 0);
-    const tf_sig *sig = c->sig;
-    unsigned np = sig->nparams;
-    if (!rpl_plan_droppable(fn) || np < 4 || strcmp(sig->params[np - 1].name, "event") ||
-        strcmp(sig->params[np - 2].name, "event_wait_list") || strcmp(sig->params[np - 3].name, "num_events_in_wait_list"))
+    /* what a plan may drop, and where its wait list is: the API description
+     * (`drop` in recorder/api.overlay; the generator checks the queue comes
+     * first and the wait list last) */
+    const api_sem *a = rpl_gen_table[fn].sem;
+    unsigned np = c->sig->nparams;
+    if (!(a->flags & API_F_DROP) || np != a->nparams)
         return rpl_call_error(&x, RPL_ERR_ARG, "the plan drops a call that cannot be dropped");
     s->sum.plan_dropped++;
-    if (!rpl_in_present(&x, np - 1))   /* no event asked for: nothing to stand in for */
+    if (!rpl_in_present(&x, (unsigned)a->event))   /* no event asked for: nothing to stand in for */
         return RPL_OK;
     cl_command_queue q = NULL;
     cl_event *list = NULL, ev = NULL;
     uint64_t n = 0;
-    int st = rpl_in_handle(&x, 0, (void **)&q);
+    int st = rpl_in_handle(&x, (unsigned)a->queue, (void **)&q);
     if (st >= 0)
-        st = rpl_in_u64(&x, np - 3, &n);
+        st = rpl_in_u64(&x, (unsigned)a->nwait, &n);
     if (st >= 0)
-        st = rpl_in_array(&x, np - 2, RPL_EL_HANDLE, sizeof *list, 0, (void **)&list);
+        st = rpl_in_array(&x, (unsigned)a->wait, RPL_EL_HANDLE, sizeof *list, 0, (void **)&list);
     if (st >= 0)
-        st = rpl_in_count(&x, np - 2, n);
+        st = rpl_in_count(&x, (unsigned)a->wait, n);
     if (st >= 0)
         st = rpl_need(&x, RPL_FN_clEnqueueMarkerWithWaitList);
     if (st < 0)
@@ -71,8 +57,8 @@ static int rpl_plan_drop(rpl_session *s, const tf_call *c, unsigned fn, int meas
     if (st < 0) {
         if (s->api.clReleaseEvent)
             s->api.clReleaseEvent(ev);
-    } else if (c->outs && tf_value_u64(&c->outs[np - 1], &id) && id)
-        st = rpl_out_handle(&x, np - 1, ev, RPL_OBJ_EVENT);
+    } else if (c->outs && tf_value_u64(&c->outs[a->event], &id) && id)
+        st = rpl_out_handle(&x, (unsigned)a->event, ev, RPL_OBJ_EVENT);
     else if (s->api.clReleaseEvent)   /* no recorded event to bind it to */
         s->api.clReleaseEvent(ev);
     s->sum.plan_markers++;

@@ -293,37 +293,45 @@ int rpl_sig_fn(rpl_session *s, const tf_sig *sig)
     return s->sig_fn[sig->id];
 }
 
-int rpl_is_cat(unsigned fn, const char *cat)
+int rpl_is_cat(unsigned fn, unsigned cats)
 {
-    return !strcmp(rpl_gen_table[fn].category, cat);
+    return (rpl_gen_table[fn].sem->cat & cats) != 0;
 }
 
 /* Commands repeated by --loop: what the application does per iteration. */
 static int rpl_repeatable(unsigned fn)
 {
-    return rpl_is_cat(fn, "enqueue") || rpl_is_cat(fn, "map") || rpl_is_cat(fn, "sync")
+    return rpl_is_cat(fn, API_CAT_ENQUEUE | API_CAT_MAP | API_CAT_SYNC)
            || fn == RPL_FN_clSetKernelArg || fn == RPL_FN_clSetKernelArgSVMPointer
            || fn == RPL_FN_clSetKernelExecInfo;
 }
 
 /* Kernel mode ends at the first command after the launch that may change
- * device memory; reads, maps for reading and synchronization go on. */
+ * device memory; reads, maps for reading and synchronization go on. From
+ * the API description's effects (api_sem.h): an enqueue of unknown effects,
+ * or one that writes (a migration may); an unmap writes when the host wrote
+ * into the mapping (its bytes were recorded), an SVM write to host memory
+ * (its bytes recorded as the call's output) is a read-back. Maps write
+ * nothing until their unmap. */
 int rpl_modifies(unsigned fn, const tf_call *c)
 {
-    switch (fn) {
-    case RPL_FN_clEnqueueReadBuffer: case RPL_FN_clEnqueueReadBufferRect: case RPL_FN_clEnqueueReadImage:
-    case RPL_FN_clEnqueueMarker: case RPL_FN_clEnqueueMarkerWithWaitList: case RPL_FN_clEnqueueBarrier:
-    case RPL_FN_clEnqueueBarrierWithWaitList: case RPL_FN_clEnqueueWaitForEvents:
+    const api_sem *a = rpl_gen_table[fn].sem;
+    if (!(a->cat & API_CAT_ENQUEUE))
         return 0;
-    case RPL_FN_clEnqueueUnmapMemObject: case RPL_FN_clEnqueueSVMUnmap:
-        return c->pre && tf_map_get(c->pre, "data") != NULL;
-    case RPL_FN_clEnqueueMapBuffer: case RPL_FN_clEnqueueMapImage: case RPL_FN_clEnqueueSVMMap:
-        return 0;
-    case RPL_FN_clEnqueueSVMMemcpy:   /* to host memory: a read-back (its bytes were recorded) */
-        return !(c->outs && c->outs[2].type != TF_NIL);
-    default:
-        return rpl_is_cat(fn, "enqueue");
+    if (a->flags & API_F_UNKNOWN)
+        return 1;
+    for (unsigned i = 0; i < a->neffects; i++) {
+        const api_effect *e = &a->eff[i];
+        if (e->access & API_ACC_MAPPED) {
+            if (c->pre && tf_map_get(c->pre, "data") != NULL)
+                return 1;
+        } else if (e->access & (API_ACC_WRITE | API_ACC_MIGRATE)) {
+            if (!(e->range == API_RANGE_SVM && c->outs && e->obj < (int)c->sig->nparams &&
+                  c->outs[e->obj].type != TF_NIL))
+                return 1;
+        }
     }
+    return 0;
 }
 
 static int rpl_recorded_outcome(rpl_cx *x)
@@ -383,7 +391,7 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
     rpl_recorded_outcome(&x);
     int st = rpl_gen_table[fn].replay(&x);
     /* data handed to a command may be read by the device until it completes */
-    if (st >= 0 && x.scratch && rpl_is_cat(fn, "enqueue")) {
+    if (st >= 0 && x.scratch && rpl_is_cat(fn, API_CAT_ENQUEUE)) {
         rpl_obj *q = rpl_obj_find(s, rpl_arg_id(&x, 0));
         st = rpl_hold(s, x.scratch, q ? q->live : NULL, x.cmd_event);
         x.scratch = NULL;
@@ -399,12 +407,12 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
     s->sum.calls++;
     if (s->split)
         rpl_split_touch(s, c, fn);
-    if (rpl_is_cat(fn, "enqueue") || rpl_is_cat(fn, "map")) {
+    if (rpl_is_cat(fn, API_CAT_ENQUEUE | API_CAT_MAP)) {
         s->sum.commands++;
         if (fn == RPL_FN_clEnqueueNDRangeKernel || fn == RPL_FN_clEnqueueTask)
             s->sum.kernels++;
     }
-    if (measure && (rpl_is_cat(fn, "enqueue") || rpl_is_cat(fn, "map") || rpl_is_cat(fn, "sync"))) {
+    if (measure && (rpl_is_cat(fn, API_CAT_ENQUEUE | API_CAT_MAP | API_CAT_SYNC))) {
         s->sum.exec_ns += x.host_ns;
         s->iter_exec += x.host_ns;
     }
@@ -415,7 +423,7 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
  * they wait for the last iteration. */
 static int rpl_is_release(unsigned fn)
 {
-    return rpl_is_cat(fn, "release") || fn == RPL_FN_clSVMFree;
+    return rpl_is_cat(fn, API_CAT_RELEASE) || fn == RPL_FN_clSVMFree;
 }
 
 /* A release of an object that no replayed call created (one created past a

@@ -243,9 +243,9 @@ static int trim_pass1(trim *t)
             return trim_err(t, RPL_ERR_NOMEM, "%s", "out of memory");
         uint64_t id = 0;
         tf_value_u64(&c->args[0], &id);
-        if (rpl_is_cat((unsigned)fn, "retain") && trim_get(&t->refs, id)) {
+        if (rpl_is_cat((unsigned)fn, API_CAT_RETAIN) && trim_get(&t->refs, id)) {
             trim_put(&t->refs, id, trim_get(&t->refs, id) + 1);
-        } else if (rpl_is_cat((unsigned)fn, "release") && trim_get(&t->refs, id)) {
+        } else if (rpl_is_cat((unsigned)fn, API_CAT_RELEASE) && trim_get(&t->refs, id)) {
             uint64_t r = trim_get(&t->refs, id) - 1;
             trim_put(&t->refs, id, r ? r : (uint64_t)-1);   /* -1: dead (0 means unknown) */
             if (!r && !trim_get(&t->death, id))
@@ -717,8 +717,8 @@ static int trim_pass3(trim *t, const char *in_path)
         if (c->seq > t->B)
             continue;
         if (c->seq < t->A) {
-            if (!c->complete || rpl_is_cat((unsigned)fn, "enqueue") || rpl_is_cat((unsigned)fn, "map")
-                || rpl_is_cat((unsigned)fn, "sync"))
+            if (!c->complete || rpl_is_cat((unsigned)fn, API_CAT_ENQUEUE) || rpl_is_cat((unsigned)fn, API_CAT_MAP)
+                || rpl_is_cat((unsigned)fn, API_CAT_SYNC))
                 continue;
             if (trim_refs(t, c, (unsigned)fn, trim_missing) || trim_created(t, c, trim_dead_before))
                 continue;
@@ -755,7 +755,7 @@ static int trim_pass3(trim *t, const char *in_path)
         }
         int drop;
         const tf_value *a = trim_fix_waits(t, c, args, evs, &drop);
-        if (drop || (rpl_is_cat((unsigned)fn, "release") && trim_refs(t, c, (unsigned)fn, trim_missing)))
+        if (drop || (rpl_is_cat((unsigned)fn, API_CAT_RELEASE) && trim_refs(t, c, (unsigned)fn, trim_missing)))
             continue;
         st = trim_emit(t, c, c->sig->id, a);
         if (st == RPL_OK && trim_created(t, c, trim_avail) < 0)

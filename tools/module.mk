@@ -10,7 +10,8 @@ $(GEN_BIN): $(call objs,$(GEN_SRCS))
 	$(CC) $(LDFLAGS) -o $@ $^ -L$(LLVM_LIB) -lclang -Wl,-rpath,$(LLVM_LIB)
 
 GEN_OUT := $(B)/gen/rec_gen.h $(B)/gen/rec_gen.c $(B)/gen/rec_exports.map $(B)/gen/cl_names.c \
-           $(B)/gen/rpl_gen.h $(B)/gen/rpl_gen.c $(B)/gen/rpl_gen_api.c
+           $(B)/gen/rpl_gen.h $(B)/gen/rpl_gen.c $(B)/gen/rpl_gen_api.c \
+           $(B)/gen/api_sem.h $(B)/gen/api_sem.c
 $(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
 	@mkdir -p $(B)/gen
 	ASAN_OPTIONS=detect_leaks=0 $(GEN_BIN) recorder/api.overlay $(B)/gen tools/gen/api_tu.h \
@@ -23,6 +24,15 @@ $(GEN_OUT) &: $(GEN_BIN) recorder/api.overlay tools/gen/api_tu.h
 $(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The call semantics (build/gen/api_sem.{c,h}: categories, operations,
+# memory effects, wait lists, what a plan may drop) sit at the bottom of the
+# stack beside trace-format: api_sem.o is archived in libtf.a, which every
+# program and library links, and api_sem.h includes nothing of ours. The
+# modules that read it need the header before they compile.
+$(TF_LIB): $(B)/obj/gen/api_sem.o
+$(call objs,$(wildcard analyzer/*.c optimizer/*.c replayer/*.c recorder/*.c tools/clrr/*.c tests/unit/*.c)): \
+    $(B)/gen/api_sem.h
 
 CLI_SRCS := $(wildcard tools/clrr/*.c)
 CLI_OBJS := $(call objs,$(CLI_SRCS)) $(B)/obj/gen/cl_names.o

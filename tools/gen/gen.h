@@ -32,6 +32,18 @@ typedef struct gen_param {
     int annotated;
 } gen_param;
 
+/* Call semantics (gen_sem.c, from `cat`, `op`, `mem`, `waits`, `drop` and
+ * `unknown` lines): categories and operations as bit flags / codes, the
+ * memory effects of commands by parameter. Parameter fields are indexes
+ * into gen_func.p, -1 when absent; size -2 is `size=*`. */
+#define GEN_MAX_EFFECTS 4
+enum gen_acc { GA_R = 1, GA_W = 2, GA_RW = 3, GA_MAP = 4, GA_MIGRATE = 8, GA_MAPPED = 16 };
+enum gen_range { GR_WHOLE, GR_BYTES, GR_RECT, GR_IMAGE, GR_KERNEL, GR_LIST, GR_SVM, GR_SVMLIST };
+typedef struct gen_effect {
+    int obj, acc, range;
+    int off, size, origin, region, row, slice, flags, ptr, sizes;
+} gen_effect;
+
 typedef struct gen_func {
     char *name;
     char *ret;           /* return type spelling */
@@ -39,7 +51,14 @@ typedef struct gen_func {
     int ret_is_ptr, ret_void, ret_int;
     int np;
     gen_param p[GEN_MAX_PARAMS];
-    char *category;
+    char *category;      /* the first category (rec_gen_categories, comments) */
+    unsigned cats;       /* every category, GEN_CAT_* bits (gen_sem.c) */
+    int op;              /* an operation code (gen_sem.c), 0: none */
+    int neff;
+    gen_effect eff[GEN_MAX_EFFECTS];
+    int drop, unknown;   /* a plan may drop it; effects beyond eff[] unknown */
+    int nwait, wait, event;   /* wait-list parameters (-1: none) */
+    int sem_done;
     int hook_pre, hook_post;
     int rpl_pre, rpl_post;   /* replay hooks (`replay` lines) */
     int ext;             /* wrapped extension function */
@@ -69,6 +88,11 @@ int gen_apply_overlay(gen_api *api, const char *path);
 /* gen_emit.c */
 int gen_emit_all(const gen_api *api, const char *outdir, const char *overlay_path);
 void gen_emit_sigs(FILE *o, const gen_api *api, const char *prefix, const char *upper);
+/* gen_sem.c: the semantic directives (from gen_apply_overlay), defaults,
+ * checks, and build/gen/api_sem.{c,h} */
+int gen_sem_directive(gen_api *api, gen_func *f, char **tok, int n, const char *where);
+void gen_sem_finish(gen_api *api, const char *path);
+int gen_emit_sem(const gen_api *api, const char *outdir, const char *overlay_path);
 /* gen_rpl.c */
 int gen_emit_rpl(const gen_api *api, const char *outdir, const char *overlay_path);
 

@@ -5,6 +5,8 @@
  *   rec_exports.map  linker version script of libclrr.so
  *   cl_names.c       enumerant and error names for `clrr dump`
  *   rpl_gen.{c,h}    the replayer's call table (gen_rpl.c)
+ *   api_sem.{c,h}    call semantics: categories, operations, memory effects,
+ *                    wait lists, what a plan may drop (gen_sem.c)
  */
 #include "tools/gen/gen.h"
 
@@ -668,5 +670,6 @@ int gen_emit_all(const gen_api *api, const char *outdir, const char *overlay_pat
     gen_emit_source(api, outdir, overlay_path);
     gen_emit_names(api, outdir, overlay_path);
     gen_emit_rpl(api, outdir, overlay_path);
+    gen_emit_sem(api, outdir, overlay_path);
     return 0;
 }

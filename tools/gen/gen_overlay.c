@@ -165,10 +165,8 @@ int gen_apply_overlay(gen_api *api, const char *path)
             f->rpl_post |= !!strstr(tok[2], "post");
         } else if (!strcmp(tok[0], "ext")) {
             f->ext = 1;
-        } else if (!strcmp(tok[0], "cat")) {
-            if (n < 3)
-                gen_die("%s: cat needs a category", where);
-            f->category = gen_strdup(tok[2]);
+        } else if (gen_sem_directive(api, f, tok, n, where)) {
+            /* cat, op, mem, waits, drop, unknown (gen_sem.c) */
         } else if (!strcmp(tok[0], "enum") || !strcmp(tok[0], "bits")) {
             if (n < 4 || api->nnamed >= 512)
                 gen_die("%s: enum/bits need FUNC PARAM PREFIX", where);
@@ -183,7 +181,7 @@ int gen_apply_overlay(gen_api *api, const char *path)
     }
     fclose(fp);
 
-    /* Rules, then the categories, then the check that nothing is left. */
+    /* Rules, then the check that nothing is left, then the call semantics. */
     int missing = 0;
     for (int i = 0; i < api->nf; i++) {
         gen_func *f = &api->f[i];
@@ -208,19 +206,10 @@ int gen_apply_overlay(gen_api *api, const char *path)
                 missing++;
             }
         }
-        if (!f->category) {
-            const char *n = f->name;
-            f->category = gen_strdup(!strncmp(n, "clCreate", 8) ? "create"
-                                     : !strncmp(n, "clRetain", 8) ? "retain"
-                                     : !strncmp(n, "clRelease", 9) ? "release"
-                                     : !strncmp(n, "clEnqueueMap", 12) ? "map"
-                                     : !strncmp(n, "clEnqueueSVMMap", 15) ? "map"
-                                     : !strncmp(n, "clEnqueue", 9) ? "enqueue"
-                                     : !strncmp(n, "clGet", 5) ? "query" : "other");
-        }
     }
     if (missing)
         gen_die("%d pointer parameters without annotation", missing);
+    gen_sem_finish(api, path);   /* categories, operations, effects: defaults and checks */
     return 0;
 }
 

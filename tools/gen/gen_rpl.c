@@ -73,7 +73,7 @@ static void gen_rpl_header(const gen_api *api, const char *dir, const char *ov)
     fprintf(o, GEN_BANNER, ov);
     fputs("#ifndef CLRR_RPL_GEN_H\n#define CLRR_RPL_GEN_H\n\n"
           "#include <CL/cl.h>\n#include <CL/cl_ext.h>\n#include <CL/cl_gl.h>\n#include <CL/cl_icd.h>\n\n"
-          "#include \"trace-format/tf.h\"\n\n"
+          "#include \"trace-format/tf.h\"\n#include \"api_sem.h\"\n\n"
           "typedef struct rpl_cx rpl_cx;\n\nenum rpl_fn {\n", o);
     int n = 0;
     for (int i = 0; i < api->nf; i++)
@@ -86,9 +86,10 @@ static void gen_rpl_header(const gen_api *api, const char *dir, const char *ov)
         if (gen_replayed(&api->f[i]))
             fprintf(o, "    __typeof__(&%s) %s;\n", api->f[i].name, api->f[i].name);
     fputs("} rpl_api_table;\n\n"
-          "/* One entry per function: name, category, whether it is an extension\n"
-          " * function, and the replay function (returns an rpl_status). */\n"
-          "typedef struct rpl_gen_entry {\n    const char *name;\n    const char *category;\n"
+          "/* One entry per function: name, its semantics (categories, memory effects;\n"
+          " * api_sem.h), whether it is an extension function, and the replay function\n"
+          " * (returns an rpl_status). */\n"
+          "typedef struct rpl_gen_entry {\n    const char *name;\n    const api_sem *sem;\n"
           "    int ext;\n    int (*replay)(rpl_cx *x_);\n    unsigned nparams;\n} rpl_gen_entry;\n"
           "extern const rpl_gen_entry rpl_gen_table[RPL_FN_COUNT];\n"
           "/* Signatures, as the recorder writes them (for calls the replayer writes). */\n"
@@ -405,8 +406,8 @@ static void gen_rpl_source(const gen_api *api, const char *dir, const char *ov)
     for (int i = 0; i < api->nf; i++) {
         const gen_func *f = &api->f[i];
         if (gen_replayed(f))
-            fprintf(o, "    [RPL_FN_%s] = {\"%s\", \"%s\", %d, rpl_g_%s, %d},\n", f->name, f->name, f->category,
-                    f->ext && !f->in_dispatch, f->name, f->np);
+            fprintf(o, "    [RPL_FN_%s] = {\"%s\", &api_sem_table[RPL_FN_%s], %d, rpl_g_%s, %d},\n", f->name, f->name,
+                    f->name, f->ext && !f->in_dispatch, f->name, f->np);
     }
     fputs("};\n", o);
     fclose(o);
