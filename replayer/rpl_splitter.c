@@ -183,7 +183,7 @@ static int rpl_split_early(const rpl_split *sp, const rpl_split_job *jobs, int o
 
 /* Each part's kernel time, to the learn callback, keyed like `clrr
  * profile`'s samples (costs/cdb.h). */
-static void rpl_split_learn(rpl_splitter *x, const rpl_split *sp, const rpl_split_job *jobs, const cl_event *kev,
+static void rpl_split_learn_costs(rpl_splitter *x, const rpl_split *sp, const rpl_split_job *jobs, const cl_event *kev,
                             const rpl_split_launch *l, cl_device_id qdev)
 {
     cdb_key key;
@@ -221,86 +221,574 @@ static int rpl_split_whole(rpl_splitter *x, const rpl_split *sp, const char *why
     return 0;
 }
 
-#define RPL_CL(call, what)                                                                                  \
-    do {                                                                                                    \
-        cl_int e_ = (call);                                                                                 \
-        if (e_ != CL_SUCCESS) {                                                                             \
-            snprintf(err, cap, "split %s over %u devices: %s failed (error %d)", sp->kernel, sp->nparts, what, \
-                     (int)e_);                                                                              \
-            st = -1;                                                                                        \
-            goto out;                                                                                       \
-        }                                                                                                   \
+/* One launch's state, carried from step to step of rpl_splitter_run:
+ * prepare (is the split possible here, its parts' devices and kernels),
+ * shares (an adaptive split's proportions), transfer (the bytes the other
+ * devices' parts need), launch (every part), merge (their results into
+ * the application's buffers), learn (times, next proportions, costs),
+ * versions (what the mirrors hold afterwards). */
+typedef struct rpl_split_work {
+    rpl_splitter *x;
+    const rpl_split *sp;      /* the plan's split, or lsp: at the measured proportions */
+    const rpl_split_launch *l;
+    char *err;                /* the error of a failing step, cap bytes */
+    size_t cap;
+    cl_context qctx;          /* the launch's queue: its context, device and platform */
+    cl_device_id qdev;
+    cl_platform_id qplat;     /* NULL when it cannot be queried */
+    rpl_split_dev *prim;      /* the queue's device's pinned staging, or NULL */
+    cl_command_queue pq;      /* where the queue's own parts run */
+    int early;                /* the queue's own parts start before the others' bytes are sent */
+    int timed;                /* the parts' kernels are timed (adaptive, or learning) */
+    uint64_t L;               /* work-items per group along the split dimension */
+    uint64_t sizes[RPL_SPLIT_MAX_ARGS];   /* each memory argument's size */
+    cl_mem live[RPL_SPLIT_MAX_ARGS];      /* ... its application buffer */
+    uint64_t keys[RPL_SPLIT_MAX_ARGS];    /* ... and the key its versions go by */
+    cl_ulong extra[9];        /* the whole launch's sizes, offsets and local sizes */
+    rpl_split_job jobs[RPL_SPLIT_MAX_PARTS];
+    cl_event kev[RPL_SPLIT_MAX_PARTS];    /* the parts' kernels (timed) */
+    rpl_split_adapt *ad;      /* an adaptive split's proportions, or NULL */
+    rpl_split lsp;            /* the split at those proportions */
+    rpl_split_part lparts[RPL_SPLIT_MAX_PARTS];
+    rpl_split_region *lrg;    /* lparts' regions */
+    int64_t t0, t_ready, t_sent, t_parts, t_done;
+} rpl_split_work;
+
+/* In a step: a failed call sets the error and returns -1. */
+#define RPL_CL(call, what)                                                                                   \
+    do {                                                                                                     \
+        cl_int e_ = (call);                                                                                  \
+        if (e_ != CL_SUCCESS) {                                                                              \
+            snprintf(w->err, w->cap, "split %s over %u devices: %s failed (error %d)", w->sp->kernel,         \
+                     w->sp->nparts, what, (int)e_);                                                          \
+            return -1;                                                                                       \
+        }                                                                                                    \
     } while (0)
-#define RPL_NOMEM()                              \
-    do {                                         \
-        snprintf(err, cap, "out of memory");     \
-        st = -2;                                 \
-        goto out;                                \
+#define RPL_NOMEM()                                \
+    do {                                           \
+        snprintf(w->err, w->cap, "out of memory"); \
+        return -2;                                 \
     } while (0)
+
+/* Whether memory argument @p a of the launch is a buffer the engine can
+ * mirror: its application buffer, size and key into @p w. */
+static int rpl_split_mem_arg(rpl_split_work *w, unsigned a)
+{
+    const rpl_split_arg *g = &w->l->args[a];
+    cl_mem_object_type ty = 0;
+    cl_mem_flags fl = 0;
+    cl_mem parent = NULL;
+    size_t size = 0;
+    int ok = !(g->size != sizeof(cl_mem) || !g->value || !g->key ||
+               (memcpy(&w->live[a], g->value, sizeof w->live[a]), !w->live[a]) ||
+               w->x->api.clGetMemObjectInfo(w->live[a], CL_MEM_TYPE, sizeof ty, &ty, NULL) != CL_SUCCESS ||
+               w->x->api.clGetMemObjectInfo(w->live[a], CL_MEM_FLAGS, sizeof fl, &fl, NULL) != CL_SUCCESS ||
+               w->x->api.clGetMemObjectInfo(w->live[a], CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS ||
+               w->x->api.clGetMemObjectInfo(w->live[a], CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
+                                            NULL) != CL_SUCCESS ||
+               ty != CL_MEM_OBJECT_BUFFER || (fl & CL_MEM_USE_HOST_PTR));
+    w->sizes[a] = size;
+    /* a sub-buffer's version does not move with its parent's */
+    w->keys[a] = parent ? RPL_SPLIT_KEY_UNTRUSTED | (uint64_t)(uintptr_t)w->live[a] : g->key;
+    return ok;
+}
+
+/* Prepare: what must hold for the split to run here (the launch's shape,
+ * its arguments, the queue, each part's device and kernel). Empty @p why
+ * when it holds; else why the launch runs whole. */
+static void rpl_split_step_prepare(rpl_split_work *w, char *why, size_t why_cap)
+{
+    rpl_splitter *x = w->x;
+    const rpl_split *sp = w->sp;
+    const rpl_split_launch *l = w->l;
+    uint64_t groups = 0;
+    w->L = l->has_lsz && sp->dim < l->dim ? l->lsz[sp->dim] : 1;
+    if (sp->dim < l->dim && w->L)
+        groups = (l->gsz[sp->dim] + w->L - 1) / w->L;
+    if (sp->nparts > RPL_SPLIT_MAX_PARTS || sp->nargs > RPL_SPLIT_MAX_ARGS || sp->dim >= l->dim || l->dim > 3 ||
+        groups != sp->groups)
+        snprintf(why, why_cap, "the launch's shape is not the plan's");
+    else if (l->nargs < sp->nargs)
+        snprintf(why, why_cap, "the kernel's arguments are not all known");
+    for (unsigned a = 0; !why[0] && a < sp->nargs; a++) {
+        if (!l->args[a].set)
+            snprintf(why, why_cap, "argument %u is not set", a);
+        else if (sp->args[a] == RPL_SPLIT_ARG_MEM && !rpl_split_mem_arg(w, a))
+            snprintf(why, why_cap, "argument %u is not a buffer clrr can copy", a);
+    }
+    if (!why[0] &&
+        (x->api.clGetCommandQueueInfo(l->q, CL_QUEUE_CONTEXT, sizeof w->qctx, &w->qctx, NULL) != CL_SUCCESS ||
+         x->api.clGetCommandQueueInfo(l->q, CL_QUEUE_DEVICE, sizeof w->qdev, &w->qdev, NULL) != CL_SUCCESS))
+        snprintf(why, why_cap, "the queue's device cannot be queried");
+    for (unsigned p = 0; !why[0] && p < sp->nparts; p++) {
+        rpl_split_job *j = &w->jobs[p];
+        int primary = 0;
+        char e2[200] = "";
+        j->part = &sp->parts[p];
+        if (rpl_split_dev_of(x, sp->parts[p].device, w->qdev, &j->d, &primary, e2, sizeof e2) < 0) {
+            snprintf(why, why_cap, "%s", e2);
+            break;
+        }
+        if (primary)
+            j->d = NULL;
+        j->k = rpl_split_kernel(x, sp, primary ? w->qctx : j->d->ctx, primary ? w->qdev : j->d->dev, 0, e2,
+                                sizeof e2);
+        if (!j->k)
+            snprintf(why, why_cap, "%s does not build on %s: %s", sp->name, sp->parts[p].device, e2);
+    }
+}
+
+/* Shares: an adaptive split (@p ad) runs at the proportions its earlier
+ * launches measured (w->sp becomes the split at them; without the memory
+ * for their regions, at the plan's); then the launch's sizes. */
+static void rpl_split_step_shares(rpl_split_work *w, rpl_split_adapt *ad)
+{
+    const rpl_split *sp = w->sp;
+    const rpl_split_launch *l = w->l;
+    if (ad && (w->lrg = malloc((size_t)sp->nparts * sp->nargs * sizeof *w->lrg + 1)) != NULL) {
+        rpl_split_regions(sp, ad->bound, w->sizes, w->lrg);
+        for (unsigned p = 0; p < sp->nparts; p++) {
+            w->lparts[p] = sp->parts[p];
+            w->lparts[p].lo = ad->bound[p];
+            w->lparts[p].hi = ad->bound[p + 1];
+            w->lparts[p].regions = w->lrg + (size_t)p * sp->nargs;
+            w->jobs[p].part = &w->lparts[p];
+        }
+        w->lsp = *sp;
+        w->lsp.parts = w->lparts;
+        w->sp = &w->lsp;
+        if (ad->launches)
+            w->x->st.adapted++;
+        w->ad = ad;
+    }
+    w->timed = w->ad || w->x->o.learn;
+    for (unsigned d = 0; d < 3; d++) {
+        w->extra[d] = d < l->dim ? l->gsz[d] : 1;
+        w->extra[3 + d] = d < l->dim ? l->off[d] : 0;
+        w->extra[6 + d] = d < l->dim ? (l->has_lsz ? l->lsz[d] : 0) : 1;
+    }
+}
+
+/* Reads bytes [@p lo, @p lo + @p n) of argument @p a's application buffer
+ * into @p j's staging, *host (from the queue's device into its own pinned
+ * memory, then into the other device's: each driver moves only its own
+ * pinned memory at full speed; directly when @p j's is pinned there too). */
+static int rpl_split_fetch(rpl_split_work *w, rpl_split_job *j, unsigned a, uint64_t lo, uint64_t n,
+                           uint8_t **host)
+{
+    uint8_t *h = rpl_split_take(j, n);
+    if (!h)
+        RPL_NOMEM();
+    uint8_t *stage = w->prim && !j->direct ? rpl_split_pinned(w->x, w->prim, (size_t)n) : NULL;
+    cl_int e = w->x->api.clEnqueueReadBuffer(w->l->q, w->live[a], CL_TRUE, (size_t)lo, (size_t)n, stage ? stage : h,
+                                             0, NULL, NULL);
+    if (e == CL_SUCCESS && stage)
+        memcpy(h, stage, (size_t)n);
+    if (e != CL_SUCCESS) {
+        if (!j->arena)
+            free(h);
+        RPL_CL(e, "sending a part's bytes");
+    }
+    *host = h;
+    return 0;
+}
+
+/* The bytes of [@p lo, @p hi) on either side of what @p j's mirror @p cp
+ * of argument @p a already holds of this version (the proportions moved):
+ * read now, written to the mirror by the launch step. */
+static int rpl_split_send_edges(rpl_split_work *w, rpl_split_job *j, unsigned a, rpl_split_copy *cp, uint64_t lo,
+                                uint64_t hi)
+{
+    uint64_t pl[2] = {lo, cp->vhi}, ph[2] = {cp->vlo, hi};
+    w->x->st.resident += rpl_min64(hi, cp->vhi) - (lo > cp->vlo ? lo : cp->vlo);
+    for (unsigned q = 0; q < 2; q++) {
+        if (pl[q] >= ph[q])
+            continue;
+        uint64_t n = ph[q] - pl[q];
+        uint8_t *host;
+        int st = rpl_split_fetch(w, j, a, pl[q], n, &host);
+        if (st)
+            return st;
+        w->x->st.bytes_out += n;
+        j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)pl[q], (size_t)n, host, NULL};
+    }
+    cp->vlo = rpl_min64(cp->vlo, lo);
+    cp->vhi = hi > cp->vhi ? hi : cp->vhi;
+    return 0;
+}
+
+/* What part @p j on another device needs of argument @p a: its mirror,
+ * the bytes its region names that the mirror does not hold of this
+ * version (read now, written by the launch step), and for a diff merge
+ * the previous contents of what it may write. */
+static int rpl_split_send_arg(rpl_split_work *w, rpl_split_job *j, unsigned a)
+{
+    rpl_splitter *x = w->x;
+    uint64_t size = w->sizes[a];
+    if (!(j->copy[a] = rpl_split_copy_of(x, j->d, w->keys[a], size, w->err, w->cap)))
+        return -1;
+    rpl_split_copy *cp = j->copy[a];
+    j->mems[a] = cp->buf;
+    const rpl_split_region *r = &j->part->regions[a];
+    uint64_t lo, hi;
+    rpl_split_span(r, &lo, &hi);
+    if (hi > size)
+        hi = size;
+    if (lo >= hi)
+        return 0;
+    rpl_split_epoch *ep = rpl_split_epoch_of(x, w->keys[a]);
+    uint64_t epoch = ep ? ep->epoch : 0;
+    int same = ep && cp->epoch == epoch && cp->gen == x->gen && cp->vlo < cp->vhi;
+    int resident = same && cp->vlo <= lo && hi <= cp->vhi;
+    int diff = r->write && w->sp->merge[a] == RPL_MERGE_DIFF;
+    if (resident && !diff) {
+        x->st.resident += hi - lo;
+        return 0;
+    }
+    if (same && !diff && lo < cp->vhi && cp->vlo < hi)
+        return rpl_split_send_edges(w, j, a, cp, lo, hi);
+    uint8_t *host;
+    int st = rpl_split_fetch(w, j, a, lo, hi - lo, &host);
+    if (st)
+        return st;
+    if (!resident) {
+        x->st.bytes_out += hi - lo;
+        cp->epoch = epoch;
+        cp->gen = x->gen;
+        cp->vlo = ep ? lo : 0;   /* untrusted keys hold nothing for later */
+        cp->vhi = ep ? hi : 0;
+    } else {
+        x->st.resident += hi - lo;
+    }
+    if (diff) {   /* the previous contents of what it may write */
+        uint8_t *b = rpl_split_take(j, r->whi - r->wlo);
+        if (!b) {
+            if (!j->arena)
+                free(host);
+            RPL_NOMEM();
+        }
+        memcpy(b, host + (r->wlo - lo), (size_t)(r->whi - r->wlo));
+        j->before[a] = b;
+    }
+    if (!resident)   /* written to the mirror by the launch step (host is freed with the job) */
+        j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)lo, (size_t)(hi - lo), host, NULL};
+    else if (!j->arena)
+        free(host);
+    return 0;
+}
+
+/* Transfer: once the launch's wait list is done and its queue idle, the
+ * bytes of the other devices' parts, read from the queue's device (before
+ * its own parts may start: a read there would wait for them). */
+static int rpl_split_step_transfer(rpl_split_work *w)
+{
+    rpl_splitter *x = w->x;
+    const rpl_split *sp = w->sp;
+    const rpl_split_launch *l = w->l;
+    if (l->nwait)
+        RPL_CL(x->api.clWaitForEvents(l->nwait, l->wait), "waiting for the launch's wait list");
+    RPL_CL(x->api.clFinish(l->q), "clFinish before the parts");
+    w->t_ready = rpl_clock_ns();
+    w->prim = rpl_split_prim(x, w->qctx, w->qdev);
+    if (x->api.clGetDeviceInfo(w->qdev, CL_DEVICE_PLATFORM, sizeof w->qplat, &w->qplat, NULL) != CL_SUCCESS)
+        w->qplat = NULL;
+    /* the queue's own parts run on a queue of ours in its context (they can
+     * be timed there); the application's queue is idle until we return */
+    w->pq = w->prim ? w->prim->q : l->q;
+    /* the queue's own parts start now when nothing the others must be sent
+     * depends on them: they run while the bytes go out */
+    w->early = rpl_split_early(sp, w->jobs, w->pq != l->q);
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &w->jobs[p];
+        if (!j->d)
+            continue;
+        j->arena = rpl_split_pinned(x, j->d, rpl_split_stage_need(sp, j->part));
+        j->direct = j->arena && w->qplat && j->d->plat == w->qplat;
+        int64_t ts = rpl_clock_ns();
+        j->used = 0;
+        for (unsigned a = 0; a < sp->nargs; a++) {
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
+                continue;
+            int st = rpl_split_send_arg(w, j, a);
+            if (st)
+                return st;
+        }
+        j->send_ns = rpl_clock_ns() - ts;
+    }
+    return 0;
+}
+
+/* Launch: the queue's own parts (first when they may start early), each
+ * other device's bytes to its mirrors and then its part. */
+static int rpl_split_step_launch(rpl_split_work *w)
+{
+    rpl_splitter *x = w->x;
+    const rpl_split *sp = w->sp;
+    const rpl_split_launch *l = w->l;
+    cl_event *qkev = w->timed && w->prim ? w->kev : NULL;
+    if (w->early)
+        RPL_CL(rpl_split_local(x, sp, w->jobs, l, w->extra, w->L, w->pq, qkev), "launching the queue's device's parts");
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &w->jobs[p];
+        if (!j->d)
+            continue;
+        int64_t ts = rpl_clock_ns();
+        /* not blocking: the devices' copies run side by side, each part's
+         * launch after its own on its in-order queue (the bytes live until
+         * every queue is finished) */
+        for (unsigned i = 0; i < j->nsend; i++)
+            RPL_CL(x->api.clEnqueueWriteBuffer(j->d->q, j->send[i].buf, CL_FALSE, j->send[i].lo, j->send[i].len,
+                                               j->send[i].host, 0, NULL, w->ad ? &j->send[i].ev : NULL),
+                   "sending a part's bytes");
+        j->send_ns += rpl_clock_ns() - ts;
+        size_t off[3], gsz[3];
+        rpl_split_range(sp, j, l, w->L, off, gsz);
+        RPL_CL(rpl_split_args(x, j->k, sp, l, j->mems, w->extra), "setting a part's arguments");
+        RPL_CL(x->api.clEnqueueNDRangeKernel(j->d->q, j->k, l->dim, off, gsz, l->has_lsz ? l->lsz : NULL, 0, NULL,
+                                             w->timed ? &w->kev[p] : NULL),
+               "launching a part");
+        RPL_CL(x->api.clFlush(j->d->q), "clFlush");
+        x->st.parts++;
+    }
+    w->t_sent = rpl_clock_ns();
+    /* the queue's own device's parts, in place (unless they started early) */
+    if (!w->early)
+        RPL_CL(rpl_split_local(x, sp, w->jobs, l, w->extra, w->L, w->pq, qkev), "launching the queue's device's parts");
+    return 0;
+}
+
+/* Argument @p a's parts' results written over the application's buffer
+ * (their write regions are disjoint). */
+static int rpl_split_merge_concat(rpl_split_work *w, unsigned a)
+{
+    const rpl_split *sp = w->sp;
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        const rpl_split_region *r = &sp->parts[p].regions[a];
+        rpl_split_job *j = &w->jobs[p];
+        if (!j->after[a])
+            continue;
+        size_t len = (size_t)(r->whi - r->wlo);
+        uint8_t *stage = w->prim && !j->direct ? rpl_split_pinned(w->x, w->prim, len) : NULL;
+        if (stage)
+            memcpy(stage, j->after[a], len);
+        RPL_CL(w->x->api.clEnqueueWriteBuffer(w->l->q, w->live[a], CL_FALSE, (size_t)r->wlo, len,
+                                              stage ? stage : j->after[a], 0, NULL, NULL),
+               "writing a part's results back");
+        w->x->st.bytes_in += r->whi - r->wlo;
+    }
+    return 0;
+}
+
+/* Argument @p a's bytes each other device changed, over what the queue's
+ * own parts left. */
+static int rpl_split_merge_diff(rpl_split_work *w, unsigned a)
+{
+    const rpl_split *sp = w->sp;
+    rpl_split_job *jobs = w->jobs;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (unsigned p = 0; p < sp->nparts; p++)
+        if (jobs[p].after[a] && jobs[p].before[a]) {
+            lo = rpl_min64(lo, sp->parts[p].regions[a].wlo);
+            hi = sp->parts[p].regions[a].whi > hi ? sp->parts[p].regions[a].whi : hi;
+        }
+    if (lo >= hi)
+        return 0;
+    uint8_t *cur = malloc((size_t)(hi - lo));
+    if (!cur)
+        RPL_NOMEM();
+    cl_int e = w->x->api.clEnqueueReadBuffer(w->l->q, w->live[a], CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0,
+                                             NULL, NULL);
+    for (unsigned p = 0; e == CL_SUCCESS && p < sp->nparts; p++) {
+        const rpl_split_region *r = &sp->parts[p].regions[a];
+        const uint8_t *b = jobs[p].before[a], *n = jobs[p].after[a];
+        if (!b || !n)
+            continue;
+        for (uint64_t i = 0; i < r->whi - r->wlo; i++)
+            if (n[i] != b[i])
+                cur[r->wlo - lo + i] = n[i];
+        w->x->st.bytes_in += r->whi - r->wlo;
+    }
+    if (e == CL_SUCCESS)
+        e = w->x->api.clEnqueueWriteBuffer(w->l->q, w->live[a], CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL,
+                                           NULL);
+    free(cur);
+    RPL_CL(e, "merging a part's results");
+    return 0;
+}
+
+/* Merge: what the other devices' parts wrote comes back (only once every
+ * part is running: a driver may make a read block), every part finishes,
+ * and the results go into the application's buffers. */
+static int rpl_split_step_merge(rpl_split_work *w)
+{
+    rpl_splitter *x = w->x;
+    const rpl_split *sp = w->sp;
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        rpl_split_job *j = &w->jobs[p];
+        for (unsigned a = 0; j->d && a < sp->nargs; a++) {
+            const rpl_split_region *r = &j->part->regions[a];
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
+                continue;
+            if (!(j->after[a] = rpl_split_take(j, r->whi - r->wlo)))
+                RPL_NOMEM();
+            RPL_CL(x->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
+                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL,
+                                              w->ad ? &j->rev[a] : NULL),
+                   "reading a part's results");
+        }
+    }
+    for (unsigned p = 0; p < sp->nparts; p++)
+        if (w->jobs[p].d)
+            RPL_CL(x->api.clFinish(w->jobs[p].d->q), "waiting for a part");
+    if (w->pq != w->l->q)
+        RPL_CL(x->api.clFinish(w->pq), "waiting for the queue's device's parts");
+    w->t_parts = rpl_clock_ns();
+    for (unsigned a = 0; a < sp->nargs; a++) {
+        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
+            continue;
+        int st = sp->merge[a] == RPL_MERGE_CONCAT ? rpl_split_merge_concat(w, a) : rpl_split_merge_diff(w, a);
+        if (st)
+            return st;
+    }
+    RPL_CL(x->api.clFinish(w->l->q), "clFinish after the parts");
+    w->t_done = rpl_clock_ns();
+    return 0;
+}
+
+/* The profiled duration of @p ev into *ns; 0 when it has none. */
+static int rpl_split_event_ns(rpl_splitter *x, cl_event ev, double *ns)
+{
+    cl_ulong b = 0, e = 0;
+    if (!ev || x->api.clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) != CL_SUCCESS ||
+        x->api.clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) != CL_SUCCESS || e < b)
+        return 0;
+    *ns = (double)(e - b);
+    return 1;
+}
+
+/* What each part of an adaptive split cost, then its next proportions,
+ * and whether the queue's device alone would have been faster. */
+static void rpl_split_adapt_next(rpl_split_work *w)
+{
+    rpl_splitter *x = w->x;
+    const rpl_split *sp = w->sp;
+    rpl_split_adapt *ad = w->ad;
+    double ns[RPL_SPLIT_MAX_PARTS];
+    int all = 1;
+    for (unsigned p = 0; p < sp->nparts; p++) {
+        const rpl_split_job *j = &w->jobs[p];
+        double t = 0;
+        all = all && rpl_split_event_ns(x, w->kev[p], &t);
+        ns[p] = all ? t : 0;
+        /* another device's part also costs its transfers: what it was
+         * sent, and its results back (read there, written here: twice
+         * the read) */
+        for (unsigned a = 0; all && j->d && a < sp->nargs; a++)
+            if (rpl_split_event_ns(x, j->rev[a], &t))
+                ns[p] += 2.0 * t;
+        for (unsigned i = 0; all && j->d && i < j->nsend; i++)
+            if (rpl_split_event_ns(x, j->send[i].ev, &t))
+                ns[p] += t;
+        if (all && j->d)
+            ns[p] += (double)j->send_ns;
+    }
+    if (!all)
+        return;
+    /* the queue's device alone, at the rate its parts ran, against what
+     * this split took (its transfers are not in parallel with the parts):
+     * after a few launches to settle the proportions, a split that loses
+     * runs whole for a while */
+    double qgroups = 0, qns = 0;
+    for (unsigned p = 0; p < sp->nparts; p++)
+        if (!w->jobs[p].d) {
+            qgroups += (double)(sp->parts[p].hi - sp->parts[p].lo);
+            qns += ns[p];
+        }
+    int whole = ad->launches >= 2 && qgroups > 0 && qns > 0 &&
+                (double)sp->groups * qns / qgroups <= (double)(w->t_done - w->t_ready);
+    rpl_split_refine(ad->bound, ad->nparts, sp->groups, ns, x->o.method, &ad->hist);
+    ad->launches++;
+    if (whole)
+        ad->whole_left = RPL_SPLIT_REPROBE;
+    int n = snprintf(x->st.shares, sizeof x->st.shares, "%.64s:", sp->kernel);
+    for (unsigned p = 0; p < sp->nparts && n > 0 && (size_t)n < sizeof x->st.shares; p++)
+        n += snprintf(x->st.shares + n, sizeof x->st.shares - (size_t)n, "%s %.32s %.1f%%", p ? "," : "",
+                      sp->parts[p].device, 100.0 * (double)(ad->bound[p + 1] - ad->bound[p]) / (double)sp->groups);
+    if (whole && n > 0 && (size_t)n < sizeof x->st.shares)
+        snprintf(x->st.shares + n, sizeof x->st.shares - (size_t)n, "; whole on the queue's device is faster");
+}
+
+/* Learn: the launch's times into the statistics, an adaptive split's next
+ * proportions, each part's kernel time to the learn callback. */
+static void rpl_split_step_learn(rpl_split_work *w)
+{
+    rpl_splitter *x = w->x;
+    x->st.wait_ns += w->t_ready - w->t0;
+    x->st.send_ns += w->t_sent - w->t_ready;
+    x->st.parts_ns += w->t_parts - w->t_sent;
+    x->st.merge_ns += w->t_done - w->t_parts;
+    if (x->st.nlaunch_ns < RPL_SPLIT_LAUNCH_TIMES)
+        x->st.launch_ns[x->st.nlaunch_ns++] = w->t_done - w->t_ready;
+    if (w->ad)
+        rpl_split_adapt_next(w);
+    if (x->o.learn)
+        rpl_split_learn_costs(x, w->sp, w->jobs, w->kev, w->l, w->qdev);
+}
+
+/* Versions: what the launch wrote moved on; each other device's mirror
+ * still holds what it wrote itself when the parts did not overlap. */
+static void rpl_split_step_versions(rpl_split_work *w)
+{
+    rpl_splitter *x = w->x;
+    const rpl_split *sp = w->sp;
+    for (unsigned a = 0; a < sp->nargs; a++) {
+        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
+            continue;
+        rpl_split_epoch *ep = rpl_split_epoch_of(x, w->keys[a]);
+        if (ep)
+            ep->epoch++;
+        for (unsigned p = 0; p < sp->nparts; p++) {
+            rpl_split_copy *cp = w->jobs[p].copy[a];
+            const rpl_split_region *r = &sp->parts[p].regions[a];
+            if (!cp)
+                continue;
+            int keep = ep && sp->merge[a] == RPL_MERGE_CONCAT && r->write;
+            cp->epoch = keep ? ep->epoch : 0;
+            cp->gen = x->gen;
+            cp->vlo = keep ? r->wlo : 0;
+            cp->vhi = keep ? r->whi : 0;
+        }
+    }
+}
+
+/* Transfer, launch, merge, learn and versions, then the application's
+ * event: a marker after everything. */
+static int rpl_split_steps(rpl_split_work *w)
+{
+    int st = rpl_split_step_transfer(w);
+    if (!st)
+        st = rpl_split_step_launch(w);
+    if (!st)
+        st = rpl_split_step_merge(w);
+    if (st)
+        return st;
+    rpl_split_step_learn(w);
+    rpl_split_step_versions(w);
+    if (w->l->event)
+        RPL_CL(w->x->api.clEnqueueMarkerWithWaitList(w->l->q, 0, NULL, w->l->event),
+               "the marker for the launch's event");
+    w->x->st.launches++;
+    return 0;
+}
 
 int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launch *l, int *done, char *err,
                      size_t cap)
 {
     *done = 0;
     err[0] = 0;
-    cl_context qctx = NULL;
-    cl_device_id qdev = NULL;
     char why[256] = "";
-    rpl_split_job jobs[RPL_SPLIT_MAX_PARTS];
-    memset(jobs, 0, sizeof jobs);
-    uint64_t L = l->has_lsz && sp->dim < l->dim ? l->lsz[sp->dim] : 1, groups = 0;
-    if (sp->dim < l->dim && L)
-        groups = (l->gsz[sp->dim] + L - 1) / L;
-    uint64_t sizes[RPL_SPLIT_MAX_ARGS] = {0};
-    cl_mem live[RPL_SPLIT_MAX_ARGS] = {0};
-    uint64_t keys[RPL_SPLIT_MAX_ARGS] = {0};
-    /* what must hold for the split to run here; else the launch runs whole */
-    if (sp->nparts > RPL_SPLIT_MAX_PARTS || sp->nargs > RPL_SPLIT_MAX_ARGS || sp->dim >= l->dim || l->dim > 3 ||
-        groups != sp->groups)
-        snprintf(why, sizeof why, "the launch's shape is not the plan's");
-    else if (l->nargs < sp->nargs)
-        snprintf(why, sizeof why, "the kernel's arguments are not all known");
-    for (unsigned a = 0; !why[0] && a < sp->nargs; a++) {
-        const rpl_split_arg *g = &l->args[a];
-        if (!g->set)
-            snprintf(why, sizeof why, "argument %u is not set", a);
-        else if (sp->args[a] == RPL_SPLIT_ARG_MEM) {
-            cl_mem_object_type ty = 0;
-            cl_mem_flags fl = 0;
-            cl_mem parent = NULL;
-            size_t size = 0;
-            if (g->size != sizeof(cl_mem) || !g->value || !g->key ||
-                (memcpy(&live[a], g->value, sizeof live[a]), !live[a]) ||
-                x->api.clGetMemObjectInfo(live[a], CL_MEM_TYPE, sizeof ty, &ty, NULL) != CL_SUCCESS ||
-                x->api.clGetMemObjectInfo(live[a], CL_MEM_FLAGS, sizeof fl, &fl, NULL) != CL_SUCCESS ||
-                x->api.clGetMemObjectInfo(live[a], CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS ||
-                x->api.clGetMemObjectInfo(live[a], CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) !=
-                    CL_SUCCESS ||
-                ty != CL_MEM_OBJECT_BUFFER || (fl & CL_MEM_USE_HOST_PTR))
-                snprintf(why, sizeof why, "argument %u is not a buffer clrr can copy", a);
-            sizes[a] = size;
-            /* a sub-buffer's version does not move with its parent's */
-            keys[a] = parent ? RPL_SPLIT_KEY_UNTRUSTED | (uint64_t)(uintptr_t)live[a] : g->key;
-        }
-    }
-    if (!why[0] && (x->api.clGetCommandQueueInfo(l->q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) != CL_SUCCESS ||
-                    x->api.clGetCommandQueueInfo(l->q, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL) != CL_SUCCESS))
-        snprintf(why, sizeof why, "the queue's device cannot be queried");
-    for (unsigned p = 0; !why[0] && p < sp->nparts; p++) {
-        int primary = 0;
-        char e2[200] = "";
-        jobs[p].part = &sp->parts[p];
-        if (rpl_split_dev_of(x, sp->parts[p].device, qdev, &jobs[p].d, &primary, e2, sizeof e2) < 0) {
-            snprintf(why, sizeof why, "%s", e2);
-            break;
-        }
-        if (primary)
-            jobs[p].d = NULL;
-        jobs[p].k = rpl_split_kernel(x, sp, primary ? qctx : jobs[p].d->ctx, primary ? qdev : jobs[p].d->dev, 0, e2,
-                                     sizeof e2);
-        if (!jobs[p].k)
-            snprintf(why, sizeof why, "%s does not build on %s: %s", sp->name, sp->parts[p].device, e2);
-    }
+    rpl_split_work work = {.x = x, .sp = sp, .l = l, .err = err, .cap = cap}, *w = &work;
+    rpl_split_step_prepare(w, why, sizeof why);
     if (why[0])
         return rpl_split_whole(x, sp, why);   /* *done 0: the caller runs the launch as it is */
     /* a split its measurements say is slower than the queue's device alone
@@ -313,364 +801,19 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
     }
     *done = 1;
     x->launches++;
-    int st = 0;
-    int64_t t0 = rpl_clock_ns();
-    /* an adaptive split runs at the proportions its earlier launches measured */
-    rpl_split lsp;
-    rpl_split_part lparts[RPL_SPLIT_MAX_PARTS];
-    rpl_split_region *lrg = NULL;
-    cl_event kev[RPL_SPLIT_MAX_PARTS] = {0};
-    if (ad && (lrg = malloc((size_t)sp->nparts * sp->nargs * sizeof *lrg + 1)) != NULL) {
-        rpl_split_regions(sp, ad->bound, sizes, lrg);
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            lparts[p] = sp->parts[p];
-            lparts[p].lo = ad->bound[p];
-            lparts[p].hi = ad->bound[p + 1];
-            lparts[p].regions = lrg + (size_t)p * sp->nargs;
-            jobs[p].part = &lparts[p];
-        }
-        lsp = *sp;
-        lsp.parts = lparts;
-        sp = &lsp;
-        if (ad->launches)
-            x->st.adapted++;
-    } else {
-        ad = NULL;
-    }
-    int timed = ad || x->o.learn;
-    cl_ulong extra[9];
-    for (unsigned d = 0; d < 3; d++) {
-        extra[d] = d < l->dim ? l->gsz[d] : 1;
-        extra[3 + d] = d < l->dim ? l->off[d] : 0;
-        extra[6 + d] = d < l->dim ? (l->has_lsz ? l->lsz[d] : 0) : 1;
-    }
-    if (l->nwait)
-        RPL_CL(x->api.clWaitForEvents(l->nwait, l->wait), "waiting for the launch's wait list");
-    RPL_CL(x->api.clFinish(l->q), "clFinish before the parts");
-    int64_t t_ready = rpl_clock_ns(), t_sent = 0;
-    rpl_split_dev *prim = rpl_split_prim(x, qctx, qdev);
-    cl_platform_id qplat = NULL;
-    if (x->api.clGetDeviceInfo(qdev, CL_DEVICE_PLATFORM, sizeof qplat, &qplat, NULL) != CL_SUCCESS)
-        qplat = NULL;
-    /* the queue's own parts run on a queue of ours in its context (they can
-     * be timed there); the application's queue is idle until we return */
-    cl_command_queue pq = prim ? prim->q : l->q;
-    /* the queue's own parts start now when nothing the others must be sent
-     * depends on them: they run while the bytes go out */
-    int early = rpl_split_early(sp, jobs, pq != l->q);
-    /* the other devices' parts: first their bytes, read from the queue's
-     * device (before its own parts may start: a read there would wait for
-     * them), then written to theirs, then their launches */
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        if (!j->d)
-            continue;
-        j->arena = rpl_split_pinned(x, j->d, rpl_split_stage_need(sp, j->part));
-        j->direct = j->arena && qplat && j->d->plat == qplat;
-        int64_t ts = rpl_clock_ns();
-        j->used = 0;
-        for (unsigned a = 0; a < sp->nargs; a++) {
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
-                continue;
-            uint64_t size = sizes[a];
-            if (!(j->copy[a] = rpl_split_copy_of(x, j->d, keys[a], size, err, cap))) {
-                st = -1;
-                goto out;
-            }
-            rpl_split_copy *cp = j->copy[a];
-            j->mems[a] = cp->buf;
-            const rpl_split_region *r = &j->part->regions[a];
-            uint64_t lo, hi;
-            rpl_split_span(r, &lo, &hi);
-            if (hi > size)
-                hi = size;
-            if (lo >= hi)
-                continue;
-            rpl_split_epoch *ep = rpl_split_epoch_of(x, keys[a]);
-            uint64_t epoch = ep ? ep->epoch : 0;
-            int same = ep && cp->epoch == epoch && cp->gen == x->gen && cp->vlo < cp->vhi;
-            int resident = same && cp->vlo <= lo && hi <= cp->vhi;
-            int diff = r->write && sp->merge[a] == RPL_MERGE_DIFF;
-            if (resident && !diff) {
-                x->st.resident += hi - lo;
-                continue;
-            }
-            if (same && !diff && lo < cp->vhi && cp->vlo < hi) {
-                /* the device holds part of it (the proportions moved): only
-                 * the bytes on either side of what it holds go */
-                uint64_t pl[2] = {lo, cp->vhi}, ph[2] = {cp->vlo, hi};
-                x->st.resident += rpl_min64(hi, cp->vhi) - (lo > cp->vlo ? lo : cp->vlo);
-                for (unsigned q = 0; q < 2; q++) {
-                    if (pl[q] >= ph[q])
-                        continue;
-                    uint64_t n = ph[q] - pl[q];
-                    uint8_t *host = rpl_split_take(j, n);
-                    if (!host)
-                        RPL_NOMEM();
-                    uint8_t *stage = prim && !j->direct ? rpl_split_pinned(x, prim, (size_t)n) : NULL;
-                    cl_int e = x->api.clEnqueueReadBuffer(l->q, live[a], CL_TRUE, (size_t)pl[q], (size_t)n,
-                                                          stage ? stage : host, 0, NULL, NULL);
-                    if (e == CL_SUCCESS && stage)
-                        memcpy(host, stage, (size_t)n);
-                    if (e != CL_SUCCESS) {
-                        if (!j->arena)
-                            free(host);
-                        RPL_CL(e, "sending a part's bytes");
-                    }
-                    x->st.bytes_out += n;
-                    j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)pl[q], (size_t)n, host, NULL};
-                }
-                cp->vlo = rpl_min64(cp->vlo, lo);
-                cp->vhi = hi > cp->vhi ? hi : cp->vhi;
-                continue;
-            }
-            uint8_t *host = rpl_split_take(j, hi - lo);
-            if (!host)
-                RPL_NOMEM();
-            /* from the queue's device into its own pinned memory, then into
-             * the other device's (each driver moves only its own pinned
-             * memory at full speed) */
-            uint8_t *stage = prim && !j->direct ? rpl_split_pinned(x, prim, (size_t)(hi - lo)) : NULL;
-            cl_int e = x->api.clEnqueueReadBuffer(l->q, live[a], CL_TRUE, (size_t)lo, (size_t)(hi - lo),
-                                                  stage ? stage : host, 0, NULL, NULL);
-            if (e == CL_SUCCESS && stage)
-                memcpy(host, stage, (size_t)(hi - lo));
-            if (e != CL_SUCCESS) {
-                if (!j->arena)
-                    free(host);
-                RPL_CL(e, "sending a part's bytes");
-            }
-            if (!resident) {
-                x->st.bytes_out += hi - lo;
-                cp->epoch = epoch;
-                cp->gen = x->gen;
-                cp->vlo = ep ? lo : 0;   /* untrusted keys hold nothing for later */
-                cp->vhi = ep ? hi : 0;
-            } else {
-                x->st.resident += hi - lo;
-            }
-            if (diff) {   /* the previous contents of what it may write */
-                uint8_t *b = rpl_split_take(j, r->whi - r->wlo);
-                if (!b) {
-                    if (!j->arena)
-                        free(host);
-                    RPL_NOMEM();
-                }
-                memcpy(b, host + (r->wlo - lo), (size_t)(r->whi - r->wlo));
-                j->before[a] = b;
-            }
-            if (!resident)   /* written to the mirror below (host is freed with the job) */
-                j->send[j->nsend++] = (struct rpl_split_send){cp->buf, (size_t)lo, (size_t)(hi - lo), host, NULL};
-            else if (!j->arena)
-                free(host);
-        }
-        j->send_ns = rpl_clock_ns() - ts;
-    }
-    if (early)
-        RPL_CL(rpl_split_local(x, sp, jobs, l, extra, L, pq, timed && prim ? kev : NULL),
-               "launching the queue's device's parts");
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        if (!j->d)
-            continue;
-        int64_t ts = rpl_clock_ns();
-        /* not blocking: the devices' copies run side by side, each part's
-         * launch after its own on its in-order queue (the bytes live until
-         * every queue is finished) */
-        for (unsigned i = 0; i < j->nsend; i++)
-            RPL_CL(x->api.clEnqueueWriteBuffer(j->d->q, j->send[i].buf, CL_FALSE, j->send[i].lo, j->send[i].len,
-                                               j->send[i].host, 0, NULL, ad ? &j->send[i].ev : NULL),
-                   "sending a part's bytes");
-        j->send_ns += rpl_clock_ns() - ts;
-        size_t off[3], gsz[3];
-        rpl_split_range(sp, j, l, L, off, gsz);
-        RPL_CL(rpl_split_args(x, j->k, sp, l, j->mems, extra), "setting a part's arguments");
-        RPL_CL(x->api.clEnqueueNDRangeKernel(j->d->q, j->k, l->dim, off, gsz, l->has_lsz ? l->lsz : NULL, 0, NULL,
-                                             timed ? &kev[p] : NULL),
-               "launching a part");
-        RPL_CL(x->api.clFlush(j->d->q), "clFlush");
-        x->st.parts++;
-    }
-    t_sent = rpl_clock_ns();
-    /* the queue's own device's parts, in place (unless they started early) */
-    if (!early)
-        RPL_CL(rpl_split_local(x, sp, jobs, l, extra, L, pq, timed && prim ? kev : NULL),
-               "launching the queue's device's parts");
-    /* then what the other devices' parts write comes back (only once every
-     * part is running: a driver may make a read block) */
-    for (unsigned p = 0; p < sp->nparts; p++) {
-        rpl_split_job *j = &jobs[p];
-        for (unsigned a = 0; j->d && a < sp->nargs; a++) {
-            const rpl_split_region *r = &j->part->regions[a];
-            if (sp->args[a] != RPL_SPLIT_ARG_MEM || !r->write || r->whi > j->copy[a]->size)
-                continue;
-            if (!(j->after[a] = rpl_split_take(j, r->whi - r->wlo)))
-                RPL_NOMEM();
-            RPL_CL(x->api.clEnqueueReadBuffer(j->d->q, j->copy[a]->buf, CL_FALSE, (size_t)r->wlo,
-                                              (size_t)(r->whi - r->wlo), j->after[a], 0, NULL, ad ? &j->rev[a] : NULL),
-                   "reading a part's results");
-        }
-    }
-    for (unsigned p = 0; p < sp->nparts; p++)
-        if (jobs[p].d)
-            RPL_CL(x->api.clFinish(jobs[p].d->q), "waiting for a part");
-    if (pq != l->q)
-        RPL_CL(x->api.clFinish(pq), "waiting for the queue's device's parts");
-    int64_t t_parts = rpl_clock_ns();
-    /* the results, into the application's buffers */
-    for (unsigned a = 0; a < sp->nargs; a++) {
-        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
-            continue;
-        if (sp->merge[a] == RPL_MERGE_CONCAT) {
-            for (unsigned p = 0; p < sp->nparts; p++) {
-                const rpl_split_region *r = &sp->parts[p].regions[a];
-                if (!jobs[p].after[a])
-                    continue;
-                size_t len = (size_t)(r->whi - r->wlo);
-                uint8_t *stage = prim && !jobs[p].direct ? rpl_split_pinned(x, prim, len) : NULL;
-                if (stage)
-                    memcpy(stage, jobs[p].after[a], len);
-                RPL_CL(x->api.clEnqueueWriteBuffer(l->q, live[a], CL_FALSE, (size_t)r->wlo, len,
-                                                   stage ? stage : jobs[p].after[a], 0, NULL, NULL),
-                       "writing a part's results back");
-                x->st.bytes_in += r->whi - r->wlo;
-            }
-            continue;
-        }
-        /* diff: the bytes each other device changed, over what the queue's
-         * own parts left */
-        uint64_t lo = UINT64_MAX, hi = 0;
-        for (unsigned p = 0; p < sp->nparts; p++)
-            if (jobs[p].after[a] && jobs[p].before[a]) {
-                lo = rpl_min64(lo, sp->parts[p].regions[a].wlo);
-                hi = sp->parts[p].regions[a].whi > hi ? sp->parts[p].regions[a].whi : hi;
-            }
-        if (lo >= hi)
-            continue;
-        uint8_t *cur = malloc((size_t)(hi - lo));
-        if (!cur)
-            RPL_NOMEM();
-        cl_int e = x->api.clEnqueueReadBuffer(l->q, live[a], CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL,
-                                              NULL);
-        for (unsigned p = 0; e == CL_SUCCESS && p < sp->nparts; p++) {
-            const rpl_split_region *r = &sp->parts[p].regions[a];
-            const uint8_t *b = jobs[p].before[a], *n = jobs[p].after[a];
-            if (!b || !n)
-                continue;
-            for (uint64_t i = 0; i < r->whi - r->wlo; i++)
-                if (n[i] != b[i])
-                    cur[r->wlo - lo + i] = n[i];
-            x->st.bytes_in += r->whi - r->wlo;
-        }
-        if (e == CL_SUCCESS)
-            e = x->api.clEnqueueWriteBuffer(l->q, live[a], CL_TRUE, (size_t)lo, (size_t)(hi - lo), cur, 0, NULL,
-                                            NULL);
-        free(cur);
-        RPL_CL(e, "merging a part's results");
-    }
-    RPL_CL(x->api.clFinish(l->q), "clFinish after the parts");
-    int64_t t_done = rpl_clock_ns();
-    x->st.wait_ns += t_ready - t0;
-    x->st.send_ns += t_sent - t_ready;
-    x->st.parts_ns += t_parts - t_sent;
-    x->st.merge_ns += t_done - t_parts;
-    if (x->st.nlaunch_ns < RPL_SPLIT_LAUNCH_TIMES)
-        x->st.launch_ns[x->st.nlaunch_ns++] = t_done - t_ready;
-    if (ad) {   /* what each part cost, then the next proportions */
-        double ns[RPL_SPLIT_MAX_PARTS];
-        int all = 1;
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            cl_ulong b = 0, e = 0;
-            all = all && kev[p] &&
-                  x->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) == CL_SUCCESS &&
-                  x->api.clGetEventProfilingInfo(kev[p], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) == CL_SUCCESS &&
-                  e >= b;
-            ns[p] = all ? (double)(e - b) : 0;
-            /* another device's part also costs its transfers: what it was
-             * sent, and its results back (read there, written here: twice
-             * the read) */
-            for (unsigned a = 0; all && jobs[p].d && a < sp->nargs; a++)
-                if (jobs[p].rev[a] &&
-                    x->api.clGetEventProfilingInfo(jobs[p].rev[a], CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ==
-                        CL_SUCCESS &&
-                    x->api.clGetEventProfilingInfo(jobs[p].rev[a], CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) ==
-                        CL_SUCCESS &&
-                    e >= b)
-                    ns[p] += 2.0 * (double)(e - b);
-            for (unsigned i = 0; all && jobs[p].d && i < jobs[p].nsend; i++)
-                if (jobs[p].send[i].ev &&
-                    x->api.clGetEventProfilingInfo(jobs[p].send[i].ev, CL_PROFILING_COMMAND_START, sizeof b, &b, NULL) ==
-                        CL_SUCCESS &&
-                    x->api.clGetEventProfilingInfo(jobs[p].send[i].ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) ==
-                        CL_SUCCESS &&
-                    e >= b)
-                    ns[p] += (double)(e - b);
-            if (all && jobs[p].d)
-                ns[p] += (double)jobs[p].send_ns;
-        }
-        if (all) {
-            /* the queue's device alone, at the rate its parts ran, against
-             * what this split took (its transfers are not in parallel with
-             * the parts): after a few launches to settle the proportions, a
-             * split that loses runs whole for a while */
-            double qgroups = 0, qns = 0;
-            for (unsigned p = 0; p < sp->nparts; p++)
-                if (!jobs[p].d) {
-                    qgroups += (double)(sp->parts[p].hi - sp->parts[p].lo);
-                    qns += ns[p];
-                }
-            int whole = ad->launches >= 2 && qgroups > 0 && qns > 0 &&
-                        (double)sp->groups * qns / qgroups <= (double)(t_done - t_ready);
-            rpl_split_refine(ad->bound, ad->nparts, sp->groups, ns, x->o.method, &ad->hist);
-            ad->launches++;
-            if (whole)
-                ad->whole_left = RPL_SPLIT_REPROBE;
-            int n = snprintf(x->st.shares, sizeof x->st.shares, "%.64s:", sp->kernel);
-            for (unsigned p = 0; p < sp->nparts && n > 0 && (size_t)n < sizeof x->st.shares; p++)
-                n += snprintf(x->st.shares + n, sizeof x->st.shares - (size_t)n, "%s %.32s %.1f%%", p ? "," : "",
-                              sp->parts[p].device,
-                              100.0 * (double)(ad->bound[p + 1] - ad->bound[p]) / (double)sp->groups);
-            if (whole && n > 0 && (size_t)n < sizeof x->st.shares)
-                snprintf(x->st.shares + n, sizeof x->st.shares - (size_t)n, "; whole on the queue's device is faster");
-        }
-    }
-    if (x->o.learn)
-        rpl_split_learn(x, sp, jobs, kev, l, qdev);
-    /* versions: what the launch wrote moved on; each other device's mirror
-     * still holds what it wrote itself when the parts did not overlap */
-    for (unsigned a = 0; a < sp->nargs; a++) {
-        if (sp->args[a] != RPL_SPLIT_ARG_MEM || sp->merge[a] == RPL_MERGE_NONE)
-            continue;
-        rpl_split_epoch *ep = rpl_split_epoch_of(x, keys[a]);
-        if (ep)
-            ep->epoch++;
-        for (unsigned p = 0; p < sp->nparts; p++) {
-            rpl_split_copy *cp = jobs[p].copy[a];
-            const rpl_split_region *r = &sp->parts[p].regions[a];
-            if (!cp)
-                continue;
-            int keep = ep && sp->merge[a] == RPL_MERGE_CONCAT && r->write;
-            cp->epoch = keep ? ep->epoch : 0;
-            cp->gen = x->gen;
-            cp->vlo = keep ? r->wlo : 0;
-            cp->vhi = keep ? r->whi : 0;
-        }
-    }
-    /* the application's event: a marker after everything */
-    if (l->event)
-        RPL_CL(x->api.clEnqueueMarkerWithWaitList(l->q, 0, NULL, l->event), "the marker for the launch's event");
-    x->st.launches++;
-out:
+    w->t0 = rpl_clock_ns();
+    rpl_split_step_shares(w, ad);
+    int st = rpl_split_steps(w);
     if (st < 0) {   /* transfers in flight may still use the jobs' memory */
-        for (unsigned p = 0; p < sp->nparts; p++)
-            if (jobs[p].d && jobs[p].d->q)
-                x->api.clFinish(jobs[p].d->q);
+        for (unsigned p = 0; p < w->sp->nparts; p++)
+            if (w->jobs[p].d && w->jobs[p].d->q)
+                x->api.clFinish(w->jobs[p].d->q);
         x->api.clFinish(l->q);
     }
     for (unsigned p = 0; p < RPL_SPLIT_MAX_PARTS; p++)
-        if (kev[p])
-            x->api.clReleaseEvent(kev[p]);
-    rpl_split_jobs_free(x, jobs, sp->nparts, sp);
-    free(lrg);
+        if (w->kev[p])
+            x->api.clReleaseEvent(w->kev[p]);
+    rpl_split_jobs_free(x, w->jobs, w->sp->nparts, w->sp);
+    free(w->lrg);
     return st;
 }

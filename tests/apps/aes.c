@@ -33,6 +33,8 @@
 
 #define APP "aes"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 262144, .iters = 1, .devices = 1, .seed = 1}
+#define APP_SIZE_MAX (SIZE_MAX / 64)
 #define LOCAL_SIZE 64
 #define BLOCK 16
 #define RK_BYTES 176 /* 11 round keys of 16 bytes */
@@ -73,85 +75,7 @@ static void usage(FILE *f)
             "  --quiet        print nothing on success\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 262144, .iters = 1, .devices = 1, .seed = 1};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, SIZE_MAX / 64); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: o->devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
-    }
-}
-
-#include "tests/apps/app_helpers.h"
-
-/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
-struct rng {
-    uint64_t s;
-};
-
-static struct rng rng_make(uint64_t seed)
-{
-    return (struct rng){splitmix64(seed) | 1};
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
+#include "tests/apps/app_common.h"
 
 /* ---------------------------------------------------------- host AES */
 
@@ -306,25 +230,12 @@ static void partition(struct app *a, const cl_device_id *devs)
     }
 }
 
-static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes, void *host)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, flags, bytes, host, &err);
-    check(err, "clCreateBuffer");
-    return m;
-}
-
 static void setup(struct app *a)
 {
     cl_device_id devs[MAX_DEVICES];
     cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, a->o.devices, devs);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
     a->nparts = a->o.devices;
-    a->ctx = clCreateContext(props, a->nparts, devs, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->prog = build_program(a->ctx, a->nparts, devs, kernel_source);
-    a->label = device_label(devs, a->nparts);
+    open_context(a->o.device, a->nparts, devs, &a->ctx, NULL, &a->prog, &a->label);
     a->sbox = create_buffer(a->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof sbox,
                             (void *)sbox);
     partition(a, devs);
@@ -342,22 +253,22 @@ static void setup(struct app *a)
         p->rk = create_buffer(a->ctx, CL_MEM_READ_ONLY, RK_BYTES, NULL);
     }
     size_t bytes = mul_size(a->o.size, BLOCK);
-    a->plain = xmalloc(bytes);
-    a->cipher = xmalloc(bytes);
-    a->ref = xmalloc(bytes);
+    a->plain = xmalloc(bytes, 1);
+    a->cipher = xmalloc(bytes, 1);
+    a->ref = xmalloc(bytes, 1);
 }
 
 /* Key and plaintext of one iteration. */
 static void make_inputs(struct app *a, uint64_t seed)
 {
-    struct rng r = rng_make(seed);
+    struct xorshift r = xorshift_make(seed);
     uint8_t key[16];
     for (int i = 0; i < 16; i++)
-        key[i] = (uint8_t)(rng_next(&r) >> 56);
+        key[i] = (uint8_t)(xorshift_next(&r) >> 56);
     expand_key(key, a->rk);
     size_t bytes = a->o.size * BLOCK;
     for (size_t i = 0; i < bytes; i += 8) {
-        uint64_t v = rng_next(&r);
+        uint64_t v = xorshift_next(&r);
         for (size_t j = 0; j < 8 && i + j < bytes; j++)
             a->plain[i + j] = (uint8_t)(v >> (8 * j));
     }

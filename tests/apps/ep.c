@@ -39,6 +39,11 @@
 
 #define APP "ep"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 32768, .iters = 1, .devices = 1, .seed = 1, .pairs = 256, .every = 1}
+#define APP_SIZE_MAX (SIZE_MAX / 64)
+#define APP_EXTRA_OPTIONS \
+    {"pairs", required_argument, NULL, O_PAIRS}, \
+    {"check-every", required_argument, NULL, O_EVERY},
 #define LOCAL_SIZE 64
 #define NQ 10 /* histogram bins, as in NPB EP */
 
@@ -83,71 +88,22 @@ static void usage(FILE *f)
             "                 computes, on one core)\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+/* getopt_long codes of the options of its own (O_EXTRA on) */
+enum { O_PAIRS = 512, O_EVERY };
 
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
+#include "tests/apps/app_common.h"
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void app_option(int c, const char *arg, struct opts *o)
 {
-    enum { O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP, O_PAIRS, O_EVERY };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {"pairs", required_argument, NULL, O_PAIRS},
-        {"check-every", required_argument, NULL, O_EVERY},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 32768, .iters = 1, .devices = 1, .seed = 1, .pairs = 256, .every = 1};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, SIZE_MAX / 64); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: o->devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_PAIRS: o->pairs = parse_u64("--pairs", optarg, 1, 1u << 30); break;
-        case O_EVERY: o->every = parse_u64("--check-every", optarg, 1, SIZE_MAX); break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
+    switch (c) {
+    case O_PAIRS:
+        o->pairs = parse_range("--pairs", arg, 1, 1u << 30);
+        break;
+    case O_EVERY:
+        o->every = parse_range("--check-every", arg, 1, SIZE_MAX);
+        break;
     }
 }
-
-#include "tests/apps/app_helpers.h"
 
 /* ------------------------------------------------------------ workload */
 
@@ -193,13 +149,8 @@ static void setup(struct app *a)
 {
     cl_device_id devs[MAX_DEVICES];
     cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, a->o.devices, devs);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
     a->nparts = a->o.devices;
-    a->ctx = clCreateContext(props, a->nparts, devs, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->prog = build_program(a->ctx, a->nparts, devs, kernel_source);
-    a->label = device_label(devs, a->nparts);
+    open_context(a->o.device, a->nparts, devs, &a->ctx, NULL, &a->prog, &a->label);
     partition(a, devs);
     for (unsigned d = 0; d < a->nparts; d++) {
         struct part *p = &a->part[d];
@@ -217,11 +168,11 @@ static void setup(struct app *a)
         check(err, "clCreateBuffer");
     }
     size_t n = a->o.size;
-    a->sums = xmalloc(mul_size(n, 2 * sizeof(float)));
-    a->counts = xmalloc(mul_size(n, NQ * sizeof(cl_uint)));
-    a->ref_sums = xmalloc(mul_size(n, 2 * sizeof(float)));
-    a->ref_abs = xmalloc(mul_size(n, sizeof(float)));
-    a->ref_counts = xmalloc(mul_size(n, NQ * sizeof(cl_uint)));
+    a->sums = xmalloc(mul_size(n, 2 * sizeof(float)), 1);
+    a->counts = xmalloc(mul_size(n, NQ * sizeof(cl_uint)), 1);
+    a->ref_sums = xmalloc(mul_size(n, 2 * sizeof(float)), 1);
+    a->ref_abs = xmalloc(mul_size(n, sizeof(float)), 1);
+    a->ref_counts = xmalloc(mul_size(n, NQ * sizeof(cl_uint)), 1);
 }
 
 /* Launches every part, reads the results back; returns the wall time in ms. */

@@ -46,6 +46,12 @@
 
 #define APP "exposure"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 1024, .iters = 1, .devices = 1, .seed = 1, .images = 3, .depth = 5}
+#define APP_SIZE_MAX (1u << 20)
+#define APP_ONE_DEVICE
+#define APP_EXTRA_OPTIONS \
+    {"images", required_argument, NULL, O_IMAGES}, \
+    {"depth", required_argument, NULL, O_DEPTH},
 #define MAX_IMAGES 64
 #define MAX_DEPTH 16
 #define LOCAL_SIZE 64
@@ -64,6 +70,7 @@ struct opts {
     size_t size;        /* image side */
     unsigned iters;     /* host loop repetitions */
     const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* --devices: 1 */
     uint64_t seed;
     int quiet;
     unsigned images; /* --images */
@@ -88,99 +95,21 @@ static void usage(FILE *f)
             "  --depth D      pyramid levels, 1..16 (default 5)\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+/* getopt_long codes of the options of its own (O_EXTRA on) */
+enum { O_IMAGES = 512, O_DEPTH };
 
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
+#include "tests/apps/app_common.h"
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void app_option(int c, const char *arg, struct opts *o)
 {
-    enum {
-        O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP, O_IMAGES, O_DEPTH
-    };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {"images", required_argument, NULL, O_IMAGES},
-        {"depth", required_argument, NULL, O_DEPTH},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 1024, .iters = 1, .seed = 1, .images = 3, .depth = 5};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    unsigned devices = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_IMAGES: o->images = parse_u64("--images", optarg, 1, MAX_IMAGES); break;
-        case O_DEPTH: o->depth = parse_u64("--depth", optarg, 1, MAX_DEPTH); break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
+    switch (c) {
+    case O_IMAGES:
+        o->images = parse_range("--images", arg, 1, MAX_IMAGES);
+        break;
+    case O_DEPTH:
+        o->depth = parse_range("--depth", arg, 1, MAX_DEPTH);
+        break;
     }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
-    }
-    if (devices > 1)
-        die("--devices %u: this workload runs on one device only", devices);
-}
-
-#include "tests/apps/app_helpers.h"
-
-/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
-struct rng {
-    uint64_t s;
-};
-
-static struct rng rng_make(uint64_t seed)
-{
-    return (struct rng){splitmix64(seed) | 1};
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, 1), 24 random bits. */
-static float rng_float(struct rng *r)
-{
-    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* ---------------------------------------------------------- operations */
@@ -450,7 +379,7 @@ static int new_buffer(struct app *a, unsigned level)
     a->buf_elems[id] = n;
     a->dev[id] = clCreateBuffer(a->ctx, CL_MEM_READ_WRITE, mul_size(n, sizeof(float)), NULL, &err);
     check(err, "clCreateBuffer");
-    a->host[id] = xmalloc(n * sizeof(float));
+    a->host[id] = xmalloc(n * sizeof(float), 1);
     return id;
 }
 
@@ -485,29 +414,22 @@ static void setup(struct app *a)
 {
     cl_device_id dev;
     cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
-    check(err, "clCreateCommandQueueWithProperties");
-    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
-    a->label = device_label(&dev, 1);
+    open_context(a->o.device, 1, &dev, &a->ctx, &a->queue, &a->prog, &a->label);
     for (int op = 0; op < NOPS; op++) {
         a->kern[op] = clCreateKernel(a->prog, ops[op].kernel, &err);
         check(err, "clCreateKernel");
     }
     create_buffers(a);
-    a->result = xmalloc(mul_size(a->buf_elems[a->blend[0]], sizeof(float)));
+    a->result = xmalloc(mul_size(a->buf_elems[a->blend[0]], sizeof(float)), 1);
 }
 
 /* K exposures of one scene (radiance up to about 1.2), clipped to [0, 1]. */
 static void make_images(struct app *a, uint64_t seed)
 {
-    struct rng r = rng_make(seed);
+    struct xorshift r = xorshift_make(seed);
     size_t n = a->o.size;
-    float fx = 0.005f + 0.03f * rng_float(&r), fy = 0.005f + 0.03f * rng_float(&r);
-    float cx = (float)n * rng_float(&r), cy = (float)n * rng_float(&r);
+    float fx = 0.005f + 0.03f * xorshift_float(&r), fy = 0.005f + 0.03f * xorshift_float(&r);
+    float cx = (float)n * xorshift_float(&r), cy = (float)n * xorshift_float(&r);
     float *scene = a->host[a->t1]; /* scratch, overwritten by the pipeline */
     for (size_t y = 0; y < n; y++)
         for (size_t x = 0; x < n; x++) {
@@ -515,7 +437,7 @@ static void make_images(struct app *a, uint64_t seed)
             float v = 0.3f + 0.25f * sinf(fx * (float)x) * cosf(fy * (float)y);
             if (dx * dx + dy * dy < 0.05f * (float)(n * n))
                 v += 0.6f; /* a bright disc */
-            scene[y * n + x] = v + 0.05f * rng_float(&r);
+            scene[y * n + x] = v + 0.05f * xorshift_float(&r);
         }
     unsigned K = a->o.images;
     for (unsigned k = 0; k < K; k++) {

@@ -36,6 +36,11 @@
 
 #define APP "geomatrix"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 512, .iters = 1, .devices = 1, .seed = 1, .n = 8}
+#define APP_SIZE_MAX (1u << 20)
+#define APP_ONE_DEVICE
+#define APP_EXTRA_OPTIONS \
+    {"n", required_argument, NULL, O_N},
 #define LOCAL_SIZE 64
 #define MAX_N 256
 
@@ -52,6 +57,7 @@ struct opts {
     size_t size;        /* matrix side */
     unsigned iters;     /* host loop repetitions */
     const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* --devices: 1 */
     uint64_t seed;
     int quiet;
     unsigned n; /* --n: number of matrices */
@@ -74,97 +80,18 @@ static void usage(FILE *f)
             "  --n M          number of matrices, 1..256 (default 8)\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+/* getopt_long codes of the options of its own (O_EXTRA on) */
+enum { O_N = 512 };
 
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
+#include "tests/apps/app_common.h"
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void app_option(int c, const char *arg, struct opts *o)
 {
-    enum {
-        O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP, O_N
-    };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {"n", required_argument, NULL, O_N},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 512, .iters = 1, .seed = 1, .n = 8};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    unsigned devices = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_N: o->n = parse_u64("--n", optarg, 1, MAX_N); break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
+    switch (c) {
+    case O_N:
+        o->n = parse_range("--n", arg, 1, MAX_N);
+        break;
     }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
-    }
-    if (devices > 1)
-        die("--devices %u: this workload runs on one device only", devices);
-}
-
-#include "tests/apps/app_helpers.h"
-
-/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
-struct rng {
-    uint64_t s;
-};
-
-static struct rng rng_make(uint64_t seed)
-{
-    return (struct rng){splitmix64(seed) | 1};
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, 1), 24 random bits. */
-static float rng_float(struct rng *r)
-{
-    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* ------------------------------------------------------------ workload */
@@ -183,52 +110,28 @@ struct app {
     float *h_out; /* device result */
 };
 
-static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
-    check(err, "clCreateBuffer");
-    return m;
-}
-
-static cl_kernel create_kernel(cl_program prog, const char *name)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(prog, name, &err);
-    check(err, "clCreateKernel");
-    return k;
-}
-
 static void setup(struct app *a)
 {
     cl_device_id dev;
-    cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
-    check(err, "clCreateCommandQueueWithProperties");
-    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
-    a->label = device_label(&dev, 1);
+    open_context(a->o.device, 1, &dev, &a->ctx, &a->queue, &a->prog, &a->label);
     a->mul_k = create_kernel(a->prog, "mul");
     a->pow_k = create_kernel(a->prog, "pow_scalar");
 
     a->elems = mul_size(a->o.size, a->o.size);
     size_t bytes = mul_size(a->elems, sizeof(float));
     for (unsigned k = 0; k < a->o.n; k++)
-        a->in[k] = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
-    a->out = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes);
-    a->h_in = xmalloc(mul_size(bytes, a->o.n));
-    a->h_out = xmalloc(bytes);
+        a->in[k] = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes, NULL);
+    a->out = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes, NULL);
+    a->h_in = xmalloc(mul_size(bytes, a->o.n), 1);
+    a->h_out = xmalloc(bytes, 1);
 }
 
 static void make_inputs(struct app *a, uint64_t seed)
 {
-    struct rng r = rng_make(seed);
+    struct xorshift r = xorshift_make(seed);
     size_t total = a->elems * a->o.n;
     for (size_t i = 0; i < total; i++)
-        a->h_in[i] = 0.5f + rng_float(&r);
+        a->h_in[i] = 0.5f + xorshift_float(&r);
 }
 
 /* Enqueues c = mul(x, y) over all elements. */
@@ -268,7 +171,7 @@ static double run_iteration(struct app *a)
               "clEnqueueWriteBuffer");
     cl_mem acc = a->in[0]; /* a temporary from the second step on */
     for (unsigned k = 1; k < a->o.n; k++) {
-        cl_mem t = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
+        cl_mem t = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes, NULL);
         enqueue_mul(a, acc, a->in[k], t);
         if (k > 1) /* released after use; freed when the launch completes */
             check(clReleaseMemObject(acc), "clReleaseMemObject");

@@ -35,6 +35,9 @@
 
 #define APP "jacobi"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 1024, .iters = 20, .devices = 1, .seed = 1}
+#define APP_SIZE_MAX (1u << 20)
+#define APP_ONE_DEVICE
 #define LOCAL_SIZE 64
 #define TILE 16 /* the stencil's work-groups are TILE x TILE */
 
@@ -51,6 +54,7 @@ struct opts {
     size_t size;        /* grid side */
     unsigned iters;     /* Jacobi iterations */
     const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* --devices: 1 */
     uint64_t seed;
     int quiet;
 };
@@ -70,96 +74,7 @@ static void usage(FILE *f)
             "  --quiet        print nothing on success\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-    enum {
-        O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP
-    };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 1024, .iters = 20, .seed = 1};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    unsigned devices = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
-    }
-    if (devices > 1)
-        die("--devices %u: this workload runs on one device only", devices);
-}
-
-#include "tests/apps/app_helpers.h"
-
-/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
-struct rng {
-    uint64_t s;
-};
-
-static struct rng rng_make(uint64_t seed)
-{
-    return (struct rng){splitmix64(seed) | 1};
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, 1), 24 random bits. */
-static float rng_float(struct rng *r)
-{
-    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
-}
+#include "tests/apps/app_common.h"
 
 /* ------------------------------------------------------------ workload */
 
@@ -177,55 +92,31 @@ struct app {
     float *r_a, *r_b; /* host reference */
 };
 
-static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
-    check(err, "clCreateBuffer");
-    return m;
-}
-
-static cl_kernel create_kernel(cl_program prog, const char *name)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(prog, name, &err);
-    check(err, "clCreateKernel");
-    return k;
-}
-
 static void setup(struct app *a)
 {
     cl_device_id dev;
-    cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
-    check(err, "clCreateCommandQueueWithProperties");
-    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
-    a->label = device_label(&dev, 1);
+    open_context(a->o.device, 1, &dev, &a->ctx, &a->queue, &a->prog, &a->label);
     a->jacobi_k = create_kernel(a->prog, "jacobi");
     a->copy_k = create_kernel(a->prog, "copy");
 
     a->elems = mul_size(a->o.size, a->o.size);
     size_t bytes = mul_size(a->elems, sizeof(float));
-    a->a = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
-    a->b = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
-    a->h_grid = xmalloc(bytes);
-    a->h_result = xmalloc(bytes);
-    a->r_a = xmalloc(bytes);
-    a->r_b = xmalloc(bytes);
+    a->a = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes, NULL);
+    a->b = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes, NULL);
+    a->h_grid = xmalloc(bytes, 1);
+    a->h_result = xmalloc(bytes, 1);
+    a->r_a = xmalloc(bytes, 1);
+    a->r_b = xmalloc(bytes, 1);
 }
 
 /* Random interior in [0, 1), a hot top edge (1) and a warm left edge (0.5). */
 static void make_grid(struct app *a)
 {
-    struct rng r = rng_make(iter_seed(a->o.seed, 0));
+    struct xorshift r = xorshift_make(iter_seed(a->o.seed, 0));
     size_t n = a->o.size;
     for (size_t y = 0; y < n; y++)
         for (size_t x = 0; x < n; x++)
-            a->h_grid[y * n + x] = y == 0 ? 1.0f : x == 0 ? 0.5f : rng_float(&r);
+            a->h_grid[y * n + x] = y == 0 ? 1.0f : x == 0 ? 0.5f : xorshift_float(&r);
 }
 
 /* Writes the grid, iterates, reads back; returns wall ms. */

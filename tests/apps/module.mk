@@ -1,6 +1,6 @@
 # tests/apps/: the workload applications. Each tests/apps/NAME.c is one
-# OpenCL host program built as $(B)/apps/NAME (sharing app_common.h or
-# app_helpers.h with its kind); its kernels are in
+# OpenCL host program built as $(B)/apps/NAME (what they share is in
+# app_common.h); its kernels are in
 # tests/apps/NAME.cl, turned into a C string literal $(B)/gen/apps/NAME_cl.h
 # that the program includes (and the kernel-analysis unit tests too, so the
 # kernels exist once).

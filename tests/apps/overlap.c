@@ -40,6 +40,12 @@
 
 #define APP "overlap"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 262144, .iters = 16, .devices = 1, .seed = 1, .work = 32}
+#define APP_SIZE_MAX (SIZE_MAX / 64)
+#define APP_ONE_DEVICE
+#define APP_EXTRA_OPTIONS \
+    {"work", required_argument, NULL, O_WORK}, \
+    {"blocking-read", no_argument, NULL, O_BLOCKING_READ},
 #define LOCAL_SIZE 64
 
 /* The kernels live in tests/apps/overlap.cl; the build turns that file into
@@ -55,6 +61,7 @@ struct opts {
     size_t size;        /* elements per buffer */
     unsigned iters;     /* iterations of write, kernel, read */
     const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* --devices: 1 */
     uint64_t seed;
     int quiet;
     unsigned work;      /* --work: rounds of the recurrence per element */
@@ -78,99 +85,21 @@ static void usage(FILE *f)
             "  --blocking-read  read c back with a blocking read in every iteration\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
+/* getopt_long codes of the options of its own (O_EXTRA on) */
+enum { O_WORK = 512, O_BLOCKING_READ };
 
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
+#include "tests/apps/app_common.h"
 
-static void parse_opts(int argc, char **argv, struct opts *o)
+static void app_option(int c, const char *arg, struct opts *o)
 {
-    enum {
-        O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP, O_WORK, O_BLOCKING_READ
-    };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {"work", required_argument, NULL, O_WORK},
-        {"blocking-read", no_argument, NULL, O_BLOCKING_READ},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 262144, .iters = 16, .seed = 1, .work = 32};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    unsigned devices = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, SIZE_MAX / 64); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_WORK: o->work = parse_u64("--work", optarg, 0, 1u << 20); break;
-        case O_BLOCKING_READ: o->blocking_read = 1; break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
+    switch (c) {
+    case O_WORK:
+        o->work = parse_range("--work", arg, 0, 1u << 20);
+        break;
+    case O_BLOCKING_READ:
+        o->blocking_read = 1;
+        break;
     }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
-    }
-    if (devices > 1)
-        die("--devices %u: this workload runs on one device only", devices);
-}
-
-#include "tests/apps/app_helpers.h"
-
-/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
-struct rng {
-    uint64_t s;
-};
-
-static struct rng rng_make(uint64_t seed)
-{
-    return (struct rng){splitmix64(seed) | 1};
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, 1), 24 random bits. */
-static float rng_float(struct rng *r)
-{
-    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* ------------------------------------------------------------ workload */
@@ -186,37 +115,22 @@ struct app {
     float *h_a, *h_b, *h_c; /* iters * size each: inputs and device results */
 };
 
-static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
-    check(err, "clCreateBuffer");
-    return m;
-}
-
 static void setup(struct app *a)
 {
     cl_device_id dev;
     cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
-    check(err, "clCreateCommandQueueWithProperties");
-    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
-    a->label = device_label(&dev, 1);
+    open_context(a->o.device, 1, &dev, &a->ctx, &a->queue, &a->prog, &a->label);
     a->kernel = clCreateKernel(a->prog, "combine", &err);
     check(err, "clCreateKernel");
 
     size_t bytes = mul_size(a->o.size, sizeof(float));
-    a->a = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
-    a->b = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
-    a->c = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes);
+    a->a = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes, NULL);
+    a->b = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes, NULL);
+    a->c = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes, NULL);
     size_t all = mul_size(bytes, a->o.iters);
-    a->h_a = xmalloc(all);
-    a->h_b = xmalloc(all);
-    a->h_c = xmalloc(all);
+    a->h_a = xmalloc(all, 1);
+    a->h_b = xmalloc(all, 1);
+    a->h_c = xmalloc(all, 1);
 }
 
 /* Inputs of every iteration, each from (seed, iteration), in [-1, 1). */
@@ -224,10 +138,10 @@ static void make_inputs(struct app *a)
 {
     size_t n = a->o.size;
     for (unsigned it = 0; it < a->o.iters; it++) {
-        struct rng r = rng_make(iter_seed(a->o.seed, it));
+        struct xorshift r = xorshift_make(iter_seed(a->o.seed, it));
         for (size_t i = 0; i < n; i++) {
-            a->h_a[it * n + i] = 2.0f * rng_float(&r) - 1.0f;
-            a->h_b[it * n + i] = 2.0f * rng_float(&r) - 1.0f;
+            a->h_a[it * n + i] = 2.0f * xorshift_float(&r) - 1.0f;
+            a->h_b[it * n + i] = 2.0f * xorshift_float(&r) - 1.0f;
         }
     }
 }

@@ -34,6 +34,9 @@
 
 #define APP "sobel"
 #define MAX_DEVICES 64
+#define APP_OPTS_DEFAULTS {.size = 1024, .iters = 1, .devices = 1, .seed = 1}
+#define APP_SIZE_MAX (1u << 20)
+#define APP_ONE_DEVICE
 #define TILE 16 /* work-group is TILE x TILE */
 
 /* The kernels live in tests/apps/sobel.cl; the build turns that file into
@@ -49,6 +52,7 @@ struct opts {
     size_t size;        /* image side in pixels */
     unsigned iters;     /* host loop repetitions */
     const char *device; /* --device or CLRR_APP_DEVICE; NULL: default */
+    unsigned devices;   /* --devices: 1 */
     uint64_t seed;
     int quiet;
 };
@@ -69,96 +73,7 @@ static void usage(FILE *f)
             "  --quiet        print nothing on success\n");
 }
 
-static _Noreturn void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(APP ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10; /* no octal */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, base);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        die("bad value for %s: '%s' (expected %llu..%llu)", opt, s,
-            (unsigned long long)min, (unsigned long long)max);
-    return v;
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-    enum {
-        O_SIZE = 256, O_ITERS, O_DEVICE, O_DEVICES, O_SEED, O_QUIET, O_HELP
-    };
-    static const struct option longopts[] = {
-        {"size", required_argument, NULL, O_SIZE},
-        {"iters", required_argument, NULL, O_ITERS},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"seed", required_argument, NULL, O_SEED},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct opts){.size = 1024, .iters = 1, .seed = 1};
-    o->device = getenv("CLRR_APP_DEVICE");
-    if (o->device && !*o->device)
-        o->device = NULL;
-    unsigned devices = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_SIZE: o->size = parse_u64("--size", optarg, 1, 1u << 20); break;
-        case O_ITERS: o->iters = parse_u64("--iters", optarg, 1, 1000000); break;
-        case O_DEVICE: o->device = optarg; break;
-        case O_DEVICES: devices = parse_u64("--devices", optarg, 1, MAX_DEVICES); break;
-        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_HELP: usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, APP ": unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        exit(2);
-    }
-    if (devices > 1)
-        die("--devices %u: this workload runs on one device only", devices);
-}
-
-#include "tests/apps/app_helpers.h"
-
-/* xorshift64* generator of the inputs, seeded from (--seed, iteration). */
-struct rng {
-    uint64_t s;
-};
-
-static struct rng rng_make(uint64_t seed)
-{
-    return (struct rng){splitmix64(seed) | 1};
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-    r->s ^= r->s >> 12;
-    r->s ^= r->s << 25;
-    r->s ^= r->s >> 27;
-    return r->s * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, 1), 24 random bits. */
-static float rng_float(struct rng *r)
-{
-    return (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
-}
+#include "tests/apps/app_common.h"
 
 /* ------------------------------------------------------------ workload */
 
@@ -174,62 +89,38 @@ struct app {
     float *r_gx, *r_gy;     /* host reference */
 };
 
-static cl_mem create_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, flags, bytes, NULL, &err);
-    check(err, "clCreateBuffer");
-    return m;
-}
-
-static cl_kernel create_kernel(cl_program prog, const char *name)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(prog, name, &err);
-    check(err, "clCreateKernel");
-    return k;
-}
-
 static void setup(struct app *a)
 {
     cl_device_id dev;
-    cl_int err;
-    cl_platform_id plat = select_devices(a->o.device, 1, &dev);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    a->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    check(err, "clCreateContext");
-    a->queue = clCreateCommandQueueWithProperties(a->ctx, dev, NULL, &err);
-    check(err, "clCreateCommandQueueWithProperties");
-    a->prog = build_program(a->ctx, 1, &dev, kernel_source);
-    a->label = device_label(&dev, 1);
+    open_context(a->o.device, 1, &dev, &a->ctx, &a->queue, &a->prog, &a->label);
     a->gx_k = create_kernel(a->prog, "sobel_gx");
     a->gy_k = create_kernel(a->prog, "sobel_gy");
     a->mag_k = create_kernel(a->prog, "sobel_magnitude");
 
     size_t bytes = mul_size(mul_size(a->o.size, a->o.size), sizeof(float));
-    a->img = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes);
-    a->gx = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
-    a->gy = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes);
-    a->mag = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes);
-    a->h_img = xmalloc(bytes);
-    a->h_mag = xmalloc(bytes);
-    a->r_gx = xmalloc(bytes);
-    a->r_gy = xmalloc(bytes);
+    a->img = create_buffer(a->ctx, CL_MEM_READ_ONLY, bytes, NULL);
+    a->gx = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes, NULL);
+    a->gy = create_buffer(a->ctx, CL_MEM_READ_WRITE, bytes, NULL);
+    a->mag = create_buffer(a->ctx, CL_MEM_WRITE_ONLY, bytes, NULL);
+    a->h_img = xmalloc(bytes, 1);
+    a->h_mag = xmalloc(bytes, 1);
+    a->r_gx = xmalloc(bytes, 1);
+    a->r_gy = xmalloc(bytes, 1);
 }
 
 /* A smooth random pattern with sharp steps and noise, values in [0, 1). */
 static void make_image(struct app *a, uint64_t seed)
 {
-    struct rng r = rng_make(seed);
+    struct xorshift r = xorshift_make(seed);
     size_t n = a->o.size;
-    float fx = 0.01f + 0.05f * rng_float(&r), fy = 0.01f + 0.05f * rng_float(&r);
-    size_t step = 1 + n / (2 + (size_t)(8 * rng_float(&r)));
+    float fx = 0.01f + 0.05f * xorshift_float(&r), fy = 0.01f + 0.05f * xorshift_float(&r);
+    size_t step = 1 + n / (2 + (size_t)(8 * xorshift_float(&r)));
     for (size_t y = 0; y < n; y++)
         for (size_t x = 0; x < n; x++) {
             float v = 0.35f + 0.25f * sinf(fx * (float)x) * cosf(fy * (float)y);
             if (((x / step) + (y / step)) % 2)
                 v += 0.3f;
-            a->h_img[y * n + x] = v + 0.1f * rng_float(&r);
+            a->h_img[y * n + x] = v + 0.1f * xorshift_float(&r);
         }
 }
 

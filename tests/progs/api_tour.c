@@ -37,6 +37,9 @@
 #define OFFSET 3          /* passed to the build as -DOFFSET=3 */
 
 static int quiet, check = 1;
+/* the main buffers' host data, and what a check expects */
+static float fa[N], fb[N], fwant[N];
+static int ia[N], ib[N], iwant[N];
 static uint32_t rng = 12345;
 
 static void die(const char *what, cl_int err)
@@ -158,6 +161,229 @@ static cl_device_id discover(cl_platform_id *plat_ret)
     return dev;
 }
 
+/* The program from source (two strings), built with options; its kernels
+ * all created, named and released. */
+static cl_program build_from_source(cl_context ctx, cl_device_id dev)
+{
+    cl_program prog;
+    const char *srcs[] = { src_part1, src_part2 };
+    size_t lens[] = { strlen(src_part1), 0 };
+    cl_build_status bstat;
+    size_t nkern = 0, names_len = 0;
+    CREATE(prog, clCreateProgramWithSource(ctx, 2, srcs, lens, &err_));
+    CHECK(clBuildProgram(prog, 1, &dev, "-DOFFSET=3 -cl-std=CL1.2", NULL, NULL));
+    CHECK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_STATUS, sizeof bstat, &bstat, NULL));
+    expect("build status is not CL_BUILD_SUCCESS", bstat == CL_BUILD_SUCCESS);
+    CHECK(clGetProgramInfo(prog, CL_PROGRAM_NUM_KERNELS, sizeof nkern, &nkern, NULL));
+    CHECK(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &names_len));
+    expect("the program does not have 5 kernels", nkern == 5 && names_len > 1);
+    cl_uint nk = 0;
+    cl_kernel all[8];
+    CHECK(clCreateKernelsInProgram(prog, 0, NULL, &nk));
+    expect("clCreateKernelsInProgram counts other than 5", nk == 5);
+    CHECK(clCreateKernelsInProgram(prog, nk, all, NULL));
+    for (cl_uint i = 0; i < nk; i++) {
+        char kname[64];
+        CHECK(clGetKernelInfo(all[i], CL_KERNEL_FUNCTION_NAME, sizeof kname, kname, NULL));
+        CHECK(clReleaseKernel(all[i]));
+    }
+    return prog;
+}
+
+/* The same program again from its binary (a kernel cache). */
+static cl_program build_from_binary(cl_context ctx, cl_device_id dev, cl_program prog)
+{
+    cl_program prog_bin;
+    size_t bin_size = 0;
+    CHECK(clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_size, &bin_size, NULL));
+    unsigned char *bin = malloc(bin_size ? bin_size : 1);
+    CHECK(clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL));
+    cl_int bin_status;
+    const unsigned char *bins[] = { bin };
+    CREATE(prog_bin, clCreateProgramWithBinary(ctx, 1, &dev, &bin_size, bins, &bin_status, &err_));
+    CHECK(clBuildProgram(prog_bin, 1, &dev, "-DOFFSET=3", NULL, NULL));
+    free(bin);
+    return prog_bin;
+}
+
+/* Rectangles: a 16 x 8 block of the 64 x 64 grid of @p bufI, from a 32-wide host array. */
+static void rectangles(cl_command_queue q, cl_mem bufI)
+{
+    static int host_rect[32 * 16], back_rect[16 * 8], want_rect[16 * 8];
+    for (int i = 0; i < 32 * 16; i++)
+        host_rect[i] = 100000 + i;
+    size_t b_origin[3] = { 8 * sizeof(int), 4, 0 }, h_origin[3] = { 4 * sizeof(int), 2, 0 };
+    size_t rect[3] = { 16 * sizeof(int), 8, 1 }, zero[3] = { 0, 0, 0 };
+    CHECK(clEnqueueWriteBufferRect(q, bufI, CL_FALSE, b_origin, h_origin, rect, 64 * sizeof(int), 0,
+                                   32 * sizeof(int), 0, host_rect, 0, NULL, NULL));
+    CHECK(clEnqueueReadBufferRect(q, bufI, CL_TRUE, b_origin, zero, rect, 64 * sizeof(int), 0,
+                                  16 * sizeof(int), 0, back_rect, 0, NULL, NULL));
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++)
+            want_rect[y * 16 + x] = host_rect[(2 + y) * 32 + 4 + x];
+    expect_int("rectangle write then read", back_rect, want_rect, 16 * 8, 0);
+}
+
+/* Fill, copy, map for write, a local-memory kernel, map for read: the two
+ * buffers it makes into *bufF_ret, *bufG_ret. */
+static void fill_copy_map(cl_context ctx, cl_command_queue q, cl_kernel k_local, size_t gws, size_t lws,
+                          cl_mem *bufF_ret, cl_mem *bufG_ret)
+{
+    cl_mem bufF, bufG;
+    CREATE(bufF, clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err_));
+    CREATE(bufG, clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err_));
+    int seven = 7, pair[2] = { 5, 6 };
+    CHECK(clEnqueueFillBuffer(q, bufF, &seven, sizeof seven, 0, N / 2 * sizeof(int), 0, NULL, NULL));
+    CHECK(clEnqueueFillBuffer(q, bufF, pair, sizeof pair, N / 2 * sizeof(int), N / 2 * sizeof(int), 0, NULL, NULL));
+    CHECK(clEnqueueCopyBuffer(q, bufF, bufG, 0, 0, N * sizeof(int), 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, bufG, CL_TRUE, 0, sizeof ib, ib, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        iwant[i] = i < N / 2 ? 7 : pair[i % 2];
+    expect_int("fill then copy", ib, iwant, N, 0);
+    int *m;
+    CREATE(m, clEnqueueMapBuffer(q, bufF, CL_TRUE, CL_MAP_WRITE, 0, N * sizeof(int), 0, NULL, NULL, &err_));
+    for (int i = 0; i < N; i++)
+        m[i] = i * 3;
+    CHECK(clEnqueueUnmapMemObject(q, bufF, m, 0, NULL, NULL));
+    CHECK(clSetKernelArg(k_local, 0, sizeof bufF, &bufF));
+    CHECK(clSetKernelArg(k_local, 1, sizeof bufG, &bufG));
+    CHECK(clSetKernelArg(k_local, 2, lws * sizeof(int), NULL));
+    CHECK(clEnqueueNDRangeKernel(q, k_local, 1, NULL, &gws, &lws, 0, NULL, NULL));
+    CREATE(m, clEnqueueMapBuffer(q, bufG, CL_TRUE, CL_MAP_READ, 0, N * sizeof(int), 0, NULL, NULL, &err_));
+    for (size_t i = 0; i < N; i++) {
+        size_t base = i / lws * lws, l = i % lws;
+        iwant[i] = (int)(i * 3 + (base + lws - 1 - l) * 3);
+    }
+    expect_int("add_local (map for read)", m, iwant, N, 1);
+    CHECK(clEnqueueUnmapMemObject(q, bufG, m, 0, NULL, NULL));
+    *bufF_ret = bufF;
+    *bufG_ret = bufG;
+}
+
+/* USE_HOST_PTR: a kernel, the host changes the memory, the kernel again.
+ * Direct host writes are seen where the buffer is the host memory (CPU
+ * devices, the stub: @p host_is_device): checked there only. Returns the buffer. */
+static cl_mem use_host_ptr(cl_context ctx, cl_command_queue q, cl_kernel k_inc_bin, size_t sub_gws, int host_is_device)
+{
+    static int uh[SUB_N];
+    int *m;
+    for (int i = 0; i < SUB_N; i++)
+        uh[i] = i;
+    cl_mem bufU;
+    CREATE(bufU, clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, sizeof uh, uh, &err_));
+    CHECK(clSetKernelArg(k_inc_bin, 0, sizeof bufU, &bufU));
+    CHECK(clEnqueueNDRangeKernel(q, k_inc_bin, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
+    CREATE(m, clEnqueueMapBuffer(q, bufU, CL_TRUE, CL_MAP_READ, 0, sizeof uh, 0, NULL, NULL, &err_));
+    for (int i = 0; i < SUB_N; i++)
+        iwant[i] = i + OFFSET;
+    expect_int("inc on USE_HOST_PTR", m, iwant, SUB_N, 1);
+    CHECK(clEnqueueUnmapMemObject(q, bufU, m, 0, NULL, NULL));
+    CHECK(clFinish(q));
+    for (int i = 0; i < SUB_N; i++)
+        uh[i] = 1000 + i;
+    CHECK(clEnqueueNDRangeKernel(q, k_inc_bin, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
+    CREATE(m, clEnqueueMapBuffer(q, bufU, CL_TRUE, CL_MAP_READ, 0, sizeof uh, 0, NULL, NULL, &err_));
+    for (int i = 0; i < SUB_N; i++)
+        iwant[i] = 1000 + i + OFFSET;
+    expect_int("inc after the host changed USE_HOST_PTR memory", m, iwant, SUB_N, host_is_device);
+    CHECK(clEnqueueUnmapMemObject(q, bufU, m, 0, NULL, NULL));
+    return bufU;
+}
+
+/* A 2D image: write, read, a kernel reading it through a sampler, copy to a
+ * buffer; the image, sampler and buffers it makes into the *_ret. */
+static void image_2d(cl_context ctx, cl_command_queue q, cl_kernel k_img, cl_mem *img_ret, cl_sampler *smp_ret,
+                     cl_mem *bufSum_ret, cl_mem *bufImg_ret)
+{
+    cl_mem img, bufImg, bufSum;
+    cl_sampler smp;
+    static float px[IMG_W * IMG_H * 4], pback[IMG_W * IMG_H * 4], sums[IMG_W * IMG_H], swant[IMG_W * IMG_H];
+    for (int i = 0; i < IMG_W * IMG_H * 4; i++)
+        px[i] = (float)(next_u32() % 64) / 4.0f;
+    cl_image_format fmt = { CL_RGBA, CL_FLOAT };
+    cl_image_desc desc = { .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = IMG_W, .image_height = IMG_H };
+    cl_uint nfmt = 0;
+    size_t width = 0;
+    CHECK(clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nfmt));
+    CREATE(img, clCreateImage(ctx, CL_MEM_READ_ONLY, &fmt, &desc, NULL, &err_));
+    CHECK(clGetImageInfo(img, CL_IMAGE_WIDTH, sizeof width, &width, NULL));
+    expect("image width", width == IMG_W);
+    size_t io[3] = { 0, 0, 0 }, ir[3] = { IMG_W, IMG_H, 1 };
+    CHECK(clEnqueueWriteImage(q, img, CL_TRUE, io, ir, 0, 0, px, 0, NULL, NULL));
+    CHECK(clEnqueueReadImage(q, img, CL_TRUE, io, ir, 0, 0, pback, 0, NULL, NULL));
+    expect_float("image write then read", pback, px, IMG_W * IMG_H * 4, 0);
+    cl_sampler_properties sp[] = { CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE,
+                                   CL_SAMPLER_ADDRESSING_MODE, CL_ADDRESS_CLAMP_TO_EDGE,
+                                   CL_SAMPLER_FILTER_MODE, CL_FILTER_NEAREST, 0 };
+    CREATE(smp, clCreateSamplerWithProperties(ctx, sp, &err_));
+    CREATE(bufSum, clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof sums, NULL, &err_));
+    int w = IMG_W;
+    size_t igws[2] = { IMG_W, IMG_H };
+    CHECK(clSetKernelArg(k_img, 0, sizeof img, &img));
+    CHECK(clSetKernelArg(k_img, 1, sizeof smp, &smp));
+    CHECK(clSetKernelArg(k_img, 2, sizeof bufSum, &bufSum));
+    CHECK(clSetKernelArg(k_img, 3, sizeof w, &w));
+    CHECK(clEnqueueNDRangeKernel(q, k_img, 2, NULL, igws, NULL, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, bufSum, CL_TRUE, 0, sizeof sums, sums, 0, NULL, NULL));
+    for (int i = 0; i < IMG_W * IMG_H; i++)
+        swant[i] = px[4 * i] + px[4 * i + 1] + px[4 * i + 2] + px[4 * i + 3];
+    expect_float("img_sum", sums, swant, IMG_W * IMG_H, 1);
+    CREATE(bufImg, clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof px, NULL, &err_));
+    CHECK(clEnqueueCopyImageToBuffer(q, img, bufImg, io, ir, 0, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, bufImg, CL_TRUE, 0, sizeof pback, pback, 0, NULL, NULL));
+    expect_float("image copied to a buffer", pback, px, IMG_W * IMG_H * 4, 0);
+    *img_ret = img;
+    *smp_ret = smp;
+    *bufSum_ret = bufSum;
+    *bufImg_ret = bufImg;
+}
+
+/* Coarse-grained SVM: a copy in, a kernel, a copy back; a map for write, the kernel, a map for read. */
+static void coarse_svm(cl_context ctx, cl_command_queue q, cl_kernel k_twice, size_t sub_gws)
+{
+    static int sh[SUB_N], sback[SUB_N];
+    for (int i = 0; i < SUB_N; i++)
+        sh[i] = (int)(next_u32() % 5000);
+    int *p = clSVMAlloc(ctx, CL_MEM_READ_WRITE, sizeof sh, 0);
+    expect("clSVMAlloc returned NULL", p != NULL);
+    CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, p, sh, sizeof sh, 0, NULL, NULL));
+    CHECK(clSetKernelArgSVMPointer(k_twice, 0, p));
+    CHECK(clEnqueueNDRangeKernel(q, k_twice, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
+    CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, sback, p, sizeof sback, 0, NULL, NULL));
+    for (int i = 0; i < SUB_N; i++)
+        iwant[i] = 2 * sh[i];
+    expect_int("twice on SVM (memcpy back)", sback, iwant, SUB_N, 1);
+    CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_WRITE, p, sizeof sh, 0, NULL, NULL));
+    for (int i = 0; i < SUB_N; i++)
+        p[i] = i;
+    CHECK(clEnqueueSVMUnmap(q, p, 0, NULL, NULL));
+    CHECK(clEnqueueNDRangeKernel(q, k_twice, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
+    CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, p, sizeof sh, 0, NULL, NULL));
+    for (int i = 0; i < SUB_N; i++)
+        iwant[i] = 2 * i;
+    expect_int("twice on SVM (mapped)", p, iwant, SUB_N, 1);
+    CHECK(clEnqueueSVMUnmap(q, p, 0, NULL, NULL));
+    CHECK(clFinish(q));
+    clSVMFree(ctx, p);
+}
+
+/* A user event gating a write to @p bufG: the two events into *ue, *gev. */
+static void user_event_gate(cl_context ctx, cl_command_queue q, cl_mem bufG, cl_event *ue_ret, cl_event *gev_ret)
+{
+    cl_event ue, gev;
+    static int gated[256], gback[256];
+    for (int i = 0; i < 256; i++)
+        gated[i] = -i;
+    CREATE(ue, clCreateUserEvent(ctx, &err_));
+    CHECK(clEnqueueWriteBuffer(q, bufG, CL_FALSE, 0, sizeof gated, gated, 1, &ue, &gev));
+    CHECK(clSetUserEventStatus(ue, CL_COMPLETE));
+    CHECK(clWaitForEvents(1, &gev));
+    CHECK(clEnqueueReadBuffer(q, bufG, CL_TRUE, 0, sizeof gback, gback, 0, NULL, NULL));
+    expect_int("write gated by a user event", gback, gated, 256, 0);
+    *ue_ret = ue;
+    *gev_ret = gev;
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -215,28 +441,7 @@ int main(int argc, char **argv)
     CREATE(oq, clCreateCommandQueueWithProperties(ctx, dev, qp_ooo, &err_));
 
     /* ---- program from source (two strings), with options; kernels */
-    const char *srcs[] = { src_part1, src_part2 };
-    size_t lens[] = { strlen(src_part1), 0 };
-    cl_program prog;
-    cl_build_status bstat;
-    size_t nkern = 0, names_len = 0;
-    CREATE(prog, clCreateProgramWithSource(ctx, 2, srcs, lens, &err_));
-    CHECK(clBuildProgram(prog, 1, &dev, "-DOFFSET=3 -cl-std=CL1.2", NULL, NULL));
-    CHECK(clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_STATUS, sizeof bstat, &bstat, NULL));
-    expect("build status is not CL_BUILD_SUCCESS", bstat == CL_BUILD_SUCCESS);
-    CHECK(clGetProgramInfo(prog, CL_PROGRAM_NUM_KERNELS, sizeof nkern, &nkern, NULL));
-    CHECK(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &names_len));
-    expect("the program does not have 5 kernels", nkern == 5 && names_len > 1);
-    cl_uint nk = 0;
-    cl_kernel all[8];
-    CHECK(clCreateKernelsInProgram(prog, 0, NULL, &nk));
-    expect("clCreateKernelsInProgram counts other than 5", nk == 5);
-    CHECK(clCreateKernelsInProgram(prog, nk, all, NULL));
-    for (cl_uint i = 0; i < nk; i++) {
-        char kname[64];
-        CHECK(clGetKernelInfo(all[i], CL_KERNEL_FUNCTION_NAME, sizeof kname, kname, NULL));
-        CHECK(clReleaseKernel(all[i]));
-    }
+    cl_program prog = build_from_source(ctx, dev);
     cl_kernel k_scale, k_local, k_inc, k_img, k_twice;
     CREATE(k_scale, clCreateKernel(prog, "scale", &err_));
     CREATE(k_local, clCreateKernel(prog, "add_local", &err_));
@@ -251,22 +456,11 @@ int main(int argc, char **argv)
         lws = max_items[0];
 
     /* ---- the same program again from its binary (a kernel cache) */
-    size_t bin_size = 0;
-    CHECK(clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_size, &bin_size, NULL));
-    unsigned char *bin = malloc(bin_size ? bin_size : 1);
-    CHECK(clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL));
-    cl_program prog_bin;
-    cl_int bin_status;
-    const unsigned char *bins[] = { bin };
-    CREATE(prog_bin, clCreateProgramWithBinary(ctx, 1, &dev, &bin_size, bins, &bin_status, &err_));
-    CHECK(clBuildProgram(prog_bin, 1, &dev, "-DOFFSET=3", NULL, NULL));
+    cl_program prog_bin = build_from_binary(ctx, dev, prog);
     cl_kernel k_inc_bin;
     CREATE(k_inc_bin, clCreateKernel(prog_bin, "inc", &err_));
-    free(bin);
 
     /* ---- COPY_HOST_PTR input, a kernel, a non-blocking read waiting for it */
-    static float fa[N], fb[N], fwant[N];
-    static int ia[N], ib[N], iwant[N];
     for (int i = 0; i < N; i++) {
         fa[i] = (float)(next_u32() % 100000) / 1024.0f;
         ia[i] = (int)(next_u32() % 1000);
@@ -322,127 +516,20 @@ int main(int argc, char **argv)
         iwant[origin / sizeof(int) + i] += OFFSET;
     expect_int("inc on a sub-buffer", ib, iwant, N, 1);
 
-    /* ---- rectangles: a 16 x 8 block of the 64 x 64 grid, from a 32-wide host array */
-    static int host_rect[32 * 16], back_rect[16 * 8], want_rect[16 * 8];
-    for (int i = 0; i < 32 * 16; i++)
-        host_rect[i] = 100000 + i;
-    size_t b_origin[3] = { 8 * sizeof(int), 4, 0 }, h_origin[3] = { 4 * sizeof(int), 2, 0 };
-    size_t rect[3] = { 16 * sizeof(int), 8, 1 }, zero[3] = { 0, 0, 0 };
-    CHECK(clEnqueueWriteBufferRect(q, bufI, CL_FALSE, b_origin, h_origin, rect, 64 * sizeof(int), 0,
-                                   32 * sizeof(int), 0, host_rect, 0, NULL, NULL));
-    CHECK(clEnqueueReadBufferRect(q, bufI, CL_TRUE, b_origin, zero, rect, 64 * sizeof(int), 0,
-                                  16 * sizeof(int), 0, back_rect, 0, NULL, NULL));
-    for (int y = 0; y < 8; y++)
-        for (int x = 0; x < 16; x++)
-            want_rect[y * 16 + x] = host_rect[(2 + y) * 32 + 4 + x];
-    expect_int("rectangle write then read", back_rect, want_rect, 16 * 8, 0);
+    rectangles(q, bufI);
 
-    /* ---- fill, copy, map for write, a local-memory kernel, map for read */
     cl_mem bufF, bufG;
-    CREATE(bufF, clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err_));
-    CREATE(bufG, clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err_));
-    int seven = 7, pair[2] = { 5, 6 };
-    CHECK(clEnqueueFillBuffer(q, bufF, &seven, sizeof seven, 0, N / 2 * sizeof(int), 0, NULL, NULL));
-    CHECK(clEnqueueFillBuffer(q, bufF, pair, sizeof pair, N / 2 * sizeof(int), N / 2 * sizeof(int), 0, NULL, NULL));
-    CHECK(clEnqueueCopyBuffer(q, bufF, bufG, 0, 0, N * sizeof(int), 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(q, bufG, CL_TRUE, 0, sizeof ib, ib, 0, NULL, NULL));
-    for (int i = 0; i < N; i++)
-        iwant[i] = i < N / 2 ? 7 : pair[i % 2];
-    expect_int("fill then copy", ib, iwant, N, 0);
-    int *m;
-    CREATE(m, clEnqueueMapBuffer(q, bufF, CL_TRUE, CL_MAP_WRITE, 0, N * sizeof(int), 0, NULL, NULL, &err_));
-    for (int i = 0; i < N; i++)
-        m[i] = i * 3;
-    CHECK(clEnqueueUnmapMemObject(q, bufF, m, 0, NULL, NULL));
-    CHECK(clSetKernelArg(k_local, 0, sizeof bufF, &bufF));
-    CHECK(clSetKernelArg(k_local, 1, sizeof bufG, &bufG));
-    CHECK(clSetKernelArg(k_local, 2, lws * sizeof(int), NULL));
-    CHECK(clEnqueueNDRangeKernel(q, k_local, 1, NULL, &gws, &lws, 0, NULL, NULL));
-    CREATE(m, clEnqueueMapBuffer(q, bufG, CL_TRUE, CL_MAP_READ, 0, N * sizeof(int), 0, NULL, NULL, &err_));
-    for (size_t i = 0; i < N; i++) {
-        size_t base = i / lws * lws, l = i % lws;
-        iwant[i] = (int)(i * 3 + (base + lws - 1 - l) * 3);
-    }
-    expect_int("add_local (map for read)", m, iwant, N, 1);
-    CHECK(clEnqueueUnmapMemObject(q, bufG, m, 0, NULL, NULL));
+    fill_copy_map(ctx, q, k_local, gws, lws, &bufF, &bufG);
 
-    /* ---- USE_HOST_PTR: a kernel, the host changes the memory, the kernel again.
-     * Direct host writes are seen where the buffer is the host memory (CPU
-     * devices, the stub): checked there only. */
-    static int uh[SUB_N];
-    for (int i = 0; i < SUB_N; i++)
-        uh[i] = i;
-    cl_mem bufU;
-    CREATE(bufU, clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, sizeof uh, uh, &err_));
-    CHECK(clSetKernelArg(k_inc_bin, 0, sizeof bufU, &bufU));
-    CHECK(clEnqueueNDRangeKernel(q, k_inc_bin, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
-    CREATE(m, clEnqueueMapBuffer(q, bufU, CL_TRUE, CL_MAP_READ, 0, sizeof uh, 0, NULL, NULL, &err_));
-    for (int i = 0; i < SUB_N; i++)
-        iwant[i] = i + OFFSET;
-    expect_int("inc on USE_HOST_PTR", m, iwant, SUB_N, 1);
-    CHECK(clEnqueueUnmapMemObject(q, bufU, m, 0, NULL, NULL));
-    CHECK(clFinish(q));
-    for (int i = 0; i < SUB_N; i++)
-        uh[i] = 1000 + i;
-    CHECK(clEnqueueNDRangeKernel(q, k_inc_bin, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
-    CREATE(m, clEnqueueMapBuffer(q, bufU, CL_TRUE, CL_MAP_READ, 0, sizeof uh, 0, NULL, NULL, &err_));
-    for (int i = 0; i < SUB_N; i++)
-        iwant[i] = 1000 + i + OFFSET;
-    expect_int("inc after the host changed USE_HOST_PTR memory", m, iwant, SUB_N, (type & CL_DEVICE_TYPE_CPU) != 0);
-    CHECK(clEnqueueUnmapMemObject(q, bufU, m, 0, NULL, NULL));
+    cl_mem bufU = use_host_ptr(ctx, q, k_inc_bin, sub_gws, (type & CL_DEVICE_TYPE_CPU) != 0);
 
-    /* ---- a 2D image: write, read, a kernel reading it through a sampler, copy to a buffer */
     cl_mem img = NULL, bufImg = NULL, bufSum = NULL;
     cl_sampler smp = NULL;
-    if (images) {
-        static float px[IMG_W * IMG_H * 4], pback[IMG_W * IMG_H * 4], sums[IMG_W * IMG_H], swant[IMG_W * IMG_H];
-        for (int i = 0; i < IMG_W * IMG_H * 4; i++)
-            px[i] = (float)(next_u32() % 64) / 4.0f;
-        cl_image_format fmt = { CL_RGBA, CL_FLOAT };
-        cl_image_desc desc = { .image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = IMG_W, .image_height = IMG_H };
-        cl_uint nfmt = 0;
-        size_t width = 0;
-        CHECK(clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nfmt));
-        CREATE(img, clCreateImage(ctx, CL_MEM_READ_ONLY, &fmt, &desc, NULL, &err_));
-        CHECK(clGetImageInfo(img, CL_IMAGE_WIDTH, sizeof width, &width, NULL));
-        expect("image width", width == IMG_W);
-        size_t io[3] = { 0, 0, 0 }, ir[3] = { IMG_W, IMG_H, 1 };
-        CHECK(clEnqueueWriteImage(q, img, CL_TRUE, io, ir, 0, 0, px, 0, NULL, NULL));
-        CHECK(clEnqueueReadImage(q, img, CL_TRUE, io, ir, 0, 0, pback, 0, NULL, NULL));
-        expect_float("image write then read", pback, px, IMG_W * IMG_H * 4, 0);
-        cl_sampler_properties sp[] = { CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE,
-                                       CL_SAMPLER_ADDRESSING_MODE, CL_ADDRESS_CLAMP_TO_EDGE,
-                                       CL_SAMPLER_FILTER_MODE, CL_FILTER_NEAREST, 0 };
-        CREATE(smp, clCreateSamplerWithProperties(ctx, sp, &err_));
-        CREATE(bufSum, clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof sums, NULL, &err_));
-        int w = IMG_W;
-        size_t igws[2] = { IMG_W, IMG_H };
-        CHECK(clSetKernelArg(k_img, 0, sizeof img, &img));
-        CHECK(clSetKernelArg(k_img, 1, sizeof smp, &smp));
-        CHECK(clSetKernelArg(k_img, 2, sizeof bufSum, &bufSum));
-        CHECK(clSetKernelArg(k_img, 3, sizeof w, &w));
-        CHECK(clEnqueueNDRangeKernel(q, k_img, 2, NULL, igws, NULL, 0, NULL, NULL));
-        CHECK(clEnqueueReadBuffer(q, bufSum, CL_TRUE, 0, sizeof sums, sums, 0, NULL, NULL));
-        for (int i = 0; i < IMG_W * IMG_H; i++)
-            swant[i] = px[4 * i] + px[4 * i + 1] + px[4 * i + 2] + px[4 * i + 3];
-        expect_float("img_sum", sums, swant, IMG_W * IMG_H, 1);
-        CREATE(bufImg, clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof px, NULL, &err_));
-        CHECK(clEnqueueCopyImageToBuffer(q, img, bufImg, io, ir, 0, 0, NULL, NULL));
-        CHECK(clEnqueueReadBuffer(q, bufImg, CL_TRUE, 0, sizeof pback, pback, 0, NULL, NULL));
-        expect_float("image copied to a buffer", pback, px, IMG_W * IMG_H * 4, 0);
-    }
+    if (images)
+        image_2d(ctx, q, k_img, &img, &smp, &bufSum, &bufImg);
 
-    /* ---- a user event gating a write */
     cl_event ue, gev;
-    static int gated[256], gback[256];
-    for (int i = 0; i < 256; i++)
-        gated[i] = -i;
-    CREATE(ue, clCreateUserEvent(ctx, &err_));
-    CHECK(clEnqueueWriteBuffer(q, bufG, CL_FALSE, 0, sizeof gated, gated, 1, &ue, &gev));
-    CHECK(clSetUserEventStatus(ue, CL_COMPLETE));
-    CHECK(clWaitForEvents(1, &gev));
-    CHECK(clEnqueueReadBuffer(q, bufG, CL_TRUE, 0, sizeof gback, gback, 0, NULL, NULL));
-    expect_int("write gated by a user event", gback, gated, 256, 0);
+    user_event_gate(ctx, q, bufG, &ue, &gev);
 
     /* ---- the out-of-order queue: two writes, a marker and a barrier waiting
      * for them, a kernel after the barrier, a read waiting for the kernel */
@@ -463,33 +550,8 @@ int main(int argc, char **argv)
     expect_float("scale on the out-of-order queue", fb, fwant, N, 1);
     CHECK(clFinish(oq));
 
-    /* ---- coarse-grained SVM */
-    if (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) {
-        static int sh[SUB_N], sback[SUB_N];
-        for (int i = 0; i < SUB_N; i++)
-            sh[i] = (int)(next_u32() % 5000);
-        int *p = clSVMAlloc(ctx, CL_MEM_READ_WRITE, sizeof sh, 0);
-        expect("clSVMAlloc returned NULL", p != NULL);
-        CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, p, sh, sizeof sh, 0, NULL, NULL));
-        CHECK(clSetKernelArgSVMPointer(k_twice, 0, p));
-        CHECK(clEnqueueNDRangeKernel(q, k_twice, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
-        CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, sback, p, sizeof sback, 0, NULL, NULL));
-        for (int i = 0; i < SUB_N; i++)
-            iwant[i] = 2 * sh[i];
-        expect_int("twice on SVM (memcpy back)", sback, iwant, SUB_N, 1);
-        CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_WRITE, p, sizeof sh, 0, NULL, NULL));
-        for (int i = 0; i < SUB_N; i++)
-            p[i] = i;
-        CHECK(clEnqueueSVMUnmap(q, p, 0, NULL, NULL));
-        CHECK(clEnqueueNDRangeKernel(q, k_twice, 1, NULL, &sub_gws, NULL, 0, NULL, NULL));
-        CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, p, sizeof sh, 0, NULL, NULL));
-        for (int i = 0; i < SUB_N; i++)
-            iwant[i] = 2 * i;
-        expect_int("twice on SVM (mapped)", p, iwant, SUB_N, 1);
-        CHECK(clEnqueueSVMUnmap(q, p, 0, NULL, NULL));
-        CHECK(clFinish(q));
-        clSVMFree(ctx, p);
-    }
+    if (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
+        coarse_svm(ctx, q, k_twice, sub_gws);
     CHECK(clFinish(q));
 
     /* the callback runs on a driver thread, maybe after clFinish */

@@ -525,7 +525,21 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
                                                           : "ok");
 }
 
-static int cli_replay_run(int argc, char **argv)
+/* What `clrr replay` was asked beyond rpl_opts and cli_replay. */
+typedef struct cli_replay_args {
+    const char *path;         /* the trace */
+    const char *compare;      /* --compare DEVICE, or NULL */
+    const char *costs;        /* --costs FILE, or the default database (in dpath), or NULL */
+    const char *lanes_set;    /* --lanes or --pinned, given */
+    int no_learn;
+    char dpath[4096];
+} cli_replay_args;
+
+#define CLI_REPLAY_GO (-1)   /* the command line is good: replay */
+
+/* The command line into @p o, @p r and @p a: CLI_REPLAY_GO, or the exit
+ * status (--help, or a bad command line, said on stderr). */
+static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, cli_replay_args *a)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
            O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED };
@@ -541,14 +555,6 @@ static int cli_replay_run(int argc, char **argv)
         {"split-method", required_argument, NULL, O_SPLIT_METHOD}, {"lanes", required_argument, NULL, O_LANES},
         {"pinned", required_argument, NULL, O_PINNED}, {NULL, 0, NULL, 0},
     };
-    rpl_opts o;
-    rpl_opts_init(&o);
-    o.max_memory = cli_max_memory();
-    cli_replay r;
-    memset(&r, 0, sizeof r);
-    const char *compare = NULL, *costs = NULL;
-    int no_learn = 0;
-    const char *lanes_set = NULL;   /* --lanes or --pinned, given */
     int c;
     uint64_t v;
     char err[512];
@@ -558,128 +564,215 @@ static int cli_replay_run(int argc, char **argv)
         case O_DEVICE:
             if (!*optarg)
                 return cli_usage_err("--device takes an index, cpu, gpu, accelerator or part of a name, not ''");
-            o.device = optarg;
+            o->device = optarg;
             break;
         case O_RANGE:
-            if (cli_parse_range(optarg, &o.first, &o.last) < 0)
+            if (cli_parse_range(optarg, &o->first, &o->last) < 0)
                 return cli_usage_err("--range takes A:B with 1 <= A <= B (call numbers), not '%s'", optarg);
             break;
         case O_KERNEL:
-            if (cli_parse_u64(optarg, &o.kernel, 0) < 0 || !o.kernel)
+            if (cli_parse_u64(optarg, &o->kernel, 0) < 0 || !o->kernel)
                 return cli_usage_err("--kernel takes a call number, not '%s'", optarg);
             break;
         case O_LOOP:
             if (cli_parse_u64(optarg, &v, 0) < 0 || !v || v > 1000000)
                 return cli_usage_err("--loop takes a count from 1 to 1000000, not '%s'", optarg);
-            o.loop = (unsigned)v;
+            o->loop = (unsigned)v;
             break;
-        case O_TIMING: o.timing = 1; r.timing = 1; break;
+        case O_TIMING: o->timing = 1; r->timing = 1; break;
         case O_TOL:
-            if (rpl_tolerance_parse(optarg, &o.tol, err, sizeof err) < 0)
+            if (rpl_tolerance_parse(optarg, &o->tol, err, sizeof err) < 0)
                 return cli_usage_err("--tolerance: %s", err);
             break;
         case O_COMPARE:
             if (!*optarg)
                 return cli_usage_err("--compare takes a device (as --device does), not ''");
-            compare = optarg;
+            a->compare = optarg;
             break;
-        case O_EXACT: o.exact_calls = 1; break;
-        case O_NOVERIFY: o.verify = 0; break;
+        case O_EXACT: o->exact_calls = 1; break;
+        case O_NOVERIFY: o->verify = 0; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
                 return cli_usage_err("--max-memory takes a byte count (at least 4096; K, M, G suffixes), not '%s'",
                                      optarg);
-            o.max_memory = (size_t)v;
+            o->max_memory = (size_t)v;
             break;
-        case O_JSON: r.json = 1; break;
+        case O_JSON: r->json = 1; break;
         case O_PLAN:
             if (!*optarg)
                 return cli_usage_err("--plan takes a plan file ('clrr optimize' writes one), not ''");
-            r.plan_path = optarg;
+            r->plan_path = optarg;
             break;
-        case O_SPLIT_FIXED: o.split_fixed = 1; break;
+        case O_SPLIT_FIXED: o->split_fixed = 1; break;
         case O_SPLIT_METHOD:
-            if ((o.split_method = cli_split_method(optarg)) < 0)
+            if ((o->split_method = cli_split_method(optarg)) < 0)
                 return cli_usage_err("--split-method takes fixed-point or broyden, not '%s'", optarg);
             break;
-        case O_COSTS: costs = optarg; break;
-        case O_NO_LEARN: no_learn = 1; break;
+        case O_COSTS: a->costs = optarg; break;
+        case O_NO_LEARN: a->no_learn = 1; break;
         case O_LANES:
             if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "off"))
-                o.lanes = !strcmp(optarg, "always") ? RPL_LANES_ALWAYS : !strcmp(optarg, "off") ? RPL_LANES_OFF
+                o->lanes = !strcmp(optarg, "always") ? RPL_LANES_ALWAYS : !strcmp(optarg, "off") ? RPL_LANES_OFF
                                                                                               : RPL_LANES_AUTO;
             else
                 return cli_usage_err("--lanes takes auto, always or off, not '%s'", optarg);
-            lanes_set = "--lanes";
+            a->lanes_set = "--lanes";
             break;
         case O_PINNED:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 65536 || v > SIZE_MAX)
                 return cli_usage_err("--pinned takes a byte count (at least 64K; K, M, G suffixes), not '%s'", optarg);
-            o.pin_max = (size_t)v;
-            lanes_set = "--pinned";
+            o->pin_max = (size_t)v;
+            a->lanes_set = "--pinned";
             break;
-        case 'q': r.quiet = 1; break;
+        case 'q': r->quiet = 1; break;
         case 'h': fputs(cli_replay_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
     }
-    const char *path;
-    int urc = cli_one_file(argc, argv, &path);
+    int urc = cli_one_file(argc, argv, &a->path);
     if (urc != CLI_EXIT_OK)
         return urc;
-    if (o.kernel && o.first)
+    if (o->kernel && o->first)
         return cli_usage_err("--kernel and --range cannot be combined");
-    if (compare && o.exact_calls)
+    if (a->compare && o->exact_calls)
         return cli_usage_err("--compare replays on two devices; it cannot take --exact-calls");
-    if (compare && o.loop > 1)
+    if (a->compare && o->loop > 1)
         return cli_usage_err("--compare cannot take --loop");
-    if (r.plan_path && (o.first || o.kernel || compare || o.exact_calls))
+    if (r->plan_path && (o->first || o->kernel || a->compare || o->exact_calls))
         return cli_usage_err("--plan applies to a whole replay: it cannot take --range, --kernel, --compare or "
                              "--exact-calls");
-    if ((costs || no_learn) && !r.plan_path)
-        return cli_usage_err("%s applies to split launches: it needs --plan", costs ? "--costs" : "--no-learn");
-    if (costs && no_learn)
+    if ((a->costs || a->no_learn) && !r->plan_path)
+        return cli_usage_err("%s applies to split launches: it needs --plan", a->costs ? "--costs" : "--no-learn");
+    if (a->costs && a->no_learn)
         return cli_usage_err("--costs and --no-learn exclude each other");
-    if (lanes_set && !r.plan_path)
-        return cli_usage_err("%s applies to a plan's scheduled queues: it needs --plan", lanes_set);
-    opt_plan *plan = NULL;
-    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
-                          cli_plan_lanes};
-    if (r.plan_path) {
-        opt_status pst = opt_plan_read(r.plan_path, &plan, err, sizeof err);
-        if (pst == OPT_OK && (pst = opt_exec_open(plan, path, o.max_memory, &r.plan_exec, err, sizeof err)) != OPT_OK) {
-            cli_err("%s: %s", path, err);
-            opt_plan_free(plan);
-            return CLI_EXIT_ERROR;
-        }
-        if (pst != OPT_OK) {
-            cli_err("%s: %s", r.plan_path, err);
-            return CLI_EXIT_ERROR;
-        }
-        opt_exec_stats ps;
-        opt_exec_get_stats(r.plan_exec, &ps);
-        if (!ps.same_trace)
-            cli_err("warning: %s was made for a trace of another structure (fingerprint %016" PRIx64
-                    ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
-                    r.plan_path, opt_plan_get_info(plan)->fingerprint, ps.fingerprint);
-        hook.user = r.plan_exec;
-        /* a plan that changes nothing costs nothing: no call is matched
-           (a schedule alone only gives queues lanes) */
-        if (!opt_plan_xform_count(plan))
-            hook.on_item = NULL;
-        if (opt_plan_xform_count(plan) || opt_plan_sched_count(plan))
-            o.plan = &hook;
+    if (a->lanes_set && !r->plan_path)
+        return cli_usage_err("%s applies to a plan's scheduled queues: it needs --plan", a->lanes_set);
+    return CLI_REPLAY_GO;
+}
+
+/* --plan: the plan read and opened against the trace, into *plan and
+ * r->plan_exec, and @p hook (which lives as long as the replay) into
+ * o->plan when the plan changes anything. CLI_EXIT_OK, or CLI_EXIT_ERROR
+ * said on stderr. */
+static int cli_replay_plan(const char *path, rpl_opts *o, cli_replay *r, opt_plan **plan, rpl_plan_hook *hook)
+{
+    char err[512];
+    opt_status pst = opt_plan_read(r->plan_path, plan, err, sizeof err);
+    if (pst == OPT_OK && (pst = opt_exec_open(*plan, path, o->max_memory, &r->plan_exec, err, sizeof err)) != OPT_OK) {
+        cli_err("%s: %s", path, err);
+        opt_plan_free(*plan);
+        *plan = NULL;
+        return CLI_EXIT_ERROR;
     }
-    /* split launches add what their parts took to the cost database */
+    if (pst != OPT_OK) {
+        cli_err("%s: %s", r->plan_path, err);
+        return CLI_EXIT_ERROR;
+    }
+    opt_exec_stats ps;
+    opt_exec_get_stats(r->plan_exec, &ps);
+    if (!ps.same_trace)
+        cli_err("warning: %s was made for a trace of another structure (fingerprint %016" PRIx64
+                ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
+                r->plan_path, opt_plan_get_info(*plan)->fingerprint, ps.fingerprint);
+    hook->user = r->plan_exec;
+    /* a plan that changes nothing costs nothing: no call is matched
+       (a schedule alone only gives queues lanes) */
+    if (!opt_plan_xform_count(*plan))
+        hook->on_item = NULL;
+    if (opt_plan_xform_count(*plan) || opt_plan_sched_count(*plan))
+        o->plan = hook;
+    return CLI_EXIT_OK;
+}
+
+/* Split launches add what their parts took to the cost database (--costs,
+ * else the default one) unless --no-learn: it opened, or NULL. */
+static cdb *cli_replay_learn(const opt_plan *plan, cli_replay_args *a)
+{
     cdb *learn = NULL;
-    char dpath[4096];
-    if (plan && opt_plan_split_count(plan) && !no_learn && (costs || (costs = cdb_default_path(dpath, sizeof dpath)))) {
-        if (cdb_open(costs, &learn, err, sizeof err) != CDB_OK) {
+    char err[512];
+    if (plan && opt_plan_split_count(plan) && !a->no_learn &&
+        (a->costs || (a->costs = cdb_default_path(a->dpath, sizeof a->dpath)))) {
+        if (cdb_open(a->costs, &learn, err, sizeof err) != CDB_OK) {
             cli_err("warning: %s; split launches add nothing to it", err);
             learn = NULL;
         }
-        o.learn = learn;
     }
+    return learn;
+}
+
+/* --compare: @p s and a session on that device replayed side by side,
+ * their results into @p r, the replay's status into *st. The exit status
+ * so far, or -1 when the second session does not open (said on stderr). */
+static int cli_replay_compare(rpl_session *s, const rpl_opts *o, const cli_replay_args *a, cli_replay *r,
+                              rpl_status *st)
+{
+    rpl_opts ob = *o;
+    ob.device = a->compare;
+    ob.on_mismatch = NULL;
+    ob.on_time = NULL;
+    ob.on_progress = NULL;
+    rpl_session *b = NULL;
+    if (rpl_open(&b, a->path, &ob) != RPL_OK) {
+        cli_err("%s: --compare %s: %s", a->path, a->compare, rpl_open_error());
+        return -1;
+    }
+    r->cmp_dev = a->compare;
+    int rc = cli_compare(s, b, &o->tol, r);
+    rpl_summary sb;
+    rpl_get_summary(b, &sb);
+    snprintf(r->cmp_b_device, sizeof r->cmp_b_device, "%s", sb.device);
+    r->cmp_b_readbacks = sb.readbacks;
+    r->cmp_b_mismatches = sb.mismatches;
+    rpl_close(b);
+    *st = rc == CLI_EXIT_ERROR ? RPL_ERR_CL : RPL_OK;
+    return rc;
+}
+
+/* What the replay found, into @p sum and printed (with a truncated
+ * trace's warning or error); *st and *rc moved when there was nothing to
+ * replay. */
+static void cli_replay_report(rpl_session *s, const char *path, cli_replay *r, rpl_summary *sum, rpl_status *st,
+                              int *rc)
+{
+    if (r->progress)
+        fputs("\r\033[K", stderr);
+    rpl_get_summary(s, sum);
+    if (*st != RPL_OK && *rc != CLI_EXIT_ERROR)
+        cli_err("%s: %s", path, rpl_error(s));
+    if (*st == RPL_OK && sum->truncated && !sum->calls) {
+        cli_err("%s: truncated at byte %" PRIu64 " of %" PRIu64 ", before its first complete chunk: nothing to replay",
+                path, sum->valid_bytes, sum->file_bytes);
+        *st = RPL_ERR_TRACE;
+        *rc = CLI_EXIT_ERROR;
+    } else if (*st == RPL_OK && sum->truncated) {
+        cli_err("warning: %s is truncated (a crashed or killed recording): replayed its complete part, "
+                "%" PRIu64 " of %" PRIu64 " bytes",
+                path, sum->valid_bytes, sum->file_bytes);
+    }
+    cli_print_summary(path, sum, r, *st == RPL_OK);
+}
+
+static int cli_replay_run(int argc, char **argv)
+{
+    rpl_opts o;
+    rpl_opts_init(&o);
+    o.max_memory = cli_max_memory();
+    cli_replay r;
+    memset(&r, 0, sizeof r);
+    cli_replay_args a;
+    memset(&a, 0, sizeof a);
+    char err[512];
+    int prc = cli_replay_parse(argc, argv, &o, &r, &a);
+    if (prc != CLI_REPLAY_GO)
+        return prc;
+    const char *path = a.path;
+    opt_plan *plan = NULL;
+    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
+                          cli_plan_lanes};
+    if (r.plan_path && cli_replay_plan(path, &o, &r, &plan, &hook) != CLI_EXIT_OK)
+        return CLI_EXIT_ERROR;
+    cdb *learn = cli_replay_learn(plan, &a);
+    o.learn = learn;
     o.user = &r;
     o.on_mismatch = cli_on_mismatch;
     if (o.timing)
@@ -700,52 +793,22 @@ static int cli_replay_run(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     int rc = CLI_EXIT_OK;
-    rpl_status st;
-    if (compare) {
-        rpl_opts ob = o;
-        ob.device = compare;
-        ob.on_mismatch = NULL;
-        ob.on_time = NULL;
-        ob.on_progress = NULL;
-        rpl_session *b = NULL;
-        if (rpl_open(&b, path, &ob) != RPL_OK) {
-            cli_err("%s: --compare %s: %s", path, compare, rpl_open_error());
+    rpl_status st = RPL_OK;
+    if (a.compare) {
+        rc = cli_replay_compare(s, &o, &a, &r, &st);
+        if (rc < 0) {
             rpl_close(s);
             return CLI_EXIT_ERROR;
         }
-        r.cmp_dev = compare;
-        rc = cli_compare(s, b, &o.tol, &r);
-        rpl_summary sb;
-        rpl_get_summary(b, &sb);
-        snprintf(r.cmp_b_device, sizeof r.cmp_b_device, "%s", sb.device);
-        r.cmp_b_readbacks = sb.readbacks;
-        r.cmp_b_mismatches = sb.mismatches;
-        rpl_close(b);
-        st = rc == CLI_EXIT_ERROR ? RPL_ERR_CL : RPL_OK;
     } else {
         st = rpl_run(s);
     }
-    if (r.progress)
-        fputs("\r\033[K", stderr);
     rpl_summary sum;
-    rpl_get_summary(s, &sum);
-    if (st != RPL_OK && rc != CLI_EXIT_ERROR)
-        cli_err("%s: %s", path, rpl_error(s));
-    if (st == RPL_OK && sum.truncated && !sum.calls) {
-        cli_err("%s: truncated at byte %" PRIu64 " of %" PRIu64 ", before its first complete chunk: nothing to replay",
-                path, sum.valid_bytes, sum.file_bytes);
-        st = RPL_ERR_TRACE;
-        rc = CLI_EXIT_ERROR;
-    } else if (st == RPL_OK && sum.truncated) {
-        cli_err("warning: %s is truncated (a crashed or killed recording): replayed its complete part, "
-                "%" PRIu64 " of %" PRIu64 " bytes",
-                path, sum.valid_bytes, sum.file_bytes);
-    }
-    cli_print_summary(path, &sum, &r, st == RPL_OK);
+    cli_replay_report(s, path, &r, &sum, &st, &rc);
     if (learn && cdb_flush(learn, err, sizeof err) != CDB_OK)
         cli_err("warning: %s", err);
     else if (learn && sum.split.learned && !r.json && !r.quiet)
-        printf("costs     %" PRIu64 " part times added to %s\n", sum.split.learned, costs);
+        printf("costs     %" PRIu64 " part times added to %s\n", sum.split.learned, a.costs);
     cdb_close(learn);
     rpl_close(s);
     opt_exec_close(r.plan_exec);
