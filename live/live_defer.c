@@ -6,7 +6,7 @@
  * that overwrites all of what it writes, or the release of that memory,
  * frees it. Memory is compared by root object (a sub-buffer is its root),
  * whole objects: conservative, and cheap enough for every call. */
-#include "optimizer/opt_int.h"
+#include "live/live_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * made for (same fingerprint); a redundant transfer when the memory holds
  * its bytes right now. Anything else runs as recorded, and the reason is
  * counted. */
-#include "optimizer/opt_int.h"
+#include "live/live_int.h"
 #include "replayer/rpl.h"
 
 #include <stdlib.h>

@@ -486,7 +486,7 @@ static opt_status opt_add(opt_run *x, const tf_call *c, opt_pass pass, const cha
     t.holds_seq = holds;
     t.reason = reason;
     opt_effect_of(opt_cmd_of(x->m, c->seq), &t.effect);
-    opt_pass_result *r = &x->p->passes[pass];
+    opt_pass_result *r = opt_plan_pass_mut(x->p, pass);
     r->transformations++;
     opt_effect_add(&r->effect, &t.effect);
     return opt_plan_add_xform(x->p, &t);
@@ -531,8 +531,8 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
                          diff ? "merged against the previous contents" : cat ? "concatenated" : "none");
             st = opt_add(x, c, OPT_PASS_SPLIT, canon, key, occ, 0, why);
             if (st == OPT_OK) {
-                opt_xform *t = &x->p->xf[x->p->nxf - 1];
-                opt_pass_result *r = &x->p->passes[OPT_PASS_SPLIT];
+                opt_xform *t = opt_plan_xform_mut(x->p, opt_plan_xform_count(x->p) - 1);
+                opt_pass_result *r = opt_plan_pass_mut(x->p, OPT_PASS_SPLIT);
                 t->action = OPT_ACT_SPLIT;
                 t->split = sr->split;
                 r->effect.commands -= t->effect.commands;   /* the launch still runs, in parts */
@@ -566,11 +566,11 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
                          (unsigned long long)fr->partner);
             st = opt_add(x, c, OPT_PASS_FUSE, canon, key, occ, 0, why);
             if (st == OPT_OK) {
-                opt_xform *t = &x->p->xf[x->p->nxf - 1];
+                opt_xform *t = opt_plan_xform_mut(x->p, opt_plan_xform_count(x->p) - 1);
                 t->action = fr->action;
                 t->fused = fr->fused;
                 if (fr->action == OPT_ACT_FUSE) {   /* the fused launch still runs */
-                    opt_pass_result *r = &x->p->passes[OPT_PASS_FUSE];
+                    opt_pass_result *r = opt_plan_pass_mut(x->p, OPT_PASS_FUSE);
                     r->effect.commands -= t->effect.commands;
                     r->effect.kernels -= t->effect.kernels;
                     r->effect.device_ns -= t->effect.device_ns;
@@ -599,8 +599,8 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             }
             free(scanon);
             if (st == OPT_OK && z) {   /* the launch still runs, specialized */
-                opt_xform *t = &x->p->xf[x->p->nxf - 1];
-                opt_pass_result *r = &x->p->passes[OPT_PASS_SPECIALIZE];
+                opt_xform *t = opt_plan_xform_mut(x->p, opt_plan_xform_count(x->p) - 1);
+                opt_pass_result *r = opt_plan_pass_mut(x->p, OPT_PASS_SPECIALIZE);
                 t->action = OPT_ACT_SPECIALIZE;
                 t->spec = z->id;
                 r->effect.commands -= t->effect.commands;
@@ -643,7 +643,7 @@ static opt_status opt_stream(opt_run *x)
                         tf_reader_error(x->r));
     else if (st != OPT_OK && st != OPT_ERR_TRACE)
         opt_seterr(x->err, x->err_cap, st, "%s", opt_strerror(st));
-    x->p->info.fingerprint = opt_track_fingerprint(&t);
+    opt_plan_info_mut(x->p)->fingerprint = opt_track_fingerprint(&t);
     opt_track_free(&t);
     return st;
 }
@@ -681,9 +681,9 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
         opt_seterr(err, err_cap, st, "out of memory");
         goto out;
     }
-    x.p->info.trace_calls = ana_model_get_info(x.m)->calls;
+    opt_plan_info_mut(x.p)->trace_calls = ana_model_get_info(x.m)->calls;
     for (unsigned i = 0; i < OPT_PASS_COUNT; i++)
-        x.p->passes[i].enabled = (o->passes >> i) & 1;
+        opt_plan_pass_mut(x.p, (opt_pass)i)->enabled = (o->passes >> i) & 1;
     if ((o->passes & (1u << OPT_PASS_DEAD)) && (st = opt_dead_find(x.m, &x.dead, &x.ndead, err, err_cap)) != OPT_OK)
         goto out;
     if ((o->passes & (1u << OPT_PASS_FUSE)) && (st = opt_fuse_plan(&x)) != OPT_OK)
@@ -712,9 +712,10 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
     if (o->rw_note && o->rw_note_cap)
         snprintf(o->rw_note, o->rw_note_cap, "%s%s%s", x.fuse_note, x.fuse_note[0] && x.spec_note[0] ? "; " : "",
                  x.spec_note);
-    for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
-        x.p->xf[i].occurrences = opt_occurrence_count(x.p->xf[i].action == OPT_ACT_SPECIALIZE ? &x.socc : &x.occ,
-                                                      x.p->xf[i].key);
+    for (size_t i = 0; i < opt_plan_xform_count(x.p); i++) {   /* 1.3: how often the recording met each pattern */
+        opt_xform *f = opt_plan_xform_mut(x.p, i);
+        f->occurrences = opt_occurrence_count(f->action == OPT_ACT_SPECIALIZE ? &x.socc : &x.occ, f->key);
+    }
     *out = x.p;
     x.p = NULL;
 out:

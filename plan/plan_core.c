@@ -1,6 +1,6 @@
 /* opt_plan.c — the plan in memory: header, pass results, kernel facts and
  * transformations, with accessors. Strings live in the plan's arena. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -330,4 +330,19 @@ const opt_split *opt_plan_split(const opt_plan *p, size_t i)
 const opt_pass_result *opt_plan_pass(const opt_plan *p, opt_pass pass)
 {
     return (unsigned)pass < OPT_PASS_COUNT ? &p->passes[pass] : NULL;
+}
+
+opt_plan_info *opt_plan_info_mut(opt_plan *p)
+{
+    return &p->info;
+}
+
+opt_pass_result *opt_plan_pass_mut(opt_plan *p, opt_pass pass)
+{
+    return (unsigned)pass < OPT_PASS_COUNT ? &p->passes[pass] : NULL;
+}
+
+opt_xform *opt_plan_xform_mut(opt_plan *p, size_t i)
+{
+    return i < p->nxf ? &p->xf[i] : NULL;
 }

@@ -4,7 +4,7 @@
  * may write them. A write whose bytes a range already holds, from a
  * command it is ordered after, is redundant. Bounded: at most
  * OPT_MAX_SEGS ranges per object (the oldest goes first). */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdlib.h>
 #include <string.h>

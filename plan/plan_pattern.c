@@ -3,7 +3,7 @@
  * validation of untrusted ones, and a readable one-line form. Patterns of
  * calls are built in opt_pattern_build.c, straight into the same canonical
  * text. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -18,7 +18,7 @@
  * instructions each, 3.7k). tests/unit/test_opt_pattern.c checks the text
  * against the plan reader's canonical form on every call of the committed
  * recordings. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <ctype.h>
 #include <stdio.h>

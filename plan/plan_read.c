@@ -4,7 +4,7 @@
  * members are refused (in plans of a minor version this build knows), and
  * the first problem is reported as one line naming where it is
  * ("transformations[3].pattern.args[1]: ..."). */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <ctype.h>
 #include <errno.h>

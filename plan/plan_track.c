@@ -5,7 +5,7 @@
  * hash, kernels with their name and current arguments, queues with their
  * order; memory effects are in opt_track_mem.c. Also folds the structure
  * fingerprint. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * fills leave their bytes, read-backs the bytes they read, and everything
  * that may write cuts what was known — and the redundancy check of a write
  * or fill about to run. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <string.h>
 #include <xxhash.h>

@@ -1,6 +1,6 @@
 /* opt_util.c — the optimizer's small tools: status and pass names, an
  * arena, an id map, hex, and helpers over recorded calls. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* opt_plan_write.c — a plan as JSON (optimizer/PLAN.md): the header and
  * sections one per line group, each kernel and each transformation on one
  * line, so that plans diff well and stream in bounded memory. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "live/live.h"
 #include "optimizer/opt.h"
 #include "trace-format/tf.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 static const char *const traces[] = {
     "traces/api_tour-pocl.clrr", "traces/vecadd-pocl.clrr", "traces/image_map.h200.clrr",

@@ -3,6 +3,7 @@
  * prints). --compare runs two sessions side by side and names the first
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
+#include "live/live.h"
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
 #include "costs/cdb.h"
