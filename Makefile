@@ -76,7 +76,7 @@ $(B)/gen/.stamp:
 ALL_TARGETS :=
 # keep objects made through chained pattern rules
 .SECONDARY:
-# modules, bottom of the stack first (docs/layers.txt gives the order;
+# modules, bottom of the stack first (docs/ARCHITECTURE.md, "Layers", gives the order;
 # tests/e2e/layering.sh checks it)
 include trace-format/module.mk
 include recorder/module.mk

@@ -3,7 +3,7 @@
  * The application's calls go through the same generated entry points as
  * when recording, and are encoded as the same records; but the writer is
  * in sink mode (trace-format/tf.h): each record is decoded at once by a
- * feed reader and given to the plan matcher (optimizer/opt.h, "live"),
+ * feed reader and given to the plan matcher (live/live.h, "live"),
  * which sees every call as it begins, with its inputs, and again when it
  * ends. So the patterns, occurrences and memory facts of a live run are
  * computed by the code that made the plan from the recording.

@@ -51,7 +51,7 @@ const char *opt_strerror(opt_status s);
  * "Versions"). */
 #define OPT_PLAN_FORMAT "clrr-plan"
 #define OPT_PLAN_MAJOR 1
-#define OPT_PLAN_MINOR 8
+#define OPT_PLAN_MINOR 9
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define OPT_PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -299,7 +299,28 @@ typedef struct opt_plan_info {
     uint64_t fingerprint;     /* structure of that trace (opt_trace_fingerprint) */
     unsigned nprograms;       /* program source hashes of that trace */
     const uint8_t (*programs)[16];
+    unsigned requires;        /* 1.9: the features its `requires` names (bit f = opt_feature f) */
 } opt_plan_info;
+
+/* Features a plan may require (1.9, PLAN.md "Requires"): what a reader must
+ * know to execute the plan rightly. A reader refuses a plan whose
+ * `requires` names a feature it does not know, whatever its minor version. */
+typedef enum opt_feature {
+    OPT_FEAT_FUSE = 0,        /* actions hold and fuse, fused kernels (1.1) */
+    OPT_FEAT_SPLIT = 1,       /* action split, splits (1.4) */
+    OPT_FEAT_CHAIN = 2,       /* fused kernels of more than two launches (1.5) */
+    OPT_FEAT_SPECIALIZE = 3,  /* action specialize, specializations (1.7) */
+    OPT_FEAT_SCHEDULE = 4,    /* scheduled queues (1.8) */
+    OPT_FEAT_COUNT
+} opt_feature;
+#define OPT_PLAN_MAX_REQUIRES 64u   /* names in `requires` */
+
+/*! opt_feature_name() : "fuse", "split", "chain", "specialize",
+ *  "schedule" (static); NULL out of range. Thread-safe. */
+const char *opt_feature_name(opt_feature f);
+/*! opt_plan_features() : the features plan @p p uses (bit f = feature f),
+ *  from its contents: what the writer puts in `requires`. */
+unsigned opt_plan_features(const opt_plan *p);
 
 /*! opt_plan_read() : reads and validates the plan file @p path. On success
  *  *out owns the plan (opt_plan_free). @return OPT_OK; OPT_ERR_IO (cannot

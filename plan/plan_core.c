@@ -346,3 +346,36 @@ opt_xform *opt_plan_xform_mut(opt_plan *p, size_t i)
 {
     return i < p->nxf ? &p->xf[i] : NULL;
 }
+
+static const char *const opt_feature_names[OPT_FEAT_COUNT] = {"fuse", "split", "chain", "specialize", "schedule"};
+
+const char *opt_feature_name(opt_feature f)
+{
+    return (unsigned)f < OPT_FEAT_COUNT ? opt_feature_names[f] : NULL;
+}
+
+unsigned opt_plan_features(const opt_plan *p)
+{
+    unsigned m = 0;
+    for (size_t i = 0; i < p->nxf; i++) {
+        unsigned a = p->xf[i].action;
+        if (a == OPT_ACT_HOLD || a == OPT_ACT_FUSE)
+            m |= 1u << OPT_FEAT_FUSE;
+        else if (a == OPT_ACT_SPLIT)
+            m |= 1u << OPT_FEAT_SPLIT;
+        else if (a == OPT_ACT_SPECIALIZE)
+            m |= 1u << OPT_FEAT_SPECIALIZE;
+    }
+    if (p->nfz)
+        m |= 1u << OPT_FEAT_FUSE;
+    for (size_t i = 0; i < p->nfz; i++)
+        if (p->fz[i].launches > 2)
+            m |= 1u << OPT_FEAT_CHAIN;
+    if (p->nsp)
+        m |= 1u << OPT_FEAT_SPLIT;
+    if (p->nsz)
+        m |= 1u << OPT_FEAT_SPECIALIZE;
+    if (p->nsc)
+        m |= 1u << OPT_FEAT_SCHEDULE;
+    return m;
+}

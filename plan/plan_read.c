@@ -132,6 +132,50 @@ static int opt_pass_of(const char *name)
     return -1;
 }
 
+/* `requires` (1.9, PLAN.md "Requires"): the features the plan uses. A
+ * feature this build does not know refuses the plan, whatever its minor
+ * version; before 1.9 the member does not exist. */
+static opt_status opt_rd_requires(opt_rd *r, const json_t *root, unsigned long mi)
+{
+    json_t *a = json_object_get(root, "requires");
+    if (mi < 9) {
+        if (a)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "plan.requires: comes with 1.9 (this plan is %d.%lu)",
+                              OPT_PLAN_MAJOR, mi);
+        return OPT_OK;
+    }
+    if (!json_is_array(a) || json_array_size(a) > OPT_PLAN_MAX_REQUIRES)
+        return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "plan.requires: expected an array of at most %u feature names",
+                          OPT_PLAN_MAX_REQUIRES);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *s = json_string_value(json_array_get(a, i));
+        size_t n = s ? strlen(s) : 0;
+        if (!n || n > 32)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN,
+                              "plan.requires[%zu]: expected a feature name (1 to 32 characters)", i);
+        unsigned f = 0;
+        while (f < OPT_FEAT_COUNT && strcmp(s, opt_feature_name((opt_feature)f)))
+            f++;
+        if (f == OPT_FEAT_COUNT) {
+            char k[33], known[128] = "";
+            snprintf(k, sizeof k, "%s", s);
+            for (char *c = k; *c; c++)
+                if (!isprint((unsigned char)*c))
+                    *c = '?';
+            for (unsigned g = 0; g < OPT_FEAT_COUNT; g++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", g ? ", " : "",
+                         opt_feature_name((opt_feature)g));
+            return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
+                              "plan.requires[%zu]: feature '%s' is unknown to this build (it knows %s): the plan "
+                              "needs a newer clrr", i, k, known);
+        }
+        if (r->p->info.requires & 1u << f)
+            return opt_seterr(r->err, r->cap, OPT_ERR_PLAN, "plan.requires[%zu]: '%s' is listed twice", i, s);
+        r->p->info.requires |= 1u << f;
+    }
+    return OPT_OK;
+}
+
 static opt_status opt_rd_header(opt_rd *r, const json_t *root)
 {
     const char *s;
@@ -157,10 +201,12 @@ static opt_status opt_rd_header(opt_rd *r, const json_t *root)
     r->p->info.major = (unsigned)ma;
     r->p->info.minor = (unsigned)mi;
     r->lenient = mi > OPT_PLAN_MINOR;
-    static const char *const top[] = {"format", "version", "generator", "trace", "passes", "kernels",
+    static const char *const top[] = {"format", "version", "requires", "generator", "trace", "passes", "kernels",
                                       "transformations", "device_selection", "splits", "fused_kernels",
                                       "specializations", "schedule", NULL};
     OPT_TRY(opt_members(r, root, "plan", top));
+    if (mi >= 9)   /* first: a feature this build does not know is the reason to refuse */
+        OPT_TRY(opt_rd_requires(r, root, mi));
     json_t *spv = json_object_get(root, "splits");
     if (mi < 4 && spv && !json_is_null(spv))
         return opt_seterr(r->err, r->cap, OPT_ERR_VERSION,
@@ -912,6 +958,17 @@ opt_status opt_plan_parse(const char *text, size_t len, opt_plan **out, char *er
         st = opt_rd_section(&r, root, "schedule", OPT_PLAN_MAX_SCHEDS, opt_rd_sched);
     if (st == OPT_OK)
         st = opt_rd_xforms(&r, root);
+    if (st == OPT_OK && r.p->info.minor < 9)   /* last: what older versions refuse says more */
+        st = opt_rd_requires(&r, root, r.p->info.minor);
+    if (st == OPT_OK && r.p->info.minor >= 9) {   /* what it uses, it lists */
+        unsigned missing = opt_plan_features(r.p) & ~r.p->info.requires;
+        for (unsigned f = 0; missing && f < OPT_FEAT_COUNT; f++)
+            if (missing & 1u << f) {
+                st = opt_seterr(err, err_cap, OPT_ERR_PLAN, "plan.requires: the plan uses '%s' but does not list it",
+                                opt_feature_name((opt_feature)f));
+                break;
+            }
+    }
     json_decref(root);
     if (st != OPT_OK) {
         if (st == OPT_ERR_NOMEM)

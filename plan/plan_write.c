@@ -1,4 +1,4 @@
-/* opt_plan_write.c — a plan as JSON (optimizer/PLAN.md): the header and
+/* opt_plan_write.c — a plan as JSON (plan/PLAN.md): the header and
  * sections one per line group, each kernel and each transformation on one
  * line, so that plans diff well and stream in bounded memory. */
 #include "plan/plan_int.h"
@@ -175,7 +175,16 @@ opt_status opt_plan_write(const opt_plan *p, FILE *f)
     char fp[17];
     snprintf(fp, sizeof fp, "%016llx", (unsigned long long)in->fingerprint);
     int rc = 0;
-    fprintf(f, "{\n\"format\": \"%s\",\n\"version\": \"%u.%u\",\n\"generator\": ", OPT_PLAN_FORMAT, in->major, in->minor);
+    fprintf(f, "{\n\"format\": \"%s\",\n\"version\": \"%u.%u\",\n", OPT_PLAN_FORMAT, in->major, in->minor);
+    if (in->minor >= 9) {   /* 1.9: the features it uses (those it was read with, too) */
+        unsigned req = in->requires | opt_plan_features(p), n = 0;
+        fputs("\"requires\": [", f);
+        for (unsigned i = 0; i < OPT_FEAT_COUNT; i++)
+            if (req & 1u << i)
+                fprintf(f, "%s\"%s\"", n++ ? ", " : "", opt_feature_name((opt_feature)i));
+        fputs("],\n", f);
+    }
+    fputs("\"generator\": ", f);
     rc |= opt_put(f, json_string(in->generator));
     json_t *progs = json_array();
     for (unsigned i = 0; progs && i < in->nprograms; i++)

@@ -1,5 +1,5 @@
 /* fuzz_plan.c — fuzz target for the plan reader (optimizer/opt_plan_read.c):
- * a plan is JSON (optimizer/PLAN.md) handed around with traces, so it is
+ * a plan is JSON (plan/PLAN.md) handed around with traces, so it is
  * untrusted input like them.
  *
  * Input: the plan file, byte for byte. The oracle: no crash, no sanitizer

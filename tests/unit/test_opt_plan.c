@@ -1,4 +1,4 @@
-/* test_opt_plan.c — the plan file (optimizer/PLAN.md) as untrusted input:
+/* test_opt_plan.c — the plan file (plan/PLAN.md) as untrusted input:
  * a valid plan reads, writes back and reads again to the same text; every
  * prefix of it (a truncated file) is refused; a table of corruptions
  * (versions, types, ranges, counts that disagree, unknown members, reserved
@@ -415,6 +415,88 @@ static void test_schedule(void)
     opt_plan_free(p);
 }
 
+/* 1.9: `requires` names the features a plan uses; a reader refuses a
+ * feature it does not know (one line, whatever the minor version), reads a
+ * newer minor whose features it knows, and refuses a plan that uses a
+ * feature without listing it. The writer fills it from the contents. */
+static void test_requires(void)
+{
+    char *t8 = sched_plan();
+    char *t = subst(t8, "\"version\": \"1.8\",\n", "\"version\": \"1.9\",\n\"requires\": [\"schedule\"],\n");
+    opt_plan *p = parse_ok(t, "1.9 plan"), *q = NULL;
+    char err[256] = "";
+    CU_ASSERT(opt_plan_get_info(p)->minor == 9 && opt_plan_get_info(p)->requires == 1u << OPT_FEAT_SCHEDULE);
+    CU_ASSERT(opt_plan_features(p) == 1u << OPT_FEAT_SCHEDULE);
+    sched_expect(p);
+    char *w = write_text(p);
+    CU_ASSERT(strstr(w, "\"version\": \"1.9\",\n\"requires\": [\"schedule\"],\n\"generator\": ") != NULL);
+    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+    char *w2 = write_text(q);
+    CU_ASSERT(!strcmp(w, w2));
+    free(w2);
+    free(w);
+    opt_plan_free(q);
+    q = NULL;
+    /* a newer minor: its unknown members ignored, its features known */
+    char *tn = subst(t, "\"version\": \"1.9\"", "\"version\": \"1.42\"");
+    char *tn2 = subst(tn, "\"generator\": ", "\"lanes_v2\": {\"x\": 1},\n\"generator\": ");
+    q = parse_ok(tn2, "1.42 plan");
+    CU_ASSERT(opt_plan_get_info(q)->minor == 42);
+    sched_expect(q);
+    opt_plan_free(q);
+    q = NULL;
+    /* ... but one that needs a feature this build does not know */
+    char *tu = subst(tn2, "[\"schedule\"]", "[\"schedule\", \"teleport\"]");
+    opt_status st = opt_plan_parse(tu, strlen(tu), &q, err, sizeof err);
+    int ok = st == OPT_ERR_VERSION && !q && !strchr(err, '\n') &&
+             strstr(err, "plan.requires[1]: feature 'teleport' is unknown to this build (it knows fuse, split, chain, "
+                         "specialize, schedule)");
+    if (!ok)
+        fprintf(stderr, "\n  unknown feature: status %d, '%s'\n", st, err);
+    CU_ASSERT(ok);
+    free(tu);
+    free(tn2);
+    free(tn);
+    const char *const bad[][3] = {
+        {"[\"schedule\"]", "[\"teleport\"]", "plan.requires[0]: feature 'teleport' is unknown to this build"},
+        {"[\"schedule\"]", "[]", "plan.requires: the plan uses 'schedule' but does not list it"},
+        {"[\"schedule\"]", "[\"schedule\", \"schedule\"]", "plan.requires[1]: 'schedule' is listed twice"},
+        {"[\"schedule\"]", "[\"schedule\", 3]", "plan.requires[1]: expected a feature name"},
+        {"[\"schedule\"]", "[\"\"]", "plan.requires[0]: expected a feature name"},
+        {"[\"schedule\"]", "\"schedule\"", "plan.requires: expected an array"},
+        {"\"requires\": [\"schedule\"],\n", "", "plan.requires: expected an array"},
+        {"\"version\": \"1.9\"", "\"version\": \"1.8\"", "plan.requires: comes with 1.9 (this plan is 1.8)"},
+    };
+    refusals(t, bad, sizeof bad / sizeof bad[0], "requires");
+    /* listing more than it uses is allowed, and kept */
+    char *tm = subst(t, "[\"schedule\"]", "[\"fuse\", \"schedule\"]");
+    q = parse_ok(tm, "1.9 plan requiring more");
+    w = write_text(q);
+    CU_ASSERT(strstr(w, "\"requires\": [\"fuse\", \"schedule\"],\n") != NULL);
+    free(w);
+    opt_plan_free(q);
+    free(tm);
+    /* what plans use: a 1.7 plan specializes; a new, empty plan uses nothing */
+    char *t7 = spec_plan();
+    q = parse_ok(t7, "1.7 plan");
+    CU_ASSERT(opt_plan_features(q) & 1u << OPT_FEAT_SPECIALIZE);
+    w = write_text(q);
+    CU_ASSERT(!strstr(w, "\"requires\""));   /* written back as 1.7 */
+    free(w);
+    opt_plan_free(q);
+    free(t7);
+    opt_plan *e = opt_plan_new();
+    CU_ASSERT_FATAL(e != NULL);
+    w = write_text(e);
+    CU_ASSERT(strstr(w, "\"version\": \"1.9\",\n\"requires\": [],\n") != NULL);
+    free(w);
+    opt_plan_free(e);
+    CU_ASSERT(!strcmp(opt_feature_name(OPT_FEAT_CHAIN), "chain") && opt_feature_name(OPT_FEAT_COUNT) == NULL);
+    free(t);
+    free(t8);
+    opt_plan_free(p);
+}
+
 static void test_truncated(void)
 {
     size_t n = strlen(valid);
@@ -488,7 +570,7 @@ static const corruption corruptions[] = {
     {"\"file\":\"t.clrr\"", "\"file\":\"t\\u0000x\"", OPT_ERR_PLAN, ""},
     {"\"pass\":\"redundant\"", "\"pass\":\"dead\"", OPT_ERR_PLAN, "others none"},
     /* a newer minor version: unknown members are ignored */
-    {"\"version\": \"1.0\",", "\"version\": \"1.9\", \"extra\": {\"a\": [1]},", OPT_OK, ""},
+    {"\"version\": \"1.0\",", "\"version\": \"1.99\", \"requires\": [], \"extra\": {\"a\": [1]},", OPT_OK, ""},
 };
 
 static void test_corruptions(void)
@@ -633,6 +715,7 @@ int main(void)
     CU_add_test(s, "1.4: splits and their models read, kept, written back; refused when broken", test_splits);
     CU_add_test(s, "1.7: specializations read, kept, written back; refused when broken", test_specs);
     CU_add_test(s, "1.8: scheduled queues read, kept, written back; refused when broken", test_schedule);
+    CU_add_test(s, "1.9: requires read, checked, written from the contents; unknown features refused", test_requires);
     CU_add_test(s, "every truncation is refused", test_truncated);
     CU_add_test(s, "corruptions: status and where", test_corruptions);
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);

@@ -19,7 +19,7 @@ static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
-    "(optimizer/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
+    "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
     "every read-back against the recording. Each change names its call by a\n"
     "pattern (function, kernel and program source hash, launch shape, argument\n"
     "roles and values), so a plan also applies to other runs of the same\n"

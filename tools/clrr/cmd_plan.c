@@ -13,7 +13,7 @@
 
 static const char cli_plan_usage[] =
     "Usage: clrr plan show PLAN [--json]\n"
-    "Reads a plan written by 'clrr optimize' (optimizer/PLAN.md), checks it, and\n"
+    "Reads a plan written by 'clrr optimize' (plan/PLAN.md), checks it, and\n"
     "lists it: the trace it was made from, each pass with its expected effect,\n"
     "the queues it schedules over lanes, and each transformation with the call\n"
     "it applies to, its pattern, why it is safe and what it saves.\n"
