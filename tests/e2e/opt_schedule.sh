@@ -60,6 +60,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d['schedule'] = [{"id": 1, "queue": 0, "lanes": 3, "commands": 16, "uploads": 8, "downloads": 4,
                   "recorded_ns": 4000000, "predicted_ns": 2500000, "reason": "given by hand"}]
+if 'schedule' not in d['requires']:   # plan 1.9: what a plan uses, it lists
+    d['requires'].append('schedule')
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$CLRR" plan show "$TMP/f.plan" >"$TMP/f.txt" || fail "plan show of the edited plan"
