@@ -31,57 +31,57 @@ extern "C" {
 typedef struct tf_item tf_item;   /* trace-format/tf.h */
 typedef struct tf_call tf_call;
 typedef struct tf_value tf_value;
-typedef struct opt_exec opt_exec;
+typedef struct live_exec live_exec;
 
-/* What opt_exec_item() says about a call. */
-#define OPT_RUN 0             /* execute it as recorded */
-#define OPT_DROP 1            /* do not execute it (signal its event with a marker) */
-#define OPT_HOLD 2            /* a producer launch: keep it (its kernel's arguments as
+/* What live_exec_item() says about a call. */
+#define LIVE_RUN 0             /* execute it as recorded */
+#define LIVE_DROP 1            /* do not execute it (signal its event with a marker) */
+#define LIVE_HOLD 2            /* a producer launch: keep it (its kernel's arguments as
                                  set now); run it as recorded before any call but
-                                 clSetKernelArg, unless the next launch is OPT_FUSE */
-#define OPT_FUSE 3            /* run opt_exec_fused() instead, with the held launches; a
+                                 clSetKernelArg, unless the next launch is LIVE_FUSE */
+#define LIVE_FUSE 3            /* run live_exec_fused() instead, with the held launches; a
                                  specialized kernel (1.7) is a fused kernel of one launch
                                  (launches 1), answered with none held */
-#define OPT_SPLIT 5           /* run opt_exec_split() instead: the launch in parts */
-#define OPT_LINK 6            /* a launch of a chain (plan 1.5) after the held ones: hold
+#define LIVE_SPLIT 5           /* run live_exec_split() instead: the launch in parts */
+#define LIVE_LINK 6            /* a launch of a chain (plan 1.5) after the held ones: hold
                                  it too, after them (they do not run first) */
-#define OPT_DEFER 4           /* live runs: do not execute it now; keep it (its arguments,
+#define LIVE_DEFER 4           /* live runs: do not execute it now; keep it (its arguments,
                                  data and objects as they are now) until the matcher says
-                                 to run it (opt_live_answer.force) or to free it */
+                                 to run it (live_answer.force) or to free it */
 
-/*! opt_exec_open() : prepares to apply @p p (which must outlive the
+/*! live_exec_open() : prepares to apply @p p (which must outlive the
  *  matcher) to the calls of trace @p path, which it streams once to
  *  compute its fingerprint: a plan made from a trace of another structure
  *  applies only the transformations whose safety is checked as the calls
- *  run (redundant transfers), the others fall back. @return OPT_OK;
- *  OPT_ERR_TRACE (message in @p err); OPT_ERR_NOMEM. */
-opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory, opt_exec **out, char *err,
+ *  run (redundant transfers), the others fall back. @return PLAN_OK;
+ *  PLAN_ERR_TRACE (message in @p err); PLAN_ERR_NOMEM. */
+plan_status live_exec_open(const plan_file *p, const char *path, size_t max_memory, live_exec **out, char *err,
                          size_t err_cap);
-/*! opt_exec_item() : the next item of the run (calls and late data, in
- *  trace order, each once per execution). @return OPT_RUN or OPT_DROP for a
- *  call that is about to execute, OPT_RUN for other items, or
- *  OPT_ERR_NOMEM. A call that was dropped is not executed by the caller. */
-int opt_exec_item(opt_exec *x, const tf_item *it);
-/*! opt_exec_fused() : the fused kernel of the last OPT_FUSE answer. */
-const opt_fused *opt_exec_fused(const opt_exec *x);
-/*! opt_exec_split() : the split of the last OPT_SPLIT answer. */
-const opt_split *opt_exec_split(const opt_exec *x);
-/*! opt_exec_lanes() : the lanes (2 or 3) the plan's schedule (1.8) gives
+/*! live_exec_item() : the next item of the run (calls and late data, in
+ *  trace order, each once per execution). @return LIVE_RUN or LIVE_DROP for a
+ *  call that is about to execute, LIVE_RUN for other items, or
+ *  PLAN_ERR_NOMEM. A call that was dropped is not executed by the caller. */
+int live_exec_item(live_exec *x, const tf_item *it);
+/*! live_exec_fused() : the fused kernel of the last LIVE_FUSE answer. */
+const plan_fused *live_exec_fused(const live_exec *x);
+/*! live_exec_split() : the split of the last LIVE_SPLIT answer. */
+const plan_split *live_exec_split(const live_exec *x);
+/*! live_exec_lanes() : the lanes (2 or 3) the plan's schedule (1.8) gives
  *  the @p queue-th command queue created (from 0); 0 when none. */
-unsigned opt_exec_lanes(const opt_exec *x, uint64_t queue);
+unsigned live_exec_lanes(const live_exec *x, uint64_t queue);
 struct rpl_split;
-/*! opt_exec_split_rpl() : the same split in the split engine's terms
- * (replayer/rpl.h), valid until the next call or opt_exec_close. 0, or -1
+/*! live_exec_split_rpl() : the same split in the split engine's terms
+ * (replayer/rpl.h), valid until the next call or live_exec_close. 0, or -1
  * (no split, too many parts, out of memory). */
-int opt_exec_split_rpl(opt_exec *x, struct rpl_split *out);
-/*! opt_exec_split_conv() : likewise for split @p z of the plan. */
-int opt_exec_split_conv(opt_exec *x, const opt_split *z, struct rpl_split *out);
-/*! opt_exec_split_of() : likewise for the @p i-th split of the plan made
+int live_exec_split_rpl(live_exec *x, struct rpl_split *out);
+/*! live_exec_split_conv() : likewise for split @p z of the plan. */
+int live_exec_split_conv(live_exec *x, const plan_split *z, struct rpl_split *out);
+/*! live_exec_split_of() : likewise for the @p i-th split of the plan made
  * from the program whose source hashes to @p program; -1 when none. */
-int opt_exec_split_of(opt_exec *x, const uint8_t program[16], size_t i, struct rpl_split *out);
-/*! opt_exec_rewind() : the run starts over (replay --loop): occurrences
+int live_exec_split_of(live_exec *x, const uint8_t program[16], size_t i, struct rpl_split *out);
+/*! live_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
-void opt_exec_rewind(opt_exec *x);
+void live_exec_rewind(live_exec *x);
 
 /* ---------------------------------------------------------------- live
  *
@@ -97,17 +97,17 @@ void opt_exec_rewind(opt_exec *x);
  * does, and the run is as correct as without a plan. */
 
 /* The matcher's answer for a call about to run. */
-typedef struct opt_live_answer {
-    int verdict;              /* OPT_RUN, OPT_DROP, OPT_DEFER, OPT_HOLD, OPT_LINK, OPT_FUSE, OPT_SPLIT */
+typedef struct live_answer {
+    int verdict;              /* LIVE_RUN, LIVE_DROP, LIVE_DEFER, LIVE_HOLD, LIVE_LINK, LIVE_FUSE, LIVE_SPLIT */
     const uint64_t *force;    /* kept calls (their seqs) to run before this one, in order */
     size_t nforce;
     const uint64_t *discard;  /* kept calls to free without running them */
     size_t ndiscard;
-    uint32_t keep_held;       /* OPT_FUSE whose fused kernel does not store the intermediate
+    uint32_t keep_held;       /* LIVE_FUSE whose fused kernel does not store the intermediate
                                  buffers: bit i set, held launch i (in order) becomes a kept
                                  call; the others are freed (their output was released while
                                  they were held, or the kernel stores it) */
-    uint32_t nfresh;          /* OPT_FUSE: the fused kernel's parameters (fresh[i], from 0) that
+    uint32_t nfresh;          /* LIVE_FUSE: the fused kernel's parameters (fresh[i], from 0) that
                                  may take any buffer of at least fresh_size bytes that nothing
                                  has written (the layer's own) instead of an intermediate
                                  buffer. Each intermediate was made without contents and only
@@ -115,38 +115,38 @@ typedef struct opt_live_answer {
                                  fused kernel loads from it (those the producer did not store)
                                  hold what a never-written buffer holds, and a new buffer need
                                  not be allocated for the launch */
-    uint8_t fresh[OPT_CHAIN_MAX];
+    uint8_t fresh[PLAN_CHAIN_MAX];
     uint64_t fresh_size;
-} opt_live_answer;
+} live_answer;
 
-/*! opt_exec_open_live() : prepares to apply @p p (which must outlive the
- *  matcher) to a live run. @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_exec_open_live(const opt_plan *p, opt_exec **out, char *err, size_t err_cap);
-/*! opt_exec_begin() : a live call about to run (a TF_ITEM_BEGIN of
+/*! live_exec_open_live() : prepares to apply @p p (which must outlive the
+ *  matcher) to a live run. @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status live_exec_open_live(const plan_file *p, live_exec **out, char *err, size_t err_cap);
+/*! live_exec_begin() : a live call about to run (a TF_ITEM_BEGIN of
  *  tf_reader_feed: its inputs); fills *a (valid until the next call of
  *  the matcher). The caller runs a->force in order, frees a->discard, then
  *  acts on the verdict; the call's END (and DATA items) then go to
- *  opt_exec_item(). @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a);
-/*! opt_exec_karg() : a live run's successful clSetKernelArg, handed over
+ *  live_exec_item(). @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status live_exec_begin(live_exec *x, const tf_call *c, live_answer *a);
+/*! live_exec_karg() : a live run's successful clSetKernelArg, handed over
  *  as its values instead of as a call (plan mode neither encodes nor
  *  decodes these: most calls of a launch-heavy application are kernel
  *  arguments): argument @p index of kernel @p kernel (id) is @p size bytes,
  *  @p value as the recorder records it (TF_UINT: the id of a memory
  *  object, sampler or queue; TF_BIN of at most 64 bytes, else TF_BLOB with
  *  the bytes' hash; TF_NIL for __local). The same as the call through
- *  opt_exec_begin() and opt_exec_item(). @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_exec_karg(opt_exec *x, uint64_t kernel, uint32_t index, uint64_t size, const tf_value *value);
-/*! opt_exec_released() : the application released its last reference to
+ *  live_exec_begin() and live_exec_item(). @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status live_exec_karg(live_exec *x, uint64_t kernel, uint32_t index, uint64_t size, const tf_value *value);
+/*! live_exec_released() : the application released its last reference to
  *  memory object @p id: kept calls that write only it are freed (a->discard). */
-void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a);
-/*! opt_exec_live_end() : the run ends: every kept call is freed (a->discard). */
-void opt_exec_live_end(opt_exec *x, opt_live_answer *a);
-/*! opt_exec_unkept() : the caller could not keep call @p seq (it ran it
+void live_exec_released(live_exec *x, uint64_t id, live_answer *a);
+/*! live_exec_live_end() : the run ends: every kept call is freed (a->discard). */
+void live_exec_live_end(live_exec *x, live_answer *a);
+/*! live_exec_unkept() : the caller could not keep call @p seq (it ran it
  *  as recorded instead). */
-void opt_exec_unkept(opt_exec *x, uint64_t seq);
+void live_exec_unkept(live_exec *x, uint64_t seq);
 
-typedef struct opt_exec_stats {
+typedef struct live_exec_stats {
     int same_trace;           /* the trace's fingerprint is the plan's */
     uint64_t fingerprint;     /* of the trace being run */
     uint64_t transformations; /* in the plan */
@@ -156,37 +156,37 @@ typedef struct opt_exec_stats {
     uint64_t drops;           /* calls dropped (all loop iterations) */
     uint64_t fusions;         /* fused launches (all loop iterations) */
     uint64_t splits;          /* split launches (all loop iterations) */
-    uint64_t specs;           /* specialized launches (all loop iterations; answered as OPT_FUSE) */
+    uint64_t specs;           /* specialized launches (all loop iterations; answered as LIVE_FUSE) */
     uint64_t kept;            /* live: calls deferred (dead work, unstored producers) */
     uint64_t forced;          /* ... of which run after all, because something read their results */
     uint64_t freed;           /* ... of which freed unrun (overwritten, released, or at the end) */
     uint64_t steady;          /* live: calls past the recording's last transformed occurrence
                                  of their pattern, given that transformation (a longer run) */
-    opt_effect effect;        /* recorded effect of the applied ones */
-} opt_exec_stats;
+    plan_effect effect;        /* recorded effect of the applied ones */
+} live_exec_stats;
 
-/*! opt_exec_get_stats() : counts so far (unmatched: known at the end). */
-void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out);
+/*! live_exec_get_stats() : counts so far (unmatched: known at the end). */
+void live_exec_get_stats(const live_exec *x, live_exec_stats *out);
 
-typedef struct opt_fallback {
+typedef struct live_fallback {
     uint32_t xform;           /* transformation id */
     uint64_t seq;             /* the call it met (0: none) */
     const char *reason;       /* static */
-} opt_fallback;
+} live_fallback;
 
-/*! opt_exec_fallback_count() / opt_exec_fallback() : the first fallbacks
+/*! live_exec_fallback_count() / live_exec_fallback() : the first fallbacks
  *  (at most 64 are kept; unmatched transformations come last, listed at
- *  the end of the run). Valid until the next opt_exec_item(). */
-size_t opt_exec_fallback_count(opt_exec *x);
-const opt_fallback *opt_exec_fallback(opt_exec *x, size_t i);
+ *  the end of the run). Valid until the next live_exec_item(). */
+size_t live_exec_fallback_count(live_exec *x);
+const live_fallback *live_exec_fallback(live_exec *x, size_t i);
 
-/*! opt_exec_close() : accepts NULL. */
-void opt_exec_close(opt_exec *x);
+/*! live_exec_close() : accepts NULL. */
+void live_exec_close(live_exec *x);
 
-/*! opt_trace_fingerprint() : the structure fingerprint of trace @p path
+/*! live_trace_fingerprint() : the structure fingerprint of trace @p path
  *  (PLAN.md, "Fingerprint"): the same for runs of one program that differ
- *  only in data. @return OPT_OK or OPT_ERR_TRACE / OPT_ERR_NOMEM. */
-opt_status opt_trace_fingerprint(const char *path, size_t max_memory, uint64_t *fp, uint64_t *calls, char *err,
+ *  only in data. @return PLAN_OK or PLAN_ERR_TRACE / PLAN_ERR_NOMEM. */
+plan_status live_trace_fingerprint(const char *path, size_t max_memory, uint64_t *fp, uint64_t *calls, char *err,
                                  size_t err_cap);
 
 #ifdef __cplusplus

@@ -101,13 +101,13 @@ typedef struct rp_fused {
 static struct {
     pthread_mutex_t mu;
     int broken;
-    opt_plan *plan;
-    opt_exec *x;
+    plan_file *plan;
+    live_exec *x;
     tf_reader *feed;
     const char *report;
     rp_kept *kept;
     size_t nkept, capkept;
-    rp_kept held[OPT_CHAIN_MAX];   /* launches held for a fusion, in order */
+    rp_kept held[PLAN_CHAIN_MAX];   /* launches held for a fusion, in order */
     unsigned nheld;
     rp_kargs *kargs;
     size_t nkargs, capkargs;
@@ -143,7 +143,7 @@ static rpl_splitter *rp_engine(void);
 /* A buffer of at least @p size bytes in @p ctx that nothing ever writes
  * (made the first time; kept for the process's life), or NULL. It stands
  * for an intermediate buffer a fused kernel does not store (fresh_param of
- * opt_live_answer): the elements the kernel loads from it hold what a
+ * live_answer): the elements the kernel loads from it hold what a
  * buffer nobody wrote holds, on whatever driver, and the launch does not
  * make the driver allocate the intermediate. Caller holds rp.mu. */
 static cl_mem rp_blank_get(cl_context ctx, size_t size)
@@ -199,9 +199,9 @@ static __thread struct {
     int verdict;
     uint64_t *force, *discard;
     size_t nforce, ndiscard, capforce, capdiscard;
-    uint32_t keep_held;       /* opt_live_answer's */
+    uint32_t keep_held;       /* live_answer's */
     uint32_t nfresh;
-    uint8_t fresh[OPT_CHAIN_MAX];
+    uint8_t fresh[PLAN_CHAIN_MAX];
     uint64_t fresh_size;
 } rp_tls;
 
@@ -214,7 +214,7 @@ static void rp_broken(const char *what)
 
 static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *src, size_t k)
 {
-    if (opt_grow((void **)dst, cap, k, sizeof **dst))
+    if (plan_grow((void **)dst, cap, k, sizeof **dst))
         return -1;
     if (k)
         memcpy(*dst, src, k * sizeof *src);
@@ -222,7 +222,7 @@ static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *
     return 0;
 }
 
-static void rp_take_answer(const opt_live_answer *a)
+static void rp_take_answer(const live_answer *a)
 {
     if (rp_copy_list(&rp_tls.force, &rp_tls.nforce, &rp_tls.capforce, a->force, a->nforce) ||
         rp_copy_list(&rp_tls.discard, &rp_tls.ndiscard, &rp_tls.capdiscard, a->discard, a->ndiscard)) {
@@ -234,7 +234,7 @@ static void rp_take_answer(const opt_live_answer *a)
     rp_tls.nfresh = a->nfresh;
     memcpy(rp_tls.fresh, a->fresh, sizeof rp_tls.fresh);
     rp_tls.fresh_size = a->fresh_size;
-    rp_tls.pending = a->verdict != OPT_RUN || a->nforce || a->ndiscard || a->keep_held;
+    rp_tls.pending = a->verdict != LIVE_RUN || a->nforce || a->ndiscard || a->keep_held;
 }
 
 /* The writer's sink: every record of the run, in order. */
@@ -254,18 +254,18 @@ static void rp_sink(void *ctx, const void *rec, size_t len)
         tf_status st = tf_reader_feed(rp.feed, p, (size_t)(end - p), &used, &it);
         p += used;
         if (st == TF_OK && it.type == TF_ITEM_BEGIN) {
-            opt_live_answer a;
-            if (opt_exec_begin(rp.x, &it.u.call, &a) != OPT_OK) {
+            live_answer a;
+            if (live_exec_begin(rp.x, &it.u.call, &a) != PLAN_OK) {
                 rp_broken("out of memory");
             } else {
                 rp_take_answer(&a);
                 /* what it may write is no longer what other devices hold
                  * (a launch split here moves its own versions) */
-                if (a.verdict != OPT_SPLIT)
+                if (a.verdict != LIVE_SPLIT)
                     rpl_splitter_call(rp.sx, &it.u.call, NULL, 0);
             }
         } else if (st == TF_OK) {
-            if (opt_exec_item(rp.x, &it) < 0)
+            if (live_exec_item(rp.x, &it) < 0)
                 rp_broken("out of memory");
         } else if (st != TF_END) {
             rp_broken(tf_reader_error(rp.feed));
@@ -280,7 +280,7 @@ int live_plan_take(void)
     int p = rp_tls.pending;
     rp_tls.pending = 0;
     if (!p) {   /* nothing asked for this call: live_plan_apply may still run it (staged) */
-        rp_tls.verdict = OPT_RUN;
+        rp_tls.verdict = LIVE_RUN;
         rp_tls.nforce = rp_tls.ndiscard = 0;
         rp_tls.keep_held = 0;
         rp_tls.nfresh = 0;
@@ -302,22 +302,22 @@ int live_plan_init(tf_writer_opts *o, int *call_times)
     if (!path || !*path)
         return 0;
     char err[512];
-    opt_status st = opt_plan_read(path, &rp.plan, err, sizeof err);
-    if (st != OPT_OK) {
+    plan_status st = plan_read(path, &rp.plan, err, sizeof err);
+    if (st != PLAN_OK) {
         fprintf(stderr, "clrr: cannot use plan %s: %s; the application runs without it\n", path,
-                st == OPT_ERR_IO ? "cannot read it" : err);
+                st == PLAN_ERR_IO ? "cannot read it" : err);
         return -1;
     }
     tf_reader_opts fo = {.trusted_feed = 1};   /* our own writer's records */
-    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, &fo) != TF_OK) {
+    if (live_exec_open_live(rp.plan, &rp.x, err, sizeof err) != PLAN_OK || tf_reader_open_feed(&rp.feed, &fo) != TF_OK) {
         fprintf(stderr, "clrr: plan mode: out of memory; the application runs without the plan\n");
-        opt_exec_close(rp.x);
-        opt_plan_free(rp.plan);
+        live_exec_close(rp.x);
+        plan_free(rp.plan);
         return -1;
     }
-    const opt_pass_result *red = opt_plan_pass(rp.plan, OPT_PASS_REDUNDANT);
+    const plan_pass_result *red = plan_get_pass(rp.plan, PLAN_PASS_REDUNDANT);
     rp.needs_data = red && red->transformations;
-    rp.has_splits = opt_plan_split_count(rp.plan) > 0;
+    rp.has_splits = plan_split_count(rp.plan) > 0;
     const char *fixed = getenv("CLRR_SPLIT_FIXED"), *nolearn = getenv("CLRR_NO_LEARN");
     rp.split_fixed = fixed && *fixed && strcmp(fixed, "0");
     const char *method = getenv("CLRR_SPLIT_METHOD");
@@ -347,7 +347,7 @@ static rp_kargs *rp_kargs_of(cl_kernel k, int make)
             return &rp.kargs[i];
     if (!make)
         return NULL;
-    if (opt_grow((void **)&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
+    if (plan_grow((void **)&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
         return NULL;
     rp_kargs *a = &rp.kargs[rp.nkargs++];
     memset(a, 0, sizeof *a);
@@ -414,7 +414,7 @@ void live_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, 
     rp_karg_keep(k, index, size, value);
     if (!rp.broken) {
         int64_t t0 = rec_time_ns();
-        if (opt_exec_karg(rp.x, rec_handle_id(k), index, size, &v) != OPT_OK)
+        if (live_exec_karg(rp.x, rec_handle_id(k), index, size, &v) != PLAN_OK)
             rp_broken("out of memory");
         rp.match_ns += rec_time_ns() - t0;
     }
@@ -636,7 +636,7 @@ static int rp_keep(rec_hook_call *c, void **pa, rp_kept *k)
 
 static int rp_kept_add(const rp_kept *k)
 {
-    if (opt_grow((void **)&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
+    if (plan_grow((void **)&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
         return -1;
     rp.kept[rp.nkept++] = *k;
     return 0;
@@ -682,7 +682,7 @@ static cl_command_type rp_command_type(unsigned fn)
 static void rp_standin(cl_event ev, unsigned fn)
 {
     cl_command_type t = rp_command_type(fn);
-    if (!ev || !t || opt_grow((void **)&rp.standins, &rp.capstandins, rp.nstandins + 1, sizeof *rp.standins))
+    if (!ev || !t || plan_grow((void **)&rp.standins, &rp.capstandins, rp.nstandins + 1, sizeof *rp.standins))
         return;
     rp.standins[rp.nstandins++] = (struct rp_standin){ev, t};
 }
@@ -728,12 +728,12 @@ static void rp_marker(rec_hook_call *c, void **pa)
 
 /* Fused kernel @p z in context @p ctx, built the first time (caller holds
  * rp.mu). NULL out of memory; a kernel that does not build has k NULL. */
-static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
+static rp_fused *rp_fused_in(cl_context ctx, const plan_fused *z)
 {
     for (size_t i = 0; i < rp.nfused; i++)
         if (rp.fused[i].ctx == ctx && rp.fused[i].id == z->id)
             return &rp.fused[i];
-    if (opt_grow((void **)&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
+    if (plan_grow((void **)&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
         return NULL;
     rp_fused *f = &rp.fused[rp.nfused++];
     memset(f, 0, sizeof *f);
@@ -754,7 +754,7 @@ static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
     return f;
 }
 
-static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
+static rp_fused *rp_fused_get(cl_command_queue q, const plan_fused *z)
 {
     cl_context ctx = NULL;
     if (live_next->clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
@@ -766,7 +766,7 @@ void live_plan_program(cl_program prog)
 {
     cl_context ctx = NULL;
     size_t len = 0;
-    if ((!opt_plan_fused_count(rp.plan) && !opt_plan_spec_count(rp.plan) && !rp.has_splits) ||
+    if ((!plan_fused_count(rp.plan) && !plan_spec_count(rp.plan) && !rp.has_splits) ||
         /* (the plan is not changed after live_plan_init) */
         live_next->clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
         live_next->clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
@@ -780,23 +780,23 @@ void live_plan_program(cl_program prog)
     tf_hash(src, strnlen(src, len), &h);
     free(src);
     pthread_mutex_lock(&rp.mu);
-    for (size_t i = 0; i < opt_plan_fused_count(rp.plan); i++) {
-        const opt_fused *z = opt_plan_fused(rp.plan, i);
+    for (size_t i = 0; i < plan_fused_count(rp.plan); i++) {
+        const plan_fused *z = plan_get_fused(rp.plan, i);
         if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, z);
     }
-    for (size_t i = 0; i < opt_plan_spec_count(rp.plan); i++) {   /* the specialized kernels too */
-        const opt_spec *z = opt_plan_spec(rp.plan, i);
+    for (size_t i = 0; i < plan_spec_count(rp.plan); i++) {   /* the specialized kernels too */
+        const plan_spec *z = plan_get_spec(rp.plan, i);
         if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, &z->as);
     }
     /* the partition-ready kernels of the splits made from it, on every
        device their parts run on */
-    for (size_t i = 0; i < opt_plan_split_count(rp.plan); i++) {
-        const opt_split *z = opt_plan_split(rp.plan, i);
+    for (size_t i = 0; i < plan_split_count(rp.plan); i++) {
+        const plan_split *z = plan_get_split(rp.plan, i);
         rpl_split sp;
         int64_t t0 = rec_time_ns();
-        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_engine() && opt_exec_split_conv(rp.x, z, &sp) == 0)
+        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_engine() && live_exec_split_conv(rp.x, z, &sp) == 0)
             rpl_splitter_prepare(rp.sx, &sp, ctx);
         rp.split_build_ns += rec_time_ns() - t0;
     }
@@ -815,7 +815,7 @@ static int rp_fresh(unsigned i)
 /* Runs the fused kernel for consumer call @p c with the held launches.
  * @return 1 when it ran (CL_SUCCESS in c->ret_override), 0 when the pair
  * (chain) must run as recorded. */
-static int rp_fuse(rec_hook_call *c, void **pa, const opt_fused *z)
+static int rp_fuse(rec_hook_call *c, void **pa, const plan_fused *z)
 {
     if (!z || (z->launches > 1 ? !rp.nheld || rp.nheld + 1 != z->launches : rp.nheld != 0))
         return 0;   /* (a specialized kernel, launches 1, holds none) */
@@ -901,7 +901,7 @@ static rpl_splitter *rp_engine(void)
 static int rp_split(rec_hook_call *c, void **pa)
 {
     rpl_split sp;
-    if (opt_exec_split_rpl(rp.x, &sp) < 0)
+    if (live_exec_split_rpl(rp.x, &sp) < 0)
         return 0;
     if (!rp_engine())
         return 0;
@@ -975,13 +975,13 @@ int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
             rp_kept_run(&k, q);
             rp_kept_release(&k);
         }
-    int v = can_skip && pa && !skip ? rp_tls.verdict : OPT_RUN;
-    if (v == OPT_DROP) {
+    int v = can_skip && pa && !skip ? rp_tls.verdict : LIVE_RUN;
+    if (v == LIVE_DROP) {
         rp_marker(c, pa);
         c->ret_override = CL_SUCCESS;
         rp.dropped++;
         skip = 1;
-    } else if (v == OPT_DEFER) {
+    } else if (v == LIVE_DEFER) {
         if (rp_keep(c, pa, &k) == 0 && rp_kept_add(&k) == 0) {
             rp_marker(c, pa);
             c->ret_override = CL_SUCCESS;
@@ -989,27 +989,27 @@ int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
             skip = 1;
         } else {
             rp.unkept++;
-            opt_exec_unkept(rp.x, c->seq);   /* it runs now */
+            live_exec_unkept(rp.x, c->seq);   /* it runs now */
         }
-    } else if (v == OPT_HOLD || v == OPT_LINK) {
+    } else if (v == LIVE_HOLD || v == LIVE_LINK) {
         int64_t t0 = rp_clock();
-        if (v == OPT_HOLD)   /* (a chain that did not go on ran first, through force) */
+        if (v == LIVE_HOLD)   /* (a chain that did not go on ran first, through force) */
             rp_held_run(q);
-        if (rp.nheld < OPT_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
+        if (rp.nheld < PLAN_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
             rp.nheld++;
             c->ret_override = CL_SUCCESS;
             skip = 1;
         } else {   /* it runs now, so what was held before it runs first */
-            if (rp.nheld < OPT_CHAIN_MAX)
+            if (rp.nheld < PLAN_CHAIN_MAX)
                 memset(&rp.held[rp.nheld], 0, sizeof *rp.held);
             rp_held_run(q);
         }
         rp.hold_ns += rp_clock() - t0;
-    } else if (v == OPT_SPLIT) {
+    } else if (v == LIVE_SPLIT) {
         skip = rp_split(c, pa);
-    } else if (v == OPT_FUSE) {
+    } else if (v == LIVE_FUSE) {
         int64_t t0 = rp_clock();
-        if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
+        if (rp_fuse(c, pa, live_exec_fused(rp.x))) {
             skip = 1;
             /* those the matcher keeps run if their output is read after
                all; the others are freed */
@@ -1018,7 +1018,7 @@ int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
                 if (!(rp_tls.keep_held >> i & 1))
                     rp_kept_release(&rp.held[i]);
                 else if (rp_kept_add(&rp.held[i]) != 0) {
-                    opt_exec_unkept(rp.x, rp.held[i].seq);   /* (only out of memory) */
+                    live_exec_unkept(rp.x, rp.held[i].seq);   /* (only out of memory) */
                     rp_kept_release(&rp.held[i]);
                 }
                 memset(&rp.held[i], 0, sizeof *rp.held);
@@ -1027,7 +1027,7 @@ int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
             rp.unhold_ns += rp_clock() - t1;
         } else {   /* the pair (chain) runs as recorded (what the matcher keeps: not) */
             for (unsigned i = 0; rp_tls.keep_held && i < rp.nheld; i++)
-                opt_exec_unkept(rp.x, rp.held[i].seq);
+                live_exec_unkept(rp.x, rp.held[i].seq);
             rp_held_run(q);
         }
         rp.fuse_ns += rp_clock() - t0;
@@ -1056,12 +1056,12 @@ void live_plan_released(uint64_t id)
 {
     if (!rp_on)
         return;
-    opt_live_answer a;
+    live_answer a;
     rp_kept k;
     pthread_mutex_lock(&rp.mu);
     if (!rp.broken) {
         rpl_splitter_forget(rp.sx, id);
-        opt_exec_released(rp.x, id, &a);
+        live_exec_released(rp.x, id, &a);
         for (size_t i = 0; i < a.ndiscard; i++)
             if (rp_kept_take(a.discard[i], &k))
                 rp_kept_release(&k);
@@ -1118,10 +1118,10 @@ void live_plan_end(void)
     if (!rp_on)
         return;
     pthread_mutex_lock(&rp.mu);
-    opt_live_answer a;
-    opt_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
-    opt_exec_stats s;
-    opt_exec_get_stats(rp.x, &s);
+    live_answer a;
+    live_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
+    live_exec_stats s;
+    live_exec_get_stats(rp.x, &s);
     char err[512];
     if (rp.learn && cdb_flush(rp.learn, err, sizeof err) != CDB_OK)
         fprintf(stderr, "clrr: plan mode: %s; split launches' times are not kept\n", err);
@@ -1141,16 +1141,16 @@ void live_plan_end(void)
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
                 (unsigned long long)rp.blank_params,
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
-                (unsigned long long)opt_plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
+                (unsigned long long)plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 (long long)(rp.hold_ns / 1000), (long long)(rp.fuse_ns / 1000), (long long)(rp.unhold_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
         live_stage_report(f);
         rp_split_report(f);
         rp_time_report(f);
         fputs(", \"fallbacks\": [", f);
-        size_t n = opt_exec_fallback_count(rp.x);
+        size_t n = live_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {
-            const opt_fallback *b = opt_exec_fallback(rp.x, i);
+            const live_fallback *b = live_exec_fallback(rp.x, i);
             fprintf(f, "%s{\"id\": %u, \"seq\": %llu, \"reason\": ", i ? ", " : "", b->xform,
                     (unsigned long long)b->seq);
             rp_json_str(f, b->reason);

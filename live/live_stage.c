@@ -387,7 +387,7 @@ static int rs_dev_stages(cl_device_id d)
     if (live_next->clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
         unified = CL_TRUE;
     int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
-    if (opt_grow((void **)&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
+    if (plan_grow((void **)&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
         rs.dev[rs.ndev++] = (rs_dev){d, stage};
     return stage;
 }
@@ -411,7 +411,7 @@ static cl_command_queue rs_ctx_queue(cl_context ctx, cl_device_id dev)
     cl_command_queue q = live_next->clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     if (!q)
         return NULL;
-    if (opt_grow((void **)&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
+    if (plan_grow((void **)&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
         live_next->clReleaseCommandQueue(q);
         return NULL;
     }
@@ -474,7 +474,7 @@ static rs_block *rs_block_make(cl_context ctx, cl_device_id dev, size_t size)
     }
     int64_t t0 = rec_time_ns();
     cl_command_queue q = rs_ctx_queue(ctx, dev);
-    if (!q || opt_grow((void **)&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
+    if (!q || plan_grow((void **)&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
         return NULL;
     rs_block *b = calloc(1, sizeof *b);
     cl_int err = CL_SUCCESS;
@@ -536,7 +536,7 @@ void live_stage_buffer(cl_context ctx, size_t size)
     size_t i = 0, have = 0;
     while (i < rs.nbuf && (rs.buf[i].ctx != ctx || rs.buf[i].size != cls))
         i++;
-    if (i == rs.nbuf && opt_grow((void **)&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
+    if (i == rs.nbuf && plan_grow((void **)&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
         rs.buf[rs.nbuf++] = (rs_bufs){ctx, cls, 0};
     if (i < rs.nbuf && rs.buf[i].count < RS_PREPARE) {
         rs.buf[i].count++;

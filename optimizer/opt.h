@@ -7,7 +7,7 @@
  * one more stream of the trace for data hashes. Applying a plan to a run
  * is live/live.h's (the matcher).
  *
- * Error convention: plan/plan.h's (opt_status). Nothing here is
+ * Error convention: plan/plan.h's (plan_status). Nothing here is
  * thread-safe; use one object per thread.
  */
 #ifndef CLRR_OPT_H
@@ -46,7 +46,7 @@ typedef struct opt_partition_info {
 } opt_partition_info;
 
 typedef struct opt_options {
-    unsigned passes;          /* bit mask of opt_pass; 0 = none */
+    unsigned passes;          /* bit mask of plan_pass; 0 = none */
     const char *trace_name;   /* recorded in the plan; NULL: the path */
     size_t max_memory;        /* the reader's limit; 0 = its default */
     const char *split;        /* split pass: "SPEC[:WEIGHT],SPEC[:WEIGHT],..." (devices as
@@ -78,9 +78,9 @@ typedef struct opt_options {
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and
  *  builds the plan (*out, caller frees). The kernel analysis runs when it
  *  is available (without it, launches count as reading and writing their
- *  memory arguments in full). @return OPT_OK; OPT_ERR_TRACE with one line
- *  in @p err; OPT_ERR_NOMEM. */
-opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, char *err, size_t err_cap);
+ *  memory arguments in full). @return PLAN_OK; PLAN_ERR_TRACE with one line
+ *  in @p err; PLAN_ERR_NOMEM. */
+plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out, char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

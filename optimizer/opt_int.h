@@ -21,12 +21,12 @@
  * that exactly one later launch of the group reads (a chain: the next
  * one; a gather: several producers, one consumer). */
 typedef struct opt_fuse_pair {
-    unsigned n;               /* launches: 2 (a pair) .. OPT_CHAIN_MAX (a group) */
-    uint64_t seq[OPT_CHAIN_MAX];      /* the launches, in order */
-    uint64_t kernel[OPT_CHAIN_MAX];   /* their kernel objects */
-    unsigned out[OPT_CHAIN_MAX];      /* out[i] (i < n - 1): launch i's intermediate buffer argument */
-    unsigned to[OPT_CHAIN_MAX];       /* to[i] (i < n - 1): the launch that reads it (i < to[i] < n) */
-    unsigned in[OPT_CHAIN_MAX];       /* in[i] (i < n - 1): the argument launch to[i] reads it through */
+    unsigned n;               /* launches: 2 (a pair) .. PLAN_CHAIN_MAX (a group) */
+    uint64_t seq[PLAN_CHAIN_MAX];      /* the launches, in order */
+    uint64_t kernel[PLAN_CHAIN_MAX];   /* their kernel objects */
+    unsigned out[PLAN_CHAIN_MAX];      /* out[i] (i < n - 1): launch i's intermediate buffer argument */
+    unsigned to[PLAN_CHAIN_MAX];       /* to[i] (i < n - 1): the launch that reads it (i < to[i] < n) */
+    unsigned in[PLAN_CHAIN_MAX];       /* in[i] (i < n - 1): the argument launch to[i] reads it through */
     int keep_store;           /* a pair whose intermediate is read later: still written
                                  (a group's intermediates never are) */
     int horizontal;           /* independent launches that share inputs: no intermediate
@@ -36,8 +36,8 @@ typedef struct opt_fuse_pair {
 typedef struct ana_model ana_model;
 /*! opt_fuse_find() : every qualifying pair, chain or gather of the model,
  *  in trace order, then (@p horizontal) the horizontal groups among the
- *  launches left (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out, size_t *nout);
+ *  launches left (*out malloc'ed). @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out, size_t *nout);
 
 /* The specialize pass's search (opt_spec.c): a kernel object whose
  * launches (those no other pass took) all set the same bytes for scalar
@@ -45,19 +45,19 @@ opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out
 typedef struct opt_spec_cand {
     uint64_t kernel;          /* the kernel object */
     unsigned nconsts;
-    opt_const consts[OPT_SPEC_MAX_CONSTS];
+    plan_const consts[PLAN_SPEC_MAX_CONSTS];
     char why[320];            /* "n (argument 4) = 0x400 bounds the loop over j" */
 } opt_spec_cand;
 /*! opt_spec_find() : the candidates of @p m, launches that @p taken claims
- *  left out (*out malloc'ed). @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t seq), void *user,
+ *  left out (*out malloc'ed). @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t seq), void *user,
                          opt_spec_cand **out, size_t *nout);
 
 /*! opt_sched_plan() : the schedule pass (opt_sched.c): each in-order queue
  *  of @p m whose transfers, on lanes of their own, are predicted from the
  *  recorded device times to take at least 5% less, as an entry of @p p's
- *  schedule. @return OPT_OK or OPT_ERR_NOMEM. */
-opt_status opt_sched_plan(const ana_model *m, opt_plan *p);
+ *  schedule. @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status opt_sched_plan(const ana_model *m, plan_file *p);
 
 /* The split pass (opt_split.c): a launch it splits, and the split. */
 typedef struct opt_split_role {
@@ -67,9 +67,9 @@ typedef struct opt_split_role {
 /*! opt_split_plan() : splits every launch of @p m (commands in seq order, so
  *  *roles comes sorted) that @p taken does not claim, over the devices of
  *  o->split; adds the splits to @p p. The first launch left alone and why
- *  go to @p note. @return OPT_OK, OPT_ERR_ARG (a bad device list, message
- *  in @p err) or OPT_ERR_NOMEM. */
-opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
+ *  go to @p note. @return PLAN_OK, PLAN_ERR_ARG (a bad device list, message
+ *  in @p err) or PLAN_ERR_NOMEM. */
+plan_status opt_split_plan(const ana_model *m, plan_file *p, const opt_options *o,
                           int (*taken)(void *user, uint64_t seq), void *user, opt_split_role **roles,
                           size_t *nroles, char *note, size_t note_cap, char *err, size_t err_cap);
 
@@ -91,7 +91,7 @@ double opt_part_time(const opt_part_dev *d, uint64_t n);
 /*! opt_partition() : slices per device (@p count, n entries, 0: unused)
  *  summing to @p slices, least predicted completion time, which it
  *  returns (INFINITY when no device is usable: counts all 0). At most
- *  OPT_SPLIT_MAX_PARTS devices. */
+ *  PLAN_SPLIT_MAX_PARTS devices. */
 double opt_partition(const opt_part_dev *devs, unsigned n, uint64_t slices, uint64_t *count);
 
 /* opt_split_cost.c: one launch, as the split pass sees it. */
@@ -105,7 +105,7 @@ typedef struct opt_cost_launch {
     cdb_key key;
     const ana_kernel *k;
     const ana_launch *l;
-    const uint8_t *args;      /* per argument: OPT_SPLIT_ARG_* */
+    const uint8_t *args;      /* per argument: PLAN_SPLIT_ARG_* */
     const uint64_t *sizes;    /* per argument: the buffer's size */
     uint64_t g[3];            /* work-groups per dimension */
     unsigned dim;             /* the dimension split */
@@ -134,6 +134,6 @@ typedef struct opt_dead_cmd {
 } opt_dead_cmd;
 /*! opt_dead_find() : the commands of @p m whose results are never
  *  observed; *out (malloc'ed, sorted by seq) with reasons. */
-opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *n, char *err, size_t err_cap);
+plan_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *n, char *err, size_t err_cap);
 
 #endif /* CLRR_OPT_INT_H */

@@ -127,7 +127,7 @@ typedef struct rpl_readback {
 typedef struct tf_item tf_item;   /* trace-format/tf.h */
 
 /* A plan's say over the calls of a session. The replayer knows no plan
- * format: a matcher (optimizer/opt.h's opt_exec, for clrr replay --plan)
+ * format: a matcher (live/live.h's live_exec, for clrr replay --plan)
  * is told every item the session executes and answers, for a call, whether
  * it runs. Only launches, writes, fills and copies (clEnqueueNDRangeKernel,
  * clEnqueueTask, clEnqueue{Write,Fill,Copy}*) may be dropped: the command is
