@@ -1,4 +1,4 @@
-/* test_rec_stage.c — the recorder's rule for deferred staged copies
+/* test_rec_stage.c — plan mode's rule for deferred staged copies
  * (live_stage_vote, live/live_stage_vote.h): a wait that finds the copies
  * done, or comes after enough of the application's work, says deferring
  * paid; one that finds them running soon after they were posted says it
