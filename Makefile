@@ -76,16 +76,43 @@ $(B)/gen/.stamp:
 ALL_TARGETS :=
 # keep objects made through chained pattern rules
 .SECONDARY:
+# modules, bottom of the stack first (docs/ARCHITECTURE.md, "Layers", gives the order;
+# tests/e2e/layering.sh checks it)
 include trace-format/module.mk
 include recorder/module.mk
 include costs/module.mk
 include replayer/module.mk
+include plan/module.mk
+include live/module.mk
 include analyzer/module.mk
 include optimizer/module.mk
 include rewriter/module.mk
 include tools/module.mk
 include tests/module.mk
 include bench/module.mk
+
+# ------------------------------------------------------------ the layer
+# libclrr.so (OPENCL_LAYERS / LD_PRELOAD) from an explicit list of objects,
+# no archive searched: the recorder, plan mode (live/, which the recorder
+# reaches only through its hook table), the plan module, the replayer's
+# split engine (plan mode's split launches), the cost database (live runs
+# learn from their split launches) and trace-format; jansson shared
+# (Debian's libjansson.a is not position-independent). No optimizer, no
+# analyzer, no LLVM: tests/e2e/layering.sh checks the link map written
+# beside it.
+LAYER_RPL_OBJS := $(filter $(addprefix $(B)/obj/replayer/,rpl_splitter.o rpl_splitter_%.o rpl_split_dev.o \
+                      rpl_split_adapt.o rpl_cl.o) $(B)/obj/gen/rpl_gen_api.o,$(RPL_OBJS))
+LAYER_OBJS := $(REC_OBJS) $(call objs,recorder/controls.c) $(LIVE_OBJS) $(PLAN_OBJS) $(LAYER_RPL_OBJS) \
+              $(CDB_OBJS) $(TF_OBJS)
+REC_LIB := $(B)/lib/libclrr.so
+# every symbol resolved at link time, except under ASan (its runtime comes
+# from the executable)
+REC_DEFS := $(if $(filter 1,$(SAN)),,-Wl,-z,defs)
+$(REC_LIB): $(LAYER_OBJS) $(B)/gen/rec_exports.map
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -shared -o $@ $(LAYER_OBJS) -Wl,-Map,$(B)/lib/libclrr.map \
+	    -Wl,--version-script=$(B)/gen/rec_exports.map $(REC_DEFS) -ljansson $(RT_LIBS)
+ALL_TARGETS += $(REC_LIB)
 
 all: $(ALL_TARGETS)
 

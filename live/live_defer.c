@@ -1,4 +1,4 @@
-/* opt_live.c — the matcher in a live run (opt.h, "live"): calls arrive as
+/* live_defer.c — the matcher in a live run (opt.h, "live"): calls arrive as
  * they begin, before they run; dead work and the producers of unstored
  * intermediates are kept rather than dropped, and every later call is
  * checked against what is kept: a call that may read memory a kept call
@@ -6,28 +6,28 @@
  * that overwrites all of what it writes, or the release of that memory,
  * frees it. Memory is compared by root object (a sub-buffer is its root),
  * whole objects: conservative, and cheap enough for every call. */
-#include "optimizer/opt_int.h"
+#include "live/live_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define OPT_MAX_KEPT 256      /* beyond this the oldest kept call runs */
+#define LIVE_MAX_KEPT 256      /* beyond this the oldest kept call runs */
 #define CL_MAP_WRITE_ (1u << 1)
 #define CL_MAP_WRITE_INVALIDATE_REGION_ (1u << 2)
 
-static void opt_kept_free(opt_kept *k)
+static void live_kept_free(live_kept *k)
 {
     free(k->roots);
     free(k->ro);
     memset(k, 0, sizeof *k);
 }
 
-void opt_live_free(opt_exec *x)
+void live_free(live_exec *x)
 {
     for (size_t i = 0; i < x->nkept; i++)
-        opt_kept_free(&x->kept[i]);
-    for (unsigned i = 0; i < OPT_CHAIN_MAX; i++)
-        opt_kept_free(&x->held_sets[i]);
+        live_kept_free(&x->kept[i]);
+    for (unsigned i = 0; i < PLAN_CHAIN_MAX; i++)
+        live_kept_free(&x->held_sets[i]);
     free(x->kept);
     free(x->force);
     free(x->discard);
@@ -35,9 +35,9 @@ void opt_live_free(opt_exec *x)
     free(x->fz_forced);
 }
 
-static int opt_push_u64(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
+static int live_push_u64(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
 {
-    if (opt_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (plan_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return -1;
     (*arr)[(*n)++] = v;
     return 0;
@@ -45,48 +45,48 @@ static int opt_push_u64(uint64_t **arr, size_t *n, size_t *cap, uint64_t v)
 
 /* ------------------------------------------------------------ memory sets */
 
-typedef struct opt_sets {
+typedef struct live_sets {
     uint64_t *r, *w;
     size_t nr, nw, cr, cw;
     int all;
     uint64_t full;
     int nomem;
-    opt_launch_id launch;
-} opt_sets;
+    live_launch_id launch;
+} live_sets;
 
 /* The launch identity of @p c into @p l (kernel name and program, NDRange). */
-static void opt_launch_of(opt_exec *x, const tf_call *c, const opt_obj *k, opt_launch_id *l)
+static void live_launch_of(live_exec *x, const tf_call *c, const plan_obj *k, live_launch_id *l)
 {
     memset(l, 0, sizeof *l);
-    opt_obj *p = opt_track_obj(&x->t, k->program);
+    plan_obj *p = plan_track_obj(&x->t, k->program);
     if (!k->name || !p || !p->has_src)
         return;
     l->name = k->name;
     memcpy(l->program, p->src, 16);
     uint64_t dim = 1;
-    opt_arg_u64(c, "work_dim", &dim);
+    plan_arg_u64(c, "work_dim", &dim);
     l->range[0] = dim;
     static const char *const arrs[] = {"global_work_size", "global_work_offset", "local_work_size"};
     for (int a = 0; a < 3; a++) {
-        const tf_value *v = opt_arg(c, arrs[a]);
+        const tf_value *v = plan_arg(c, arrs[a]);
         for (uint32_t i = 0; v && v->type == TF_ARRAY && i < v->v.arr.n && i < 3; i++)
             tf_value_u64(&v->v.arr.items[i], &l->range[1 + 3 * a + i]);
     }
 }
 
-static int opt_launch_same(const opt_launch_id *a, const opt_launch_id *b)
+static int live_launch_same(const live_launch_id *a, const live_launch_id *b)
 {
     return a->name && b->name && !strcmp(a->name, b->name) && !memcmp(a->program, b->program, 16) &&
            !memcmp(a->range, b->range, sizeof a->range);
 }
 
-static uint64_t opt_root_of(const opt_track *t, uint64_t id)
+static uint64_t live_root_of(const plan_track *t, uint64_t id)
 {
-    opt_obj *o = opt_track_obj(t, id);
-    return o && o->kind == OPT_OBJ_MEM ? o->root : id;
+    plan_obj *o = plan_track_obj(t, id);
+    return o && o->kind == PLAN_OBJ_MEM ? o->root : id;
 }
 
-static void opt_sets_add(opt_sets *s, int write, uint64_t root)
+static void live_sets_add(live_sets *s, int write, uint64_t root)
 {
     if (!root)
         return;
@@ -95,43 +95,43 @@ static void opt_sets_add(opt_sets *s, int write, uint64_t root)
     for (size_t i = 0; i < *n; i++)
         if ((*a)[i] == root)
             return;
-    if (opt_push_u64(a, n, cap, root))
+    if (live_push_u64(a, n, cap, root))
         s->nomem = 1;
 }
 
 /* Root @p root is overwritten in full by a write, fill or copy of @p size
  * bytes at @p off into memory object @p id. */
-static uint64_t opt_full_cover(const opt_track *t, uint64_t id, uint64_t off, uint64_t size)
+static uint64_t live_full_cover(const plan_track *t, uint64_t id, uint64_t off, uint64_t size)
 {
-    opt_obj *o = opt_track_obj(t, id);
-    if (!o || o->kind != OPT_OBJ_MEM || o->image || o->root != o->id || o->has_sub || o->visible)
+    plan_obj *o = plan_track_obj(t, id);
+    if (!o || o->kind != PLAN_OBJ_MEM || o->image || o->root != o->id || o->has_sub || o->visible)
         return 0;
     return off == 0 && size == o->size && size ? o->id : 0;
 }
 
 /* What enqueue @p c may read and write, by root. */
-static void opt_sets_of(opt_exec *x, const tf_call *c, opt_sets *s)
+static void live_sets_of(live_exec *x, const tf_call *c, live_sets *s)
 {
     const char *fn = c->sig->name;
     uint64_t id = 0, v = 0, off = 0, size = 0;
     memset(s, 0, sizeof *s);
     if (!strcmp(fn, "clEnqueueNDRangeKernel") || !strcmp(fn, "clEnqueueTask")) {
-        opt_arg_u64(c, "kernel", &id);
-        opt_obj *k = opt_track_obj(&x->t, id);
-        if (!k || k->kind != OPT_OBJ_KERNEL) {
+        plan_arg_u64(c, "kernel", &id);
+        plan_obj *k = plan_track_obj(&x->t, id);
+        if (!k || k->kind != PLAN_OBJ_KERNEL) {
             s->all = 1;
             return;
         }
-        opt_launch_of(x, c, k, &s->launch);
+        live_launch_of(x, c, k, &s->launch);
         for (unsigned i = 0; i < k->nargs; i++) {
-            if (k->args[i].kind != OPT_KARG_MEM || !k->args[i].id)
+            if (k->args[i].kind != PLAN_KARG_MEM || !k->args[i].id)
                 continue;
-            uint8_t a = opt_track_access(&x->t, k, i);
-            uint64_t root = opt_root_of(&x->t, k->args[i].id);
-            if (a == OPT_ACC_READ || a == OPT_ACC_RW || a == OPT_ACC_UNKNOWN)
-                opt_sets_add(s, 0, root);
-            if (a == OPT_ACC_WRITE || a == OPT_ACC_RW || a == OPT_ACC_UNKNOWN)
-                opt_sets_add(s, 1, root);
+            uint8_t a = plan_track_access(&x->t, k, i);
+            uint64_t root = live_root_of(&x->t, k->args[i].id);
+            if (a == PLAN_ACC_READ || a == PLAN_ACC_RW || a == PLAN_ACC_UNKNOWN)
+                live_sets_add(s, 0, root);
+            if (a == PLAN_ACC_WRITE || a == PLAN_ACC_RW || a == PLAN_ACC_UNKNOWN)
+                live_sets_add(s, 1, root);
         }
         return;
     }
@@ -139,70 +139,70 @@ static void opt_sets_of(opt_exec *x, const tf_call *c, opt_sets *s)
         !strncmp(fn, "clEnqueueBarrier", 16) || !strcmp(fn, "clEnqueueWaitForEvents"))
         return;   /* SVM is never kept (plans keep launches of SVM traces); markers move no bytes */
     if (!strcmp(fn, "clEnqueueMigrateMemObjects")) {
-        const tf_value *l = opt_arg(c, "mem_objects");
+        const tf_value *l = plan_arg(c, "mem_objects");
         for (uint32_t i = 0; l && l->type == TF_ARRAY && i < l->v.arr.n; i++)
             if (tf_value_u64(&l->v.arr.items[i], &id)) {
-                opt_sets_add(s, 0, opt_root_of(&x->t, id));
-                opt_sets_add(s, 1, opt_root_of(&x->t, id));
+                live_sets_add(s, 0, live_root_of(&x->t, id));
+                live_sets_add(s, 1, live_root_of(&x->t, id));
             }
         return;
     }
     if (!strncmp(fn, "clEnqueueRead", 13)) {
-        opt_arg_u64(c, fn[13] == 'I' ? "image" : "buffer", &id);
-        opt_sets_add(s, 0, opt_root_of(&x->t, id));
+        plan_arg_u64(c, fn[13] == 'I' ? "image" : "buffer", &id);
+        live_sets_add(s, 0, live_root_of(&x->t, id));
         return;
     }
     if (!strncmp(fn, "clEnqueueWrite", 14) || !strncmp(fn, "clEnqueueFill", 13)) {
         int image = !strcmp(fn, "clEnqueueWriteImage") || !strcmp(fn, "clEnqueueFillImage");
-        opt_arg_u64(c, image ? "image" : "buffer", &id);
-        opt_sets_add(s, 1, opt_root_of(&x->t, id));
+        plan_arg_u64(c, image ? "image" : "buffer", &id);
+        live_sets_add(s, 1, live_root_of(&x->t, id));
         if (!strcmp(fn, "clEnqueueWriteBuffer") || !strcmp(fn, "clEnqueueFillBuffer")) {
-            opt_arg_u64(c, "offset", &off);
-            opt_arg_u64(c, "size", &size);
-            s->full = opt_full_cover(&x->t, id, off, size);
+            plan_arg_u64(c, "offset", &off);
+            plan_arg_u64(c, "size", &size);
+            s->full = live_full_cover(&x->t, id, off, size);
         }
         return;
     }
     if (!strncmp(fn, "clEnqueueCopy", 13)) {
         uint64_t src = 0, dst = 0;
-        if (!opt_arg_u64(c, "src_buffer", &src))
-            opt_arg_u64(c, "src_image", &src);
-        if (!opt_arg_u64(c, "dst_buffer", &dst))
-            opt_arg_u64(c, "dst_image", &dst);
-        opt_sets_add(s, 0, opt_root_of(&x->t, src));
-        opt_sets_add(s, 1, opt_root_of(&x->t, dst));
+        if (!plan_arg_u64(c, "src_buffer", &src))
+            plan_arg_u64(c, "src_image", &src);
+        if (!plan_arg_u64(c, "dst_buffer", &dst))
+            plan_arg_u64(c, "dst_image", &dst);
+        live_sets_add(s, 0, live_root_of(&x->t, src));
+        live_sets_add(s, 1, live_root_of(&x->t, dst));
         if (!strcmp(fn, "clEnqueueCopyBuffer")) {
-            opt_arg_u64(c, "dst_offset", &off);
-            opt_arg_u64(c, "size", &size);
-            if (opt_root_of(&x->t, src) != opt_root_of(&x->t, dst))
-                s->full = opt_full_cover(&x->t, dst, off, size);
+            plan_arg_u64(c, "dst_offset", &off);
+            plan_arg_u64(c, "size", &size);
+            if (live_root_of(&x->t, src) != live_root_of(&x->t, dst))
+                s->full = live_full_cover(&x->t, dst, off, size);
         }
         return;
     }
     if (!strncmp(fn, "clEnqueueMap", 12)) {
-        opt_arg_u64(c, fn[12] == 'B' ? "buffer" : "image", &id);
-        opt_arg_u64(c, "map_flags", &v);
-        opt_sets_add(s, 0, opt_root_of(&x->t, id));
+        plan_arg_u64(c, fn[12] == 'B' ? "buffer" : "image", &id);
+        plan_arg_u64(c, "map_flags", &v);
+        live_sets_add(s, 0, live_root_of(&x->t, id));
         if (v & (CL_MAP_WRITE_ | CL_MAP_WRITE_INVALIDATE_REGION_))
-            opt_sets_add(s, 1, opt_root_of(&x->t, id));
+            live_sets_add(s, 1, live_root_of(&x->t, id));
         return;
     }
     if (!strcmp(fn, "clEnqueueUnmapMemObject")) {
-        opt_arg_u64(c, "memobj", &id);
-        opt_sets_add(s, 0, opt_root_of(&x->t, id));
-        opt_sets_add(s, 1, opt_root_of(&x->t, id));
+        plan_arg_u64(c, "memobj", &id);
+        live_sets_add(s, 0, live_root_of(&x->t, id));
+        live_sets_add(s, 1, live_root_of(&x->t, id));
         return;
     }
     s->all = 1;   /* native kernels, GL/EGL, extensions: anything */
 }
 
-static void opt_sets_free(opt_sets *s)
+static void live_sets_free(live_sets *s)
 {
     free(s->r);
     free(s->w);
 }
 
-static int opt_has(const uint64_t *a, size_t n, uint64_t v)
+static int live_has(const uint64_t *a, size_t n, uint64_t v)
 {
     for (size_t i = 0; i < n; i++)
         if (a[i] == v)
@@ -212,7 +212,7 @@ static int opt_has(const uint64_t *a, size_t n, uint64_t v)
 
 /* ------------------------------------------------------------ kept calls */
 
-static opt_status opt_keep(opt_kept *k, uint64_t seq, uint32_t xform, const opt_sets *s)
+static plan_status live_keep(live_kept *k, uint64_t seq, uint32_t xform, const live_sets *s)
 {
     memset(k, 0, sizeof *k);
     k->seq = seq;
@@ -221,7 +221,7 @@ static opt_status opt_keep(opt_kept *k, uint64_t seq, uint32_t xform, const opt_
     k->full = s->full;
     k->roots = malloc((s->nr + s->nw + 1) * sizeof *k->roots);
     if (!k->roots)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
     if (s->nr)
         memcpy(k->roots, s->r, s->nr * sizeof *k->roots);
     if (s->nw)
@@ -229,172 +229,172 @@ static opt_status opt_keep(opt_kept *k, uint64_t seq, uint32_t xform, const opt_
     k->nr = (uint32_t)s->nr;
     k->nw = (uint32_t)s->nw;
     k->launch = s->launch;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-static opt_status opt_kept_add(opt_exec *x, const opt_kept *k)
+static plan_status live_kept_add(live_exec *x, const live_kept *k)
 {
-    if (opt_grow((void **)&x->kept, &x->capkept, x->nkept + 1, sizeof *x->kept))
-        return OPT_ERR_NOMEM;
+    if (plan_grow((void **)&x->kept, &x->capkept, x->nkept + 1, sizeof *x->kept))
+        return PLAN_ERR_NOMEM;
     x->kept[x->nkept++] = *k;
     x->nkept_total++;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
 /* Removes kept call @p i (order kept) and lists it to run or to free. */
-static opt_status opt_kept_out(opt_exec *x, size_t i, int run)
+static plan_status live_kept_out(live_exec *x, size_t i, int run)
 {
-    opt_kept k = x->kept[i];
+    live_kept k = x->kept[i];
     memmove(&x->kept[i], &x->kept[i + 1], (x->nkept - i - 1) * sizeof *x->kept);
     x->nkept--;
-    int bad = run ? opt_push_u64(&x->force, &x->nforce, &x->capforce, k.seq)
-                  : opt_push_u64(&x->discard, &x->ndiscard, &x->capdiscard, k.seq);
+    int bad = run ? live_push_u64(&x->force, &x->nforce, &x->capforce, k.seq)
+                  : live_push_u64(&x->discard, &x->ndiscard, &x->capdiscard, k.seq);
     if (run) {
         x->nforced++;
-        const opt_xform *f = k.xform ? opt_plan_xform(x->p, k.xform - 1) : NULL;
+        const plan_xform *f = k.xform ? plan_get_xform(x->p, k.xform - 1) : NULL;
         if (f) {   /* applied, then undone: listed with its reason */
-            x->state[f->id - 1] = OPT_X_PENDING;
-            opt_exec_fell_back(x, f, k.seq, "a later call needed its results (or overwrote its inputs): it ran after all");
+            x->state[f->id - 1] = LIVE_X_PENDING;
+            live_exec_fell_back(x, f, k.seq, "a later call needed its results (or overwrote its inputs): it ran after all");
         }
-        if (f && f->action == OPT_ACT_HOLD && f->fused && x->fz_forced && f->fused <= opt_plan_fused_count(x->p))
+        if (f && f->action == PLAN_ACT_HOLD && f->fused && x->fz_forced && f->fused <= plan_fused_count(x->p))
             x->fz_forced[f->fused - 1]++;
     } else {
         x->nfreed++;
     }
-    opt_kept_free(&k);
-    return bad ? OPT_ERR_NOMEM : OPT_OK;
+    live_kept_free(&k);
+    return bad ? PLAN_ERR_NOMEM : PLAN_OK;
 }
 
 /* A call with memory sets @p s is about to run: the kept calls it may
  * observe or disturb run first; those whose output it overwrites in full
  * are freed. */
-static opt_status opt_hazards(opt_exec *x, const opt_sets *s)
+static plan_status live_hazards(live_exec *x, const live_sets *s)
 {
-    opt_status st = OPT_OK;
-    for (size_t i = 0; i < x->nkept && st == OPT_OK;) {
-        const opt_kept *k = &x->kept[i];
+    plan_status st = PLAN_OK;
+    for (size_t i = 0; i < x->nkept && st == PLAN_OK;) {
+        const live_kept *k = &x->kept[i];
         const uint64_t *kr = k->roots, *kw = k->roots + k->nr;
         int conflict = s->all || k->all, covered = 0;
         for (uint32_t j = 0; j < k->nw && !conflict; j++)
-            conflict = opt_has(s->r, s->nr, kw[j]) || opt_has(s->w, s->nw, kw[j]);
+            conflict = live_has(s->r, s->nr, kw[j]) || live_has(s->w, s->nw, kw[j]);
         for (uint32_t j = 0; j < k->nr && !conflict; j++)
-            conflict = opt_has(s->w, s->nw, kr[j]);
+            conflict = live_has(s->w, s->nw, kr[j]);
         if (conflict && !s->all && !k->all && s->full && k->nw == 1 && kw[0] == s->full &&
-            !opt_has(s->r, s->nr, s->full))
+            !live_has(s->r, s->nr, s->full))
             covered = 1;   /* what it would write is overwritten in full before anyone reads it */
-        if (conflict && !s->all && !k->all && opt_launch_same(&k->launch, &s->launch)) {
+        if (conflict && !s->all && !k->all && live_launch_same(&k->launch, &s->launch)) {
             /* the same kernel over the same range writes the same elements
              * again (the rule the fuse pass applies to the recording) */
             covered = 1;
             for (uint32_t j = 0; j < k->nw && covered; j++)
-                covered = opt_has(s->w, s->nw, kw[j]) && !opt_has(s->r, s->nr, kw[j]);
+                covered = live_has(s->w, s->nw, kw[j]) && !live_has(s->r, s->nr, kw[j]);
             for (uint32_t j = 0; j < k->nr && covered; j++)
-                covered = !opt_has(s->w, s->nw, kr[j]) || opt_has(kw, k->nw, kr[j]);
+                covered = !live_has(s->w, s->nw, kr[j]) || live_has(kw, k->nw, kr[j]);
         }
         if (conflict)
-            st = opt_kept_out(x, i, !covered);
+            st = live_kept_out(x, i, !covered);
         else
             i++;
     }
     return st;
 }
 
-static opt_status opt_begun_push(opt_exec *x, uint64_t seq, opt_fate fate)
+static plan_status live_begun_push(live_exec *x, uint64_t seq, plan_fate fate)
 {
-    if (opt_grow((void **)&x->begun, &x->capbegun, x->nbegun + 1, sizeof *x->begun))
-        return OPT_ERR_NOMEM;
+    if (plan_grow((void **)&x->begun, &x->capbegun, x->nbegun + 1, sizeof *x->begun))
+        return PLAN_ERR_NOMEM;
     x->begun[x->nbegun].seq = seq;
     x->begun[x->nbegun].fate = (uint8_t)fate;
     x->nbegun++;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-/* A held launch's memory arguments (opt_kept.ro: those its kernel only
+/* A held launch's memory arguments (live_kept.ro: those its kernel only
  * reads, then all), from its kernel's arguments as set now. */
-static opt_status opt_held_ro(opt_exec *x, const tf_call *c, opt_kept *h)
+static plan_status live_held_ro(live_exec *x, const tf_call *c, live_kept *h)
 {
     uint64_t kid = 0;
-    opt_arg_u64(c, "kernel", &kid);
-    opt_obj *k = opt_track_obj(&x->t, kid);
-    if (!k || k->kind != OPT_OBJ_KERNEL || !k->nargs)
-        return OPT_OK;
+    plan_arg_u64(c, "kernel", &kid);
+    plan_obj *k = plan_track_obj(&x->t, kid);
+    if (!k || k->kind != PLAN_OBJ_KERNEL || !k->nargs)
+        return PLAN_OK;
     h->ro = calloc(2 * (size_t)k->nargs, sizeof *h->ro);
     if (!h->ro)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
     h->nro = k->nargs;
     for (uint32_t i = 0; i < k->nargs; i++)
-        if (k->args[i].kind == OPT_KARG_MEM) {
+        if (k->args[i].kind == PLAN_KARG_MEM) {
             h->ro[k->nargs + i] = k->args[i].id;
-            if (opt_track_access(&x->t, k, i) == OPT_ACC_READ)
+            if (plan_track_access(&x->t, k, i) == PLAN_ACC_READ)
                 h->ro[i] = k->args[i].id;
         }
-    return OPT_OK;
+    return PLAN_OK;
 }
 
 /* The memory object parameter @p i of fused kernel @p z takes, when the
  * launch it comes from only reads it (0 otherwise): a held launch's
  * (x->held_sets, @p nh of them) or consumer kernel @p k's. */
-static uint64_t opt_param_ro(opt_exec *x, const opt_fused *z, unsigned i, unsigned nh, opt_obj *k)
+static uint64_t live_param_ro(live_exec *x, const plan_fused *z, unsigned i, unsigned nh, plan_obj *k)
 {
     unsigned from = z->params[i][0], idx = z->params[i][1];
     if (from < nh)
         return idx < x->held_sets[from].nro ? x->held_sets[from].ro[idx] : 0;
-    if (from == nh && k && idx < k->nargs && k->args[idx].kind == OPT_KARG_MEM &&
-        opt_track_access(&x->t, k, idx) == OPT_ACC_READ)
+    if (from == nh && k && idx < k->nargs && k->args[idx].kind == PLAN_KARG_MEM &&
+        plan_track_access(&x->t, k, idx) == PLAN_ACC_READ)
         return k->args[idx].id;
     return 0;
 }
 
 /* 1 when some parameter of @p z passes memory object @p id other than as
  * a read-only argument (or a held launch may touch any memory). */
-static int opt_param_other(opt_exec *x, const opt_fused *z, unsigned nh, opt_obj *k, uint64_t id)
+static int live_param_other(live_exec *x, const plan_fused *z, unsigned nh, plan_obj *k, uint64_t id)
 {
     for (unsigned i = 0; i < z->nparams; i++) {
         unsigned from = z->params[i][0], idx = z->params[i][1];
         if (from < nh) {
-            const opt_kept *h = &x->held_sets[from];
+            const live_kept *h = &x->held_sets[from];
             if (h->all || idx >= h->nro || (!h->ro[idx] && h->ro[h->nro + idx] == id))
                 return 1;
-        } else if (from == nh && k && idx < k->nargs && k->args[idx].kind == OPT_KARG_MEM &&
-                   k->args[idx].id == id && opt_track_access(&x->t, k, idx) != OPT_ACC_READ) {
+        } else if (from == nh && k && idx < k->nargs && k->args[idx].kind == PLAN_KARG_MEM &&
+                   k->args[idx].id == id && plan_track_access(&x->t, k, idx) != PLAN_ACC_READ) {
             return 1;
         }
     }
     return 0;
 }
 
-/* OPT_FUSE of a fused kernel that does not store the intermediate buffers,
+/* LIVE_FUSE of a fused kernel that does not store the intermediate buffers,
  * after @p nh held launches: the parameters that pass an intermediate
  * (a buffer a launch before the one it comes from wrote (in a chain the
  * launch right before, in a gather any producer), only read by that
  * launch, made without contents and written by nothing else, passed by no
- * other parameter) (opt_live_answer.fresh). */
-static void opt_fresh_params(opt_exec *x, const tf_call *c, const opt_fused *z, unsigned nh, opt_live_answer *a)
+ * other parameter) (live_answer.fresh). */
+static void live_fresh_params(live_exec *x, const tf_call *c, const plan_fused *z, unsigned nh, live_answer *a)
 {
     uint64_t kid = 0;
-    opt_arg_u64(c, "kernel", &kid);
-    opt_obj *k = opt_track_obj(&x->t, kid);
-    if (!k || k->kind != OPT_OBJ_KERNEL)
+    plan_arg_u64(c, "kernel", &kid);
+    plan_obj *k = plan_track_obj(&x->t, kid);
+    if (!k || k->kind != PLAN_OBJ_KERNEL)
         return;
-    for (unsigned i = 0; i < z->nparams && a->nfresh < OPT_CHAIN_MAX; i++) {
+    for (unsigned i = 0; i < z->nparams && a->nfresh < PLAN_CHAIN_MAX; i++) {
         unsigned from = z->params[i][0];
-        uint64_t id = from ? opt_param_ro(x, z, i, nh, k) : 0;
+        uint64_t id = from ? live_param_ro(x, z, i, nh, k) : 0;
         int wrote = 0;
         for (unsigned j = 0; id && j < from && j < nh; j++) {
-            const opt_kept *w = &x->held_sets[j];
+            const live_kept *w = &x->held_sets[j];
             if (w->all) {
                 wrote = 0;   /* it may write anything: no answer */
                 break;
             }
-            wrote |= opt_has(w->roots + w->nr, w->nw, id);
+            wrote |= live_has(w->roots + w->nr, w->nw, id);
         }
         if (!wrote)
             continue;   /* not an intermediate */
         unsigned same = 0;
         for (unsigned j = 0; j < z->nparams; j++)
-            same += opt_param_ro(x, z, j, nh, k) == id;
-        opt_obj *m = opt_track_obj(&x->t, id);
-        if (same != 1 || opt_param_other(x, z, nh, k, id) || !m || !m->size || !opt_track_fresh_once(&x->t, id))
+            same += live_param_ro(x, z, j, nh, k) == id;
+        plan_obj *m = plan_track_obj(&x->t, id);
+        if (same != 1 || live_param_other(x, z, nh, k, id) || !m || !m->size || !plan_track_fresh_once(&x->t, id))
             continue;
         a->fresh[a->nfresh++] = (uint8_t)i;
         if (m->size > a->fresh_size)
@@ -402,7 +402,7 @@ static void opt_fresh_params(opt_exec *x, const tf_call *c, const opt_fused *z, 
     }
 }
 
-static void opt_answer(opt_exec *x, opt_live_answer *a, int verdict)
+static void live_answer_fill(live_exec *x, live_answer *a, int verdict)
 {
     a->verdict = verdict;
     a->force = x->force;
@@ -411,62 +411,62 @@ static void opt_answer(opt_exec *x, opt_live_answer *a, int verdict)
     a->ndiscard = x->ndiscard;
 }
 
-opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
+plan_status live_exec_begin(live_exec *x, const tf_call *c, live_answer *a)
 {
     memset(a, 0, sizeof *a);
     x->nforce = x->ndiscard = 0;
     x->hold_new = NULL;
     const char *fn = c->sig->name;
-    opt_fate fate = OPT_FATE_RUN;
+    plan_fate fate = PLAN_FATE_RUN;
     unsigned nheld = x->nheld;
-    int v = OPT_RUN, droppable = opt_droppable(fn);
-    opt_status st = OPT_OK;
+    int v = LIVE_RUN, droppable = plan_droppable(fn);
+    plan_status st = PLAN_OK;
     if (x->n && droppable)
-        v = opt_exec_decide(x, c, &fate);
+        v = live_exec_decide(x, c, &fate);
     if (v < 0)
-        return OPT_ERR_NOMEM;
-    unsigned nrun = opt_exec_unhold(x, v, fn);
+        return PLAN_ERR_NOMEM;
+    unsigned nrun = live_exec_unhold(x, v, fn);
     for (unsigned i = 0; i < nrun; i++) {
         /* the chain did not go on: its held launches run as recorded, first */
-        if (opt_push_u64(&x->force, &x->nforce, &x->capforce, x->held_sets[i].seq))
-            return OPT_ERR_NOMEM;
-        opt_kept_free(&x->held_sets[i]);
+        if (live_push_u64(&x->force, &x->nforce, &x->capforce, x->held_sets[i].seq))
+            return PLAN_ERR_NOMEM;
+        live_kept_free(&x->held_sets[i]);
     }
-    int holds = v == OPT_HOLD || v == OPT_LINK;
-    if (!strncmp(fn, "clEnqueue", 9) && v != OPT_DROP && (x->nkept || v == OPT_DEFER || holds)) {
+    int holds = v == LIVE_HOLD || v == LIVE_LINK;
+    if (!strncmp(fn, "clEnqueue", 9) && v != LIVE_DROP && (x->nkept || v == LIVE_DEFER || holds)) {
         /* (what it reads and writes matters only against kept calls, or to keep it) */
-        opt_sets s;
-        opt_sets_of(x, c, &s);
-        st = s.nomem ? OPT_ERR_NOMEM : opt_hazards(x, &s);
-        opt_kept k;
-        if (st == OPT_OK && v == OPT_DEFER) {
-            st = opt_keep(&k, c->seq, x->deferred ? x->deferred->id : 0, &s);
-            if (st == OPT_OK && (st = opt_kept_add(x, &k)) != OPT_OK)
-                opt_kept_free(&k);
-            while (st == OPT_OK && x->nkept > OPT_MAX_KEPT)
-                st = opt_kept_out(x, 0, 1);
-        } else if (st == OPT_OK && holds && x->nheld) {
-            opt_kept *h = &x->held_sets[x->nheld - 1];
-            opt_kept_free(h);
-            st = opt_keep(h, c->seq, x->held[x->nheld - 1]->id, &s);
-            if (st == OPT_OK)
-                st = opt_held_ro(x, c, h);
+        live_sets s;
+        live_sets_of(x, c, &s);
+        st = s.nomem ? PLAN_ERR_NOMEM : live_hazards(x, &s);
+        live_kept k;
+        if (st == PLAN_OK && v == LIVE_DEFER) {
+            st = live_keep(&k, c->seq, x->deferred ? x->deferred->id : 0, &s);
+            if (st == PLAN_OK && (st = live_kept_add(x, &k)) != PLAN_OK)
+                live_kept_free(&k);
+            while (st == PLAN_OK && x->nkept > LIVE_MAX_KEPT)
+                st = live_kept_out(x, 0, 1);
+        } else if (st == PLAN_OK && holds && x->nheld) {
+            live_kept *h = &x->held_sets[x->nheld - 1];
+            live_kept_free(h);
+            st = live_keep(h, c->seq, x->held[x->nheld - 1]->id, &s);
+            if (st == PLAN_OK)
+                st = live_held_ro(x, c, h);
         }
-        opt_sets_free(&s);
+        live_sets_free(&s);
     }
-    if (st == OPT_OK && v == OPT_FUSE) {
-        const opt_fused *z = opt_exec_fused(x);
+    if (st == PLAN_OK && v == LIVE_FUSE) {
+        const plan_fused *z = live_exec_fused(x);
         int keep = z && !z->keep_store && nheld;
         if (keep)
-            opt_fresh_params(x, c, z, nheld, a);
-        for (unsigned i = 0; i < nheld && st == OPT_OK; i++) {
+            live_fresh_params(x, c, z, nheld, a);
+        for (unsigned i = 0; i < nheld && st == PLAN_OK; i++) {
             /* the live calls held become kept calls, in order; one whose
              * output the application released meanwhile is freed at once */
-            opt_kept *h = &x->held_sets[i];
+            live_kept *h = &x->held_sets[i];
             free(h->ro);
             h->ro = NULL;
             h->nro = 0;
-            if (keep && !h->gone && (st = opt_kept_add(x, h)) == OPT_OK) {
+            if (keep && !h->gone && (st = live_kept_add(x, h)) == PLAN_OK) {
                 a->keep_held |= 1u << i;
                 memset(h, 0, sizeof *h);
                 continue;
@@ -475,72 +475,72 @@ opt_status opt_exec_begin(opt_exec *x, const tf_call *c, opt_live_answer *a)
                 x->nkept_total++;
                 x->nfreed++;
             }
-            opt_kept_free(h);
+            live_kept_free(h);
         }
     }
-    if (st == OPT_OK && droppable)
-        st = opt_begun_push(x, c->seq, fate);
-    opt_answer(x, a, v);
+    if (st == PLAN_OK && droppable)
+        st = live_begun_push(x, c->seq, fate);
+    live_answer_fill(x, a, v);
     return st;
 }
 
-int opt_live_item(opt_exec *x, const tf_item *it)
+int live_item(live_exec *x, const tf_item *it)
 {
     const tf_call *c = &it->u.call;
-    opt_fate fate = OPT_FATE_RUN;
+    plan_fate fate = PLAN_FATE_RUN;
     for (size_t i = x->nbegun; i-- > 0;)
         if (x->begun[i].seq == c->seq) {
-            fate = (opt_fate)x->begun[i].fate;
+            fate = (plan_fate)x->begun[i].fate;
             x->begun[i] = x->begun[--x->nbegun];
             break;
         }
-    return opt_track_call(&x->t, c, fate) == OPT_OK ? OPT_RUN : OPT_ERR_NOMEM;
+    return plan_track_call(&x->t, c, fate) == PLAN_OK ? LIVE_RUN : PLAN_ERR_NOMEM;
 }
 
-opt_status opt_exec_karg(opt_exec *x, uint64_t kernel, uint32_t index, uint64_t size, const tf_value *value)
+plan_status live_exec_karg(live_exec *x, uint64_t kernel, uint32_t index, uint64_t size, const tf_value *value)
 {
-    return opt_track_karg(&x->t, kernel, index, size, value, 0);
+    return plan_track_karg(&x->t, kernel, index, size, value, 0);
 }
 
 /* 1 when what kept (or held) call @p k writes is memory object @p id alone. */
-static int opt_kept_writes_only(const opt_kept *k, uint64_t id)
+static int live_kept_writes_only(const live_kept *k, uint64_t id)
 {
     return !k->all && k->nw == 1 && k->roots[k->nr] == id;
 }
 
-void opt_exec_released(opt_exec *x, uint64_t id, opt_live_answer *a)
+void live_exec_released(live_exec *x, uint64_t id, live_answer *a)
 {
     memset(a, 0, sizeof *a);
     x->nforce = x->ndiscard = 0;
-    opt_obj *o = opt_track_obj(&x->t, id);
-    if (o && o->kind == OPT_OBJ_MEM && o->root == o->id && !o->has_sub) {
+    plan_obj *o = plan_track_obj(&x->t, id);
+    if (o && o->kind == PLAN_OBJ_MEM && o->root == o->id && !o->has_sub) {
         /* nobody can read what they write any more: kept calls are freed,
          * held ones will be at their fused launch */
         for (unsigned i = 0; i < x->nheld; i++)
-            x->held_sets[i].gone |= opt_kept_writes_only(&x->held_sets[i], id);
+            x->held_sets[i].gone |= live_kept_writes_only(&x->held_sets[i], id);
         for (size_t i = 0; i < x->nkept;) {
-            if (opt_kept_writes_only(&x->kept[i], id) && opt_kept_out(x, i, 0) == OPT_OK)
+            if (live_kept_writes_only(&x->kept[i], id) && live_kept_out(x, i, 0) == PLAN_OK)
                 continue;
             i++;
         }
     }
-    opt_answer(x, a, OPT_RUN);
+    live_answer_fill(x, a, LIVE_RUN);
 }
 
-void opt_exec_live_end(opt_exec *x, opt_live_answer *a)
+void live_exec_live_end(live_exec *x, live_answer *a)
 {
     memset(a, 0, sizeof *a);
     x->nforce = x->ndiscard = 0;
-    while (x->nkept && opt_kept_out(x, 0, 0) == OPT_OK) {
+    while (x->nkept && live_kept_out(x, 0, 0) == PLAN_OK) {
     }
-    opt_answer(x, a, OPT_RUN);
+    live_answer_fill(x, a, LIVE_RUN);
 }
 
-void opt_exec_unkept(opt_exec *x, uint64_t seq)
+void live_exec_unkept(live_exec *x, uint64_t seq)
 {
     for (size_t i = 0; i < x->nkept; i++)
         if (x->kept[i].seq == seq) {
-            opt_kept_free(&x->kept[i]);
+            live_kept_free(&x->kept[i]);
             memmove(&x->kept[i], &x->kept[i + 1], (x->nkept - i - 1) * sizeof *x->kept);
             x->nkept--;
             x->nkept_total--;   /* never kept after all */

@@ -1,9 +1,9 @@
-/* rec_plan.c — the layer in plan mode (`clrr run --plan`, CLRR_PLAN).
+/* live_layer.c — the layer in plan mode (`clrr run --plan`, CLRR_PLAN).
  *
  * The application's calls go through the same generated entry points as
  * when recording, and are encoded as the same records; but the writer is
  * in sink mode (trace-format/tf.h): each record is decoded at once by a
- * feed reader and given to the plan matcher (optimizer/opt.h, "live"),
+ * feed reader and given to the plan matcher (live/live.h, "live"),
  * which sees every call as it begins, with its inputs, and again when it
  * ends. So the patterns, occurrences and memory facts of a live run are
  * computed by the code that made the plan from the recording.
@@ -17,7 +17,7 @@
  * replayer/rpl.h, on the application's own buffers; the engine learns
  * from every call seen here which memory may have changed, so that what
  * another device still holds is not sent again). The generated entry points
- * call rec_plan_apply() between the BEGIN record and the driver call when
+ * call live_plan_apply() between the BEGIN record and the driver call when
  * the matcher asked for anything (c->plan). Everything the application
  * observes is what a run without the plan gives: a dropped or kept
  * command's event is a marker with its wait list; a kept command runs
@@ -27,7 +27,7 @@
  * rp.mu; the sink runs under the writer's record mutex (lock order: the
  * record mutex, then rp.mu). The matcher's answer goes to the calling
  * thread through thread-local storage. */
-#include "recorder/rec_int.h"
+#include "live/live_layer_int.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,9 +35,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimizer/opt.h"
-#include "replayer/rpl.h"
 #include "costs/cdb.h"
+#include "live/live.h"
+#include "plan/plan.h"
+#include "recorder/rec.h"
+#include "replayer/rpl.h"
+
+const rec_next_table *live_next;   /* the recorder's next layer (rec_next_layer) */
+static int rp_on;                  /* plan mode (init succeeded; end not reached) */
+static int rp_call_times;          /* each call's time is summed (CLRR_PLAN_REPORT) */
 
 /* A command the plan says to defer, or a held producer launch. */
 typedef struct rp_arg {
@@ -95,13 +101,13 @@ typedef struct rp_fused {
 static struct {
     pthread_mutex_t mu;
     int broken;
-    opt_plan *plan;
-    opt_exec *x;
+    plan_file *plan;
+    live_exec *x;
     tf_reader *feed;
     const char *report;
     rp_kept *kept;
     size_t nkept, capkept;
-    rp_kept held[OPT_CHAIN_MAX];   /* launches held for a fusion, in order */
+    rp_kept held[PLAN_CHAIN_MAX];   /* launches held for a fusion, in order */
     unsigned nheld;
     rp_kargs *kargs;
     size_t nkargs, capkargs;
@@ -137,7 +143,7 @@ static rpl_splitter *rp_engine(void);
 /* A buffer of at least @p size bytes in @p ctx that nothing ever writes
  * (made the first time; kept for the process's life), or NULL. It stands
  * for an intermediate buffer a fused kernel does not store (fresh_param of
- * opt_live_answer): the elements the kernel loads from it hold what a
+ * live_answer): the elements the kernel loads from it hold what a
  * buffer nobody wrote holds, on whatever driver, and the launch does not
  * make the driver allocate the intermediate. Caller holds rp.mu. */
 static cl_mem rp_blank_get(cl_context ctx, size_t size)
@@ -151,7 +157,7 @@ static cl_mem rp_blank_get(cl_context ctx, size_t size)
     if (rp.nblank == RP_MAX_BLANK || size > RP_BLANK_CAP - rp.blank_bytes)
         return NULL;   /* (the application's own buffer then, as without) */
     cl_int e = CL_SUCCESS;
-    cl_mem m = rec_next.clCreateBuffer(ctx, CL_MEM_READ_ONLY, size, NULL, &e);
+    cl_mem m = live_next->clCreateBuffer(ctx, CL_MEM_READ_ONLY, size, NULL, &e);
     if (!m || e != CL_SUCCESS)
         return NULL;
     rp.blank[rp.nblank++] = (rp_blank){ctx, m, size};
@@ -160,11 +166,11 @@ static cl_mem rp_blank_get(cl_context ctx, size_t size)
 }
 
 /* Where a reported run spends its time: per function, its calls and their
- * time in the layer, the driver included (rec_plan_time). */
+ * time in the layer, the driver included (live_plan_time). */
 static _Atomic uint64_t rp_time_n[REC_FN_COUNT];
 static _Atomic int64_t rp_time_ns[REC_FN_COUNT];
 
-void rec_plan_time(uint32_t fn, int64_t ns)
+void live_plan_time(uint32_t fn, int64_t ns)
 {
     if (fn >= REC_FN_COUNT)
         return;
@@ -180,7 +186,7 @@ static void rp_time_report(FILE *f)
         uint64_t n = atomic_load(&rp_time_n[fn]);
         if (!n)
             continue;
-        fprintf(f, "%s\"%s\": [%llu, %lld]", first ? "" : ", ", rec_gen_sigs[fn].name, (unsigned long long)n,
+        fprintf(f, "%s\"%s\": [%llu, %lld]", first ? "" : ", ", rec_fn_sig(fn)->name, (unsigned long long)n,
                 (long long)(atomic_load(&rp_time_ns[fn]) / 1000));
         first = 0;
     }
@@ -193,9 +199,9 @@ static __thread struct {
     int verdict;
     uint64_t *force, *discard;
     size_t nforce, ndiscard, capforce, capdiscard;
-    uint32_t keep_held;       /* opt_live_answer's */
+    uint32_t keep_held;       /* live_answer's */
     uint32_t nfresh;
-    uint8_t fresh[OPT_CHAIN_MAX];
+    uint8_t fresh[PLAN_CHAIN_MAX];
     uint64_t fresh_size;
 } rp_tls;
 
@@ -208,7 +214,7 @@ static void rp_broken(const char *what)
 
 static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *src, size_t k)
 {
-    if (rec_grow(dst, cap, k, sizeof **dst))
+    if (plan_grow((void **)dst, cap, k, sizeof **dst))
         return -1;
     if (k)
         memcpy(*dst, src, k * sizeof *src);
@@ -216,7 +222,7 @@ static int rp_copy_list(uint64_t **dst, size_t *n, size_t *cap, const uint64_t *
     return 0;
 }
 
-static void rp_take_answer(const opt_live_answer *a)
+static void rp_take_answer(const live_answer *a)
 {
     if (rp_copy_list(&rp_tls.force, &rp_tls.nforce, &rp_tls.capforce, a->force, a->nforce) ||
         rp_copy_list(&rp_tls.discard, &rp_tls.ndiscard, &rp_tls.capdiscard, a->discard, a->ndiscard)) {
@@ -228,7 +234,7 @@ static void rp_take_answer(const opt_live_answer *a)
     rp_tls.nfresh = a->nfresh;
     memcpy(rp_tls.fresh, a->fresh, sizeof rp_tls.fresh);
     rp_tls.fresh_size = a->fresh_size;
-    rp_tls.pending = a->verdict != OPT_RUN || a->nforce || a->ndiscard || a->keep_held;
+    rp_tls.pending = a->verdict != LIVE_RUN || a->nforce || a->ndiscard || a->keep_held;
 }
 
 /* The writer's sink: every record of the run, in order. */
@@ -241,40 +247,40 @@ static void rp_sink(void *ctx, const void *rec, size_t len)
         pthread_mutex_unlock(&rp.mu);
         return;
     }
-    int64_t t0 = rec_now_ns();
+    int64_t t0 = rec_time_ns();
     const uint8_t *p = rec, *end = p + len;
     while (p < end && !rp.broken) {
         size_t used = 0;
         tf_status st = tf_reader_feed(rp.feed, p, (size_t)(end - p), &used, &it);
         p += used;
         if (st == TF_OK && it.type == TF_ITEM_BEGIN) {
-            opt_live_answer a;
-            if (opt_exec_begin(rp.x, &it.u.call, &a) != OPT_OK) {
+            live_answer a;
+            if (live_exec_begin(rp.x, &it.u.call, &a) != PLAN_OK) {
                 rp_broken("out of memory");
             } else {
                 rp_take_answer(&a);
                 /* what it may write is no longer what other devices hold
                  * (a launch split here moves its own versions) */
-                if (a.verdict != OPT_SPLIT)
+                if (a.verdict != LIVE_SPLIT)
                     rpl_splitter_call(rp.sx, &it.u.call, NULL, 0);
             }
         } else if (st == TF_OK) {
-            if (opt_exec_item(rp.x, &it) < 0)
+            if (live_exec_item(rp.x, &it) < 0)
                 rp_broken("out of memory");
         } else if (st != TF_END) {
             rp_broken(tf_reader_error(rp.feed));
         }
     }
-    rp.match_ns += rec_now_ns() - t0;
+    rp.match_ns += rec_time_ns() - t0;
     pthread_mutex_unlock(&rp.mu);
 }
 
-int rec_plan_take(void)
+int live_plan_take(void)
 {
     int p = rp_tls.pending;
     rp_tls.pending = 0;
-    if (!p) {   /* nothing asked for this call: rec_plan_apply may still run it (staged) */
-        rp_tls.verdict = OPT_RUN;
+    if (!p) {   /* nothing asked for this call: live_plan_apply may still run it (staged) */
+        rp_tls.verdict = LIVE_RUN;
         rp_tls.nforce = rp_tls.ndiscard = 0;
         rp_tls.keep_held = 0;
         rp_tls.nfresh = 0;
@@ -284,33 +290,34 @@ int rec_plan_take(void)
 
 /* ------------------------------------------------------------ set-up */
 
-int rec_plan_needs_data(void)
+int live_plan_needs_data(void)
 {
     return rp.needs_data;
 }
 
-int rec_plan_init(tf_writer_opts *o)
+int live_plan_init(tf_writer_opts *o, int *call_times)
 {
+    live_next = rec_next_layer();
     const char *path = getenv("CLRR_PLAN");
     if (!path || !*path)
         return 0;
     char err[512];
-    opt_status st = opt_plan_read(path, &rp.plan, err, sizeof err);
-    if (st != OPT_OK) {
+    plan_status st = plan_read(path, &rp.plan, err, sizeof err);
+    if (st != PLAN_OK) {
         fprintf(stderr, "clrr: cannot use plan %s: %s; the application runs without it\n", path,
-                st == OPT_ERR_IO ? "cannot read it" : err);
+                st == PLAN_ERR_IO ? "cannot read it" : err);
         return -1;
     }
     tf_reader_opts fo = {.trusted_feed = 1};   /* our own writer's records */
-    if (opt_exec_open_live(rp.plan, &rp.x, err, sizeof err) != OPT_OK || tf_reader_open_feed(&rp.feed, &fo) != TF_OK) {
+    if (live_exec_open_live(rp.plan, &rp.x, err, sizeof err) != PLAN_OK || tf_reader_open_feed(&rp.feed, &fo) != TF_OK) {
         fprintf(stderr, "clrr: plan mode: out of memory; the application runs without the plan\n");
-        opt_exec_close(rp.x);
-        opt_plan_free(rp.plan);
+        live_exec_close(rp.x);
+        plan_free(rp.plan);
         return -1;
     }
-    const opt_pass_result *red = opt_plan_pass(rp.plan, OPT_PASS_REDUNDANT);
+    const plan_pass_result *red = plan_get_pass(rp.plan, PLAN_PASS_REDUNDANT);
     rp.needs_data = red && red->transformations;
-    rp.has_splits = opt_plan_split_count(rp.plan) > 0;
+    rp.has_splits = plan_split_count(rp.plan) > 0;
     const char *fixed = getenv("CLRR_SPLIT_FIXED"), *nolearn = getenv("CLRR_NO_LEARN");
     rp.split_fixed = fixed && *fixed && strcmp(fixed, "0");
     const char *method = getenv("CLRR_SPLIT_METHOD");
@@ -323,11 +330,11 @@ int rec_plan_init(tf_writer_opts *o)
         rp.learn = NULL;
     }
     rp.report = getenv("CLRR_PLAN_REPORT");
-    rec_g.call_times = rp.report && *rp.report;
+    rp_call_times = *call_times = rp.report && *rp.report;
     o->sink = rp_sink;
     o->sink_ctx = NULL;
-    rec_stage_init();
-    rec_g.plan = 1;
+    live_stage_init();
+    rp_on = 1;
     return 1;
 }
 
@@ -340,7 +347,7 @@ static rp_kargs *rp_kargs_of(cl_kernel k, int make)
             return &rp.kargs[i];
     if (!make)
         return NULL;
-    if (rec_grow(&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
+    if (plan_grow((void **)&rp.kargs, &rp.capkargs, rp.nkargs + 1, sizeof *rp.kargs))
         return NULL;
     rp_kargs *a = &rp.kargs[rp.nkargs++];
     memset(a, 0, sizeof *a);
@@ -384,7 +391,7 @@ static void rp_karg_keep(cl_kernel k, cl_uint index, size_t size, const void *va
     }
 }
 
-void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id)
+void live_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id)
 {
     /* the value as rec_pre_clSetKernelArg would have recorded it (data
        always captured), so that patterns made from a recording match */
@@ -395,7 +402,7 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, u
         v.v.u = id;
     } else if (!value) {
         v.type = TF_NIL;
-    } else if (size <= REC_INLINE_MAX) {
+    } else if (size <= REC_KARG_INLINE_MAX) {
         v.type = TF_BIN;
         v.v.str.ptr = size ? value : "";
         v.v.str.len = (uint32_t)size;
@@ -406,17 +413,17 @@ void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, u
     pthread_mutex_lock(&rp.mu);
     rp_karg_keep(k, index, size, value);
     if (!rp.broken) {
-        int64_t t0 = rec_now_ns();
-        if (opt_exec_karg(rp.x, rec_obj_id(k), index, size, &v) != OPT_OK)
+        int64_t t0 = rec_time_ns();
+        if (live_exec_karg(rp.x, rec_handle_id(k), index, size, &v) != PLAN_OK)
             rp_broken("out of memory");
-        rp.match_ns += rec_now_ns() - t0;
+        rp.match_ns += rec_time_ns() - t0;
     }
     pthread_mutex_unlock(&rp.mu);
 }
 
-void rec_plan_karg_opaque(cl_kernel k)
+void live_plan_karg_opaque(cl_kernel k)
 {
-    if (!rec_g.plan)
+    if (!rp_on)
         return;
     pthread_mutex_lock(&rp.mu);
     rp_kargs *a = rp_kargs_of(k, 1);
@@ -430,19 +437,19 @@ void rec_plan_karg_opaque(cl_kernel k)
 static void rp_kept_release(rp_kept *k)
 {
     if (k->k)
-        rec_next.clReleaseKernel(k->k);
+        live_next->clReleaseKernel(k->k);
     if (k->a)
-        rec_next.clReleaseMemObject(k->a);
+        live_next->clReleaseMemObject(k->a);
     if (k->b)
-        rec_next.clReleaseMemObject(k->b);
+        live_next->clReleaseMemObject(k->b);
     for (cl_uint i = 0; i < k->nwait; i++)
-        rec_next.clReleaseEvent(k->wait[i]);
+        live_next->clReleaseEvent(k->wait[i]);
     if (k->q)
-        rec_next.clReleaseCommandQueue(k->q);
+        live_next->clReleaseCommandQueue(k->q);
     for (unsigned i = 0; i < k->nargs; i++)
         rp_arg_free(&k->args[i]);
     for (unsigned i = 0; i < k->nmems; i++)
-        rec_next.clReleaseMemObject(k->mems[i]);
+        live_next->clReleaseMemObject(k->mems[i]);
     free(k->mems);
     free(k->args);
     free(k->wait);
@@ -458,26 +465,26 @@ static void rp_kept_run(rp_kept *k, cl_command_queue next_q)
     switch (k->fn) {
     case REC_FN_clEnqueueNDRangeKernel:
     case REC_FN_clEnqueueTask: {
-        cl_kernel cl = rec_next.clCloneKernel(k->k, &e);
+        cl_kernel cl = live_next->clCloneKernel(k->k, &e);
         for (unsigned i = 0; cl && e == CL_SUCCESS && i < k->nargs; i++)
-            e = rec_next.clSetKernelArg(cl, i, k->args[i].size, k->args[i].null ? NULL : k->args[i].bytes);
+            e = live_next->clSetKernelArg(cl, i, k->args[i].size, k->args[i].null ? NULL : k->args[i].bytes);
         if (cl && e == CL_SUCCESS)
-            e = rec_next.clEnqueueNDRangeKernel(k->q, cl, k->dim, k->has_gwo ? k->gwo : NULL, k->gws,
+            e = live_next->clEnqueueNDRangeKernel(k->q, cl, k->dim, k->has_gwo ? k->gwo : NULL, k->gws,
                                                 k->has_lws ? k->lws : NULL, k->nwait, k->nwait ? k->wait : NULL, NULL);
         if (cl)
-            rec_next.clReleaseKernel(cl);
+            live_next->clReleaseKernel(cl);
         break;
     }
     case REC_FN_clEnqueueWriteBuffer:
-        e = rec_next.clEnqueueWriteBuffer(k->q, k->a, CL_TRUE, k->off, k->size, k->data, k->nwait,
+        e = live_next->clEnqueueWriteBuffer(k->q, k->a, CL_TRUE, k->off, k->size, k->data, k->nwait,
                                           k->nwait ? k->wait : NULL, NULL);
         break;
     case REC_FN_clEnqueueFillBuffer:
-        e = rec_next.clEnqueueFillBuffer(k->q, k->a, k->data, k->psize, k->off, k->size, k->nwait,
+        e = live_next->clEnqueueFillBuffer(k->q, k->a, k->data, k->psize, k->off, k->size, k->nwait,
                                          k->nwait ? k->wait : NULL, NULL);
         break;
     case REC_FN_clEnqueueCopyBuffer:
-        e = rec_next.clEnqueueCopyBuffer(k->q, k->a, k->b, k->off, k->off2, k->size, k->nwait,
+        e = live_next->clEnqueueCopyBuffer(k->q, k->a, k->b, k->off, k->off2, k->size, k->nwait,
                                          k->nwait ? k->wait : NULL, NULL);
         break;
     default:
@@ -487,13 +494,13 @@ static void rp_kept_run(rp_kept *k, cl_command_queue next_q)
         fprintf(stderr, "clrr: plan mode: a deferred command (call %llu) failed to run (%d)\n",
                 (unsigned long long)k->seq, (int)e);
     if (k->q != next_q)
-        rec_next.clFinish(k->q);
+        live_next->clFinish(k->q);
 }
 
 /* The parameter @p name of the call, through the generated pointer table. */
-static void *rp_param(const rec_call *c, void **pa, const char *name)
+static void *rp_param(const rec_hook_call *c, void **pa, const char *name)
 {
-    const tf_sig *s = &rec_gen_sigs[c->fn];
+    const tf_sig *s = rec_fn_sig(c->fn);
     for (uint32_t i = 0; i < s->nparams; i++)   /* the first letters tell most names apart */
         if (s->params[i].name[0] == name[0] && !strcmp(s->params[i].name, name))
             return pa[i];
@@ -511,7 +518,7 @@ static int rp_keep_wait(rp_kept *k, cl_uint n, const cl_event *wl)
         return -1;
     for (cl_uint i = 0; i < n; i++) {
         k->wait[i] = wl[i];
-        rec_next.clRetainEvent(wl[i]);
+        live_next->clRetainEvent(wl[i]);
     }
     k->nwait = n;
     return 0;
@@ -541,7 +548,7 @@ static int rp_keep_fail(rp_kept *k)
 
 /* Builds the kept form of the call (its objects retained). @return 0, or
  * -1 when it cannot be kept (then it runs now). */
-static int rp_keep(rec_call *c, void **pa, rp_kept *k)
+static int rp_keep(rec_hook_call *c, void **pa, rp_kept *k)
 {
     memset(k, 0, sizeof *k);
     k->seq = c->seq;
@@ -552,10 +559,10 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k)
     if (c->fn == REC_FN_clEnqueueNDRangeKernel || c->fn == REC_FN_clEnqueueTask) {
         cl_kernel kern = RP_VAL(cl_kernel, c, pa, "kernel");
         rp_kargs *a = rp_kargs_of(kern, 0);
-        if (!rec_next.clCloneKernel || !kern || !a || a->opaque)
+        if (!live_next->clCloneKernel || !kern || !a || a->opaque)
             return -1;   /* it may have to run after all as a clone with these arguments */
         if (!a->total &&
-            rec_next.clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof a->total, &a->total, NULL) != CL_SUCCESS)
+            live_next->clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof a->total, &a->total, NULL) != CL_SUCCESS)
             return -1;
         if (a->n < a->total)
             return -1;
@@ -563,7 +570,7 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k)
             if (!a->a[i].null && !a->a[i].bytes)
                 return -1;   /* an argument we do not know */
         /* no clone now: most kept launches never run */
-        if (rec_next.clRetainKernel(kern) != CL_SUCCESS)
+        if (live_next->clRetainKernel(kern) != CL_SUCCESS)
             return -1;
         k->k = kern;
         if (c->fn == REC_FN_clEnqueueTask) {
@@ -585,11 +592,10 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k)
                 return rp_keep_fail(k);
             if (a->a[i].bytes)
                 memcpy(k->args[i].bytes, a->a[i].bytes, a->a[i].size);
-            rec_obj_info oi;
             cl_mem m = NULL;
             if (a->a[i].bytes && a->a[i].size == sizeof m)
                 memcpy(&m, a->a[i].bytes, sizeof m);
-            if (m && rec_obj_get(m, &oi) && oi.kind == REC_OBJ_MEM && rec_next.clRetainMemObject(m) == CL_SUCCESS)
+            if (m && rec_handle_mem_id(m) && live_next->clRetainMemObject(m) == CL_SUCCESS)
                 k->mems[k->nmems++] = m;
         }
     } else if (c->fn == REC_FN_clEnqueueWriteBuffer) {
@@ -620,17 +626,17 @@ static int rp_keep(rec_call *c, void **pa, rp_kept *k)
     }
     if (rp_keep_wait(k, nw, wl))
         return rp_keep_fail(k);
-    rec_next.clRetainCommandQueue(k->q);
+    live_next->clRetainCommandQueue(k->q);
     if (k->a)
-        rec_next.clRetainMemObject(k->a);
+        live_next->clRetainMemObject(k->a);
     if (k->b)
-        rec_next.clRetainMemObject(k->b);
+        live_next->clRetainMemObject(k->b);
     return 0;
 }
 
 static int rp_kept_add(const rp_kept *k)
 {
-    if (rec_grow(&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
+    if (plan_grow((void **)&rp.kept, &rp.capkept, rp.nkept + 1, sizeof *rp.kept))
         return -1;
     rp.kept[rp.nkept++] = *k;
     return 0;
@@ -676,14 +682,14 @@ static cl_command_type rp_command_type(unsigned fn)
 static void rp_standin(cl_event ev, unsigned fn)
 {
     cl_command_type t = rp_command_type(fn);
-    if (!ev || !t || rec_grow(&rp.standins, &rp.capstandins, rp.nstandins + 1, sizeof *rp.standins))
+    if (!ev || !t || plan_grow((void **)&rp.standins, &rp.capstandins, rp.nstandins + 1, sizeof *rp.standins))
         return;
     rp.standins[rp.nstandins++] = (struct rp_standin){ev, t};
 }
 
-void rec_plan_event_type(cl_event ev, cl_command_type *type)
+void live_plan_event_type(cl_event ev, cl_command_type *type)
 {
-    if (!rec_g.plan)
+    if (!rp_on)
         return;
     pthread_mutex_lock(&rp.mu);
     for (size_t i = 0; i < rp.nstandins; i++)
@@ -692,9 +698,9 @@ void rec_plan_event_type(cl_event ev, cl_command_type *type)
     pthread_mutex_unlock(&rp.mu);
 }
 
-void rec_plan_event_released(cl_event ev)
+void live_plan_event_released(cl_event ev)
 {
-    if (!rec_g.plan)
+    if (!rp_on)
         return;
     pthread_mutex_lock(&rp.mu);
     for (size_t i = 0; i < rp.nstandins;)
@@ -706,7 +712,7 @@ void rec_plan_event_released(cl_event ev)
 }
 
 /* A marker standing for a command not run now, when its event was asked for. */
-static void rp_marker(rec_call *c, void **pa)
+static void rp_marker(rec_hook_call *c, void **pa)
 {
     cl_event *ev = RP_VAL(cl_event *, c, pa, "event");
     if (!ev)
@@ -714,7 +720,7 @@ static void rp_marker(rec_call *c, void **pa)
     cl_command_queue q = RP_VAL(cl_command_queue, c, pa, "command_queue");
     cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
     const cl_event *wl = RP_VAL(const cl_event *, c, pa, "event_wait_list");
-    if (rec_next.clEnqueueMarkerWithWaitList(q, nw, nw ? wl : NULL, ev) == CL_SUCCESS)
+    if (live_next->clEnqueueMarkerWithWaitList(q, nw, nw ? wl : NULL, ev) == CL_SUCCESS)
         rp_standin(*ev, c->fn);
 }
 
@@ -722,12 +728,12 @@ static void rp_marker(rec_call *c, void **pa)
 
 /* Fused kernel @p z in context @p ctx, built the first time (caller holds
  * rp.mu). NULL out of memory; a kernel that does not build has k NULL. */
-static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
+static rp_fused *rp_fused_in(cl_context ctx, const plan_fused *z)
 {
     for (size_t i = 0; i < rp.nfused; i++)
         if (rp.fused[i].ctx == ctx && rp.fused[i].id == z->id)
             return &rp.fused[i];
-    if (rec_grow(&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
+    if (plan_grow((void **)&rp.fused, &rp.capfused, rp.nfused + 1, sizeof *rp.fused))
         return NULL;
     rp_fused *f = &rp.fused[rp.nfused++];
     memset(f, 0, sizeof *f);
@@ -735,11 +741,11 @@ static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
     f->id = z->id;
     cl_int e = CL_SUCCESS;
     const char *src = z->source;
-    int64_t t0 = rec_now_ns();
-    f->prog = rec_next.clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-    if (f->prog && e == CL_SUCCESS && rec_next.clBuildProgram(f->prog, 0, NULL, z->options, NULL, NULL) == CL_SUCCESS)
-        f->k = rec_next.clCreateKernel(f->prog, z->name, &e);
-    rp.build_ns += rec_now_ns() - t0;
+    int64_t t0 = rec_time_ns();
+    f->prog = live_next->clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+    if (f->prog && e == CL_SUCCESS && live_next->clBuildProgram(f->prog, 0, NULL, z->options, NULL, NULL) == CL_SUCCESS)
+        f->k = live_next->clCreateKernel(f->prog, z->name, &e);
+    rp.build_ns += rec_time_ns() - t0;
     if (!f->k) {
         rp.unbuilt++;
         fprintf(stderr, "clrr: plan mode: fused kernel %s does not build here; its launches run as recorded\n",
@@ -748,25 +754,25 @@ static rp_fused *rp_fused_in(cl_context ctx, const opt_fused *z)
     return f;
 }
 
-static rp_fused *rp_fused_get(cl_command_queue q, const opt_fused *z)
+static rp_fused *rp_fused_get(cl_command_queue q, const plan_fused *z)
 {
     cl_context ctx = NULL;
-    if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
+    if (live_next->clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
         return NULL;
     return rp_fused_in(ctx, z);
 }
 
-void rec_plan_program(cl_program prog)
+void live_plan_program(cl_program prog)
 {
     cl_context ctx = NULL;
     size_t len = 0;
-    if ((!opt_plan_fused_count(rp.plan) && !opt_plan_spec_count(rp.plan) && !rp.has_splits) ||
-        /* (the plan is not changed after rec_plan_init) */
-        rec_next.clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
-        rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
+    if ((!plan_fused_count(rp.plan) && !plan_spec_count(rp.plan) && !rp.has_splits) ||
+        /* (the plan is not changed after live_plan_init) */
+        live_next->clGetProgramInfo(prog, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+        live_next->clGetProgramInfo(prog, CL_PROGRAM_SOURCE, 0, NULL, &len) != CL_SUCCESS || len < 2)
         return;   /* (a program from binaries or IL has no source) */
     char *src = malloc(len);
-    if (!src || rec_next.clGetProgramInfo(prog, CL_PROGRAM_SOURCE, len, src, NULL) != CL_SUCCESS) {
+    if (!src || live_next->clGetProgramInfo(prog, CL_PROGRAM_SOURCE, len, src, NULL) != CL_SUCCESS) {
         free(src);
         return;
     }
@@ -774,25 +780,25 @@ void rec_plan_program(cl_program prog)
     tf_hash(src, strnlen(src, len), &h);
     free(src);
     pthread_mutex_lock(&rp.mu);
-    for (size_t i = 0; i < opt_plan_fused_count(rp.plan); i++) {
-        const opt_fused *z = opt_plan_fused(rp.plan, i);
+    for (size_t i = 0; i < plan_fused_count(rp.plan); i++) {
+        const plan_fused *z = plan_get_fused(rp.plan, i);
         if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, z);
     }
-    for (size_t i = 0; i < opt_plan_spec_count(rp.plan); i++) {   /* the specialized kernels too */
-        const opt_spec *z = opt_plan_spec(rp.plan, i);
+    for (size_t i = 0; i < plan_spec_count(rp.plan); i++) {   /* the specialized kernels too */
+        const plan_spec *z = plan_get_spec(rp.plan, i);
         if (!memcmp(z->program, h.hash, sizeof z->program))
             rp_fused_in(ctx, &z->as);
     }
     /* the partition-ready kernels of the splits made from it, on every
        device their parts run on */
-    for (size_t i = 0; i < opt_plan_split_count(rp.plan); i++) {
-        const opt_split *z = opt_plan_split(rp.plan, i);
+    for (size_t i = 0; i < plan_split_count(rp.plan); i++) {
+        const plan_split *z = plan_get_split(rp.plan, i);
         rpl_split sp;
-        int64_t t0 = rec_now_ns();
-        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_engine() && opt_exec_split_conv(rp.x, z, &sp) == 0)
+        int64_t t0 = rec_time_ns();
+        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_engine() && live_exec_split_conv(rp.x, z, &sp) == 0)
             rpl_splitter_prepare(rp.sx, &sp, ctx);
-        rp.split_build_ns += rec_now_ns() - t0;
+        rp.split_build_ns += rec_time_ns() - t0;
     }
     pthread_mutex_unlock(&rp.mu);
 }
@@ -809,7 +815,7 @@ static int rp_fresh(unsigned i)
 /* Runs the fused kernel for consumer call @p c with the held launches.
  * @return 1 when it ran (CL_SUCCESS in c->ret_override), 0 when the pair
  * (chain) must run as recorded. */
-static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
+static int rp_fuse(rec_hook_call *c, void **pa, const plan_fused *z)
 {
     if (!z || (z->launches > 1 ? !rp.nheld || rp.nheld + 1 != z->launches : rp.nheld != 0))
         return 0;   /* (a specialized kernel, launches 1, holds none) */
@@ -828,15 +834,15 @@ static int rp_fuse(rec_call *c, void **pa, const opt_fused *z)
         if (!a || (!a->null && !a->bytes))
             return 0;
         int b = blank && a->size == sizeof blank && rp_fresh(i);
-        cl_int e = b ? rec_next.clSetKernelArg(f->k, i, sizeof blank, &blank)
-                     : rec_next.clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes);
+        cl_int e = b ? live_next->clSetKernelArg(f->k, i, sizeof blank, &blank)
+                     : live_next->clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes);
         if (e != CL_SUCCESS)
             return 0;
         blanks += b;
     }
     cl_uint dim = RP_VAL(cl_uint, c, pa, "work_dim");
     cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
-    cl_int e = rec_next.clEnqueueNDRangeKernel(q, f->k, dim, RP_VAL(const size_t *, c, pa, "global_work_offset"),
+    cl_int e = live_next->clEnqueueNDRangeKernel(q, f->k, dim, RP_VAL(const size_t *, c, pa, "global_work_offset"),
                                                RP_VAL(const size_t *, c, pa, "global_work_size"),
                                                RP_VAL(const size_t *, c, pa, "local_work_size"), nw,
                                                nw ? RP_VAL(const cl_event *, c, pa, "event_wait_list") : NULL,
@@ -868,7 +874,7 @@ static void rp_held_run(cl_command_queue q)
 static void *rp_next_lookup(void *user, const char *name)
 {
     (void)user;
-    return rec_gen_next_fn(name);
+    return rec_next_fn(name);
 }
 
 /* Each split part's kernel time, into the cost database (caller holds rp.mu). */
@@ -892,10 +898,10 @@ static rpl_splitter *rp_engine(void)
 /* Runs launch @p c as the plan's split (caller holds rp.mu). @return 1
  * when it ran (CL_SUCCESS in c->ret_override), 0 when the launch must run
  * as the application made it. */
-static int rp_split(rec_call *c, void **pa)
+static int rp_split(rec_hook_call *c, void **pa)
 {
     rpl_split sp;
-    if (opt_exec_split_rpl(rp.x, &sp) < 0)
+    if (live_exec_split_rpl(rp.x, &sp) < 0)
         return 0;
     if (!rp_engine())
         return 0;
@@ -910,11 +916,10 @@ static int rp_split(rec_call *c, void **pa)
         return 0;
     for (unsigned i = 0; i < n; i++) {
         const rp_arg *g = &ka->a[i];
-        rec_obj_info info;
         args[i] = (rpl_split_arg){g->null || g->bytes, g->size, g->null ? NULL : g->bytes, 0};
         if (i < sp.nargs && sp.args[i] == RPL_SPLIT_ARG_MEM && g->bytes && g->size == sizeof(cl_mem) &&
-            rec_obj_get(*(void **)g->bytes, &info) && info.kind == REC_OBJ_MEM)
-            args[i].key = info.id;
+            rec_handle_mem_id(*(void **)g->bytes))
+            args[i].key = rec_handle_mem_id(*(void **)g->bytes);
     }
     rpl_split_launch l = {RP_VAL(cl_command_queue, c, pa, "command_queue"), RP_VAL(cl_uint, c, pa, "work_dim"),
                           {0}, {0}, {0}, lws != NULL, RP_VAL(cl_uint, c, pa, "num_events_in_wait_list"),
@@ -954,10 +959,10 @@ static int rp_split(rec_call *c, void **pa)
  * report is asked for, like call_us. */
 static int64_t rp_clock(void)
 {
-    return rec_g.call_times ? rec_now_ns() : 0;
+    return rp_call_times ? rec_time_ns() : 0;
 }
 
-int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
+int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
 {
     cl_command_queue q = pa ? RP_VAL(cl_command_queue, c, pa, "command_queue") : NULL;
     rp_kept k;
@@ -970,13 +975,13 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             rp_kept_run(&k, q);
             rp_kept_release(&k);
         }
-    int v = can_skip && pa && !skip ? rp_tls.verdict : OPT_RUN;
-    if (v == OPT_DROP) {
+    int v = can_skip && pa && !skip ? rp_tls.verdict : LIVE_RUN;
+    if (v == LIVE_DROP) {
         rp_marker(c, pa);
         c->ret_override = CL_SUCCESS;
         rp.dropped++;
         skip = 1;
-    } else if (v == OPT_DEFER) {
+    } else if (v == LIVE_DEFER) {
         if (rp_keep(c, pa, &k) == 0 && rp_kept_add(&k) == 0) {
             rp_marker(c, pa);
             c->ret_override = CL_SUCCESS;
@@ -984,27 +989,27 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             skip = 1;
         } else {
             rp.unkept++;
-            opt_exec_unkept(rp.x, c->seq);   /* it runs now */
+            live_exec_unkept(rp.x, c->seq);   /* it runs now */
         }
-    } else if (v == OPT_HOLD || v == OPT_LINK) {
+    } else if (v == LIVE_HOLD || v == LIVE_LINK) {
         int64_t t0 = rp_clock();
-        if (v == OPT_HOLD)   /* (a chain that did not go on ran first, through force) */
+        if (v == LIVE_HOLD)   /* (a chain that did not go on ran first, through force) */
             rp_held_run(q);
-        if (rp.nheld < OPT_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
+        if (rp.nheld < PLAN_CHAIN_MAX && rp_keep(c, pa, &rp.held[rp.nheld]) == 0) {
             rp.nheld++;
             c->ret_override = CL_SUCCESS;
             skip = 1;
         } else {   /* it runs now, so what was held before it runs first */
-            if (rp.nheld < OPT_CHAIN_MAX)
+            if (rp.nheld < PLAN_CHAIN_MAX)
                 memset(&rp.held[rp.nheld], 0, sizeof *rp.held);
             rp_held_run(q);
         }
         rp.hold_ns += rp_clock() - t0;
-    } else if (v == OPT_SPLIT) {
+    } else if (v == LIVE_SPLIT) {
         skip = rp_split(c, pa);
-    } else if (v == OPT_FUSE) {
+    } else if (v == LIVE_FUSE) {
         int64_t t0 = rp_clock();
-        if (rp_fuse(c, pa, opt_exec_fused(rp.x))) {
+        if (rp_fuse(c, pa, live_exec_fused(rp.x))) {
             skip = 1;
             /* those the matcher keeps run if their output is read after
                all; the others are freed */
@@ -1013,7 +1018,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
                 if (!(rp_tls.keep_held >> i & 1))
                     rp_kept_release(&rp.held[i]);
                 else if (rp_kept_add(&rp.held[i]) != 0) {
-                    opt_exec_unkept(rp.x, rp.held[i].seq);   /* (only out of memory) */
+                    live_exec_unkept(rp.x, rp.held[i].seq);   /* (only out of memory) */
                     rp_kept_release(&rp.held[i]);
                 }
                 memset(&rp.held[i], 0, sizeof *rp.held);
@@ -1022,7 +1027,7 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
             rp.unhold_ns += rp_clock() - t1;
         } else {   /* the pair (chain) runs as recorded (what the matcher keeps: not) */
             for (unsigned i = 0; rp_tls.keep_held && i < rp.nheld; i++)
-                opt_exec_unkept(rp.x, rp.held[i].seq);
+                live_exec_unkept(rp.x, rp.held[i].seq);
             rp_held_run(q);
         }
         rp.fuse_ns += rp_clock() - t0;
@@ -1038,8 +1043,8 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
         const cl_event *wl = *(const cl_event **)pa[7];
         cl_event *ev = *(cl_event **)pa[8];
         if (c->fn == REC_FN_clEnqueueWriteBuffer
-                ? rec_stage_write(q, *(cl_mem *)pa[1], blocking, off, size, *(const void **)pa[5], nw, wl, ev, &r)
-                : rec_stage_read(q, *(cl_mem *)pa[1], blocking, off, size, *(void **)pa[5], nw, wl, ev, &r)) {
+                ? live_stage_write(q, *(cl_mem *)pa[1], blocking, off, size, *(const void **)pa[5], nw, wl, ev, &r)
+                : live_stage_read(q, *(cl_mem *)pa[1], blocking, off, size, *(void **)pa[5], nw, wl, ev, &r)) {
             c->ret_override = r;
             skip = 1;
         }
@@ -1047,16 +1052,16 @@ int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
     return skip;
 }
 
-void rec_plan_released(uint64_t id)
+void live_plan_released(uint64_t id)
 {
-    if (!rec_g.plan)
+    if (!rp_on)
         return;
-    opt_live_answer a;
+    live_answer a;
     rp_kept k;
     pthread_mutex_lock(&rp.mu);
     if (!rp.broken) {
         rpl_splitter_forget(rp.sx, id);
-        opt_exec_released(rp.x, id, &a);
+        live_exec_released(rp.x, id, &a);
         for (size_t i = 0; i < a.ndiscard; i++)
             if (rp_kept_take(a.discard[i], &k))
                 rp_kept_release(&k);
@@ -1108,15 +1113,15 @@ static void rp_split_report(FILE *f)
     rp_json_str(f, t->shares);
 }
 
-void rec_plan_end(void)
+void live_plan_end(void)
 {
-    if (!rec_g.plan)
+    if (!rp_on)
         return;
     pthread_mutex_lock(&rp.mu);
-    opt_live_answer a;
-    opt_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
-    opt_exec_stats s;
-    opt_exec_get_stats(rp.x, &s);
+    live_answer a;
+    live_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
+    live_exec_stats s;
+    live_exec_get_stats(rp.x, &s);
     char err[512];
     if (rp.learn && cdb_flush(rp.learn, err, sizeof err) != CDB_OK)
         fprintf(stderr, "clrr: plan mode: %s; split launches' times are not kept\n", err);
@@ -1136,16 +1141,16 @@ void rec_plan_end(void)
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
                 (unsigned long long)rp.blank_params,
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
-                (unsigned long long)opt_plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
+                (unsigned long long)plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 (long long)(rp.hold_ns / 1000), (long long)(rp.fuse_ns / 1000), (long long)(rp.unhold_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
-        rec_stage_report(f);
+        live_stage_report(f);
         rp_split_report(f);
         rp_time_report(f);
         fputs(", \"fallbacks\": [", f);
-        size_t n = opt_exec_fallback_count(rp.x);
+        size_t n = live_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {
-            const opt_fallback *b = opt_exec_fallback(rp.x, i);
+            const live_fallback *b = live_exec_fallback(rp.x, i);
             fprintf(f, "%s{\"id\": %u, \"seq\": %llu, \"reason\": ", i ? ", " : "", b->xform,
                     (unsigned long long)b->seq);
             rp_json_str(f, b->reason);
@@ -1154,8 +1159,39 @@ void rec_plan_end(void)
         fputs("]}\n", f);
         fclose(f);
     }
-    rec_g.plan = 0;
+    rp_on = 0;
+    rec_hooks_stop();
     cdb_close(rp.learn);
     rp.learn = NULL;
     pthread_mutex_unlock(&rp.mu);
+}
+
+/* ------------------------------------------------------------ registration */
+
+/* The recorder calls plan mode through this table (recorder/rec.h,
+ * "hooks", for each hook's thread and locks). */
+static const rec_hooks live_hooks = {
+    .init = live_plan_init,
+    .needs_data = live_plan_needs_data,
+    .take = live_plan_take,
+    .apply = live_plan_apply,
+    .karg = live_plan_karg,
+    .karg_opaque = live_plan_karg_opaque,
+    .released = live_plan_released,
+    .event_type = live_plan_event_type,
+    .event_released = live_plan_event_released,
+    .program = live_plan_program,
+    .end = live_plan_end,
+    .time = live_plan_time,
+    .stage_on = live_stage_on,
+    .stage_user_event = live_stage_user_event,
+    .stage_wait = live_stage_wait,
+    .stage_buffer = live_stage_buffer,
+};
+
+/* At load of libclrr.so, before the application's first OpenCL call (the
+ * recorder initializes at that call, or at clInitLayer). */
+__attribute__((constructor)) static void live_register(void)
+{
+    rec_hooks_set(&live_hooks);
 }

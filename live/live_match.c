@@ -1,11 +1,11 @@
-/* opt_exec.c — applying a plan to a run: every call of the run goes
+/* live_match.c — applying a plan to a run: every call of the run goes
  * through the same tracker as when the plan was made; a droppable call
  * gets its pattern and occurrence, which name at most one transformation.
  * A dead command is dropped when the run has the structure the plan was
  * made for (same fingerprint); a redundant transfer when the memory holds
  * its bytes right now. Anything else runs as recorded, and the reason is
  * counted. */
-#include "optimizer/opt_int.h"
+#include "live/live_int.h"
 #include "replayer/rpl.h"
 
 #include <stdlib.h>
@@ -13,108 +13,108 @@
 
 #include <jansson.h>
 
-/* The split engine's view of a split (opt_exec_split_rpl). */
-struct opt_rpl_conv {
-    rpl_split_part parts[OPT_SPLIT_MAX_PARTS];
+/* The split engine's view of a split (live_exec_split_rpl). */
+struct live_rpl_conv {
+    rpl_split_part parts[PLAN_SPLIT_MAX_PARTS];
     rpl_split_region *rg;
     size_t caprg;
     rpl_split_model *models;
     size_t capmodels;
 };
 
-static int opt_cmp_key(const void *a, const void *b)
+static int live_cmp_key(const void *a, const void *b)
 {
-    const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
+    const plan_xform *x = *(const plan_xform *const *)a, *y = *(const plan_xform *const *)b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return x->occurrence < y->occurrence ? -1 : x->occurrence > y->occurrence;
 }
 
-static int opt_cmp_seq(const void *a, const void *b)
+static int live_cmp_seq(const void *a, const void *b)
 {
-    const opt_xform *x = *(const opt_xform *const *)a, *y = *(const opt_xform *const *)b;
+    const plan_xform *x = *(const plan_xform *const *)a, *y = *(const plan_xform *const *)b;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-opt_status opt_trace_fingerprint(const char *path, size_t max_memory, uint64_t *fp, uint64_t *calls, char *err,
+plan_status live_trace_fingerprint(const char *path, size_t max_memory, uint64_t *fp, uint64_t *calls, char *err,
                                  size_t err_cap)
 {
     tf_reader *r = NULL;
     tf_status ts;
-    opt_status st = opt_open_trace(path, max_memory, &r, err, err_cap);
-    if (st != OPT_OK)
+    plan_status st = plan_open_trace(path, max_memory, &r, err, err_cap);
+    if (st != PLAN_OK)
         return st;
-    opt_track t;
-    opt_track_init(&t, NULL);
+    plan_track t;
+    plan_track_init(&t, NULL);
     t.fp_on = 1;
     tf_item it;
-    while (st == OPT_OK && (ts = tf_reader_next(r, &it)) == TF_OK)
+    while (st == PLAN_OK && (ts = tf_reader_next(r, &it)) == TF_OK)
         if (it.type == TF_ITEM_CALL)
-            st = opt_track_call(&t, &it.u.call, OPT_FATE_RUN);
-    if (st == OPT_OK && ts != TF_END)
-        st = opt_seterr(err, err_cap, OPT_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(r) ? ": " : "",
+            st = plan_track_call(&t, &it.u.call, PLAN_FATE_RUN);
+    if (st == PLAN_OK && ts != TF_END)
+        st = plan_seterr(err, err_cap, PLAN_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(r) ? ": " : "",
                         tf_reader_error(r));
-    else if (st != OPT_OK)
-        opt_seterr(err, err_cap, st, "%s", opt_strerror(st));
-    *fp = opt_track_fingerprint(&t);
+    else if (st != PLAN_OK)
+        plan_seterr(err, err_cap, st, "%s", plan_strerror(st));
+    *fp = plan_track_fingerprint(&t);
     if (calls)
         *calls = t.calls;
-    opt_track_free(&t);
+    plan_track_free(&t);
     tf_reader_close(r);
     return st;
 }
 
 /* The matcher without its run: transformations sorted for lookup. */
-static opt_status opt_exec_new(const opt_plan *p, opt_exec **out, char *err, size_t err_cap)
+static plan_status live_exec_new(const plan_file *p, live_exec **out, char *err, size_t err_cap)
 {
     *out = NULL;
-    opt_exec *x = calloc(1, sizeof *x);
+    live_exec *x = calloc(1, sizeof *x);
     if (!x)
-        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+        return plan_seterr(err, err_cap, PLAN_ERR_NOMEM, "out of memory");
     x->p = p;
-    x->n = opt_plan_xform_count(p);
+    x->n = plan_xform_count(p);
     size_t n = x->n ? x->n : 1;
     x->by_key = malloc(n * sizeof *x->by_key);
     x->by_seq = malloc(n * sizeof *x->by_seq);
     x->state = calloc(n, 1);
-    opt_track_init(&x->t, p);
+    plan_track_init(&x->t, p);
     if (!x->by_key || !x->by_seq || !x->state) {
-        opt_exec_close(x);
-        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+        live_exec_close(x);
+        return plan_seterr(err, err_cap, PLAN_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < x->n; i++)
-        x->by_key[i] = x->by_seq[i] = opt_plan_xform(p, i);
+        x->by_key[i] = x->by_seq[i] = plan_get_xform(p, i);
     for (size_t i = 0; i < x->n; i++)
-        x->nspec_xf += x->by_key[i]->action == OPT_ACT_SPECIALIZE;
-    qsort(x->by_key, x->n, sizeof *x->by_key, opt_cmp_key);
-    qsort(x->by_seq, x->n, sizeof *x->by_seq, opt_cmp_seq);
+        x->nspec_xf += x->by_key[i]->action == PLAN_ACT_SPECIALIZE;
+    qsort(x->by_key, x->n, sizeof *x->by_key, live_cmp_key);
+    qsort(x->by_seq, x->n, sizeof *x->by_seq, live_cmp_seq);
     *out = x;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-opt_status opt_exec_open(const opt_plan *p, const char *path, size_t max_memory, opt_exec **out, char *err,
+plan_status live_exec_open(const plan_file *p, const char *path, size_t max_memory, live_exec **out, char *err,
                          size_t err_cap)
 {
-    opt_exec *x;
-    opt_status st = opt_exec_new(p, &x, err, err_cap);
-    if (st != OPT_OK)
+    live_exec *x;
+    plan_status st = live_exec_new(p, &x, err, err_cap);
+    if (st != PLAN_OK)
         return st;
-    st = opt_trace_fingerprint(path, max_memory, &x->fp, NULL, err, err_cap);
-    if (st != OPT_OK) {
-        opt_exec_close(x);
+    st = live_trace_fingerprint(path, max_memory, &x->fp, NULL, err, err_cap);
+    if (st != PLAN_OK) {
+        live_exec_close(x);
         return st;
     }
-    x->same_trace = x->fp == opt_plan_get_info(p)->fingerprint;
+    x->same_trace = x->fp == plan_get_info(p)->fingerprint;
     *out = x;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-static int opt_is_launch(const char *fn)
+static int live_is_launch(const char *fn)
 {
     return !strcmp(fn, "clEnqueueNDRangeKernel") || !strcmp(fn, "clEnqueueTask");
 }
 
-static int opt_name_in(char *const *names, size_t n, const char *s)
+static int live_name_in(char *const *names, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(names[i], s))
@@ -122,9 +122,9 @@ static int opt_name_in(char *const *names, size_t n, const char *s)
     return 0;
 }
 
-static int opt_name_add(char ***names, size_t *n, const char *s)
+static int live_name_add(char ***names, size_t *n, const char *s)
 {
-    if (opt_name_in(*names, *n, s))
+    if (live_name_in(*names, *n, s))
         return 0;
     char **p = realloc(*names, (*n + 1) * sizeof *p), *d = strdup(s);
     if (p)
@@ -141,17 +141,17 @@ static int opt_name_add(char ***names, size_t *n, const char *s)
  * transformations. A call outside them cannot match any: it needs no
  * pattern (the costly part of a call), and its pattern's occurrences,
  * which only the plan's patterns need, are not counted. */
-static int opt_filter_init(opt_exec *x)
+static int live_filter_init(live_exec *x)
 {
     for (size_t i = 0; i < x->n; i++) {
-        const opt_xform *f = opt_plan_xform(x->p, i);
-        if (opt_name_add(&x->fns, &x->nfns, f->function))
+        const plan_xform *f = plan_get_xform(x->p, i);
+        if (live_name_add(&x->fns, &x->nfns, f->function))
             return -1;
-        if (!opt_is_launch(f->function))
+        if (!live_is_launch(f->function))
             continue;
         json_t *pat = json_loads(f->pattern, 0, NULL);
         const char *k = json_string_value(json_object_get(json_object_get(pat, "kernel"), "kernel"));
-        int rc = k ? opt_name_add(&x->knames, &x->nknames, k) : 0;
+        int rc = k ? live_name_add(&x->knames, &x->nknames, k) : 0;
         if (!k)
             x->any_kernel = 1;   /* no name to go by: every launch is looked at */
         json_decref(pat);
@@ -161,43 +161,43 @@ static int opt_filter_init(opt_exec *x)
     return 0;
 }
 
-static int opt_may_match(const opt_exec *x, const tf_call *c)
+static int live_may_match(const live_exec *x, const tf_call *c)
 {
-    if (!opt_name_in(x->fns, x->nfns, c->sig->name))
+    if (!live_name_in(x->fns, x->nfns, c->sig->name))
         return 0;
-    if (!opt_is_launch(c->sig->name) || x->any_kernel)
+    if (!live_is_launch(c->sig->name) || x->any_kernel)
         return 1;
     uint64_t kid = 0;
-    opt_arg_u64(c, "kernel", &kid);
-    const opt_obj *k = opt_track_obj(&x->t, kid);
-    return !k || k->kind != OPT_OBJ_KERNEL || !k->name || opt_name_in(x->knames, x->nknames, k->name);
+    plan_arg_u64(c, "kernel", &kid);
+    const plan_obj *k = plan_track_obj(&x->t, kid);
+    return !k || k->kind != PLAN_OBJ_KERNEL || !k->name || live_name_in(x->knames, x->nknames, k->name);
 }
 
-opt_status opt_exec_open_live(const opt_plan *p, opt_exec **out, char *err, size_t err_cap)
+plan_status live_exec_open_live(const plan_file *p, live_exec **out, char *err, size_t err_cap)
 {
-    opt_status st = opt_exec_new(p, out, err, err_cap);
-    if (st != OPT_OK)
+    plan_status st = live_exec_new(p, out, err, err_cap);
+    if (st != PLAN_OK)
         return st;
     (*out)->live = 1;
-    if (opt_filter_init(*out)) {
-        opt_exec_close(*out);
+    if (live_filter_init(*out)) {
+        live_exec_close(*out);
         *out = NULL;
-        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+        return plan_seterr(err, err_cap, PLAN_ERR_NOMEM, "out of memory");
     }
-    size_t nf = opt_plan_fused_count(p);
+    size_t nf = plan_fused_count(p);
     if (nf && !((*out)->fz_forced = calloc(nf, sizeof *(*out)->fz_forced))) {
-        opt_exec_close(*out);
+        live_exec_close(*out);
         *out = NULL;
-        return opt_seterr(err, err_cap, OPT_ERR_NOMEM, "out of memory");
+        return plan_seterr(err, err_cap, PLAN_ERR_NOMEM, "out of memory");
     }
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-void opt_exec_close(opt_exec *x)
+void live_exec_close(live_exec *x)
 {
     if (!x)
         return;
-    opt_live_free(x);
+    live_free(x);
     if (x->conv)
         free(x->conv->rg);
     free(x->conv);
@@ -207,76 +207,76 @@ void opt_exec_close(opt_exec *x)
         free(x->knames[i]);
     free(x->fns);
     free(x->knames);
-    opt_track_free(&x->t);
-    opt_map_free(&x->occ);
+    plan_track_free(&x->t);
+    plan_map_free(&x->occ);
     free(x->by_key);
     free(x->by_seq);
     free(x->state);
     free(x);
 }
 
-void opt_exec_rewind(opt_exec *x)
+void live_exec_rewind(live_exec *x)
 {
-    opt_map_free(&x->occ);
+    plan_map_free(&x->occ);
     x->nheld = 0;
     x->hold_new = NULL;
 }
 
-const opt_fused *opt_exec_fused(const opt_exec *x)
+const plan_fused *live_exec_fused(const live_exec *x)
 {
     return x->fused;
 }
 
-const opt_split *opt_exec_split(const opt_exec *x)
+const plan_split *live_exec_split(const live_exec *x)
 {
     return x->split;
 }
 
-unsigned opt_exec_lanes(const opt_exec *x, uint64_t queue)
+unsigned live_exec_lanes(const live_exec *x, uint64_t queue)
 {
-    for (size_t i = 0; i < opt_plan_sched_count(x->p); i++) {
-        const opt_sched *sc = opt_plan_sched(x->p, i);
+    for (size_t i = 0; i < plan_sched_count(x->p); i++) {
+        const plan_sched *sc = plan_get_sched(x->p, i);
         if (sc->queue == queue)
             return sc->lanes;
     }
     return 0;
 }
 
-int opt_exec_split_rpl(opt_exec *x, rpl_split *out)
+int live_exec_split_rpl(live_exec *x, rpl_split *out)
 {
-    return opt_exec_split_conv(x, x->split, out);
+    return live_exec_split_conv(x, x->split, out);
 }
 
-int opt_exec_split_of(opt_exec *x, const uint8_t program[16], size_t i, rpl_split *out)
+int live_exec_split_of(live_exec *x, const uint8_t program[16], size_t i, rpl_split *out)
 {
-    for (size_t k = 0, seen = 0; k < opt_plan_split_count(x->p); k++) {
-        const opt_split *z = opt_plan_split(x->p, k);
+    for (size_t k = 0, seen = 0; k < plan_split_count(x->p); k++) {
+        const plan_split *z = plan_get_split(x->p, k);
         if (!memcmp(z->program, program, sizeof z->program) && seen++ == i)
-            return opt_exec_split_conv(x, z, out);
+            return live_exec_split_conv(x, z, out);
     }
     return -1;
 }
 
-int opt_exec_split_conv(opt_exec *x, const opt_split *z, rpl_split *out)
+int live_exec_split_conv(live_exec *x, const plan_split *z, rpl_split *out)
 {
-    if (!z || z->nparts > OPT_SPLIT_MAX_PARTS || (!x->conv && !(x->conv = calloc(1, sizeof *x->conv))))
+    if (!z || z->nparts > PLAN_SPLIT_MAX_PARTS || (!x->conv && !(x->conv = calloc(1, sizeof *x->conv))))
         return -1;
-    struct opt_rpl_conv *v = x->conv;
+    struct live_rpl_conv *v = x->conv;
     size_t need = (size_t)z->nparts * (z->nargs ? z->nargs : 1);
-    if (opt_grow((void **)&v->rg, &v->caprg, need, sizeof *v->rg) ||
-        opt_grow((void **)&v->models, &v->capmodels, z->nargs ? z->nargs : 1, sizeof *v->models))
+    if (plan_grow((void **)&v->rg, &v->caprg, need, sizeof *v->rg) ||
+        plan_grow((void **)&v->models, &v->capmodels, z->nargs ? z->nargs : 1, sizeof *v->models))
         return -1;
     for (unsigned i = 0; i < z->nparts; i++) {
         rpl_split_region *rg = v->rg + (size_t)i * z->nargs;
         for (unsigned a = 0; a < z->nargs; a++) {
-            const opt_split_region *q = &z->parts[i].regions[a];
+            const plan_split_region *q = &z->parts[i].regions[a];
             rg[a] = (rpl_split_region){q->read, q->write, q->rlo, q->rhi, q->wlo, q->whi};
         }
         v->parts[i] = (rpl_split_part){z->parts[i].device, z->parts[i].lo, z->parts[i].hi, rg};
     }
     int adaptive = z->adaptive && z->models;
     for (unsigned a = 0; adaptive && a < z->nargs; a++) {
-        const opt_split_model *m = &z->models[a];
+        const plan_split_model *m = &z->models[a];
         v->models[a] = (rpl_split_model){m->read, m->write, {m->r[0], m->r[1], m->r[2], m->r[3]},
                                          {m->w[0], m->w[1], m->w[2], m->w[3]}};
     }
@@ -287,12 +287,12 @@ int opt_exec_split_conv(opt_exec *x, const opt_split *z, rpl_split *out)
 }
 
 /* The first entry of pattern key @p key at occurrence @p occ or after. */
-static size_t opt_key_first(const opt_exec *x, uint64_t key, uint64_t occ)
+static size_t live_key_first(const live_exec *x, uint64_t key, uint64_t occ)
 {
     size_t lo = 0, hi = x->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const opt_xform *f = x->by_key[mid];
+        const plan_xform *f = x->by_key[mid];
         if (f->key < key || (f->key == key && f->occurrence < occ))
             lo = mid + 1;
         else
@@ -301,9 +301,9 @@ static size_t opt_key_first(const opt_exec *x, uint64_t key, uint64_t occ)
     return lo;
 }
 
-static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
+static const plan_xform *live_find_key(const live_exec *x, uint64_t key, uint64_t occ, const char *canon)
 {
-    size_t lo = opt_key_first(x, key, occ);
+    size_t lo = live_key_first(x, key, occ);
     for (; lo < x->n && x->by_key[lo]->key == key && x->by_key[lo]->occurrence == occ; lo++)
         if (!strcmp(x->by_key[lo]->pattern, canon))
             return x->by_key[lo];
@@ -316,7 +316,7 @@ static const opt_xform *opt_find_key(const opt_exec *x, uint64_t key, uint64_t o
  * right: deferred work still runs when a later call needs it, a held
  * producer still runs when its consumer does not come, a redundant
  * transfer is still checked by hash. */
-static const opt_xform *opt_find_steady(const opt_exec *x, uint64_t key, uint64_t occ, const char *canon)
+static const plan_xform *live_find_steady(const live_exec *x, uint64_t key, uint64_t occ, const char *canon)
 {
     size_t lo = 0, hi = x->n;
     while (lo < hi) {   /* the first entry past the key's */
@@ -334,20 +334,20 @@ static const opt_xform *opt_find_steady(const opt_exec *x, uint64_t key, uint64_
 
 /* 1 when launch @p c passes the constants of specialization @p z (its
  * kernel's by-value arguments as set, bytes for bytes). */
-static int opt_spec_passes(const opt_exec *x, const tf_call *c, const opt_spec *z)
+static int live_spec_passes(const live_exec *x, const tf_call *c, const plan_spec *z)
 {
     uint64_t kid = 0;
-    opt_arg_u64(c, "kernel", &kid);
-    const opt_obj *k = opt_track_obj(&x->t, kid);
-    if (!k || k->kind != OPT_OBJ_KERNEL || k->nargs != z->nargs)
+    plan_arg_u64(c, "kernel", &kid);
+    const plan_obj *k = plan_track_obj(&x->t, kid);
+    if (!k || k->kind != PLAN_OBJ_KERNEL || k->nargs != z->nargs)
         return 0;
     for (unsigned i = 0; i < z->nconsts; i++) {
-        const opt_const *q = &z->consts[i];
-        const opt_karg *g = &k->args[q->index];
+        const plan_const *q = &z->consts[i];
+        const plan_karg *g = &k->args[q->index];
         char hex[17];
         for (unsigned b = 0; b < q->size; b++)
             snprintf(hex + 2 * b, 3, "%02x", q->value[b]);
-        if (g->kind != OPT_KARG_BYTES || g->size != q->size || !g->bytes || strcmp(g->bytes, hex))
+        if (g->kind != PLAN_KARG_BYTES || g->size != q->size || !g->bytes || strcmp(g->bytes, hex))
             return 0;
     }
     return 1;
@@ -358,28 +358,28 @@ static int opt_spec_passes(const opt_exec *x, const tf_call *c, const opt_spec *
  * optimizer names specialized launches), when it passes the constants;
  * wherever it comes in the run (a specialization does not depend on what
  * comes before or after). @return 0 (*out: NULL when none) or
- * OPT_ERR_NOMEM. */
-static int opt_find_spec(opt_exec *x, const tf_call *c, const opt_xform **out)
+ * PLAN_ERR_NOMEM. */
+static int live_find_spec(live_exec *x, const tf_call *c, const plan_xform **out)
 {
     char *canon = NULL;
     uint64_t key = 0;
     *out = NULL;
-    opt_status st = opt_track_pattern(&x->t, c, 1, &canon, &key);
-    if (st == OPT_ERR_LIMIT)
+    plan_status st = plan_track_pattern(&x->t, c, 1, &canon, &key);
+    if (st == PLAN_ERR_LIMIT)
         return 0;
-    if (st != OPT_OK)
-        return OPT_ERR_NOMEM;
-    for (size_t i = opt_key_first(x, key, 0); i < x->n && x->by_key[i]->key == key && !*out; i++) {
-        const opt_xform *f = x->by_key[i];
-        const opt_spec *z = f->action == OPT_ACT_SPECIALIZE ? opt_plan_spec(x->p, f->spec - 1) : NULL;
-        if (z && !strcmp(f->pattern, canon) && opt_spec_passes(x, c, z))
+    if (st != PLAN_OK)
+        return PLAN_ERR_NOMEM;
+    for (size_t i = live_key_first(x, key, 0); i < x->n && x->by_key[i]->key == key && !*out; i++) {
+        const plan_xform *f = x->by_key[i];
+        const plan_spec *z = f->action == PLAN_ACT_SPECIALIZE ? plan_get_spec(x->p, f->spec - 1) : NULL;
+        if (z && !strcmp(f->pattern, canon) && live_spec_passes(x, c, z))
             *out = f;
     }
     free(canon);
     return 0;
 }
 
-static const opt_xform *opt_find_seq(const opt_exec *x, uint64_t seq)
+static const plan_xform *live_find_seq(const live_exec *x, uint64_t seq)
 {
     size_t lo = 0, hi = x->n;
     while (lo < hi) {
@@ -392,13 +392,13 @@ static const opt_xform *opt_find_seq(const opt_exec *x, uint64_t seq)
     return lo < x->n && x->by_seq[lo]->seq == seq ? x->by_seq[lo] : NULL;
 }
 
-void opt_exec_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const char *why)
+void live_exec_fell_back(live_exec *x, const plan_xform *f, uint64_t seq, const char *why)
 {
-    if (x->state[f->id - 1] != OPT_X_PENDING)
+    if (x->state[f->id - 1] != LIVE_X_PENDING)
         return;
-    x->state[f->id - 1] = OPT_X_FELL_BACK;
-    if (x->nfb < OPT_MAX_FALLBACKS) {
-        x->fb[x->nfb++] = (opt_fallback){f->id, seq, why};
+    x->state[f->id - 1] = LIVE_X_FELL_BACK;
+    if (x->nfb < LIVE_MAX_FALLBACKS) {
+        x->fb[x->nfb++] = (live_fallback){f->id, seq, why};
         x->nfb_calls = x->nfb;
     }
 }
@@ -408,75 +408,75 @@ void opt_exec_fell_back(opt_exec *x, const opt_xform *f, uint64_t seq, const cha
  * one of its producers had to run after all (the run reads, or overwrites
  * the inputs of, what @p z does not store), the rest of the run fuses with
  * the twin, whose producer need not be kept. */
-static int opt_twin_on(const opt_exec *x, const opt_fused *z)
+static int live_twin_on(const live_exec *x, const plan_fused *z)
 {
     return x->live && z && !z->keep_store && z->storing && x->fz_forced && x->fz_forced[z->id - 1] >= 1;
 }
 
-int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
+int live_exec_decide(live_exec *x, const tf_call *c, plan_fate *fate)
 {
     char *canon = NULL;
     uint64_t key = 0, holds = 0;
     int nomem = 0;
-    if (x->live && !opt_may_match(x, c))
-        return OPT_RUN;
-    opt_status st = opt_track_pattern(&x->t, c, 0, &canon, &key);
-    if (st == OPT_ERR_LIMIT)
-        return OPT_RUN;
-    if (st != OPT_OK)
-        return OPT_ERR_NOMEM;
-    uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
-    const opt_xform *f = nomem ? NULL : opt_find_key(x, key, occ, canon);
-    if (!f && !nomem && x->live && (f = opt_find_steady(x, key, occ, canon)) != NULL)
+    if (x->live && !live_may_match(x, c))
+        return LIVE_RUN;
+    plan_status st = plan_track_pattern(&x->t, c, 0, &canon, &key);
+    if (st == PLAN_ERR_LIMIT)
+        return LIVE_RUN;
+    if (st != PLAN_OK)
+        return PLAN_ERR_NOMEM;
+    uint64_t occ = plan_occurrence_next(&x->occ, key, &nomem);
+    const plan_xform *f = nomem ? NULL : live_find_key(x, key, occ, canon);
+    if (!f && !nomem && x->live && (f = live_find_steady(x, key, occ, canon)) != NULL)
         x->steady++;
     free(canon);
     if (nomem)
-        return OPT_ERR_NOMEM;
-    if (!f && x->nspec_xf && opt_is_launch(c->sig->name) && opt_find_spec(x, c, &f) < 0)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
+    if (!f && x->nspec_xf && live_is_launch(c->sig->name) && live_find_spec(x, c, &f) < 0)
+        return PLAN_ERR_NOMEM;
     if (!f) {
-        const opt_xform *s = opt_find_seq(x, c->seq);
+        const plan_xform *s = live_find_seq(x, c->seq);
         if (s)
-            opt_exec_fell_back(x, s, c->seq, "the call at its recorded position has another pattern");
-        return OPT_RUN;
+            live_exec_fell_back(x, s, c->seq, "the call at its recorded position has another pattern");
+        return LIVE_RUN;
     }
-    if (f->pass == OPT_PASS_DEAD && !x->same_trace && !x->live) {
-        opt_exec_fell_back(x, f, c->seq, "the trace's structure is not the one the plan was made for");
-        return OPT_RUN;
+    if (f->pass == PLAN_PASS_DEAD && !x->same_trace && !x->live) {
+        live_exec_fell_back(x, f, c->seq, "the trace's structure is not the one the plan was made for");
+        return LIVE_RUN;
     }
-    if (f->pass == OPT_PASS_REDUNDANT && !opt_track_redundant(&x->t, c, &holds)) {
-        opt_exec_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
-        return OPT_RUN;
+    if (f->pass == PLAN_PASS_REDUNDANT && !plan_track_redundant(&x->t, c, &holds)) {
+        live_exec_fell_back(x, f, c->seq, "the memory does not hold the call's bytes here");
+        return LIVE_RUN;
     }
-    if (f->action == OPT_ACT_SPECIALIZE) {
+    if (f->action == PLAN_ACT_SPECIALIZE) {
         /* the launch runs the specialized kernel with its own arguments:
          * a fused launch of one (the pattern saw to the constants) */
-        const opt_spec *z = opt_plan_spec(x->p, f->spec - 1);
+        const plan_spec *z = plan_get_spec(x->p, f->spec - 1);
         if (!z || x->nheld) {
-            opt_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");
-            return OPT_RUN;
+            live_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");
+            return LIVE_RUN;
         }
         /* the rule applies: every transformation of that pattern and
          * specialization (one per recorded launch) counts as applied */
-        for (size_t i = opt_key_first(x, f->key, 0); i < x->n && x->by_key[i]->key == f->key; i++)
+        for (size_t i = live_key_first(x, f->key, 0); i < x->n && x->by_key[i]->key == f->key; i++)
             if (x->by_key[i]->spec == f->spec && !strcmp(x->by_key[i]->pattern, f->pattern))
-                x->state[x->by_key[i]->id - 1] = OPT_X_APPLIED;   /* (f among them) */
+                x->state[x->by_key[i]->id - 1] = LIVE_X_APPLIED;   /* (f among them) */
         x->fused = &z->as;
         x->specs++;
-        return OPT_FUSE;
+        return LIVE_FUSE;
     }
-    if (f->action == OPT_ACT_SPLIT) {
-        x->state[f->id - 1] = OPT_X_APPLIED;
-        x->split = opt_plan_split(x->p, f->split - 1);
+    if (f->action == PLAN_ACT_SPLIT) {
+        x->state[f->id - 1] = LIVE_X_APPLIED;
+        x->split = plan_get_split(x->p, f->split - 1);
         x->splits++;
-        return OPT_SPLIT;
+        return LIVE_SPLIT;
     }
-    if (f->action == OPT_ACT_HOLD) {
-        const opt_fused *z = opt_plan_fused(x->p, f->fused - 1);
+    if (f->action == PLAN_ACT_HOLD) {
+        const plan_fused *z = plan_get_fused(x->p, f->fused - 1);
         if (!z || (!z->keep_store && !x->same_trace && !x->live)) {
-            opt_exec_fell_back(x, f, c->seq, "the fused kernel does not store the intermediate buffer, and the trace's "
+            live_exec_fell_back(x, f, c->seq, "the fused kernel does not store the intermediate buffer, and the trace's "
                                         "structure is not the one the plan was made for");
-            return OPT_RUN;
+            return LIVE_RUN;
         }
         if (x->nheld && x->held[0]->fused == f->fused && x->nheld + 1 < z->launches &&
             f->id == x->held[x->nheld - 1]->id + 1) {
@@ -484,41 +484,41 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
              * adjacent commands: their transformations follow each other,
              * which tells a chain's next launch from its first) */
             x->held[x->nheld++] = f;
-            return OPT_LINK;
+            return LIVE_LINK;
         }
-        if (opt_twin_on(x, z)) {   /* the pair will run as the storing twin */
+        if (live_twin_on(x, z)) {   /* the pair will run as the storing twin */
             x->hold_new = f;
-            return OPT_HOLD;
+            return LIVE_HOLD;
         }
         if (x->live && !z->keep_store && x->fz_forced && x->fz_forced[z->id - 1] >= 2) {
             /* the run keeps reading (or overwriting the inputs of) what the
              * fused kernel does not store: its producer runs anyway, so the
              * fusion only costs; off for the rest of the run */
-            opt_exec_fell_back(x, f, c->seq, "the producer had to run after all twice: fusion off for this run");
-            return OPT_RUN;
+            live_exec_fell_back(x, f, c->seq, "the producer had to run after all twice: fusion off for this run");
+            return LIVE_RUN;
         }
         x->hold_new = f;
-        return OPT_HOLD;
+        return LIVE_HOLD;
     }
-    if (f->action == OPT_ACT_FUSE) {
-        const opt_fused *z = opt_plan_fused(x->p, f->fused - 1);
+    if (f->action == PLAN_ACT_FUSE) {
+        const plan_fused *z = plan_get_fused(x->p, f->fused - 1);
         if (!z || !x->nheld || x->held[0]->fused != f->fused || x->nheld + 1 != z->launches ||
             (z->launches > 2 && f->id != x->held[x->nheld - 1]->id + 1)) {
-            opt_exec_fell_back(x, f, c->seq, z && z->launches > 2 ? "the chain's launches did not come right before"
+            live_exec_fell_back(x, f, c->seq, z && z->launches > 2 ? "the chain's launches did not come right before"
                                                                    : "the producer launch did not come right before");
-            return OPT_RUN;
+            return LIVE_RUN;
         }
         for (unsigned i = 0; i < x->nheld; i++)
-            x->state[x->held[i]->id - 1] = OPT_X_APPLIED;
-        x->state[f->id - 1] = OPT_X_APPLIED;
+            x->state[x->held[i]->id - 1] = LIVE_X_APPLIED;
+        x->state[f->id - 1] = LIVE_X_APPLIED;
         x->nheld = 0;
         x->fused = z;
-        if (opt_twin_on(x, x->fused))
-            x->fused = opt_plan_fused(x->p, x->fused->storing - 1);
+        if (live_twin_on(x, x->fused))
+            x->fused = plan_get_fused(x->p, x->fused->storing - 1);
         x->fusions++;
-        return OPT_FUSE;
+        return LIVE_FUSE;
     }
-    if (x->live && f->pass == OPT_PASS_DEAD) {
+    if (x->live && f->pass == PLAN_PASS_DEAD) {
         /* a live run keeps dead work, in case the run reads it after all */
         static const char *const keepable[] = {"clEnqueueNDRangeKernel", "clEnqueueTask", "clEnqueueWriteBuffer",
                                                "clEnqueueFillBuffer", "clEnqueueCopyBuffer"};
@@ -526,37 +526,37 @@ int opt_exec_decide(opt_exec *x, const tf_call *c, opt_fate *fate)
         while (i < sizeof keepable / sizeof keepable[0] && strcmp(c->sig->name, keepable[i]))
             i++;
         if (i == sizeof keepable / sizeof keepable[0]) {
-            opt_exec_fell_back(x, f, c->seq, "a live run keeps only launches and buffer writes, fills and copies");
-            return OPT_RUN;
+            live_exec_fell_back(x, f, c->seq, "a live run keeps only launches and buffer writes, fills and copies");
+            return LIVE_RUN;
         }
-        x->state[f->id - 1] = OPT_X_APPLIED;
+        x->state[f->id - 1] = LIVE_X_APPLIED;
         x->deferred = f;
-        *fate = OPT_FATE_DEAD;
-        return OPT_DEFER;
+        *fate = PLAN_FATE_DEAD;
+        return LIVE_DEFER;
     }
-    x->state[f->id - 1] = OPT_X_APPLIED;
+    x->state[f->id - 1] = LIVE_X_APPLIED;
     x->drops++;
-    *fate = f->pass == OPT_PASS_DEAD ? OPT_FATE_DEAD : OPT_FATE_REDUNDANT;
-    return OPT_DROP;
+    *fate = f->pass == PLAN_PASS_DEAD ? PLAN_FATE_DEAD : PLAN_FATE_REDUNDANT;
+    return LIVE_DROP;
 }
 
 /* Calls that may come between a held launch and its fusion (the replayer's
  * rpl_plan_passive keeps the same list): creates, queries, retains, kernel
  * arguments. */
-int opt_exec_passive(const char *n)
+int live_exec_passive(const char *n)
 {
     return !strncmp(n, "clCreate", 8) || !strncmp(n, "clGet", 5) || !strncmp(n, "clRetain", 8) ||
            !strcmp(n, "clReleaseMemObject") || !strcmp(n, "clSetKernelArg");
 }
 
-unsigned opt_exec_unhold(opt_exec *x, int v, const char *fn)
+unsigned live_exec_unhold(live_exec *x, int v, const char *fn)
 {
     unsigned n = 0;
-    if (x->nheld && v != OPT_FUSE && v != OPT_LINK && !opt_exec_passive(fn)) {
+    if (x->nheld && v != LIVE_FUSE && v != LIVE_LINK && !live_exec_passive(fn)) {
         /* the chain did not go on: the held launches run as recorded, first */
         n = x->nheld;
         for (unsigned i = 0; i < n; i++)
-            opt_exec_fell_back(x, x->held[i], x->held[i]->seq,
+            live_exec_fell_back(x, x->held[i], x->held[i]->seq,
                                n > 1 || i ? "the chain's next launch did not follow right after"
                                           : "the consumer launch did not follow right after");
         x->nheld = 0;
@@ -569,31 +569,31 @@ unsigned opt_exec_unhold(opt_exec *x, int v, const char *fn)
     return n;
 }
 
-int opt_exec_item(opt_exec *x, const tf_item *it)
+int live_exec_item(live_exec *x, const tf_item *it)
 {
     if (it->type == TF_ITEM_DATA) {
-        opt_track_data(&x->t, &it->u.data);
-        return OPT_RUN;
+        plan_track_data(&x->t, &it->u.data);
+        return LIVE_RUN;
     }
     if (it->type != TF_ITEM_CALL)
-        return OPT_RUN;
+        return LIVE_RUN;
     if (x->live)
-        return opt_live_item(x, it);
+        return live_item(x, it);
     const tf_call *c = &it->u.call;
-    opt_fate fate = OPT_FATE_RUN;
-    int v = OPT_RUN;
+    plan_fate fate = PLAN_FATE_RUN;
+    int v = LIVE_RUN;
     x->hold_new = NULL;
-    if (x->n && opt_droppable(c->sig->name) && opt_call_ok(c))
-        v = opt_exec_decide(x, c, &fate);
+    if (x->n && plan_droppable(c->sig->name) && plan_call_ok(c))
+        v = live_exec_decide(x, c, &fate);
     if (v < 0)
         return v;
-    opt_exec_unhold(x, v, c->sig->name);   /* (the caller runs what it holds first) */
-    if (opt_track_call(&x->t, c, fate) != OPT_OK)
-        return OPT_ERR_NOMEM;
+    live_exec_unhold(x, v, c->sig->name);   /* (the caller runs what it holds first) */
+    if (plan_track_call(&x->t, c, fate) != PLAN_OK)
+        return PLAN_ERR_NOMEM;
     return v;
 }
 
-void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
+void live_exec_get_stats(const live_exec *x, live_exec_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->same_trace = x->same_trace;
@@ -608,9 +608,9 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
     out->freed = x->nfreed;
     out->steady = x->steady;
     for (size_t i = 0; i < x->n; i++) {
-        const opt_xform *f = opt_plan_xform(x->p, i);
+        const plan_xform *f = plan_get_xform(x->p, i);
         switch (x->state[i]) {
-        case OPT_X_APPLIED:
+        case LIVE_X_APPLIED:
             out->applied++;
             out->effect.commands += f->effect.commands;
             out->effect.kernels += f->effect.kernels;
@@ -618,22 +618,22 @@ void opt_exec_get_stats(const opt_exec *x, opt_exec_stats *out)
             out->effect.device_ns += f->effect.device_ns;
             out->effect.timed += f->effect.timed;
             break;
-        case OPT_X_FELL_BACK: out->fell_back++; break;
+        case LIVE_X_FELL_BACK: out->fell_back++; break;
         default: out->unmatched++; break;
         }
     }
 }
 
-size_t opt_exec_fallback_count(opt_exec *x)
+size_t live_exec_fallback_count(live_exec *x)
 {
     x->nfb = x->nfb_calls;
-    for (size_t i = 0; i < x->n && x->nfb < OPT_MAX_FALLBACKS; i++)
-        if (x->state[i] == OPT_X_PENDING)
-            x->fb[x->nfb++] = (opt_fallback){(uint32_t)(i + 1), 0, "no call of the run matched its pattern"};
+    for (size_t i = 0; i < x->n && x->nfb < LIVE_MAX_FALLBACKS; i++)
+        if (x->state[i] == LIVE_X_PENDING)
+            x->fb[x->nfb++] = (live_fallback){(uint32_t)(i + 1), 0, "no call of the run matched its pattern"};
     return x->nfb;
 }
 
-const opt_fallback *opt_exec_fallback(opt_exec *x, size_t i)
+const live_fallback *live_exec_fallback(live_exec *x, size_t i)
 {
     return i < x->nfb ? &x->fb[i] : NULL;
 }

@@ -1,4 +1,4 @@
-/* rec_stage.c — plan mode's staged transfers (`clrr run --plan`, CLRR_STAGE).
+/* live_stage.c — plan mode's staged transfers (`clrr run --plan`, CLRR_STAGE).
  *
  * A discrete GPU moves pageable (malloc'd) host memory through the driver's
  * own staging, which copies on one CPU core: on the H100 machine about
@@ -54,8 +54,8 @@
  * the driver calls that make a block); a block is freed without it (an
  * event callback); the copy pool runs one job at a time (pool_mu; a thread
  * that finds it busy copies alone). */
-#include "recorder/rec_int.h"
-#include "recorder/rec_stage_vote.h"
+#include "live/live_layer_int.h"
+#include "live/live_stage_vote.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -150,7 +150,7 @@ static struct {
     uint64_t early, late;     /* blocking transfers that found the copies done (or
                                  overlapped with enough of the application's work), or not */
     int waited;               /* the first such transfer came */
-    int uncounted;            /* ... and was not counted (rec_stage_vote) */
+    int uncounted;            /* ... and was not counted (live_stage_vote) */
     int64_t first_gap_ns;     /* ... so long after its first copy was posted */
     uint64_t deferred;        /* writes whose copy was deferred */
 } rs = {.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -176,7 +176,7 @@ static unsigned long long rs_env_num(const char *name, unsigned long long dflt, 
     return x;
 }
 
-void rec_stage_init(void)
+void live_stage_init(void)
 {
     const char *m = getenv("CLRR_STAGE");
     rs.mode = !m || !*m || !strcmp(m, "auto") ? 1 : !strcmp(m, "all") ? 2 : 0;
@@ -196,12 +196,12 @@ void rec_stage_init(void)
     rs.pid = getpid();
 }
 
-int rec_stage_on(void)
+int live_stage_on(void)
 {
     return rs.mode != 0;
 }
 
-void rec_stage_user_event(void)
+void live_stage_user_event(void)
 {
     pthread_mutex_lock(&rs.mu);
     rs.user_events = 1;
@@ -298,10 +298,10 @@ static void *rs_worker(void *arg)
             continue;
         }
         /* watch for the next job a while, then sleep */
-        int64_t until = rec_now_ns() + RS_SPIN_NS;
+        int64_t until = rec_time_ns() + RS_SPIN_NS;
         for (unsigned spin = 1; RS_T_GEN(atomic_load(&rs.ticket)) == seen; spin++) {
             rs_pause();
-            if (!(spin & 255) && rec_now_ns() > until) {
+            if (!(spin & 255) && rec_time_ns() > until) {
                 pthread_mutex_lock(&rs.job_mu);
                 atomic_fetch_add(&rs.sleepers, 1);
                 while (RS_T_GEN(atomic_load(&rs.ticket)) == seen)
@@ -384,10 +384,10 @@ static int rs_dev_stages(cl_device_id d)
         if (rs.dev[i].d == d)
             return rs.dev[i].stage;
     cl_bool unified = CL_TRUE;
-    if (rec_next.clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+    if (live_next->clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
         unified = CL_TRUE;
     int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
-    if (rec_grow(&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
+    if (plan_grow((void **)&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
         rs.dev[rs.ndev++] = (rs_dev){d, stage};
     return stage;
 }
@@ -395,8 +395,8 @@ static int rs_dev_stages(cl_device_id d)
 /* Whether transfers on @p q are staged; its context and device in *ctx, *dev. Under rs.mu. */
 static int rs_queue_stages(cl_command_queue q, cl_context *ctx, cl_device_id *dev)
 {
-    if (rec_next.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS ||
-        rec_next.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS)
+    if (live_next->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS ||
+        live_next->clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS)
         return 0;
     return rs_dev_stages(*dev);
 }
@@ -408,11 +408,11 @@ static cl_command_queue rs_ctx_queue(cl_context ctx, cl_device_id dev)
         if (rs.ctx[i].ctx == ctx)
             return rs.ctx[i].q;
     cl_int err;
-    cl_command_queue q = rec_next.clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_command_queue q = live_next->clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     if (!q)
         return NULL;
-    if (rec_grow(&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
-        rec_next.clReleaseCommandQueue(q);
+    if (plan_grow((void **)&rs.ctx, &rs.capctx, rs.nctx + 1, sizeof *rs.ctx)) {
+        live_next->clReleaseCommandQueue(q);
         return NULL;
     }
     rs.ctx[rs.nctx++] = (rs_ctx){ctx, q};
@@ -424,8 +424,8 @@ static void rs_block_free(size_t i)
     rs_block *b = rs.b[i];
     for (size_t k = 0; k < rs.nctx; k++)
         if (rs.ctx[k].ctx == b->ctx)
-            rec_next.clEnqueueUnmapMemObject(rs.ctx[k].q, b->mem, b->p, 0, NULL, NULL);
-    rec_next.clReleaseMemObject(b->mem);   /* deleted once the unmap is done */
+            live_next->clEnqueueUnmapMemObject(rs.ctx[k].q, b->mem, b->p, 0, NULL, NULL);
+    live_next->clReleaseMemObject(b->mem);   /* deleted once the unmap is done */
     rs.total -= b->size;
     free(b);
     rs.b[i] = rs.b[--rs.nb];
@@ -436,10 +436,10 @@ static int rs_block_free_now(rs_block *b)
 {
     if (b->pending) {
         cl_int st = CL_QUEUED;
-        if (rec_next.clGetEventInfo(b->pending, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) !=
+        if (live_next->clGetEventInfo(b->pending, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) !=
                 CL_SUCCESS ||
             st <= CL_COMPLETE) {   /* complete, or failed: the block is not read any more */
-            rec_next.clReleaseEvent(b->pending);
+            live_next->clReleaseEvent(b->pending);
             b->pending = NULL;
             atomic_store(&b->busy, 0);
         }
@@ -472,25 +472,25 @@ static rs_block *rs_block_make(cl_context ctx, cl_device_id dev, size_t size)
             return NULL;
         rs_block_free(victim);
     }
-    int64_t t0 = rec_now_ns();
+    int64_t t0 = rec_time_ns();
     cl_command_queue q = rs_ctx_queue(ctx, dev);
-    if (!q || rec_grow(&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
+    if (!q || plan_grow((void **)&rs.b, &rs.capb, rs.nb + 1, sizeof *rs.b))
         return NULL;
     rs_block *b = calloc(1, sizeof *b);
     cl_int err = CL_SUCCESS;
-    cl_mem m = b ? rec_next.clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &err) : NULL;
-    void *p = m ? rec_next.clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, &err)
+    cl_mem m = b ? live_next->clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, size, NULL, &err) : NULL;
+    void *p = m ? live_next->clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, &err)
                 : NULL;
     if (!p) {
         if (m)
-            rec_next.clReleaseMemObject(m);
+            live_next->clReleaseMemObject(m);
         free(b);
         return NULL;
     }
     b->ctx = ctx, b->mem = m, b->p = p, b->size = size;
     rs.b[rs.nb++] = b;
     rs.total += size;
-    rs.alloc_ns += rec_now_ns() - t0;
+    rs.alloc_ns += rec_time_ns() - t0;
     rs.made++;
     return b;
 }
@@ -514,12 +514,12 @@ static rs_block *rs_block_take(cl_context ctx, cl_device_id dev, size_t n)
     return best;
 }
 
-/* rec_stage_buffer(): the context's first staging device, or NULL. Under rs.mu. */
+/* live_stage_buffer(): the context's first staging device, or NULL. Under rs.mu. */
 static cl_device_id rs_ctx_device(cl_context ctx)
 {
     cl_device_id devs[16];
     size_t bytes = 0;
-    if (rec_next.clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes) != CL_SUCCESS)
+    if (live_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes) != CL_SUCCESS)
         return NULL;
     for (size_t i = 0; i < bytes / sizeof *devs; i++)
         if (rs_dev_stages(devs[i]))
@@ -527,7 +527,7 @@ static cl_device_id rs_ctx_device(cl_context ctx)
     return NULL;
 }
 
-void rec_stage_buffer(cl_context ctx, size_t size)
+void live_stage_buffer(cl_context ctx, size_t size)
 {
     if (!rs.mode || size < rs.min_bytes)
         return;
@@ -536,7 +536,7 @@ void rec_stage_buffer(cl_context ctx, size_t size)
     size_t i = 0, have = 0;
     while (i < rs.nbuf && (rs.buf[i].ctx != ctx || rs.buf[i].size != cls))
         i++;
-    if (i == rs.nbuf && rec_grow(&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
+    if (i == rs.nbuf && plan_grow((void **)&rs.buf, &rs.capbuf, rs.nbuf + 1, sizeof *rs.buf) == 0)
         rs.buf[rs.nbuf++] = (rs_bufs){ctx, cls, 0};
     if (i < rs.nbuf && rs.buf[i].count < RS_PREPARE) {
         rs.buf[i].count++;
@@ -628,11 +628,11 @@ static void *rs_async_worker(void *arg)
         if (!rs.head)
             rs.tail = NULL;
         pthread_mutex_unlock(&rs.async_mu);
-        int64_t t0 = rec_now_ns();
+        int64_t t0 = rec_time_ns();
         rs_copy(j->dst, j->src, j->n, 1);
-        int64_t ns = rec_now_ns() - t0;
-        rec_next.clSetUserEventStatus(j->done, CL_COMPLETE);
-        rec_next.clReleaseEvent(j->done);
+        int64_t ns = rec_time_ns() - t0;
+        live_next->clSetUserEventStatus(j->done, CL_COMPLETE);
+        live_next->clReleaseEvent(j->done);
         free(j);
         pthread_mutex_lock(&rs.async_mu);
         rs.inflight--;
@@ -677,38 +677,38 @@ static void rs_async_post(rs_job *j)
     rs.tail = j;
     rs.inflight++;
     if (!rs.posted)
-        rs.first_post_ns = rec_now_ns();
+        rs.first_post_ns = rec_time_ns();
     rs.posted = 1;
     pthread_cond_signal(&rs.async_cv);
     pthread_mutex_unlock(&rs.async_mu);
 }
 
 /* A blocking staged transfer, clFinish or clWaitForEvents is about to
- * wait (rec_stage_wait). Deferring a copy pays for itself when the
+ * wait (live_stage_wait). Deferring a copy pays for itself when the
  * application goes on enqueueing while it is copied (a loop of launches
  * after its writes, a chain of launches held for fusion), not when it
  * waits for the copy at once (a write, a few launches, a blocking read:
  * the user event only adds the driver's latency in releasing what waits
  * for it). So: whether the copies posted since the last such transfer are
- * done, or the application spent at least REC_STAGE_OVERLAP_NS since the
+ * done, or the application spent at least LIVE_STAGE_OVERLAP_NS since the
  * first of them before waiting (that much of its work overlapped the
  * copies); once more of those transfers found neither than either, the
  * run's non-blocking writes copy first again (unless CLRR_STAGE_ASYNC=2).
- * The run's first wait may not count (rec_stage_vote). */
+ * The run's first wait may not count (live_stage_vote). */
 static void rs_async_sync(void)
 {
     pthread_mutex_lock(&rs.async_mu);
     if (rs.posted) {
         rs.posted = 0;
-        int64_t gap = rec_now_ns() - rs.first_post_ns;
-        int v = rec_stage_vote(!rs.waited, rs.inflight > 0, gap);
+        int64_t gap = rec_time_ns() - rs.first_post_ns;
+        int v = live_stage_vote(!rs.waited, rs.inflight > 0, gap);
         if (!rs.waited) {
             rs.waited = 1;
             rs.first_gap_ns = gap;
         }
-        if (v == REC_STAGE_UNCOUNTED)
+        if (v == LIVE_STAGE_UNCOUNTED)
             rs.uncounted = 1;
-        else if (v == REC_STAGE_LATE)
+        else if (v == LIVE_STAGE_LATE)
             rs.late++;
         else
             rs.early++;
@@ -718,7 +718,7 @@ static void rs_async_sync(void)
     pthread_mutex_unlock(&rs.async_mu);
 }
 
-void rec_stage_wait(void)
+void live_stage_wait(void)
 {
     if (rs.mode)
         rs_async_sync();
@@ -736,22 +736,22 @@ static int rs_write_deferred(cl_command_queue q, cl_mem buf, size_t off, size_t 
         return 0;   /* copied first; the driver judges such a list */
     rs_job *j = malloc(sizeof *j);
     cl_int err = CL_SUCCESS;
-    cl_event u = j ? rec_next.clCreateUserEvent(b->ctx, &err) : NULL;
+    cl_event u = j ? live_next->clCreateUserEvent(b->ctx, &err) : NULL;
     if (!u || err != CL_SUCCESS || (nw + 1 > 16 && !(all = malloc((nw + 1) * sizeof *all)))) {
         if (u)
-            rec_next.clReleaseEvent(u);
+            live_next->clReleaseEvent(u);
         free(j);
         return 0;
     }
     for (cl_uint i = 0; i < nw; i++)
         all[i] = wl[i];
     all[nw] = u;
-    *r = rec_next.clEnqueueWriteBuffer(q, buf, CL_FALSE, off, size, b->p, nw + 1, all, e);
+    *r = live_next->clEnqueueWriteBuffer(q, buf, CL_FALSE, off, size, b->p, nw + 1, all, e);
     if (all != small)
         free(all);
     if (*r != CL_SUCCESS) {
-        rec_next.clSetUserEventStatus(u, CL_COMPLETE);
-        rec_next.clReleaseEvent(u);
+        live_next->clSetUserEventStatus(u, CL_COMPLETE);
+        live_next->clReleaseEvent(u);
         free(j);
         return 1;
     }
@@ -762,7 +762,7 @@ static int rs_write_deferred(cl_command_queue q, cl_mem buf, size_t off, size_t 
 
 /* ------------------------------------------------------------ transfers */
 
-int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, const void *ptr,
+int live_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, const void *ptr,
                     cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
 {
     if ((nw > 0) != (wl != NULL))
@@ -777,10 +777,10 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
         rs_async_sync();
     int deferred = !blocking && rs.async && rs_async_ready() && rs_write_deferred(q, buf, off, size, ptr, nw, wl, &e, b, &r);
     if (!deferred) {
-        int64_t t0 = rec_now_ns();
+        int64_t t0 = rec_time_ns();
         rs_copy(b->p, ptr, size, 1);
-        copy_ns = rec_now_ns() - t0;
-        r = rec_next.clEnqueueWriteBuffer(q, buf, blocking, off, size, b->p, nw, wl, &e);
+        copy_ns = rec_time_ns() - t0;
+        r = live_next->clEnqueueWriteBuffer(q, buf, blocking, off, size, b->p, nw, wl, &e);
     } else if (r == CL_SUCCESS) {
         pthread_mutex_lock(&rs.mu);
         rs.deferred++;
@@ -794,8 +794,8 @@ int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
         pthread_mutex_unlock(&rs.mu);
         rs_count(0, size, copy_ns);
     } else {   /* the application's, with its one reference: a callback frees the block */
-        if (rec_next.clSetEventCallback(e, CL_COMPLETE, rs_written, b) != CL_SUCCESS) {
-            rec_next.clWaitForEvents(1, &e);   /* the block must outlive the write */
+        if (live_next->clSetEventCallback(e, CL_COMPLETE, rs_written, b) != CL_SUCCESS) {
+            live_next->clWaitForEvents(1, &e);   /* the block must outlive the write */
             rs_block_put(b);
         }
         *ev = e;
@@ -829,28 +829,28 @@ static int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t siz
     cl_int r = CL_SUCCESS;
     for (; at < size && n < RS_READ_PIECES; n++, at += piece) {
         size_t len = size - at < piece ? size - at : piece;
-        if (rec_next.clEnqueueReadBuffer(q, buf, CL_FALSE, off + at, len, (unsigned char *)b->p + at, nw, wl,
+        if (live_next->clEnqueueReadBuffer(q, buf, CL_FALSE, off + at, len, (unsigned char *)b->p + at, nw, wl,
                                          &e[n]) != CL_SUCCESS)
             break;
     }
     if (!n)
         return 0;
-    rec_next.clFlush(q);
+    live_next->clFlush(q);
     int64_t copy_ns = 0;
     for (unsigned i = 0; i < n; i++) {
         size_t lo = i * piece, len = size - lo < piece ? size - lo : piece;
-        cl_int w = rec_next.clWaitForEvents(1, &e[i]);
+        cl_int w = live_next->clWaitForEvents(1, &e[i]);
         if (w == CL_SUCCESS && r == CL_SUCCESS) {
-            int64_t t0 = rec_now_ns();
+            int64_t t0 = rec_time_ns();
             rs_copy((unsigned char *)ptr + lo, (unsigned char *)b->p + lo, len, 0);
-            copy_ns += rec_now_ns() - t0;
+            copy_ns += rec_time_ns() - t0;
         } else if (r == CL_SUCCESS) {
             r = w;   /* (what the blocking read would have returned) */
         }
-        rec_next.clReleaseEvent(e[i]);
+        live_next->clReleaseEvent(e[i]);
     }
     if (r == CL_SUCCESS && at < size) {   /* a piece's read could not be enqueued: the rest whole */
-        r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off + at, size - at, (unsigned char *)b->p + at, nw, wl,
+        r = live_next->clEnqueueReadBuffer(q, buf, CL_TRUE, off + at, size - at, (unsigned char *)b->p + at, nw, wl,
                                          NULL);
         if (r == CL_SUCCESS)
             rs_copy((unsigned char *)ptr + at, (unsigned char *)b->p + at, size - at, 0);
@@ -863,7 +863,7 @@ static int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t siz
     return 1;
 }
 
-int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+int live_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
 {
     if ((nw > 0) != (wl != NULL))
@@ -874,11 +874,11 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
     rs_async_sync();
     cl_int r = CL_SUCCESS;
     if (ev || !rs_read_pieces(q, buf, off, size, ptr, b, nw, wl, &r)) {
-        r = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
+        r = live_next->clEnqueueReadBuffer(q, buf, CL_TRUE, off, size, b->p, nw, wl, ev);
         if (r == CL_SUCCESS) {
-            int64_t t0 = rec_now_ns();
+            int64_t t0 = rec_time_ns();
             rs_copy(ptr, b->p, size, 0);
-            rs_count(1, size, rec_now_ns() - t0);
+            rs_count(1, size, rec_time_ns() - t0);
         }
     }
     rs_block_put(b);
@@ -886,7 +886,7 @@ int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
     return 1;
 }
 
-void rec_stage_report(FILE *f)
+void live_stage_report(FILE *f)
 {
     pthread_mutex_lock(&rs.async_mu);
     unsigned long long early = rs.early, late = rs.late;

@@ -48,7 +48,7 @@ static int opt_ivs_sub(opt_ivs *s, uint64_t lo, uint64_t hi)
         if (x->hi <= lo || x->lo >= hi) {
             i++;
         } else if (x->lo < lo && x->hi > hi) {
-            if (opt_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+            if (plan_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
                 return -1;
             x = &s->v[i];
             memmove(&s->v[i + 2], &s->v[i + 1], (s->n - i - 1) * sizeof *s->v);
@@ -75,7 +75,7 @@ static int opt_ivs_set(opt_ivs *s, uint64_t lo, uint64_t hi, uint32_t tag)
 {
     if (lo >= hi)
         return 0;
-    if (opt_ivs_sub(s, lo, hi) || opt_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+    if (opt_ivs_sub(s, lo, hi) || plan_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
         return -1;
     size_t i = 0;
     while (i < s->n && s->v[i].lo < lo)
@@ -114,21 +114,21 @@ typedef struct opt_mstate {
 
 typedef struct opt_dead {
     const ana_model *m;
-    opt_map mem;              /* root id -> opt_mstate */
+    plan_map mem;              /* root id -> opt_mstate */
     opt_mstate **all;
     size_t nall, capall;
     uint32_t *done_at;        /* per command: index of the host sync after which it is complete */
-    opt_map parents;          /* buffers that images are made from */
+    plan_map parents;          /* buffers that images are made from */
     int has_svm;
 } opt_dead;
 
 static opt_mstate *opt_ms(opt_dead *d, uint64_t root)
 {
-    opt_mstate *s = opt_map_get(&d->mem, root);
+    opt_mstate *s = plan_map_get(&d->mem, root);
     if (s || !root)
         return s;
     s = calloc(1, sizeof *s);
-    if (!s || opt_grow((void **)&d->all, &d->capall, d->nall + 1, sizeof *d->all) || opt_map_put(&d->mem, root, s)) {
+    if (!s || plan_grow((void **)&d->all, &d->capall, d->nall + 1, sizeof *d->all) || plan_map_put(&d->mem, root, s)) {
         free(s);
         return NULL;
     }
@@ -158,7 +158,7 @@ static int opt_visible(const opt_dead *d, const ana_memref *r)
         return 1;
     if (root->kind == ANA_OBJ_IMAGE)
         return root->parent != 0;
-    return root->kind != ANA_OBJ_BUFFER || opt_map_get(&d->parents, root->id) != NULL;
+    return root->kind != ANA_OBJ_BUFFER || plan_map_get(&d->parents, root->id) != NULL;
 }
 
 /* Only these overwrite every byte of their range for sure. */
@@ -182,7 +182,7 @@ static int opt_printf_kernel(const ana_model *m, const ana_cmd *c)
 /* A command we may drop at all (its deadness is decided by the bytes). */
 static int opt_candidate(const opt_dead *d, const ana_cmd *c)
 {
-    if (!opt_droppable(c->fn))
+    if (!plan_droppable(c->fn))
         return 0;
     if (c->kind == ANA_CMD_KERNEL && (d->has_svm || opt_printf_kernel(d->m, c)))
         return 0;
@@ -262,7 +262,7 @@ static int opt_is_dead(opt_dead *d, size_t ci, uint32_t *killer)
         if (!(r->access & ANA_ACC_WRITE))
             continue;
         opt_range(d->m, r, &lo, &hi);
-        opt_mstate *s = opt_map_get(&d->mem, r->root);
+        opt_mstate *s = plan_map_get(&d->mem, r->root);
         if (!s)
             continue;
         if (opt_ivs_overlaps(&s->live, lo, hi))
@@ -350,11 +350,11 @@ static void opt_dead_free(opt_dead *d)
     }
     free(d->all);
     free(d->done_at);
-    opt_map_free(&d->mem);
-    opt_map_free(&d->parents);
+    plan_map_free(&d->mem);
+    plan_map_free(&d->parents);
 }
 
-opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, char *err, size_t err_cap)
+plan_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, char *err, size_t err_cap)
 {
     opt_dead d;
     memset(&d, 0, sizeof d);
@@ -363,13 +363,13 @@ opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, c
     *nout = 0;
     opt_dead_cmd *res = NULL;
     size_t nres = 0, capres = 0;
-    opt_status st = OPT_ERR_NOMEM;
+    plan_status st = PLAN_ERR_NOMEM;
     const ana_model_info *info = ana_model_get_info(m);
     for (size_t i = 0; i < ana_model_object_count(m); i++) {
         const ana_object *o = ana_model_object(m, i);
         if (o->kind == ANA_OBJ_SVM)
             d.has_svm = 1;
-        if (o->kind == ANA_OBJ_IMAGE && o->parent && opt_map_put(&d.parents, o->parent, (void *)o))
+        if (o->kind == ANA_OBJ_IMAGE && o->parent && plan_map_put(&d.parents, o->parent, (void *)o))
             goto out;
         /* a trace cut short: whatever was not released may still be read */
         if ((info->truncated || info->incomplete) && !o->release_seq &&
@@ -385,7 +385,7 @@ opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, c
         const ana_cmd *c = ana_model_command(m, i);
         uint32_t killer;
         if (opt_candidate(&d, c) && opt_is_dead(&d, i, &killer)) {
-            if (opt_grow((void **)&res, &capres, nres + 1, sizeof *res))
+            if (plan_grow((void **)&res, &capres, nres + 1, sizeof *res))
                 goto out;
             res[nres].seq = c->seq;
             res[nres].reason = opt_dead_reason(&d, i, killer);
@@ -406,13 +406,13 @@ opt_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, c
     *nout = nres;
     res = NULL;
     nres = 0;
-    st = OPT_OK;
+    st = PLAN_OK;
 out:
     for (size_t i = 0; i < nres; i++)
         free((char *)res[i].reason);
     free(res);
     opt_dead_free(&d);
-    if (st != OPT_OK)
-        opt_seterr(err, err_cap, st, "dead command elimination: out of memory");
+    if (st != PLAN_OK)
+        plan_seterr(err, err_cap, st, "dead command elimination: out of memory");
     return st;
 }

@@ -380,14 +380,14 @@ static int fz_gather_ok(const ana_model *m, const opt_fuse_pair *f, const size_t
 static void fz_gather(const ana_model *m, size_t i, size_t lo, opt_fuse_pair *f, size_t *at)
 {
     const ana_cmd *c = ana_model_command(m, i + 1);
-    unsigned np = 1;   /* producers found: at[OPT_CHAIN_MAX - np ..] */
-    size_t pat[OPT_CHAIN_MAX];
+    unsigned np = 1;   /* producers found: at[PLAN_CHAIN_MAX - np ..] */
+    size_t pat[PLAN_CHAIN_MAX];
     opt_fuse_pair g;   /* the producers found, in f's layout, for fz_gather_ok */
     memset(&g, 0, sizeof g);
     pat[0] = i;
     g.n = 1;
     g.out[0] = f->out[0];
-    while (np + 1 < OPT_CHAIN_MAX && i >= lo + np) {
+    while (np + 1 < PLAN_CHAIN_MAX && i >= lo + np) {
         size_t k = i - np;
         const ana_cmd *q = ana_model_command(m, k);
         unsigned qb = 0, cb = 0;
@@ -458,7 +458,7 @@ static int fz_independent(const ana_cmd *x, const ana_cmd *y, int *shared)
 
 /* The horizontal groups among the launches no pair, chain or gather took
  * (*out holds those, in command order): appended to *out. */
-static opt_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t *nout, size_t *cap)
+static plan_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t *nout, size_t *cap)
 {
     size_t n = ana_model_command_count(m), taken = 0, nvert = *nout;
     for (size_t i = 0; i + 1 < n; i++) {
@@ -470,10 +470,10 @@ static opt_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t 
             continue;
         if (p->kind != ANA_CMD_KERNEL || p->nwait || p->event || !fz_side_ok(m, p, p))
             continue;
-        size_t at[OPT_CHAIN_MAX] = {i};
+        size_t at[PLAN_CHAIN_MAX] = {i};
         unsigned k = 1;
         int shared = 0;
-        while (k < OPT_CHAIN_MAX && i + k < n) {
+        while (k < PLAN_CHAIN_MAX && i + k < n) {
             const ana_cmd *c = ana_model_command(m, i + k);
             if (taken < nvert && (*out)[taken].seq[0] <= c->seq)
                 break;   /* a vertical group's launch */
@@ -493,8 +493,8 @@ static opt_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t 
             k = 1;
         if (k < 2)
             continue;
-        if (opt_grow((void **)out, cap, *nout + 1, sizeof **out))
-            return OPT_ERR_NOMEM;
+        if (plan_grow((void **)out, cap, *nout + 1, sizeof **out))
+            return PLAN_ERR_NOMEM;
         opt_fuse_pair *f = &(*out)[(*nout)++];
         memset(f, 0, sizeof *f);
         f->n = k;
@@ -507,10 +507,10 @@ static opt_status fz_horizontal(const ana_model *m, opt_fuse_pair **out, size_t 
         }
         i = at[k - 1];
     }
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out, size_t *nout)
+plan_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -520,15 +520,15 @@ opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out
         unsigned pb = 0, cb = 0;
         if (fz_check(m, p, c, &pb, &cb))
             continue;
-        if (opt_grow((void **)out, &cap, *nout + 1, sizeof **out)) {
+        if (plan_grow((void **)out, &cap, *nout + 1, sizeof **out)) {
             free(*out);
             *out = NULL;
             *nout = 0;
-            return OPT_ERR_NOMEM;
+            return PLAN_ERR_NOMEM;
         }
         opt_fuse_pair *f = &(*out)[(*nout)++];
         memset(f, 0, sizeof *f);
-        size_t at[OPT_CHAIN_MAX] = {i, i + 1};
+        size_t at[PLAN_CHAIN_MAX] = {i, i + 1};
         f->n = 2;
         f->seq[0] = p->seq;
         f->seq[1] = c->seq;
@@ -543,7 +543,7 @@ opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out
         /* a chain: while the next launch consumes what the last one made,
          * and every intermediate is dead after its consumer (so none is
          * stored and none is read but by the next link) */
-        while (!f->keep_store && f->n < OPT_CHAIN_MAX && at[f->n - 1] + 1 < n) {
+        while (!f->keep_store && f->n < PLAN_CHAIN_MAX && at[f->n - 1] + 1 < n) {
             size_t li = at[f->n - 1];
             const ana_cmd *last = ana_model_command(m, li), *next = ana_model_command(m, li + 1);
             unsigned lb = 0, nb = 0;
@@ -560,5 +560,5 @@ opt_status opt_fuse_find(const ana_model *m, int horizontal, opt_fuse_pair **out
         i = at[f->n - 1];   /* the consumer is not also the producer of the next pair */
         lo = i + 1;
     }
-    return horizontal ? fz_horizontal(m, out, nout, &cap) : OPT_OK;
+    return horizontal ? fz_horizontal(m, out, nout, &cap) : PLAN_OK;
 }

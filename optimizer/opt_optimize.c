@@ -22,7 +22,7 @@
 /* A launch the fuse pass takes: the producer (hold) or consumer (fuse). */
 typedef struct opt_fuse_role {
     uint64_t seq, partner;
-    uint8_t action;           /* OPT_ACT_HOLD, OPT_ACT_FUSE */
+    uint8_t action;           /* PLAN_ACT_HOLD, PLAN_ACT_FUSE */
     uint32_t fused;
 } opt_fuse_role;
 
@@ -30,8 +30,8 @@ typedef struct opt_fuse_role {
 typedef struct opt_fuse_made {
     uint64_t program;         /* program object */
     unsigned n;
-    const char *names[OPT_CHAIN_MAX];   /* the launches' kernels */
-    unsigned out[OPT_CHAIN_MAX], to[OPT_CHAIN_MAX], in[OPT_CHAIN_MAX];
+    const char *names[PLAN_CHAIN_MAX];   /* the launches' kernels */
+    unsigned out[PLAN_CHAIN_MAX], to[PLAN_CHAIN_MAX], in[PLAN_CHAIN_MAX];
     int keep_store, horizontal;
     uint32_t id;              /* 0: refused */
 } opt_fuse_made;
@@ -40,11 +40,11 @@ typedef struct opt_run {
     const opt_options *o;
     tf_reader *r;
     ana_model *m;
-    opt_plan *p;
+    plan_file *p;
     opt_dead_cmd *dead;
     size_t ndead;
-    opt_map occ;              /* pattern key -> occurrences so far */
-    opt_map socc;             /* shape pattern key -> specialized launches so far */
+    plan_map occ;              /* pattern key -> occurrences so far */
+    plan_map socc;             /* shape pattern key -> specialized launches so far */
     opt_fuse_role *roles;     /* by seq */
     size_t nroles;
     char fuse_note[512];      /* the first pair the rewriter refused */
@@ -134,13 +134,13 @@ static int opt_taken_all(void *user, uint64_t seq)
 }
 
 /* The specialization launch @p c runs, or NULL (*why: its reason). */
-static const opt_spec *opt_spec_of(const opt_run *x, const tf_call *c, const char **why)
+static const plan_spec *opt_spec_of(const opt_run *x, const tf_call *c, const char **why)
 {
     const ana_cmd *a = opt_cmd_of(x->m, c->seq);
     for (size_t i = 0; a && a->kind == ANA_CMD_KERNEL && i < x->nspecs; i++)
         if (x->specs[i].kernel == a->kernel && x->spec_ids[i]) {
             *why = x->specs[i].why;
-            return opt_plan_spec(x->p, x->spec_ids[i] - 1);
+            return plan_get_spec(x->p, x->spec_ids[i] - 1);
         }
     return NULL;
 }
@@ -148,12 +148,12 @@ static const opt_spec *opt_spec_of(const opt_run *x, const tf_call *c, const cha
 /* The specialize pass, before the stream: per candidate kernel object, the
  * specialized kernel from the rewriter (one per program, kernel and
  * constants; those it refuses stay as they are). */
-static opt_status opt_spec_plan(opt_run *x)
+static plan_status opt_spec_plan(opt_run *x)
 {
-    opt_status st = opt_spec_find(x->m, opt_taken_all, x, &x->specs, &x->nspecs);
-    if (st == OPT_OK && x->nspecs && !(x->spec_ids = calloc(x->nspecs, sizeof *x->spec_ids)))
-        st = OPT_ERR_NOMEM;
-    for (size_t i = 0; st == OPT_OK && i < x->nspecs; i++) {
+    plan_status st = opt_spec_find(x->m, opt_taken_all, x, &x->specs, &x->nspecs);
+    if (st == PLAN_OK && x->nspecs && !(x->spec_ids = calloc(x->nspecs, sizeof *x->spec_ids)))
+        st = PLAN_ERR_NOMEM;
+    for (size_t i = 0; st == PLAN_OK && i < x->nspecs; i++) {
         const opt_spec_cand *s = &x->specs[i];
         const ana_object *k = ana_model_find(x->m, s->kernel);
         const ana_object *prog = k ? ana_model_find(x->m, k->parent) : NULL;
@@ -161,8 +161,8 @@ static opt_status opt_spec_plan(opt_run *x)
             continue;
         tf_blobref h;
         tf_hash(prog->source, (size_t)prog->source_len, &h);
-        for (size_t j = 0; j < opt_plan_spec_count(x->p) && !x->spec_ids[i]; j++) {
-            const opt_spec *z = opt_plan_spec(x->p, j);   /* the same specialization, made before */
+        for (size_t j = 0; j < plan_spec_count(x->p) && !x->spec_ids[i]; j++) {
+            const plan_spec *z = plan_get_spec(x->p, j);   /* the same specialization, made before */
             if (!strcmp(z->kernel, k->name) && !memcmp(z->program, h.hash, 16) && z->nconsts == s->nconsts &&
                 !memcmp(z->consts, s->consts, s->nconsts * sizeof *s->consts))
                 x->spec_ids[i] = z->id;
@@ -177,12 +177,12 @@ static opt_status opt_spec_plan(opt_run *x)
             memcpy(cs[q].value, s->consts[q].value, sizeof cs[q].value);
         }
         char name[64], why[512] = "";
-        snprintf(name, sizeof name, "__clrr_spec_%zu", opt_plan_spec_count(x->p) + 1);
+        snprintf(name, sizeof name, "__clrr_spec_%zu", plan_spec_count(x->p) + 1);
         rw_spec_req req = {prog->source, (size_t)prog->source_len, prog->options, k->name, name, s->nconsts, cs};
         rw_spec_out rout;
         rw_status rs = opt_rw_specialize(&req, &rout, why, sizeof why);
         if (rs == RW_ERR_NOMEM) {
-            st = OPT_ERR_NOMEM;
+            st = PLAN_ERR_NOMEM;
             break;
         }
         if (rs != RW_OK) {
@@ -190,18 +190,18 @@ static opt_status opt_spec_plan(opt_run *x)
                 snprintf(x->spec_note, sizeof x->spec_note, "%s not specialized: %s", k->name, why);
             continue;
         }
-        opt_spec z = {.name = name, .kernel = k->name, .source = rout.source,
+        plan_spec z = {.name = name, .kernel = k->name, .source = rout.source,
                       .options = prog->options ? prog->options : "", .nargs = rout.nparams, .nconsts = s->nconsts,
                       .consts = s->consts};
         memcpy(z.program, h.hash, 16);
-        st = opt_plan_add_spec(x->p, &z, &x->spec_ids[i]);
+        st = plan_add_spec(x->p, &z, &x->spec_ids[i]);
         opt_rw_specialize_free(&rout);
-        if (st == OPT_ERR_LIMIT) {
+        if (st == PLAN_ERR_LIMIT) {
             x->spec_ids[i] = 0;
-            st = OPT_OK;
+            st = PLAN_OK;
         }
     }
-    return st == OPT_OK ? OPT_OK : opt_seterr(x->err, x->err_cap, st, "specialize: %s", opt_strerror(st));
+    return st == PLAN_OK ? PLAN_OK : plan_seterr(x->err, x->err_cap, st, "specialize: %s", plan_strerror(st));
 }
 
 static int opt_role_cmp(const void *a, const void *b)
@@ -225,7 +225,7 @@ static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_objec
 /* The fused kernel of pair (chain) @p f, made by the rewriter once for
  * every pair of the same kind, stored or not (@p keep_store). A kernel
  * that does not store the intermediate buffers names its storing twin
- * (opt_fused.storing: every intermediate stored), made first, for live
+ * (plan_fused.storing: every intermediate stored), made first, for live
  * runs that read them after all or overwrite the inputs of the launches
  * it holds. A group (chain, gather) is fused one launch at a time, from
  * the back: the last launch with the one before it, then the launch before
@@ -235,25 +235,25 @@ static int opt_made_is(const opt_fuse_made *m, uint64_t program, const ana_objec
  * stays in the source (only the last is launched), and its parameters are
  * traced back to the launches. *out: the entry (its id 0 when the
  * rewriter refused). */
-static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_object *const *ks,
+static plan_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_object *const *ks,
                                 const opt_fuse_pair *f, int keep_store, opt_fuse_made **made, size_t *nmade,
                                 size_t *capmade, opt_fuse_made **out)
 {
     for (size_t k = 0; k < *nmade; k++)
         if (opt_made_is(&(*made)[k], prog->id, ks, f, keep_store)) {
             *out = &(*made)[k];
-            return OPT_OK;
+            return PLAN_OK;
         }
     uint32_t storing = 0;
     if (!keep_store) {
         opt_fuse_made *twin;
-        opt_status st = opt_fuse_make(x, prog, ks, f, 1, made, nmade, capmade, &twin);
-        if (st != OPT_OK)
+        plan_status st = opt_fuse_make(x, prog, ks, f, 1, made, nmade, capmade, &twin);
+        if (st != PLAN_OK)
             return st;
         storing = twin->id;
     }
-    if (opt_grow((void **)made, capmade, *nmade + 1, sizeof **made))
-        return OPT_ERR_NOMEM;
+    if (plan_grow((void **)made, capmade, *nmade + 1, sizeof **made))
+        return PLAN_ERR_NOMEM;
     opt_fuse_made *m = &(*made)[(*nmade)++];
     memset(m, 0, sizeof *m);
     m->program = prog->id;
@@ -268,11 +268,11 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     }
     *out = m;
     char name[64], step[64], cstep[64], why[512] = "";
-    size_t no = opt_plan_fused_count(x->p) + 1;
+    size_t no = plan_fused_count(x->p) + 1;
     snprintf(name, sizeof name, "__clrr_fused_%zu", no);
     /* map[k]: the launch and argument parameter k of the kernel so far
      * (the consumer side) comes from */
-    uint8_t map[OPT_FUSED_MAX_PARAMS][2], next[OPT_FUSED_MAX_PARAMS][2];
+    uint8_t map[PLAN_FUSED_MAX_PARAMS][2], next[PLAN_FUSED_MAX_PARAMS][2];
     unsigned nmap = 0;
     const char *cname = ks[f->n - 1]->name;
     rw_fuse_out prev, rout;
@@ -295,7 +295,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
                 if (!x->fuse_note[0])
                     snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not "
                              "trace back to the launches", ks[s]->name, into);
-                return OPT_OK;   /* refused: m->id stays 0 */
+                return PLAN_OK;   /* refused: m->id stays 0 */
             }
         }
         if (!last)
@@ -305,15 +305,15 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
         rw_status rs = opt_rw_fuse(&req, &rout, why, sizeof why);
         opt_rw_fuse_free(&prev);
         if (rs == RW_ERR_NOMEM)
-            return OPT_ERR_NOMEM;
-        if (rs == RW_OK && rout.nparams > OPT_FUSED_MAX_PARAMS)
+            return PLAN_ERR_NOMEM;
+        if (rs == RW_OK && rout.nparams > PLAN_FUSED_MAX_PARAMS)
             snprintf(why, sizeof why, "%u parameters", rout.nparams);
-        if (rs != RW_OK || rout.nparams > OPT_FUSED_MAX_PARAMS) {
+        if (rs != RW_OK || rout.nparams > PLAN_FUSED_MAX_PARAMS) {
             opt_rw_fuse_free(&rout);
             if (!x->fuse_note[0])
                 snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: %s", ks[s]->name, into,
                          why);
-            return OPT_OK;
+            return PLAN_OK;
         }
         /* where each parameter comes from: a launch of the group, and its argument */
         for (unsigned k = 0; k < rout.nparams; k++) {
@@ -332,7 +332,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
                 if (!x->fuse_note[0])
                     snprintf(x->fuse_note, sizeof x->fuse_note, "%s -> %s not fused: a step's parameters do not "
                              "trace back to the launches", ks[s]->name, into);
-                return OPT_OK;
+                return PLAN_OK;
             }
         }
         memcpy(map, next, rout.nparams * sizeof map[0]);
@@ -348,7 +348,7 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     }
     tf_blobref h;
     tf_hash(prog->source, (size_t)prog->source_len, &h);
-    opt_fused z = {.name = name, .producer = ks[0]->name, .consumer = ks[f->n - 1]->name, .launches = f->n,
+    plan_fused z = {.name = name, .producer = ks[0]->name, .consumer = ks[f->n - 1]->name, .launches = f->n,
                    .source = rout.source, .options = prog->options ? prog->options : "", .keep_store = keep_store,
                    .nparams = nmap, .params = (const uint8_t(*)[2])map, .storing = storing};
     for (unsigned j = 0; j + 1 < f->n && !f->horizontal; j++) {
@@ -357,11 +357,11 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
     }
     z.horizontal = f->horizontal;
     memcpy(z.program, h.hash, 16);
-    opt_status st = opt_plan_add_fused(x->p, &z, &m->id);
+    plan_status st = plan_add_fused(x->p, &z, &m->id);
     opt_rw_fuse_free(&rout);
-    if (st == OPT_ERR_LIMIT) {
+    if (st == PLAN_ERR_LIMIT) {
         m->id = 0;
-        return OPT_OK;
+        return PLAN_OK;
     }
     return st;
 }
@@ -369,15 +369,15 @@ static opt_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_ob
 /* The fuse pass, before the stream: the pairs and chains of the model,
  * each kind made into one fused kernel by the rewriter (those it refuses
  * stay as they are). */
-static opt_status opt_fuse_plan(opt_run *x)
+static plan_status opt_fuse_plan(opt_run *x)
 {
     opt_fuse_pair *pairs = NULL;
     size_t npairs = 0, nmade = 0, capmade = 0, caproles = 0;
     opt_fuse_made *made = NULL;
-    opt_status st = opt_fuse_find(x->m, x->o->horizontal, &pairs, &npairs);
-    for (size_t i = 0; st == OPT_OK && i < npairs; i++) {
+    plan_status st = opt_fuse_find(x->m, x->o->horizontal, &pairs, &npairs);
+    for (size_t i = 0; st == PLAN_OK && i < npairs; i++) {
         const opt_fuse_pair *f = &pairs[i];
-        const ana_object *ks[OPT_CHAIN_MAX];
+        const ana_object *ks[PLAN_CHAIN_MAX];
         unsigned j;
         for (j = 0; j < f->n; j++) {
             ks[j] = ana_model_find(x->m, f->kernel[j]);
@@ -390,26 +390,26 @@ static opt_status opt_fuse_plan(opt_run *x)
         if (!prog || !prog->source)
             continue;
         opt_fuse_made *m = NULL;
-        if ((st = opt_fuse_make(x, prog, ks, f, f->keep_store, &made, &nmade, &capmade, &m)) != OPT_OK)
+        if ((st = opt_fuse_make(x, prog, ks, f, f->keep_store, &made, &nmade, &capmade, &m)) != PLAN_OK)
             break;
         if (!m->id)
             continue;
-        if (opt_grow((void **)&x->roles, &caproles, x->nroles + f->n, sizeof *x->roles)) {
-            st = OPT_ERR_NOMEM;
+        if (plan_grow((void **)&x->roles, &caproles, x->nroles + f->n, sizeof *x->roles)) {
+            st = PLAN_ERR_NOMEM;
             break;
         }
         for (j = 0; j + 1 < f->n; j++)
-            x->roles[x->nroles++] = (opt_fuse_role){f->seq[j], f->seq[f->n - 1], OPT_ACT_HOLD, m->id};
-        x->roles[x->nroles++] = (opt_fuse_role){f->seq[f->n - 1], f->seq[0], OPT_ACT_FUSE, m->id};
+            x->roles[x->nroles++] = (opt_fuse_role){f->seq[j], f->seq[f->n - 1], PLAN_ACT_HOLD, m->id};
+        x->roles[x->nroles++] = (opt_fuse_role){f->seq[f->n - 1], f->seq[0], PLAN_ACT_FUSE, m->id};
     }
     free(pairs);
     free(made);
-    if (st == OPT_OK && x->nroles)
+    if (st == PLAN_OK && x->nroles)
         qsort(x->roles, x->nroles, sizeof *x->roles, opt_role_cmp);
-    return st == OPT_OK ? OPT_OK : opt_seterr(x->err, x->err_cap, st, "fuse: %s", opt_strerror(st));
+    return st == PLAN_OK ? PLAN_OK : plan_seterr(x->err, x->err_cap, st, "fuse: %s", plan_strerror(st));
 }
 
-static void opt_effect_of(const ana_cmd *c, opt_effect *e)
+static void opt_effect_of(const ana_cmd *c, plan_effect *e)
 {
     memset(e, 0, sizeof *e);
     if (!c)
@@ -423,7 +423,7 @@ static void opt_effect_of(const ana_cmd *c, opt_effect *e)
     }
 }
 
-static void opt_effect_add(opt_effect *a, const opt_effect *b)
+static void opt_effect_add(plan_effect *a, const plan_effect *b)
 {
     a->commands += b->commands;
     a->kernels += b->kernels;
@@ -434,7 +434,7 @@ static void opt_effect_add(opt_effect *a, const opt_effect *b)
 
 /* Per kernel of the trace: how it accesses its arguments (the plan's
  * kernel facts), and the hashes of the program sources. */
-static opt_status opt_facts(opt_run *x)
+static plan_status opt_facts(opt_run *x)
 {
     const ana_model *m = x->m;
     for (size_t i = 0; i < ana_model_object_count(m); i++) {
@@ -442,8 +442,8 @@ static opt_status opt_facts(opt_run *x)
         tf_blobref h;
         if (o->kind == ANA_OBJ_PROGRAM && o->source) {
             tf_hash(o->source, (size_t)o->source_len, &h);
-            if (opt_plan_add_program(x->p, h.hash) != OPT_OK)
-                return OPT_ERR_NOMEM;
+            if (plan_add_program(x->p, h.hash) != PLAN_OK)
+                return PLAN_ERR_NOMEM;
         }
         if (o->kind != ANA_OBJ_KERNEL || !o->name || !o->name[0])
             continue;
@@ -453,7 +453,7 @@ static opt_status opt_facts(opt_run *x)
         if (!prog || !prog->source || !k || k->unsupported)
             continue;
         tf_hash(prog->source, (size_t)prog->source_len, &h);
-        if (opt_plan_find_kernel(x->p, o->name, h.hash))
+        if (plan_find_kernel(x->p, o->name, h.hash))
             continue;
         uint8_t acc[256];
         unsigned n = k->nargs < 256 ? k->nargs : 256;
@@ -461,23 +461,23 @@ static opt_status opt_facts(opt_run *x)
             const ana_arg *g = &k->args[a];
             int mem = g->kind == ANA_ARG_GLOBAL || g->kind == ANA_ARG_CONSTANT || g->kind == ANA_ARG_IMAGE ||
                       g->kind == ANA_ARG_PIPE || g->kind == ANA_ARG_OTHER;
-            acc[a] = !mem ? OPT_ACC_NONE : g->kind == ANA_ARG_PIPE || g->kind == ANA_ARG_OTHER ? OPT_ACC_UNKNOWN
+            acc[a] = !mem ? PLAN_ACC_NONE : g->kind == ANA_ARG_PIPE || g->kind == ANA_ARG_OTHER ? PLAN_ACC_UNKNOWN
                                                                                              : (uint8_t)g->access;
         }
-        opt_status st = opt_plan_add_kernel(x->p, o->name, h.hash, n, acc);
-        if (st != OPT_OK)
+        plan_status st = plan_add_kernel(x->p, o->name, h.hash, n, acc);
+        if (st != PLAN_OK)
             return st;
     }
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-static opt_status opt_add(opt_run *x, const tf_call *c, opt_pass pass, const char *canon, uint64_t key,
+static plan_status opt_add(opt_run *x, const tf_call *c, plan_pass pass, const char *canon, uint64_t key,
                           uint64_t occ, uint64_t holds, const char *reason)
 {
-    opt_xform t;
+    plan_xform t;
     memset(&t, 0, sizeof t);
     t.pass = (uint8_t)pass;
-    t.action = OPT_ACT_DROP;
+    t.action = PLAN_ACT_DROP;
     t.seq = c->seq;
     t.function = c->sig->name;
     t.pattern = canon;
@@ -486,36 +486,36 @@ static opt_status opt_add(opt_run *x, const tf_call *c, opt_pass pass, const cha
     t.holds_seq = holds;
     t.reason = reason;
     opt_effect_of(opt_cmd_of(x->m, c->seq), &t.effect);
-    opt_pass_result *r = &x->p->passes[pass];
+    plan_pass_result *r = plan_pass_mut(x->p, pass);
     r->transformations++;
     opt_effect_add(&r->effect, &t.effect);
-    return opt_plan_add_xform(x->p, &t);
+    return plan_add_xform(x->p, &t);
 }
 
 /* One call of the stream: pattern, decision, tracker. */
-static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
+static plan_status opt_stream_call(opt_run *x, plan_track *t, const tf_call *c)
 {
-    opt_fate fate = OPT_FATE_RUN;
-    opt_status st = OPT_OK;
-    if (opt_droppable(c->sig->name) && opt_call_ok(c)) {
+    plan_fate fate = PLAN_FATE_RUN;
+    plan_status st = PLAN_OK;
+    if (plan_droppable(c->sig->name) && plan_call_ok(c)) {
         char *canon = NULL;
         uint64_t key = 0, holds = 0;
         int nomem = 0;
-        st = opt_track_pattern(t, c, 0, &canon, &key);
-        if (st == OPT_ERR_LIMIT)   /* too long to name: never dropped */
-            return opt_track_call(t, c, OPT_FATE_RUN);
-        if (st != OPT_OK)
+        st = plan_track_pattern(t, c, 0, &canon, &key);
+        if (st == PLAN_ERR_LIMIT)   /* too long to name: never dropped */
+            return plan_track_call(t, c, PLAN_FATE_RUN);
+        if (st != PLAN_OK)
             return st;
-        uint64_t occ = opt_occurrence_next(&x->occ, key, &nomem);
+        uint64_t occ = plan_occurrence_next(&x->occ, key, &nomem);
         const opt_dead_cmd *d = opt_dead_of(x, c->seq);
         const opt_fuse_role *fr = opt_role_of(x, c->seq);
         const opt_split_role *sr = opt_srole_of(x, c->seq);
-        const opt_spec *z = NULL;
+        const plan_spec *z = NULL;
         const char *swhy = "";
         if (nomem) {
-            st = OPT_ERR_NOMEM;
+            st = PLAN_ERR_NOMEM;
         } else if (sr && !fr && !d) {
-            const opt_split *z = opt_plan_split(x->p, sr->split - 1);
+            const plan_split *z = plan_get_split(x->p, sr->split - 1);
             char why[1024];
             int n = snprintf(why, sizeof why, "runs as %u parts along dimension %u:", z->nparts, z->dim);
             for (unsigned i = 0; i < z->nparts && n > 0 && (size_t)n < sizeof why; i++)
@@ -523,17 +523,17 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
                               (unsigned long long)z->parts[i].lo, (unsigned long long)z->parts[i].hi);
             int diff = 0, cat = 0;
             for (unsigned a = 0; a < z->nargs; a++) {
-                diff |= z->merge[a] == OPT_MERGE_DIFF;
-                cat |= z->merge[a] == OPT_MERGE_CONCAT;
+                diff |= z->merge[a] == PLAN_MERGE_DIFF;
+                cat |= z->merge[a] == PLAN_MERGE_CONCAT;
             }
             if (n > 0 && (size_t)n < sizeof why)
                 snprintf(why + n, sizeof why - (size_t)n, "; each part gets only the bytes it reads, outputs %s",
                          diff ? "merged against the previous contents" : cat ? "concatenated" : "none");
-            st = opt_add(x, c, OPT_PASS_SPLIT, canon, key, occ, 0, why);
-            if (st == OPT_OK) {
-                opt_xform *t = &x->p->xf[x->p->nxf - 1];
-                opt_pass_result *r = &x->p->passes[OPT_PASS_SPLIT];
-                t->action = OPT_ACT_SPLIT;
+            st = opt_add(x, c, PLAN_PASS_SPLIT, canon, key, occ, 0, why);
+            if (st == PLAN_OK) {
+                plan_xform *t = plan_xform_mut(x->p, plan_xform_count(x->p) - 1);
+                plan_pass_result *r = plan_pass_mut(x->p, PLAN_PASS_SPLIT);
+                t->action = PLAN_ACT_SPLIT;
                 t->split = sr->split;
                 r->effect.commands -= t->effect.commands;   /* the launch still runs, in parts */
                 r->effect.kernels -= t->effect.kernels;
@@ -543,18 +543,18 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             }
         } else if (fr && !d) {
             char why[384];
-            const opt_fused *z = opt_plan_fused(x->p, fr->fused - 1);
-            if (fr->action == OPT_ACT_HOLD && z && z->horizontal)
+            const plan_fused *z = plan_get_fused(x->p, fr->fused - 1);
+            if (fr->action == PLAN_ACT_HOLD && z && z->horizontal)
                 snprintf(why, sizeof why, "runs inside %s, beside the %u launches up to #%llu: launches of one "
                          "NDRange, independent of each other, that read the same memory; every store kept",
                          z->name, z->launches - 1, (unsigned long long)fr->partner);
-            else if (fr->action == OPT_ACT_HOLD && z && z->launches > 2)
+            else if (fr->action == PLAN_ACT_HOLD && z && z->launches > 2)
                 snprintf(why, sizeof why, "runs inside %s, a %s of %u launches ending with launch #%llu: each "
                          "work-item of the %s reads only what the same work-item of this launch wrote; the "
                          "buffer is not read later and is no longer stored", z->name, z->gather ? "gather" : "chain",
                          z->launches, (unsigned long long)fr->partner,
                          z->gather ? "launch that reads its output" : "next launch");
-            else if (fr->action == OPT_ACT_HOLD)
+            else if (fr->action == PLAN_ACT_HOLD)
                 snprintf(why, sizeof why, "runs inside %s with launch #%llu: each of its work-items reads only what the "
                          "same work-item of this launch wrote%s", z ? z->name : "?", (unsigned long long)fr->partner,
                          z && !z->keep_store ? "; the buffer is not read later and is no longer stored" : "");
@@ -564,13 +564,13 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             else
                 snprintf(why, sizeof why, "runs as %s, with launch #%llu", z ? z->name : "?",
                          (unsigned long long)fr->partner);
-            st = opt_add(x, c, OPT_PASS_FUSE, canon, key, occ, 0, why);
-            if (st == OPT_OK) {
-                opt_xform *t = &x->p->xf[x->p->nxf - 1];
+            st = opt_add(x, c, PLAN_PASS_FUSE, canon, key, occ, 0, why);
+            if (st == PLAN_OK) {
+                plan_xform *t = plan_xform_mut(x->p, plan_xform_count(x->p) - 1);
                 t->action = fr->action;
                 t->fused = fr->fused;
-                if (fr->action == OPT_ACT_FUSE) {   /* the fused launch still runs */
-                    opt_pass_result *r = &x->p->passes[OPT_PASS_FUSE];
+                if (fr->action == PLAN_ACT_FUSE) {   /* the fused launch still runs */
+                    plan_pass_result *r = plan_pass_mut(x->p, PLAN_PASS_FUSE);
                     r->effect.commands -= t->effect.commands;
                     r->effect.kernels -= t->effect.kernels;
                     r->effect.device_ns -= t->effect.device_ns;
@@ -579,8 +579,8 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
                 }
             }
         } else if (d) {
-            fate = OPT_FATE_DEAD;
-            st = opt_add(x, c, OPT_PASS_DEAD, canon, key, occ, 0, d->reason);
+            fate = PLAN_FATE_DEAD;
+            st = opt_add(x, c, PLAN_PASS_DEAD, canon, key, occ, 0, d->reason);
         } else if (!sr && !fr && (z = opt_spec_of(x, c, &swhy)) != NULL) {
             /* named by its shape (by-value arguments by size): the
              * specialization applies to every launch of that shape that
@@ -589,19 +589,19 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
             uint64_t skey = 0;
             snprintf(why, sizeof why, "runs as %s: %s, as in every launch of %s in the recording", z->name, swhy,
                      z->kernel);
-            st = opt_track_pattern(t, c, 1, &scanon, &skey);
-            if (st == OPT_OK) {
-                uint64_t socc = opt_occurrence_next(&x->socc, skey, &nomem);
-                st = nomem ? OPT_ERR_NOMEM : opt_add(x, c, OPT_PASS_SPECIALIZE, scanon, skey, socc, 0, why);
-            } else if (st == OPT_ERR_LIMIT) {
-                st = OPT_OK;   /* too long to name: not specialized */
+            st = plan_track_pattern(t, c, 1, &scanon, &skey);
+            if (st == PLAN_OK) {
+                uint64_t socc = plan_occurrence_next(&x->socc, skey, &nomem);
+                st = nomem ? PLAN_ERR_NOMEM : opt_add(x, c, PLAN_PASS_SPECIALIZE, scanon, skey, socc, 0, why);
+            } else if (st == PLAN_ERR_LIMIT) {
+                st = PLAN_OK;   /* too long to name: not specialized */
                 z = NULL;
             }
             free(scanon);
-            if (st == OPT_OK && z) {   /* the launch still runs, specialized */
-                opt_xform *t = &x->p->xf[x->p->nxf - 1];
-                opt_pass_result *r = &x->p->passes[OPT_PASS_SPECIALIZE];
-                t->action = OPT_ACT_SPECIALIZE;
+            if (st == PLAN_OK && z) {   /* the launch still runs, specialized */
+                plan_xform *t = plan_xform_mut(x->p, plan_xform_count(x->p) - 1);
+                plan_pass_result *r = plan_pass_mut(x->p, PLAN_PASS_SPECIALIZE);
+                t->action = PLAN_ACT_SPECIALIZE;
                 t->spec = z->id;
                 r->effect.commands -= t->effect.commands;
                 r->effect.kernels -= t->effect.kernels;
@@ -609,46 +609,46 @@ static opt_status opt_stream_call(opt_run *x, opt_track *t, const tf_call *c)
                 r->effect.timed -= t->effect.timed;
                 memset(&t->effect, 0, sizeof t->effect);
             }
-        } else if ((x->o->passes & (1u << OPT_PASS_REDUNDANT)) && opt_track_redundant(t, c, &holds)) {
+        } else if ((x->o->passes & (1u << PLAN_PASS_REDUNDANT)) && plan_track_redundant(t, c, &holds)) {
             char why[160];
             snprintf(why, sizeof why,
                      "the memory already holds these bytes: left by call #%llu and not written since",
                      (unsigned long long)holds);
-            fate = OPT_FATE_REDUNDANT;
-            st = opt_add(x, c, OPT_PASS_REDUNDANT, canon, key, occ, holds, why);
+            fate = PLAN_FATE_REDUNDANT;
+            st = opt_add(x, c, PLAN_PASS_REDUNDANT, canon, key, occ, holds, why);
         }
         free(canon);
-        if (st != OPT_OK)
+        if (st != PLAN_OK)
             return st;
     }
-    return opt_track_call(t, c, fate);
+    return plan_track_call(t, c, fate);
 }
 
-static opt_status opt_stream(opt_run *x)
+static plan_status opt_stream(opt_run *x)
 {
-    opt_track t;
-    opt_track_init(&t, x->p);
+    plan_track t;
+    plan_track_init(&t, x->p);
     t.fp_on = 1;
-    opt_status st = OPT_OK;
+    plan_status st = PLAN_OK;
     tf_status ts = tf_reader_rewind(x->r);
     tf_item it;
-    while (ts == TF_OK && st == OPT_OK && (ts = tf_reader_next(x->r, &it)) == TF_OK) {
+    while (ts == TF_OK && st == PLAN_OK && (ts = tf_reader_next(x->r, &it)) == TF_OK) {
         if (it.type == TF_ITEM_CALL)
             st = opt_stream_call(x, &t, &it.u.call);
         else if (it.type == TF_ITEM_DATA)
-            opt_track_data(&t, &it.u.data);
+            plan_track_data(&t, &it.u.data);
     }
-    if (st == OPT_OK && ts != TF_END)
-        st = opt_seterr(x->err, x->err_cap, OPT_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(x->r) ? ": " : "",
+    if (st == PLAN_OK && ts != TF_END)
+        st = plan_seterr(x->err, x->err_cap, PLAN_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(x->r) ? ": " : "",
                         tf_reader_error(x->r));
-    else if (st != OPT_OK && st != OPT_ERR_TRACE)
-        opt_seterr(x->err, x->err_cap, st, "%s", opt_strerror(st));
-    x->p->info.fingerprint = opt_track_fingerprint(&t);
-    opt_track_free(&t);
+    else if (st != PLAN_OK && st != PLAN_ERR_TRACE)
+        plan_seterr(x->err, x->err_cap, st, "%s", plan_strerror(st));
+    plan_info_mut(x->p)->fingerprint = plan_track_fingerprint(&t);
+    plan_track_free(&t);
     return st;
 }
 
-opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, char *err, size_t err_cap)
+plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out, char *err, size_t err_cap)
 {
     opt_run x;
     memset(&x, 0, sizeof x);
@@ -656,78 +656,79 @@ opt_status opt_optimize(const char *path, const opt_options *o, opt_plan **out, 
     x.err = err;
     x.err_cap = err_cap;
     *out = NULL;
-    opt_status st = opt_open_trace(path, o->max_memory, &x.r, err, err_cap);
-    if (st != OPT_OK)
+    plan_status st = plan_open_trace(path, o->max_memory, &x.r, err, err_cap);
+    if (st != PLAN_OK)
         goto out;
     char aerr[512] = "";
     ana_status as = ana_model_build(x.r, &x.m, aerr, sizeof aerr);
     if (as == ANA_OK)
         as = ana_model_analyze(x.m);
     if (as != ANA_OK) {
-        st = as == ANA_ERR_NOMEM ? OPT_ERR_NOMEM : OPT_ERR_TRACE;
-        opt_seterr(err, err_cap, st, "%s", aerr[0] ? aerr : ana_strerror(as));
+        st = as == ANA_ERR_NOMEM ? PLAN_ERR_NOMEM : PLAN_ERR_TRACE;
+        plan_seterr(err, err_cap, st, "%s", aerr[0] ? aerr : ana_strerror(as));
         goto out;
     }
     const ana_model_info *mi = ana_model_get_info(x.m);
     if (!mi->calls && mi->truncated) {
-        st = opt_seterr(err, err_cap, OPT_ERR_TRACE,
+        st = plan_seterr(err, err_cap, PLAN_ERR_TRACE,
                         "truncated before its first complete chunk: nothing to optimize");
         goto out;
     }
-    st = OPT_ERR_NOMEM;
-    x.p = opt_plan_new();
-    if (!x.p || opt_plan_set_strings(x.p, "clrr " CLRR_VERSION, o->trace_name ? o->trace_name : path) != OPT_OK ||
-        opt_facts(&x) != OPT_OK) {
-        opt_seterr(err, err_cap, st, "out of memory");
+    st = PLAN_ERR_NOMEM;
+    x.p = plan_new();
+    if (!x.p || plan_set_strings(x.p, "clrr " CLRR_VERSION, o->trace_name ? o->trace_name : path) != PLAN_OK ||
+        opt_facts(&x) != PLAN_OK) {
+        plan_seterr(err, err_cap, st, "out of memory");
         goto out;
     }
-    x.p->info.trace_calls = ana_model_get_info(x.m)->calls;
-    for (unsigned i = 0; i < OPT_PASS_COUNT; i++)
-        x.p->passes[i].enabled = (o->passes >> i) & 1;
-    if ((o->passes & (1u << OPT_PASS_DEAD)) && (st = opt_dead_find(x.m, &x.dead, &x.ndead, err, err_cap)) != OPT_OK)
+    plan_info_mut(x.p)->trace_calls = ana_model_get_info(x.m)->calls;
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+        plan_pass_mut(x.p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
+    if ((o->passes & (1u << PLAN_PASS_DEAD)) && (st = opt_dead_find(x.m, &x.dead, &x.ndead, err, err_cap)) != PLAN_OK)
         goto out;
-    if ((o->passes & (1u << OPT_PASS_FUSE)) && (st = opt_fuse_plan(&x)) != OPT_OK)
+    if ((o->passes & (1u << PLAN_PASS_FUSE)) && (st = opt_fuse_plan(&x)) != PLAN_OK)
         goto out;
     if (o->note && o->note_cap)
         o->note[0] = 0;
-    if (o->passes & (1u << OPT_PASS_SPLIT)) {
+    if (o->passes & (1u << PLAN_PASS_SPLIT)) {
         if (!o->split) {
-            st = opt_seterr(err, err_cap, OPT_ERR_ARG, "the split pass needs the devices to split over (--split)");
+            st = plan_seterr(err, err_cap, PLAN_ERR_ARG, "the split pass needs the devices to split over (--split)");
             goto out;
         }
         if ((st = opt_split_plan(x.m, x.p, o, opt_taken, &x, &x.sroles, &x.nsroles, o->note, o->note_cap, err,
-                                 err_cap)) != OPT_OK)
+                                 err_cap)) != PLAN_OK)
             goto out;
     }
-    if ((o->passes & (1u << OPT_PASS_SPECIALIZE)) && (st = opt_spec_plan(&x)) != OPT_OK)
+    if ((o->passes & (1u << PLAN_PASS_SPECIALIZE)) && (st = opt_spec_plan(&x)) != PLAN_OK)
         goto out;
     /* the queues as recorded: a schedule keeps every conflicting pair's
      * order, so what the other passes leave out does not make it wrong */
-    if ((o->passes & (1u << OPT_PASS_SCHEDULE)) && (st = opt_sched_plan(x.m, x.p)) != OPT_OK) {
-        opt_seterr(err, err_cap, st, "schedule: %s", opt_strerror(st));
+    if ((o->passes & (1u << PLAN_PASS_SCHEDULE)) && (st = opt_sched_plan(x.m, x.p)) != PLAN_OK) {
+        plan_seterr(err, err_cap, st, "schedule: %s", plan_strerror(st));
         goto out;
     }
-    if ((st = opt_stream(&x)) != OPT_OK)
+    if ((st = opt_stream(&x)) != PLAN_OK)
         goto out;
     if (o->rw_note && o->rw_note_cap)
         snprintf(o->rw_note, o->rw_note_cap, "%s%s%s", x.fuse_note, x.fuse_note[0] && x.spec_note[0] ? "; " : "",
                  x.spec_note);
-    for (size_t i = 0; i < x.p->nxf; i++)   /* 1.3: how often the recording met each pattern */
-        x.p->xf[i].occurrences = opt_occurrence_count(x.p->xf[i].action == OPT_ACT_SPECIALIZE ? &x.socc : &x.occ,
-                                                      x.p->xf[i].key);
+    for (size_t i = 0; i < plan_xform_count(x.p); i++) {   /* 1.3: how often the recording met each pattern */
+        plan_xform *f = plan_xform_mut(x.p, i);
+        f->occurrences = plan_occurrence_count(f->action == PLAN_ACT_SPECIALIZE ? &x.socc : &x.occ, f->key);
+    }
     *out = x.p;
     x.p = NULL;
 out:
     for (size_t i = 0; i < x.ndead; i++)
         free((char *)x.dead[i].reason);
     free(x.dead);
-    opt_map_free(&x.occ);
-    opt_map_free(&x.socc);
+    plan_map_free(&x.occ);
+    plan_map_free(&x.socc);
     free(x.roles);
     free(x.sroles);
     free(x.specs);
     free(x.spec_ids);
-    opt_plan_free(x.p);
+    plan_free(x.p);
     ana_model_free(x.m);
     tf_reader_close(x.r);
     return st;

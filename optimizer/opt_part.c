@@ -119,9 +119,9 @@ double opt_partition(const opt_part_dev *devs, unsigned n, uint64_t slices, uint
     if (!n || !slices)
         return INFINITY;
     double extra = 0, best = INFINITY;
-    uint64_t tmp[OPT_SPLIT_MAX_PARTS];
-    if (n > OPT_SPLIT_MAX_PARTS)
-        n = OPT_SPLIT_MAX_PARTS;
+    uint64_t tmp[PLAN_SPLIT_MAX_PARTS];
+    if (n > PLAN_SPLIT_MAX_PARTS)
+        n = PLAN_SPLIT_MAX_PARTS;
     memset(count, 0, n * sizeof *count);
     for (int round = 0; round < 4; round++) {
         double t = opt_part_solve(devs, n, slices, extra, tmp);

@@ -33,7 +33,7 @@ typedef struct opt_squeue {
     uint64_t id;
     opt_sstep *v;
     size_t n, cap;
-    opt_map events;           /* event -> 1 + the index of the step that produced it */
+    plan_map events;           /* event -> 1 + the index of the step that produced it */
     size_t *bylane[3];        /* the steps of each lane, in order */
     size_t nlane[3];
     int out_of_order;
@@ -71,7 +71,7 @@ static int opt_sched_conflict(const ana_cmd *a, const ana_cmd *b)
 
 static int opt_sched_push(opt_squeue *q, const opt_sstep *s)
 {
-    if (opt_grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v))
+    if (plan_grow((void **)&q->v, &q->cap, q->n + 1, sizeof *q->v))
         return -1;
     q->v[q->n++] = *s;
     return 0;
@@ -83,7 +83,7 @@ static int opt_sched_command(opt_squeue *q, const ana_cmd *c)
     opt_sstep s = {.c = c, .lane = c->kind == ANA_CMD_WRITE ? 1 : c->kind == ANA_CMD_READ ? 2 : 0,
                    .all = (uint8_t)opt_sched_barrier(c)};
     for (unsigned w = 0; w < c->nwait && !s.all; w++)
-        s.all = !c->wait[w] || !opt_map_get(&q->events, c->wait[w]);
+        s.all = !c->wait[w] || !plan_map_get(&q->events, c->wait[w]);
     q->out_of_order |= !c->in_order;
     q->commands++;
     q->kernels += c->kind == ANA_CMD_KERNEL;
@@ -91,14 +91,14 @@ static int opt_sched_command(opt_squeue *q, const ana_cmd *c)
     q->downloads += s.lane == 2;
     if (opt_sched_push(q, &s))
         return -1;
-    return c->event ? opt_map_put(&q->events, c->event, (void *)(uintptr_t)q->n) : 0;
+    return c->event ? plan_map_put(&q->events, c->event, (void *)(uintptr_t)q->n) : 0;
 }
 
 /* The timeline of queue @p q: its device commands and the host
  * synchronizations that hold it, in call order; each command's device
  * time (one without takes the mean of the timed commands of its kind on
  * the queue, else 0); the steps of each lane. */
-static opt_status opt_sched_build(const ana_model *m, opt_squeue *q)
+static plan_status opt_sched_build(const ana_model *m, opt_squeue *q)
 {
     uint64_t sum[ANA_CMD_KIND_COUNT] = {0}, cnt[ANA_CMD_KIND_COUNT] = {0};
     for (size_t i = 0; i < ana_model_command_count(m); i++) {
@@ -106,11 +106,11 @@ static opt_status opt_sched_build(const ana_model *m, opt_squeue *q)
         int mine = c->queue == q->id && !ana_cmd_kind_is_host((ana_cmd_kind)c->kind);
         if ((c->kind == ANA_CMD_WAIT || (c->kind == ANA_CMD_FINISH && c->queue == q->id)) &&
             opt_sched_push(q, &(opt_sstep){.c = c, .sync = 1}))
-            return OPT_ERR_NOMEM;
+            return PLAN_ERR_NOMEM;
         if (!mine)
             continue;
         if (opt_sched_command(q, c))
-            return OPT_ERR_NOMEM;
+            return PLAN_ERR_NOMEM;
         if (c->has_devtime) {
             sum[c->kind] += c->dev_end - c->dev_start;
             cnt[c->kind]++;
@@ -118,7 +118,7 @@ static opt_status opt_sched_build(const ana_model *m, opt_squeue *q)
     }
     for (unsigned l = 0; l < 3; l++)
         if (!(q->bylane[l] = malloc((q->n ? q->n : 1) * sizeof *q->bylane[l])))
-            return OPT_ERR_NOMEM;
+            return PLAN_ERR_NOMEM;
     for (size_t i = 0; i < q->n; i++) {
         opt_sstep *s = &q->v[i];
         if (s->sync)
@@ -127,7 +127,7 @@ static opt_status opt_sched_build(const ana_model *m, opt_squeue *q)
         s->dur = c->has_devtime ? c->dev_end - c->dev_start : cnt[c->kind] ? sum[c->kind] / cnt[c->kind] : 0;
         q->bylane[s->lane][q->nlane[s->lane]++] = i;
     }
-    return OPT_OK;
+    return PLAN_OK;
 }
 
 /* When step @p k of @p q can start on lane @p l from @p start on, after
@@ -151,7 +151,7 @@ static uint64_t opt_sched_after(const opt_squeue *q, size_t k, unsigned l, const
         }
     }
     for (unsigned w = 0; w < s->c->nwait; w++) {   /* events of earlier commands of the queue */
-        uintptr_t e = (uintptr_t)opt_map_get(&q->events, s->c->wait[w]);
+        uintptr_t e = (uintptr_t)plan_map_get(&q->events, s->c->wait[w]);
         if (e && e - 1 < k && q->v[e - 1].end > start)
             start = q->v[e - 1].end;
     }
@@ -199,19 +199,19 @@ static void opt_sched_time(uint64_t ns, char *buf, size_t cap)
 }
 
 /* Queue @p q (the @p index-th created) into the plan when it pays. */
-static opt_status opt_sched_queue(const ana_model *m, opt_plan *p, opt_squeue *q, uint64_t index)
+static plan_status opt_sched_queue(const ana_model *m, plan_file *p, opt_squeue *q, uint64_t index)
 {
-    opt_status st = opt_sched_build(m, q);
-    if (st != OPT_OK || q->out_of_order || !q->kernels || !(q->uploads + q->downloads))
+    plan_status st = opt_sched_build(m, q);
+    if (st != PLAN_OK || q->out_of_order || !q->kernels || !(q->uploads + q->downloads))
         return st;
-    opt_sched s = {.queue = index, .lanes = q->uploads && q->downloads ? 3 : 2, .commands = q->commands,
+    plan_sched s = {.queue = index, .lanes = q->uploads && q->downloads ? 3 : 2, .commands = q->commands,
                    .uploads = q->uploads, .downloads = q->downloads};
     s.recorded_ns = opt_sched_run(q, 0);
     s.predicted_ns = opt_sched_run(q, 1);
     /* at least 5% saved: predicted <= floor(0.95 * recorded), without overflow */
     uint64_t r = s.recorded_ns, most = r / 20 * 19 + r % 20 * 19 / 20;
     if (s.predicted_ns >= r || s.predicted_ns > most)
-        return OPT_OK;
+        return PLAN_OK;
     char why[256], a[32], b[32], ud[96];
     opt_sched_time(s.recorded_ns, a, sizeof a);
     opt_sched_time(s.predicted_ns, b, sizeof b);
@@ -225,8 +225,8 @@ static opt_status opt_sched_queue(const ana_model *m, opt_plan *p, opt_squeue *q
              q->uploads + q->downloads == 1 ? "s" : "", (unsigned long long)q->kernels, q->kernels == 1 ? "" : "es",
              a, b, s.lanes);
     s.reason = why;
-    st = opt_plan_add_sched(p, &s);
-    return st == OPT_ERR_LIMIT ? OPT_OK : st;
+    st = plan_add_sched(p, &s);
+    return st == PLAN_ERR_LIMIT ? PLAN_OK : st;
 }
 
 static int opt_create_cmp(const void *a, const void *b)
@@ -235,22 +235,22 @@ static int opt_create_cmp(const void *a, const void *b)
     return x->create_seq < y->create_seq ? -1 : x->create_seq > y->create_seq;
 }
 
-opt_status opt_sched_plan(const ana_model *m, opt_plan *p)
+plan_status opt_sched_plan(const ana_model *m, plan_file *p)
 {
     /* the queues the trace created, in creation order: a plan names a
      * queue by its place in it */
     size_t nq = 0, no = ana_model_object_count(m);
     const ana_object **qs = malloc((no ? no : 1) * sizeof *qs);
     if (!qs)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
     for (size_t i = 0; i < no; i++) {
         const ana_object *o = ana_model_object(m, i);
         if (o->kind == ANA_OBJ_QUEUE && o->create_seq)
             qs[nq++] = o;
     }
     qsort(qs, nq, sizeof *qs, opt_create_cmp);
-    opt_status st = OPT_OK;
-    for (size_t i = 0; i < nq && st == OPT_OK; i++) {
+    plan_status st = PLAN_OK;
+    for (size_t i = 0; i < nq && st == PLAN_OK; i++) {
         if (!qs[i]->uses)   /* nothing enqueued: each queue costs a pass over the commands */
             continue;
         opt_squeue q;
@@ -260,7 +260,7 @@ opt_status opt_sched_plan(const ana_model *m, opt_plan *p)
         for (unsigned l = 0; l < 3; l++)
             free(q.bylane[l]);
         free(q.v);
-        opt_map_free(&q.events);
+        plan_map_free(&q.events);
     }
     free(qs);
     return st;

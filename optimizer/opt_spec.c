@@ -74,7 +74,7 @@ static const ana_loop *sp_loop_of(const ana_kernel *k, unsigned a)
     return NULL;
 }
 
-opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t seq), void *user,
+plan_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t seq), void *user,
                          opt_spec_cand **out, size_t *nout)
 {
     *out = NULL;
@@ -91,7 +91,7 @@ opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t s
             opt_spec_cand *s = &(*out)[j];
             unsigned w = 0;
             for (unsigned k = 0; k < s->nconsts; k++) {
-                const opt_const *q = &s->consts[k];
+                const plan_const *q = &s->consts[k];
                 const ana_karg *g = q->index < c->nargs ? &c->args[q->index] : NULL;
                 uint64_t v = 0;
                 memcpy(&v, q->value, q->size);
@@ -112,22 +112,22 @@ opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t s
                 sp_args_of(&k->loops[l].end, bound);
                 sp_args_of(&k->loops[l].step_expr, bound);
             }
-        if (opt_grow((void **)out, &cap, *nout + 1, sizeof **out)) {
+        if (plan_grow((void **)out, &cap, *nout + 1, sizeof **out)) {
             free(*out);
             *out = NULL;
             *nout = 0;
-            return OPT_ERR_NOMEM;
+            return PLAN_ERR_NOMEM;
         }
         opt_spec_cand *s = &(*out)[(*nout)++];
         memset(s, 0, sizeof *s);
         s->kernel = c->kernel;
-        for (unsigned a = 0; a < k->nargs && a < c->nargs && s->nconsts < OPT_SPEC_MAX_CONSTS; a++) {
+        for (unsigned a = 0; a < k->nargs && a < c->nargs && s->nconsts < PLAN_SPEC_MAX_CONSTS; a++) {
             const ana_arg *g = &k->args[a];
             const ana_karg *v = &c->args[a];
             if (!sp_bit(bound, a) || g->kind != ANA_ARG_SCALAR || !sp_type_ok(g->type, g->elem_size) ||
                 v->kind != ANA_KARG_BYTES || v->size != g->elem_size || v->size > 8)
                 continue;
-            opt_const *q = &s->consts[s->nconsts++];
+            plan_const *q = &s->consts[s->nconsts++];
             q->index = a;
             q->size = v->size;
             memcpy(q->value, &v->value, v->size);   /* little-endian: the first size bytes */
@@ -157,5 +157,5 @@ opt_status opt_spec_find(const ana_model *m, int (*taken)(void *user, uint64_t s
         (*out)[w++] = *s;
     }
     *nout = w;
-    return OPT_OK;
+    return PLAN_OK;
 }

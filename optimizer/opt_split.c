@@ -37,21 +37,21 @@ typedef struct opt_split_dev {
     double weight;
 } opt_split_dev;
 
-static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsigned *ndevs, int *weighted, char *err,
+static plan_status opt_split_devices(const char *list, opt_split_dev *devs, unsigned *ndevs, int *weighted, char *err,
                                      size_t cap)
 {
     *weighted = 0;
     unsigned n = 0;
     const char *p = list ? list : "";
     if (!*p)
-        return opt_seterr(err, cap, OPT_ERR_ARG, "--split takes devices, 'SPEC[:WEIGHT],SPEC[:WEIGHT]...'");
+        return plan_seterr(err, cap, PLAN_ERR_ARG, "--split takes devices, 'SPEC[:WEIGHT],SPEC[:WEIGHT]...'");
     while (*p) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (n == OPT_SPLIT_MAX_PARTS)
-            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: at most %u parts", OPT_SPLIT_MAX_PARTS);
+        if (n == PLAN_SPLIT_MAX_PARTS)
+            return plan_seterr(err, cap, PLAN_ERR_ARG, "--split: at most %u parts", PLAN_SPLIT_MAX_PARTS);
         if (!len || len > 256)
-            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: an empty or over-long device in '%.64s'", list);
+            return plan_seterr(err, cap, PLAN_ERR_ARG, "--split: an empty or over-long device in '%.64s'", list);
         opt_split_dev *d = &devs[n];
         memcpy(d->spec, p, len);
         d->spec[len] = 0;
@@ -63,7 +63,7 @@ static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsig
             double w = strtod(colon + 1, &end);
             if (colon[1] && !*end) {
                 if (errno || !(w > 0) || w > 1e9)
-                    return opt_seterr(err, cap, OPT_ERR_ARG, "--split: weight '%s' is not a positive number",
+                    return plan_seterr(err, cap, PLAN_ERR_ARG, "--split: weight '%s' is not a positive number",
                                       colon + 1);
                 d->weight = w;
                 *colon = 0;
@@ -71,14 +71,14 @@ static opt_status opt_split_devices(const char *list, opt_split_dev *devs, unsig
             }
         }
         if (!d->spec[0])
-            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: a weight without a device in '%.64s'", list);
+            return plan_seterr(err, cap, PLAN_ERR_ARG, "--split: a weight without a device in '%.64s'", list);
         n++;
         p += len;
         if (*p == ',' && !*++p)
-            return opt_seterr(err, cap, OPT_ERR_ARG, "--split: a device list cannot end with ','");
+            return plan_seterr(err, cap, PLAN_ERR_ARG, "--split: a device list cannot end with ','");
     }
     *ndevs = n;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
 /* A partition-ready kernel made once per program and kernel. */
@@ -90,8 +90,8 @@ typedef struct opt_part_made {
 
 typedef struct opt_split_run {
     const ana_model *m;
-    opt_plan *p;
-    opt_split_dev devs[OPT_SPLIT_MAX_PARTS];
+    plan_file *p;
+    opt_split_dev devs[PLAN_SPLIT_MAX_PARTS];
     unsigned ndevs;
     int weighted;             /* the list gave weights: no partitioner */
     const opt_options *o;
@@ -113,17 +113,17 @@ static void opt_split_note(opt_split_run *x, const char *kernel, const char *why
 }
 
 /* The partition-ready source of @p kname in program @p prog (made once).
- * @return OPT_OK with *src NULL when the rewriter refused. */
-static opt_status opt_split_source(opt_split_run *x, const ana_object *prog, const char *kname, const char **src)
+ * @return PLAN_OK with *src NULL when the rewriter refused. */
+static plan_status opt_split_source(opt_split_run *x, const ana_object *prog, const char *kname, const char **src)
 {
     *src = NULL;
     for (size_t i = 0; i < x->nmade; i++)
         if (x->made[i].program == prog->id && !strcmp(x->made[i].kernel, kname)) {
             *src = x->made[i].source;
-            return OPT_OK;
+            return PLAN_OK;
         }
-    if (opt_grow((void **)&x->made, &x->capmade, x->nmade + 1, sizeof *x->made))
-        return OPT_ERR_NOMEM;
+    if (plan_grow((void **)&x->made, &x->capmade, x->nmade + 1, sizeof *x->made))
+        return PLAN_ERR_NOMEM;
     opt_part_made *m = &x->made[x->nmade++];
     *m = (opt_part_made){prog->id, kname, NULL};
     char name[300], why[512] = "";
@@ -132,17 +132,17 @@ static opt_status opt_split_source(opt_split_run *x, const ana_object *prog, con
     rw_part_out out;
     rw_status rs = opt_rw_partition(&req, &out, why, sizeof why);
     if (rs == RW_ERR_NOMEM)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
     if (rs != RW_OK) {
         opt_split_note(x, kname, why);
-        return OPT_OK;
+        return PLAN_OK;
     }
     m->source = strdup(out.source);
     opt_rw_partition_free(&out);
     if (!m->source)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
     *src = m->source;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
 /* Work-groups of launch @p c along each dimension (work-items when the
@@ -166,7 +166,7 @@ static void opt_split_shares(const opt_split_run *x, uint64_t groups, uint64_t *
     double total = 0;
     for (unsigned i = 0; i < x->ndevs; i++)
         total += x->devs[i].weight;
-    uint64_t n[OPT_SPLIT_MAX_PARTS], sum = 0;
+    uint64_t n[PLAN_SPLIT_MAX_PARTS], sum = 0;
     for (unsigned i = 0; i < x->ndevs; i++) {
         double v = floor((double)groups * x->devs[i].weight / total + 0.5);
         n[i] = v < 1 ? 1 : (uint64_t)v;
@@ -261,7 +261,7 @@ static void opt_split_fit_check(opt_split_fitting *f, const ana_region *r, uint6
  * (one pass over the kernel's accesses each), up to OPT_SPLIT_MODEL_GROUPS
  * of them; more: no models. */
 static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint8_t *args, const uint8_t *merge,
-                            const uint64_t g[3], unsigned dim, const ana_argval *vals, opt_split_model *md)
+                            const uint64_t g[3], unsigned dim, const ana_argval *vals, plan_split_model *md)
 {
     uint64_t n = g[dim];
     for (unsigned a = 0; a < k->nargs; a++)
@@ -281,7 +281,7 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
         ok = ana_kernel_regions(k, l, glo, ghi, rd + 2 * pass * na, rd + (2 * pass + 1) * na) == ANA_OK;
     }
     for (unsigned a = 0; ok && a < na; a++) {
-        if (args[a] != OPT_SPLIT_ARG_MEM)
+        if (args[a] != PLAN_SPLIT_ARG_MEM)
             continue;
         opt_split_fit_start(&fr[a], &rd[a], &rd[2 * na + a], g1, g2, vals[a].size);
         opt_split_fit_start(&fr[na + a], &rd[na + a], &rd[3 * na + a], g1, g2, vals[a].size);
@@ -293,7 +293,7 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
         ghi[dim] = i + 1;
         ok = ana_kernel_regions(k, l, glo, ghi, rd, rd + na) == ANA_OK;
         for (unsigned a = 0; ok && a < na; a++) {
-            if (args[a] != OPT_SPLIT_ARG_MEM)
+            if (args[a] != PLAN_SPLIT_ARG_MEM)
                 continue;
             opt_split_fit_check(&fr[a], &rd[a], i, vals[a].size);
             opt_split_fit_check(&fr[na + a], &rd[na + a], i, vals[a].size);
@@ -301,16 +301,16 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
         }
     }
     for (unsigned a = 0; ok && a < na; a++) {
-        if (args[a] != OPT_SPLIT_ARG_MEM)
+        if (args[a] != PLAN_SPLIT_ARG_MEM)
             continue;
         if ((md[a].read = (uint8_t)fr[a].any))
             memcpy(md[a].r, fr[a].m, sizeof md[a].r);
         if ((md[a].write = (uint8_t)fr[na + a].any))
             memcpy(md[a].w, fr[na + a].m, sizeof md[a].w);
         /* concatenation needs ranges that never overlap, whatever the proportions */
-        if (merge[a] == OPT_MERGE_CONCAT)
+        if (merge[a] == PLAN_MERGE_CONCAT)
             ok = md[a].write && md[a].w[1] == md[a].w[3] && md[a].w[2] <= md[a].w[0];
-        if (ok && merge[a] != OPT_MERGE_NONE && !md[a].write)
+        if (ok && merge[a] != PLAN_MERGE_NONE && !md[a].write)
             ok = 0;
     }
     free(rd);
@@ -322,7 +322,7 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
  * devices and shares for launch @p c. *decided 0 (use the weights) when
  * there are no costs or they do not cover the launch; else the parts in
  * @p lo, @p hi, @p pspec (*np of them; 0: the queue's device alone). */
-static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uint8_t program[16],
+static plan_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uint8_t program[16],
                                    const ana_kernel *k, const ana_launch *l, const uint8_t *args, const ana_argval *vals, const uint64_t g[3], unsigned dim,
                                    int diff, uint64_t *lo, uint64_t *hi, const char **pspec, unsigned *np,
                                    int *decided)
@@ -330,10 +330,10 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uin
     *decided = 0;
     *np = 0;
     if (!x->o->costs || x->weighted)
-        return OPT_OK;
+        return PLAN_OK;
     const ana_object *ko = ana_model_find(x->m, c->kernel);
-    const char *specs[OPT_SPLIT_MAX_PARTS];
-    uint64_t sizes[OPT_SPLIT_MAX_ARGS];
+    const char *specs[PLAN_SPLIT_MAX_PARTS];
+    uint64_t sizes[PLAN_SPLIT_MAX_ARGS];
     for (unsigned i = 0; i < x->ndevs; i++)
         specs[i] = x->devs[i].spec;
     for (unsigned a = 0; a < k->nargs; a++)
@@ -358,7 +358,7 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uin
     memcpy(in.g, g, sizeof in.g);
     in.dim = dim;
     in.diff = diff;
-    uint64_t count[OPT_SPLIT_MAX_PARTS];
+    uint64_t count[PLAN_SPLIT_MAX_PARTS];
     opt_partition_info info;
     char why[320];
     int ok = opt_split_cost(&in, count, &info, why, sizeof why);
@@ -369,8 +369,8 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uin
                x->told[i].dim == in.key.dim && !memcmp(x->told[i].gsz, in.key.gsz, sizeof in.key.gsz) &&
                !memcmp(x->told[i].lsz, in.key.lsz, sizeof in.key.lsz);
     if (!told) {
-        if (opt_grow((void **)&x->told, &x->captold, x->ntold + 1, sizeof *x->told))
-            return OPT_ERR_NOMEM;
+        if (plan_grow((void **)&x->told, &x->captold, x->ntold + 1, sizeof *x->told))
+            return PLAN_ERR_NOMEM;
         x->told[x->ntold++] = in.key;
         if (!ok) {
             memset(&info, 0, sizeof info);
@@ -390,13 +390,13 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uin
             x->o->on_partition(x->o->user, &info);
     }
     if (!ok)
-        return OPT_OK;
+        return PLAN_OK;
     *decided = 1;
     if (!strcmp(info.verdict, "whole")) {
         char n[160];
         snprintf(n, sizeof n, "%.64s alone is predicted fastest (no split pays)", in.primary);
         opt_split_note(x, ko->name, n);
-        return OPT_OK;
+        return PLAN_OK;
     }
     uint64_t at = 0;
     for (unsigned i = 0; i < x->ndevs; i++)
@@ -406,66 +406,66 @@ static opt_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const uin
             hi[*np] = at;
             pspec[(*np)++] = x->devs[i].spec;
         }
-    return OPT_OK;
+    return PLAN_OK;
 }
 
 /* Plans launch @p c; *sid 0 when it is left alone (the reason noted). */
-static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t *sid)
+static plan_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t *sid)
 {
     *sid = 0;
     const ana_object *ko = ana_model_find(x->m, c->kernel);
     const char *kname = ko && ko->name ? ko->name : "?";
     if (x->only && strcmp(kname, x->only))
-        return OPT_OK;
+        return PLAN_OK;
     if (strcmp(c->fn, "clEnqueueNDRangeKernel"))
-        return OPT_OK;
+        return PLAN_OK;
     const char *why = NULL;
     const ana_kernel *k = ko ? ana_model_kernel(x->m, ko->id, &why) : NULL;
     const ana_object *prog = ko ? ana_model_find(x->m, ko->parent) : NULL;
     if (!k || k->unsupported || !prog || !prog->source) {
         opt_split_note(x, kname, k && k->unsupported ? k->unsupported : why ? why : "no kernel analysis");
-        return OPT_OK;
+        return PLAN_OK;
     }
-    if (k->nargs != c->nargs || k->nargs > OPT_SPLIT_MAX_ARGS) {
+    if (k->nargs != c->nargs || k->nargs > PLAN_SPLIT_MAX_ARGS) {
         opt_split_note(x, kname, "its arguments do not match the analysis");
-        return OPT_OK;
+        return PLAN_OK;
     }
     for (unsigned i = 0; i < k->naccesses; i++)
         if (k->accesses[i].is_atomic) {
             opt_split_note(x, kname, "it uses atomics (parts cannot be merged)");
-            return OPT_OK;
+            return PLAN_OK;
         }
-    ana_argval vals[OPT_SPLIT_MAX_ARGS];
+    ana_argval vals[PLAN_SPLIT_MAX_ARGS];
     ana_launch l;
-    if (ana_model_launch(x->m, c, k, &l, vals, OPT_SPLIT_MAX_ARGS) != ANA_OK)
-        return OPT_OK;
-    uint8_t args[OPT_SPLIT_MAX_ARGS], merge[OPT_SPLIT_MAX_ARGS];
+    if (ana_model_launch(x->m, c, k, &l, vals, PLAN_SPLIT_MAX_ARGS) != ANA_OK)
+        return PLAN_OK;
+    uint8_t args[PLAN_SPLIT_MAX_ARGS], merge[PLAN_SPLIT_MAX_ARGS];
     for (unsigned a = 0; a < k->nargs; a++) {
         const ana_arg *g = &k->args[a];
         const ana_karg *v = &c->args[a];
-        merge[a] = OPT_MERGE_NONE;
+        merge[a] = PLAN_MERGE_NONE;
         if (g->kind == ANA_ARG_SCALAR && v->kind == ANA_KARG_BYTES) {
-            args[a] = OPT_SPLIT_ARG_VALUE;
+            args[a] = PLAN_SPLIT_ARG_VALUE;
         } else if (g->kind == ANA_ARG_LOCAL && v->kind == ANA_KARG_LOCAL) {
-            args[a] = OPT_SPLIT_ARG_LOCAL;
+            args[a] = PLAN_SPLIT_ARG_LOCAL;
         } else if ((g->kind == ANA_ARG_GLOBAL || g->kind == ANA_ARG_CONSTANT) && v->kind == ANA_KARG_MEM) {
             const ana_object *mo = ana_model_find(x->m, v->value);
             if (!mo || (mo->kind != ANA_OBJ_BUFFER && mo->kind != ANA_OBJ_SUBBUFFER) || !vals[a].size) {
                 opt_split_note(x, kname, "an argument is not a buffer of known size");
-                return OPT_OK;
+                return PLAN_OK;
             }
             const ana_object *root = mo->kind == ANA_OBJ_SUBBUFFER ? ana_model_find(x->m, mo->parent) : mo;
             if ((mo->flags | (root ? root->flags : 0)) & CL_MEM_USE_HOST_PTR) {
                 opt_split_note(x, kname, "a buffer uses the host's memory (CL_MEM_USE_HOST_PTR)");
-                return OPT_OK;
+                return PLAN_OK;
             }
-            args[a] = OPT_SPLIT_ARG_MEM;
+            args[a] = PLAN_SPLIT_ARG_MEM;
         } else if ((g->kind == ANA_ARG_GLOBAL || g->kind == ANA_ARG_CONSTANT) && v->kind == ANA_KARG_BYTES &&
                    g->access == ANA_ACC_NONE) {
-            args[a] = OPT_SPLIT_ARG_VALUE;   /* a NULL buffer the kernel never touches */
+            args[a] = PLAN_SPLIT_ARG_VALUE;   /* a NULL buffer the kernel never touches */
         } else {
             opt_split_note(x, kname, "an argument is an image, sampler, pipe or SVM pointer");
-            return OPT_OK;
+            return PLAN_OK;
         }
     }
     /* the dimension: the highest with enough groups where every written
@@ -481,7 +481,7 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
         int all = 1;
         for (unsigned a = 0; a < k->nargs && all; a++) {
             ana_contiguity ct;
-            if (args[a] == OPT_SPLIT_ARG_MEM && (k->args[a].access & ANA_ACC_WRITE))
+            if (args[a] == PLAN_SPLIT_ARG_MEM && (k->args[a].access & ANA_ACC_WRITE))
                 all = ana_kernel_contiguity(k, &l, a, &ct) == ANA_OK && ct.dim[d];
         }
         if (all && concat_dim < 0)
@@ -491,40 +491,40 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
         dim = concat_dim;
     if (dim < 0) {
         opt_split_note(x, kname, "fewer work-groups than parts");
-        return OPT_OK;
+        return PLAN_OK;
     }
-    uint64_t lo[OPT_SPLIT_MAX_PARTS], hi[OPT_SPLIT_MAX_PARTS];
-    const char *pspec[OPT_SPLIT_MAX_PARTS];
+    uint64_t lo[PLAN_SPLIT_MAX_PARTS], hi[PLAN_SPLIT_MAX_PARTS];
+    const char *pspec[PLAN_SPLIT_MAX_PARTS];
     unsigned np = 0;
     int decided = 0;
     tf_blobref h;   /* the program's hash: the costs' key and the plan's */
     tf_hash(prog->source, (size_t)prog->source_len, &h);
-    opt_status st0 = opt_split_costed(x, c, h.hash, k, &l, args, vals, g, (unsigned)dim, dim != concat_dim, lo, hi, pspec,
+    plan_status st0 = opt_split_costed(x, c, h.hash, k, &l, args, vals, g, (unsigned)dim, dim != concat_dim, lo, hi, pspec,
                                       &np, &decided);
-    if (st0 != OPT_OK)
+    if (st0 != PLAN_OK)
         return st0;
     if (decided && !np)
-        return OPT_OK;   /* the queue's device alone is predicted fastest */
+        return PLAN_OK;   /* the queue's device alone is predicted fastest */
     if (!decided) {
         opt_split_shares(x, g[dim], lo, hi);
         for (np = 0; np < x->ndevs; np++)
             pspec[np] = x->devs[np].spec;
     }
-    static opt_split_region rg[OPT_SPLIT_MAX_PARTS][OPT_SPLIT_MAX_ARGS];
-    opt_split_part parts[OPT_SPLIT_MAX_PARTS];
+    static plan_split_region rg[PLAN_SPLIT_MAX_PARTS][PLAN_SPLIT_MAX_ARGS];
+    plan_split_part parts[PLAN_SPLIT_MAX_PARTS];
     for (unsigned i = 0; i < np; i++) {
         uint64_t glo[3] = {0, 0, 0}, ghi[3] = {g[0], g[1], g[2]};
         glo[dim] = lo[i];
         ghi[dim] = hi[i];
         for (unsigned a = 0; a < k->nargs; a++) {
-            opt_split_region *r = &rg[i][a];
+            plan_split_region *r = &rg[i][a];
             memset(r, 0, sizeof *r);
-            if (args[a] != OPT_SPLIT_ARG_MEM)
+            if (args[a] != PLAN_SPLIT_ARG_MEM)
                 continue;
             ana_region rd, wr;
             if (ana_kernel_region(k, &l, a, glo, ghi, &rd, &wr) != ANA_OK) {
                 opt_split_note(x, kname, "the analysis gives no region for an argument");
-                return OPT_OK;
+                return PLAN_OK;
             }
             uint64_t size = vals[a].size;
             if (!rd.empty) {
@@ -542,39 +542,39 @@ static opt_status opt_split_launch(opt_split_run *x, const ana_cmd *c, uint32_t 
             if (r->write && r->wlo >= r->whi)
                 r->write = 0;
         }
-        parts[i] = (opt_split_part){pspec[i], lo[i], hi[i], rg[i]};
+        parts[i] = (plan_split_part){pspec[i], lo[i], hi[i], rg[i]};
     }
     for (unsigned a = 0; a < k->nargs; a++) {
         int any = 0, overlap = 0;
         for (unsigned i = 0; i < np; i++) {
-            const opt_split_region *r = &rg[i][a];
+            const plan_split_region *r = &rg[i][a];
             any |= r->write;
             for (unsigned j = i + 1; r->write && j < np; j++)
                 if (rg[j][a].write && r->wlo < rg[j][a].whi && rg[j][a].wlo < r->whi)
                     overlap = 1;
         }
-        merge[a] = !any ? OPT_MERGE_NONE : overlap ? OPT_MERGE_DIFF : OPT_MERGE_CONCAT;
+        merge[a] = !any ? PLAN_MERGE_NONE : overlap ? PLAN_MERGE_DIFF : PLAN_MERGE_CONCAT;
     }
     const char *src = NULL;
-    opt_status st = opt_split_source(x, prog, kname, &src);
-    if (st != OPT_OK || !src)
+    plan_status st = opt_split_source(x, prog, kname, &src);
+    if (st != PLAN_OK || !src)
         return st;
     char name[300];
     snprintf(name, sizeof name, "__clrr_part_%s", kname);
-    static opt_split_model md[OPT_SPLIT_MAX_ARGS];
+    static plan_split_model md[PLAN_SPLIT_MAX_ARGS];
     int adaptive = opt_split_models(k, &l, args, merge, g, (unsigned)dim, vals, md);
-    opt_split z = {0, kname, {0}, name, src, prog->options ? prog->options : "", (unsigned)dim, g[dim],
+    plan_split z = {0, kname, {0}, name, src, prog->options ? prog->options : "", (unsigned)dim, g[dim],
                    k->nargs, args, merge, np, parts, adaptive, adaptive ? md : NULL};
     memcpy(z.program, h.hash, 16);
-    for (size_t i = 0; i < opt_plan_split_count(x->p); i++)
-        if (opt_split_same(opt_plan_split(x->p, i), &z)) {
-            *sid = opt_plan_split(x->p, i)->id;
-            return OPT_OK;
+    for (size_t i = 0; i < plan_split_count(x->p); i++)
+        if (plan_split_same(plan_get_split(x->p, i), &z)) {
+            *sid = plan_get_split(x->p, i)->id;
+            return PLAN_OK;
         }
-    return opt_plan_add_split(x->p, &z, sid);
+    return plan_add_split(x->p, &z, sid);
 }
 
-opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
+plan_status opt_split_plan(const ana_model *m, plan_file *p, const opt_options *o,
                           int (*taken)(void *user, uint64_t seq), void *user, opt_split_role **roles,
                           size_t *nroles, char *note, size_t note_cap, char *err, size_t err_cap)
 {
@@ -588,16 +588,16 @@ opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
     *roles = NULL;
     *nroles = 0;
     x.o = o;
-    opt_status st = opt_split_devices(o->split, x.devs, &x.ndevs, &x.weighted, err, err_cap);
-    for (size_t i = 0; st == OPT_OK && i < ana_model_command_count(m); i++) {
+    plan_status st = opt_split_devices(o->split, x.devs, &x.ndevs, &x.weighted, err, err_cap);
+    for (size_t i = 0; st == PLAN_OK && i < ana_model_command_count(m); i++) {
         const ana_cmd *c = ana_model_command(m, i);
         if (c->kind != ANA_CMD_KERNEL || taken(user, c->seq))
             continue;
         uint32_t sid = 0;
         st = opt_split_launch(&x, c, &sid);
-        if (st == OPT_OK && sid) {
-            if (opt_grow((void **)&x.roles, &x.caproles, x.nroles + 1, sizeof *x.roles))
-                st = OPT_ERR_NOMEM;
+        if (st == PLAN_OK && sid) {
+            if (plan_grow((void **)&x.roles, &x.caproles, x.nroles + 1, sizeof *x.roles))
+                st = PLAN_ERR_NOMEM;
             else
                 x.roles[x.nroles++] = (opt_split_role){c->seq, sid};
         }
@@ -606,13 +606,13 @@ opt_status opt_split_plan(const ana_model *m, opt_plan *p, const opt_options *o,
     for (size_t i = 0; i < x.nmade; i++)
         free(x.made[i].source);
     free(x.made);
-    if (st != OPT_OK) {
+    if (st != PLAN_OK) {
         free(x.roles);
-        if (st != OPT_ERR_ARG)
-            opt_seterr(err, err_cap, st, "split: %s", opt_strerror(st));
+        if (st != PLAN_ERR_ARG)
+            plan_seterr(err, err_cap, st, "split: %s", plan_strerror(st));
         return st;
     }
     *roles = x.roles;
     *nroles = x.nroles;
-    return OPT_OK;
+    return PLAN_OK;
 }

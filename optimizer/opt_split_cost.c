@@ -52,7 +52,7 @@ static int opt_cost_bytes(const opt_cost_launch *in, uint64_t n, double *bin, do
     *bin = *bout = *bdiff = 0;
     *nin = *nout = 0;
     for (unsigned a = 0; a < in->k->nargs; a++) {
-        if (in->args[a] != OPT_SPLIT_ARG_MEM)
+        if (in->args[a] != PLAN_SPLIT_ARG_MEM)
             continue;
         ana_region rd, wr;
         if (ana_kernel_region(in->k, in->l, a, glo, ghi, &rd, &wr) != ANA_OK)
@@ -104,11 +104,11 @@ int opt_split_cost(const opt_cost_launch *in, uint64_t *count, opt_partition_inf
     opt_xf pxf;
     int have_pxf = opt_xf_of(in->db, pid, &pxf);
     /* the curves are copied: the database's may move on the next query */
-    static uint64_t cg[OPT_SPLIT_MAX_PARTS][64];
-    static double cn[OPT_SPLIT_MAX_PARTS][64];
-    static unsigned cs[OPT_SPLIT_MAX_PARTS][64];
-    cdb_curve curves[OPT_SPLIT_MAX_PARTS];
-    opt_part_dev devs[OPT_SPLIT_MAX_PARTS];
+    static uint64_t cg[PLAN_SPLIT_MAX_PARTS][64];
+    static double cn[PLAN_SPLIT_MAX_PARTS][64];
+    static unsigned cs[PLAN_SPLIT_MAX_PARTS][64];
+    cdb_curve curves[PLAN_SPLIT_MAX_PARTS];
+    opt_part_dev devs[PLAN_SPLIT_MAX_PARTS];
     memset(devs, 0, sizeof devs);
     uint64_t slices = in->g[in->dim], half = slices > 1 ? slices / 2 : slices;
     double per_slice = 1;

@@ -1,18 +1,18 @@
-/* opt_hold.c — what the tracker knows about the bytes of memory objects:
+/* plan_hold.c — what the tracker knows about the bytes of memory objects:
  * per root, ranges whose contents are known (the bytes a write, fill or
  * read-back left there, named by a content key), cut by every command that
  * may write them. A write whose bytes a range already holds, from a
  * command it is ordered after, is redundant. Bounded: at most
- * OPT_MAX_SEGS ranges per object (the oldest goes first). */
-#include "optimizer/opt_int.h"
+ * PLAN_MAX_SEGS ranges per object (the oldest goes first). */
+#include "plan/plan_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
-#define OPT_MAX_SEGS 64
+#define PLAN_MAX_SEGS 64
 
-void opt_key_combine(const uint8_t h[16], const uint8_t g[16], uint8_t out[16])
+void plan_key_combine(const uint8_t h[16], const uint8_t g[16], uint8_t out[16])
 {
     uint8_t buf[32];
     memcpy(buf, h, 16);
@@ -22,24 +22,24 @@ void opt_key_combine(const uint8_t h[16], const uint8_t g[16], uint8_t out[16])
     memcpy(out, cn.digest, 16);
 }
 
-static void opt_seg_remove(opt_obj *r, unsigned i)
+static void plan_seg_remove(plan_obj *r, unsigned i)
 {
     memmove(&r->segs[i], &r->segs[i + 1], (r->nsegs - i - 1) * sizeof *r->segs);
     r->nsegs--;
 }
 
-void opt_hold_kill(opt_obj *r, uint64_t lo, uint64_t hi)
+void plan_hold_kill(plan_obj *r, uint64_t lo, uint64_t hi)
 {
     if (!r || lo >= hi)
         return;
     for (unsigned i = 0; i < r->nsegs;) {
-        opt_content *s = &r->segs[i];
+        plan_content *s = &r->segs[i];
         if (s->hi <= lo || s->lo >= hi) {
             i++;
             continue;
         }
         if (s->lo < lo && s->hi > hi && r->nsegs < r->capsegs) {   /* split around the hole */
-            opt_content right = *s;
+            plan_content right = *s;
             right.lo = hi;
             s->hi = lo;
             memmove(&r->segs[i + 2], &r->segs[i + 1], (r->nsegs - i - 1) * sizeof *r->segs);
@@ -53,12 +53,12 @@ void opt_hold_kill(opt_obj *r, uint64_t lo, uint64_t hi)
             s->lo = hi;
             i++;
         } else {
-            opt_seg_remove(r, i);
+            plan_seg_remove(r, i);
         }
     }
 }
 
-void opt_hold_kill_all(opt_track *t)
+void plan_hold_kill_all(plan_track *t)
 {
     for (size_t i = 0; i < t->nall; i++) {
         t->all[i]->nsegs = 0;
@@ -66,58 +66,58 @@ void opt_hold_kill_all(opt_track *t)
     }
 }
 
-opt_status opt_hold_add(opt_obj *r, const opt_content *c)
+plan_status plan_hold_add(plan_obj *r, const plan_content *c)
 {
     if (!r || c->lo >= c->hi)
-        return OPT_OK;
+        return PLAN_OK;
     for (unsigned i = 0; i < r->nsegs; i++) {   /* the same content again: refresh it */
-        opt_content *s = &r->segs[i];
+        plan_content *s = &r->segs[i];
         if (!s->pending && !c->pending && s->lo == c->lo && s->hi == c->hi && s->origin == c->origin &&
             !memcmp(s->key, c->key, 16)) {
             s->settled |= c->settled;   /* the first call that left them keeps its name */
-            return OPT_OK;
+            return PLAN_OK;
         }
     }
-    if (r->nsegs == OPT_MAX_SEGS)
-        opt_seg_remove(r, 0);
+    if (r->nsegs == PLAN_MAX_SEGS)
+        plan_seg_remove(r, 0);
     if (r->nsegs + 2 > r->capsegs) {
         size_t cap = r->capsegs;
-        if (opt_grow((void **)&r->segs, &cap, r->nsegs + 2, sizeof *r->segs))
-            return OPT_ERR_NOMEM;
+        if (plan_grow((void **)&r->segs, &cap, r->nsegs + 2, sizeof *r->segs))
+            return PLAN_ERR_NOMEM;
         r->capsegs = (unsigned)cap;
     }
     r->segs[r->nsegs++] = *c;
-    return OPT_OK;
+    return PLAN_OK;
 }
 
-const opt_content *opt_hold_find(const opt_track *t, const opt_obj *r, const uint8_t key[16], uint64_t origin,
+const plan_content *plan_hold_find(const plan_track *t, const plan_obj *r, const uint8_t key[16], uint64_t origin,
                                  uint64_t lo, uint64_t hi, uint64_t queue)
 {
     if (!r || r->visible)
         return NULL;
-    const opt_obj *q = opt_track_obj(t, queue);
+    const plan_obj *q = plan_track_obj(t, queue);
     for (unsigned i = r->nsegs; i-- > 0;) {
-        const opt_content *s = &r->segs[i];
+        const plan_content *s = &r->segs[i];
         if (s->pending || s->origin != origin || s->lo > lo || s->hi < hi || memcmp(s->key, key, 16))
             continue;
         /* the bytes must be there when this command runs: left by a command
          * known complete, or by one before it on the same in-order queue */
-        if (s->settled || (s->queue == queue && q && q->kind == OPT_OBJ_QUEUE && q->in_order))
+        if (s->settled || (s->queue == queue && q && q->kind == PLAN_OBJ_QUEUE && q->in_order))
             return s;
     }
     return NULL;
 }
 
-void opt_hold_data(opt_track *t, uint64_t seq, const uint8_t hash[16])
+void plan_hold_data(plan_track *t, uint64_t seq, const uint8_t hash[16])
 {
     for (size_t i = 0; i < t->nall; i++) {
-        opt_obj *r = t->all[i];
+        plan_obj *r = t->all[i];
         for (unsigned j = 0; j < r->nsegs; j++) {
-            opt_content *s = &r->segs[j];
+            plan_content *s = &r->segs[j];
             if (!s->pending || s->seq != seq)
                 continue;
             if (s->pending == 2)
-                opt_key_combine(hash, s->key, s->key);
+                plan_key_combine(hash, s->key, s->key);
             else
                 memcpy(s->key, hash, 16);
             s->pending = 0;
@@ -125,10 +125,10 @@ void opt_hold_data(opt_track *t, uint64_t seq, const uint8_t hash[16])
     }
 }
 
-void opt_hold_settle(opt_track *t, uint64_t queue)
+void plan_hold_settle(plan_track *t, uint64_t queue)
 {
     for (size_t i = 0; i < t->nall; i++) {
-        opt_obj *r = t->all[i];
+        plan_obj *r = t->all[i];
         for (unsigned j = 0; j < r->nsegs; j++)
             if (!queue || r->segs[j].queue == queue)
                 r->segs[j].settled = 1;

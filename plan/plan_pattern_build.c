@@ -1,4 +1,4 @@
-/* opt_pattern_build.c — the pattern of a call (PLAN.md, "Patterns"): what
+/* plan_pattern_build.c — the pattern of a call (PLAN.md, "Patterns"): what
  * names it without sequence numbers, pointers or object ids. The function,
  * each input parameter that describes the work (sizes, offsets, shapes,
  * flags, strings), memory objects by role (creation order, size, flags),
@@ -7,37 +7,37 @@
  * it. Built straight into the canonical text — compact JSON, members sorted
  * by name, the form jansson gives with JSON_COMPACT | JSON_SORT_KEYS |
  * JSON_ENSURE_ASCII, which is how the reader canonicalizes a plan's
- * patterns (opt_pattern.c) — because this runs for every call of a run;
+ * patterns (plan_pattern.c) — because this runs for every call of a run;
  * the strings written here are printable ASCII, so only '"' and '\' need
  * escaping. The same builder runs when optimizing and when a plan is
  * applied. What does not change from call to call is made once: per
  * function, its members in sorted order with their `"name":` heads and how
- * each value is made (opt_psig_of, by signature); per object, its role
- * (set at its creation, kept in the opt_obj). A launch's pattern then
+ * each value is made (plan_psig_of, by signature); per object, its role
+ * (set at its creation, kept in the plan_obj). A launch's pattern then
  * costs a quarter of what it did (callgrind, geomatrix's launches: 12.8k
  * instructions each, 3.7k). tests/unit/test_opt_pattern.c checks the text
  * against the plan reader's canonical form on every call of the committed
  * recordings. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define OPT_PAT_MAX_ARRAY 16
-#define OPT_PAT_MAX_ARGS 256
-#define OPT_PAT_MAX_STR 256
-#define OPT_PAT_MAX_FIELDS 64
+#define PLAN_PAT_MAX_ARRAY 16
+#define PLAN_PAT_MAX_ARGS 256
+#define PLAN_PAT_MAX_STR 256
+#define PLAN_PAT_MAX_FIELDS 64
 
-typedef struct opt_sbuf {
+typedef struct plan_sbuf {
     char *p;
     size_t n, cap;
     int oom;
-} opt_sbuf;
+} plan_sbuf;
 
 /* Room for @p n more bytes and the NUL; 0 when out of memory. */
-static int sb_grow(opt_sbuf *b, size_t n)
+static int sb_grow(plan_sbuf *b, size_t n)
 {
     if (b->oom)
         return 0;
@@ -54,12 +54,12 @@ static int sb_grow(opt_sbuf *b, size_t n)
     return 1;
 }
 
-static inline int sb_room(opt_sbuf *b, size_t n)
+static inline int sb_room(plan_sbuf *b, size_t n)
 {
     return b->n + n + 1 <= b->cap ? !b->oom : sb_grow(b, n);
 }
 
-static inline void sb_putn(opt_sbuf *b, const char *s, size_t n)
+static inline void sb_putn(plan_sbuf *b, const char *s, size_t n)
 {
     if (!sb_room(b, n))
         return;
@@ -68,12 +68,12 @@ static inline void sb_putn(opt_sbuf *b, const char *s, size_t n)
     b->p[b->n] = 0;
 }
 
-static inline void sb_puts(opt_sbuf *b, const char *s)
+static inline void sb_puts(plan_sbuf *b, const char *s)
 {
     sb_putn(b, s, strlen(s));
 }
 
-static void sb_u64(opt_sbuf *b, uint64_t v)
+static void sb_u64(plan_sbuf *b, uint64_t v)
 {
     char t[24], *e = t + sizeof t, *q = e;   /* (this runs for every call of a run: no printf) */
     int quoted = v > (uint64_t)INT64_MAX;
@@ -88,7 +88,7 @@ static void sb_u64(opt_sbuf *b, uint64_t v)
 }
 
 /* A quoted string of printable ASCII bytes. */
-static void sb_str(opt_sbuf *b, const char *s, size_t n)
+static void sb_str(plan_sbuf *b, const char *s, size_t n)
 {
     if (!sb_room(b, 2 * n + 2))
         return;
@@ -104,18 +104,18 @@ static void sb_str(opt_sbuf *b, const char *s, size_t n)
     b->n = (size_t)(d - b->p);
 }
 
-static void sb_hash(opt_sbuf *b, const uint8_t h[16], const char *prefix)
+static void sb_hash(plan_sbuf *b, const uint8_t h[16], const char *prefix)
 {
     char hex[40];
     size_t k = strlen(prefix);
     memcpy(hex, prefix, k);
-    opt_hex(h, 16, hex + k);
+    plan_hex(h, 16, hex + k);
     sb_str(b, hex, strlen(hex));
 }
 
 /* Parameters that never belong to a pattern: where and when, not what.
  * (Every parameter of every call is looked up: the first letter first.) */
-static int opt_pattern_skip(const char *name)
+static int plan_pattern_skip(const char *name)
 {
     static const char *const skip[] = {"command_queue", "context", "device", "platform", "num_events_in_wait_list",
                                        "event_wait_list", "event", "errcode_ret", "user_data", "pfn_notify",
@@ -130,11 +130,11 @@ static int opt_pattern_skip(const char *name)
 }
 
 /* What object @p o is, by role (members in sorted order). */
-static void sb_role_make(opt_sbuf *b, const opt_track *t, const opt_obj *o)
+static void sb_role_make(plan_sbuf *b, const plan_track *t, const plan_obj *o)
 {
-    const opt_obj *p;
+    const plan_obj *p;
     switch (o->kind) {
-    case OPT_OBJ_MEM:
+    case PLAN_OBJ_MEM:
         sb_puts(b, "{\"flags\":");
         sb_u64(b, o->flags);
         sb_puts(b, ",\"mem\":");
@@ -143,8 +143,8 @@ static void sb_role_make(opt_sbuf *b, const opt_track *t, const opt_obj *o)
         sb_u64(b, o->size);
         sb_puts(b, "}");
         break;
-    case OPT_OBJ_KERNEL:
-        p = opt_track_obj(t, o->program);
+    case PLAN_OBJ_KERNEL:
+        p = plan_track_obj(t, o->program);
         sb_puts(b, "{\"kernel\":");
         sb_str(b, o->name ? o->name : "", o->name ? strlen(o->name) : 0);
         sb_puts(b, ",\"program\":");
@@ -154,7 +154,7 @@ static void sb_role_make(opt_sbuf *b, const opt_track *t, const opt_obj *o)
             sb_puts(b, "null");
         sb_puts(b, "}");
         break;
-    case OPT_OBJ_PROGRAM:
+    case PLAN_OBJ_PROGRAM:
         sb_puts(b, "{\"program\":");
         if (o->has_src)
             sb_hash(b, o->src, "");
@@ -163,26 +163,26 @@ static void sb_role_make(opt_sbuf *b, const opt_track *t, const opt_obj *o)
         sb_puts(b, "}");
         break;
     default:
-        sb_puts(b, o->kind == OPT_OBJ_QUEUE ? "{\"object\":\"queue\"}" : "{\"object\":\"other\"}");
+        sb_puts(b, o->kind == PLAN_OBJ_QUEUE ? "{\"object\":\"queue\"}" : "{\"object\":\"other\"}");
         break;
     }
 }
 
 /* An object by its role: made once per object (a launch names each of its
  * memory arguments so, every time). */
-static void sb_role(opt_sbuf *b, const opt_track *t, uint64_t id)
+static void sb_role(plan_sbuf *b, const plan_track *t, uint64_t id)
 {
     if (!id) {
         sb_puts(b, "null");
         return;
     }
-    opt_obj *o = opt_track_obj(t, id);
+    plan_obj *o = plan_track_obj(t, id);
     if (!o) {
         sb_puts(b, "{\"object\":\"unknown\"}");
         return;
     }
     if (!o->role) {
-        opt_sbuf r = {0};
+        plan_sbuf r = {0};
         sb_role_make(&r, t, o);
         if (r.oom || r.n > UINT32_MAX) {
             free(r.p);
@@ -197,7 +197,7 @@ static void sb_role(opt_sbuf *b, const opt_track *t, uint64_t id)
 }
 
 /* A plain value; 0 when it has no pattern form. */
-static int sb_value(opt_sbuf *b, const tf_value *v)
+static int sb_value(plan_sbuf *b, const tf_value *v)
 {
     char t[48];
     switch (v->type) {
@@ -216,7 +216,7 @@ static int sb_value(opt_sbuf *b, const tf_value *v)
     }
 }
 
-static int sb_string(opt_sbuf *b, const tf_value *v)
+static int sb_string(plan_sbuf *b, const tf_value *v)
 {
     if (v->type == TF_NIL) {
         sb_puts(b, "null");
@@ -227,26 +227,26 @@ static int sb_string(opt_sbuf *b, const tf_value *v)
     size_t n = v->v.str.len;
     while (n && !v->v.str.ptr[n - 1])
         n--;
-    int printable = n <= OPT_PAT_MAX_STR;
+    int printable = n <= PLAN_PAT_MAX_STR;
     for (size_t i = 0; printable && i < n; i++)
         printable = isprint((unsigned char)v->v.str.ptr[i]);
     if (printable) {
         sb_str(b, v->v.str.ptr, n);
     } else {
         uint8_t h[16];
-        opt_value_hash(v, h);
+        plan_value_hash(v, h);
         sb_hash(b, h, "xxh:");
     }
     return 1;
 }
 
-static int sb_array(opt_sbuf *b, const tf_value *v)
+static int sb_array(plan_sbuf *b, const tf_value *v)
 {
     if (v->type == TF_NIL) {
         sb_puts(b, "null");
         return 1;
     }
-    if (v->type != TF_ARRAY || v->v.arr.n > OPT_PAT_MAX_ARRAY)
+    if (v->type != TF_ARRAY || v->v.arr.n > PLAN_PAT_MAX_ARRAY)
         return 0;
     for (uint32_t i = 0; i < v->v.arr.n; i++) {   /* only plain values */
         int ty = v->v.arr.items[i].type;
@@ -264,16 +264,16 @@ static int sb_array(opt_sbuf *b, const tf_value *v)
 }
 
 /* The arguments of a launch, as set. */
-static void sb_args(opt_sbuf *b, const opt_track *t, const opt_obj *k, int shape)
+static void sb_args(plan_sbuf *b, const plan_track *t, const plan_obj *k, int shape)
 {
     sb_puts(b, "[");
-    for (unsigned i = 0; i < k->nargs && i < OPT_PAT_MAX_ARGS; i++) {
-        const opt_karg *g = &k->args[i];
+    for (unsigned i = 0; i < k->nargs && i < PLAN_PAT_MAX_ARGS; i++) {
+        const plan_karg *g = &k->args[i];
         if (i)
             sb_puts(b, ",");
         switch (g->kind) {
-        case OPT_KARG_MEM: sb_role(b, t, g->id); break;
-        case OPT_KARG_BYTES:
+        case PLAN_KARG_MEM: sb_role(b, t, g->id); break;
+        case PLAN_KARG_BYTES:
             if (shape || !g->bytes) {
                 sb_puts(b, "{\"bytes_size\":");
                 sb_u64(b, g->size);
@@ -284,12 +284,12 @@ static void sb_args(opt_sbuf *b, const opt_track *t, const opt_obj *k, int shape
                 sb_puts(b, "}");
             }
             break;
-        case OPT_KARG_LOCAL:
+        case PLAN_KARG_LOCAL:
             sb_puts(b, "{\"local\":");
             sb_u64(b, g->size);
             sb_puts(b, "}");
             break;
-        case OPT_KARG_SVM: sb_puts(b, "{\"svm\":true}"); break;
+        case PLAN_KARG_SVM: sb_puts(b, "{\"svm\":true}"); break;
         default: sb_puts(b, "null"); break;
         }
     }
@@ -312,23 +312,23 @@ enum {
     PF_ARRAY        /* an array of numbers */
 };
 
-typedef struct opt_pfield {
+typedef struct plan_pfield {
     const char *name;         /* the member's name (sort order) */
     const char *head;         /* `"name":`, escaped */
     uint32_t nhead;
     uint16_t param;           /* the parameter */
     uint8_t cls;              /* PF_* */
-} opt_pfield;
+} plan_pfield;
 
-struct opt_psig {
+struct plan_psig {
     const tf_sig *sig;        /* whose (checked, with its name and count) */
     const char *sname;
     uint32_t nparams;
     unsigned nf;
-    opt_pfield f[];           /* sorted by name; then the heads' text */
+    plan_pfield f[];           /* sorted by name; then the heads' text */
 };
 
-static int opt_type_has(const char *type, const char *const *names)
+static int plan_type_has(const char *type, const char *const *names)
 {
     for (; *names; names++)
         if (strstr(type, *names))
@@ -337,11 +337,11 @@ static int opt_type_has(const char *type, const char *const *names)
 }
 
 /* The class of parameter @p p of function @p fn's patterns; -1: never a member. */
-static int opt_pfield_class(const char *fn, const tf_param *p)
+static int plan_pfield_class(const char *fn, const tf_param *p)
 {
     static const char *const roles[] = {"cl_mem", "cl_kernel", "cl_program", NULL};
     static const char *const handles[] = {"cl_mem", "cl_event", "cl_device", "cl_program", "cl_kernel", NULL};
-    if (!(p->dir & TF_DIR_IN) || opt_pattern_skip(p->name) || strlen(p->name) > 63 || !strcmp(p->name, "args") ||
+    if (!(p->dir & TF_DIR_IN) || plan_pattern_skip(p->name) || strlen(p->name) > 63 || !strcmp(p->name, "args") ||
         !strcmp(p->name, "function"))
         return -1;
     if (!strcmp(p->name, "strings"))
@@ -349,45 +349,45 @@ static int opt_pfield_class(const char *fn, const tf_param *p)
     if (!strcmp(p->name, "arg_value") && !strcmp(fn, "clSetKernelArg"))
         return PF_KARG_VALUE;
     switch (p->kind) {
-    case TF_KIND_HANDLE: return opt_type_has(p->type, roles) ? PF_ROLE : PF_HANDLE;
+    case TF_KIND_HANDLE: return plan_type_has(p->type, roles) ? PF_ROLE : PF_HANDLE;
     case TF_KIND_VALUE: return PF_VALUE;
     case TF_KIND_STRING: return PF_STRING;
     case TF_KIND_ARRAY:
-    case TF_KIND_STRUCT: return opt_type_has(p->type, handles) ? -1 : PF_ARRAY;
+    case TF_KIND_STRUCT: return plan_type_has(p->type, handles) ? -1 : PF_ARRAY;
     default: return -1;
     }
 }
 
 /* The members signature @p s's patterns may have, sorted by name; one
- * malloc'ed block; NULL when out of memory. At most OPT_PAT_MAX_FIELDS - 1
+ * malloc'ed block; NULL when out of memory. At most PLAN_PAT_MAX_FIELDS - 1
  * parameters (the first in the signature's order), besides `function` and
  * `args`. */
-static struct opt_psig *opt_psig_make(const tf_sig *s)
+static struct plan_psig *plan_psig_make(const tf_sig *s)
 {
-    opt_pfield f[OPT_PAT_MAX_FIELDS + 1];
+    plan_pfield f[PLAN_PAT_MAX_FIELDS + 1];
     unsigned nf = 0;
-    opt_sbuf heads = {0};
-    size_t off[OPT_PAT_MAX_FIELDS + 1];
-    f[nf] = (opt_pfield){.name = "function", .cls = PF_FUNCTION};
+    plan_sbuf heads = {0};
+    size_t off[PLAN_PAT_MAX_FIELDS + 1];
+    f[nf] = (plan_pfield){.name = "function", .cls = PF_FUNCTION};
     off[nf++] = heads.n;
     sb_str(&heads, "function", 8);
     sb_putn(&heads, ":", 1);
     sb_str(&heads, s->name, strlen(s->name));
-    for (uint32_t i = 0; i < s->nparams && nf < OPT_PAT_MAX_FIELDS; i++) {
-        int cls = opt_pfield_class(s->name, &s->params[i]);
+    for (uint32_t i = 0; i < s->nparams && nf < PLAN_PAT_MAX_FIELDS; i++) {
+        int cls = plan_pfield_class(s->name, &s->params[i]);
         if (cls < 0)
             continue;
-        f[nf] = (opt_pfield){.name = s->params[i].name, .param = (uint16_t)i, .cls = (uint8_t)cls};
+        f[nf] = (plan_pfield){.name = s->params[i].name, .param = (uint16_t)i, .cls = (uint8_t)cls};
         off[nf++] = heads.n;
         sb_str(&heads, s->params[i].name, strlen(s->params[i].name));
         sb_putn(&heads, ":", 1);
     }
     if (!strcmp(s->name, "clEnqueueNDRangeKernel") || !strcmp(s->name, "clEnqueueTask")) {
-        f[nf] = (opt_pfield){.name = "args", .cls = PF_ARGS};
+        f[nf] = (plan_pfield){.name = "args", .cls = PF_ARGS};
         off[nf++] = heads.n;
         sb_puts(&heads, "\"args\":");
     }
-    struct opt_psig *ps = heads.oom ? NULL : malloc(sizeof *ps + nf * sizeof *f + heads.n + 1);
+    struct plan_psig *ps = heads.oom ? NULL : malloc(sizeof *ps + nf * sizeof *f + heads.n + 1);
     if (!ps) {
         free(heads.p);
         return NULL;
@@ -400,7 +400,7 @@ static struct opt_psig *opt_psig_make(const tf_sig *s)
     }
     free(heads.p);
     for (unsigned i = 1; i < nf; i++) {   /* by name (a dozen members at most: insertion) */
-        opt_pfield x = f[i];
+        plan_pfield x = f[i];
         unsigned j = i;
         while (j && strcmp(f[j - 1].name, x.name) > 0) {
             f[j] = f[j - 1];
@@ -421,12 +421,12 @@ static struct opt_psig *opt_psig_make(const tf_sig *s)
  * a signature that shares one with another (a hostile trace) is made again
  * when the other took it. A slot is trusted when it was made from this very
  * signature: a reader's signatures live as long as its tracker's calls. */
-static const struct opt_psig *opt_psig_of(opt_track *t, const tf_sig *s)
+static const struct plan_psig *plan_psig_of(plan_track *t, const tf_sig *s)
 {
-    struct opt_psig **slot = &t->psig[s->id % OPT_PSIG_SLOTS];
+    struct plan_psig **slot = &t->psig[s->id % PLAN_PSIG_SLOTS];
     if (*slot && (*slot)->sig == s && (*slot)->sname == s->name && (*slot)->nparams == s->nparams)
         return *slot;
-    struct opt_psig *ps = opt_psig_make(s);
+    struct plan_psig *ps = plan_psig_make(s);
     if (ps) {
         free(*slot);
         *slot = ps;
@@ -435,17 +435,17 @@ static const struct opt_psig *opt_psig_of(opt_track *t, const tf_sig *s)
 }
 
 /* Member @p f's value into @p b; 0 when this call has none. A parameter's
- * member only when the call has its arguments (opt_track_pattern). */
-static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const opt_pfield *f, int shape)
+ * member only when the call has its arguments (plan_track_pattern). */
+static int sb_member(plan_sbuf *b, const plan_track *t, const tf_call *c, const plan_pfield *f, int shape)
 {
     const tf_value *v = f->cls == PF_FUNCTION || f->cls == PF_ARGS ? NULL : &c->args[f->param];
     uint64_t id = 0, n = 0;
     switch (f->cls) {
     case PF_FUNCTION: return 1;
     case PF_ARGS: {
-        opt_arg_u64(c, "kernel", &id);
-        const opt_obj *k = opt_track_obj(t, id);
-        if (k && k->kind == OPT_OBJ_KERNEL)
+        plan_arg_u64(c, "kernel", &id);
+        const plan_obj *k = plan_track_obj(t, id);
+        if (k && k->kind == PLAN_OBJ_KERNEL)
             sb_args(b, t, k, shape);
         else
             sb_puts(b, "null");
@@ -453,7 +453,7 @@ static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const op
     }
     case PF_STRINGS: {
         uint8_t h[16];
-        if (!opt_value_hash(v, h))
+        if (!plan_value_hash(v, h))
             return 0;
         sb_hash(b, h, "");
         return 1;
@@ -464,7 +464,7 @@ static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const op
             sb_role(b, t, id);
             return 1;
         }
-        opt_arg_u64(c, "arg_size", &n);
+        plan_arg_u64(c, "arg_size", &n);
         sb_puts(b, v->type == TF_NIL ? "{\"local\":" : "{\"bytes_size\":");
         sb_u64(b, n);
         sb_puts(b, "}");
@@ -486,17 +486,17 @@ static int sb_member(opt_sbuf *b, const opt_track *t, const tf_call *c, const op
     }
 }
 
-opt_status opt_track_pattern(opt_track *t, const tf_call *c, int shape, char **canon, uint64_t *key)
+plan_status plan_track_pattern(plan_track *t, const tf_call *c, int shape, char **canon, uint64_t *key)
 {
-    opt_sbuf out = {0};
+    plan_sbuf out = {0};
     *canon = NULL;
-    const struct opt_psig *ps = opt_psig_of(t, c->sig);
+    const struct plan_psig *ps = plan_psig_of(t, c->sig);
     if (!ps)
-        return OPT_ERR_NOMEM;
+        return PLAN_ERR_NOMEM;
     sb_putn(&out, "{", 1);
     int first = 1;
     for (unsigned i = 0; i < ps->nf; i++) {
-        const opt_pfield *f = &ps->f[i];
+        const plan_pfield *f = &ps->f[i];
         size_t mark = out.n;
         if (f->cls != PF_FUNCTION && f->cls != PF_ARGS && !c->args)
             continue;
@@ -512,12 +512,12 @@ opt_status opt_track_pattern(opt_track *t, const tf_call *c, int shape, char **c
         first = 0;
     }
     sb_putn(&out, "}", 1);
-    opt_status st = out.oom ? OPT_ERR_NOMEM : out.n > OPT_PATTERN_MAX ? OPT_ERR_LIMIT : OPT_OK;
-    if (st != OPT_OK) {
+    plan_status st = out.oom ? PLAN_ERR_NOMEM : out.n > PLAN_PATTERN_MAX ? PLAN_ERR_LIMIT : PLAN_OK;
+    if (st != PLAN_OK) {
         free(out.p);
         return st;
     }
     *canon = out.p;
-    *key = opt_pattern_key(out.p, out.n);
-    return OPT_OK;
+    *key = plan_pattern_key(out.p, out.n);
+    return PLAN_OK;
 }

@@ -1,47 +1,47 @@
-/* opt_util.c — the optimizer's small tools: status and pass names, an
+/* plan_util.c — the optimizer's small tools: status and pass names, an
  * arena, an id map, hex, and helpers over recorded calls. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *opt_strerror(opt_status s)
+const char *plan_strerror(plan_status s)
 {
     switch (s) {
-    case OPT_OK: return "ok";
-    case OPT_ERR_NOMEM: return "out of memory";
-    case OPT_ERR_ARG: return "invalid argument";
-    case OPT_ERR_TRACE: return "the trace cannot be read";
-    case OPT_ERR_PLAN: return "invalid plan";
-    case OPT_ERR_VERSION: return "unsupported plan version";
-    case OPT_ERR_LIMIT: return "plan over a limit";
-    case OPT_ERR_IO: return "I/O error";
+    case PLAN_OK: return "ok";
+    case PLAN_ERR_NOMEM: return "out of memory";
+    case PLAN_ERR_ARG: return "invalid argument";
+    case PLAN_ERR_TRACE: return "the trace cannot be read";
+    case PLAN_ERR_PLAN: return "invalid plan";
+    case PLAN_ERR_VERSION: return "unsupported plan version";
+    case PLAN_ERR_LIMIT: return "plan over a limit";
+    case PLAN_ERR_IO: return "I/O error";
     }
     return "unknown status";
 }
 
-static const char *const opt_pass_names[OPT_PASS_COUNT] = {"dead", "redundant", "fuse", "split", "specialize",
+static const char *const plan_pass_names[PLAN_PASS_COUNT] = {"dead", "redundant", "fuse", "split", "specialize",
                                                               "schedule"};
 
-const char *opt_pass_name(opt_pass p)
+const char *plan_pass_name(plan_pass p)
 {
-    return (unsigned)p < OPT_PASS_COUNT ? opt_pass_names[p] : NULL;
+    return (unsigned)p < PLAN_PASS_COUNT ? plan_pass_names[p] : NULL;
 }
 
-const char *opt_action_name(opt_action a)
+const char *plan_action_name(plan_action a)
 {
-    return a == OPT_ACT_DROP ? "drop" : a == OPT_ACT_HOLD ? "hold" : a == OPT_ACT_FUSE ? "fuse"
-           : a == OPT_ACT_SPLIT ? "split" : a == OPT_ACT_SPECIALIZE ? "specialize" : "?";
+    return a == PLAN_ACT_DROP ? "drop" : a == PLAN_ACT_HOLD ? "hold" : a == PLAN_ACT_FUSE ? "fuse"
+           : a == PLAN_ACT_SPLIT ? "split" : a == PLAN_ACT_SPECIALIZE ? "specialize" : "?";
 }
 
-int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap)
+int plan_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap)
 {
     unsigned m = 0;
     const char *p = list ? list : "";
     if (!strcmp(p, "all")) {
-        *mask = OPT_PASSES_ALL;
+        *mask = PLAN_PASSES_ALL;
         return 0;
     }
     if (!strcmp(p, "none")) {
@@ -52,8 +52,8 @@ int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         int found = -1;
-        for (unsigned i = 0; i < OPT_PASS_COUNT; i++)
-            if (strlen(opt_pass_names[i]) == n && !strncmp(p, opt_pass_names[i], n))
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+            if (strlen(plan_pass_names[i]) == n && !strncmp(p, plan_pass_names[i], n))
                 found = (int)i;
         if (found < 0) {
             snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse, split, specialize, schedule; "
@@ -77,19 +77,19 @@ int opt_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap
 
 /* ------------------------------------------------------------ arena */
 
-struct opt_arena_chunk {
-    opt_arena_chunk *next;
+struct plan_arena_chunk {
+    plan_arena_chunk *next;
     size_t used, cap;
     max_align_t data[];
 };
 
-void *opt_arena_alloc(opt_arena *a, size_t n)
+void *plan_arena_alloc(plan_arena *a, size_t n)
 {
     size_t al = sizeof(max_align_t);
     n = (n + al - 1) / al * al;
     if (!n)
         n = al;
-    opt_arena_chunk *c = a->head;
+    plan_arena_chunk *c = a->head;
     if (!c || c->cap - c->used < n) {
         size_t cap = n > 65536 ? n : 65536;
         c = malloc(sizeof *c + cap);
@@ -106,17 +106,17 @@ void *opt_arena_alloc(opt_arena *a, size_t n)
     return p;
 }
 
-char *opt_arena_strndup(opt_arena *a, const char *s, size_t n)
+char *plan_arena_strndup(plan_arena *a, const char *s, size_t n)
 {
-    char *d = opt_arena_alloc(a, n + 1);
+    char *d = plan_arena_alloc(a, n + 1);
     if (d && n)
         memcpy(d, s, n);
     return d;
 }
 
-void opt_arena_free(opt_arena *a)
+void plan_arena_free(plan_arena *a)
 {
-    for (opt_arena_chunk *c = a->head, *n; c; c = n) {
+    for (plan_arena_chunk *c = a->head, *n; c; c = n) {
         n = c->next;
         free(c);
     }
@@ -125,7 +125,7 @@ void opt_arena_free(opt_arena *a)
 
 /* ------------------------------------------------------------ id map */
 
-static size_t opt_map_slot(uint64_t key, size_t cap)
+static size_t plan_map_slot(uint64_t key, size_t cap)
 {
     key ^= key >> 33;
     key *= 0xff51afd7ed558ccdull;
@@ -133,7 +133,7 @@ static size_t opt_map_slot(uint64_t key, size_t cap)
     return (size_t)key & (cap - 1);
 }
 
-int opt_map_put(opt_map *m, uint64_t key, void *val)
+int plan_map_put(plan_map *m, uint64_t key, void *val)
 {
     if (!key)
         return -1;
@@ -148,7 +148,7 @@ int opt_map_put(opt_map *m, uint64_t key, void *val)
         }
         for (size_t i = 0; i < m->cap; i++)
             if (m->keys[i]) {
-                size_t j = opt_map_slot(m->keys[i], cap);
+                size_t j = plan_map_slot(m->keys[i], cap);
                 while (k[j])
                     j = (j + 1) & (cap - 1);
                 k[j] = m->keys[i];
@@ -160,7 +160,7 @@ int opt_map_put(opt_map *m, uint64_t key, void *val)
         m->vals = v;
         m->cap = cap;
     }
-    size_t j = opt_map_slot(key, m->cap);
+    size_t j = plan_map_slot(key, m->cap);
     while (m->keys[j] && m->keys[j] != key)
         j = (j + 1) & (m->cap - 1);
     if (!m->keys[j])
@@ -170,11 +170,11 @@ int opt_map_put(opt_map *m, uint64_t key, void *val)
     return 0;
 }
 
-void *opt_map_get(const opt_map *m, uint64_t key)
+void *plan_map_get(const plan_map *m, uint64_t key)
 {
     if (!m->cap || !key)
         return NULL;
-    size_t j = opt_map_slot(key, m->cap);
+    size_t j = plan_map_slot(key, m->cap);
     while (m->keys[j]) {
         if (m->keys[j] == key)
             return m->vals[j];
@@ -183,7 +183,7 @@ void *opt_map_get(const opt_map *m, uint64_t key)
     return NULL;
 }
 
-void opt_map_free(opt_map *m)
+void plan_map_free(plan_map *m)
 {
     free(m->keys);
     free(m->vals);
@@ -192,7 +192,7 @@ void opt_map_free(opt_map *m)
 
 /* ------------------------------------------------------------ helpers */
 
-void opt_hex(const uint8_t *src, size_t n, char *dst)
+void plan_hex(const uint8_t *src, size_t n, char *dst)
 {
     static const char d[] = "0123456789abcdef";
     for (size_t i = 0; i < n; i++) {
@@ -202,7 +202,7 @@ void opt_hex(const uint8_t *src, size_t n, char *dst)
     dst[2 * n] = 0;
 }
 
-static int opt_hexval(char c)
+static int plan_hexval(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -211,12 +211,12 @@ static int opt_hexval(char c)
     return -1;
 }
 
-int opt_unhex(const char *s, uint8_t *dst, size_t n)
+int plan_unhex(const char *s, uint8_t *dst, size_t n)
 {
     if (strlen(s) != 2 * n)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        int a = opt_hexval(s[2 * i]), b = opt_hexval(s[2 * i + 1]);
+        int a = plan_hexval(s[2 * i]), b = plan_hexval(s[2 * i + 1]);
         if (a < 0 || b < 0)
             return -1;
         dst[i] = (uint8_t)(a << 4 | b);
@@ -224,7 +224,7 @@ int opt_unhex(const char *s, uint8_t *dst, size_t n)
     return 0;
 }
 
-int opt_grow(void **arr, size_t *cap, size_t need, size_t elem)
+int plan_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -242,7 +242,7 @@ int opt_grow(void **arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-opt_status opt_seterr(char *err, size_t cap, opt_status st, const char *fmt, ...)
+plan_status plan_seterr(char *err, size_t cap, plan_status st, const char *fmt, ...)
 {
     if (!err || !cap)
         return st;
@@ -258,23 +258,23 @@ opt_status opt_seterr(char *err, size_t cap, opt_status st, const char *fmt, ...
 
 /* ------------------------------------------------------------ traces */
 
-opt_status opt_open_trace(const char *path, size_t max_memory, tf_reader **r, char *err, size_t err_cap)
+plan_status plan_open_trace(const char *path, size_t max_memory, tf_reader **r, char *err, size_t err_cap)
 {
     tf_reader_opts ro = {.max_memory = max_memory};
     tf_status ts = tf_reader_open(r, path, &ro);
     if (ts == TF_OK)
-        return OPT_OK;
+        return PLAN_OK;
     /* the reader's message starts with the path; the caller names the file */
     const char *m = tf_reader_open_error();
     size_t pl = strlen(path);
     if (m && !strncmp(m, path, pl) && !strncmp(m + pl, ": ", 2))
         m += pl + 2;
-    return opt_seterr(err, err_cap, OPT_ERR_TRACE, "%s", m && *m ? m : tf_strerror(ts));
+    return plan_seterr(err, err_cap, PLAN_ERR_TRACE, "%s", m && *m ? m : tf_strerror(ts));
 }
 
 /* ------------------------------------------------------------ calls */
 
-int opt_param(const tf_call *c, const char *name)
+int plan_param(const tf_call *c, const char *name)
 {
     const tf_sig *s = c->sig;
     for (uint32_t i = 0; i < s->nparams; i++)   /* the first letters tell most names apart */
@@ -283,26 +283,26 @@ int opt_param(const tf_call *c, const char *name)
     return -1;
 }
 
-const tf_value *opt_arg(const tf_call *c, const char *name)
+const tf_value *plan_arg(const tf_call *c, const char *name)
 {
-    int i = opt_param(c, name);
+    int i = plan_param(c, name);
     return i >= 0 && c->args ? &c->args[i] : NULL;
 }
 
-const tf_value *opt_out(const tf_call *c, const char *name)
+const tf_value *plan_out(const tf_call *c, const char *name)
 {
-    int i = opt_param(c, name);
+    int i = plan_param(c, name);
     return i >= 0 && c->outs ? &c->outs[i] : NULL;
 }
 
-int opt_arg_u64(const tf_call *c, const char *name, uint64_t *v)
+int plan_arg_u64(const tf_call *c, const char *name, uint64_t *v)
 {
-    const tf_value *a = opt_arg(c, name);
+    const tf_value *a = plan_arg(c, name);
     *v = 0;
     return a && a->type != TF_BOOL && tf_value_u64(a, v);
 }
 
-int opt_call_ok(const tf_call *c)
+int plan_call_ok(const tf_call *c)
 {
     if (!c->complete)
         return 0;
@@ -311,7 +311,7 @@ int opt_call_ok(const tf_call *c)
         int64_t v = -1;
         return tf_value_i64(&c->ret, &v) && v == 0;
     }
-    const tf_value *e = opt_out(c, "errcode_ret");
+    const tf_value *e = plan_out(c, "errcode_ret");
     if (e && e->type != TF_NIL) {
         int64_t v = -1;
         return tf_value_i64(e, &v) && v == 0;
@@ -322,7 +322,7 @@ int opt_call_ok(const tf_call *c)
     return tf_value_u64(&c->ret, &u) && u != 0;
 }
 
-int opt_value_hash(const tf_value *v, uint8_t h[16])
+int plan_value_hash(const tf_value *v, uint8_t h[16])
 {
     if (!v)
         return 0;
@@ -339,19 +339,19 @@ int opt_value_hash(const tf_value *v, uint8_t h[16])
     return 0;
 }
 
-/* The next occurrence of pattern @p key (from 0). Shared with opt_exec.c
+/* The next occurrence of pattern @p key (from 0). Shared with live_match.c
  * through the same rule: the map holds count + 1. */
-uint64_t opt_occurrence_count(const opt_map *occ, uint64_t key)
+uint64_t plan_occurrence_count(const plan_map *occ, uint64_t key)
 {
-    uintptr_t n = (uintptr_t)opt_map_get(occ, key ? key : 1);
+    uintptr_t n = (uintptr_t)plan_map_get(occ, key ? key : 1);
     return n ? (uint64_t)(n - 1) : 0;
 }
 
-uint64_t opt_occurrence_next(opt_map *occ, uint64_t key, int *nomem)
+uint64_t plan_occurrence_next(plan_map *occ, uint64_t key, int *nomem)
 {
     uint64_t k = key ? key : 1;
-    uintptr_t n = (uintptr_t)opt_map_get(occ, k);
-    if (opt_map_put(occ, k, (void *)(n ? n + 1 : 2)))
+    uintptr_t n = (uintptr_t)plan_map_get(occ, k);
+    if (plan_map_put(occ, k, (void *)(n ? n + 1 : 2)))
         *nomem = 1;
     return n ? (uint64_t)(n - 1) : 0;
 }

@@ -1,40 +1,40 @@
-/* opt_plan_write.c — a plan as JSON (optimizer/PLAN.md): the header and
+/* plan_write.c — a plan as JSON (plan/PLAN.md): the header and
  * sections one per line group, each kernel and each transformation on one
  * line, so that plans diff well and stream in bounded memory. */
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const opt_acc_names[] = {"none", "read", "write", "rw", "unknown"};
+static const char *const plan_acc_names[] = {"none", "read", "write", "rw", "unknown"};
 
 /* The names of the sections reserved for later versions (PLAN.md). */
-const char *const opt_plan_reserved[] = {"device_selection", NULL};
+const char *const plan_reserved[] = {"device_selection", NULL};
 /* The sections after the transformations, in the order they are written. */
-static const char *const opt_plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
+static const char *const plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
                                             "schedule", NULL};
 
-static json_t *opt_u64(uint64_t v)
+static json_t *plan_u64(uint64_t v)
 {
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-static json_t *opt_hash_json(const uint8_t h[16])
+static json_t *plan_hash_json(const uint8_t h[16])
 {
     char hex[33];
-    opt_hex(h, 16, hex);
+    plan_hex(h, 16, hex);
     return json_string(hex);
 }
 
-static json_t *opt_effect_json(const opt_effect *e)
+static json_t *plan_effect_json(const plan_effect *e)
 {
-    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "commands", opt_u64(e->commands), "kernels", opt_u64(e->kernels),
-                     "bytes", opt_u64(e->bytes), "device_ns", opt_u64(e->device_ns), "timed", opt_u64(e->timed));
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "commands", plan_u64(e->commands), "kernels", plan_u64(e->kernels),
+                     "bytes", plan_u64(e->bytes), "device_ns", plan_u64(e->device_ns), "timed", plan_u64(e->timed));
 }
 
 /* Writes @p v compactly (keys in insertion order); takes the reference. */
-static int opt_put(FILE *f, json_t *v)
+static int plan_put(FILE *f, json_t *v)
 {
     if (!v)
         return -1;
@@ -43,30 +43,30 @@ static int opt_put(FILE *f, json_t *v)
     return rc;
 }
 
-static json_t *opt_xform_json(const opt_xform *x)
+static json_t *plan_xform_json(const plan_xform *x)
 {
     json_t *pat = json_loads(x->pattern, JSON_REJECT_DUPLICATES, NULL);
     if (!pat)
         return NULL;
-    json_t *o = json_pack("{s:o,s:s,s:s,s:{s:o,s:s},s:o,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(x->id), "pass",
-                          opt_pass_name((opt_pass)x->pass), "action", opt_action_name((opt_action)x->action), "call",
-                          "seq", opt_u64(x->seq), "function", x->function, "occurrence", opt_u64(x->occurrence),
-                          "pattern", pat, "effect", opt_effect_json(&x->effect), "holds",
-                          x->holds_seq ? json_pack("{s:o}", "seq", opt_u64(x->holds_seq)) : json_null(), "reason",
+    json_t *o = json_pack("{s:o,s:s,s:s,s:{s:o,s:s},s:o,s:o,s:o,s:o,s:s,s:s}", "id", plan_u64(x->id), "pass",
+                          plan_pass_name((plan_pass)x->pass), "action", plan_action_name((plan_action)x->action), "call",
+                          "seq", plan_u64(x->seq), "function", x->function, "occurrence", plan_u64(x->occurrence),
+                          "pattern", pat, "effect", plan_effect_json(&x->effect), "holds",
+                          x->holds_seq ? json_pack("{s:o}", "seq", plan_u64(x->holds_seq)) : json_null(), "reason",
                           x->reason, "verify", "readbacks");
-    if (o && x->occurrences && json_object_set_new(o, "occurrences", opt_u64(x->occurrences))) {
+    if (o && x->occurrences && json_object_set_new(o, "occurrences", plan_u64(x->occurrences))) {
         json_decref(o);
         return NULL;
     }
-    if (o && x->fused && json_object_set_new(o, "fused", opt_u64(x->fused))) {
+    if (o && x->fused && json_object_set_new(o, "fused", plan_u64(x->fused))) {
         json_decref(o);
         return NULL;
     }
-    if (o && x->split && json_object_set_new(o, "split", opt_u64(x->split))) {
+    if (o && x->split && json_object_set_new(o, "split", plan_u64(x->split))) {
         json_decref(o);
         return NULL;
     }
-    if (o && x->spec && json_object_set_new(o, "specialization", opt_u64(x->spec))) {
+    if (o && x->spec && json_object_set_new(o, "specialization", plan_u64(x->spec))) {
         json_decref(o);
         return NULL;
     }
@@ -75,7 +75,7 @@ static json_t *opt_xform_json(const opt_xform *x)
 
 /* A specialization (1.7): its constants as [INDEX, "BYTES"], the bytes in
  * lower-case hex, little-endian as the launches set them. */
-static json_t *opt_spec_json(const opt_spec *z)
+static json_t *plan_spec_json(const plan_spec *z)
 {
     json_t *cs = json_array();
     for (unsigned i = 0; cs && i < z->nconsts; i++) {
@@ -89,47 +89,47 @@ static json_t *opt_spec_json(const opt_spec *z)
     }
     if (!cs)
         return NULL;
-    return json_pack("{s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(z->id), "name", z->name, "kernel", z->kernel,
-                     "program", opt_hash_json(z->program), "args", opt_u64(z->nargs), "constants", cs, "options",
+    return json_pack("{s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s}", "id", plan_u64(z->id), "name", z->name, "kernel", z->kernel,
+                     "program", plan_hash_json(z->program), "args", plan_u64(z->nargs), "constants", cs, "options",
                      z->options, "source", z->source);
 }
 
 /* A scheduled queue (1.8). */
-static json_t *opt_sched_json(const opt_sched *s)
+static json_t *plan_sched_json(const plan_sched *s)
 {
-    return json_pack("{s:o,s:o,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "id", opt_u64(s->id), "queue", opt_u64(s->queue),
-                     "lanes", (int)s->lanes, "commands", opt_u64(s->commands), "uploads", opt_u64(s->uploads),
-                     "downloads", opt_u64(s->downloads), "recorded_ns", opt_u64(s->recorded_ns), "predicted_ns",
-                     opt_u64(s->predicted_ns), "reason", s->reason);
+    return json_pack("{s:o,s:o,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "id", plan_u64(s->id), "queue", plan_u64(s->queue),
+                     "lanes", (int)s->lanes, "commands", plan_u64(s->commands), "uploads", plan_u64(s->uploads),
+                     "downloads", plan_u64(s->downloads), "recorded_ns", plan_u64(s->recorded_ns), "predicted_ns",
+                     plan_u64(s->predicted_ns), "reason", s->reason);
 }
 
-static const char *const opt_split_arg_names[] = {"value", "mem", "local"};
-static const char *const opt_merge_names[] = {"none", "concat", "diff"};
+static const char *const plan_split_arg_names[] = {"value", "mem", "local"};
+static const char *const plan_merge_names[] = {"none", "concat", "diff"};
 
-static json_t *opt_range_json(int on, uint64_t lo, uint64_t hi)
+static json_t *plan_range_json(int on, uint64_t lo, uint64_t hi)
 {
-    return on ? json_pack("[o,o]", opt_u64(lo), opt_u64(hi)) : json_null();
+    return on ? json_pack("[o,o]", plan_u64(lo), plan_u64(hi)) : json_null();
 }
 
-static json_t *opt_split_json(const opt_split *z)
+static json_t *plan_split_json(const plan_split *z)
 {
     json_t *args = json_array(), *merge = json_array(), *parts = json_array();
     int bad = !args || !merge || !parts;
     for (unsigned k = 0; !bad && k < z->nargs; k++)
-        bad = json_array_append_new(args, json_string(opt_split_arg_names[z->args[k] <= 2 ? z->args[k] : 0])) ||
-              json_array_append_new(merge, json_string(opt_merge_names[z->merge[k] <= 2 ? z->merge[k] : 0]));
+        bad = json_array_append_new(args, json_string(plan_split_arg_names[z->args[k] <= 2 ? z->args[k] : 0])) ||
+              json_array_append_new(merge, json_string(plan_merge_names[z->merge[k] <= 2 ? z->merge[k] : 0]));
     for (unsigned i = 0; !bad && i < z->nparts; i++) {
-        const opt_split_part *pt = &z->parts[i];
+        const plan_split_part *pt = &z->parts[i];
         json_t *rg = json_array();
         bad = !rg;
         for (unsigned k = 0; !bad && k < z->nargs; k++) {
-            const opt_split_region *r = &pt->regions[k];
-            bad = json_array_append_new(rg, z->args[k] != OPT_SPLIT_ARG_MEM ? json_null()
-                                            : json_pack("{s:o,s:o}", "read", opt_range_json(r->read, r->rlo, r->rhi),
-                                                        "write", opt_range_json(r->write, r->wlo, r->whi)));
+            const plan_split_region *r = &pt->regions[k];
+            bad = json_array_append_new(rg, z->args[k] != PLAN_SPLIT_ARG_MEM ? json_null()
+                                            : json_pack("{s:o,s:o}", "read", plan_range_json(r->read, r->rlo, r->rhi),
+                                                        "write", plan_range_json(r->write, r->wlo, r->whi)));
         }
         bad = bad || json_array_append_new(parts, json_pack("{s:s,s:[o,o],s:o}", "device", pt->device, "groups",
-                                                            opt_u64(pt->lo), opt_u64(pt->hi), "regions", rg));
+                                                            plan_u64(pt->lo), plan_u64(pt->hi), "regions", rg));
     }
     if (bad) {
         json_decref(args);
@@ -141,8 +141,8 @@ static json_t *opt_split_json(const opt_split *z)
     if (z->adaptive && z->models) {
         models = json_array();
         for (unsigned k = 0; models && k < z->nargs; k++) {
-            const opt_split_model *m = &z->models[k];
-            json_t *v = z->args[k] != OPT_SPLIT_ARG_MEM ? json_null()
+            const plan_split_model *m = &z->models[k];
+            json_t *v = z->args[k] != PLAN_SPLIT_ARG_MEM ? json_null()
                         : json_pack("{s:o,s:o}", "read",
                                     m->read ? json_pack("[I,I,I,I]", (json_int_t)m->r[0], (json_int_t)m->r[1],
                                                         (json_int_t)m->r[2], (json_int_t)m->r[3])
@@ -163,118 +163,127 @@ static json_t *opt_split_json(const opt_split *z)
         json_decref(parts);
         return NULL;
     }
-    return json_pack("{s:o,s:s,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "id", opt_u64(z->id), "kernel", z->kernel,
-                     "program", opt_hash_json(z->program), "name", z->name, "dim", (int)z->dim, "groups",
-                     opt_u64(z->groups), "args", args, "merge", merge, "parts", parts, "models", models, "options",
+    return json_pack("{s:o,s:s,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s,s:s}", "id", plan_u64(z->id), "kernel", z->kernel,
+                     "program", plan_hash_json(z->program), "name", z->name, "dim", (int)z->dim, "groups",
+                     plan_u64(z->groups), "args", args, "merge", merge, "parts", parts, "models", models, "options",
                      z->options, "source", z->source);
 }
 
-opt_status opt_plan_write(const opt_plan *p, FILE *f)
+plan_status plan_write(const plan_file *p, FILE *f)
 {
-    const opt_plan_info *in = &p->info;
+    const plan_info *in = &p->info;
     char fp[17];
     snprintf(fp, sizeof fp, "%016llx", (unsigned long long)in->fingerprint);
     int rc = 0;
-    fprintf(f, "{\n\"format\": \"%s\",\n\"version\": \"%u.%u\",\n\"generator\": ", OPT_PLAN_FORMAT, in->major, in->minor);
-    rc |= opt_put(f, json_string(in->generator));
+    fprintf(f, "{\n\"format\": \"%s\",\n\"version\": \"%u.%u\",\n", PLAN_FORMAT, in->major, in->minor);
+    if (in->minor >= 9) {   /* 1.9: the features it uses (those it was read with, too) */
+        unsigned req = in->requires | plan_features(p), n = 0;
+        fputs("\"requires\": [", f);
+        for (unsigned i = 0; i < PLAN_FEAT_COUNT; i++)
+            if (req & 1u << i)
+                fprintf(f, "%s\"%s\"", n++ ? ", " : "", plan_feature_name((plan_feature)i));
+        fputs("],\n", f);
+    }
+    fputs("\"generator\": ", f);
+    rc |= plan_put(f, json_string(in->generator));
     json_t *progs = json_array();
     for (unsigned i = 0; progs && i < in->nprograms; i++)
-        if (json_array_append_new(progs, opt_hash_json(in->programs[i])))
+        if (json_array_append_new(progs, plan_hash_json(in->programs[i])))
             rc = -1;
     fputs(",\n\"trace\": ", f);
-    rc |= opt_put(f, json_pack("{s:s,s:o,s:s,s:o}", "file", in->trace_file, "calls", opt_u64(in->trace_calls),
+    rc |= plan_put(f, json_pack("{s:s,s:o,s:s,s:o}", "file", in->trace_file, "calls", plan_u64(in->trace_calls),
                                "fingerprint", fp, "programs", progs));
     /* a plan read and written back keeps its version's layout: the passes
      * it knew, and the sections it reserved (null) */
-    unsigned npasses = in->minor == 0 ? OPT_PASS_FUSE : in->minor < 4 ? OPT_PASS_SPLIT
-                       : in->minor < 7 ? OPT_PASS_SPECIALIZE : in->minor < 8 ? OPT_PASS_SCHEDULE : OPT_PASS_COUNT;
+    unsigned npasses = in->minor == 0 ? PLAN_PASS_FUSE : in->minor < 4 ? PLAN_PASS_SPLIT
+                       : in->minor < 7 ? PLAN_PASS_SPECIALIZE : in->minor < 8 ? PLAN_PASS_SCHEDULE : PLAN_PASS_COUNT;
     fputs(",\n\"passes\": [", f);
     for (unsigned i = 0; i < npasses; i++) {
-        const opt_pass_result *r = &p->passes[i];
+        const plan_pass_result *r = &p->passes[i];
         fputs(i ? ",\n  " : "\n  ", f);
-        rc |= opt_put(f, json_pack("{s:s,s:b,s:o,s:o}", "name", opt_pass_name((opt_pass)i), "enabled", r->enabled,
-                                   "transformations", opt_u64(r->transformations), "effect",
-                                   opt_effect_json(&r->effect)));
+        rc |= plan_put(f, json_pack("{s:s,s:b,s:o,s:o}", "name", plan_pass_name((plan_pass)i), "enabled", r->enabled,
+                                   "transformations", plan_u64(r->transformations), "effect",
+                                   plan_effect_json(&r->effect)));
     }
     fputs("\n],\n\"kernels\": [", f);
     for (size_t i = 0; i < p->nkf; i++) {
-        const opt_kernel_facts *k = &p->kf[i];
+        const plan_kernel_facts *k = &p->kf[i];
         json_t *acc = json_array();
         for (unsigned a = 0; acc && a < k->nargs; a++)
-            if (json_array_append_new(acc, json_string(opt_acc_names[k->access[a] <= OPT_ACC_UNKNOWN ? k->access[a]
-                                                                                                     : OPT_ACC_UNKNOWN])))
+            if (json_array_append_new(acc, json_string(plan_acc_names[k->access[a] <= PLAN_ACC_UNKNOWN ? k->access[a]
+                                                                                                     : PLAN_ACC_UNKNOWN])))
                 rc = -1;
         fputs(i ? ",\n  " : "\n  ", f);
-        rc |= opt_put(f, json_pack("{s:s,s:o,s:o}", "name", k->name, "program", opt_hash_json(k->program), "args", acc));
+        rc |= plan_put(f, json_pack("{s:s,s:o,s:o}", "name", k->name, "program", plan_hash_json(k->program), "args", acc));
     }
     fputs(p->nkf ? "\n],\n\"transformations\": [" : "],\n\"transformations\": [", f);
     for (size_t i = 0; i < p->nxf; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
-        rc |= opt_put(f, opt_xform_json(&p->xf[i]));
+        rc |= plan_put(f, plan_xform_json(&p->xf[i]));
     }
     fputs(p->nxf ? "\n]" : "]", f);
-    for (size_t t = 0; opt_plan_tail[t]; t++) {
-        if (!strcmp(opt_plan_tail[t], "splits") && in->minor >= 4) {
+    for (size_t t = 0; plan_tail[t]; t++) {
+        if (!strcmp(plan_tail[t], "splits") && in->minor >= 4) {
             fputs(",\n\"splits\": [", f);
             for (size_t i = 0; i < p->nsp; i++) {
                 fputs(i ? ",\n  " : "\n  ", f);
-                rc |= opt_put(f, opt_split_json(&p->sp[i]));
+                rc |= plan_put(f, plan_split_json(&p->sp[i]));
             }
             fputs(p->nsp ? "\n]" : "]", f);
             continue;
         }
-        if (!strcmp(opt_plan_tail[t], "specializations") && in->minor >= 7) {
+        if (!strcmp(plan_tail[t], "specializations") && in->minor >= 7) {
             fputs(",\n\"specializations\": [", f);
             for (size_t i = 0; i < p->nsz; i++) {
                 fputs(i ? ",\n  " : "\n  ", f);
-                rc |= opt_put(f, opt_spec_json(&p->sz[i]));
+                rc |= plan_put(f, plan_spec_json(&p->sz[i]));
             }
             fputs(p->nsz ? "\n]" : "]", f);
             continue;
         }
-        if (!strcmp(opt_plan_tail[t], "schedule") && in->minor >= 8) {
+        if (!strcmp(plan_tail[t], "schedule") && in->minor >= 8) {
             fputs(",\n\"schedule\": [", f);
             for (size_t i = 0; i < p->nsc; i++) {
                 fputs(i ? ",\n  " : "\n  ", f);
-                rc |= opt_put(f, opt_sched_json(&p->sc[i]));
+                rc |= plan_put(f, plan_sched_json(&p->sc[i]));
             }
             fputs(p->nsc ? "\n]" : "]", f);
             continue;
         }
-        if (strcmp(opt_plan_tail[t], "fused_kernels") || in->minor == 0) {
-            fprintf(f, ",\n\"%s\": null", opt_plan_tail[t]);
+        if (strcmp(plan_tail[t], "fused_kernels") || in->minor == 0) {
+            fprintf(f, ",\n\"%s\": null", plan_tail[t]);
             continue;
         }
         fputs(",\n\"fused_kernels\": [", f);
         for (size_t i = 0; i < p->nfz; i++) {
-            const opt_fused *z = &p->fz[i];
+            const plan_fused *z = &p->fz[i];
             json_t *prm = json_array();
             for (unsigned k = 0; prm && k < z->nparams; k++)
                 if (json_array_append_new(prm, json_pack("[i,i]", (int)z->params[k][0], (int)z->params[k][1])))
                     rc = -1;
             fputs(i ? ",\n  " : "\n  ", f);
-            json_t *o = json_pack("{s:o,s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:s}", "id", opt_u64(z->id), "name", z->name,
+            json_t *o = json_pack("{s:o,s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:s}", "id", plan_u64(z->id), "name", z->name,
                                   "producer", z->producer, "consumer", z->consumer, "program",
-                                  opt_hash_json(z->program), "keep_store", z->keep_store, "params", prm, "options",
+                                  plan_hash_json(z->program), "keep_store", z->keep_store, "params", prm, "options",
                                   z->options, "source", z->source);
-            if (o && z->storing && json_object_set_new(o, "storing", opt_u64(z->storing)))
+            if (o && z->storing && json_object_set_new(o, "storing", plan_u64(z->storing)))
                 rc = -1;
-            if (o && z->launches > 2 && json_object_set_new(o, "launches", opt_u64(z->launches)))
+            if (o && z->launches > 2 && json_object_set_new(o, "launches", plan_u64(z->launches)))
                 rc = -1;
             json_t *into = o && z->gather ? json_array() : NULL;
             for (unsigned k = 0; into && k + 1 < z->launches; k++)
-                if (json_array_append_new(into, opt_u64(z->into[k])))
+                if (json_array_append_new(into, plan_u64(z->into[k])))
                     rc = -1;
             if (into && json_object_set_new(o, "into", into))
                 rc = -1;
             if (o && z->horizontal && json_object_set_new(o, "horizontal", json_true()))
                 rc = -1;
-            rc |= opt_put(f, o);
+            rc |= plan_put(f, o);
         }
         fputs(p->nfz ? "\n]" : "]", f);
     }
     fputs("\n}\n", f);
     if (rc)
-        return OPT_ERR_NOMEM;
-    return ferror(f) ? OPT_ERR_IO : OPT_OK;
+        return PLAN_ERR_NOMEM;
+    return ferror(f) ? PLAN_ERR_IO : PLAN_OK;
 }

@@ -175,7 +175,7 @@ void rec_post_clWaitForEvents(rec_call *c, int ok, cl_int *ret, cl_uint a_num_ev
 }
 
 /* clCreateUserEvent, plan mode: staged reads block inside the layer, which
- * a read waiting for a user event must not (rec_stage.c). */
+ * a read waiting for a user event must not (live_stage.c). */
 void rec_post_clCreateUserEvent(rec_call *c, int ok, cl_event *ret, cl_context a_context, cl_int *a_errcode_ret)
 {
     (void)c;

@@ -94,7 +94,7 @@ typedef struct rec_state {
     tf_writer *w;
     int active;                     /* recording */
     int layer_mode;
-    int plan;                       /* plan mode (rec_plan.c): a flag, so that a recording
+    int plan;                       /* plan mode (rec_hooks.c): a flag, so that a recording
                                        pays one load per call for it, not a call */
     int call_times;                 /* plan mode with a report: each call's time is summed
                                        per function (rec_plan_time) */
@@ -164,70 +164,29 @@ void rec_report_writer_error(void);          /* one line on stderr, once */
 /* Writes a NOTE record. */
 void rec_note(uint64_t seq, const void *obj, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* ----------------------------------------------------------- rec_stage.c */
-/* Plan mode's staged transfers: large buffer writes and reads on devices
- * without host-unified memory go through pinned blocks of the layer's,
- * copied by several threads (rec_stage.c says how and when). */
-void rec_stage_init(void);                   /* reads CLRR_STAGE* (plan mode only) */
-int rec_stage_on(void);                      /* 0: nothing is ever staged */
-void rec_stage_user_event(void);             /* the application made a user event */
-void rec_stage_wait(void);                   /* the application is about to wait (clFinish,
-                                                clWaitForEvents): are deferred copies done? */
-/* The transfer, staged: @return 1 when it was done here (*ret: the driver's
- * answer, the application's event in *ev when ev), 0 when the caller must
- * make the call as the application made it. Thread-safe. */
-int rec_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, const void *ptr,
-                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
-int rec_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
-                   cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
-/* The application made a buffer of @p size bytes in @p ctx: where its
- * transfers will be staged, a block is made now, at set-up rather than in
- * the application's loop (up to 8 per context and block size, within the
- * cap). */
-void rec_stage_buffer(cl_context ctx, size_t size);
-/* The report's members (JSON, no braces). */
-void rec_stage_report(FILE *f);
-
-/* ----------------------------------------------------------- rec_plan.c */
-/* Plan mode (CLRR_PLAN; `clrr run --plan`): the writer in sink mode feeds
- * the plan matcher. rec_plan_init() sets the sink in @p o: @return 1 (plan
- * mode), 0 (no plan asked) or -1 (the plan cannot be used: one line on
- * stderr, the application runs as without clrr). */
+/* ----------------------------------------------------------- rec_hooks.c */
+/* Plan mode, through the hook table a module above registers (rec.h,
+ * "hooks"; live/ in libclrr.so): each of these calls the hook of the same
+ * name, and the ones the hand-written hooks call only while rec_g.plan is
+ * set. rec_plan_init(): @return 1 (plan mode: the sink set in @p o,
+ * rec_g.plan and rec_g.call_times set), 0 (no plan, or no table) or -1
+ * (the plan cannot be used: the recorder stays off). */
 int rec_plan_init(tf_writer_opts *o);
-/* 1 when the matcher asked the calling thread for something (once). */
 int rec_plan_take(void);
-/* Plan mode: whether the plan needs the data of transfers (it drops
- * redundant ones, known by hash); otherwise nothing is hashed. */
 int rec_plan_needs_data(void);
-/* Between the BEGIN record and the driver call of a call the matcher
- * answered: runs or frees kept commands, then drops, defers, holds or
- * fuses the call. @p pa: the addresses of the call's parameters (the
- * generated a_ locals), in signature order. @return the new skip_ (1: the
- * driver is not called, c->ret_override is the result). */
 int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip);
-/* Plan mode: a clSetKernelArg that succeeded (post hook; the call makes no
- * records): the layer's copy of the argument, and the matcher told as the
- * call's records would have told it. @p id is the handle id
- * rec_kernel_set_arg() gave, or 0 for bytes. */
 void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id);
-/* Plan mode: kernel @p k got an SVM pointer argument or exec info, which
- * the layer does not track: its launches are not kept (they run now). */
 void rec_plan_karg_opaque(cl_kernel k);
-/* The application released its last reference to memory object @p id. */
 void rec_plan_released(uint64_t id);
-/* Plan mode: a marker that stands for a command (dropped, deferred, split)
- * answers CL_EVENT_COMMAND_TYPE with the command's; forgotten at release. */
 void rec_plan_event_type(cl_event ev, cl_command_type *type);
 void rec_plan_event_released(cl_event ev);
-/* Plan mode, after the application built @p prog: the plan's fused kernels
- * made from its source (same hash) are built for its context now, at
- * set-up like the application's own, not at their first launch. */
 void rec_plan_program(cl_program prog);
-/* Process end: the report (CLRR_PLAN_REPORT). */
 void rec_plan_end(void);
-/* Plan mode with a report (rec_g.call_times): adds one call of @p fn that
- * took @p ns in the layer (the driver included) to the report's call_us. */
 void rec_plan_time(uint32_t fn, int64_t ns);
+int rec_stage_on(void);
+void rec_stage_user_event(void);
+void rec_stage_wait(void);
+void rec_stage_buffer(cl_context ctx, size_t size);
 
 /* -------------------------------------------------------- rec_signals.c */
 /* Our handler for fatal signals (flush, then chain to the action it

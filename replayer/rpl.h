@@ -127,7 +127,7 @@ typedef struct rpl_readback {
 typedef struct tf_item tf_item;   /* trace-format/tf.h */
 
 /* A plan's say over the calls of a session. The replayer knows no plan
- * format: a matcher (optimizer/opt.h's opt_exec, for clrr replay --plan)
+ * format: a matcher (live/live.h's live_exec, for clrr replay --plan)
  * is told every item the session executes and answers, for a call, whether
  * it runs. Only launches, writes, fills and copies (clEnqueueNDRangeKernel,
  * clEnqueueTask, clEnqueue{Write,Fill,Copy}*) may be dropped: the command is
@@ -332,7 +332,7 @@ int rpl_device_pick(void *(*lookup)(void *user, const char *name), void *user, c
 /* ---------------------------------------------------------------- lanes */
 
 /* An in-order queue's commands over lanes (plan 1.8, "schedule";
- * optimizer/PLAN.md, "Schedules"): lane 0 is the queue itself, lane 1
+ * plan/PLAN.md, "Schedules"): lane 0 is the queue itself, lane 1
  * (uploads) and lane 2 (downloads; with 2 lanes, downloads go to lane 1)
  * are queues of the engine's on the same context and device. The caller
  * routes each command (rpl_lanes_route), enqueues it on the queue and with

@@ -439,7 +439,7 @@ void rpl_plan_free(rpl_session *s)
 
 /* Calls that may come between a held launch and its fusion: they enqueue
  * nothing (creates, queries, retains, kernel arguments) or release memory
- * the held launch keeps alive (rpl_plan_hold retains it). The matcher (optimizer/opt_exec.c) keeps the same list. */
+ * the held launch keeps alive (rpl_plan_hold retains it). The matcher (live/live_match.c) keeps the same list. */
 static int rpl_plan_passive(unsigned fn)
 {
     const char *n = rpl_gen_table[fn].name;

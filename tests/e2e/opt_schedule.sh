@@ -50,7 +50,7 @@ grep -q "^pass      schedule   [01] queues\? scheduled" "$TMP/d.txt" || fail "th
 grep -q "^pass      schedule   off" "$TMP/n.txt" || fail "--no-schedule summary: $(cat "$TMP/n.txt")"
 ! grep -q "^schedule  " "$TMP/n.txt" || fail "--no-schedule printed a schedule"
 [ "$(j "$TMP/n.plan" "(d['version'], d['schedule'], [p['enabled'] for p in d['passes'] if p['name'] == 'schedule'])")" \
-    = "('1.8', [], [False])" ] || fail "--no-schedule plan: $(j "$TMP/n.plan" "(d['schedule'], d['passes'])")"
+    = "('1.9', [], [False])" ] || fail "--no-schedule plan: $(j "$TMP/n.plan" "(d['schedule'], d['passes'])")"
 
 # --- a schedule-only plan with its entry given by hand: listed, replayed
 #     verified (a schedule keeps every conflicting pair's order)
@@ -60,6 +60,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d['schedule'] = [{"id": 1, "queue": 0, "lanes": 3, "commands": 16, "uploads": 8, "downloads": 4,
                   "recorded_ns": 4000000, "predicted_ns": 2500000, "reason": "given by hand"}]
+if 'schedule' not in d['requires']:   # plan 1.9: what a plan uses, it lists
+    d['requires'].append('schedule')
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$CLRR" plan show "$TMP/f.plan" >"$TMP/f.txt" || fail "plan show of the edited plan"

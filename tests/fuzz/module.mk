@@ -23,7 +23,7 @@ $(B)/tests/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/fuzz_input.o
 $(B)/tests/fuzz_trace: $(TF_LIB)
 # the replay engine links the cost database (cost learning, rpl_profile.c)
 $(B)/tests/fuzz_replay: $(RPL_LIB) $(CDB_LIB) $(TF_LIB) | $(STUB_ICD)
-$(B)/tests/fuzz_plan: $(OPT_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
+$(B)/tests/fuzz_plan: $(OPT_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(B)/tests/fuzz_plan: FUZZ_LDLIBS += $(OPT_LIBS)
 $(B)/tests/fuzz_costs: $(CDB_LIB)
 # fuzz-pack: traces to fuzz inputs and back, resealing (seeds.sh, tests/corrupt/make.py)
@@ -41,7 +41,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_CFLAGS := -O1 -g -std=c11 -fPIC $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -pthread
 FUZZ_TF_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TF_SRCS))
 FUZZ_RPL_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(RPL_SRCS)) $(FUZZ_DIR)/obj/gen/rpl_gen.o
-FUZZ_OPT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(OPT_SRCS))
+FUZZ_OPT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(OPT_SRCS) $(PLAN_SRCS) $(LIVE_MATCH_SRCS))
 FUZZ_CDB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard costs/*.c))
 FUZZ_LF_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 # the stub driver again, with ASan+UBSan (no coverage: it is not the

@@ -1,6 +1,6 @@
 /* kargs.c — kernel arguments a plan's patterns must see as the recording
  * stored them, for tests/e2e/run_plan.sh (plan mode hands clSetKernelArg
- * to the matcher without records: opt_exec_karg):
+ * to the matcher without records: live_exec_karg):
  *   - a struct of 80 bytes by value (over the 64 stored inline: its hash),
  *     in a producer -> consumer pair the plan fuses;
  *   - a __local argument (nil), in a launch whose output nobody reads: the

@@ -231,9 +231,9 @@ static void test_unusable(void)
  * (printed, not asserted: speed is measured, not tested) */
 static void test_scale(void)
 {
-    curve c[OPT_SPLIT_MAX_PARTS];
-    opt_part_dev d[OPT_SPLIT_MAX_PARTS];
-    for (unsigned i = 0; i < OPT_SPLIT_MAX_PARTS; i++) {
+    curve c[PLAN_SPLIT_MAX_PARTS];
+    opt_part_dev d[PLAN_SPLIT_MAX_PARTS];
+    for (unsigned i = 0; i < PLAN_SPLIT_MAX_PARTS; i++) {
         uint64_t g[6] = {1, 1000, 10000, 100000, 500000, 1000000};
         double ns[6];
         for (unsigned j = 0; j < 6; j++)
@@ -242,15 +242,15 @@ static void test_scale(void)
         d[i] = dev_of(&c[i], i == 0);
         d[i].slice_ns = i ? 0.5 : 0;
     }
-    uint64_t n[OPT_SPLIT_MAX_PARTS], sum = 0;
+    uint64_t n[PLAN_SPLIT_MAX_PARTS], sum = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    opt_partition(d, OPT_SPLIT_MAX_PARTS, 1000000, n);
+    opt_partition(d, PLAN_SPLIT_MAX_PARTS, 1000000, n);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    for (unsigned i = 0; i < OPT_SPLIT_MAX_PARTS; i++)
+    for (unsigned i = 0; i < PLAN_SPLIT_MAX_PARTS; i++)
         sum += n[i];
     CU_ASSERT_EQUAL(sum, 1000000);
-    CU_ASSERT(n[0] > n[OPT_SPLIT_MAX_PARTS - 1]);
+    CU_ASSERT(n[0] > n[PLAN_SPLIT_MAX_PARTS - 1]);
     printf("(16 devices, 10^6 groups: %.0f us) ",
            ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3);
 }

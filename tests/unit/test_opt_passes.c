@@ -8,7 +8,7 @@
  * stays); memory the host can see (USE_HOST_PTR) is never dropped; an
  * overwrite on another queue counts only once the host has waited for the
  * first; kernels whose output nobody reads are dead (not with printf);
- * fills; occurrences. Then the matcher (opt_exec) on the same trace drops
+ * fills; occurrences. Then the matcher (live_exec) on the same trace drops
  * exactly the plan's calls, and on a trace with other data it still drops
  * the dead ones and falls back where the bytes differ. */
 #include <CUnit/Basic.h>
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "live/live.h"
 #include "optimizer/opt.h"
 #include "trace-format/tf_hot.h"
 
@@ -306,65 +307,65 @@ static uint64_t tb_launch(tb *b, uint64_t q, uint64_t k, const uint64_t *mems, u
 
 /* ------------------------------------------------------------ checks */
 
-static opt_plan *optimize_h(tb *b, unsigned passes, int horizontal)
+static plan_file *optimize_h(tb *b, unsigned passes, int horizontal)
 {
     opt_options o = {.passes = passes, .horizontal = horizontal};
-    opt_plan *p = NULL;
+    plan_file *p = NULL;
     char err[512] = "";
-    opt_status st = opt_optimize(b->path, &o, &p, err, sizeof err);
-    if (st != OPT_OK)
+    plan_status st = opt_optimize(b->path, &o, &p, err, sizeof err);
+    if (st != PLAN_OK)
         fprintf(stderr, "opt_optimize: %s\n", err);
-    CU_ASSERT_FATAL(st == OPT_OK && p);
+    CU_ASSERT_FATAL(st == PLAN_OK && p);
     /* the patterns built from calls are in the reader's canonical form:
      * written out and read back, every key is the same */
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    CU_ASSERT_FATAL(f && opt_plan_write(p, f) == OPT_OK);
+    CU_ASSERT_FATAL(f && plan_write(p, f) == PLAN_OK);
     fclose(f);
-    opt_plan *q = NULL;
-    CU_ASSERT_FATAL(opt_plan_parse(buf, len, &q, err, sizeof err) == OPT_OK);
-    CU_ASSERT(opt_plan_xform_count(q) == opt_plan_xform_count(p));
-    for (size_t i = 0; i < opt_plan_xform_count(p) && i < opt_plan_xform_count(q); i++)
-        CU_ASSERT(opt_plan_xform(p, i)->key == opt_plan_xform(q, i)->key &&
-                  !strcmp(opt_plan_xform(p, i)->pattern, opt_plan_xform(q, i)->pattern));
-    opt_plan_free(q);
+    plan_file *q = NULL;
+    CU_ASSERT_FATAL(plan_parse(buf, len, &q, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_xform_count(q) == plan_xform_count(p));
+    for (size_t i = 0; i < plan_xform_count(p) && i < plan_xform_count(q); i++)
+        CU_ASSERT(plan_get_xform(p, i)->key == plan_get_xform(q, i)->key &&
+                  !strcmp(plan_get_xform(p, i)->pattern, plan_get_xform(q, i)->pattern));
+    plan_free(q);
     free(buf);
     return p;
 }
 
-static opt_plan *optimize(tb *b, unsigned passes)
+static plan_file *optimize(tb *b, unsigned passes)
 {
     return optimize_h(b, passes, 0);
 }
 
 /* The plan drops exactly the calls @p seqs (0-terminated), each by @p passes[i]. */
-static int drops(const opt_plan *p, const uint64_t *seqs, const opt_pass *passes)
+static int drops(const plan_file *p, const uint64_t *seqs, const plan_pass *passes)
 {
     size_t n = 0;
     while (seqs[n])
         n++;
-    if (opt_plan_xform_count(p) != n) {
-        fprintf(stderr, "\n  %zu transformations, expected %zu:", opt_plan_xform_count(p), n);
-        for (size_t i = 0; i < opt_plan_xform_count(p); i++)
-            fprintf(stderr, " #%llu(%s)", (unsigned long long)opt_plan_xform(p, i)->seq,
-                    opt_pass_name((opt_pass)opt_plan_xform(p, i)->pass));
+    if (plan_xform_count(p) != n) {
+        fprintf(stderr, "\n  %zu transformations, expected %zu:", plan_xform_count(p), n);
+        for (size_t i = 0; i < plan_xform_count(p); i++)
+            fprintf(stderr, " #%llu(%s)", (unsigned long long)plan_get_xform(p, i)->seq,
+                    plan_pass_name((plan_pass)plan_get_xform(p, i)->pass));
         fprintf(stderr, "\n");
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
-        const opt_xform *x = opt_plan_xform(p, i);
+        const plan_xform *x = plan_get_xform(p, i);
         if (x->seq != seqs[i] || x->pass != passes[i]) {
             fprintf(stderr, "\n  transformation %zu: #%llu %s, expected #%llu %s\n", i, (unsigned long long)x->seq,
-                    opt_pass_name((opt_pass)x->pass), (unsigned long long)seqs[i], opt_pass_name(passes[i]));
+                    plan_pass_name((plan_pass)x->pass), (unsigned long long)seqs[i], plan_pass_name(passes[i]));
             return 0;
         }
     }
     return 1;
 }
 
-#define D OPT_PASS_DEAD
-#define R OPT_PASS_REDUNDANT
+#define D PLAN_PASS_DEAD
+#define R PLAN_PASS_REDUNDANT
 
 static uint8_t X[4096], Y[4096];
 
@@ -387,14 +388,14 @@ static void test_overwritten_write(void)
     tb_write(&b, q, a, 0, 4096, Y);
     tb_read(&b, q, a, 0, 4096, Y);
     tb_close(&b);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(drops(p, (uint64_t[]){w1, 0}, (opt_pass[]){D}));
-    CU_ASSERT(strstr(opt_plan_xform(p, 0)->reason, "overwritten by call #") != NULL);
-    CU_ASSERT(opt_plan_pass(p, D)->effect.bytes == 4096 && opt_plan_pass(p, D)->effect.commands == 1);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(drops(p, (uint64_t[]){w1, 0}, (plan_pass[]){D}));
+    CU_ASSERT(strstr(plan_get_xform(p, 0)->reason, "overwritten by call #") != NULL);
+    CU_ASSERT(plan_get_pass(p, D)->effect.bytes == 4096 && plan_get_pass(p, D)->effect.commands == 1);
+    plan_free(p);
     p = optimize(&b, 0);   /* no pass: an empty plan */
-    CU_ASSERT(opt_plan_xform_count(p) == 0 && !opt_plan_pass(p, D)->enabled);
-    opt_plan_free(p);
+    CU_ASSERT(plan_xform_count(p) == 0 && !plan_get_pass(p, D)->enabled);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -411,10 +412,10 @@ static void test_partial_overwrite_and_never_read(void)
     uint64_t wa = tb_write(&b, q, a, 1024, 1024, Y);   /* after the last read of a */
     tb_finish(&b, q);
     tb_close(&b);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(drops(p, (uint64_t[]){wc, wa, 0}, (opt_pass[]){D, D}));
-    CU_ASSERT(strstr(opt_plan_xform(p, 0)->reason, "never read") != NULL);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(drops(p, (uint64_t[]){wc, wa, 0}, (plan_pass[]){D, D}));
+    CU_ASSERT(strstr(plan_get_xform(p, 0)->reason, "never read") != NULL);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -438,19 +439,19 @@ static void test_redundant_write(void)
     tb_read(&b, q, c, 0, 4096, X);
     tb_close(&b);
     (void)w4;
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(drops(p, (uint64_t[]){w2, c1, c3, 0}, (opt_pass[]){R, D, R}));
-    CU_ASSERT(opt_plan_xform(p, 0)->holds_seq == w1);
-    CU_ASSERT(opt_plan_xform(p, 2)->holds_seq == c2);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(drops(p, (uint64_t[]){w2, c1, c3, 0}, (plan_pass[]){R, D, R}));
+    CU_ASSERT(plan_get_xform(p, 0)->holds_seq == w1);
+    CU_ASSERT(plan_get_xform(p, 2)->holds_seq == c2);
+    plan_free(p);
     /* redundant alone: c2 is redundant after c1 (which is kept) */
     p = optimize(&b, 1u << R);
-    CU_ASSERT(drops(p, (uint64_t[]){w2, c2, c3, 0}, (opt_pass[]){R, R, R}));
-    opt_plan_free(p);
+    CU_ASSERT(drops(p, (uint64_t[]){w2, c2, c3, 0}, (plan_pass[]){R, R, R}));
+    plan_free(p);
     /* dead alone */
     p = optimize(&b, 1u << D);
-    CU_ASSERT(drops(p, (uint64_t[]){c1, 0}, (opt_pass[]){D}));
-    opt_plan_free(p);
+    CU_ASSERT(drops(p, (uint64_t[]){c1, 0}, (plan_pass[]){D}));
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -465,9 +466,9 @@ static void test_host_visible_kept(void)
     tb_write(&b, q, h, 0, 4096, Y);
     tb_finish(&b, q);
     tb_close(&b);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(opt_plan_xform_count(p) == 0);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(plan_xform_count(p) == 0);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -484,9 +485,9 @@ static void test_other_queue_needs_sync(void)
     tb_write(&b, q2, a, 0, 4096, Y);
     tb_read(&b, q2, a, 0, 4096, Y);
     tb_close(&b);
-    opt_plan *p = optimize(&b, 1u << D);
-    CU_ASSERT(drops(p, (uint64_t[]){w3, 0}, (opt_pass[]){D}));
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, 1u << D);
+    CU_ASSERT(drops(p, (uint64_t[]){w3, 0}, (plan_pass[]){D}));
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -505,10 +506,10 @@ static void test_fills(void)
     tb_fill(&b, q, a, 1, 4096);
     tb_read(&b, q, a, 0, 4096, Y);
     tb_close(&b);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(drops(p, (uint64_t[]){f2, w, 0}, (opt_pass[]){R, D}));
-    CU_ASSERT(opt_plan_xform_count(p) == 2 && opt_plan_xform(p, 0)->holds_seq == f1);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(drops(p, (uint64_t[]){f2, w, 0}, (plan_pass[]){R, D}));
+    CU_ASSERT(plan_xform_count(p) == 2 && plan_get_xform(p, 0)->holds_seq == f1);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -540,15 +541,15 @@ static void test_kernels(void)
     tb_write(&b, q, a, 0, 4096, X);                                      /* so this one stays */
     tb_read(&b, q, a, 0, 4096, X);
     tb_close(&b);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    if (opt_plan_kernel_count(p) >= 2) {   /* the kernel analysis ran: copy reads a, set writes it */
-        CU_ASSERT(drops(p, (uint64_t[]){k1, w2, 0}, (opt_pass[]){D, R}));
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    if (plan_kernel_count(p) >= 2) {   /* the kernel analysis ran: copy reads a, set writes it */
+        CU_ASSERT(drops(p, (uint64_t[]){k1, w2, 0}, (plan_pass[]){D, R}));
     } else {
         fprintf(stderr, "(kernel analysis unavailable: launches write all their arguments) ");
-        CU_ASSERT(drops(p, (uint64_t[]){k1, 0}, (opt_pass[]){D}));
+        CU_ASSERT(drops(p, (uint64_t[]){k1, 0}, (plan_pass[]){D}));
     }
-    CU_ASSERT(opt_plan_pass(p, D)->effect.kernels == 1);
-    opt_plan_free(p);
+    CU_ASSERT(plan_get_pass(p, D)->effect.kernels == 1);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -561,7 +562,7 @@ static const char *fsrc =
     "__kernel void c(__global const float *b, __global float *o) { size_t i = get_global_id(0); o[i] = b[i] + 1.0f; }\n"
     "__kernel void cs(__global const float *b, __global float *o) { size_t i = get_global_id(0); o[i] = b[i + 1]; }\n";
 
-#define F OPT_PASS_FUSE
+#define F PLAN_PASS_FUSE
 
 static void test_fuse(void)
 {
@@ -587,45 +588,45 @@ static void test_fuse(void)
     tb_read(&b, q, o, 0, 4096, X);
     tb_read(&b, q, m, 0, 4096, X);
     tb_close(&b);
-    opt_plan *p = optimize(&b, 1u << F);
-    if (opt_plan_kernel_count(p) < 3) {
+    plan_file *p = optimize(&b, 1u << F);
+    if (plan_kernel_count(p) < 3) {
         fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
-        CU_ASSERT(opt_plan_xform_count(p) == 0);
+        CU_ASSERT(plan_xform_count(p) == 0);
     } else {
-        CU_ASSERT_FATAL(drops(p, (uint64_t[]){p1, c1, p3, c3, 0}, (opt_pass[]){F, F, F, F}));
-        static const uint8_t acts[] = {OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD, OPT_ACT_FUSE};
+        CU_ASSERT_FATAL(drops(p, (uint64_t[]){p1, c1, p3, c3, 0}, (plan_pass[]){F, F, F, F}));
+        static const uint8_t acts[] = {PLAN_ACT_HOLD, PLAN_ACT_FUSE, PLAN_ACT_HOLD, PLAN_ACT_FUSE};
         /* the first pair does not store m: its kernel (2) comes after its
          * storing twin (1), which is also the second pair's kernel */
         static const uint32_t ids[] = {2, 2, 1, 1};
         for (size_t i = 0; i < 4; i++)
-            CU_ASSERT(opt_plan_xform(p, i)->action == acts[i] && opt_plan_xform(p, i)->fused == ids[i]);
-        CU_ASSERT_FATAL(opt_plan_fused_count(p) == 2);
-        const opt_fused *z1 = opt_plan_fused(p, 1), *z2 = opt_plan_fused(p, 0);
+            CU_ASSERT(plan_get_xform(p, i)->action == acts[i] && plan_get_xform(p, i)->fused == ids[i]);
+        CU_ASSERT_FATAL(plan_fused_count(p) == 2);
+        const plan_fused *z1 = plan_get_fused(p, 1), *z2 = plan_get_fused(p, 0);
         CU_ASSERT(!z1->keep_store && z2->keep_store && z1->storing == 1 && z2->storing == 0);
         CU_ASSERT(!strcmp(z1->producer, "p") && !strcmp(z1->consumer, "c") && strstr(z1->source, z1->name));
         CU_ASSERT(!strcmp(z2->producer, "p") && !strcmp(z2->consumer, "c") && strstr(z2->source, z2->name));
-        CU_ASSERT(opt_plan_pass(p, F)->effect.kernels == 2);   /* the producers; the fused launches still run */
+        CU_ASSERT(plan_get_pass(p, F)->effect.kernels == 2);   /* the producers; the fused launches still run */
         /* the matcher: hold then fuse, twice */
-        opt_exec *x = NULL;
+        live_exec *x = NULL;
         char err[256];
-        CU_ASSERT_FATAL(opt_exec_open(p, b.path, 0, &x, err, sizeof err) == OPT_OK);
+        CU_ASSERT_FATAL(live_exec_open(p, b.path, 0, &x, err, sizeof err) == PLAN_OK);
         tf_reader *r = NULL;
         CU_ASSERT_FATAL(tf_reader_open(&r, b.path, NULL) == TF_OK);
         tf_item it;
         unsigned holds = 0, fuses = 0;
         while (tf_reader_next(r, &it) == TF_OK) {
-            int v = opt_exec_item(x, &it);
-            holds += v == OPT_HOLD;
-            if (v == OPT_FUSE) {
+            int v = live_exec_item(x, &it);
+            holds += v == LIVE_HOLD;
+            if (v == LIVE_FUSE) {
                 fuses++;
-                CU_ASSERT(opt_exec_fused(x) == opt_plan_fused(p, ids[2 * fuses - 1] - 1));
+                CU_ASSERT(live_exec_fused(x) == plan_get_fused(p, ids[2 * fuses - 1] - 1));
             }
         }
         CU_ASSERT(holds == 2 && fuses == 2);
         tf_reader_close(r);
-        opt_exec_close(x);
+        live_exec_close(x);
     }
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -644,41 +645,41 @@ static const char *csrc =
 /* The letter of a fusion verdict (hold, link, fuse), else 0. */
 static char fuse_letter(int v)
 {
-    return v == OPT_HOLD ? 'h' : v == OPT_LINK ? 'l' : v == OPT_FUSE ? 'f' : 0;
+    return v == LIVE_HOLD ? 'h' : v == LIVE_LINK ? 'l' : v == LIVE_FUSE ? 'f' : 0;
 }
 
 /* What the matcher answered in a replay of @p p over the calls of trace
  * @p path. */
 typedef struct replay_seen {
     char got[16];             /* fusion verdicts, in order (a specialized launch: 'f') */
-    unsigned specs;           /* OPT_FUSE answers with a specialized kernel (launches 1) */
-    const opt_fused *spec;    /* ... the last one's */
-    opt_exec_stats st;
+    unsigned specs;           /* LIVE_FUSE answers with a specialized kernel (launches 1) */
+    const plan_fused *spec;    /* ... the last one's */
+    live_exec_stats st;
 } replay_seen;
 
-static void replay_run(const opt_plan *p, const char *path, replay_seen *o)
+static void replay_run(const plan_file *p, const char *path, replay_seen *o)
 {
-    opt_exec *x = NULL;
+    live_exec *x = NULL;
     char err[256];
     size_t ng = 0;
     memset(o, 0, sizeof *o);
-    CU_ASSERT_FATAL(opt_exec_open(p, path, 0, &x, err, sizeof err) == OPT_OK);
+    CU_ASSERT_FATAL(live_exec_open(p, path, 0, &x, err, sizeof err) == PLAN_OK);
     tf_reader *r = NULL;
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
     tf_item it;
     while (tf_reader_next(r, &it) == TF_OK) {
-        int v = opt_exec_item(x, &it);
+        int v = live_exec_item(x, &it);
         char l = fuse_letter(v);
         if (l && ng + 1 < sizeof o->got)
             o->got[ng++] = l;
-        if (v == OPT_FUSE && opt_exec_fused(x)->launches == 1) {
+        if (v == LIVE_FUSE && live_exec_fused(x)->launches == 1) {
             o->specs++;
-            o->spec = opt_exec_fused(x);
+            o->spec = live_exec_fused(x);
         }
     }
-    opt_exec_get_stats(x, &o->st);
+    live_exec_get_stats(x, &o->st);
     tf_reader_close(r);
-    opt_exec_close(x);
+    live_exec_close(x);
 }
 
 /* What a live run of @p p over the calls of trace @p path answered. */
@@ -688,47 +689,47 @@ typedef struct live_seen {
     size_t forced;            /* kept calls run first, in all */
     int first_two;            /* answers that ran exactly launches s0, s1 first, in order */
     uint64_t s0, s1;
-    const opt_fused *used[4]; /* the fused kernel of each fuse */
+    const plan_fused *used[4]; /* the fused kernel of each fuse */
     uint32_t keep[4];         /* and its keep_held */
     unsigned nused;
-    opt_exec_stats st;
+    live_exec_stats st;
 } live_seen;
 
-static void live_run(const opt_plan *p, const char *path, live_seen *o)
+static void live_run(const plan_file *p, const char *path, live_seen *o)
 {
-    opt_exec *x = NULL;
+    live_exec *x = NULL;
     char err[256];
-    CU_ASSERT_FATAL(opt_exec_open_live(p, &x, err, sizeof err) == OPT_OK);
+    CU_ASSERT_FATAL(live_exec_open_live(p, &x, err, sizeof err) == PLAN_OK);
     tf_reader *r = NULL;
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
     tf_item it;
     while (tf_reader_next(r, &it) == TF_OK) {
         if (it.type != TF_ITEM_CALL)
             continue;
-        opt_live_answer ans;
-        CU_ASSERT_FATAL(opt_exec_begin(x, &it.u.call, &ans) == OPT_OK);
+        live_answer ans;
+        CU_ASSERT_FATAL(live_exec_begin(x, &it.u.call, &ans) == PLAN_OK);
         o->forced += ans.nforce;
         o->first_two += ans.nforce == 2 && ans.force[0] == o->s0 && ans.force[1] == o->s1;
         char l = fuse_letter(ans.verdict);
         if (l && o->ng + 1 < sizeof o->got)
             o->got[o->ng++] = l;
-        if (ans.verdict == OPT_FUSE && o->nused < 4) {
+        if (ans.verdict == LIVE_FUSE && o->nused < 4) {
             o->keep[o->nused] = ans.keep_held;
-            o->used[o->nused++] = opt_exec_fused(x);
+            o->used[o->nused++] = live_exec_fused(x);
         } else {
             CU_ASSERT(ans.keep_held == 0);
         }
-        CU_ASSERT(opt_exec_item(x, &it) >= 0);
+        CU_ASSERT(live_exec_item(x, &it) >= 0);
     }
-    opt_exec_get_stats(x, &o->st);
+    live_exec_get_stats(x, &o->st);
     tf_reader_close(r);
-    opt_exec_close(x);
+    live_exec_close(x);
 }
 
 /* A live run of the chain plan where the first iteration reads t1 between
  * mid and c: the two held launches run first, in order (the answer's
  * force list), c runs as made, and the second iteration is fused again. */
-static void chain_broken_live(const opt_plan *p, uint64_t a, uint64_t t1, uint64_t t2, uint64_t o)
+static void chain_broken_live(const plan_file *p, uint64_t a, uint64_t t1, uint64_t t2, uint64_t o)
 {
     tb b;
     tb_open(&b);
@@ -763,7 +764,7 @@ static void chain_broken_live(const opt_plan *p, uint64_t a, uint64_t t1, uint64
  * mid run after all; from then on the chain runs as its storing twin @p zt
  * (no held launch kept), still one launch. The last pair's p3 is kept,
  * and runs when c overwrites a. */
-static void chain_twin_live(const opt_plan *p, const char *path, const opt_fused *zt)
+static void chain_twin_live(const plan_file *p, const char *path, const plan_fused *zt)
 {
     live_seen seen = {0};
     live_run(p, path, &seen);
@@ -798,23 +799,23 @@ static void test_fuse_chain(void)
     tb_launch(&b, q, kc, (uint64_t[]){t2, a}, 2, 1024);
     tb_read(&b, q, a, 0, 4096, X);
     tb_close(&b);
-    opt_plan *p = optimize(&b, 1u << F);
-    if (opt_plan_kernel_count(p) < 3) {
+    plan_file *p = optimize(&b, 1u << F);
+    if (plan_kernel_count(p) < 3) {
         fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
-        CU_ASSERT(opt_plan_xform_count(p) == 0);
+        CU_ASSERT(plan_xform_count(p) == 0);
     } else {
         CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], s[4], s[5], p3, m3, 0},
-                              (opt_pass[]){F, F, F, F, F, F, F, F}));
-        static const uint8_t acts[] = {OPT_ACT_HOLD, OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD,
-                                       OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD, OPT_ACT_FUSE};
+                              (plan_pass[]){F, F, F, F, F, F, F, F}));
+        static const uint8_t acts[] = {PLAN_ACT_HOLD, PLAN_ACT_HOLD, PLAN_ACT_FUSE, PLAN_ACT_HOLD,
+                                       PLAN_ACT_HOLD, PLAN_ACT_FUSE, PLAN_ACT_HOLD, PLAN_ACT_FUSE};
         for (size_t i = 0; i < 8; i++)
-            CU_ASSERT(opt_plan_xform(p, i)->action == acts[i]);
-        const opt_fused *z = opt_plan_fused(p, opt_plan_xform(p, 0)->fused - 1);
-        const opt_fused *w = opt_plan_fused(p, opt_plan_xform(p, 7)->fused - 1);
+            CU_ASSERT(plan_get_xform(p, i)->action == acts[i]);
+        const plan_fused *z = plan_get_fused(p, plan_get_xform(p, 0)->fused - 1);
+        const plan_fused *w = plan_get_fused(p, plan_get_xform(p, 7)->fused - 1);
         CU_ASSERT_FATAL(z && w);
         CU_ASSERT(z->launches == 3 && !z->keep_store && z->storing && !strcmp(z->producer, "p") &&
                   !strcmp(z->consumer, "c"));
-        const opt_fused *zt = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;   /* its storing twin */
+        const plan_fused *zt = z->storing ? plan_get_fused(p, z->storing - 1) : NULL;   /* its storing twin */
         CU_ASSERT(zt && zt->launches == 3 && zt->keep_store && !zt->storing);
         CU_ASSERT(w->launches == 2 && !strcmp(w->producer, "p") && !strcmp(w->consumer, "mid"));
         /* p's a; mid's t1 (read where p did not store: never, but the
@@ -835,7 +836,7 @@ static void test_fuse_chain(void)
         chain_twin_live(p, b.path, zt);
         chain_broken_live(p, a, t1, t2, o);   /* (its trace takes the same path) */
     }
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -871,23 +872,23 @@ static void test_fuse_gather(void)
     }
     tb_read(&b, q, g1, 0, 4096, X);   /* the last gx's output is read: no gather there */
     tb_close(&b);
-    opt_plan *p = optimize(&b, 1u << F);
-    if (opt_plan_kernel_count(p) < 3) {
+    plan_file *p = optimize(&b, 1u << F);
+    if (plan_kernel_count(p) < 3) {
         fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
-        CU_ASSERT(opt_plan_xform_count(p) == 0);
+        CU_ASSERT(plan_xform_count(p) == 0);
     } else {
         CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], s[4], s[5], s[7], s[8], 0},
-                              (opt_pass[]){F, F, F, F, F, F, F, F}));
-        static const uint8_t acts[] = {OPT_ACT_HOLD, OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD,
-                                       OPT_ACT_HOLD, OPT_ACT_FUSE, OPT_ACT_HOLD, OPT_ACT_FUSE};
+                              (plan_pass[]){F, F, F, F, F, F, F, F}));
+        static const uint8_t acts[] = {PLAN_ACT_HOLD, PLAN_ACT_HOLD, PLAN_ACT_FUSE, PLAN_ACT_HOLD,
+                                       PLAN_ACT_HOLD, PLAN_ACT_FUSE, PLAN_ACT_HOLD, PLAN_ACT_FUSE};
         for (size_t i = 0; i < 8; i++)
-            CU_ASSERT(opt_plan_xform(p, i)->action == acts[i]);
-        const opt_fused *z = opt_plan_fused(p, opt_plan_xform(p, 0)->fused - 1);
-        const opt_fused *w = opt_plan_fused(p, opt_plan_xform(p, 7)->fused - 1);
+            CU_ASSERT(plan_get_xform(p, i)->action == acts[i]);
+        const plan_fused *z = plan_get_fused(p, plan_get_xform(p, 0)->fused - 1);
+        const plan_fused *w = plan_get_fused(p, plan_get_xform(p, 7)->fused - 1);
         CU_ASSERT_FATAL(z && w);
         CU_ASSERT(z->launches == 3 && z->gather && z->into[0] == 2 && z->into[1] == 2 && !z->keep_store &&
                   !strcmp(z->producer, "gx") && !strcmp(z->consumer, "c"));
-        const opt_fused *zt = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;   /* its storing twin */
+        const plan_fused *zt = z->storing ? plan_get_fused(p, z->storing - 1) : NULL;   /* its storing twin */
         CU_ASSERT(zt && zt->launches == 3 && zt->gather && zt->keep_store);
         CU_ASSERT(w->launches == 2 && !w->gather && !strcmp(w->producer, "gy") && !strcmp(w->consumer, "c"));
         /* gx's a, gy's a, c's o; the stores are unconditional: no
@@ -918,7 +919,7 @@ static void test_fuse_gather(void)
         CU_ASSERT_STRING_EQUAL(ls.got, "hlfhlfhf");
         CU_ASSERT(ls.nused == 3 && ls.used[0] == z && ls.used[1] == zt && ls.keep[0] == 3);
     }
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 
     /* gyo also reads gx's output (another element: no pair with gx): gx
@@ -940,12 +941,12 @@ static void test_fuse_gather(void)
     tb_read(&b, q, o, 0, 4096, X);
     tb_close(&b);
     p = optimize(&b, 1u << F);
-    if (opt_plan_kernel_count(p) >= 3) {
-        CU_ASSERT(drops(p, (uint64_t[]){s[0], s[1], 0}, (opt_pass[]){F, F}));
-        const opt_fused *z = opt_plan_fused(p, opt_plan_fused_count(p) - 1);
+    if (plan_kernel_count(p) >= 3) {
+        CU_ASSERT(drops(p, (uint64_t[]){s[0], s[1], 0}, (plan_pass[]){F, F}));
+        const plan_fused *z = plan_get_fused(p, plan_fused_count(p) - 1);
         CU_ASSERT(z && z->launches == 2 && !z->gather && !strcmp(z->producer, "gyo"));
     }
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -995,24 +996,24 @@ static void test_specialize_refused(void)
     }
     tb_close(&b);
     char note[512] = "x", err[512] = "";
-    opt_options op = {.passes = 1u << OPT_PASS_SPECIALIZE, .rw_note = note, .rw_note_cap = sizeof note};
-    opt_plan *p = NULL;
-    CU_ASSERT_FATAL(opt_optimize(b.path, &op, &p, err, sizeof err) == OPT_OK && p);
-    if (opt_plan_kernel_count(p) < 1) {
+    opt_options op = {.passes = 1u << PLAN_PASS_SPECIALIZE, .rw_note = note, .rw_note_cap = sizeof note};
+    plan_file *p = NULL;
+    CU_ASSERT_FATAL(opt_optimize(b.path, &op, &p, err, sizeof err) == PLAN_OK && p);
+    if (plan_kernel_count(p) < 1) {
         fprintf(stderr, "(kernel analysis unavailable: nothing to specialize) ");
     } else {
-        CU_ASSERT(opt_plan_spec_count(p) == 0 && opt_plan_xform_count(p) == 0);
+        CU_ASSERT(plan_spec_count(p) == 0 && plan_xform_count(p) == 0);
         if (!strstr(note, "window not specialized: "))
             fprintf(stderr, "\n  rw_note: '%s'\n", note);
         CU_ASSERT(strstr(note, "window not specialized: ") == note && strstr(note, "macro"));
     }
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 }
 
 static void test_specialize(void)
 {
-    opt_plan *p0 = NULL;
+    plan_file *p0 = NULL;
     for (int varied = 0; varied < 2; varied++) {
         tb b;
         tb_open(&b);
@@ -1029,12 +1030,12 @@ static void test_specialize(void)
             tb_read(&b, q, o, 0, 4096, X);
         }
         tb_close(&b);
-        opt_plan *p = optimize(&b, 1u << OPT_PASS_SPECIALIZE);
-        if (opt_plan_kernel_count(p) < 2) {
+        plan_file *p = optimize(&b, 1u << PLAN_PASS_SPECIALIZE);
+        if (plan_kernel_count(p) < 2) {
             fprintf(stderr, "(kernel analysis unavailable: nothing to specialize) ");
-            CU_ASSERT(opt_plan_xform_count(p) == 0);
+            CU_ASSERT(plan_xform_count(p) == 0);
         } else if (varied) {
-            CU_ASSERT(opt_plan_xform_count(p) == 0 && opt_plan_spec_count(p) == 0);
+            CU_ASSERT(plan_xform_count(p) == 0 && plan_spec_count(p) == 0);
             replay_seen rs;
             if (p0) {
                 replay_run(p0, b.path, &rs);
@@ -1042,16 +1043,16 @@ static void test_specialize(void)
             }
         } else {
             CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], 0},
-                                  (opt_pass[]){OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE, OPT_PASS_SPECIALIZE}));
-            const opt_spec *z = opt_plan_spec(p, 0);
-            CU_ASSERT_FATAL(opt_plan_spec_count(p) == 1 && z);
+                                  (plan_pass[]){PLAN_PASS_SPECIALIZE, PLAN_PASS_SPECIALIZE, PLAN_PASS_SPECIALIZE}));
+            const plan_spec *z = plan_get_spec(p, 0);
+            CU_ASSERT_FATAL(plan_spec_count(p) == 1 && z);
             CU_ASSERT(!strcmp(z->kernel, "window") && z->nargs == 3 && z->nconsts == 1 && z->consts[0].index == 2 &&
                       z->consts[0].size == 4 && z->consts[0].value[0] == 8 && z->consts[0].value[1] == 0);
             CU_ASSERT(strstr(z->source, z->name) != NULL);
             for (size_t i = 0; i < 3; i++) {
-                const opt_xform *x = opt_plan_xform(p, i);
+                const plan_xform *x = plan_get_xform(p, i);
                 /* named by shape: m by its size, not its value */
-                CU_ASSERT(x->action == OPT_ACT_SPECIALIZE && x->spec == 1 && x->effect.commands == 0 &&
+                CU_ASSERT(x->action == PLAN_ACT_SPECIALIZE && x->spec == 1 && x->effect.commands == 0 &&
                           strstr(x->reason, "loop over k") && strstr(x->pattern, "{\"bytes_size\":4}") &&
                           x->occurrence == i && x->occurrences == 3);
             }
@@ -1063,10 +1064,10 @@ static void test_specialize(void)
             p0 = p;
             p = NULL;
         }
-        opt_plan_free(p);
+        plan_free(p);
         unlink(b.path);
     }
-    opt_plan_free(p0);
+    plan_free(p0);
 }
 
 /* Horizontal groups (plan 1.7): hx and hy read a and write each its own
@@ -1097,25 +1098,25 @@ static void test_fuse_horizontal(void)
             tb_read(&b, q, y, 0, 4096, Y);
         }
         tb_close(&b);
-        opt_plan *p = optimize(&b, 1u << F);
-        CU_ASSERT(opt_plan_fused_count(p) == 0);   /* off by default */
-        opt_plan_free(p);
+        plan_file *p = optimize(&b, 1u << F);
+        CU_ASSERT(plan_fused_count(p) == 0);   /* off by default */
+        plan_free(p);
         p = optimize_h(&b, 1u << F, 1);
-        if (opt_plan_kernel_count(p) < 2) {
+        if (plan_kernel_count(p) < 2) {
             fprintf(stderr, "(kernel analysis unavailable: nothing to fuse) ");
-            CU_ASSERT(opt_plan_xform_count(p) == 0);
+            CU_ASSERT(plan_xform_count(p) == 0);
         } else if (dep) {
-            CU_ASSERT(opt_plan_xform_count(p) == 0 && opt_plan_fused_count(p) == 0);
+            CU_ASSERT(plan_xform_count(p) == 0 && plan_fused_count(p) == 0);
         } else {
-            CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], 0}, (opt_pass[]){F, F, F, F}));
-            const opt_fused *z = opt_plan_fused(p, 0);
-            CU_ASSERT_FATAL(opt_plan_fused_count(p) == 1 && z);
+            CU_ASSERT_FATAL(drops(p, (uint64_t[]){s[0], s[1], s[2], s[3], 0}, (plan_pass[]){F, F, F, F}));
+            const plan_fused *z = plan_get_fused(p, 0);
+            CU_ASSERT_FATAL(plan_fused_count(p) == 1 && z);
             CU_ASSERT(z->horizontal && z->keep_store && !z->storing && z->launches == 2 && z->nparams == 4 &&
                       !strcmp(z->producer, "hx") && !strcmp(z->consumer, "hy"));
             static const uint8_t want[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
             for (unsigned i = 0; i < z->nparams && i < 4; i++)
                 CU_ASSERT(z->params[i][0] == want[i][0] && z->params[i][1] == want[i][1]);
-            CU_ASSERT(strstr(opt_plan_xform(p, 0)->reason, "independent of each other") != NULL);
+            CU_ASSERT(strstr(plan_get_xform(p, 0)->reason, "independent of each other") != NULL);
             replay_seen rs;
             replay_run(p, b.path, &rs);
             CU_ASSERT_STRING_EQUAL(rs.got, "hfhf");
@@ -1126,34 +1127,34 @@ static void test_fuse_horizontal(void)
             CU_ASSERT_STRING_EQUAL(ls.got, "hfhf");
             CU_ASSERT(ls.keep[0] == 0 && ls.keep[1] == 0 && ls.forced == 0);
         }
-        opt_plan_free(p);
+        plan_free(p);
         unlink(b.path);
     }
 }
 
 /* The matcher on a trace: how many calls it drops; fallbacks through *fb. */
-static uint64_t run_exec(const opt_plan *p, const char *path, uint64_t *fb, int *same)
+static uint64_t run_exec(const plan_file *p, const char *path, uint64_t *fb, int *same)
 {
-    opt_exec *x = NULL;
+    live_exec *x = NULL;
     char err[256];
-    CU_ASSERT_FATAL(opt_exec_open(p, path, 0, &x, err, sizeof err) == OPT_OK);
+    CU_ASSERT_FATAL(live_exec_open(p, path, 0, &x, err, sizeof err) == PLAN_OK);
     tf_reader *r = NULL;
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
     tf_item it;
     uint64_t dropped = 0;
     while (tf_reader_next(r, &it) == TF_OK) {
-        int v = opt_exec_item(x, &it);
-        CU_ASSERT(v == OPT_RUN || v == OPT_DROP);
-        dropped += v == OPT_DROP;
+        int v = live_exec_item(x, &it);
+        CU_ASSERT(v == LIVE_RUN || v == LIVE_DROP);
+        dropped += v == LIVE_DROP;
     }
-    opt_exec_stats s;
-    opt_exec_get_stats(x, &s);
+    live_exec_stats s;
+    live_exec_get_stats(x, &s);
     CU_ASSERT(s.drops == dropped && s.applied + s.fell_back + s.unmatched == s.transformations);
     *fb = s.fell_back + s.unmatched;
     *same = s.same_trace;
-    CU_ASSERT(opt_exec_fallback_count(x) == (*fb < 64 ? *fb : 64));
+    CU_ASSERT(live_exec_fallback_count(x) == (*fb < 64 ? *fb : 64));
     tf_reader_close(r);
-    opt_exec_close(x);
+    live_exec_close(x);
     return dropped;
 }
 
@@ -1173,17 +1174,17 @@ static void test_exec(void)
 {
     tb b;
     build_exec_trace(&b, X);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
     /* dead: the three Y writes; redundant: none, since each X write follows a dead Y one */
-    CU_ASSERT(opt_plan_pass(p, D)->transformations == 3);
+    CU_ASSERT(plan_get_pass(p, D)->transformations == 3);
     uint64_t fb;
     int same;
-    CU_ASSERT(run_exec(p, b.path, &fb, &same) == opt_plan_xform_count(p));
+    CU_ASSERT(run_exec(p, b.path, &fb, &same) == plan_xform_count(p));
     CU_ASSERT(fb == 0 && same);
-    opt_plan_free(p);
+    plan_free(p);
     p = optimize(&b, 1u << R);   /* redundant only: the Y write kills X each time */
-    CU_ASSERT(opt_plan_xform_count(p) == 0);
-    opt_plan_free(p);
+    CU_ASSERT(plan_xform_count(p) == 0);
+    plan_free(p);
     unlink(b.path);
 
     /* a plan with redundant writes, applied to a run with other data */
@@ -1194,8 +1195,8 @@ static void test_exec(void)
         tb_read(&b, q, a, 0, 4096, X);
     }
     tb_close(&b);
-    p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(opt_plan_pass(p, R)->transformations == 2);
+    p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(plan_get_pass(p, R)->transformations == 2);
     CU_ASSERT(run_exec(p, b.path, &fb, &same) == 2 && fb == 0 && same);
     tb_open(&b);
     q = tb_queue(&b);
@@ -1206,13 +1207,13 @@ static void test_exec(void)
     }
     tb_close(&b);
     CU_ASSERT(run_exec(p, b.path, &fb, &same) == 1 && fb == 1 && same);
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 }
 
 /* ------------------------------------------------------------ schedule */
 
-#define S OPT_PASS_SCHEDULE
+#define S PLAN_PASS_SCHEDULE
 
 static const char *osrc =
     "__kernel void k(__global const float *a, __global const float *b, __global float *c)\n"
@@ -1245,29 +1246,32 @@ static void sched_trace(tb *b, unsigned idle, unsigned finish, int ooo)
 }
 
 /* The plan's only schedule entry: its fields and, as the plan writes it, @p json. */
-static void sched_check(const opt_plan *p, uint64_t queue, uint64_t predicted, const char *json)
+static void sched_check(const plan_file *p, uint64_t queue, uint64_t predicted, const char *json)
 {
-    const opt_sched *z = opt_plan_sched(p, 0);
-    CU_ASSERT_FATAL(opt_plan_sched_count(p) == 1 && z != NULL);
+    const plan_sched *z = plan_get_sched(p, 0);
+    CU_ASSERT_FATAL(plan_sched_count(p) == 1 && z != NULL);
     CU_ASSERT(z->id == 1 && z->queue == queue && z->lanes == 3 && z->commands == 16 && z->uploads == 8 &&
               z->downloads == 4 && z->recorded_ns == 1400000);
     CU_ASSERT(z->predicted_ns == predicted);
     if (z->predicted_ns != predicted)
         fprintf(stderr, "\n  predicted %llu ns, expected %llu\n", (unsigned long long)z->predicted_ns,
                 (unsigned long long)predicted);
-    const opt_pass_result *r = opt_plan_pass(p, S);
+    const plan_pass_result *r = plan_get_pass(p, S);
     CU_ASSERT(r->enabled && r->transformations == 0 && !r->effect.commands && !r->effect.bytes &&
               !r->effect.device_ns && !r->effect.timed);
-    for (size_t i = 0; i < opt_plan_xform_count(p); i++)
-        CU_ASSERT(opt_plan_xform(p, i)->pass != S);
+    for (size_t i = 0; i < plan_xform_count(p); i++)
+        CU_ASSERT(plan_get_xform(p, i)->pass != S);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    CU_ASSERT_FATAL(f && opt_plan_write(p, f) == OPT_OK);
+    CU_ASSERT_FATAL(f && plan_write(p, f) == PLAN_OK);
     fclose(f);
     if (!strstr(buf, json))
         fprintf(stderr, "\n  the plan has no %s\n%s\n", json, buf);
-    CU_ASSERT(strstr(buf, json) != NULL && strstr(buf, "\"version\": \"1.8\""));
+    /* 1.9: the plan says it uses the schedule (PLAN.md, "Requires") */
+    const char *rq = strstr(buf, "\"version\": \"1.9\",\n\"requires\": [");
+    const char *line = rq ? strchr(rq, '\n') + 1 : NULL, *sc = line ? strstr(line, "\"schedule\"]") : NULL;
+    CU_ASSERT(strstr(buf, json) != NULL && sc && sc < strchr(line, '\n'));
     free(buf);
 }
 
@@ -1290,20 +1294,20 @@ static void test_schedule(void)
         "one after another, 1.10 ms over 3 lanes\"}";
     tb b;
     sched_trace(&b, 0, 0, 0);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
     sched_check(p, 0, 1100000, json);
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
     sched_trace(&b, 1, 0, 0);
     p = optimize(&b, 1u << S);
-    CU_ASSERT(opt_plan_sched_count(p) == 1 && opt_plan_sched(p, 0)->queue == 1 &&
-              opt_plan_sched(p, 0)->predicted_ns == 1100000);
-    opt_plan_free(p);
+    CU_ASSERT(plan_sched_count(p) == 1 && plan_get_sched(p, 0)->queue == 1 &&
+              plan_get_sched(p, 0)->predicted_ns == 1100000);
+    plan_free(p);
     unlink(b.path);
     sched_trace(&b, 0, 0, 1);
-    p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(opt_plan_sched_count(p) == 0 && opt_plan_pass(p, S)->enabled);
-    opt_plan_free(p);
+    p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(plan_sched_count(p) == 0 && plan_get_pass(p, S)->enabled);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -1323,9 +1327,9 @@ static void test_schedule_chain(void)
     }
     tb_finish(&b, q);
     tb_close(&b);
-    opt_plan *p = optimize(&b, 1u << S);
-    CU_ASSERT(opt_plan_sched_count(p) == 0 && opt_plan_pass(p, S)->enabled);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, 1u << S);
+    CU_ASSERT(plan_sched_count(p) == 0 && plan_get_pass(p, S)->enabled);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -1342,15 +1346,15 @@ static void test_schedule_finish(void)
 {
     tb b;
     sched_trace(&b, 0, 0xf, 0);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL);
-    CU_ASSERT(opt_plan_sched_count(p) == 0);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL);
+    CU_ASSERT(plan_sched_count(p) == 0);
+    plan_free(p);
     unlink(b.path);
     sched_trace(&b, 0, 0x2, 0);
-    p = optimize(&b, OPT_PASSES_ALL);
+    p = optimize(&b, PLAN_PASSES_ALL);
     sched_check(p, 0, 1200000, "\"predicted_ns\":1200000,\"reason\":\"8 uploads and 4 downloads overlap 4 launches: "
                                "1.40 ms of device time one after another, 1.20 ms over 3 lanes\"}");
-    opt_plan_free(p);
+    plan_free(p);
     unlink(b.path);
 }
 
@@ -1360,9 +1364,9 @@ static void test_schedule_off(void)
 {
     tb b;
     sched_trace(&b, 0, 0, 0);
-    opt_plan *p = optimize(&b, OPT_PASSES_ALL & ~(1u << S));
-    CU_ASSERT(opt_plan_sched_count(p) == 0 && !opt_plan_pass(p, S)->enabled);
-    opt_plan_free(p);
+    plan_file *p = optimize(&b, PLAN_PASSES_ALL & ~(1u << S));
+    CU_ASSERT(plan_sched_count(p) == 0 && !plan_get_pass(p, S)->enabled);
+    plan_free(p);
     unlink(b.path);
 }
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimizer/opt_int.h"
+#include "plan/plan_int.h"
 
 static const char *const traces[] = {
     "traces/api_tour-pocl.clrr", "traces/vecadd-pocl.clrr", "traces/image_map.h200.clrr",
@@ -27,7 +27,7 @@ static char *canon_of(const char *text, uint64_t *key)
     char *out = NULL;
     if (!j)
         return NULL;
-    if (opt_pattern_canon(j, &out, key) != OPT_OK)
+    if (plan_pattern_canon(j, &out, key) != PLAN_OK)
         out = NULL;
     json_decref(j);
     return out;
@@ -37,8 +37,8 @@ static void check_trace(const char *path, unsigned *patterns, unsigned *launches
 {
     tf_reader *r = NULL;
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
-    opt_track t;
-    opt_track_init(&t, NULL);
+    plan_track t;
+    plan_track_init(&t, NULL);
     tf_item it;
     while (tf_reader_next(r, &it) == TF_OK) {
         if (it.type != TF_ITEM_CALL)
@@ -47,11 +47,11 @@ static void check_trace(const char *path, unsigned *patterns, unsigned *launches
         for (int shape = 0; shape < 2; shape++) {
             char *a = NULL, *b = NULL;
             uint64_t ka = 0, kb = 0, kc = 0;
-            opt_status st = opt_track_pattern(&t, c, shape, &a, &ka);
-            CU_ASSERT(st == OPT_OK || st == OPT_ERR_LIMIT);
-            if (st != OPT_OK)
+            plan_status st = plan_track_pattern(&t, c, shape, &a, &ka);
+            CU_ASSERT(st == PLAN_OK || st == PLAN_ERR_LIMIT);
+            if (st != PLAN_OK)
                 continue;
-            CU_ASSERT_FATAL(opt_track_pattern(&t, c, shape, &b, &kb) == OPT_OK);
+            CU_ASSERT_FATAL(plan_track_pattern(&t, c, shape, &b, &kb) == PLAN_OK);
             CU_ASSERT_STRING_EQUAL(a, b);
             CU_ASSERT(ka == kb);
             char *canon = canon_of(a, &kc);
@@ -68,9 +68,9 @@ static void check_trace(const char *path, unsigned *patterns, unsigned *launches
             free(a);
             free(b);
         }
-        CU_ASSERT(opt_track_call(&t, c, OPT_FATE_RUN) == OPT_OK);
+        CU_ASSERT(plan_track_call(&t, c, PLAN_FATE_RUN) == PLAN_OK);
     }
-    opt_track_free(&t);
+    plan_track_free(&t);
     tf_reader_close(r);
 }
 
@@ -90,8 +90,8 @@ static void test_roles_follow_arguments(void)
 {
     tf_reader *r = NULL;
     CU_ASSERT_FATAL(tf_reader_open(&r, "traces/jacobi.h200.clrr", NULL) == TF_OK);
-    opt_track t;
-    opt_track_init(&t, NULL);
+    plan_track t;
+    plan_track_init(&t, NULL);
     tf_item it;
     char *prev = NULL;
     unsigned launches = 0, changed = 0;
@@ -102,7 +102,7 @@ static void test_roles_follow_arguments(void)
         if (!strcmp(c->sig->name, "clEnqueueNDRangeKernel")) {
             char *p = NULL;
             uint64_t k;
-            CU_ASSERT_FATAL(opt_track_pattern(&t, c, 0, &p, &k) == OPT_OK);
+            CU_ASSERT_FATAL(plan_track_pattern(&t, c, 0, &p, &k) == PLAN_OK);
             CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"args\":[{\"flags\":"));
             CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"function\":\"clEnqueueNDRangeKernel\""));
             launches++;
@@ -110,10 +110,10 @@ static void test_roles_follow_arguments(void)
             free(prev);
             prev = p;
         }
-        CU_ASSERT(opt_track_call(&t, c, OPT_FATE_RUN) == OPT_OK);
+        CU_ASSERT(plan_track_call(&t, c, PLAN_FATE_RUN) == PLAN_OK);
     }
     free(prev);
-    opt_track_free(&t);
+    plan_track_free(&t);
     tf_reader_close(r);
     CU_ASSERT(launches >= 4);
     CU_ASSERT(changed >= 1);   /* jacobi swaps its two grids between sweeps */

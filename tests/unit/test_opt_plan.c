@@ -1,4 +1,4 @@
-/* test_opt_plan.c — the plan file (optimizer/PLAN.md) as untrusted input:
+/* test_opt_plan.c — the plan file (plan/PLAN.md) as untrusted input:
  * a valid plan reads, writes back and reads again to the same text; every
  * prefix of it (a truncated file) is refused; a table of corruptions
  * (versions, types, ranges, counts that disagree, unknown members, reserved
@@ -53,51 +53,51 @@ static const char *valid =
     "\"schedule\": null\n"
     "}\n";
 
-static char *write_text(const opt_plan *p)
+static char *write_text(const plan_file *p)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT(opt_plan_write(p, f) == OPT_OK);
+    CU_ASSERT(plan_write(p, f) == PLAN_OK);
     fclose(f);
     return buf;
 }
 
 static void test_valid_roundtrip(void)
 {
-    opt_plan *p = NULL;
+    plan_file *p = NULL;
     char err[256] = "";
-    opt_status st = opt_plan_parse(valid, strlen(valid), &p, err, sizeof err);
-    if (st != OPT_OK)
+    plan_status st = plan_parse(valid, strlen(valid), &p, err, sizeof err);
+    if (st != PLAN_OK)
         fprintf(stderr, "\n%s\n", err);
-    CU_ASSERT_FATAL(st == OPT_OK);
-    const opt_plan_info *in = opt_plan_get_info(p);
+    CU_ASSERT_FATAL(st == PLAN_OK);
+    const plan_info *in = plan_get_info(p);
     CU_ASSERT(in->major == 1 && in->minor == 0 && in->trace_calls == 74 && in->fingerprint == 0xa2414dda42a724e7ull);
     CU_ASSERT(in->nprograms == 1 && !strcmp(in->trace_file, "t.clrr") && !strcmp(in->generator, "clrr 0.1.0"));
-    CU_ASSERT(opt_plan_xform_count(p) == 2 && opt_plan_kernel_count(p) == 1);
-    const opt_xform *x = opt_plan_xform(p, 1);
-    CU_ASSERT(x->id == 2 && x->pass == OPT_PASS_REDUNDANT && x->seq == 44 && x->holds_seq == 30 && x->occurrence == 1);
+    CU_ASSERT(plan_xform_count(p) == 2 && plan_kernel_count(p) == 1);
+    const plan_xform *x = plan_get_xform(p, 1);
+    CU_ASSERT(x->id == 2 && x->pass == PLAN_PASS_REDUNDANT && x->seq == 44 && x->holds_seq == 30 && x->occurrence == 1);
     CU_ASSERT(!strcmp(x->pattern, "{\"blocking_write\":0,\"buffer\":{\"flags\":1,\"mem\":1,\"size\":8192},"
                                   "\"function\":\"clEnqueueWriteBuffer\",\"offset\":0,\"size\":4096}"));
-    CU_ASSERT(opt_plan_kernel(p, 0)->nargs == 2 && opt_plan_kernel(p, 0)->access[1] == OPT_ACC_WRITE);
-    CU_ASSERT(opt_plan_pass(p, OPT_PASS_DEAD)->effect.device_ns == 8187);
+    CU_ASSERT(plan_kernel(p, 0)->nargs == 2 && plan_kernel(p, 0)->access[1] == PLAN_ACC_WRITE);
+    CU_ASSERT(plan_get_pass(p, PLAN_PASS_DEAD)->effect.device_ns == 8187);
     char *t1 = write_text(p);
     CU_ASSERT(!strcmp(t1, valid));   /* the writer's own layout, byte for byte */
-    opt_plan *q = NULL;
-    CU_ASSERT_FATAL(opt_plan_parse(t1, strlen(t1), &q, err, sizeof err) == OPT_OK);
+    plan_file *q = NULL;
+    CU_ASSERT_FATAL(plan_parse(t1, strlen(t1), &q, err, sizeof err) == PLAN_OK);
     char *t2 = write_text(q);
     CU_ASSERT(!strcmp(t1, t2));
-    CU_ASSERT(opt_plan_xform(q, 0)->key == opt_plan_xform(p, 0)->key);
+    CU_ASSERT(plan_get_xform(q, 0)->key == plan_get_xform(p, 0)->key);
     char fmt[512];
-    opt_pattern_format(opt_plan_xform(p, 0)->pattern, fmt, sizeof fmt);
+    plan_pattern_format(plan_get_xform(p, 0)->pattern, fmt, sizeof fmt);
     CU_ASSERT(strstr(fmt, "clEnqueueNDRangeKernel") == fmt && strstr(fmt, "scale_lo@dd366587") &&
               strstr(fmt, "mem#1(8192 B)") && strstr(fmt, "local 256"));
-    CU_ASSERT(opt_pattern_format(opt_plan_xform(p, 0)->pattern, fmt, 8) > 8 && strlen(fmt) == 7);
+    CU_ASSERT(plan_pattern_format(plan_get_xform(p, 0)->pattern, fmt, 8) > 8 && strlen(fmt) == 7);
     free(t1);
     free(t2);
-    opt_plan_free(p);
-    opt_plan_free(q);
+    plan_free(p);
+    plan_free(q);
 }
 
 /* 1.3: `occurrences` is read, kept and written back. */
@@ -112,18 +112,18 @@ static void test_occurrences(void)
     memcpy(t, valid, k);
     strcpy(t + k, to);
     strcat(t, at + strlen(from));
-    opt_plan *p = NULL, *q = NULL;
+    plan_file *p = NULL, *q = NULL;
     char err[256] = "";
-    CU_ASSERT_FATAL(opt_plan_parse(t, n, &p, err, sizeof err) == OPT_OK);
-    CU_ASSERT(opt_plan_xform(p, 1)->occurrences == 5 && opt_plan_xform(p, 0)->occurrences == 0);
+    CU_ASSERT_FATAL(plan_parse(t, n, &p, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_get_xform(p, 1)->occurrences == 5 && plan_get_xform(p, 0)->occurrences == 0);
     char *w = write_text(p);
     CU_ASSERT(strstr(w, "\"occurrences\":5") != NULL && strstr(w, "\"occurrences\":0") == NULL);
-    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
-    CU_ASSERT(opt_plan_xform(q, 1)->occurrences == 5);
+    CU_ASSERT_FATAL(plan_parse(w, strlen(w), &q, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_get_xform(q, 1)->occurrences == 5);
     free(w);
     free(t);
-    opt_plan_free(p);
-    opt_plan_free(q);
+    plan_free(p);
+    plan_free(q);
 }
 
 /* @p text with the first @p from replaced by @p to (malloc'd). */
@@ -153,14 +153,14 @@ static char *substs(const char *text, const char *const (*steps)[2], size_t n)
 }
 
 /* @p text parsed; @p what names it in the message when it is not. */
-static opt_plan *parse_ok(const char *text, const char *what)
+static plan_file *parse_ok(const char *text, const char *what)
 {
-    opt_plan *p = NULL;
+    plan_file *p = NULL;
     char err[256] = "";
-    opt_status st = opt_plan_parse(text, strlen(text), &p, err, sizeof err);
-    if (st != OPT_OK)
+    plan_status st = plan_parse(text, strlen(text), &p, err, sizeof err);
+    if (st != PLAN_OK)
         fprintf(stderr, "\n  %s: %s\n", what, err);
-    CU_ASSERT_FATAL(st == OPT_OK && p);
+    CU_ASSERT_FATAL(st == PLAN_OK && p);
     return p;
 }
 
@@ -171,13 +171,13 @@ static void refusals(const char *text, const char *const (*bad)[3], size_t n, co
     for (size_t i = 0; i < n; i++) {
         char *u = subst(text, bad[i][0], bad[i][1]);
         char err[256] = "";
-        opt_plan *q = NULL;
-        opt_status st = opt_plan_parse(u, strlen(u), &q, err, sizeof err);
+        plan_file *q = NULL;
+        plan_status st = plan_parse(u, strlen(u), &q, err, sizeof err);
         int ok = st < 0 && !q && strstr(err, bad[i][2]) && !strchr(err, '\n');
         if (!ok)
             fprintf(stderr, "\n  %s refusal %zu: status %d, '%s'\n", what, i, st, err);
         CU_ASSERT(ok);
-        opt_plan_free(q);
+        plan_free(q);
         free(u);
     }
 }
@@ -204,24 +204,24 @@ static char *split_plan(void)
 static void test_splits(void)
 {
     char *t = split_plan();
-    opt_plan *p = parse_ok(t, "split plan"), *q = NULL;
+    plan_file *p = parse_ok(t, "split plan"), *q = NULL;
     char err[256] = "";
-    const opt_split *z = opt_plan_split(p, 0);
-    CU_ASSERT_FATAL(opt_plan_split_count(p) == 1 && z != NULL);
-    CU_ASSERT(opt_plan_xform(p, 0)->action == OPT_ACT_SPLIT && opt_plan_xform(p, 0)->split == 1);
+    const plan_split *z = plan_get_split(p, 0);
+    CU_ASSERT_FATAL(plan_split_count(p) == 1 && z != NULL);
+    CU_ASSERT(plan_get_xform(p, 0)->action == PLAN_ACT_SPLIT && plan_get_xform(p, 0)->split == 1);
     CU_ASSERT(z->nparts == 2 && z->parts[1].lo == 5 && z->parts[1].hi == 16 && !strcmp(z->parts[1].device, "cpu"));
-    CU_ASSERT(z->parts[1].regions[0].write && z->parts[1].regions[0].wlo == 1280 && z->merge[0] == OPT_MERGE_CONCAT);
+    CU_ASSERT(z->parts[1].regions[0].write && z->parts[1].regions[0].wlo == 1280 && z->merge[0] == PLAN_MERGE_CONCAT);
     CU_ASSERT(z->adaptive && z->models[0].write && z->models[0].w[1] == 256 && !z->models[1].read);
     /* written back and read again: the same split */
     char *w = write_text(p);
-    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
-    const opt_split *y = opt_plan_split(q, 0);
-    CU_ASSERT_FATAL(opt_plan_split_count(q) == 1 && y != NULL);
+    CU_ASSERT_FATAL(plan_parse(w, strlen(w), &q, err, sizeof err) == PLAN_OK);
+    const plan_split *y = plan_get_split(q, 0);
+    CU_ASSERT_FATAL(plan_split_count(q) == 1 && y != NULL);
     CU_ASSERT(y->nparts == 2 && y->parts[1].lo == 5 && !strcmp(y->parts[0].device, "gpu0") && y->adaptive &&
               !memcmp(y->models[0].r, z->models[0].r, sizeof y->models[0].r) &&
               y->parts[0].regions[0].rhi == 1280 && !strcmp(y->source, z->source) && y->groups == 16);
     free(w);
-    opt_plan_free(q);
+    plan_free(q);
     q = NULL;
     /* refusals, each naming where */
     static const char *const bad[][3] = {
@@ -235,7 +235,7 @@ static void test_splits(void)
     };
     refusals(t, bad, sizeof bad / sizeof bad[0], "split");
     free(t);
-    opt_plan_free(p);
+    plan_free(p);
 }
 
 /* A 1.7 plan: the first transformation a specialization. */
@@ -260,31 +260,31 @@ static char *spec_plan(void)
 static void test_specs(void)
 {
     char *t = spec_plan();
-    opt_plan *p = parse_ok(t, "spec plan"), *q = NULL;
+    plan_file *p = parse_ok(t, "spec plan"), *q = NULL;
     char err[256] = "";
-    opt_status st;
-    const opt_spec *z = opt_plan_spec(p, 0);
-    CU_ASSERT_FATAL(opt_plan_spec_count(p) == 1 && z != NULL);
-    CU_ASSERT(opt_plan_xform(p, 0)->action == OPT_ACT_SPECIALIZE && opt_plan_xform(p, 0)->spec == 1);
+    plan_status st;
+    const plan_spec *z = plan_get_spec(p, 0);
+    CU_ASSERT_FATAL(plan_spec_count(p) == 1 && z != NULL);
+    CU_ASSERT(plan_get_xform(p, 0)->action == PLAN_ACT_SPECIALIZE && plan_get_xform(p, 0)->spec == 1);
     CU_ASSERT(z->nargs == 3 && z->nconsts == 1 && z->consts[0].index == 1 && z->consts[0].size == 4 &&
               z->consts[0].value[1] == 4 && !strcmp(z->kernel, "scale_lo"));
     /* its execution view: a fused kernel of one launch, every argument its own */
     CU_ASSERT(z->as.launches == 1 && z->as.nparams == 3 && z->as.params[2][0] == 0 && z->as.params[2][1] == 2 &&
-              z->as.id == OPT_SPEC_ID_BASE + 1 && z->as.keep_store && !strcmp(z->as.name, "__clrr_spec_1"));
+              z->as.id == PLAN_SPEC_ID_BASE + 1 && z->as.keep_store && !strcmp(z->as.name, "__clrr_spec_1"));
     char *w = write_text(p);
     CU_ASSERT(strstr(w, "\"specializations\": [\n  {\"id\":1,") && strstr(w, "\"constants\":[[1,\"00040000\"]]") &&
               strstr(w, "\"specialization\":1"));
-    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
-    CU_ASSERT(opt_plan_spec_count(q) == 1 && !memcmp(opt_plan_spec(q, 0)->consts, z->consts, sizeof *z->consts));
+    CU_ASSERT_FATAL(plan_parse(w, strlen(w), &q, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_spec_count(q) == 1 && !memcmp(plan_get_spec(q, 0)->consts, z->consts, sizeof *z->consts));
     free(w);
-    opt_plan_free(q);
+    plan_free(q);
     q = NULL;
     /* a shape pattern (the constant's argument by size, as the optimizer
      * writes it) is read too */
     char *sh = subst(t, "{\"bytes\":\"00040000\"}", "{\"bytes_size\":4}");
-    st = opt_plan_parse(sh, strlen(sh), &q, err, sizeof err);
-    CU_ASSERT(st == OPT_OK && q && strstr(opt_plan_xform(q, 0)->pattern, "{\"bytes_size\":4}"));
-    opt_plan_free(q);
+    st = plan_parse(sh, strlen(sh), &q, err, sizeof err);
+    CU_ASSERT(st == PLAN_OK && q && strstr(plan_get_xform(q, 0)->pattern, "{\"bytes_size\":4}"));
+    plan_free(q);
     q = NULL;
     free(sh);
     static const char *const bad[][3] = {
@@ -306,7 +306,7 @@ static void test_specs(void)
     };
     refusals(t, bad, sizeof bad / sizeof bad[0], "spec");
     free(t);
-    opt_plan_free(p);
+    plan_free(p);
 }
 
 /* A 1.8 plan: the schedule pass and two scheduled queues (the second with
@@ -327,26 +327,26 @@ static char *sched_plan(void)
     return substs(valid, steps, sizeof steps / sizeof steps[0]);
 }
 
-static void sched_expect(const opt_plan *p)
+static void sched_expect(const plan_file *p)
 {
-    const opt_sched *a = opt_plan_sched(p, 0), *b = opt_plan_sched(p, 1);
-    CU_ASSERT_FATAL(opt_plan_sched_count(p) == 2 && a && b && !opt_plan_sched(p, 2));
+    const plan_sched *a = plan_get_sched(p, 0), *b = plan_get_sched(p, 1);
+    CU_ASSERT_FATAL(plan_sched_count(p) == 2 && a && b && !plan_get_sched(p, 2));
     CU_ASSERT(a->id == 1 && a->queue == 0 && a->lanes == 3 && a->commands == 20 && a->uploads == 10 &&
               a->downloads == 5 && a->recorded_ns == 3120000 && a->predicted_ns == 2200000 &&
               !strcmp(a->reason, "10 uploads and 5 downloads overlap 5 launches"));
     CU_ASSERT(b->id == 2 && b->queue == 2 && b->lanes == 2 && b->commands == 9 && b->uploads == 0 &&
               b->downloads == 4 && b->recorded_ns == 900 && b->predicted_ns == 900 &&
               !strcmp(b->reason, "4 downloads overlap 5 launches"));
-    const opt_pass_result *r = opt_plan_pass(p, OPT_PASS_SCHEDULE);
+    const plan_pass_result *r = plan_get_pass(p, PLAN_PASS_SCHEDULE);
     CU_ASSERT(r->enabled && r->transformations == 0);
 }
 
 static void test_schedule(void)
 {
     char *t = sched_plan();
-    opt_plan *p = parse_ok(t, "schedule plan"), *q = NULL;
+    plan_file *p = parse_ok(t, "schedule plan"), *q = NULL;
     char err[256] = "";
-    CU_ASSERT(opt_plan_get_info(p)->minor == 8);
+    CU_ASSERT(plan_get_info(p)->minor == 8);
     sched_expect(p);
     /* written back (1.8, one entry a line) and read again: every field */
     char *w = write_text(p);
@@ -354,13 +354,13 @@ static void test_schedule(void)
               strstr(w, "\n\"schedule\": [\n  {\"id\":1,\"queue\":0,\"lanes\":3,\"commands\":20,\"uploads\":10,"
                         "\"downloads\":5,\"recorded_ns\":3120000,\"predicted_ns\":2200000,\"reason\":\"10 uploads "
                         "and 5 downloads overlap 5 launches\"},\n  {\"id\":2,"));
-    CU_ASSERT_FATAL(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
+    CU_ASSERT_FATAL(plan_parse(w, strlen(w), &q, err, sizeof err) == PLAN_OK);
     sched_expect(q);
     char *w2 = write_text(q);
     CU_ASSERT(!strcmp(w, w2));
     free(w2);
     free(w);
-    opt_plan_free(q);
+    plan_free(q);
     /* a 1.7 plan (no schedule pass, schedule null) is written back as 1.7 */
     char *t7 = spec_plan();
     q = parse_ok(t7, "1.7 plan");
@@ -368,7 +368,7 @@ static void test_schedule(void)
     CU_ASSERT(strstr(w, "\"version\": \"1.7\"") && strstr(w, "\"schedule\": null") && !strstr(w, "\"schedule\"}"));
     CU_ASSERT(!strstr(w, "{\"name\":\"schedule\""));
     free(w);
-    opt_plan_free(q);
+    plan_free(q);
     free(t7);
     char big[1100];
     memset(big, 'x', sizeof big - 1);
@@ -403,16 +403,98 @@ static void test_schedule(void)
     /* the pass itself before 1.8, with the section null */
     char *t1 = subst(t, "\"version\": \"1.8\"", "\"version\": \"1.7\"");
     strcpy(strstr(t1, "\"schedule\": ["), "\"schedule\": null\n}\n");
-    opt_status st = opt_plan_parse(t1, strlen(t1), &q, err, sizeof err);
-    int ok = st == OPT_ERR_PLAN && !q && !strchr(err, '\n') &&
+    plan_status st = plan_parse(t1, strlen(t1), &q, err, sizeof err);
+    int ok = st == PLAN_ERR_PLAN && !q && !strchr(err, '\n') &&
              strstr(err, "passes[2].name: pass 'schedule' comes with 1.8 (this plan is 1.7)");
     if (!ok)
         fprintf(stderr, "\n  the schedule pass in 1.7: status %d, '%s'\n", st, err);
     CU_ASSERT(ok);
-    opt_plan_free(q);
+    plan_free(q);
     free(t1);
     free(t);
-    opt_plan_free(p);
+    plan_free(p);
+}
+
+/* 1.9: `requires` names the features a plan uses; a reader refuses a
+ * feature it does not know (one line, whatever the minor version), reads a
+ * newer minor whose features it knows, and refuses a plan that uses a
+ * feature without listing it. The writer fills it from the contents. */
+static void test_requires(void)
+{
+    char *t8 = sched_plan();
+    char *t = subst(t8, "\"version\": \"1.8\",\n", "\"version\": \"1.9\",\n\"requires\": [\"schedule\"],\n");
+    plan_file *p = parse_ok(t, "1.9 plan"), *q = NULL;
+    char err[256] = "";
+    CU_ASSERT(plan_get_info(p)->minor == 9 && plan_get_info(p)->requires == 1u << PLAN_FEAT_SCHEDULE);
+    CU_ASSERT(plan_features(p) == 1u << PLAN_FEAT_SCHEDULE);
+    sched_expect(p);
+    char *w = write_text(p);
+    CU_ASSERT(strstr(w, "\"version\": \"1.9\",\n\"requires\": [\"schedule\"],\n\"generator\": ") != NULL);
+    CU_ASSERT_FATAL(plan_parse(w, strlen(w), &q, err, sizeof err) == PLAN_OK);
+    char *w2 = write_text(q);
+    CU_ASSERT(!strcmp(w, w2));
+    free(w2);
+    free(w);
+    plan_free(q);
+    q = NULL;
+    /* a newer minor: its unknown members ignored, its features known */
+    char *tn = subst(t, "\"version\": \"1.9\"", "\"version\": \"1.42\"");
+    char *tn2 = subst(tn, "\"generator\": ", "\"lanes_v2\": {\"x\": 1},\n\"generator\": ");
+    q = parse_ok(tn2, "1.42 plan");
+    CU_ASSERT(plan_get_info(q)->minor == 42);
+    sched_expect(q);
+    plan_free(q);
+    q = NULL;
+    /* ... but one that needs a feature this build does not know */
+    char *tu = subst(tn2, "[\"schedule\"]", "[\"schedule\", \"teleport\"]");
+    plan_status st = plan_parse(tu, strlen(tu), &q, err, sizeof err);
+    int ok = st == PLAN_ERR_VERSION && !q && !strchr(err, '\n') &&
+             strstr(err, "plan.requires[1]: feature 'teleport' is unknown to this build (it knows fuse, split, chain, "
+                         "specialize, schedule)");
+    if (!ok)
+        fprintf(stderr, "\n  unknown feature: status %d, '%s'\n", st, err);
+    CU_ASSERT(ok);
+    free(tu);
+    free(tn2);
+    free(tn);
+    const char *const bad[][3] = {
+        {"[\"schedule\"]", "[\"teleport\"]", "plan.requires[0]: feature 'teleport' is unknown to this build"},
+        {"[\"schedule\"]", "[]", "plan.requires: the plan uses 'schedule' but does not list it"},
+        {"[\"schedule\"]", "[\"schedule\", \"schedule\"]", "plan.requires[1]: 'schedule' is listed twice"},
+        {"[\"schedule\"]", "[\"schedule\", 3]", "plan.requires[1]: expected a feature name"},
+        {"[\"schedule\"]", "[\"\"]", "plan.requires[0]: expected a feature name"},
+        {"[\"schedule\"]", "\"schedule\"", "plan.requires: expected an array"},
+        {"\"requires\": [\"schedule\"],\n", "", "plan.requires: expected an array"},
+        {"\"version\": \"1.9\"", "\"version\": \"1.8\"", "plan.requires: comes with 1.9 (this plan is 1.8)"},
+    };
+    refusals(t, bad, sizeof bad / sizeof bad[0], "requires");
+    /* listing more than it uses is allowed, and kept */
+    char *tm = subst(t, "[\"schedule\"]", "[\"fuse\", \"schedule\"]");
+    q = parse_ok(tm, "1.9 plan requiring more");
+    w = write_text(q);
+    CU_ASSERT(strstr(w, "\"requires\": [\"fuse\", \"schedule\"],\n") != NULL);
+    free(w);
+    plan_free(q);
+    free(tm);
+    /* what plans use: a 1.7 plan specializes; a new, empty plan uses nothing */
+    char *t7 = spec_plan();
+    q = parse_ok(t7, "1.7 plan");
+    CU_ASSERT(plan_features(q) & 1u << PLAN_FEAT_SPECIALIZE);
+    w = write_text(q);
+    CU_ASSERT(!strstr(w, "\"requires\""));   /* written back as 1.7 */
+    free(w);
+    plan_free(q);
+    free(t7);
+    plan_file *e = plan_new();
+    CU_ASSERT_FATAL(e != NULL);
+    w = write_text(e);
+    CU_ASSERT(strstr(w, "\"version\": \"1.9\",\n\"requires\": [],\n") != NULL);
+    free(w);
+    plan_free(e);
+    CU_ASSERT(!strcmp(plan_feature_name(PLAN_FEAT_CHAIN), "chain") && plan_feature_name(PLAN_FEAT_COUNT) == NULL);
+    free(t);
+    free(t8);
+    plan_free(p);
 }
 
 static void test_truncated(void)
@@ -421,74 +503,74 @@ static void test_truncated(void)
     while (n && (valid[n - 1] == '\n' || valid[n - 1] == ' '))
         n--;
     for (size_t len = 0; len < n; len++) {
-        opt_plan *p = NULL;
+        plan_file *p = NULL;
         char err[256] = "";
-        opt_status st = opt_plan_parse(valid, len, &p, err, sizeof err);
-        CU_ASSERT(st == OPT_ERR_PLAN && p == NULL && err[0] && !strchr(err, '\n'));
+        plan_status st = plan_parse(valid, len, &p, err, sizeof err);
+        CU_ASSERT(st == PLAN_ERR_PLAN && p == NULL && err[0] && !strchr(err, '\n'));
     }
 }
 
 typedef struct corruption {
     const char *from, *to;
-    opt_status want;
+    plan_status want;
     const char *msg;         /* a part of the message */
 } corruption;
 
 static const corruption corruptions[] = {
-    {"\"version\": \"1.0\"", "\"version\": \"2.0\"", OPT_ERR_VERSION, "this build reads 1.x"},
-    {"\"version\": \"1.0\"", "\"version\": \"1.x\"", OPT_ERR_PLAN, "plan.version"},
-    {"\"version\": \"1.0\"", "\"version\": 1", OPT_ERR_PLAN, "plan.version"},
-    {"\"format\": \"clrr-plan\"", "\"format\": \"clrr-trace\"", OPT_ERR_PLAN, "plan.format"},
-    {"\"calls\":74", "\"calls\":-1", OPT_ERR_PLAN, "plan.trace.calls"},
-    {"\"calls\":74", "\"calls\":1e30", OPT_ERR_PLAN, "plan.trace.calls"},
-    {"\"calls\":74", "\"calls\":99999999999999999999999999", OPT_ERR_PLAN, "JSON"},
-    {"\"calls\":74", "\"calls\":\"74\"", OPT_ERR_PLAN, "plan.trace.calls"},
-    {"\"fingerprint\":\"a2414dda42a724e7\"", "\"fingerprint\":\"a2414dda\"", OPT_ERR_PLAN, "fingerprint"},
-    {"\"programs\":[\"dd3", "\"programs\":[\"DD3", OPT_ERR_PLAN, "programs[0]"},
+    {"\"version\": \"1.0\"", "\"version\": \"2.0\"", PLAN_ERR_VERSION, "this build reads 1.x"},
+    {"\"version\": \"1.0\"", "\"version\": \"1.x\"", PLAN_ERR_PLAN, "plan.version"},
+    {"\"version\": \"1.0\"", "\"version\": 1", PLAN_ERR_PLAN, "plan.version"},
+    {"\"format\": \"clrr-plan\"", "\"format\": \"clrr-trace\"", PLAN_ERR_PLAN, "plan.format"},
+    {"\"calls\":74", "\"calls\":-1", PLAN_ERR_PLAN, "plan.trace.calls"},
+    {"\"calls\":74", "\"calls\":1e30", PLAN_ERR_PLAN, "plan.trace.calls"},
+    {"\"calls\":74", "\"calls\":99999999999999999999999999", PLAN_ERR_PLAN, "JSON"},
+    {"\"calls\":74", "\"calls\":\"74\"", PLAN_ERR_PLAN, "plan.trace.calls"},
+    {"\"fingerprint\":\"a2414dda42a724e7\"", "\"fingerprint\":\"a2414dda\"", PLAN_ERR_PLAN, "fingerprint"},
+    {"\"programs\":[\"dd3", "\"programs\":[\"DD3", PLAN_ERR_PLAN, "programs[0]"},
     {"\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":1",
-     "\"transformations\":1000000,\"effect\":{\"commands\":1,\"kernels\":1", OPT_ERR_PLAN, "counts 1000000"},
+     "\"transformations\":1000000,\"effect\":{\"commands\":1,\"kernels\":1", PLAN_ERR_PLAN, "counts 1000000"},
     {"\"kernels\":1,\"bytes\":0,\"device_ns\":8187,\"timed\":1}},",
-     "\"kernels\":2,\"bytes\":0,\"device_ns\":8187,\"timed\":1}},", OPT_ERR_PLAN, "cannot exceed"},
+     "\"kernels\":2,\"bytes\":0,\"device_ns\":8187,\"timed\":1}},", PLAN_ERR_PLAN, "cannot exceed"},
     {"\"enabled\":true,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":0",
-     "\"enabled\":1,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":0", OPT_ERR_PLAN, "passes[1].enabled"},
-    {"{\"name\":\"dead\"", "{\"name\":\"fusion\"", OPT_ERR_PLAN, "unknown pass 'fusion'"},
-    {"{\"id\":2,", "{\"id\":7,", OPT_ERR_PLAN, "transformations[1].id"},
-    {"\"action\":\"drop\",\"call\":{\"seq\":26", "\"action\":\"frob\",\"call\":{\"seq\":26", OPT_ERR_PLAN,
+     "\"enabled\":1,\"transformations\":1,\"effect\":{\"commands\":1,\"kernels\":0", PLAN_ERR_PLAN, "passes[1].enabled"},
+    {"{\"name\":\"dead\"", "{\"name\":\"fusion\"", PLAN_ERR_PLAN, "unknown pass 'fusion'"},
+    {"{\"id\":2,", "{\"id\":7,", PLAN_ERR_PLAN, "transformations[1].id"},
+    {"\"action\":\"drop\",\"call\":{\"seq\":26", "\"action\":\"frob\",\"call\":{\"seq\":26", PLAN_ERR_PLAN,
      "unknown action"},
-    {"\"seq\":26", "\"seq\":0", OPT_ERR_PLAN, "seq counts from 1"},
-    {"\"function\":\"clEnqueueWriteBuffer\"},", "\"function\":\"clFinish\"},", OPT_ERR_PLAN, "cannot be dropped"},
-    {"\"function\":\"clEnqueueWriteBuffer\",\"offset\"", "\"function\":\"clEnqueueFillBuffer\",\"offset\"", OPT_ERR_PLAN,
+    {"\"seq\":26", "\"seq\":0", PLAN_ERR_PLAN, "seq counts from 1"},
+    {"\"function\":\"clEnqueueWriteBuffer\"},", "\"function\":\"clFinish\"},", PLAN_ERR_PLAN, "cannot be dropped"},
+    {"\"function\":\"clEnqueueWriteBuffer\",\"offset\"", "\"function\":\"clEnqueueFillBuffer\",\"offset\"", PLAN_ERR_PLAN,
      "not the call's"},
-    {"\"global_work_size\":[1024]", "\"global_work_size\":[1024,-3]", OPT_ERR_PLAN, "global_work_size"},
-    {"\"global_work_size\":[1024]", "\"global_work_size\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]", OPT_ERR_PLAN,
+    {"\"global_work_size\":[1024]", "\"global_work_size\":[1024,-3]", PLAN_ERR_PLAN, "global_work_size"},
+    {"\"global_work_size\":[1024]", "\"global_work_size\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]", PLAN_ERR_PLAN,
      "more than 16"},
-    {"{\"bytes\":\"00040000\"}", "{\"bytes\":\"00040000\",\"mem\":1}", OPT_ERR_PLAN, "args"},
-    {"{\"local\":256}", "{\"local\":256,\"x\":1}", OPT_ERR_PLAN, "args"},
-    {"{\"local\":256}", "{\"warp\":256}", OPT_ERR_PLAN, "unknown role"},
-    {"\"work_dim\":1}", "\"work_dim\":1,\"Bad-Name\":1}", OPT_ERR_PLAN, "bad member name"},
-    {"\"holds\":{\"seq\":30}", "\"holds\":null", OPT_ERR_PLAN, "names the call that left"},
-    {"\"holds\":{\"seq\":30}", "\"holds\":{\"seq\":44}", OPT_ERR_PLAN, "must come before"},
-    {"\"holds\":null", "\"holds\":{\"seq\":3}", OPT_ERR_PLAN, "names the call that left"},
-    {"\"verify\":\"readbacks\"},\n  {\"id\":2", "\"verify\":\"nothing\"},\n  {\"id\":2", OPT_ERR_PLAN,
+    {"{\"bytes\":\"00040000\"}", "{\"bytes\":\"00040000\",\"mem\":1}", PLAN_ERR_PLAN, "args"},
+    {"{\"local\":256}", "{\"local\":256,\"x\":1}", PLAN_ERR_PLAN, "args"},
+    {"{\"local\":256}", "{\"warp\":256}", PLAN_ERR_PLAN, "unknown role"},
+    {"\"work_dim\":1}", "\"work_dim\":1,\"Bad-Name\":1}", PLAN_ERR_PLAN, "bad member name"},
+    {"\"holds\":{\"seq\":30}", "\"holds\":null", PLAN_ERR_PLAN, "names the call that left"},
+    {"\"holds\":{\"seq\":30}", "\"holds\":{\"seq\":44}", PLAN_ERR_PLAN, "must come before"},
+    {"\"holds\":null", "\"holds\":{\"seq\":3}", PLAN_ERR_PLAN, "names the call that left"},
+    {"\"verify\":\"readbacks\"},\n  {\"id\":2", "\"verify\":\"nothing\"},\n  {\"id\":2", PLAN_ERR_PLAN,
      "unknown verification"},
-    {"\"splits\": null", "\"splits\": {}", OPT_ERR_VERSION, "reserved for later versions"},
-    {"\"generator\": \"clrr 0.1.0\",", "\"generator\": \"clrr 0.1.0\", \"bogus\": 1,", OPT_ERR_PLAN,
+    {"\"splits\": null", "\"splits\": {}", PLAN_ERR_VERSION, "reserved for later versions"},
+    {"\"generator\": \"clrr 0.1.0\",", "\"generator\": \"clrr 0.1.0\", \"bogus\": 1,", PLAN_ERR_PLAN,
      "unknown member 'bogus'"},
-    {"\"generator\": \"clrr 0.1.0\",", "\"generator\": \"clrr 0.1.0\", \"generator\": \"x\",", OPT_ERR_PLAN,
+    {"\"generator\": \"clrr 0.1.0\",", "\"generator\": \"clrr 0.1.0\", \"generator\": \"x\",", PLAN_ERR_PLAN,
      "duplicate"},
-    {"\"args\":[\"read\",\"write\"]", "\"args\":[\"read\",\"written\"]", OPT_ERR_PLAN, "kernels[0].args[1]"},
-    {"\"reason\":\"what it writes to z is never read\"", "\"reason\":7", OPT_ERR_PLAN, "reason"},
-    {"\"occurrence\":1,", "\"occurrence\":0.5,", OPT_ERR_PLAN, "occurrence"},
+    {"\"args\":[\"read\",\"write\"]", "\"args\":[\"read\",\"written\"]", PLAN_ERR_PLAN, "kernels[0].args[1]"},
+    {"\"reason\":\"what it writes to z is never read\"", "\"reason\":7", PLAN_ERR_PLAN, "reason"},
+    {"\"occurrence\":1,", "\"occurrence\":0.5,", PLAN_ERR_PLAN, "occurrence"},
     /* 1.3: how often the recording met the pattern, more than the call's own occurrence */
-    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":1,", OPT_ERR_PLAN,
+    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":1,", PLAN_ERR_PLAN,
      "occurrences: 1, but the call is occurrence 1"},
-    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":\"x\",", OPT_ERR_PLAN, "occurrences"},
-    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":5,", OPT_OK, ""},
-    {"\"transformations\": [", "\"transformations\": {", OPT_ERR_PLAN, "JSON"},
-    {"\"file\":\"t.clrr\"", "\"file\":\"t\\u0000x\"", OPT_ERR_PLAN, ""},
-    {"\"pass\":\"redundant\"", "\"pass\":\"dead\"", OPT_ERR_PLAN, "others none"},
+    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":\"x\",", PLAN_ERR_PLAN, "occurrences"},
+    {"\"occurrence\":1,", "\"occurrence\":1,\"occurrences\":5,", PLAN_OK, ""},
+    {"\"transformations\": [", "\"transformations\": {", PLAN_ERR_PLAN, "JSON"},
+    {"\"file\":\"t.clrr\"", "\"file\":\"t\\u0000x\"", PLAN_ERR_PLAN, ""},
+    {"\"pass\":\"redundant\"", "\"pass\":\"dead\"", PLAN_ERR_PLAN, "others none"},
     /* a newer minor version: unknown members are ignored */
-    {"\"version\": \"1.0\",", "\"version\": \"1.9\", \"extra\": {\"a\": [1]},", OPT_OK, ""},
+    {"\"version\": \"1.0\",", "\"version\": \"1.99\", \"requires\": [], \"extra\": {\"a\": [1]},", PLAN_OK, ""},
 };
 
 static void test_corruptions(void)
@@ -503,34 +585,34 @@ static void test_corruptions(void)
         memcpy(t, valid, k);
         strcpy(t + k, c->to);
         strcat(t, at + strlen(c->from));
-        opt_plan *p = NULL;
+        plan_file *p = NULL;
         char err[256] = "";
-        opt_status st = opt_plan_parse(t, n, &p, err, sizeof err);
-        int ok = st == c->want && (st == OPT_OK) == (p != NULL) && (st == OPT_OK || (err[0] && !strchr(err, '\n'))) &&
+        plan_status st = plan_parse(t, n, &p, err, sizeof err);
+        int ok = st == c->want && (st == PLAN_OK) == (p != NULL) && (st == PLAN_OK || (err[0] && !strchr(err, '\n'))) &&
                  strstr(err, c->msg) != NULL;
         if (!ok)
             fprintf(stderr, "\n  corruption %zu (%s -> %s): status %d, '%s'\n", i, c->from, c->to, st, err);
         CU_ASSERT(ok);
-        opt_plan_free(p);
+        plan_free(p);
         free(t);
     }
 }
 
 static void test_limits(void)
 {
-    opt_plan *p = NULL;
+    plan_file *p = NULL;
     char err[256] = "";
     /* oversized: refused before parsing */
-    size_t big = OPT_PLAN_MAX_BYTES + 1;
+    size_t big = PLAN_MAX_BYTES + 1;
     char *t = malloc(big);
     CU_ASSERT_FATAL(t != NULL);
     memset(t, ' ', big);
-    CU_ASSERT(opt_plan_parse(t, big, &p, err, sizeof err) == OPT_ERR_LIMIT && strstr(err, "at most"));
+    CU_ASSERT(plan_parse(t, big, &p, err, sizeof err) == PLAN_ERR_LIMIT && strstr(err, "at most"));
     /* deep nesting */
     size_t depth = 200000;
     for (size_t i = 0; i < depth; i++)
         t[i] = '[';
-    CU_ASSERT(opt_plan_parse(t, depth, &p, err, sizeof err) == OPT_ERR_PLAN && !p);
+    CU_ASSERT(plan_parse(t, depth, &p, err, sizeof err) == PLAN_ERR_PLAN && !p);
     /* a pattern with too many arguments */
     const char *at = strstr(valid, "{\"local\":256},null]");
     size_t k = (size_t)(at - valid);
@@ -539,7 +621,7 @@ static void test_limits(void)
     for (int i = 0; i < 300; i++)
         n += (size_t)sprintf(t + n, "null,");
     n += (size_t)sprintf(t + n, "%s", at);
-    CU_ASSERT(opt_plan_parse(t, n, &p, err, sizeof err) == OPT_ERR_PLAN && strstr(err, "more than 256 arguments"));
+    CU_ASSERT(plan_parse(t, n, &p, err, sizeof err) == PLAN_ERR_PLAN && strstr(err, "more than 256 arguments"));
     /* two transformations for one call */
     const char *t2 = strstr(valid, "  {\"id\":2");
     const char *t2e = strstr(t2, "}\n],");
@@ -556,9 +638,9 @@ static void test_limits(void)
     idp[6] = '3';
     char *cnt = strstr(t, "\"name\":\"redundant\",\"enabled\":true,\"transformations\":1");
     cnt[strlen("\"name\":\"redundant\",\"enabled\":true,\"transformations\":")] = '2';
-    CU_ASSERT(opt_plan_parse(t, n, &p, err, sizeof err) == OPT_ERR_PLAN && strstr(err, "the same call"));
+    CU_ASSERT(plan_parse(t, n, &p, err, sizeof err) == PLAN_ERR_PLAN && strstr(err, "the same call"));
     free(t);
-    CU_ASSERT(opt_plan_read("/nonexistent/plan.json", &p, err, sizeof err) == OPT_ERR_IO && !p);
+    CU_ASSERT(plan_read("/nonexistent/plan.json", &p, err, sizeof err) == PLAN_ERR_IO && !p);
 }
 
 static uint64_t rnd_state = 88172645463325252ull;
@@ -588,20 +670,20 @@ static void test_mutations(void)
             default: t[at] = (char)(rnd() & 0xff); break;
             }
         }
-        opt_plan *p = NULL;
+        plan_file *p = NULL;
         char err[256] = "";
-        opt_status st = opt_plan_parse(t, len, &p, err, sizeof err);
-        if (st != OPT_OK) {
+        plan_status st = plan_parse(t, len, &p, err, sizeof err);
+        if (st != PLAN_OK) {
             CU_ASSERT(!p && err[0] && !strchr(err, '\n'));
             continue;
         }
         accepted++;
         char *w = write_text(p);
-        opt_plan *q = NULL;
-        CU_ASSERT(opt_plan_parse(w, strlen(w), &q, err, sizeof err) == OPT_OK);
-        opt_plan_free(q);
+        plan_file *q = NULL;
+        CU_ASSERT(plan_parse(w, strlen(w), &q, err, sizeof err) == PLAN_OK);
+        plan_free(q);
         free(w);
-        opt_plan_free(p);
+        plan_free(p);
     }
     CU_ASSERT(accepted > 0);   /* some mutations (in strings) still read */
     free(t);
@@ -611,16 +693,16 @@ static void test_passes_parse(void)
 {
     unsigned m = 0;
     char err[128];
-    CU_ASSERT(opt_passes_parse("dead,redundant", &m, err, sizeof err) == 0 && m == 3);
-    CU_ASSERT(opt_passes_parse("redundant", &m, err, sizeof err) == 0 && m == 2);
-    CU_ASSERT(opt_passes_parse("all", &m, err, sizeof err) == 0 && m == OPT_PASSES_ALL);
-    CU_ASSERT(opt_passes_parse("none", &m, err, sizeof err) == 0 && m == 0);
-    CU_ASSERT(opt_passes_parse("dead,fuse", &m, err, sizeof err) == 0 && m == 5);
-    CU_ASSERT(opt_passes_parse("dead,fusion", &m, err, sizeof err) < 0 && strstr(err, "unknown pass 'fusion'"));
-    CU_ASSERT(opt_passes_parse("dead,", &m, err, sizeof err) < 0);
-    CU_ASSERT(opt_passes_parse("", &m, err, sizeof err) < 0);
-    CU_ASSERT(!strcmp(opt_pass_name(OPT_PASS_DEAD), "dead") && opt_pass_name(OPT_PASS_COUNT) == NULL);
-    CU_ASSERT(!strcmp(opt_strerror(OPT_ERR_VERSION), "unsupported plan version"));
+    CU_ASSERT(plan_passes_parse("dead,redundant", &m, err, sizeof err) == 0 && m == 3);
+    CU_ASSERT(plan_passes_parse("redundant", &m, err, sizeof err) == 0 && m == 2);
+    CU_ASSERT(plan_passes_parse("all", &m, err, sizeof err) == 0 && m == PLAN_PASSES_ALL);
+    CU_ASSERT(plan_passes_parse("none", &m, err, sizeof err) == 0 && m == 0);
+    CU_ASSERT(plan_passes_parse("dead,fuse", &m, err, sizeof err) == 0 && m == 5);
+    CU_ASSERT(plan_passes_parse("dead,fusion", &m, err, sizeof err) < 0 && strstr(err, "unknown pass 'fusion'"));
+    CU_ASSERT(plan_passes_parse("dead,", &m, err, sizeof err) < 0);
+    CU_ASSERT(plan_passes_parse("", &m, err, sizeof err) < 0);
+    CU_ASSERT(!strcmp(plan_pass_name(PLAN_PASS_DEAD), "dead") && plan_pass_name(PLAN_PASS_COUNT) == NULL);
+    CU_ASSERT(!strcmp(plan_strerror(PLAN_ERR_VERSION), "unsupported plan version"));
 }
 
 int main(void)
@@ -633,6 +715,7 @@ int main(void)
     CU_add_test(s, "1.4: splits and their models read, kept, written back; refused when broken", test_splits);
     CU_add_test(s, "1.7: specializations read, kept, written back; refused when broken", test_specs);
     CU_add_test(s, "1.8: scheduled queues read, kept, written back; refused when broken", test_schedule);
+    CU_add_test(s, "1.9: requires read, checked, written from the contents; unknown features refused", test_requires);
     CU_add_test(s, "every truncation is refused", test_truncated);
     CU_add_test(s, "corruptions: status and where", test_corruptions);
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);

@@ -1,5 +1,5 @@
-/* test_rec_stage.c — the recorder's rule for deferred staged copies
- * (rec_stage_vote, recorder/rec_stage_vote.h): a wait that finds the copies
+/* test_rec_stage.c — plan mode's rule for deferred staged copies
+ * (live_stage_vote, live/live_stage_vote.h): a wait that finds the copies
  * done, or comes after enough of the application's work, says deferring
  * paid; one that finds them running soon after they were posted says it
  * did not; the run's first wait is not counted when it found them running
@@ -7,31 +7,31 @@
  * is when it came sooner (a write, a few launches, a read). */
 #include <CUnit/Basic.h>
 
-#include "recorder/rec_stage_vote.h"
+#include "live/live_stage_vote.h"
 
-#define T REC_STAGE_OVERLAP_NS
+#define T LIVE_STAGE_OVERLAP_NS
 
 static void test_later_waits(void)
 {
-    CU_ASSERT_EQUAL(rec_stage_vote(0, 0, 0), REC_STAGE_EARLY);            /* copies done */
-    CU_ASSERT_EQUAL(rec_stage_vote(0, 0, 10 * T), REC_STAGE_EARLY);
-    CU_ASSERT_EQUAL(rec_stage_vote(0, 1, 0), REC_STAGE_LATE);             /* waited at once */
-    CU_ASSERT_EQUAL(rec_stage_vote(0, 1, T / 2), REC_STAGE_LATE);         /* not counted only first */
-    CU_ASSERT_EQUAL(rec_stage_vote(0, 1, T - 1), REC_STAGE_LATE);
-    CU_ASSERT_EQUAL(rec_stage_vote(0, 1, T), REC_STAGE_EARLY);            /* enough work overlapped */
+    CU_ASSERT_EQUAL(live_stage_vote(0, 0, 0), LIVE_STAGE_EARLY);            /* copies done */
+    CU_ASSERT_EQUAL(live_stage_vote(0, 0, 10 * T), LIVE_STAGE_EARLY);
+    CU_ASSERT_EQUAL(live_stage_vote(0, 1, 0), LIVE_STAGE_LATE);             /* waited at once */
+    CU_ASSERT_EQUAL(live_stage_vote(0, 1, T / 2), LIVE_STAGE_LATE);         /* not counted only first */
+    CU_ASSERT_EQUAL(live_stage_vote(0, 1, T - 1), LIVE_STAGE_LATE);
+    CU_ASSERT_EQUAL(live_stage_vote(0, 1, T), LIVE_STAGE_EARLY);            /* enough work overlapped */
 }
 
 static void test_first_wait(void)
 {
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 0, 0), REC_STAGE_EARLY);
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 0, T / 2), REC_STAGE_EARLY);
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, 50000), REC_STAGE_LATE);         /* sobel-like: counted */
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, T / 2 - 1), REC_STAGE_LATE);
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, T / 2), REC_STAGE_UNCOUNTED);
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, 200000), REC_STAGE_UNCOUNTED);   /* geomatrix-like */
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, T - 1), REC_STAGE_UNCOUNTED);
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, T), REC_STAGE_EARLY);
-    CU_ASSERT_EQUAL(rec_stage_vote(1, 1, -1), REC_STAGE_LATE);            /* a clock step back */
+    CU_ASSERT_EQUAL(live_stage_vote(1, 0, 0), LIVE_STAGE_EARLY);
+    CU_ASSERT_EQUAL(live_stage_vote(1, 0, T / 2), LIVE_STAGE_EARLY);
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, 50000), LIVE_STAGE_LATE);         /* sobel-like: counted */
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, T / 2 - 1), LIVE_STAGE_LATE);
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, T / 2), LIVE_STAGE_UNCOUNTED);
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, 200000), LIVE_STAGE_UNCOUNTED);   /* geomatrix-like */
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, T - 1), LIVE_STAGE_UNCOUNTED);
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, T), LIVE_STAGE_EARLY);
+    CU_ASSERT_EQUAL(live_stage_vote(1, 1, -1), LIVE_STAGE_LATE);            /* a clock step back */
 }
 
 int main(void)

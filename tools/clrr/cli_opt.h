@@ -7,10 +7,10 @@
 /*! cli_opt_effect_print() : prints @p e on stdout as "N commands (K kernel
  *  launches), SIZE of transfers[, TIME recorded device time]", no newline.
  *  Defined in cmd_plan.c. */
-void cli_opt_effect_print(const opt_effect *e);
+void cli_opt_effect_print(const plan_effect *e);
 /*! cli_opt_sched_print() : prints scheduled queue @p s on stdout as
  *  "queue Q over L lanes: U uploads, D downloads of N commands; TIME of
  *  device time predicted TIME (X.XXx)", no newline. Defined in cmd_plan.c. */
-void cli_opt_sched_print(const opt_sched *s);
+void cli_opt_sched_print(const plan_sched *s);
 
 #endif /* CLRR_CLI_OPT_H */

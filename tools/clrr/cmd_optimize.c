@@ -19,7 +19,7 @@ static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
-    "(optimizer/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
+    "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
     "every read-back against the recording. Each change names its call by a\n"
     "pattern (function, kernel and program source hash, launch shape, argument\n"
     "roles and values), so a plan also applies to other runs of the same\n"
@@ -90,8 +90,8 @@ typedef struct cli_part {
     char kernel[128], verdict[16], why[320];
     uint64_t seq, slices;
     unsigned dim, ndevs;
-    char dev[OPT_SPLIT_MAX_PARTS][64];
-    uint64_t count[OPT_SPLIT_MAX_PARTS];
+    char dev[PLAN_SPLIT_MAX_PARTS][64];
+    uint64_t count[PLAN_SPLIT_MAX_PARTS];
     double predicted, alone, best, solve;
     unsigned best_i;
 } cli_part;
@@ -118,7 +118,7 @@ static void cli_on_partition(void *user, const opt_partition_info *in)
     c->seq = in->seq;
     c->slices = in->slices;
     c->dim = in->dim;
-    c->ndevs = in->ndevs < OPT_SPLIT_MAX_PARTS ? in->ndevs : OPT_SPLIT_MAX_PARTS;
+    c->ndevs = in->ndevs < PLAN_SPLIT_MAX_PARTS ? in->ndevs : PLAN_SPLIT_MAX_PARTS;
     for (unsigned i = 0; i < c->ndevs; i++) {
         snprintf(c->dev[i], sizeof c->dev[i], "%s", in->devices[i]);
         c->count[i] = in->count[i];
@@ -176,10 +176,10 @@ static void cli_parts_print(const cli_parts *ps, int json)
 }
 
 /* The scheduled queues as JSON objects, comma-separated (the plan's fields). */
-static void cli_sched_json(const opt_plan *p)
+static void cli_sched_json(const plan_file *p)
 {
-    for (size_t i = 0; i < opt_plan_sched_count(p); i++) {
-        const opt_sched *s = opt_plan_sched(p, i);
+    for (size_t i = 0; i < plan_sched_count(p); i++) {
+        const plan_sched *s = plan_get_sched(p, i);
         printf("%s{\"id\":%u,\"queue\":%" PRIu64 ",\"lanes\":%u,\"commands\":%" PRIu64 ",\"uploads\":%" PRIu64
                ",\"downloads\":%" PRIu64 ",\"recorded_ns\":%" PRIu64 ",\"predicted_ns\":%" PRIu64 ",\"reason\":",
                i ? "," : "", s->id, s->queue, s->lanes, s->commands, s->uploads, s->downloads, s->recorded_ns,
@@ -189,26 +189,26 @@ static void cli_sched_json(const opt_plan *p)
     }
 }
 
-static void cli_optimize_print(const char *path, const char *out, const opt_plan *p, int json, const char *note,
+static void cli_optimize_print(const char *path, const char *out, const plan_file *p, int json, const char *note,
                                const char *rw_note, const cli_parts *ps)
 {
-    const opt_plan_info *in = opt_plan_get_info(p);
+    const plan_info *in = plan_get_info(p);
     if (json) {
         printf("{\"trace\":");
         cli_json_cstr(stdout, path);
         printf(",\"plan\":");
         cli_json_cstr(stdout, out);
         printf(",\"calls\":%" PRIu64 ",\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%zu,\"passes\":[",
-               in->trace_calls, in->fingerprint, opt_plan_xform_count(p));
-        for (unsigned i = 0; i < OPT_PASS_COUNT; i++) {
-            const opt_pass_result *r = opt_plan_pass(p, (opt_pass)i);
+               in->trace_calls, in->fingerprint, plan_xform_count(p));
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+            const plan_pass_result *r = plan_get_pass(p, (plan_pass)i);
             printf("%s{\"name\":\"%s\",\"enabled\":%s,\"transformations\":%" PRIu64 ",\"commands\":%" PRIu64
                    ",\"kernels\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 ",\"timed\":%" PRIu64 "}",
-                   i ? "," : "", opt_pass_name((opt_pass)i), r->enabled ? "true" : "false", r->transformations,
+                   i ? "," : "", plan_pass_name((plan_pass)i), r->enabled ? "true" : "false", r->transformations,
                    r->effect.commands, r->effect.kernels, r->effect.bytes, r->effect.device_ns, r->effect.timed);
         }
-        printf("],\"splits\":%zu,\"specializations\":%zu,\"schedule\":[", opt_plan_split_count(p),
-               opt_plan_spec_count(p));
+        printf("],\"splits\":%zu,\"specializations\":%zu,\"schedule\":[", plan_split_count(p),
+               plan_spec_count(p));
         cli_sched_json(p);
         printf("],\"split_note\":");
         cli_json_cstr(stdout, note);
@@ -220,41 +220,41 @@ static void cli_optimize_print(const char *path, const char *out, const opt_plan
         return;
     }
     printf("optimized %s (%" PRIu64 " calls) -> %s\n", path, in->trace_calls, out);
-    for (unsigned i = 0; i < OPT_PASS_COUNT; i++) {
-        const opt_pass_result *r = opt_plan_pass(p, (opt_pass)i);
-        printf("pass      %-10s ", opt_pass_name((opt_pass)i));
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+        const plan_pass_result *r = plan_get_pass(p, (plan_pass)i);
+        printf("pass      %-10s ", plan_pass_name((plan_pass)i));
         if (!r->enabled) {
             printf("off\n");
             continue;
         }
-        if (i == OPT_PASS_SPLIT) {   /* nothing is left out: launches run in parts */
-            printf("%" PRIu64 " launches split (%zu distinct splits)\n", r->transformations, opt_plan_split_count(p));
+        if (i == PLAN_PASS_SPLIT) {   /* nothing is left out: launches run in parts */
+            printf("%" PRIu64 " launches split (%zu distinct splits)\n", r->transformations, plan_split_count(p));
             continue;
         }
-        if (i == OPT_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
+        if (i == PLAN_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
             printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", r->transformations,
-                   opt_plan_spec_count(p));
+                   plan_spec_count(p));
             continue;
         }
-        if (i == OPT_PASS_SCHEDULE) {   /* nothing is left out: queues run over lanes */
-            printf("%zu queue%s scheduled\n", opt_plan_sched_count(p), opt_plan_sched_count(p) == 1 ? "" : "s");
+        if (i == PLAN_PASS_SCHEDULE) {   /* nothing is left out: queues run over lanes */
+            printf("%zu queue%s scheduled\n", plan_sched_count(p), plan_sched_count(p) == 1 ? "" : "s");
             continue;
         }
         cli_opt_effect_print(&r->effect);
         printf("\n");
     }
-    if (opt_plan_pass(p, OPT_PASS_SPLIT)->enabled && note[0])
+    if (plan_get_pass(p, PLAN_PASS_SPLIT)->enabled && note[0])
         printf("          %s\n", note);
     if (rw_note[0])   /* what the rewriter could not make (the launches run as recorded) */
         printf("          %s\n", rw_note);
-    for (size_t i = 0; i < opt_plan_sched_count(p); i++) {
+    for (size_t i = 0; i < plan_sched_count(p); i++) {
         printf("schedule  ");
-        cli_opt_sched_print(opt_plan_sched(p, i));
+        cli_opt_sched_print(plan_get_sched(p, i));
         printf("\n");
     }
     cli_parts_print(ps, 0);
-    printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", opt_plan_xform_count(p),
-           opt_plan_xform_count(p) == 1 ? "" : "s", path, out);
+    printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", plan_xform_count(p),
+           plan_xform_count(p) == 1 ? "" : "s", path, out);
 }
 
 static int cli_optimize_run(int argc, char **argv)
@@ -275,7 +275,7 @@ static int cli_optimize_run(int argc, char **argv)
     };
     char note[512] = "";
     char rw_note[1024] = "";
-    opt_options o = {OPT_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
+    opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
                      rw_note, sizeof rw_note};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
@@ -289,15 +289,15 @@ static int cli_optimize_run(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case O_PASSES:
-            if (opt_passes_parse(optarg, &o.passes, err, sizeof err) < 0)
+            if (plan_passes_parse(optarg, &o.passes, err, sizeof err) < 0)
                 return cli_usage_err("--passes: %s", err);
             break;
-        case O_NO_DEAD: off |= 1u << OPT_PASS_DEAD; break;
-        case O_NO_REDUNDANT: off |= 1u << OPT_PASS_REDUNDANT; break;
-        case O_NO_FUSE: off |= 1u << OPT_PASS_FUSE; break;
-        case O_NO_SPECIALIZE: off |= 1u << OPT_PASS_SPECIALIZE; break;
-        case O_NO_SCHEDULE: off |= 1u << OPT_PASS_SCHEDULE; break;
-        case O_SCHEDULE: on |= 1u << OPT_PASS_SCHEDULE; break;
+        case O_NO_DEAD: off |= 1u << PLAN_PASS_DEAD; break;
+        case O_NO_REDUNDANT: off |= 1u << PLAN_PASS_REDUNDANT; break;
+        case O_NO_FUSE: off |= 1u << PLAN_PASS_FUSE; break;
+        case O_NO_SPECIALIZE: off |= 1u << PLAN_PASS_SPECIALIZE; break;
+        case O_NO_SCHEDULE: off |= 1u << PLAN_PASS_SCHEDULE; break;
+        case O_SCHEDULE: on |= 1u << PLAN_PASS_SCHEDULE; break;
         case O_HORIZONTAL: o.horizontal = 1; break;
         case O_MAXMEM:
             if (cli_parse_u64(optarg, &v, 1) < 0 || v < 4096)
@@ -321,7 +321,7 @@ static int cli_optimize_run(int argc, char **argv)
     }
     o.passes = (o.passes | on) & ~off;
     if (o.split)
-        o.passes |= 1u << OPT_PASS_SPLIT;
+        o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
         return cli_usage_err("--split-kernel needs --split DEVICES");
     else if (o.device || costs)
@@ -349,36 +349,36 @@ static int cli_optimize_run(int argc, char **argv)
         o.on_partition = cli_on_partition;
         o.user = &ps;
     }
-    opt_plan *p = NULL;
-    opt_status st = opt_optimize(path, &o, &p, err, sizeof err);
+    plan_file *p = NULL;
+    plan_status st = opt_optimize(path, &o, &p, err, sizeof err);
     cdb_close(o.costs);
-    if (ps.oom && st == OPT_OK) {
-        opt_plan_free(p);
+    if (ps.oom && st == PLAN_OK) {
+        plan_free(p);
         p = NULL;
-        st = OPT_ERR_NOMEM;
+        st = PLAN_ERR_NOMEM;
     }
-    if (st != OPT_OK)
+    if (st != PLAN_OK)
         free(ps.v);
-    if (st == OPT_ERR_ARG)
+    if (st == PLAN_ERR_ARG)
         return cli_usage_err("%s", err);
-    if (st != OPT_OK) {
-        cli_err("%s: %s", path, err[0] ? err : opt_strerror(st));
+    if (st != PLAN_OK) {
+        cli_err("%s: %s", path, err[0] ? err : plan_strerror(st));
         return CLI_EXIT_ERROR;
     }
     cli_out f;
     rc = cli_out_open(&f, out);
     if (rc == CLI_EXIT_OK) {
-        st = opt_plan_write(p, f.f);
-        if (st != OPT_OK)
-            cli_err("%s: %s", out, opt_strerror(st));
-        rc = cli_out_commit(&f, st == OPT_OK);
-        if (st != OPT_OK)
+        st = plan_write(p, f.f);
+        if (st != PLAN_OK)
+            cli_err("%s: %s", out, plan_strerror(st));
+        rc = cli_out_commit(&f, st == PLAN_OK);
+        if (st != PLAN_OK)
             rc = CLI_EXIT_ERROR;
     }
     if (rc == CLI_EXIT_OK)
         cli_optimize_print(path, out, p, json, note, rw_note, &ps);
     free(ps.v);
-    opt_plan_free(p);
+    plan_free(p);
     return rc;
 }
 

@@ -13,7 +13,7 @@
 
 static const char cli_plan_usage[] =
     "Usage: clrr plan show PLAN [--json]\n"
-    "Reads a plan written by 'clrr optimize' (optimizer/PLAN.md), checks it, and\n"
+    "Reads a plan written by 'clrr optimize' (plan/PLAN.md), checks it, and\n"
     "lists it: the trace it was made from, each pass with its expected effect,\n"
     "the queues it schedules over lanes, and each transformation with the call\n"
     "it applies to, its pattern, why it is safe and what it saves.\n"
@@ -24,7 +24,7 @@ static const char cli_plan_usage[] =
     "\n"
     "Exit status: 0 ok, 2 usage error, 3 the plan cannot be read or is invalid.\n";
 
-void cli_opt_effect_print(const opt_effect *e)
+void cli_opt_effect_print(const plan_effect *e)
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
     printf("%" PRIu64 " command%s (%" PRIu64 " kernel launch%s), %s of transfers", e->commands,
@@ -35,7 +35,7 @@ void cli_opt_effect_print(const opt_effect *e)
         printf(" (of %" PRIu64 " timed command%s)", e->timed, e->timed == 1 ? "" : "s");
 }
 
-void cli_opt_sched_print(const opt_sched *s)
+void cli_opt_sched_print(const plan_sched *s)
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
     printf("queue %" PRIu64 " over %u lanes: %" PRIu64 " upload%s, %" PRIu64 " download%s of %" PRIu64
@@ -45,47 +45,47 @@ void cli_opt_sched_print(const opt_sched *s)
            s->predicted_ns ? (double)s->recorded_ns / (double)s->predicted_ns : 0.0);
 }
 
-static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
+static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
 {
     static const char *const acc[] = {"-", "r", "w", "rw", "?"};
-    const opt_plan_info *in = opt_plan_get_info(p);
-    printf("plan      %s (%s %u.%u, written by %s)\n", path, OPT_PLAN_FORMAT, in->major, in->minor, in->generator);
+    const plan_info *in = plan_get_info(p);
+    printf("plan      %s (%s %u.%u, written by %s)\n", path, PLAN_FORMAT, in->major, in->minor, in->generator);
     printf("trace     %s: %" PRIu64 " calls, fingerprint %016" PRIx64 ", %u program%s\n", in->trace_file,
            in->trace_calls, in->fingerprint, in->nprograms, in->nprograms == 1 ? "" : "s");
-    for (unsigned i = 0; i < OPT_PASS_COUNT; i++) {
-        const opt_pass_result *r = opt_plan_pass(p, (opt_pass)i);
-        printf("pass      %-10s ", opt_pass_name((opt_pass)i));
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+        const plan_pass_result *r = plan_get_pass(p, (plan_pass)i);
+        printf("pass      %-10s ", plan_pass_name((plan_pass)i));
         if (!r->enabled) {
             printf("off\n");
             continue;
         }
-        if (i == OPT_PASS_SCHEDULE) {   /* no transformation: queues run over lanes */
-            printf("%zu queue%s scheduled\n", opt_plan_sched_count(p), opt_plan_sched_count(p) == 1 ? "" : "s");
+        if (i == PLAN_PASS_SCHEDULE) {   /* no transformation: queues run over lanes */
+            printf("%zu queue%s scheduled\n", plan_sched_count(p), plan_sched_count(p) == 1 ? "" : "s");
             continue;
         }
         printf("%" PRIu64 " transformation%s: ", r->transformations, r->transformations == 1 ? "" : "s");
         cli_opt_effect_print(&r->effect);
         printf("\n");
     }
-    for (size_t i = 0; i < opt_plan_kernel_count(p); i++) {
-        const opt_kernel_facts *k = opt_plan_kernel(p, i);
+    for (size_t i = 0; i < plan_kernel_count(p); i++) {
+        const plan_kernel_facts *k = plan_kernel(p, i);
         printf("%s %s(", i ? "         " : "kernels  ", k->name);
         for (unsigned a = 0; a < k->nargs; a++)
-            printf("%s%s", a ? "," : "", acc[k->access[a] <= OPT_ACC_UNKNOWN ? k->access[a] : OPT_ACC_UNKNOWN]);
+            printf("%s%s", a ? "," : "", acc[k->access[a] <= PLAN_ACC_UNKNOWN ? k->access[a] : PLAN_ACC_UNKNOWN]);
         printf(")\n");
     }
-    for (size_t i = 0; i < opt_plan_fused_count(p); i++) {
-        const opt_fused *z = opt_plan_fused(p, i);
+    for (size_t i = 0; i < plan_fused_count(p); i++) {
+        const plan_fused *z = plan_get_fused(p, i);
         unsigned lines = 0;
         for (const char *c = z->source; *c; c++)
             lines += *c == '\n';
-        const opt_fused *twin = z->storing ? opt_plan_fused(p, z->storing - 1) : NULL;
+        const plan_fused *twin = z->storing ? plan_get_fused(p, z->storing - 1) : NULL;
         if (z->horizontal) {
             printf("%s %s: %u launches beside each other, %s first, %s last, %u parameters, every store kept "
                    "(program of %u lines)\n", i ? "         " : "fused    ", z->name, z->launches, z->producer,
                    z->consumer, z->nparams, lines);
         } else if (z->launches > 2) {
-            char shape[3 * OPT_CHAIN_MAX + 16] = "";   /* a gather: which launch feeds which */
+            char shape[3 * PLAN_CHAIN_MAX + 16] = "";   /* a gather: which launch feeds which */
             for (unsigned k = 0, n = 0; z->gather && k + 1 < z->launches && n < sizeof shape; k++)
                 n += (unsigned)snprintf(shape + n, sizeof shape - n, "%s%u>%u", k ? " " : " (", k, z->into[k]);
             if (z->gather)
@@ -102,8 +102,8 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
                    z->keep_store ? "the buffer still stored" : "the buffer no longer stored",
                    twin ? "; a live run that needs it uses " : "", twin ? twin->name : "", lines);
     }
-    for (size_t i = 0; i < opt_plan_spec_count(p); i++) {
-        const opt_spec *z = opt_plan_spec(p, i);
+    for (size_t i = 0; i < plan_spec_count(p); i++) {
+        const plan_spec *z = plan_get_spec(p, i);
         unsigned lines = 0;
         for (const char *c = z->source; *c; c++)
             lines += *c == '\n';
@@ -115,21 +115,21 @@ static void cli_plan_list(const char *path, const opt_plan *p, uint64_t max)
         }
         printf(" as constants, %u parameters (program of %u lines)\n", z->nargs, lines);
     }
-    for (size_t i = 0; i < opt_plan_sched_count(p); i++) {
-        const opt_sched *z = opt_plan_sched(p, i);
+    for (size_t i = 0; i < plan_sched_count(p); i++) {
+        const plan_sched *z = plan_get_sched(p, i);
         printf("schedule  ");
         cli_opt_sched_print(z);
         printf("\n          why      %s\n", z->reason);
     }
-    size_t n = opt_plan_xform_count(p);
-    char *buf = malloc(OPT_PATTERN_MAX + 1);
+    size_t n = plan_xform_count(p);
+    char *buf = malloc(PLAN_PATTERN_MAX + 1);
     for (size_t i = 0; i < n && i < max; i++) {
-        const opt_xform *x = opt_plan_xform(p, i);
+        const plan_xform *x = plan_get_xform(p, i);
         printf("#%-6u  %-10s %s call #%" PRIu64 " %s (occurrence %" PRIu64 " of its pattern)\n", x->id,
-               opt_pass_name((opt_pass)x->pass), opt_action_name((opt_action)x->action), x->seq, x->function,
+               plan_pass_name((plan_pass)x->pass), plan_action_name((plan_action)x->action), x->seq, x->function,
                x->occurrence);
         if (buf) {
-            opt_pattern_format(x->pattern, buf, OPT_PATTERN_MAX + 1);
+            plan_pattern_format(x->pattern, buf, PLAN_PATTERN_MAX + 1);
             printf("         pattern  %s\n", buf);
         }
         printf("         why      %s\n", x->reason);
@@ -177,20 +177,20 @@ static int cli_plan_run(int argc, char **argv)
     int rc = cli_one_file(argc, argv, &path);
     if (rc != CLI_EXIT_OK)
         return rc;
-    opt_plan *p = NULL;
+    plan_file *p = NULL;
     char err[512];
-    opt_status st = opt_plan_read(path, &p, err, sizeof err);
-    if (st != OPT_OK) {
-        cli_err("%s: %s", path, err[0] ? err : opt_strerror(st));
+    plan_status st = plan_read(path, &p, err, sizeof err);
+    if (st != PLAN_OK) {
+        cli_err("%s: %s", path, err[0] ? err : plan_strerror(st));
         return CLI_EXIT_ERROR;
     }
     if (json)
-        st = opt_plan_write(p, stdout);
+        st = plan_write(p, stdout);
     else
         cli_plan_list(path, p, max);
-    opt_plan_free(p);
-    if (st != OPT_OK) {
-        cli_err("%s: %s", path, opt_strerror(st));
+    plan_free(p);
+    if (st != PLAN_OK) {
+        cli_err("%s: %s", path, plan_strerror(st));
         return CLI_EXIT_ERROR;
     }
     return CLI_EXIT_OK;

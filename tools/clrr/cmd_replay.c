@@ -3,6 +3,7 @@
  * prints). --compare runs two sessions side by side and names the first
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
+#include "live/live.h"
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
 #include "costs/cdb.h"
@@ -108,7 +109,7 @@ typedef struct cli_replay {
     int cmp_b_matched;
     /* --plan */
     const char *plan_path;
-    opt_exec *plan_exec;
+    live_exec *plan_exec;
 } cli_replay;
 
 static int64_t cli_now(void)
@@ -312,25 +313,25 @@ static void cli_print_compare(const cli_replay *r)
 /* --plan: the plan's hook for the replay session */
 static int cli_plan_item(void *user, const tf_item *it)
 {
-    int v = opt_exec_item(user, it);
-    return v < 0 ? v : v == OPT_DROP ? RPL_PLAN_DROP : v == OPT_HOLD ? RPL_PLAN_HOLD : v == OPT_LINK ? RPL_PLAN_LINK : v == OPT_FUSE ? RPL_PLAN_FUSE
-                     : v == OPT_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
+    int v = live_exec_item(user, it);
+    return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK : v == LIVE_FUSE ? RPL_PLAN_FUSE
+                     : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
 }
 
 /* The split handed to the session (valid until the next one). */
 static int cli_plan_split(void *user, rpl_split *out)
 {
-    return opt_exec_split_rpl(user, out);
+    return live_exec_split_rpl(user, out);
 }
 
 static int cli_plan_split_of(void *user, const uint8_t program[16], size_t i, rpl_split *out)
 {
-    return opt_exec_split_of(user, program, i, out);
+    return live_exec_split_of(user, program, i, out);
 }
 
 static int cli_plan_fused(void *user, rpl_fused_kernel *out)
 {
-    const opt_fused *f = opt_exec_fused(user);
+    const plan_fused *f = live_exec_fused(user);
     if (!f)
         return -1;
     *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params, f->launches};
@@ -339,19 +340,19 @@ static int cli_plan_fused(void *user, rpl_fused_kernel *out)
 
 static unsigned cli_plan_lanes(void *user, uint64_t queue)
 {
-    return opt_exec_lanes(user, queue);
+    return live_exec_lanes(user, queue);
 }
 
 static void cli_plan_rewind(void *user)
 {
-    opt_exec_rewind(user);
+    live_exec_rewind(user);
 }
 
 static void cli_print_plan(const rpl_summary *s, cli_replay *r)
 {
-    opt_exec_stats ps;
-    opt_exec_get_stats(r->plan_exec, &ps);
-    size_t nfb = opt_exec_fallback_count(r->plan_exec);
+    live_exec_stats ps;
+    live_exec_get_stats(r->plan_exec, &ps);
+    size_t nfb = live_exec_fallback_count(r->plan_exec);
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
     if (r->json) {
         printf(",\"plan\":{\"file\":");
@@ -371,7 +372,7 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->split.send_ns, s->split.parts_ns, s->split.merge_ns, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
                ps.effect.device_ns);
         for (size_t i = 0; i < nfb; i++) {
-            const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
+            const live_fallback *f = live_exec_fallback(r->plan_exec, i);
             printf("%s{\"id\":%u,\"seq\":%" PRIu64 ",\"reason\":", i ? "," : "", f->xform, f->seq);
             cli_json_cstr(stdout, f->reason);
             printf("}");
@@ -436,7 +437,7 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
     if (s->split.fallback)
         printf("          %" PRIu64 " split launches ran whole: %s\n", s->split.fallback, s->split.note);
     for (size_t i = 0; i < nfb && i < 5; i++) {
-        const opt_fallback *f = opt_exec_fallback(r->plan_exec, i);
+        const live_fallback *f = live_exec_fallback(r->plan_exec, i);
         printf("          fell back: #%u", f->xform);
         if (f->seq)
             printf(" at call #%" PRIu64, f->seq);
@@ -654,43 +655,43 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
  * r->plan_exec, and @p hook (which lives as long as the replay) into
  * o->plan when the plan changes anything. CLI_EXIT_OK, or CLI_EXIT_ERROR
  * said on stderr. */
-static int cli_replay_plan(const char *path, rpl_opts *o, cli_replay *r, opt_plan **plan, rpl_plan_hook *hook)
+static int cli_replay_plan(const char *path, rpl_opts *o, cli_replay *r, plan_file **plan, rpl_plan_hook *hook)
 {
     char err[512];
-    opt_status pst = opt_plan_read(r->plan_path, plan, err, sizeof err);
-    if (pst == OPT_OK && (pst = opt_exec_open(*plan, path, o->max_memory, &r->plan_exec, err, sizeof err)) != OPT_OK) {
+    plan_status pst = plan_read(r->plan_path, plan, err, sizeof err);
+    if (pst == PLAN_OK && (pst = live_exec_open(*plan, path, o->max_memory, &r->plan_exec, err, sizeof err)) != PLAN_OK) {
         cli_err("%s: %s", path, err);
-        opt_plan_free(*plan);
+        plan_free(*plan);
         *plan = NULL;
         return CLI_EXIT_ERROR;
     }
-    if (pst != OPT_OK) {
+    if (pst != PLAN_OK) {
         cli_err("%s: %s", r->plan_path, err);
         return CLI_EXIT_ERROR;
     }
-    opt_exec_stats ps;
-    opt_exec_get_stats(r->plan_exec, &ps);
+    live_exec_stats ps;
+    live_exec_get_stats(r->plan_exec, &ps);
     if (!ps.same_trace)
         cli_err("warning: %s was made for a trace of another structure (fingerprint %016" PRIx64
                 ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
-                r->plan_path, opt_plan_get_info(*plan)->fingerprint, ps.fingerprint);
+                r->plan_path, plan_get_info(*plan)->fingerprint, ps.fingerprint);
     hook->user = r->plan_exec;
     /* a plan that changes nothing costs nothing: no call is matched
        (a schedule alone only gives queues lanes) */
-    if (!opt_plan_xform_count(*plan))
+    if (!plan_xform_count(*plan))
         hook->on_item = NULL;
-    if (opt_plan_xform_count(*plan) || opt_plan_sched_count(*plan))
+    if (plan_xform_count(*plan) || plan_sched_count(*plan))
         o->plan = hook;
     return CLI_EXIT_OK;
 }
 
 /* Split launches add what their parts took to the cost database (--costs,
  * else the default one) unless --no-learn: it opened, or NULL. */
-static cdb *cli_replay_learn(const opt_plan *plan, cli_replay_args *a)
+static cdb *cli_replay_learn(const plan_file *plan, cli_replay_args *a)
 {
     cdb *learn = NULL;
     char err[512];
-    if (plan && opt_plan_split_count(plan) && !a->no_learn &&
+    if (plan && plan_split_count(plan) && !a->no_learn &&
         (a->costs || (a->costs = cdb_default_path(a->dpath, sizeof a->dpath)))) {
         if (cdb_open(a->costs, &learn, err, sizeof err) != CDB_OK) {
             cli_err("warning: %s; split launches add nothing to it", err);
@@ -766,7 +767,7 @@ static int cli_replay_run(int argc, char **argv)
     if (prc != CLI_REPLAY_GO)
         return prc;
     const char *path = a.path;
-    opt_plan *plan = NULL;
+    plan_file *plan = NULL;
     rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
                           cli_plan_lanes};
     if (r.plan_path && cli_replay_plan(path, &o, &r, &plan, &hook) != CLI_EXIT_OK)
@@ -788,8 +789,8 @@ static int cli_replay_run(int argc, char **argv)
     rpl_session *s = NULL;
     if (rpl_open(&s, path, &o) != RPL_OK) {
         cli_err("%s: %s", path, rpl_open_error());
-        opt_exec_close(r.plan_exec);
-        opt_plan_free(plan);
+        live_exec_close(r.plan_exec);
+        plan_free(plan);
         return CLI_EXIT_ERROR;
     }
     int rc = CLI_EXIT_OK;
@@ -811,8 +812,8 @@ static int cli_replay_run(int argc, char **argv)
         printf("costs     %" PRIu64 " part times added to %s\n", sum.split.learned, a.costs);
     cdb_close(learn);
     rpl_close(s);
-    opt_exec_close(r.plan_exec);
-    opt_plan_free(plan);
+    live_exec_close(r.plan_exec);
+    plan_free(plan);
     free(r.k);
     free(r.mism_json);
     if (st != RPL_OK)

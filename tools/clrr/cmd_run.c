@@ -217,16 +217,16 @@ static int cli_run_run(int argc, char **argv)
     /* the plan is checked here, so that a bad one is one clear error
      * rather than a line from inside the application */
     char err[512];
-    opt_plan *p = NULL;
-    opt_status st = opt_plan_read(plan, &p, err, sizeof err);
-    if (st != OPT_OK) {
-        if (st == OPT_ERR_IO)
+    plan_file *p = NULL;
+    plan_status st = plan_read(plan, &p, err, sizeof err);
+    if (st != PLAN_OK) {
+        if (st == PLAN_ERR_IO)
             cli_err("cannot read plan %s: %s", plan, strerror(errno));
         else
             cli_err("%s: %s", plan, err);
         return CLI_EXIT_FAIL;
     }
-    opt_plan_free(p);
+    plan_free(p);
 
     char tried[PATH_MAX + 64], tmp_report[] = "/tmp/clrr-run-XXXXXX";
     char *layer = cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL), *report_abs = NULL;

@@ -1,0 +1,154 @@
+/* rec_hooks.c — the recorder's side of plan mode: the hook table a module
+ * above registers (recorder/rec.h, "hooks"), called through here by the
+ * generated entry points and the hand-written hooks (rec_int.h declares
+ * these rec_plan_* and rec_stage_* names), and what the hooks may use of
+ * the recorder. The recorder links nothing of plan mode: with no table
+ * registered, no run is in plan mode. */
+#include "recorder/rec_int.h"
+
+static const rec_hooks *rec_hk;   /* set by a constructor, before any call */
+
+_Static_assert(REC_KARG_INLINE_MAX == REC_INLINE_MAX, "rec.h's REC_KARG_INLINE_MAX is rec_int.h's REC_INLINE_MAX");
+
+void rec_hooks_set(const rec_hooks *h)
+{
+    rec_hk = h;
+}
+
+void rec_hooks_stop(void)
+{
+    rec_g.plan = 0;
+}
+
+int rec_plan_init(tf_writer_opts *o)
+{
+    if (!rec_hk)
+        return 0;
+    int call_times = 0;
+    int r = rec_hk->init(o, &call_times);
+    if (r == 1) {
+        rec_g.call_times = call_times;
+        rec_g.plan = 1;
+    }
+    return r;
+}
+
+int rec_plan_needs_data(void)
+{
+    return rec_hk->needs_data();
+}
+
+int rec_plan_take(void)
+{
+    return rec_hk->take();
+}
+
+int rec_plan_apply(rec_call *c, void **pa, int skip, int can_skip)
+{
+    rec_hook_call h = {.fn = c->fn, .seq = c->seq, .ret_override = c->ret_override};
+    int r = rec_hk->apply(&h, pa, skip, can_skip);
+    c->ret_override = h.ret_override;
+    return r;
+}
+
+void rec_plan_karg(cl_kernel k, cl_uint index, size_t size, const void *value, uint64_t id)
+{
+    rec_hk->karg(k, index, size, value, id);
+}
+
+void rec_plan_karg_opaque(cl_kernel k)
+{
+    if (rec_g.plan)
+        rec_hk->karg_opaque(k);
+}
+
+void rec_plan_released(uint64_t id)
+{
+    if (rec_g.plan)
+        rec_hk->released(id);
+}
+
+void rec_plan_event_type(cl_event ev, cl_command_type *type)
+{
+    if (rec_g.plan)
+        rec_hk->event_type(ev, type);
+}
+
+void rec_plan_event_released(cl_event ev)
+{
+    if (rec_g.plan)
+        rec_hk->event_released(ev);
+}
+
+void rec_plan_program(cl_program prog)
+{
+    if (rec_g.plan)
+        rec_hk->program(prog);
+}
+
+void rec_plan_end(void)
+{
+    if (rec_g.plan)
+        rec_hk->end();
+}
+
+void rec_plan_time(uint32_t fn, int64_t ns)
+{
+    rec_hk->time(fn, ns);
+}
+
+int rec_stage_on(void)
+{
+    return rec_g.plan && rec_hk->stage_on();
+}
+
+void rec_stage_user_event(void)
+{
+    if (rec_g.plan)
+        rec_hk->stage_user_event();
+}
+
+void rec_stage_wait(void)
+{
+    if (rec_g.plan)
+        rec_hk->stage_wait();
+}
+
+void rec_stage_buffer(cl_context ctx, size_t size)
+{
+    if (rec_g.plan)
+        rec_hk->stage_buffer(ctx, size);
+}
+
+/* ------------------------------------------------------------ for the hooks */
+
+const struct rec_next_table *rec_next_layer(void)
+{
+    return &rec_next;
+}
+
+void *rec_next_fn(const char *name)
+{
+    return rec_gen_next_fn(name);
+}
+
+const tf_sig *rec_fn_sig(uint32_t fn)
+{
+    return fn < REC_FN_COUNT ? &rec_gen_sigs[fn] : NULL;
+}
+
+int64_t rec_time_ns(void)
+{
+    return rec_now_ns();
+}
+
+uint64_t rec_handle_id(const void *h)
+{
+    return rec_obj_id(h);
+}
+
+uint64_t rec_handle_mem_id(const void *h)
+{
+    rec_obj_info oi;
+    return h && rec_obj_get(h, &oi) && oi.kind == REC_OBJ_MEM ? oi.id : 0;
+}
