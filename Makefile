@@ -96,14 +96,15 @@ include bench/module.mk
 # no archive searched: the recorder, plan mode (live/, which the recorder
 # reaches only through its hook table), the plan module, the replayer's
 # split engine (plan mode's split launches), the cost database (live runs
-# learn from their split launches) and trace-format; jansson shared
+# learn from their split launches), trace-format and the generated call
+# semantics (api_sem.o, archived with trace-format); jansson shared
 # (Debian's libjansson.a is not position-independent). No optimizer, no
 # analyzer, no LLVM: tests/e2e/layering.sh checks the link map written
 # beside it.
 LAYER_RPL_OBJS := $(filter $(addprefix $(B)/obj/replayer/,rpl_splitter.o rpl_splitter_%.o rpl_split_dev.o \
                       rpl_split_adapt.o rpl_cl.o) $(B)/obj/gen/rpl_gen_api.o,$(RPL_OBJS))
 LAYER_OBJS := $(REC_OBJS) $(call objs,recorder/controls.c) $(LIVE_OBJS) $(PLAN_OBJS) $(LAYER_RPL_OBJS) \
-              $(CDB_OBJS) $(TF_OBJS)
+              $(CDB_OBJS) $(TF_OBJS) $(B)/obj/gen/api_sem.o
 REC_LIB := $(B)/lib/libclrr.so
 # every symbol resolved at link time, except under ASan (its runtime comes
 # from the executable)

@@ -31,7 +31,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 # program and library links, and api_sem.h includes nothing of ours. The
 # modules that read it need the header before they compile.
 $(TF_LIB): $(B)/obj/gen/api_sem.o
-$(call objs,$(wildcard analyzer/*.c optimizer/*.c replayer/*.c recorder/*.c tools/clrr/*.c tests/unit/*.c)): \
+$(call objs,$(wildcard analyzer/*.c optimizer/*.c plan/*.c live/*.c replayer/*.c recorder/*.c tools/clrr/*.c tests/unit/*.c)): \
     $(B)/gen/api_sem.h
 
 CLI_SRCS := $(wildcard tools/clrr/*.c)

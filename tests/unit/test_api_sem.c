@@ -2,7 +2,7 @@
  * (build/gen/api_sem.h from the OpenCL headers and recorder/api.overlay)
  * against what the OpenCL specification says of a handful of calls: which
  * parameter each command reads or writes and over which range, categories,
- * wait lists, what a plan may drop (the list optimizer/PLAN.md gives); and
+ * wait lists, what a plan may drop (the list plan/PLAN.md gives); and
  * the overflow checks of the rect and image lengths (trace-format/tf_len.h)
  * that the recorder and the replayer share. */
 #include <CUnit/Basic.h>
@@ -169,7 +169,7 @@ static void test_categories(void)
     CU_ASSERT(sem("clEnqueueAcquireGLObjects")->flags & API_F_UNKNOWN);
 }
 
-/* The plan's drop list (optimizer/PLAN.md) is exactly the calls flagged
+/* The plan's drop list (plan/PLAN.md) is exactly the calls flagged
  * droppable, each with its queue first and the wait list last. */
 static void test_drop(void)
 {
