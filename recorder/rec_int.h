@@ -13,6 +13,7 @@
 #include "recorder/rec_clock.h"
 #include "trace-format/tf_hot.h"
 #include "rec_gen.h"
+#include "api_sem.h"
 
 #define REC_EXPORT __attribute__((visibility("default")))
 #define REC_MAX_COUNT 65536u   /* longest array recorded element by element */
@@ -86,7 +87,6 @@ struct rec_call {
 /* ----------------------------------------------------------- rec_core.c */
 extern rec_next_table rec_next;
 extern const tf_sig rec_gen_sigs[REC_FN_COUNT];
-extern const char *const rec_gen_categories[REC_FN_COUNT];
 
 /* Recording state. Set once at initialization. */
 typedef struct rec_state {
@@ -454,7 +454,7 @@ static inline void rec_end_done(rec_call *c)
     int slow = now - c->t0 > 1000000;
     if (slow || now - atomic_load_explicit(&rec_sig_checked, memory_order_relaxed) >= REC_SIG_CHECK_NS)
         rec_signals_check(now, slow);
-    if (rec_gen_categories[c->fn][0] == 's')   /* "sync": the application waited; make it durable soon */
+    if (api_sem_table[c->fn].cat & API_CAT_SYNC)   /* the application waited; make it durable soon */
         rec_sync_flush(now);
 }
 

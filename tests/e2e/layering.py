@@ -25,9 +25,10 @@ import sys
 
 BEGIN, END = "<!-- layers:begin -->", "<!-- layers:end -->"
 # headers generated into build/gen, by owning module; True: public
-GENERATED = {"rec_gen.h": ("recorder", True), "rpl_gen.h": ("replayer", False)}
+# (api_sem.h, the call semantics, sits with trace-format: libtf.a archives it)
+GENERATED = {"rec_gen.h": ("recorder", True), "rpl_gen.h": ("replayer", False), "api_sem.h": ("trace-format", True)}
 # generated objects of build/obj/gen, by owning module
-GEN_OBJS = {"rec_gen": "recorder", "rpl_gen": "replayer", "rpl_gen_api": "replayer", "cl_names": "tools"}
+GEN_OBJS = {"api_sem": "trace-format", "rec_gen": "recorder", "rpl_gen": "replayer", "rpl_gen_api": "replayer", "cl_names": "tools"}
 SOURCE_EXT = (".c", ".h", ".cc", ".cpp")
 
 

@@ -51,7 +51,7 @@ typedef struct gen_func {
     int ret_is_ptr, ret_void, ret_int;
     int np;
     gen_param p[GEN_MAX_PARAMS];
-    char *category;      /* the first category (rec_gen_categories, comments) */
+    char *category;      /* the first category (generated comments; the flags are api_sem.h's) */
     unsigned cats;       /* every category, GEN_CAT_* bits (gen_sem.c) */
     int op;              /* an operation code (gen_sem.c), 0: none */
     int neff;

@@ -518,11 +518,6 @@ static void gen_emit_source(const gen_api *api, const char *dir, const char *ov)
     fputs("#include \"recorder/rec_int.h\"\n\n#include <dlfcn.h>\n#include <string.h>\n\n", o);
 
     gen_emit_sigs(o, api, "rec", "REC");
-    fputs("\nconst char *const rec_gen_categories[REC_FN_COUNT] = {\n", o);
-    for (int i = 0; i < api->nf; i++)
-        if (gen_wrapped(&api->f[i]))
-            fprintf(o, "    [REC_FN_%s] = \"%s\",\n", api->f[i].name, api->f[i].category);
-    fputs("};\n", o);
 
     for (int i = 0; i < api->nf; i++)
         if (gen_wrapped(&api->f[i]))
