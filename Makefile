@@ -118,7 +118,7 @@ ALL_TARGETS += $(REC_LIB)
 all: $(ALL_TARGETS)
 
 # --------------------------------------------------------------- targets
-.PHONY: all deps test test-unit test-e2e test-san test-long demo bench fuzz clean install
+.PHONY: all deps test test-unit test-e2e test-san test-long demo bench fuzz clean install uninstall
 
 # `make test`: builds both flavours (plain, and ASan+UBSan in build-san/),
 # then runs every suite of both in one pool of parallel jobs
@@ -135,13 +135,16 @@ test:
 demo: all
 	@bash tools/demo.sh $(B)
 
+# `make install` / `make uninstall`, with PREFIX and DESTDIR
+# (tests/e2e/install.sh installs into a folder of its own and runs clrr
+# from there).
 PREFIX ?= /usr/local
+INSTALLED := bin/clrr lib/libclrr.so lib/libclrr-ana.so lib/libclrr-rw.so
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
-	install -m 755 $(B)/bin/clrr $(DESTDIR)$(PREFIX)/bin/clrr
-	install -m 755 $(B)/lib/libclrr.so $(DESTDIR)$(PREFIX)/lib/libclrr.so
-	install -m 755 $(B)/lib/libclrr-ana.so $(DESTDIR)$(PREFIX)/lib/libclrr-ana.so
-	install -m 755 $(B)/lib/libclrr-rw.so $(DESTDIR)$(PREFIX)/lib/libclrr-rw.so
+	for f in $(INSTALLED); do install -m 755 $(B)/$$f $(DESTDIR)$(PREFIX)/$$f || exit 1; done
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
 
 clean:
 	rm -rf build build-san
