@@ -121,6 +121,14 @@ chmod 640 keep.json
 cmp -s keep.json t.json || fail "timeline did not replace keep.json"
 [ "$(stat -c %a keep.json)" = 640 ] || fail "replacing keep.json changed its mode to $(stat -c %a keep.json)"
 
+# --- a symlink OUT stays a symlink, the file it names gets the content
+echo "old contents" >target.json
+ln -s target.json link.json
+"$CLRR" timeline v.clrr -o link.json || fail "timeline -o SYMLINK"
+[ -h link.json ] && cmp -s target.json t.json || fail "timeline -o SYMLINK did not replace the file it names"
+"$CLRR" timeline v.clrr -o /dev/stdout >devstdout.json || fail "timeline -o /dev/stdout"
+cmp -s devstdout.json t.json || fail "timeline -o /dev/stdout differs from -o FILE"
+
 # --- a FIFO is written in place (not replaced by a file)
 mkfifo fifo
 cat fifo >fifo.json &

@@ -87,8 +87,10 @@ int cli_check_env(void);
  *  - a regular file (or a new one) is written to a temporary created beside
  *    it with mkstemp ("OUT.tmpXXXXXX": O_CREAT|O_EXCL, so no planted name is
  *    followed), renamed onto OUT by cli_out_commit() once whole, removed by
- *    cli_out_abort(): a failed command leaves OUT as it was;
- *  - "-" is stdout, and an existing FIFO or device (/dev/null, a process
+ *    cli_out_abort(): a failed command leaves OUT as it was. It keeps an
+ *    old OUT's permissions. A symlink to a file stays, the file it names is
+ *    replaced;
+ *  - "-" (and /dev/stdout) is stdout, and an existing FIFO or device (/dev/null, a process
  *    substitution) is written in place: streams. With "-", the rest of what
  *    the command prints on stdout goes to stderr (unless
  *    CLI_OUT_SHARED_STDOUT).
@@ -108,6 +110,8 @@ typedef struct cli_out {
     int fd;               /* the temporary, or -1 (a stream written directly) */
     int sfd;              /* the stream, or -1 (a file) */
     unsigned flags;
+    char *dst;            /* the file replaced at commit: OUT, or the file a symlink OUT names */
+    mode_t mode;          /* ... and the mode it gets */
     char fdpath[32];      /* "/proc/self/fd/N": opens exactly the temporary */
     struct stat tst;      /* the temporary's identity */
 } cli_out;

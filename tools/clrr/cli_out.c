@@ -40,20 +40,14 @@ static const char *cli_out_input_of(const struct stat *st, const char *const *in
     return NULL;
 }
 
-/* Creates a temporary from template @p tmpl (ending in XXXXXX; rewritten),
- * with the mode a new file gets (or @p mode when not 0); *st: what it is.
- * @return its descriptor, or -1 (errno). */
-static int cli_out_mkstemp(char *tmpl, mode_t mode, struct stat *st)
+/* Creates a temporary (mode 0600) from template @p tmpl (ending in XXXXXX;
+ * rewritten); *st: what it is. @return its descriptor, or -1 (errno). */
+static int cli_out_mkstemp(char *tmpl, struct stat *st)
 {
     int fd = mkostemp(tmpl, O_CLOEXEC);
     if (fd < 0)
         return -1;
-    if (!mode) {
-        mode_t um = umask(0);
-        umask(um);
-        mode = 0666 & ~um;
-    }
-    if (fchmod(fd, mode) != 0 || fstat(fd, st) != 0) {
+    if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
         unlink(tmpl);
@@ -85,7 +79,7 @@ static int cli_out_stream_tmp(cli_out *o)
         return CLI_EXIT_ERROR;
     }
     snprintf(t, n, "%s/clrr-out.XXXXXX", d);
-    if ((o->fd = cli_out_mkstemp(t, 0600, &o->tst)) < 0) {
+    if ((o->fd = cli_out_mkstemp(t, &o->tst)) < 0) {
         cli_err("cannot create a temporary file in %s: %s", d, strerror(errno));
         free(t);
         return CLI_EXIT_ERROR;
@@ -112,7 +106,7 @@ int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const
     o->path = path;
     struct stat st;
     const char *same;
-    int to_stdout = !strcmp(path, "-"), exists = 0;
+    int to_stdout = !strcmp(path, "-") || !strcmp(path, "/dev/stdout"), exists = 0;
     if (!*path)
         return cli_usage_err("the output path is empty");
     if (to_stdout) {
@@ -129,15 +123,30 @@ int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const
     }
     if (!to_stdout && (!exists || S_ISREG(st.st_mode))) {
         /* a file: a temporary beside it, renamed onto it at the end; an
-         * existing file's permissions are kept, a new one gets the umask's */
-        if (!(o->tmp = cli_out_template(path))) {
+         * existing file's permissions are kept, a new one gets the umask's.
+         * A symlink to a file stays: the file it names is replaced. */
+        struct stat lst;
+        if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            o->dst = realpath(path, NULL);
+        if (!o->dst)
+            o->dst = strdup(path);
+        if (exists) {
+            o->mode = st.st_mode & 0777;
+        } else {
+            mode_t um = umask(0);
+            umask(um);
+            o->mode = 0666 & ~um;
+        }
+        if (!o->dst || !(o->tmp = cli_out_template(o->dst))) {
             cli_err("%s: out of memory", path);
+            cli_out_abort(o);
             return CLI_EXIT_ERROR;
         }
-        if ((o->fd = cli_out_mkstemp(o->tmp, exists ? st.st_mode & 0777 : 0, &o->tst)) < 0) {
+        if ((o->fd = cli_out_mkstemp(o->tmp, &o->tst)) < 0) {
             cli_err("cannot write %s: %s", path, strerror(errno));
             free(o->tmp);
             o->tmp = NULL;
+            cli_out_abort(o);
             return CLI_EXIT_ERROR;
         }
     } else {
@@ -255,7 +264,7 @@ int cli_out_commit(cli_out *o)
             st.st_ino != o->tst.st_ino) {
             err = EEXIST;
             what = "the temporary file was replaced while it was written";
-        } else if (rename(o->tmp, o->path) != 0) {
+        } else if (fchmod(o->fd, o->mode) != 0 || rename(o->tmp, o->dst) != 0) {
             err = errno;
             what = NULL;
         } else {
@@ -286,6 +295,7 @@ void cli_out_abort(cli_out *o)
             unlink(o->tmp);
         free(o->tmp);
     }
+    free(o->dst);
     if (o->fd >= 0)
         close(o->fd);
     if (o->sfd >= 0)
