@@ -147,6 +147,15 @@ for c in "timeline v.clrr -o s.json" "trim v.clrr -o s.clrr --kernel $K" "optimi
     rm -f "$out".tmp[0-9]*
 done
 
+# --- a command killed while it writes leaves no temporary (nor OUT)
+printf '#!/bin/sh\nexec sleep 2\n' >slowdot && chmod +x slowdot
+CLRR_DOT=$TMP/slowdot "$CLRR" graph v.clrr -o slow.svg 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do compgen -G 'slow.svg.tmp*' >/dev/null && break; sleep 0.05; done
+compgen -G 'slow.svg.tmp*' >/dev/null || fail "graph made no temporary beside slow.svg"
+kill -TERM $pid; wait $pid
+[ ! -e slow.svg ] && ! compgen -G 'slow.svg.tmp*' >/dev/null || fail "SIGTERM left $(ls slow.svg*)"
+
 # --- no temporary left behind, by any of the above
 left=$(ls -A | grep '\.tmp' || true)
 [ -z "$left" ] || fail "temporaries left behind: $left"

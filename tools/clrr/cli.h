@@ -89,7 +89,8 @@ int cli_check_env(void);
  *    followed), renamed onto OUT by cli_out_commit() once whole, removed by
  *    cli_out_abort(): a failed command leaves OUT as it was. It keeps an
  *    old OUT's permissions. A symlink to a file stays, the file it names is
- *    replaced;
+ *    replaced. SIGINT, SIGTERM, SIGHUP and SIGPIPE (where nothing else
+ *    handles them) remove the open temporaries before the command dies;
  *  - "-" (and /dev/stdout) is stdout, and an existing FIFO or device (/dev/null, a process
  *    substitution) is written in place: streams. With "-", the rest of what
  *    the command prints on stdout goes to stderr (unless

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,42 @@ int cli_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Temporaries that a signal which ends the command removes (^C, kill):
+ * the names of the open cli_outs. */
+#define CLI_OUT_SLOTS 4
+static char *volatile cli_out_live[CLI_OUT_SLOTS];
+
+static void cli_out_on_signal(int sig)
+{
+    for (int i = 0; i < CLI_OUT_SLOTS; i++)
+        if (cli_out_live[i])
+            unlink(cli_out_live[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Registers (@p on) or forgets the temporary @p name for cli_out_on_signal. */
+static void cli_out_track(char *name, int on)
+{
+    static int handlers;
+    if (on && !handlers) {
+        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction old, sa = { .sa_handler = cli_out_on_signal };
+            sigemptyset(&sa.sa_mask);
+            /* only where nobody handles (or ignores) the signal already */
+            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+                sigaction(sigs[i], &sa, NULL);
+        }
+        handlers = 1;
+    }
+    for (int i = 0; i < CLI_OUT_SLOTS; i++)
+        if (on ? !cli_out_live[i] : cli_out_live[i] == name) {
+            cli_out_live[i] = on ? name : NULL;
+            return;
+        }
 }
 
 /* The input among @p inputs that is the file @p st describes, or NULL. */
@@ -86,6 +123,7 @@ static int cli_out_stream_tmp(cli_out *o)
     }
     if (o->flags & CLI_OUT_NAMED) {
         o->tmp = t;
+        cli_out_track(t, 1);
     } else {
         unlink(t);
         free(t);
@@ -149,6 +187,7 @@ int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const
             cli_out_abort(o);
             return CLI_EXIT_ERROR;
         }
+        cli_out_track(o->tmp, 1);
     } else {
         /* a stream: stdout, a FIFO, a device */
         if (to_stdout) {
@@ -268,6 +307,7 @@ int cli_out_commit(cli_out *o)
             err = errno;
             what = NULL;
         } else {
+            cli_out_track(o->tmp, 0);
             free(o->tmp);
             o->tmp = NULL;
         }
@@ -293,6 +333,7 @@ void cli_out_abort(cli_out *o)
         /* remove only our own temporary, never what someone put at its name */
         if (lstat(o->tmp, &st) == 0 && st.st_dev == o->tst.st_dev && st.st_ino == o->tst.st_ino)
             unlink(o->tmp);
+        cli_out_track(o->tmp, 0);
         free(o->tmp);
     }
     free(o->dst);
