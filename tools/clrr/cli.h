@@ -126,7 +126,7 @@ typedef struct cli_out {
 int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const *inputs);
 /*! cli_out_path() : for CLI_OUT_PATH writers: a path that opens the
  *  temporary itself ("/proc/self/fd/N"; its name where /proc is missing).
- *  Owned by @p o. */
+ *  Owned by @p o; only for an @p o opened with CLI_OUT_PATH. */
 const char *cli_out_path(const cli_out *o);
 /*! cli_out_fd() : the descriptor the content goes to (the temporary, or the
  *  stream); owned by @p o. */

@@ -121,12 +121,14 @@ static int cli_out_stream_tmp(cli_out *o)
         free(t);
         return CLI_EXIT_ERROR;
     }
-    if (o->flags & CLI_OUT_NAMED) {
+    char fdpath[32];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", o->fd);
+    if (!(o->flags & CLI_OUT_NAMED) && access(fdpath, W_OK) == 0) {
+        unlink(t);   /* nameless: nothing is left however the command ends */
+        free(t);
+    } else {         /* named: another process opens it, or there is no /proc */
         o->tmp = t;
         cli_out_track(t, 1);
-    } else {
-        unlink(t);
-        free(t);
     }
     return CLI_EXIT_OK;
 }
@@ -235,9 +237,7 @@ int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const
 
 const char *cli_out_path(const cli_out *o)
 {
-    if (o->fdpath[0])
-        return o->fdpath;
-    return o->tmp ? o->tmp : "/dev/null";
+    return o->fdpath[0] ? o->fdpath : o->tmp;
 }
 
 void cli_out_fix_msg(const cli_out *o, char *msg, size_t cap)
