@@ -653,8 +653,11 @@ typedef struct rpl_trim_result {
  *  arguments follow the launch, with the contents this replay produced, so
  *  that the trimmed trace verifies the kernel's outputs. Calls are
  *  renumbered from 1; a NOTE says where they came from. @p o->device picks
- *  the device used for the replay. @return RPL_OK or an error with a
- *  one-line message in @p err. Not thread-safe. */
+ *  the device used for the replay. @p out_path is created or truncated
+ *  (removed on failure); it must not be @p in_path's file (RPL_ERR_ARG).
+ *  Callers that want it whole or not at all pass a temporary (clrr trim
+ *  does). @return RPL_OK or an error with a one-line message in @p err.
+ *  Not thread-safe. */
 rpl_status rpl_trim(const char *in_path, const char *out_path, const rpl_opts *o, rpl_trim_result *res,
                     char *err, size_t err_cap);
 

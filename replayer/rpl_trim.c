@@ -12,6 +12,7 @@
  * Calls are renumbered from 1. */
 #include "replayer/rpl_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -814,8 +815,14 @@ rpl_status rpl_trim(const char *in_path, const char *out_path, const rpl_opts *o
     st = trim_pass1(t);
     if (st == RPL_OK && tf_reader_rewind(t->s->r) != TF_OK)
         st = trim_err(t, RPL_ERR_TRACE, "%s", "rewinding the trace failed");
-    if (st == RPL_OK && tf_writer_open(&t->w, out_path, NULL) != TF_OK)
-        st = trim_err(t, RPL_ERR_ARG, "cannot write %s", out_path);
+    struct stat si, so_;
+    if (st == RPL_OK && stat(in_path, &si) == 0 && stat(out_path, &so_) == 0 && si.st_dev == so_.st_dev &&
+        si.st_ino == so_.st_ino)   /* opening it for writing would truncate the input */
+        st = trim_err(t, RPL_ERR_ARG, "%s: the output is the input trace", out_path);
+    if (st == RPL_OK && tf_writer_open(&t->w, out_path, NULL) != TF_OK) {
+        snprintf(t->err, t->err_cap, "cannot write %s: %s", out_path, strerror(errno));
+        st = RPL_ERR_ARG;
+    }
     if (st == RPL_OK)
         st = trim_pass2(t);
     if (st == RPL_OK) {

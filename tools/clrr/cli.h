@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "trace-format/tf.h"
 
@@ -76,6 +77,76 @@ size_t cli_max_memory(void);
 /*! cli_check_env() : checks the CLRR_* settings every command reads.
  *  @return CLI_EXIT_OK, or CLI_EXIT_USAGE after one error line. */
 int cli_check_env(void);
+
+/* ------------------------------------------------------------ output files (cli_out.c) */
+
+/* Every file a command writes (-o OUT, --report FILE) goes through a cli_out:
+ *  - OUT is refused (usage error) when it is the same file (device and inode,
+ *    symlinks followed, hard links included) as one of the command's inputs,
+ *    or a directory;
+ *  - a regular file (or a new one) is written to a temporary created beside
+ *    it with mkstemp ("OUT.tmpXXXXXX": O_CREAT|O_EXCL, so no planted name is
+ *    followed), renamed onto OUT by cli_out_commit() once whole, removed by
+ *    cli_out_abort(): a failed command leaves OUT as it was. It keeps an
+ *    old OUT's permissions. A symlink to a file stays, the file it names is
+ *    replaced. SIGINT, SIGTERM, SIGHUP and SIGPIPE (where nothing else
+ *    handles them) remove the open temporaries before the command dies;
+ *  - "-" (and /dev/stdout) is stdout, and an existing FIFO or device (/dev/null, a process
+ *    substitution) is written in place: streams. With "-", the rest of what
+ *    the command prints on stdout goes to stderr (unless
+ *    CLI_OUT_SHARED_STDOUT).
+ * Not thread-safe. */
+enum {
+    CLI_OUT_BINARY = 1,        /* not text: refused when the stream is a terminal */
+    CLI_OUT_PATH = 2,          /* the writer opens a path itself (cli_out_path()), no FILE */
+    CLI_OUT_NAMED = 4,         /* another process opens the temporary by its name (o->tmp),
+                                * a stream's temporary included; no FILE */
+    CLI_OUT_SHARED_STDOUT = 8, /* "-": leave the command's stdout alone (run: the
+                                * application's); the content is copied at commit */
+};
+typedef struct cli_out {
+    FILE *f;              /* write here (NULL with CLI_OUT_PATH or CLI_OUT_NAMED) */
+    const char *path;     /* OUT as given (not copied) */
+    char *tmp;            /* the temporary's name; NULL once renamed, or unnamed */
+    int fd;               /* the temporary, or -1 (a stream written directly) */
+    int sfd;              /* the stream, or -1 (a file) */
+    unsigned flags;
+    char *dst;            /* the file replaced at commit: OUT, or the file a symlink OUT names */
+    mode_t mode;          /* ... and the mode it gets */
+    char fdpath[32];      /* "/proc/self/fd/N": opens exactly the temporary */
+    struct stat tst;      /* the temporary's identity */
+} cli_out;
+
+/*! cli_out_open() : prepares output @p path for writing (see above), with
+ *  @p inputs (NULL-terminated; NULL for none; missing files are skipped)
+ *  the files it must not be. Open it before the long work, so that a bad
+ *  OUT is said at once. @return CLI_EXIT_OK; CLI_EXIT_USAGE (OUT is an
+ *  input, a directory, or a terminal for a binary) or CLI_EXIT_ERROR
+ *  (cannot create it), one line printed, nothing to release. */
+int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const *inputs);
+/*! cli_out_path() : for CLI_OUT_PATH writers: a path that opens the
+ *  temporary itself ("/proc/self/fd/N"; its name where /proc is missing).
+ *  Owned by @p o; only for an @p o opened with CLI_OUT_PATH. */
+const char *cli_out_path(const cli_out *o);
+/*! cli_out_fd() : the descriptor the content goes to (the temporary, or the
+ *  stream); owned by @p o. */
+int cli_out_fd(const cli_out *o);
+/*! cli_out_fix_msg() : replaces the temporary's names in writer message
+ *  @p msg (capacity @p cap) by OUT. */
+void cli_out_fix_msg(const cli_out *o, char *msg, size_t cap);
+/*! cli_out_commit() : flushes and closes the content; a file's temporary is
+ *  renamed onto OUT, a stream's copied to it. Releases @p o either way.
+ *  @return CLI_EXIT_OK, or CLI_EXIT_ERROR with one line printed (the
+ *  temporary is removed and OUT left as it was). */
+int cli_out_commit(cli_out *o);
+/*! cli_out_abort() : removes the temporary and releases @p o; OUT is left
+ *  as it was. Accepts an @p o already committed or aborted (does nothing). */
+void cli_out_abort(cli_out *o);
+/*! cli_same_file() : 1 when paths @p a and @p b name one existing file
+ *  (device and inode, symlinks followed); 0 otherwise (or either NULL). */
+int cli_same_file(const char *a, const char *b);
+/*! cli_tmpdir() : $TMPDIR when it names a directory, else "/tmp". */
+const char *cli_tmpdir(void);
 
 /* ------------------------------------------------------------ running CMD (cli_exec.c) */
 

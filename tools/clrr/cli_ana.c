@@ -1,12 +1,10 @@
 /* cli_ana.c — shared by stats, graph, timeline and analyze: loading a
- * trace model, seq ranges, and output files that appear only when whole. */
+ * trace model and seq ranges. */
 #include "tools/clrr/cli_ana.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int cli_ana_load(const char *path, int analyze, tf_reader **r, ana_model **m)
 {
@@ -60,53 +58,4 @@ int cli_ana_range(const char *s, uint64_t *lo, uint64_t *hi)
         *(side ? hi : lo) = v;
     }
     return *lo <= *hi ? 0 : -1;
-}
-
-int cli_out_open(cli_out *o, const char *path)
-{
-    memset(o, 0, sizeof *o);
-    size_t n = strlen(path) + 32;
-    o->path = strdup(path);
-    o->tmp = malloc(n);
-    if (!o->path || !o->tmp) {
-        free(o->path);
-        free(o->tmp);
-        cli_err("%s: out of memory", path);
-        return CLI_EXIT_ERROR;
-    }
-    snprintf(o->tmp, n, "%s.tmp%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        cli_err("%s: %s", path, strerror(errno));
-        free(o->path);
-        free(o->tmp);
-        memset(o, 0, sizeof *o);
-        return CLI_EXIT_ERROR;
-    }
-    return CLI_EXIT_OK;
-}
-
-int cli_out_commit(cli_out *o, int ok)
-{
-    int rc = CLI_EXIT_OK;
-    if (!o->f)
-        return ok ? CLI_EXIT_ERROR : CLI_EXIT_OK;
-    int werr = ferror(o->f);
-    if (fclose(o->f) != 0 || werr) {
-        if (ok)
-            cli_err("%s: write error", o->path);
-        ok = 0;
-        rc = CLI_EXIT_ERROR;
-    }
-    if (ok && rename(o->tmp, o->path) != 0) {
-        cli_err("%s: %s", o->path, strerror(errno));
-        ok = 0;
-        rc = CLI_EXIT_ERROR;
-    }
-    if (!ok)
-        unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    memset(o, 0, sizeof *o);
-    return rc;
 }

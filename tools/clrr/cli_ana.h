@@ -1,6 +1,6 @@
 /* cli_ana.h — internal to the analysis commands of `clrr` (stats, graph,
  * timeline, analyze): loading a trace into an analyzer model with one
- * error line, seq ranges, and output files written whole or not at all. */
+ * error line, and seq ranges (output files: cli_out in cli.h). */
 #ifndef CLRR_CLI_ANA_H
 #define CLRR_CLI_ANA_H
 
@@ -19,21 +19,6 @@ int cli_ana_load(const char *path, int analyze, tf_reader **r, ana_model **m);
 /*! cli_ana_range() : parses "A:B", "A:", ":B" or "N" into [*lo, *hi].
  *  @return 0, or -1 when malformed or A > B. */
 int cli_ana_range(const char *s, uint64_t *lo, uint64_t *hi);
-
-/* An output file written under a temporary name and renamed into place on
- * success, so that a failed command leaves nothing behind. */
-typedef struct cli_out {
-    FILE *f;
-    char *path, *tmp;
-} cli_out;
-
-/*! cli_out_open() : creates the temporary file for @p path. On failure
- *  prints one line and returns CLI_EXIT_ERROR. */
-int cli_out_open(cli_out *o, const char *path);
-/*! cli_out_commit() : closes and renames into place; @p ok 0 removes the
- *  temporary instead. @return CLI_EXIT_OK, or CLI_EXIT_ERROR (one line
- *  printed) when writing or renaming failed. */
-int cli_out_commit(cli_out *o, int ok);
 
 /*! cli_ana_status_err() : prints "clrr CMD: PATH: <what>" for a failed
  *  analyzer call. @return CLI_EXIT_ERROR. */

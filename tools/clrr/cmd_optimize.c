@@ -55,7 +55,9 @@ static const char cli_optimize_usage[] =
     "              its range reads and sends back what it writes\n"
     "\n"
     "Options:\n"
-    "  -o, --output PLAN    the plan to write\n"
+    "  -o, --output PLAN    the plan to write ('-': stdout, the summary then going to\n"
+    "                       stderr); it must not be FILE or DB, and it replaces an\n"
+    "                       old PLAN only once whole\n"
     "  --passes LIST        passes to run, comma-separated (default and all: every\n"
     "                       pass but split, which needs --split; none)\n"
     "  --no-dead, --no-redundant, --no-fuse, --no-specialize, --no-schedule\n"
@@ -82,8 +84,8 @@ static const char cli_optimize_usage[] =
     "                       CLRR_MAX_MEMORY; K/M/G suffixes)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
-    "Exit status: 0 plan written, 2 usage error, 3 failed (unreadable trace, plan\n"
-    "not writable; nothing is left at PLAN).\n";
+    "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
+    "(unreadable trace, plan not writable; PLAN is left as it was).\n";
 
 /* The partitioner's decisions, copied for the summary. */
 typedef struct cli_part {
@@ -334,8 +336,8 @@ static int cli_optimize_run(int argc, char **argv)
         return rc;
     if (!out)
         return cli_usage_err("missing -o PLAN");
-    if (!strcmp(out, path))
-        return cli_usage_err("PLAN must differ from FILE");
+    if (json && !strcmp(out, "-"))
+        return cli_usage_err("--json and -o - would both write to stdout");
     /* the measured costs: --costs, else this machine's database when there is one */
     char dpath[4096];
     if (o.split && !no_costs && !costs && cdb_default_path(dpath, sizeof dpath) && !access(dpath, F_OK))
@@ -349,6 +351,13 @@ static int cli_optimize_run(int argc, char **argv)
         o.on_partition = cli_on_partition;
         o.user = &ps;
     }
+    /* PLAN replaces the old one only once whole (and is never an input) */
+    cli_out f;
+    const char *inputs[] = { path, costs, NULL };
+    if ((rc = cli_out_open(&f, out, 0, inputs)) != CLI_EXIT_OK) {
+        cdb_close(o.costs);
+        return rc;
+    }
     plan_file *p = NULL;
     plan_status st = opt_optimize(path, &o, &p, err, sizeof err);
     cdb_close(o.costs);
@@ -357,23 +366,23 @@ static int cli_optimize_run(int argc, char **argv)
         p = NULL;
         st = PLAN_ERR_NOMEM;
     }
-    if (st != PLAN_OK)
+    if (st != PLAN_OK) {
         free(ps.v);
+        cli_out_abort(&f);
+    }
     if (st == PLAN_ERR_ARG)
         return cli_usage_err("%s", err);
     if (st != PLAN_OK) {
         cli_err("%s: %s", path, err[0] ? err : plan_strerror(st));
         return CLI_EXIT_ERROR;
     }
-    cli_out f;
-    rc = cli_out_open(&f, out);
-    if (rc == CLI_EXIT_OK) {
-        st = plan_write(p, f.f);
-        if (st != PLAN_OK)
-            cli_err("%s: %s", out, plan_strerror(st));
-        rc = cli_out_commit(&f, st == PLAN_OK);
-        if (st != PLAN_OK)
-            rc = CLI_EXIT_ERROR;
+    st = plan_write(p, f.f);
+    if (st != PLAN_OK) {
+        cli_err("%s: %s", out, plan_strerror(st));
+        cli_out_abort(&f);
+        rc = CLI_EXIT_ERROR;
+    } else {
+        rc = cli_out_commit(&f);
     }
     if (rc == CLI_EXIT_OK)
         cli_optimize_print(path, out, p, json, note, rw_note, &ps);

@@ -27,8 +27,8 @@ static const char cli_profile_usage[] =
     "                      (default: every device of 'clrr devices')\n"
     "  --device SPEC       where the replay itself runs (as 'clrr replay --device';\n"
     "                      default: the recorded device, else the closest one)\n"
-    "  --costs PATH        the cost database (default: $CLRR_COSTS, else\n"
-    "                      $XDG_CACHE_HOME/clrr/costs or ~/.cache/clrr/costs)\n"
+    "  --costs PATH        the cost database, appended to (default: $CLRR_COSTS, else\n"
+    "                      $XDG_CACHE_HOME/clrr/costs or ~/.cache/clrr/costs); not FILE\n"
     "  --reps N            runs per number of work-groups (default 5); the database\n"
     "                      trusts a point with 3 samples, outliers rejected\n"
     "  --launches N        launches measured per distinct kernel and shape (default 1)\n"
@@ -343,6 +343,8 @@ static int cli_profile_run(int argc, char **argv)
         cli_err("no cost database path: set CLRR_COSTS or HOME, or give --costs");
         return CLI_EXIT_ERROR;
     }
+    if (cli_same_file(costs, path))   /* the database is appended to: never the trace */
+        return cli_usage_err("%s: the cost database is the trace FILE", costs);
     cdb *db = NULL;
     cdb_status cs = cdb_open(costs, &db, err, sizeof err);
     if (cs != CDB_OK) {

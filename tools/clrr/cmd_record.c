@@ -336,6 +336,8 @@ static int cli_record_run(int argc, char **argv)
             cli_record_help(stdout);
         return rc;
     }
+    if (a.out_idx < a.n && a.vals[a.out_idx] && !strcmp(a.vals[a.out_idx], "-"))   /* stdout is CMD's */
+        return cli_usage_err("-o -: the trace cannot go to stdout, the application's own; give a file");
     char *out = cli_rec_output(&a), *layer = NULL;
     if (!out) {
         cli_err("cannot build the output path: %s", strerror(errno));

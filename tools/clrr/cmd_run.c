@@ -5,6 +5,7 @@
 #include "tools/clrr/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -29,7 +30,9 @@ static const char cli_run_usage[] =
     "Options:\n"
     "  --plan PLAN       the plan to apply (required)\n"
     "  --report FILE     write what the plan did as JSON to FILE, with the time spent\n"
-    "                    in each OpenCL function (call_us)\n"
+    "                    in each OpenCL function (call_us); '-': stdout, after CMD's\n"
+    "                    own output. FILE must not be PLAN or DB; an old FILE is\n"
+    "                    replaced once CMD is done\n"
     "  --split-fixed     split launches keep the plan's proportions (default: refined\n"
     "                    launch by launch from each part's measured time)\n"
     "  --split-method M  how adapted proportions are refined: fixed-point (default) or\n"
@@ -61,7 +64,8 @@ static const char cli_run_usage[] =
     "  -h, --help        this help\n"
     "\n"
     "Exit status: CMD's (128+N when a signal N killed it); 1 when the plan cannot be\n"
-    "read; 2 for a bad command line.\n";
+    "read or the report cannot be written; 2 for a bad command line (FILE is PLAN,\n"
+    "...).\n";
 
 enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS,
        CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN, CLI_RUN_SPLIT_METHOD };
@@ -228,27 +232,33 @@ static int cli_run_run(int argc, char **argv)
     }
     plan_free(p);
 
-    char tried[PATH_MAX + 64], tmp_report[] = "/tmp/clrr-run-XXXXXX";
+    char tried[PATH_MAX + 64], tmp_report[PATH_MAX];
     char *layer = cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL), *report_abs = NULL;
-    int rc = CLI_EXIT_FAIL, tmp = -1;
+    int rc = CLI_EXIT_FAIL, tmp = -1, orc;
+    cli_out rep;
+    memset(&rep, 0, sizeof rep);
+    rep.fd = rep.sfd = -1;
     if (!layer) {
         cli_err("the layer is not found: %s (it is installed next to clrr as ../lib/libclrr.so)", tried);
         goto out;
     }
     if (!report) {
-        if ((tmp = mkstemp(tmp_report)) < 0) {
-            cli_err("cannot create a report file in /tmp: %s", strerror(errno));
+        snprintf(tmp_report, sizeof tmp_report, "%s/clrr-run-XXXXXX", cli_tmpdir());
+        if ((tmp = mkostemp(tmp_report, O_CLOEXEC)) < 0) {
+            cli_err("cannot create a report file in %s: %s", cli_tmpdir(), strerror(errno));
             goto out;
         }
         close(tmp);
         report = tmp_report;
     } else {
-        FILE *f = fopen(report, "w");
-        if (!f) {
-            cli_err("cannot write the report %s: %s", report, strerror(errno));
+        /* the layer writes a temporary (by its name), which replaces REPORT
+         * (or goes to stdout) once CMD is done */
+        const char *inputs[] = { plan, costs, NULL };
+        if ((orc = cli_out_open(&rep, report, CLI_OUT_NAMED | CLI_OUT_SHARED_STDOUT, inputs)) != CLI_EXIT_OK) {
+            rc = orc == CLI_EXIT_USAGE ? orc : CLI_EXIT_FAIL;
             goto out;
         }
-        fclose(f);
+        report = rep.tmp;
     }
     report_abs = realpath(report, NULL);
     preload = cli_layer_mode(preload, quiet, argv[optind]);
@@ -271,7 +281,10 @@ static int cli_run_run(int argc, char **argv)
     } else {
         rc = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
     }
+    if (rep.tmp && cli_out_commit(&rep) != CLI_EXIT_OK && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_FAIL;
 out:
+    cli_out_abort(&rep);
     if (tmp >= 0)
         unlink(tmp_report);
     free(layer);

@@ -17,11 +17,13 @@ static const char cli_timeline_usage[] =
     "edges of 'clrr graph' as flow arrows.\n"
     "\n"
     "Options:\n"
-    "  -o, --output OUT  the JSON file to write\n"
+    "  -o, --output OUT  the JSON file to write ('-': stdout); it must not be FILE,\n"
+    "                    and it appears only when whole\n"
     "  --no-flows        leave out the dependency arrows (and the kernel analysis)\n"
     "  -h, --help        show this help\n"
     "\n"
-    "Exit status: 0 written, 2 usage error, 3 error (one line on stderr).\n";
+    "Exit status: 0 written, 2 usage error (OUT is FILE, ...), 3 error (one line on\n"
+    "stderr; OUT is left as it was).\n";
 
 static int cli_timeline_run(int argc, char **argv)
 {
@@ -51,26 +53,27 @@ static int cli_timeline_run(int argc, char **argv)
     tf_reader *r = NULL;
     ana_model *m = NULL;
     ana_graph *g = NULL;
-    cli_out o = { 0 };
+    cli_out o;
     char err[512];
-    int rc = cli_ana_load(path, flows, &r, &m);
+    const char *inputs[] = { path, NULL };
+    int rc = cli_out_open(&o, outp, 0, inputs);
     if (rc != CLI_EXIT_OK)
+        return rc;
+    if ((rc = cli_ana_load(path, flows, &r, &m)) != CLI_EXIT_OK)
         goto out;
     ana_status st = flows ? ana_graph_build(m, &g) : ANA_OK;
     if (st != ANA_OK) {
         rc = cli_ana_status_err(path, st, NULL);
         goto out;
     }
-    if ((rc = cli_out_open(&o, outp)) != CLI_EXIT_OK)
-        goto out;
     st = ana_timeline_write(r, m, g, o.f, err, sizeof err);
     if (st != ANA_OK) {
         rc = cli_ana_status_err(st == ANA_ERR_IO ? outp : path, st, err);
-        cli_out_commit(&o, 0);
         goto out;
     }
-    rc = cli_out_commit(&o, 1);
+    rc = cli_out_commit(&o);
 out:
+    cli_out_abort(&o);
     ana_graph_free(g);
     ana_model_free(m);
     tf_reader_close(r);

@@ -19,14 +19,18 @@ static const char cli_trim_usage[] =
     "numbered from 1 in OUT.\n"
     "\n"
     "Options:\n"
-    "  -o, --output OUT  the trimmed trace\n"
+    "  -o, --output OUT  the trimmed trace ('-': stdout, not a terminal); it must not\n"
+    "                    be FILE, and it appears only when whole\n"
     "  --range A:B       calls A to B (call numbers as 'clrr dump' shows them)\n"
     "  --kernel ID       one kernel launch\n"
     "  --device SPEC     the device used to compute the state at the range\n"
     "                    start (as for 'clrr replay'; default: the recorded one)\n"
     "  --json            print the result as one JSON object\n"
     "\n"
-    "Exit status: 0 written, 2 usage error, 3 failed (nothing is left at OUT).\n";
+    "With -o -, the summary goes to stderr.\n"
+    "\n"
+    "Exit status: 0 written, 2 usage error (OUT is FILE, ...), 3 failed (OUT is left\n"
+    "as it was).\n";
 
 static int cli_trim_run(int argc, char **argv)
 {
@@ -77,15 +81,25 @@ static int cli_trim_run(int argc, char **argv)
         return cli_usage_err("missing -o OUT");
     if (!o.kernel == !o.first)
         return cli_usage_err("give exactly one of --range A:B and --kernel ID");
-    if (!strcmp(out, path))
-        return cli_usage_err("OUT must differ from FILE");
+    if (json && !strcmp(out, "-"))
+        return cli_usage_err("--json and -o - would both write to stdout");
+    /* the trace goes to a temporary that replaces OUT only once whole */
+    cli_out f;
+    const char *inputs[] = { path, NULL };
+    int rc = cli_out_open(&f, out, CLI_OUT_BINARY | CLI_OUT_PATH, inputs);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     rpl_trim_result r;
     char err[1024];
-    rpl_status st = rpl_trim(path, out, &o, &r, err, sizeof err);
+    rpl_status st = rpl_trim(path, cli_out_path(&f), &o, &r, err, sizeof err);
     if (st != RPL_OK) {
+        cli_out_fix_msg(&f, err, sizeof err);
         cli_err("%s: %s", path, err[0] ? err : rpl_strerror(st));
+        cli_out_abort(&f);
         return CLI_EXIT_ERROR;
     }
+    if ((rc = cli_out_commit(&f)) != CLI_EXIT_OK)
+        return rc;
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
     if (json) {
         printf("{\"output\":");
@@ -95,9 +109,11 @@ static int cli_trim_run(int argc, char **argv)
                r.calls_in, r.calls_out, r.first_out, r.kernel_out, r.state_objects, r.state_bytes, r.file_bytes);
         return CLI_EXIT_OK;
     }
-    printf("wrote %s: %" PRIu64 " of %" PRIu64 " calls, %s", out, r.calls_out, r.calls_in, cli_fmt_size(r.file_bytes, a));
+    printf("wrote %s: %" PRIu64 " of %" PRIu64 " calls, %s", strcmp(out, "-") ? out : "stdout", r.calls_out, r.calls_in, cli_fmt_size(r.file_bytes, a));
     printf("; state of %" PRIu64 " memory objects (%s) at the start\n", r.state_objects, cli_fmt_size(r.state_bytes, b));
-    if (r.kernel_out)
+    if (r.kernel_out && !strcmp(out, "-"))
+        printf("the launch is call #%" PRIu64 " there\n", r.kernel_out);
+    else if (r.kernel_out)
         printf("the launch is call #%" PRIu64 " there: clrr replay %s --kernel %" PRIu64 "\n", r.kernel_out, out,
                r.kernel_out);
     else
