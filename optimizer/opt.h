@@ -73,6 +73,12 @@ typedef struct opt_options {
                                  the rewriter refused, and why ("" when none), rw_note_cap
                                  bytes */
     size_t rw_note_cap;
+    /* Calls (by sequence number, sorted ascending) that no pass may change:
+     * they run as recorded, and a fused group, split or specialization
+     * that would take one of them is not made for it (what a plan's
+     * verification removes, `clrr optimize`); NULL: none. */
+    const uint64_t *keep;
+    size_t nkeep;
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and

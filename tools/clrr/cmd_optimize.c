@@ -276,7 +276,7 @@ static int cli_optimize_run(int argc, char **argv)
     char note[512] = "";
     char rw_note[1024] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
-                     rw_note, sizeof rw_note};
+                     rw_note, sizeof rw_note, NULL, 0};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0;
