@@ -12,8 +12,12 @@
  *   read acc back, checked on the host
  * Every launch's result is read back: no pass may drop one
  * (tests/e2e/opt_dead_binary.sh).
+ * --where also zeroes a scratch buffer nobody reads (dead work), and reads
+ * back the device addresses of a buffer's elements (where(addr)): what a
+ * replay reads there differs from the recording (another allocation), so
+ * the trace never replays verified, with or without a plan.
  * Usage: binprog --save FILE      build from source, write the binary to FILE
- *        binprog --load FILE [--iters K] [--size N] [--quiet]
+ *        binprog --load FILE [--iters K] [--size N] [--where] [--quiet]
  * Exit status 0 when every result is right, 1 otherwise (one message),
  * 2 usage. */
 #include <CL/cl.h>
@@ -36,6 +40,11 @@ static const char *source =
     "{\n"
     "    size_t i = get_global_id(0);\n"
     "    acc[i] += out[i] * 3u + in[i];\n"
+    "}\n"
+    "__kernel void where(__global ulong *addr)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    addr[i] = (ulong)(&addr[i]);\n"
     "}\n";
 
 static void die(const char *what, cl_int err)
@@ -50,7 +59,7 @@ static void die(const char *what, cl_int err)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: binprog --save FILE | --load FILE [--iters K] [--size N] [--quiet]\n");
+    fprintf(stderr, "usage: binprog --save FILE | --load FILE [--iters K] [--size N] [--where] [--quiet]\n");
     return 2;
 }
 
@@ -79,7 +88,7 @@ int main(int argc, char **argv)
 {
     const char *save_path = NULL, *load_path = NULL;
     cl_uint iters = 2, n = 4096;
-    int quiet = 0;
+    int quiet = 0, where = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--save") && i + 1 < argc)
             save_path = argv[++i];
@@ -91,6 +100,8 @@ int main(int argc, char **argv)
             n = (cl_uint)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
+        else if (!strcmp(argv[i], "--where"))
+            where = 1;
         else
             return usage();
     }
@@ -157,6 +168,30 @@ int main(int argc, char **argv)
                         (v + i) * 3u + host[i]);
                 bad = 1;
             }
+    }
+    if (where && !bad) {
+        cl_kernel kwhere;
+        cl_mem addr, scratch;
+        CREATE(kwhere, clCreateKernel(p, "where", &err_));
+        CREATE(addr, clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)n * sizeof(cl_ulong), NULL, &err_));
+        CREATE(scratch, clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err_));
+        CHECK(clSetKernelArg(kzero, 0, sizeof scratch, &scratch));
+        CHECK(clEnqueueNDRangeKernel(q, kzero, 1, NULL, &g, NULL, 0, NULL, NULL));   /* never read: dead */
+        CHECK(clSetKernelArg(kwhere, 0, sizeof addr, &addr));
+        CHECK(clEnqueueNDRangeKernel(q, kwhere, 1, NULL, &g, NULL, 0, NULL, NULL));
+        cl_ulong *a = malloc((size_t)n * sizeof *a);
+        if (!a)
+            die("malloc", -1);
+        CHECK(clEnqueueReadBuffer(q, addr, CL_TRUE, 0, (size_t)n * sizeof *a, a, 0, NULL, NULL));
+        for (cl_uint i = 1; i < n && !bad; i++)
+            if (a[i] != a[0] + i * sizeof *a) {
+                fprintf(stderr, "binprog: addr[%u] = %#llx, not consecutive\n", i, (unsigned long long)a[i]);
+                bad = 1;
+            }
+        free(a);
+        clReleaseMemObject(addr);
+        clReleaseMemObject(scratch);
+        clReleaseKernel(kwhere);
     }
     if (!bad && !quiet)
         printf("binprog: %u iterations of %u elements right\n", iters, n);
