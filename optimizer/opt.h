@@ -104,11 +104,20 @@ typedef struct opt_verify {
     void (*on_removed)(void *user, const char *line);
     void *user;
     unsigned max_replays;     /* the search's bound (the first replay included) */
+    /* May be NULL. Replays the trace with @p p, verified, and gives the
+     * time its OpenCL calls took (*ns). @return 0, or nonzero when the
+     * replay did not run or mismatched (one line in err): the passes are
+     * then not measured. */
+    int (*time)(void *user, const plan_file *p, double *ns, char *err, size_t err_cap);
+    unsigned reps;            /* timed replays per plan (3..OPT_VERIFY_MAX_REPS) */
 } opt_verify;
+#define OPT_VERIFY_MAX_REPS 15
 
 typedef struct opt_verify_result {
     unsigned replays;         /* replays run (the first included) */
     uint64_t removed;         /* transformations (or whole passes) removed */
+    unsigned slower;          /* passes removed because they were not measured faster */
+    unsigned timed;           /* timed replays (opt_verify.time) */
     int baseline;             /* the trace mismatches here even without a plan: the
                                  plan has no transformation */
     int unverified;           /* the replay could not run here, or the trace was
@@ -128,7 +137,10 @@ typedef struct opt_verify_result {
  *  removed whole. A trace that mismatches without a plan gets a plan with
  *  no transformation (on another device than recorded: the unverified
  *  plan, res->unverified). @return as opt_optimize(); PLAN_ERR_TRACE when a
- *  later replay fails to run (one line in @p err). */
+ *  later replay fails to run (one line in @p err). With v->time, each
+ *  pass of the verified plan is then kept only where the replay with it
+ *  is measured faster than without it beyond the noise (one line per pass
+ *  through v->on_removed). */
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
                                   opt_verify_result *res, char *err, size_t err_cap);
 

@@ -15,7 +15,12 @@
  *      (passes that are wrong only together), passes are left out from the
  *      last (schedule) to the first (dead) until it verifies.
  * Every replay counts against opt_verify.max_replays: when it runs out, a
- * group still in doubt is removed whole. */
+ * group still in doubt is removed whole.
+ * With opt_verify.time (`clrr optimize --measure`), each pass left in the
+ * verified plan is then timed: the plan with it and without it replayed
+ * alternately, reps times each; it stays only when the median with it is
+ * faster than without by more than the noise (half the spread of the runs
+ * without it, at least 2%). */
 #include "optimizer/opt_int.h"
 
 #include <stdarg.h>
@@ -207,6 +212,83 @@ out:
     return st;
 }
 
+static int opt_dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double opt_median(double *v, unsigned n)
+{
+    qsort(v, n, sizeof *v, opt_dbl_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Whether plan @p p (with pass @p pass) and @p q (without it) were timed:
+ * 1 p is faster beyond the noise, 0 not, -1 a replay failed or mismatched. */
+static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan_file *q)
+{
+    unsigned n = x->v->reps < 3 ? 3 : x->v->reps > OPT_VERIFY_MAX_REPS ? OPT_VERIFY_MAX_REPS : x->v->reps;
+    double with[OPT_VERIFY_MAX_REPS], without[OPT_VERIFY_MAX_REPS];
+    for (unsigned k = 0; k < n; k++) {   /* alternated, the first of each pair switching */
+        const plan_file *a = k & 1 ? q : p, *b = k & 1 ? p : q;
+        double ta = 0, tb = 0;
+        if (x->v->time(x->v->user, a, &ta, x->err, x->err_cap) || x->v->time(x->v->user, b, &tb, x->err, x->err_cap))
+            return -1;
+        with[k] = k & 1 ? tb : ta;
+        without[k] = k & 1 ? ta : tb;
+        x->res->timed += 2;
+    }
+    double lo_o = without[0], hi_o = without[0];
+    for (unsigned k = 1; k < n; k++) {
+        lo_o = without[k] < lo_o ? without[k] : lo_o;
+        hi_o = without[k] > hi_o ? without[k] : hi_o;
+    }
+    double mw = opt_median(with, n), mo = opt_median(without, n);
+    /* the noise: half the spread of the runs without the pass, at least 2% */
+    double noise = mo > 0 ? (hi_o - lo_o) / 2 / mo : 0;
+    noise = noise < 0.02 ? 0.02 : noise;
+    int keep = mw < mo * (1 - noise);
+    opt_vsay(x, "pass %s %s: measured %.3f ms with it, %.3f ms without (medians of %u alternated replays, noise %.1f%%)",
+             plan_pass_name(pass), keep ? "kept" : "removed", mw / 1e6, mo / 1e6, n, noise * 100);
+    return keep;
+}
+
+/* With a timing hook: each pass of *p kept only where the replay with it
+ * is faster than without it beyond the noise (*p may be replaced). */
+static plan_status opt_vmeasure(opt_vrun *x, plan_file **p)
+{
+    if (!x->v->time)
+        return PLAN_OK;
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+        if (!((x->o.passes >> i) & 1))
+            continue;
+        const plan_pass_result *r = plan_get_pass(*p, (plan_pass)i);
+        if (!r->transformations && !(i == PLAN_PASS_SCHEDULE && plan_sched_count(*p)))
+            continue;
+        plan_file *q = NULL;
+        plan_status st = opt_vbuild(x, x->o.passes & ~(1u << i), NULL, 0, &q);
+        if (st != PLAN_OK)
+            return st;
+        int keep = opt_vtime(x, (plan_pass)i, *p, q);
+        if (keep == 0) {
+            x->o.passes &= ~(1u << i);
+            x->res->removed += r->transformations + (i == PLAN_PASS_SCHEDULE ? plan_sched_count(*p) : 0);
+            x->res->slower++;
+            plan_free(*p);
+            *p = q;
+        } else {
+            plan_free(q);
+            if (keep < 0) {   /* cannot measure here: the plan as verified */
+                opt_vsay(x, "not measured: %s", x->err);
+                x->err[0] = 0;
+                return PLAN_OK;
+            }
+        }
+    }
+    return PLAN_OK;
+}
+
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
                                   opt_verify_result *res, char *err, size_t err_cap)
 {
@@ -230,8 +312,15 @@ plan_status opt_optimize_verified(const char *path, const opt_options *o, const 
             res->unverified = 1;
             snprintf(res->why, sizeof res->why, "%s", err);
             err[0] = 0;
+        } else if ((st = opt_vmeasure(&x, &p)) != PLAN_OK) {
+            plan_free(p);
+            free(x.keep);
+            return st;
         }
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+            plan_pass_mut(p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
         *out = p;
+        free(x.keep);
         return PLAN_OK;
     }
     uint64_t first = plan_xform_count(p) + plan_sched_count(p);
@@ -309,6 +398,8 @@ plan_status opt_optimize_verified(const char *path, const opt_options *o, const 
     }
 last:
     if (!p && (st = opt_vbuild(&x, x.o.passes, NULL, 0, &p)) != PLAN_OK)
+        goto out;
+    if (!res->baseline && (st = opt_vmeasure(&x, &p)) != PLAN_OK)
         goto out;
     /* the passes the caller asked for stay listed, with what is left of them */
     for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)

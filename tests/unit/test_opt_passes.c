@@ -652,14 +652,14 @@ static void test_verify(void)
     opt_verify_result res;
     /* nothing mismatches: one replay, the plan as it is */
     vcase v0 = {(const uint64_t[]){0}, 0, 0};
-    opt_verify h0 = {vcase_replay, vcase_line, &v0, 24};
+    opt_verify h0 = {.replay = vcase_replay, .on_removed = vcase_line, .user = &v0, .max_replays = 24};
     CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h0, &p, &res, err, sizeof err) == PLAN_OK);
     size_t all = plan_xform_count(p);
     CU_ASSERT(all >= 9 && v0.replays == 1 && res.replays == 1 && !res.removed && !v0.lines);
     plan_free(p);
     /* dead[4] is observed after all: it alone goes */
     vcase v1 = {(const uint64_t[]){dead[4], 0}, 0, 0};
-    opt_verify h1 = {vcase_replay, vcase_line, &v1, 24};
+    opt_verify h1 = {.replay = vcase_replay, .on_removed = vcase_line, .user = &v1, .max_replays = 24};
     CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h1, &p, &res, err, sizeof err) == PLAN_OK);
     CU_ASSERT(plan_xform_count(p) == all - 1 && res.removed == 1 && v1.lines == 1 && v1.replays <= 24);
     int has5 = 0, hasr = 0;
@@ -672,7 +672,7 @@ static void test_verify(void)
     plan_free(p);
     /* too few replays to bisect: whatever is still in doubt goes, within the bound */
     vcase v2 = {(const uint64_t[]){dead[4], 0}, 0, 0};
-    opt_verify h2 = {vcase_replay, vcase_line, &v2, 3};
+    opt_verify h2 = {.replay = vcase_replay, .on_removed = vcase_line, .user = &v2, .max_replays = 3};
     CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h2, &p, &res, err, sizeof err) == PLAN_OK);
     has5 = 0;
     for (size_t i = 0; i < plan_xform_count(p); i++)

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 static const char cli_optimize_usage[] =
-    "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify] [--json]\n"
+    "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify]\n"
+    "                     [--measure[=N]] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
     "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
@@ -92,6 +93,11 @@ static const char cli_optimize_usage[] =
     "  --max-memory N       bytes the trace reader may hold (default 1 GiB or\n"
     "                       CLRR_MAX_MEMORY; K/M/G suffixes)\n"
     "  --no-verify          write the plan without replaying it first\n"
+    "  --measure[=N]        after the verification, time each pass that is left: the\n"
+    "                       plan with it and without it replayed here alternately, N\n"
+    "                       times each (default 5); the pass stays only when the\n"
+    "                       median with it is faster beyond the noise (half the\n"
+    "                       spread of the runs without it, at least 2%)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error, 3 failed (unreadable trace, plan\n"
@@ -232,8 +238,9 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         cli_json_cstr(stdout, rw_note);
         printf(",\"partitions\":[");
         cli_parts_print(ps, 1);
-        printf("],\"verify\":{\"status\":\"%s\",\"replays\":%u,\"removed\":%" PRIu64 ",\"readbacks\":%" PRIu64 "}}\n",
-               verify, vr->replays, vr->removed, cli_verify_readbacks(cv));
+        printf("],\"verify\":{\"status\":\"%s\",\"replays\":%u,\"removed\":%" PRIu64 ",\"readbacks\":%" PRIu64
+               ",\"timed\":%u,\"slower\":%u}}\n",
+               verify, vr->replays, vr->removed, cli_verify_readbacks(cv), vr->timed, vr->slower);
         return;
     }
     printf("optimized %s (%" PRIu64 " calls) -> %s\n", path, in->trace_calls, out);
@@ -326,6 +333,7 @@ typedef struct cli_verify {
     size_t max_memory;
     uint64_t readbacks, mismatches;   /* the last replay's */
     int json;
+    int64_t exec_ns;          /* the last replay's OpenCL time */
 } cli_verify;
 
 /* opt_verify.replay: the trace replayed here with plan @p p, verified. */
@@ -361,6 +369,7 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
     }
     if (!sum.mismatches)
         v->readbacks = sum.readbacks;
+    v->exec_ns = sum.exec_ns;
     v->mismatches = sum.mismatches;
     rc = !sum.mismatches ? 0 : strcmp(sum.device, sum.recorded_device) ? 2 : 1;
     if (rc == 2)
@@ -369,6 +378,18 @@ out:
     rpl_close(s);
     live_exec_close(ex);
     return rc;
+}
+
+/* opt_verify.time: the trace replayed with @p p, verified, its OpenCL time. */
+static int cli_verify_time(void *user, const plan_file *p, double *ns, char *err, size_t err_cap)
+{
+    cli_verify *v = user;
+    v->exec_ns = 0;
+    int r = cli_verify_replay(user, p, err, err_cap);
+    if (r > 0)
+        snprintf(err, err_cap, "a timed replay mismatched");
+    *ns = (double)v->exec_ns;
+    return r != 0;
 }
 
 static uint64_t cli_verify_readbacks(const struct cli_verify *cv)
@@ -384,11 +405,11 @@ static void cli_verify_removed(void *user, const char *line)
 
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_VERIFY, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+    enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
            O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
-        {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
+        {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"measure", optional_argument, NULL, O_MEASURE}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
         {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"no-specialize", no_argument, NULL, O_NO_SPECIALIZE},
         {"no-schedule", no_argument, NULL, O_NO_SCHEDULE}, {"schedule", no_argument, NULL, O_SCHEDULE},
         {"horizontal", no_argument, NULL, O_HORIZONTAL},
@@ -405,6 +426,7 @@ static int cli_optimize_run(int argc, char **argv)
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0, no_verify = 0;
+    unsigned measure = 0;
     unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
@@ -418,6 +440,14 @@ static int cli_optimize_run(int argc, char **argv)
                 return cli_usage_err("--passes: %s", err);
             break;
         case O_NO_VERIFY: no_verify = 1; break;
+        case O_MEASURE:
+            measure = 5;
+            if (optarg && (cli_parse_u64(optarg, &v, 0) < 0 || v < 3 || v > OPT_VERIFY_MAX_REPS))
+                return cli_usage_err("--measure takes the timed replays per plan, 3 to %d, not '%s'",
+                                     OPT_VERIFY_MAX_REPS, optarg);
+            if (optarg)
+                measure = (unsigned)v;
+            break;
         case O_NO_DEAD: off |= 1u << PLAN_PASS_DEAD; break;
         case O_NO_REDUNDANT: off |= 1u << PLAN_PASS_REDUNDANT; break;
         case O_NO_FUSE: off |= 1u << PLAN_PASS_FUSE; break;
@@ -446,6 +476,8 @@ static int cli_optimize_run(int argc, char **argv)
         }
     }
     o.passes = (o.passes | on) & ~off;
+    if (no_verify && measure)
+        return cli_usage_err("--measure times a verified plan: it excludes --no-verify");
     if (o.split)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
@@ -477,13 +509,14 @@ static int cli_optimize_run(int argc, char **argv)
     }
     plan_file *p = NULL;
     plan_status st;
-    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json};
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0};
     opt_verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (no_verify) {
         st = opt_optimize(path, &o, &p, err, sizeof err);
     } else {
-        opt_verify v = {cli_verify_replay, cli_verify_removed, &cv, 24};
+        opt_verify v = {cli_verify_replay, cli_verify_removed, &cv, 24, measure ? cli_verify_time : NULL,
+                        measure};
         st = opt_optimize_verified(path, &o, &v, &p, &vr, err, sizeof err);
         if (st == PLAN_OK && vr.unverified)
             cli_err("warning: %s: the plan is not verified here: %s", path, vr.why);
