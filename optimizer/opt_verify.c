@@ -63,8 +63,10 @@ static plan_status opt_vbuild(opt_vrun *x, unsigned passes, const uint64_t *extr
     uint64_t *all = malloc((x->nkeep + n + 1) * sizeof *all);
     if (!all)
         return plan_seterr(x->err, x->err_cap, PLAN_ERR_NOMEM, "out of memory");
-    memcpy(all, x->keep, x->nkeep * sizeof *all);
-    memcpy(all + x->nkeep, extra, n * sizeof *all);
+    if (x->nkeep)
+        memcpy(all, x->keep, x->nkeep * sizeof *all);
+    if (n)
+        memcpy(all + x->nkeep, extra, n * sizeof *all);
     qsort(all, x->nkeep + n, sizeof *all, opt_u64_cmp);
     opt_options o = x->o;
     o.passes = passes;
@@ -111,7 +113,8 @@ static int opt_vkeep(opt_vrun *x, const uint64_t *seqs, size_t n)
 {
     if (plan_grow((void **)&x->keep, &x->capkeep, x->nkeep + n + 1, sizeof *x->keep))
         return -1;
-    memcpy(x->keep + x->nkeep, seqs, n * sizeof *seqs);
+    if (n)
+        memcpy(x->keep + x->nkeep, seqs, n * sizeof *seqs);
     x->nkeep += n;
     qsort(x->keep, x->nkeep, sizeof *x->keep, opt_u64_cmp);
     return 0;
