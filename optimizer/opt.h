@@ -73,6 +73,12 @@ typedef struct opt_options {
                                  the rewriter refused, and why ("" when none), rw_note_cap
                                  bytes */
     size_t rw_note_cap;
+    /* Calls (by sequence number, sorted ascending) that no pass may change:
+     * they run as recorded, and a fused group, split or specialization
+     * that would take one of them is not made for it (what a plan's
+     * verification removes, `clrr optimize`); NULL: none. */
+    const uint64_t *keep;
+    size_t nkeep;
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and
@@ -81,6 +87,62 @@ typedef struct opt_options {
  *  memory arguments in full). @return PLAN_OK; PLAN_ERR_TRACE with one line
  *  in @p err; PLAN_ERR_NOMEM. */
 plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out, char *err, size_t err_cap);
+
+/* ================================================================ verified plans */
+
+/* How opt_optimize_verified() replays a candidate plan: the caller's
+ * replayer (the optimizer does not link one). */
+typedef struct opt_verify {
+    /* Replays the trace with plan @p p (owned by the caller of the hook,
+     * valid during the call). @return 0 every read-back matched the
+     * recording, 1 some mismatched, 2 some mismatched on a device other
+     * than the recorded one (one line in err says which), -1 the replay
+     * could not run here (one line in err). Called on the caller's thread. */
+    int (*replay)(void *user, const plan_file *p, char *err, size_t err_cap);
+    /* One line per group of transformations removed (static line, valid
+     * during the call); may be NULL. */
+    void (*on_removed)(void *user, const char *line);
+    void *user;
+    unsigned max_replays;     /* the search's bound (the first replay included) */
+    /* May be NULL. Replays the trace with @p p, verified, and gives the
+     * time its OpenCL calls took (*ns). @return 0, or nonzero when the
+     * replay did not run or mismatched (one line in err): the passes are
+     * then not measured. */
+    int (*time)(void *user, const plan_file *p, double *ns, char *err, size_t err_cap);
+    unsigned reps;            /* timed replays per plan (3..OPT_VERIFY_MAX_REPS) */
+} opt_verify;
+#define OPT_VERIFY_MAX_REPS 15
+
+typedef struct opt_verify_result {
+    unsigned replays;         /* replays run (the first included) */
+    uint64_t removed;         /* transformations (or whole passes) removed */
+    unsigned slower;          /* passes removed because they were not measured faster */
+    unsigned timed;           /* timed replays (opt_verify.time) */
+    int baseline;             /* the trace mismatches here even without a plan: the
+                                 plan has no transformation */
+    int unverified;           /* the replay could not run here, or the trace was
+                                 recorded on another device and mismatches here
+                                 even without a plan: the plan is opt_optimize()'s,
+                                 not verified; why says why */
+    char why[256];
+} opt_verify_result;
+
+/*! opt_optimize_verified() : opt_optimize(), then @p v's replay of the
+ *  trace with the plan; when it mismatches, the transformations that make
+ *  it mismatch are found (each pass alone, then bisection over the calls
+ *  of a pass that mismatches alone, then passes left out from the last
+ *  until the whole verifies; optimizer/README.md) and their calls run as
+ *  recorded, so *out (caller frees) replays verified here. At most
+ *  v->max_replays replays: a group still in doubt when they run out is
+ *  removed whole. A trace that mismatches without a plan gets a plan with
+ *  no transformation (on another device than recorded: the unverified
+ *  plan, res->unverified). @return as opt_optimize(); PLAN_ERR_TRACE when a
+ *  later replay fails to run (one line in @p err). With v->time, each
+ *  pass of the verified plan is then kept only where the replay with it
+ *  is measured faster than without it beyond the noise (one line per pass
+ *  through v->on_removed). */
+plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
+                                  opt_verify_result *res, char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

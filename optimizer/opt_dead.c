@@ -9,8 +9,12 @@
  * work die together.
  *
  * Conservative choices (optimizer/README.md): reads are what the model says
- * a command may read (a kernel argument whose access is unknown reads and
- * writes the whole object); only clEnqueueWriteBuffer, clEnqueueFillBuffer
+ * a command may read; a kernel argument whose access is unknown reads and
+ * writes the whole object, whatever its memory flags say: every memory
+ * argument of a kernel without an analysis (a program from a binary or IL,
+ * one that does not compile here, an unsupported kernel), and every one the
+ * analysis did not classify as a buffer, image or pipe parameter; a launch
+ * that names an object the trace never made is never dropped; only clEnqueueWriteBuffer, clEnqueueFillBuffer
  * and clEnqueueCopyBuffer overwrite for sure (a kernel's write region is a
  * hull of what it may write); memory the host can see outside the API
  * (USE_HOST_PTR, SVM, pipes, images over buffers, objects the trace never
@@ -120,6 +124,15 @@ typedef struct opt_dead {
     uint32_t *done_at;        /* per command: index of the host sync after which it is complete */
     plan_map parents;          /* buffers that images are made from */
     int has_svm;
+    int (*excluded)(void *user, uint64_t seq);   /* kept whatever they do; may be NULL */
+    void *user;
+    /* the memory of the command at hand (opt_view): the model's ranges, or
+     * for arguments of unknown access their objects read and written whole */
+    const ana_memref *refs;
+    unsigned nrefs;
+    int opaque;               /* it names memory the model does not know */
+    ana_memref *own;          /* scratch for refs */
+    size_t capown;
 } opt_dead;
 
 static opt_mstate *opt_ms(opt_dead *d, uint64_t root)
@@ -146,6 +159,86 @@ static void opt_range(const ana_model *m, const ana_memref *r, uint64_t *lo, uin
         *lo = r->lo;
         *hi = r->hi;
     }
+}
+
+/* Launch argument @p i of @p c (a memory object) as a reference that
+ * reads and writes its object whole; 0, or 1 when the object is not memory
+ * the model knows (d->opaque is set), -1 out of memory. */
+static int opt_whole_arg(opt_dead *d, const ana_cmd *c, unsigned i)
+{
+    const ana_object *o = ana_model_find(d->m, c->args[i].value);
+    if (o && (o->kind == ANA_OBJ_SAMPLER || o->kind == ANA_OBJ_QUEUE || o->kind == ANA_OBJ_EVENT ||
+              o->kind == ANA_OBJ_USER_EVENT))
+        return 0;   /* not memory */
+    if (!o || !(o->kind == ANA_OBJ_BUFFER || o->kind == ANA_OBJ_SUBBUFFER || o->kind == ANA_OBJ_IMAGE ||
+                o->kind == ANA_OBJ_PIPE)) {
+        d->opaque = 1;
+        return 1;
+    }
+    if (plan_grow((void **)&d->own, &d->capown, d->nrefs + 1, sizeof *d->own))
+        return -1;
+    ana_memref *r = &d->own[d->nrefs++];
+    memset(r, 0, sizeof *r);
+    r->object = r->root = o->id;
+    if (o->kind == ANA_OBJ_SUBBUFFER && o->parent)
+        r->root = o->parent;
+    r->access = ANA_ACC_RW;
+    r->whole = 1;
+    r->arg = (int16_t)i;
+    r->why = "access unknown";
+    return 0;
+}
+
+/* Sets d->refs, d->nrefs and d->opaque to what command @p c touches. A launch
+ * keeps the model's ranges only for arguments the kernel analysis
+ * classified (a __global or __constant pointer, an image, a pipe); every
+ * other memory argument reads and writes its object whole (the fallback
+ * ranges before the analysis follow the memory flags, which a kernel
+ * without an analysis need not respect). @return 0, -1 out of memory. */
+static int opt_view(opt_dead *d, const ana_cmd *c)
+{
+    d->refs = c->mem;
+    d->nrefs = c->nmem;
+    d->opaque = 0;
+    if (c->kind != ANA_CMD_KERNEL)
+        return 0;
+    const char *why = NULL;
+    const ana_kernel *k = ana_model_kernel(d->m, c->kernel, &why);
+    if (k && k->unsupported)
+        k = NULL;
+    unsigned n = 0;
+    for (unsigned j = 0; j < c->nmem; j++) {   /* the model's ranges of classified arguments */
+        const ana_memref *r = &c->mem[j];
+        int known = k && r->arg >= 0 && (unsigned)r->arg < k->nargs && (unsigned)r->arg < c->nargs &&
+                    c->args[r->arg].kind == ANA_KARG_MEM;
+        if (known) {
+            uint8_t kind = k->args[r->arg].kind;
+            known = kind == ANA_ARG_GLOBAL || kind == ANA_ARG_CONSTANT || kind == ANA_ARG_IMAGE || kind == ANA_ARG_PIPE;
+        }
+        if (!known && r->arg >= 0 && (unsigned)r->arg < c->nargs && c->args[r->arg].kind == ANA_KARG_MEM)
+            continue;   /* replaced below */
+        if (plan_grow((void **)&d->own, &d->capown, n + 1, sizeof *d->own))
+            return -1;
+        d->own[n++] = *r;
+    }
+    d->nrefs = n;
+    for (unsigned i = 0; i < c->nargs; i++) {
+        if (c->args[i].kind != ANA_KARG_MEM || !c->args[i].value)
+            continue;
+        int known = k && i < k->nargs;
+        if (known) {
+            uint8_t kind = k->args[i].kind;
+            known = kind == ANA_ARG_GLOBAL || kind == ANA_ARG_CONSTANT || kind == ANA_ARG_IMAGE ||
+                    kind == ANA_ARG_PIPE || kind == ANA_ARG_SAMPLER;
+        }
+        const ana_object *o = ana_model_find(d->m, c->args[i].value);
+        if (!o || o->kind == ANA_OBJ_UNKNOWN)
+            d->opaque = 1;   /* an object the trace never made */
+        else if (!known && opt_whole_arg(d, c, i) < 0)
+            return -1;
+    }
+    d->refs = d->own;
+    return 0;
 }
 
 /* The host can see this memory outside the API, or we do not know it. */
@@ -182,12 +275,12 @@ static int opt_printf_kernel(const ana_model *m, const ana_cmd *c)
 /* A command we may drop at all (its deadness is decided by the bytes). */
 static int opt_candidate(const opt_dead *d, const ana_cmd *c)
 {
-    if (!plan_droppable(c->fn))
+    if (!plan_droppable(c->fn) || d->opaque || (d->excluded && d->excluded(d->user, c->seq)))
         return 0;
     if (c->kind == ANA_CMD_KERNEL && (d->has_svm || opt_printf_kernel(d->m, c)))
         return 0;
-    for (unsigned i = 0; i < c->nmem; i++)
-        if ((c->mem[i].access & ANA_ACC_WRITE) && opt_visible(d, &c->mem[i]))
+    for (unsigned i = 0; i < d->nrefs; i++)
+        if ((d->refs[i].access & ANA_ACC_WRITE) && opt_visible(d, &d->refs[i]))
             return 0;
     return 1;
 }
@@ -254,10 +347,9 @@ static int opt_ordered(const opt_dead *d, size_t ci, size_t ki)
  * output (OPT_NONE when nothing does: it is never read at all). */
 static int opt_is_dead(opt_dead *d, size_t ci, uint32_t *killer)
 {
-    const ana_cmd *c = ana_model_command(d->m, ci);
     *killer = OPT_NONE;
-    for (unsigned i = 0; i < c->nmem; i++) {
-        const ana_memref *r = &c->mem[i];
+    for (unsigned i = 0; i < d->nrefs; i++) {
+        const ana_memref *r = &d->refs[i];
         uint64_t lo, hi;
         if (!(r->access & ANA_ACC_WRITE))
             continue;
@@ -284,7 +376,7 @@ static int opt_is_dead(opt_dead *d, size_t ci, uint32_t *killer)
 static int opt_keep(opt_dead *d, size_t ci)
 {
     const ana_cmd *c = ana_model_command(d->m, ci);
-    if (!c->nmem && (c->kind == ANA_CMD_NATIVE || c->kind == ANA_CMD_OTHER)) {   /* unknown: reads everything */
+    if (!d->nrefs && (c->kind == ANA_CMD_NATIVE || c->kind == ANA_CMD_OTHER)) {   /* unknown: reads everything */
         for (size_t i = 0; i < ana_model_object_count(d->m); i++) {
             const ana_object *o = ana_model_object(d->m, i);
             opt_mstate *s = o->kind == ANA_OBJ_BUFFER || o->kind == ANA_OBJ_IMAGE ? opt_ms(d, o->id) : NULL;
@@ -293,8 +385,8 @@ static int opt_keep(opt_dead *d, size_t ci)
         }
         return 0;
     }
-    for (unsigned i = 0; i < c->nmem; i++) {
-        const ana_memref *r = &c->mem[i];
+    for (unsigned i = 0; i < d->nrefs; i++) {
+        const ana_memref *r = &d->refs[i];
         uint64_t lo, hi;
         opt_range(d->m, r, &lo, &hi);
         opt_mstate *s = opt_ms(d, r->root);
@@ -303,8 +395,8 @@ static int opt_keep(opt_dead *d, size_t ci)
         if (opt_must_write(c, r) && (opt_ivs_sub(&s->live, lo, hi) || opt_ivs_set(&s->kill, lo, hi, (uint32_t)ci)))
             return -1;
     }
-    for (unsigned i = 0; i < c->nmem; i++) {
-        const ana_memref *r = &c->mem[i];
+    for (unsigned i = 0; i < d->nrefs; i++) {
+        const ana_memref *r = &d->refs[i];
         uint64_t lo, hi;
         int reads = (r->access & ANA_ACC_READ) || (r->whole && c->kind == ANA_CMD_KERNEL);
         opt_range(d->m, r, &lo, &hi);
@@ -315,14 +407,13 @@ static int opt_keep(opt_dead *d, size_t ci)
     return 0;
 }
 
-static char *opt_dead_reason(const opt_dead *d, size_t ci, uint32_t killer)
+static char *opt_dead_reason(const opt_dead *d, uint32_t killer)
 {
-    const ana_cmd *c = ana_model_command(d->m, ci);
     char buf[320], name[64] = "its output";
-    for (unsigned i = 0; i < c->nmem; i++)
-        if (c->mem[i].access & ANA_ACC_WRITE) {
+    for (unsigned i = 0; i < d->nrefs; i++)
+        if (d->refs[i].access & ANA_ACC_WRITE) {
             char l[48];
-            snprintf(name, sizeof name, "%s", ana_model_label(d->m, c->mem[i].root, l, sizeof l));
+            snprintf(name, sizeof name, "%s", ana_model_label(d->m, d->refs[i].root, l, sizeof l));
             break;
         }
     if (killer != OPT_NONE) {
@@ -331,8 +422,8 @@ static char *opt_dead_reason(const opt_dead *d, size_t ci, uint32_t killer)
                  name, (unsigned long long)k->seq, k->fn);
     } else {
         int any = 0;
-        for (unsigned i = 0; i < c->nmem; i++)
-            any |= (c->mem[i].access & ANA_ACC_WRITE) != 0;
+        for (unsigned i = 0; i < d->nrefs; i++)
+            any |= (d->refs[i].access & ANA_ACC_WRITE) != 0;
         if (any)
             snprintf(buf, sizeof buf, "what it writes to %s is never read (nor read by a command that is kept)", name);
         else
@@ -350,15 +441,19 @@ static void opt_dead_free(opt_dead *d)
     }
     free(d->all);
     free(d->done_at);
+    free(d->own);
     plan_map_free(&d->mem);
     plan_map_free(&d->parents);
 }
 
-plan_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, char *err, size_t err_cap)
+plan_status opt_dead_find(const ana_model *m, int (*excluded)(void *user, uint64_t seq), void *user,
+                          opt_dead_cmd **out, size_t *nout, char *err, size_t err_cap)
 {
     opt_dead d;
     memset(&d, 0, sizeof d);
     d.m = m;
+    d.excluded = excluded;
+    d.user = user;
     *out = NULL;
     *nout = 0;
     opt_dead_cmd *res = NULL;
@@ -384,11 +479,13 @@ plan_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *nout, 
     for (size_t i = ana_model_command_count(m); i-- > 0;) {
         const ana_cmd *c = ana_model_command(m, i);
         uint32_t killer;
+        if (opt_view(&d, c))
+            goto out;
         if (opt_candidate(&d, c) && opt_is_dead(&d, i, &killer)) {
             if (plan_grow((void **)&res, &capres, nres + 1, sizeof *res))
                 goto out;
             res[nres].seq = c->seq;
-            res[nres].reason = opt_dead_reason(&d, i, killer);
+            res[nres].reason = opt_dead_reason(&d, killer);
             if (!res[nres++].reason)
                 goto out;
             continue;

@@ -133,7 +133,9 @@ typedef struct opt_dead_cmd {
     const char *reason;       /* malloc'ed */
 } opt_dead_cmd;
 /*! opt_dead_find() : the commands of @p m whose results are never
- *  observed; *out (malloc'ed, sorted by seq) with reasons. */
-plan_status opt_dead_find(const ana_model *m, opt_dead_cmd **out, size_t *n, char *err, size_t err_cap);
+ *  observed; *out (malloc'ed, sorted by seq) with reasons. Commands that
+ *  @p excluded (may be NULL) claims are kept, and what they read is live. */
+plan_status opt_dead_find(const ana_model *m, int (*excluded)(void *user, uint64_t seq), void *user,
+                          opt_dead_cmd **out, size_t *n, char *err, size_t err_cap);
 
 #endif /* CLRR_OPT_INT_H */

@@ -119,11 +119,28 @@ static const opt_split_role *opt_srole_of(const opt_run *x, uint64_t seq)
     return NULL;
 }
 
-/* The split pass leaves alone launches another pass took. */
+/* A call the options say no pass may change (opt_options.keep). */
+static int opt_kept(void *user, uint64_t seq)
+{
+    const opt_run *x = user;
+    size_t lo = 0, hi = x->o->keep ? x->o->nkeep : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->o->keep[mid] == seq)
+            return 1;
+        if (x->o->keep[mid] < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* The split pass leaves alone launches another pass took (or kept ones). */
 static int opt_taken(void *user, uint64_t seq)
 {
     const opt_run *x = user;
-    return opt_dead_of(x, seq) || opt_role_of(x, seq);
+    return opt_dead_of(x, seq) || opt_role_of(x, seq) || opt_kept(user, seq);
 }
 
 /* ... and the specialize pass those the split pass took too. */
@@ -381,7 +398,7 @@ static plan_status opt_fuse_plan(opt_run *x)
         unsigned j;
         for (j = 0; j < f->n; j++) {
             ks[j] = ana_model_find(x->m, f->kernel[j]);
-            if (opt_dead_of(x, f->seq[j]) || !ks[j] || !ks[j]->name || ks[j]->parent != ks[0]->parent)
+            if (opt_dead_of(x, f->seq[j]) || opt_kept(x, f->seq[j]) || !ks[j] || !ks[j]->name || ks[j]->parent != ks[0]->parent)
                 break;   /* one program: the rewriter fuses kernels of one source */
         }
         if (j < f->n)
@@ -514,6 +531,8 @@ static plan_status opt_stream_call(opt_run *x, plan_track *t, const tf_call *c)
         const char *swhy = "";
         if (nomem) {
             st = PLAN_ERR_NOMEM;
+        } else if (opt_kept(x, c->seq)) {
+            /* runs as recorded */
         } else if (sr && !fr && !d) {
             const plan_split *z = plan_get_split(x->p, sr->split - 1);
             char why[1024];
@@ -684,7 +703,7 @@ plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out
     plan_info_mut(x.p)->trace_calls = ana_model_get_info(x.m)->calls;
     for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
         plan_pass_mut(x.p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
-    if ((o->passes & (1u << PLAN_PASS_DEAD)) && (st = opt_dead_find(x.m, &x.dead, &x.ndead, err, err_cap)) != PLAN_OK)
+    if ((o->passes & (1u << PLAN_PASS_DEAD)) && (st = opt_dead_find(x.m, opt_kept, &x, &x.dead, &x.ndead, err, err_cap)) != PLAN_OK)
         goto out;
     if ((o->passes & (1u << PLAN_PASS_FUSE)) && (st = opt_fuse_plan(&x)) != PLAN_OK)
         goto out;

@@ -72,6 +72,10 @@ static const sigdesc sigs[] = {
       {"local_work_size", "const size_t *"}, {"num_events_in_wait_list", "cl_uint"},
       {"event_wait_list", "const cl_event *"}, {"event", "cl_event *"}}, {1, 1, 0, 3, 3, 3, 0, 3, 1},
      {1, 1, 1, 1, 1, 1, 1, 1, 2}, 9},
+    {"clCreateProgramWithBinary", "cl_program",
+     {{"context", "cl_context"}, {"num_devices", "cl_uint"}, {"device_list", "const cl_device_id *"},
+      {"lengths", "const size_t *"}, {"binaries", "const unsigned char **"}, {"binary_status", "cl_int *"},
+      {"errcode_ret", "cl_int *"}}, {1, 0, 3, 3, 4, 3, 0}, {1, 1, 1, 1, 1, 2, 2}, 7},
 };
 #define NSIGS (sizeof sigs / sizeof sigs[0])
 
@@ -284,6 +288,18 @@ static uint64_t tb_program(tb *b, const char *src)
     tb_call(b, "clCreateProgramWithSource", (tv[]){U_(1), U_(1), {'B', 0, src, strlen(src)}, N_, T_}, U_(id),
             (tv[]){N_, N_, N_, N_, U_(0)});
     uint64_t dev = 2;
+    tb_call(b, "clBuildProgram", (tv[]){U_(id), U_(1), {'a', 0, &dev, 1}, {'s', 0, "", 0}, F_, U_(0)}, U_(0), NULL);
+    return id;
+}
+
+/* A program made from a device binary (no source in the trace), built. */
+static uint64_t tb_program_binary(tb *b)
+{
+    static const uint8_t bin[16] = "not a real elf";
+    uint64_t id = ++b->ids, dev = 2, len = sizeof bin;
+    tb_call(b, "clCreateProgramWithBinary",
+            (tv[]){U_(1), U_(1), {'a', 0, &dev, 1}, {'a', 0, &len, 1}, {'B', 0, bin, sizeof bin}, T_, T_}, U_(id),
+            (tv[]){N_, N_, N_, N_, N_, N_, U_(0)});
     tb_call(b, "clBuildProgram", (tv[]){U_(id), U_(1), {'a', 0, &dev, 1}, {'s', 0, "", 0}, F_, U_(0)}, U_(0), NULL);
     return id;
 }
@@ -549,6 +565,119 @@ static void test_kernels(void)
         CU_ASSERT(drops(p, (uint64_t[]){k1, 0}, (plan_pass[]){D}));
     }
     CU_ASSERT(plan_get_pass(p, D)->effect.kernels == 1);
+    plan_free(p);
+    unlink(b.path);
+}
+
+/* Regression (issue 36, hashcat's mask attack): launches of kernels from a
+ * program made with clCreateProgramWithBinary (no analysis) writing
+ * buffers created CL_MEM_READ_ONLY were dropped as "it writes no memory",
+ * their results read back. Without an analysis every memory argument is
+ * read and written in full, whatever its flags; a launch whose buffer
+ * nobody reads is still dead. */
+static void test_dead_binary_kernels(void)
+{
+    tb b;
+    tb_open(&b);
+    const uint64_t RO = 1u << 2, WO = 1u << 1;
+    uint64_t q = tb_queue(&b), out = tb_buffer(&b, RO, 4096, NULL), acc = tb_buffer(&b, WO, 4096, NULL),
+             junk = tb_buffer(&b, RO, 4096, NULL);
+    uint64_t prog = tb_program_binary(&b);
+    uint64_t kzero = tb_kernel(&b, prog, "gpu_bzero"), kmix = tb_kernel(&b, prog, "combine");
+    tb_write(&b, q, acc, 0, 4096, X);                                     /* read by combine: kept */
+    tb_launch(&b, q, kzero, (uint64_t[]){out}, 1, 1024);                  /* out read back later: kept */
+    uint64_t kj = tb_launch(&b, q, kzero, (uint64_t[]){junk}, 1, 1024);   /* junk never read: dead */
+    tb_launch(&b, q, kmix, (uint64_t[]){out, acc}, 2, 1024);              /* writes acc (WRITE_ONLY), reads it too */
+    tb_read(&b, q, acc, 0, 4096, Y);
+    tb_read(&b, q, out, 0, 4096, Y);
+    tb_close(&b);
+    plan_file *p = optimize(&b, 1u << D);
+    CU_ASSERT(drops(p, (uint64_t[]){kj, 0}, (plan_pass[]){D}));
+    plan_free(p);
+    unlink(b.path);
+}
+
+/* The replay oracle of test_verify: a plan "mismatches" when it changes a
+ * call the application observes through something the trace does not show
+ * (bad[], 0-terminated); it counts the replays and the lines said. */
+typedef struct vcase {
+    const uint64_t *bad;
+    unsigned replays, lines;
+} vcase;
+
+static int vcase_replay(void *user, const plan_file *p, char *err, size_t cap)
+{
+    (void)err;
+    (void)cap;
+    vcase *v = user;
+    v->replays++;
+    for (size_t i = 0; i < plan_xform_count(p); i++)
+        for (const uint64_t *b = v->bad; *b; b++)
+            if (plan_get_xform(p, i)->seq == *b)
+                return 1;
+    return 0;
+}
+
+static void vcase_line(void *user, const char *line)
+{
+    vcase *v = user;
+    v->lines++;
+    CU_ASSERT(strstr(line, "pass ") == line);
+}
+
+/* opt_optimize_verified(): of the dead and redundant writes, the one dead
+ * write that mismatches is found by bisection and runs as recorded; every
+ * other transformation stays; one line says so; a plan that verifies costs
+ * one replay; with a bound too small for bisection, what is in doubt goes
+ * and the bound holds. */
+static void test_verify(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 4096, NULL), c = tb_buffer(&b, 1, 4096, NULL);
+    uint64_t dead[8];
+    for (int i = 0; i < 8; i++) {
+        dead[i] = tb_write(&b, q, a, 0, 4096, i & 1 ? X : Y);   /* overwritten by the next: dead */
+        tb_write(&b, q, a, 0, 4096, X);
+        tb_read(&b, q, a, 0, 4096, X);
+    }
+    tb_write(&b, q, c, 0, 4096, Y);
+    tb_read(&b, q, c, 0, 4096, Y);
+    uint64_t r1 = tb_write(&b, q, c, 0, 4096, Y);                /* redundant */
+    tb_read(&b, q, c, 0, 4096, Y);
+    tb_close(&b);
+    opt_options o = {.passes = (1u << D) | (1u << R)};
+    char err[512] = "";
+    plan_file *p = NULL;
+    opt_verify_result res;
+    /* nothing mismatches: one replay, the plan as it is */
+    vcase v0 = {(const uint64_t[]){0}, 0, 0};
+    opt_verify h0 = {.replay = vcase_replay, .on_removed = vcase_line, .user = &v0, .max_replays = 24};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h0, &p, &res, err, sizeof err) == PLAN_OK);
+    size_t all = plan_xform_count(p);
+    CU_ASSERT(all >= 9 && v0.replays == 1 && res.replays == 1 && !res.removed && !v0.lines);
+    plan_free(p);
+    /* dead[4] is observed after all: it alone goes */
+    vcase v1 = {(const uint64_t[]){dead[4], 0}, 0, 0};
+    opt_verify h1 = {.replay = vcase_replay, .on_removed = vcase_line, .user = &v1, .max_replays = 24};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h1, &p, &res, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_xform_count(p) == all - 1 && res.removed == 1 && v1.lines == 1 && v1.replays <= 24);
+    int has5 = 0, hasr = 0;
+    for (size_t i = 0; i < plan_xform_count(p); i++) {
+        has5 |= plan_get_xform(p, i)->seq == dead[4];
+        hasr |= plan_get_xform(p, i)->seq == r1;
+    }
+    CU_ASSERT(!has5 && hasr);
+    CU_ASSERT(plan_get_pass(p, D)->enabled && plan_get_pass(p, R)->enabled);
+    plan_free(p);
+    /* too few replays to bisect: whatever is still in doubt goes, within the bound */
+    vcase v2 = {(const uint64_t[]){dead[4], 0}, 0, 0};
+    opt_verify h2 = {.replay = vcase_replay, .on_removed = vcase_line, .user = &v2, .max_replays = 3};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h2, &p, &res, err, sizeof err) == PLAN_OK);
+    has5 = 0;
+    for (size_t i = 0; i < plan_xform_count(p); i++)
+        has5 |= plan_get_xform(p, i)->seq == dead[4];
+    CU_ASSERT(!has5 && v2.replays <= 3 && res.replays == v2.replays && plan_xform_count(p) < all);
     plan_free(p);
     unlink(b.path);
 }
@@ -1393,6 +1522,9 @@ int main(void)
     CU_add_test(s, "an overwrite on another queue needs the host's wait", test_other_queue_needs_sync);
     CU_add_test(s, "fills: redundant patterns, overwriting fills", test_fills);
     CU_add_test(s, "kernels: unread output, printf, read-only arguments", test_kernels);
+    CU_add_test(s, "dead: kernels from a binary write their arguments whatever the flags (hashcat)",
+                test_dead_binary_kernels);
+    CU_add_test(s, "verify: the transformation that mismatches is found and left out", test_verify);
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);

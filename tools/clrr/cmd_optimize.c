@@ -6,6 +6,8 @@
 #include "tools/clrr/cli_opt.h"
 
 #include "costs/cdb.h"
+#include "live/live.h"
+#include "replayer/rpl.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +18,8 @@
 #include <unistd.h>
 
 static const char cli_optimize_usage[] =
-    "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--json]\n"
+    "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify]\n"
+    "                     [--measure[=N]] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
     "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
@@ -24,6 +27,15 @@ static const char cli_optimize_usage[] =
     "pattern (function, kernel and program source hash, launch shape, argument\n"
     "roles and values), so a plan also applies to other runs of the same\n"
     "program.\n"
+    "\n"
+    "Before it writes the plan, it replays the trace with it here (as 'clrr\n"
+    "replay --plan' does) and writes only a plan that replays verified: when\n"
+    "the replay mismatches, the transformations that make it mismatch are found\n"
+    "(each pass alone, then halves of a pass's calls, at most 24 replays) and\n"
+    "left out, one line each. A trace that mismatches here even without a plan\n"
+    "gets a plan with no transformation; one that cannot be replayed here, or\n"
+    "that was recorded on another device and mismatches here even without a\n"
+    "plan, gets the plan unverified, with a warning.\n"
     "\n"
     "Passes:\n"
     "  dead        kernel launches, writes, copies and fills whose results are\n"
@@ -82,6 +94,12 @@ static const char cli_optimize_usage[] =
     "                       --device' takes it; default: the first of --split)\n"
     "  --max-memory N       bytes the trace reader may hold (default 1 GiB or\n"
     "                       CLRR_MAX_MEMORY; K/M/G suffixes)\n"
+    "  --no-verify          write the plan without replaying it first\n"
+    "  --measure[=N]        after the verification, time each pass that is left: the\n"
+    "                       plan with it and without it replayed here alternately, N\n"
+    "                       times each (default 5); the pass stays only when the\n"
+    "                       median with it is faster beyond the noise (half the\n"
+    "                       spread of the runs without it, at least 2%)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -177,6 +195,9 @@ static void cli_parts_print(const cli_parts *ps, int json)
     }
 }
 
+struct cli_verify;
+static uint64_t cli_verify_readbacks(const struct cli_verify *cv);
+
 /* The scheduled queues as JSON objects, comma-separated (the plan's fields). */
 static void cli_sched_json(const plan_file *p)
 {
@@ -192,7 +213,8 @@ static void cli_sched_json(const plan_file *p)
 }
 
 static void cli_optimize_print(const char *path, const char *out, const plan_file *p, int json, const char *note,
-                               const char *rw_note, const cli_parts *ps)
+                               const char *rw_note, const cli_parts *ps, const char *verify,
+                               const opt_verify_result *vr, const struct cli_verify *cv)
 {
     const plan_info *in = plan_get_info(p);
     if (json) {
@@ -218,7 +240,9 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         cli_json_cstr(stdout, rw_note);
         printf(",\"partitions\":[");
         cli_parts_print(ps, 1);
-        printf("]}\n");
+        printf("],\"verify\":{\"status\":\"%s\",\"replays\":%u,\"removed\":%" PRIu64 ",\"readbacks\":%" PRIu64
+               ",\"timed\":%u,\"slower\":%u}}\n",
+               verify, vr->replays, vr->removed, cli_verify_readbacks(cv), vr->timed, vr->slower);
         return;
     }
     printf("optimized %s (%" PRIu64 " calls) -> %s\n", path, in->trace_calls, out);
@@ -255,17 +279,139 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         printf("\n");
     }
     cli_parts_print(ps, 0);
+    if (vr->baseline)
+        printf("verified  no: the trace mismatches here even without a plan; the plan has no transformation (%"
+               PRIu64 " removed)\n", vr->removed);
+    else if (!strcmp(verify, "verified") && vr->replays)
+        printf("verified  the plan replayed here: %" PRIu64 " read-backs match the recording (%u replay%s, %" PRIu64
+               " removed)\n", cli_verify_readbacks(cv), vr->replays, vr->replays == 1 ? "" : "s", vr->removed);
+    else if (!strcmp(verify, "verified"))
+        printf("verified  the plan changes nothing\n");
     printf("plan      %zu transformation%s; run it with: clrr replay %s --plan %s\n", plan_xform_count(p),
            plan_xform_count(p) == 1 ? "" : "s", path, out);
 }
 
+/* ------------------------------------------------------------ verification */
+
+/* The plan's hook for a replay session (as `clrr replay --plan`). */
+static int cli_vplan_item(void *user, const tf_item *it)
+{
+    int v = live_exec_item(user, it);
+    return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK
+                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
+}
+
+static int cli_vplan_split(void *user, rpl_split *out)
+{
+    return live_exec_split_rpl(user, out);
+}
+
+static int cli_vplan_split_of(void *user, const uint8_t program[16], size_t i, rpl_split *out)
+{
+    return live_exec_split_of(user, program, i, out);
+}
+
+static int cli_vplan_fused(void *user, rpl_fused_kernel *out)
+{
+    const plan_fused *f = live_exec_fused(user);
+    if (!f)
+        return -1;
+    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params, f->launches};
+    return 0;
+}
+
+static unsigned cli_vplan_lanes(void *user, uint64_t queue)
+{
+    return live_exec_lanes(user, queue);
+}
+
+static void cli_vplan_rewind(void *user)
+{
+    live_exec_rewind(user);
+}
+
+typedef struct cli_verify {
+    const char *path, *device;
+    size_t max_memory;
+    uint64_t readbacks, mismatches;   /* the last replay's */
+    int json;
+    int64_t exec_ns;          /* the last replay's OpenCL time */
+} cli_verify;
+
+/* opt_verify.replay: the trace replayed here with plan @p p, verified. */
+static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t err_cap)
+{
+    cli_verify *v = user;
+    live_exec *ex = NULL;
+    plan_status pst = live_exec_open(p, v->path, v->max_memory, &ex, err, err_cap);
+    if (pst != PLAN_OK)
+        return -1;
+    rpl_plan_hook hook = {ex, cli_vplan_item, cli_vplan_rewind, cli_vplan_fused, cli_vplan_split, cli_vplan_split_of,
+                          cli_vplan_lanes};
+    if (!plan_xform_count(p))
+        hook.on_item = NULL;
+    rpl_opts o;
+    rpl_opts_init(&o);
+    o.max_memory = v->max_memory;
+    o.device = v->device;
+    if (plan_xform_count(p) || plan_sched_count(p))
+        o.plan = &hook;
+    rpl_session *s = NULL;
+    int rc = -1;
+    if (rpl_open(&s, v->path, &o) != RPL_OK) {
+        snprintf(err, err_cap, "%s", rpl_open_error());
+        goto out;
+    }
+    rpl_status st = rpl_run(s);
+    rpl_summary sum;
+    rpl_get_summary(s, &sum);
+    if (st != RPL_OK) {
+        snprintf(err, err_cap, "%s", rpl_error(s));
+        goto out;
+    }
+    if (!sum.mismatches)
+        v->readbacks = sum.readbacks;
+    v->exec_ns = sum.exec_ns;
+    v->mismatches = sum.mismatches;
+    rc = !sum.mismatches ? 0 : strcmp(sum.device, sum.recorded_device) ? 2 : 1;
+    if (rc == 2)
+        snprintf(err, err_cap, "recorded on %s, replayed on %s", sum.recorded_device, sum.device);
+out:
+    rpl_close(s);
+    live_exec_close(ex);
+    return rc;
+}
+
+/* opt_verify.time: the trace replayed with @p p, verified, its OpenCL time. */
+static int cli_verify_time(void *user, const plan_file *p, double *ns, char *err, size_t err_cap)
+{
+    cli_verify *v = user;
+    v->exec_ns = 0;
+    int r = cli_verify_replay(user, p, err, err_cap);
+    if (r > 0)
+        snprintf(err, err_cap, "a timed replay mismatched");
+    *ns = (double)v->exec_ns;
+    return r != 0;
+}
+
+static uint64_t cli_verify_readbacks(const struct cli_verify *cv)
+{
+    return cv->readbacks;
+}
+
+static void cli_verify_removed(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "clrr optimize: verify: %s\n", line);
+}
+
 static int cli_optimize_run(int argc, char **argv)
 {
-    enum { O_PASSES = 256, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
+    enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
            O_NO_COSTS, O_DEVICE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
-        {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
+        {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"measure", optional_argument, NULL, O_MEASURE}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
         {"no-fuse", no_argument, NULL, O_NO_FUSE}, {"no-specialize", no_argument, NULL, O_NO_SPECIALIZE},
         {"no-schedule", no_argument, NULL, O_NO_SCHEDULE}, {"schedule", no_argument, NULL, O_SCHEDULE},
         {"horizontal", no_argument, NULL, O_HORIZONTAL},
@@ -278,10 +424,11 @@ static int cli_optimize_run(int argc, char **argv)
     char note[512] = "";
     char rw_note[1024] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
-                     rw_note, sizeof rw_note};
+                     rw_note, sizeof rw_note, NULL, 0};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
-    int no_costs = 0;
+    int no_costs = 0, no_verify = 0;
+    unsigned measure = 0;
     unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
@@ -293,6 +440,15 @@ static int cli_optimize_run(int argc, char **argv)
         case O_PASSES:
             if (plan_passes_parse(optarg, &o.passes, err, sizeof err) < 0)
                 return cli_usage_err("--passes: %s", err);
+            break;
+        case O_NO_VERIFY: no_verify = 1; break;
+        case O_MEASURE:
+            measure = 5;
+            if (optarg && (cli_parse_u64(optarg, &v, 0) < 0 || v < 3 || v > OPT_VERIFY_MAX_REPS))
+                return cli_usage_err("--measure takes the timed replays per plan, 3 to %d, not '%s'",
+                                     OPT_VERIFY_MAX_REPS, optarg);
+            if (optarg)
+                measure = (unsigned)v;
             break;
         case O_NO_DEAD: off |= 1u << PLAN_PASS_DEAD; break;
         case O_NO_REDUNDANT: off |= 1u << PLAN_PASS_REDUNDANT; break;
@@ -322,6 +478,8 @@ static int cli_optimize_run(int argc, char **argv)
         }
     }
     o.passes = (o.passes | on) & ~off;
+    if (no_verify && measure)
+        return cli_usage_err("--measure times a verified plan: it excludes --no-verify");
     if (o.split)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
@@ -359,7 +517,19 @@ static int cli_optimize_run(int argc, char **argv)
         return rc;
     }
     plan_file *p = NULL;
-    plan_status st = opt_optimize(path, &o, &p, err, sizeof err);
+    plan_status st;
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0};
+    opt_verify_result vr;
+    memset(&vr, 0, sizeof vr);
+    if (no_verify) {
+        st = opt_optimize(path, &o, &p, err, sizeof err);
+    } else {
+        opt_verify v = {cli_verify_replay, cli_verify_removed, &cv, 24, measure ? cli_verify_time : NULL,
+                        measure};
+        st = opt_optimize_verified(path, &o, &v, &p, &vr, err, sizeof err);
+        if (st == PLAN_OK && vr.unverified)
+            cli_err("warning: %s: the plan is not verified here: %s", path, vr.why);
+    }
     cdb_close(o.costs);
     if (ps.oom && st == PLAN_OK) {
         plan_free(p);
@@ -385,7 +555,9 @@ static int cli_optimize_run(int argc, char **argv)
         rc = cli_out_commit(&f);
     }
     if (rc == CLI_EXIT_OK)
-        cli_optimize_print(path, out, p, json, note, rw_note, &ps);
+        cli_optimize_print(path, out, p, json, note, rw_note, &ps,
+                           no_verify ? "off" : vr.unverified ? "unverified" : vr.baseline ? "baseline-mismatch" : "verified",
+                           &vr, &cv);
     free(ps.v);
     plan_free(p);
     return rc;

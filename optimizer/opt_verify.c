@@ -1,0 +1,417 @@
+/* opt_verify.c — a plan that replays verified: opt_optimize(), then the
+ * caller's replay of the trace with the candidate plan (the optimizer does
+ * not link the replayer: opt_verify.replay does it). When the replay
+ * mismatches, the offending transformations are found and the calls they
+ * change are kept as recorded (opt_options.keep), the passes run again:
+ *   1. a replay without any plan: when that mismatches too, the trace does
+ *      not replay verified here and no transformation can be judged (all
+ *      are removed);
+ *   2. each pass alone: the passes whose plan mismatches are bad;
+ *   3. per bad pass, bisection over its transformations (by call): a half
+ *      that replays verified is clean, a single call that mismatches is an
+ *      offender; halves that are clean alone but not together are removed
+ *      together;
+ *   4. all passes again with the offenders kept; when that still mismatches
+ *      (passes that are wrong only together), passes are left out from the
+ *      last (schedule) to the first (dead) until it verifies.
+ * Every replay counts against opt_verify.max_replays: when it runs out, a
+ * group still in doubt is removed whole.
+ * With opt_verify.time (`clrr optimize --measure`), each pass left in the
+ * verified plan is then timed: the plan with it and without it replayed
+ * alternately, reps times each; it stays only when the median with it is
+ * faster than without by more than the noise (half the spread of the runs
+ * without it, at least 2%). */
+#include "optimizer/opt_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct opt_vrun {
+    const char *path;
+    opt_options o;            /* the caller's, keep and passes changed */
+    const opt_verify *v;
+    opt_verify_result *res;
+    uint64_t *keep;           /* the offenders so far, sorted */
+    size_t nkeep, capkeep;
+    char *err;
+    size_t err_cap;
+} opt_vrun;
+
+static int opt_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void opt_vsay(opt_vrun *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void opt_vsay(opt_vrun *x, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (x->v->on_removed)
+        x->v->on_removed(x->v->user, line);
+}
+
+/* The plan of @p passes with the offenders and @p extra (n) kept, into *p. */
+static plan_status opt_vbuild(opt_vrun *x, unsigned passes, const uint64_t *extra, size_t n, plan_file **p)
+{
+    uint64_t *all = malloc((x->nkeep + n + 1) * sizeof *all);
+    if (!all)
+        return plan_seterr(x->err, x->err_cap, PLAN_ERR_NOMEM, "out of memory");
+    if (x->nkeep)
+        memcpy(all, x->keep, x->nkeep * sizeof *all);
+    if (n)
+        memcpy(all + x->nkeep, extra, n * sizeof *all);
+    qsort(all, x->nkeep + n, sizeof *all, opt_u64_cmp);
+    opt_options o = x->o;
+    o.passes = passes;
+    o.on_partition = NULL;   /* said by the first run */
+    o.keep = all;
+    o.nkeep = x->nkeep + n;
+    plan_status st = opt_optimize(x->path, &o, p, x->err, x->err_cap);
+    free(all);
+    return st;
+}
+
+/* Whether plan @p p changes anything a replay would see. */
+static int opt_vchanges(const plan_file *p)
+{
+    return plan_xform_count(p) || plan_sched_count(p);
+}
+
+/* Replays @p p: 1 verified, 0 mismatched, -1 could not replay (x->err). */
+static int opt_vreplay(opt_vrun *x, const plan_file *p)
+{
+    if (!opt_vchanges(p))
+        return 1;
+    x->res->replays++;
+    int r = x->v->replay(x->v->user, p, x->err, x->err_cap);
+    x->err[0] = r > 0 ? 0 : x->err[0];
+    return r < 0 ? -1 : r == 0;
+}
+
+/* Builds and replays: 1 verified, 0 mismatched, -1 failed (PLAN status in *st). */
+static int opt_vtry(opt_vrun *x, unsigned passes, const uint64_t *extra, size_t n, plan_status *st)
+{
+    plan_file *p = NULL;
+    *st = opt_vbuild(x, passes, extra, n, &p);
+    if (*st != PLAN_OK)
+        return -1;
+    int r = opt_vreplay(x, p);
+    plan_free(p);
+    if (r < 0)
+        *st = PLAN_ERR_TRACE;
+    return r;
+}
+
+static int opt_vkeep(opt_vrun *x, const uint64_t *seqs, size_t n)
+{
+    if (plan_grow((void **)&x->keep, &x->capkeep, x->nkeep + n + 1, sizeof *x->keep))
+        return -1;
+    if (n)
+        memcpy(x->keep + x->nkeep, seqs, n * sizeof *seqs);
+    x->nkeep += n;
+    qsort(x->keep, x->nkeep, sizeof *x->keep, opt_u64_cmp);
+    return 0;
+}
+
+/* The calls of pass @p pass in u[0..n) that mismatch, appended to *bad
+ * (capacity n of the whole search). Only u is applied: every other call
+ * of @p all (nall) is kept. @return 0, -1 failed (*st). */
+static int opt_bisect(opt_vrun *x, plan_pass pass, const uint64_t *all, size_t nall, const uint64_t *u, size_t n,
+                      int known_bad, uint64_t *bad, size_t *nbad, plan_status *st)
+{
+    if (!n)
+        return 0;
+    if (!known_bad) {
+        if (x->res->replays >= x->v->max_replays) {   /* out of replays: the group goes whole */
+            memcpy(bad + *nbad, u, n * sizeof *u);
+            *nbad += n;
+            return 0;
+        }
+        /* keep every call of the pass that is not in u */
+        uint64_t *others = malloc((nall + 1) * sizeof *others);
+        if (!others) {
+            *st = plan_seterr(x->err, x->err_cap, PLAN_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        size_t no = 0;
+        for (size_t i = 0, j = 0; i < nall; i++) {
+            while (j < n && u[j] < all[i])
+                j++;
+            if (j >= n || u[j] != all[i])
+                others[no++] = all[i];
+        }
+        int r = opt_vtry(x, 1u << pass, others, no, st);
+        free(others);
+        if (r < 0)
+            return -1;
+        if (r)
+            return 0;
+    }
+    if (n == 1) {
+        bad[(*nbad)++] = u[0];
+        return 0;
+    }
+    size_t before = *nbad, h = n / 2;
+    if (opt_bisect(x, pass, all, nall, u, h, 0, bad, nbad, st) ||
+        opt_bisect(x, pass, all, nall, u + h, n - h, 0, bad, nbad, st))
+        return -1;
+    if (*nbad == before) {   /* each half verifies alone, not both: both go */
+        memcpy(bad + *nbad, u, n * sizeof *u);
+        *nbad += n;
+    }
+    return 0;
+}
+
+/* Pass @p pass alone mismatched: its offending calls kept. */
+static plan_status opt_vpass(opt_vrun *x, plan_pass pass, const plan_file *alone)
+{
+    size_t n = 0;
+    uint64_t *all = malloc((plan_xform_count(alone) + 1) * sizeof *all);
+    uint64_t *bad = malloc((plan_xform_count(alone) + 1) * sizeof *bad);
+    plan_status st = PLAN_OK;
+    if (!all || !bad) {
+        st = plan_seterr(x->err, x->err_cap, PLAN_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < plan_xform_count(alone); i++)
+        if (plan_get_xform(alone, i)->pass == pass)
+            all[n++] = plan_get_xform(alone, i)->seq;
+    qsort(all, n, sizeof *all, opt_u64_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)   /* one entry per call */
+        if (!m || all[m - 1] != all[i])
+            all[m++] = all[i];
+    n = m;
+    size_t nbad = 0;
+    if (!n) {   /* nothing to bisect (a schedule): the pass goes */
+        x->o.passes &= ~(1u << pass);
+        x->res->removed++;
+        opt_vsay(x, "pass %s removed: its plan does not replay verified here", plan_pass_name(pass));
+        goto out;
+    }
+    if (opt_bisect(x, pass, all, n, all, n, 1, bad, &nbad, &st))
+        goto out;
+    if (opt_vkeep(x, bad, nbad)) {
+        st = plan_seterr(x->err, x->err_cap, PLAN_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    x->res->removed += nbad;
+    char list[160] = "";
+    for (size_t i = 0, k = 0; i < nbad && k + 24 < sizeof list; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s#%llu", i ? ", " : "", (unsigned long long)bad[i]);
+    opt_vsay(x, "pass %s: %zu of %zu transformation%s removed, their replay mismatched (call%s %s%s)",
+             plan_pass_name(pass), nbad, n, n == 1 ? "" : "s", nbad == 1 ? "" : "s", list,
+             strlen(list) + 24 >= sizeof list && nbad > 1 ? ", ..." : "");
+out:
+    free(all);
+    free(bad);
+    return st;
+}
+
+static int opt_dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double opt_median(double *v, unsigned n)
+{
+    qsort(v, n, sizeof *v, opt_dbl_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Whether plan @p p (with pass @p pass) and @p q (without it) were timed:
+ * 1 p is faster beyond the noise, 0 not, -1 a replay failed or mismatched. */
+static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan_file *q)
+{
+    unsigned n = x->v->reps < 3 ? 3 : x->v->reps > OPT_VERIFY_MAX_REPS ? OPT_VERIFY_MAX_REPS : x->v->reps;
+    double with[OPT_VERIFY_MAX_REPS], without[OPT_VERIFY_MAX_REPS];
+    for (unsigned k = 0; k < n; k++) {   /* alternated, the first of each pair switching */
+        const plan_file *a = k & 1 ? q : p, *b = k & 1 ? p : q;
+        double ta = 0, tb = 0;
+        if (x->v->time(x->v->user, a, &ta, x->err, x->err_cap) || x->v->time(x->v->user, b, &tb, x->err, x->err_cap))
+            return -1;
+        with[k] = k & 1 ? tb : ta;
+        without[k] = k & 1 ? ta : tb;
+        x->res->timed += 2;
+    }
+    double lo_o = without[0], hi_o = without[0];
+    for (unsigned k = 1; k < n; k++) {
+        lo_o = without[k] < lo_o ? without[k] : lo_o;
+        hi_o = without[k] > hi_o ? without[k] : hi_o;
+    }
+    double mw = opt_median(with, n), mo = opt_median(without, n);
+    /* the noise: half the spread of the runs without the pass, at least 2% */
+    double noise = mo > 0 ? (hi_o - lo_o) / 2 / mo : 0;
+    noise = noise < 0.02 ? 0.02 : noise;
+    int keep = mw < mo * (1 - noise);
+    opt_vsay(x, "pass %s %s: measured %.3f ms with it, %.3f ms without (medians of %u alternated replays, noise %.1f%%)",
+             plan_pass_name(pass), keep ? "kept" : "removed", mw / 1e6, mo / 1e6, n, noise * 100);
+    return keep;
+}
+
+/* With a timing hook: each pass of *p kept only where the replay with it
+ * is faster than without it beyond the noise (*p may be replaced). */
+static plan_status opt_vmeasure(opt_vrun *x, plan_file **p)
+{
+    if (!x->v->time)
+        return PLAN_OK;
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+        if (!((x->o.passes >> i) & 1))
+            continue;
+        const plan_pass_result *r = plan_get_pass(*p, (plan_pass)i);
+        if (!r->transformations && !(i == PLAN_PASS_SCHEDULE && plan_sched_count(*p)))
+            continue;
+        plan_file *q = NULL;
+        plan_status st = opt_vbuild(x, x->o.passes & ~(1u << i), NULL, 0, &q);
+        if (st != PLAN_OK)
+            return st;
+        int keep = opt_vtime(x, (plan_pass)i, *p, q);
+        if (keep == 0) {
+            x->o.passes &= ~(1u << i);
+            x->res->removed += r->transformations + (i == PLAN_PASS_SCHEDULE ? plan_sched_count(*p) : 0);
+            x->res->slower++;
+            plan_free(*p);
+            *p = q;
+        } else {
+            plan_free(q);
+            if (keep < 0) {   /* cannot measure here: the plan as verified */
+                opt_vsay(x, "not measured: %s", x->err);
+                x->err[0] = 0;
+                return PLAN_OK;
+            }
+        }
+    }
+    return PLAN_OK;
+}
+
+plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
+                                  opt_verify_result *res, char *err, size_t err_cap)
+{
+    opt_vrun x;
+    memset(&x, 0, sizeof x);
+    memset(res, 0, sizeof *res);
+    x.path = path;
+    x.o = *o;
+    x.v = v;
+    x.res = res;
+    x.err = err;
+    x.err_cap = err_cap;
+    *out = NULL;
+    plan_file *p = NULL;
+    plan_status st = opt_optimize(path, o, &p, err, err_cap);
+    if (st != PLAN_OK)
+        return st;
+    int r = opt_vreplay(&x, p);
+    if (r != 0) {   /* verified, or not replayable here (res->unverified says) */
+        if (r < 0) {
+            res->unverified = 1;
+            snprintf(res->why, sizeof res->why, "%s", err);
+            err[0] = 0;
+        } else if ((st = opt_vmeasure(&x, &p)) != PLAN_OK) {
+            plan_free(p);
+            free(x.keep);
+            return st;
+        }
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+            plan_pass_mut(p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
+        *out = p;
+        free(x.keep);
+        return PLAN_OK;
+    }
+    uint64_t first = plan_xform_count(p) + plan_sched_count(p);
+    /* 1. the trace alone */
+    res->replays++;
+    {
+        opt_options z = *o;
+        z.passes = 0;
+        plan_file *empty = NULL;
+        if ((st = opt_optimize(path, &z, &empty, err, err_cap)) != PLAN_OK)
+            goto out;
+        r = v->replay(v->user, empty, err, err_cap);
+        plan_free(empty);
+        if (r < 0) {
+            st = PLAN_ERR_TRACE;
+            goto out;
+        }
+        if (r == 2) {   /* another device: nothing here says what the results should be */
+            res->unverified = 1;
+            snprintf(res->why, sizeof res->why, "%s%smismatches even without a plan", err, err[0] ? ", which " : "");
+            err[0] = 0;
+            *out = p;
+            return PLAN_OK;
+        }
+        plan_free(p);
+        p = NULL;
+        err[0] = 0;
+        if (r) {
+            res->baseline = 1;
+            res->removed = first;
+            x.o.passes = 0;
+            opt_vsay(&x, "every transformation removed: the trace does not replay verified here even without a plan");
+            goto last;
+        }
+    }
+    /* 2., 3. each pass alone */
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+        if (!((o->passes >> i) & 1))
+            continue;
+        plan_file *alone = NULL;
+        if ((st = opt_vbuild(&x, 1u << i, NULL, 0, &alone)) != PLAN_OK)
+            goto out;
+        r = opt_vchanges(alone) ? (res->replays >= v->max_replays ? 0 : opt_vreplay(&x, alone)) : 1;
+        if (r == 0)
+            st = opt_vpass(&x, (plan_pass)i, alone);
+        plan_free(alone);
+        if (r < 0) {
+            st = PLAN_ERR_TRACE;
+            goto out;
+        }
+        if (st != PLAN_OK)
+            goto out;
+    }
+    /* 4. together; passes wrong only together go from the last */
+    for (;;) {
+        if ((st = opt_vbuild(&x, x.o.passes, NULL, 0, &p)) != PLAN_OK)
+            goto out;
+        int out_of = res->replays >= v->max_replays && opt_vchanges(p);
+        r = out_of ? 0 : opt_vreplay(&x, p);
+        if (r < 0) {
+            st = PLAN_ERR_TRACE;
+            goto out;
+        }
+        if (r)
+            break;   /* a plan that changes nothing always ends it */
+        plan_free(p);
+        p = NULL;
+        int i = PLAN_PASS_COUNT - 1;
+        while (i > 0 && !((x.o.passes >> i) & 1))
+            i--;
+        x.o.passes &= ~(1u << i);
+        res->removed++;
+        opt_vsay(&x, "pass %s removed: with the other passes its plan does not replay verified here%s",
+                 plan_pass_name((plan_pass)i), out_of ? " (out of verification replays)" : "");
+    }
+last:
+    if (!p && (st = opt_vbuild(&x, x.o.passes, NULL, 0, &p)) != PLAN_OK)
+        goto out;
+    if (!res->baseline && (st = opt_vmeasure(&x, &p)) != PLAN_OK)
+        goto out;
+    /* the passes the caller asked for stay listed, with what is left of them */
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+        plan_pass_mut(p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
+    *out = p;
+    p = NULL;
+    st = PLAN_OK;
+out:
+    plan_free(p);
+    free(x.keep);
+    return st;
+}
