@@ -155,8 +155,10 @@ PYD=/usr/share/doc/python-pyopencl-doc/examples
 PY=/usr/bin/python3
 if [ -x $PY ] && $PY -c 'import pyopencl, pytest, numpy, xdist' 2>/dev/null && [ -e "$PYD/test_enqueue_copy.py" ]; then
     mkdir px && cp "$PYD/test_enqueue_copy.py" "$PYD/test_arrays_in_structs.py" px/
+    # an ASan layer needs its runtime preloaded into python (not into clrr: it has its own)
+    FOREIGN=(); rt=$(asan_rt); [ -n "$rt" ] && FOREIGN=(env "LD_PRELOAD=$rt")
     (cd px && PYOPENCL_NO_CACHE=1 PYOPENCL_COMPILER_OUTPUT=0 PYTHONDONTWRITEBYTECODE=1 \
-        run_foreign timeout 120 "$CLRR" record -o ../xd/ -- $PY -m pytest -p no:cacheprovider -q -n 2 \
+        timeout 120 "$CLRR" record -o ../xd/ -- "${FOREIGN[@]}" $PY -m pytest -p no:cacheprovider -q -n 2 \
         . >../xd.out 2>../xd.err) ||
         fail "pytest -n 2 under clrr record: $(tail -5 xd.out) $(tail -3 xd.err)"
     n=$(ls xd/*.clrr | wc -l)

@@ -373,7 +373,8 @@ int cli_set_find(const char *path, int is_dir, cli_trace_set *s)
     if (d)
         closedir(d);
     int err = errno;
-    qsort(s->m + first, s->n - first, sizeof *s->m, cli_set_by_path);
+    if (s->n > first)
+        qsort(s->m + first, s->n - first, sizeof *s->m, cli_set_by_path);
     free(dcopy);
     free(bcopy);
     if (rc)
@@ -435,7 +436,8 @@ size_t cli_set_read(cli_trace_set *s)
         bad += !m->ok;
         tf_reader_close(r);
     }
-    qsort(s->m, s->n, sizeof *s->m, cli_set_by_start);
+    if (s->n)
+        qsort(s->m, s->n, sizeof *s->m, cli_set_by_start);
     return bad;
 }
 
