@@ -428,6 +428,11 @@ static int cli_rec_prepare(cli_rec_out *o, int force)
         cli_err("cannot create the directory %s: %s", o->path, strerror(errno));
         return CLI_EXIT_FAIL;
     }
+    char real[PATH_MAX], *p = NULL;
+    if (o->dir && realpath(o->path, real) && asprintf(&p, "%s%s", real, strcmp(real, "/") ? "/" : "") >= 0) {
+        free(o->path);   /* DIR/../x/ as the traces' names will say it */
+        o->path = p;
+    }
     if (!o->dir && exists && !S_ISREG(st.st_mode)) {
         o->device = 1;   /* /dev/null: every process writes it as it is */
         return CLI_EXIT_OK;
