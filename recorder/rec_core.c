@@ -4,11 +4,15 @@
 #include "recorder/rec_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +29,7 @@ static _Atomic int64_t rec_last_flush;   /* rec_sync_flush: the last sync-point 
 _Atomic int rec_env_written;
 
 static const char *rec_host_clock = "monotonic";   /* rec_clock_init's answer, for ENV */
+static void rec_forget_platforms(void);
 
 void rec_report_writer_error(void)
 {
@@ -36,10 +41,125 @@ void rec_report_writer_error(void)
             "application goes on)\n", tf_writer_errmsg(rec_g.w));
 }
 
+/* ------------------------------------------------------- the trace name
+ * One trace per process (docs/recording.md, "Several processes"). The
+ * output CLRR_OUTPUT names is claimed by the first process that records;
+ * every other one writes the sibling NAME.PID.clrr (the pid before the
+ * last extension). How "first" is decided:
+ * - CLRR_CLAIM=1 (set by `clrr record`, which removed or refused an older
+ *   set before the run): the name is created with O_CREAT|O_EXCL; a process
+ *   that finds it existing takes the sibling. Sequential and concurrent
+ *   processes never share a file.
+ * - without it (the layer used directly): an earlier run's trace is
+ *   replaced as before, but the name is held with flock() for the life of
+ *   the process, so a second process running at the same time takes the
+ *   sibling instead of truncating a trace in progress.
+ * - CLRR_OUTPUT ending in '/': a directory; each process writes
+ *   DIR/COMM.PID.clrr.
+ * - a path that exists and is not a regular file (/dev/null) is opened as
+ *   it is, by every process.
+ * - the child of a fork (rec_atfork_child) always takes the sibling: the
+ *   parent's file is the parent's. */
+static int rec_lock_fd = -1;              /* flock on the output (direct mode) */
+static char rec_path[PATH_MAX];           /* the trace this process writes */
+static int rec_forked;                    /* the child of a fork of a recording process */
+static tf_writer *rec_null_w;             /* drops records: a forked child whose trace
+                                             cannot be created ends its call on it */
+
+/* NAME.PID.EXT for @p out (NAME.PID without an extension) into @p dst. */
+static void rec_sibling(const char *out, char *dst, size_t cap)
+{
+    const char *slash = strrchr(out, '/');
+    const char *dot = strrchr(slash ? slash + 1 : out, '.');
+    if (!dot || dot == (slash ? slash + 1 : out))
+        snprintf(dst, cap, "%s.%ld", out, (long)getpid());
+    else
+        snprintf(dst, cap, "%.*s.%ld%s", (int)(dot - out), out, (long)getpid(), dot);
+}
+
+/* Creates @p path with O_EXCL. @return 0 (created, empty), or errno. */
+static int rec_create_excl(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    return 0;
+}
+
+/* Decides the trace of this process into rec_path (see above). @return 0,
+ * or an errno value (rec_path names what failed). */
+static int rec_claim_output(void)
+{
+    const char *out = rec_g.ctl.output;
+    size_t n = strlen(out);
+    struct stat st;
+    if (n && out[n - 1] == '/') {
+        char comm[64] = "proc";
+        FILE *fp = fopen("/proc/self/comm", "r");
+        if (fp) {
+            if (fgets(comm, sizeof comm, fp))
+                comm[strcspn(comm, "\n/")] = 0;
+            fclose(fp);
+        }
+        snprintf(rec_path, sizeof rec_path, "%s%s.%ld.clrr", out, comm[0] ? comm : "proc", (long)getpid());
+        int e = rec_create_excl(rec_path);
+        for (int k = 1; e == EEXIST && k < 100; k++) {   /* a stale file of a recycled pid */
+            snprintf(rec_path, sizeof rec_path, "%s%s.%ld.%d.clrr", out, comm[0] ? comm : "proc",
+                     (long)getpid(), k);
+            e = rec_create_excl(rec_path);
+        }
+        return e;
+    }
+    snprintf(rec_path, sizeof rec_path, "%s", out);
+    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode))
+        return 0;   /* a device: opened as it is */
+    const char *claim = getenv("CLRR_CLAIM");
+    if (!rec_forked && claim && !strcmp(claim, "1")) {
+        int e = rec_create_excl(out);
+        if (e != EEXIST)
+            return e;
+    } else if (!rec_forked) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            rec_lock_fd = fd;   /* held until exit */
+            return 0;
+        }
+        close(fd);
+    }
+    rec_sibling(out, rec_path, sizeof rec_path);
+    return 0;   /* a stale sibling (a recycled pid) is replaced */
+}
+
+/* Opens the writer on this process's trace. @return 0, or -1 (one line
+ * said why; rec_g.w stays NULL). */
+static int rec_open_writer(void)
+{
+    tf_writer_opts o = {.level = rec_g.ctl.level, .memory_budget = rec_g.ctl.memory,
+                        .flush_ms = (unsigned)rec_g.ctl.flush_ms,
+                        .threads = rec_g.ctl.compress_threads > 64 ? 64 : (unsigned)rec_g.ctl.compress_threads};
+    int e = rec_claim_output();
+    tf_status st = e ? TF_ERR_IO : tf_writer_open(&rec_g.w, rec_path, &o);
+    if (st != TF_OK) {
+        /* the application runs as if the recorder were not there */
+        if (!e)
+            e = errno;
+        fprintf(stderr, "clrr: cannot create trace %s: %s; the application goes on unrecorded\n",
+                rec_path, st == TF_ERR_IO && e ? strerror(e) : tf_strerror(st));
+        rec_g.w = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 /* --------------------------------------------------------------- life */
 static void rec_shutdown(void)
 {
-    if (!rec_g.active)
+    /* a forked child that made no OpenCL call since: nothing of its own to
+     * close (the parent's writer and its threads are the parent's) */
+    if (!rec_g.active || !rec_g.w)
         return;
     rec_events_stop();
     rec_plan_end();
@@ -48,6 +168,43 @@ static void rec_shutdown(void)
     tf_status st = tf_writer_close_msg(rec_g.w, msg, sizeof msg);
     if (st != TF_OK && !atomic_exchange(&rec_g.error_reported, 1))
         fprintf(stderr, "clrr: trace incomplete: %s\n", msg);
+}
+
+static void rec_discard_sink(void *ctx, const void *rec, size_t len)
+{
+    (void)ctx;
+    (void)rec;
+    (void)len;
+}
+
+/* Fork: the child has only the forking thread. The parent's writer (its
+ * workers, its file, its locks) stays the parent's: the child forgets it
+ * and starts a writer of its own, on NAME.PID.clrr, at its next OpenCL
+ * call (rec_write_env); a child that makes none writes nothing and its
+ * exit() does not wait for threads that were not forked. Plan mode: the
+ * child runs the application's calls as they are (no plan, no trace). */
+static void rec_atfork_child(void)
+{
+    if (rec_lock_fd >= 0) {
+        close(rec_lock_fd);   /* the parent's description keeps the lock */
+        rec_lock_fd = -1;
+    }
+    if (!rec_g.active)
+        return;
+    rec_g.w = NULL;
+    if (rec_g.plan || !rec_null_w) {
+        rec_g.active = 0;
+        return;
+    }
+    rec_forked = 1;
+    rec_env_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    atomic_store(&rec_env_written, 0);
+    atomic_store(&rec_g.seq, 0);
+    atomic_store(&rec_g.error_reported, 0);
+    atomic_store(&rec_last_flush, 0);
+    for (size_t i = 0; i < REC_FN_COUNT; i++)
+        atomic_store(&rec_sig_written[i], 0);
+    rec_forget_platforms();
 }
 
 static void rec_init(void)
@@ -67,21 +224,25 @@ static void rec_init(void)
         rec_g.ctl.device_timing = 0;
         if (!rec_plan_needs_data())
             rec_g.ctl.capture_data = 0;   /* nothing to hash: sources and kernel arguments only */
-    }
-    tf_status st = tf_writer_open(&rec_g.w, plan ? NULL : rec_g.ctl.output, &o);
-    if (st != TF_OK) {
-        /* the application runs as if the recorder were not there */
-        int e = errno;
-        fprintf(stderr, "clrr: cannot create trace %s: %s; the application goes on unrecorded\n",
-                rec_g.ctl.output, st == TF_ERR_IO && e ? strerror(e) : tf_strerror(st));
-        rec_g.w = NULL;
+        if (tf_writer_open(&rec_g.w, NULL, &o) != TF_OK) {
+            fprintf(stderr, "clrr: cannot start the plan's writer: out of memory; the application goes on "
+                    "without the plan\n");
+            rec_g.w = NULL;
+            return;
+        }
+    } else if (rec_open_writer()) {
         return;
+    } else {
+        tf_writer_opts no = {.sink = rec_discard_sink};
+        if (tf_writer_open(&rec_null_w, NULL, &no) != TF_OK)
+            rec_null_w = NULL;
     }
     rec_g.seq_at_enter = plan || rec_g.ctl.first_call || rec_g.ctl.last_call;
     rec_host_clock = rec_clock_init(rec_g.ctl.tsc_clock);
     rec_g.active = 1;
     rec_signals_install();
     rec_events_start();
+    pthread_atfork(NULL, NULL, rec_atfork_child);
     atexit(rec_shutdown);
 }
 
@@ -216,6 +377,13 @@ static pthread_mutex_t rec_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static cl_platform_id rec_dev_done[32];
 static unsigned rec_ndev_done;
 
+/* A forked child's trace describes its platforms again (rec_atfork_child). */
+static void rec_forget_platforms(void)
+{
+    pthread_mutex_init(&rec_dev_lock, NULL);
+    rec_ndev_done = 0;
+}
+
 static void rec_describe_platform(cl_platform_id p)
 {
     if (!p || !rec_g.active || !rec_next.clGetDeviceIDs)
@@ -277,6 +445,18 @@ void rec_post_clCreateContextFromType(rec_call *c, int ok, cl_context *ret, cons
 
 static void rec_write_env(void)
 {
+    if (!rec_g.w) {
+        /* the child of a fork, at its first OpenCL call: a writer of its own */
+        if (rec_open_writer()) {
+            /* unrecorded from now on; this call ends on a writer that drops
+             * what it is given */
+            rec_g.w = rec_null_w;
+            rec_g.ctl.capture_data = 0;
+            rec_g.active = 0;
+            return;
+        }
+        rec_events_start();
+    }
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     struct timespec ts;
@@ -289,10 +469,12 @@ static void rec_write_env(void)
             rec_obj_created(plats[i], REC_OBJ_PLATFORM);
     tf_enc *e = tf_writer_lock(rec_g.w);
     tf_wrec_env_head(e);   /* then the environment map */
-    tf_enc_map(e, 11);
+    tf_enc_map(e, 13);
     rec_env_str(e, "recorder", "clrr " CLRR_VERSION);
     rec_env_cmdline(e);
     rec_env_uint(e, "pid", (uint64_t)getpid());
+    rec_env_uint(e, "ppid", (uint64_t)getppid());
+    rec_env_str(e, "trace", rec_path);
     rec_env_uint(e, "start_unix_ns", (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
     rec_env_str(e, "hostname", host);
     rec_env_str(e, "layer_mode", rec_g.layer_mode ? "layer" : "preload");

@@ -3,18 +3,24 @@
  * signature), and asks the reader for the container totals. */
 #include "tools/clrr/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/clrr/info_int.h"
 
 static const char cli_info_usage[] =
-    "Usage: clrr info FILE [--json]\n"
+    "Usage: clrr info FILE|DIR [--json]\n"
     "Summarize a trace: the recorded command and devices, counts of calls, kernel\n"
     "launches and transfers, bytes moved each way, durations, storage and\n"
     "compression, and the most frequent functions.\n"
+    "A recording of several processes is a set of traces, one per process:\n"
+    "FILE's siblings FILE.PID.clrr (listed after FILE's summary), or every\n"
+    "*.clrr of DIR (`clrr record -o DIR/`): then one line per process (pid,\n"
+    "parent, start, size, trace, command).\n"
     "\n"
     "Options:\n"
     "  --json         one JSON object with the same facts\n"
@@ -108,6 +114,35 @@ static void cli_fn_finish(cli_info_stats *st)
     qsort(st->fns, n, sizeof *st->fns, cli_fn_by_count);
 }
 
+/* `clrr info DIR`: the processes of a recording made with -o DIR/. */
+static int cli_info_dir(const char *path, int json)
+{
+    cli_trace_set set;
+    if (cli_set_find(path, 1, &set)) {
+        cli_err("%s: cannot read the directory: %s", path, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (!set.n) {
+        cli_err("%s: no traces (*.clrr) in this directory", path);
+        return CLI_EXIT_FAIL;
+    }
+    size_t bad = cli_set_read(&set);
+    if (json) {
+        fputs("{\"set\":", stdout);
+        cli_json_cstr(stdout, path);
+        fputs(",\"processes\":", stdout);
+        cli_set_print_json(stdout, &set);
+        fputs("}\n", stdout);
+    } else {
+        printf("set        %s: %zu trace%s, one per process\n", path, set.n, set.n == 1 ? "" : "s");
+        cli_set_print_human(stdout, &set);
+    }
+    if (bad)
+        cli_err("%s: %zu of %zu traces unreadable (listed)", path, bad, set.n);
+    cli_set_free(&set);
+    return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------------ streaming */
 
 static void cli_info_call(cli_info_stats *st, const tf_call *c)
@@ -184,6 +219,9 @@ static int cli_info_run(int argc, char **argv)
     int urc = cli_one_file(argc, argv, &path);
     if (urc != CLI_EXIT_OK)
         return urc;
+    struct stat dst;
+    if (stat(path, &dst) == 0 && S_ISDIR(dst.st_mode))
+        return cli_info_dir(path, json);
     tf_reader *r = cli_open_trace(path);
     if (!r)
         return CLI_EXIT_FAIL;
@@ -211,10 +249,16 @@ static int cli_info_run(int argc, char **argv)
     st.path = path;
     st.info = cli_trace_info(r);
     st.env = tf_reader_env(r);
+    cli_trace_set set = { 0 };
+    if (cli_set_find(path, 0, &set) == 0 && set.n > 1) {
+        cli_set_read(&set);
+        st.set = &set;
+    }
     if (json)
         cli_info_print_json(stdout, &st);
     else
         cli_info_print_human(stdout, &st);
+    cli_set_free(&set);
 out:
     free(st.fns);
     tf_reader_close(r);

@@ -20,11 +20,13 @@
 #include <unistd.h>
 
 #include "recorder/rec.h"
+#include "tools/clrr/info_int.h"
 
 #define CLI_REC_MAX 64          /* controls the option table has room for */
 #define CLI_REC_OPT 0x1000      /* getopt value of control i: CLI_REC_OPT + i */
 #define CLI_REC_NO 0x2000       /* --no-<bool control i>: CLI_REC_NO + i */
 #define CLI_REC_PRELOAD 0x3000
+#define CLI_REC_FORCE 0x3001
 
 static const char *cli_rec_metavar(const rec_control_desc *d)
 {
@@ -81,9 +83,16 @@ static void cli_record_help(FILE *f)
     size_t n;
     const rec_control_desc *tab = rec_control_table(&n);
     char opt[128], def[64], line[256];
-    fputs("Usage: clrr record [-o FILE] [options] -- CMD [ARGS...]\n"
+    fputs("Usage: clrr record [-o FILE|DIR/] [--force] [options] -- CMD [ARGS...]\n"
           "Run CMD with the clrr recorder and write every OpenCL call it makes, and the\n"
           "data it moves, into a trace file.\n"
+          "\n"
+          "One trace per process: the first process of CMD's tree that makes an OpenCL\n"
+          "call writes FILE, every other one (children it runs, forks that use OpenCL)\n"
+          "FILE's sibling NAME.PID.clrr. With -o DIR/ (the trailing '/' says so) each\n"
+          "process writes DIR/COMM.PID.clrr and DIR/index.json lists them (pid, parent,\n"
+          "command line, start time). At the end clrr lists the traces when there are\n"
+          "several, and `clrr info FILE` or `clrr info DIR` lists the processes.\n"
           "\n"
           "Recorder options (each sets the CLRR_* variable named; such variables already\n"
           "in the environment apply when the option is not given):\n", f);
@@ -105,6 +114,9 @@ static void cli_record_help(FILE *f)
     }
     fputs("\n"
           "Other options:\n"
+          "  --force\n"
+          "        replace an earlier recording: without it clrr refuses to start when\n"
+          "        FILE or a sibling FILE.PID.clrr exists (or DIR holds traces)\n"
           "  --preload\n"
           "        load the recorder with LD_PRELOAD instead of the OpenCL layer\n"
           "        mechanism (OPENCL_LAYERS), for programs that bypass the ICD loader\n"
@@ -115,7 +127,9 @@ static void cli_record_help(FILE *f)
           "\n"
           "BOOL is 1/0, yes/no, on/off or true/false; SIZE takes a K, M or G suffix.\n"
           "Exit status: CMD's exit status; 128+N when CMD was killed by signal N;\n"
-          "126/127 when CMD cannot be run; 1 when clrr fails; 2 on usage errors.\n", f);
+          "126/127 when CMD cannot be run; 1 when clrr fails or when CMD succeeded but a\n"
+          "trace it wrote is unreadable; 2 on usage errors and when an earlier recording\n"
+          "is in the way (see --force).\n", f);
 }
 
 /* Makes @p path absolute (relative to the current directory). malloc'ed. */
@@ -133,8 +147,9 @@ static char *cli_rec_abspath(const char *path)
 }
 
 /* Fails early, with a clear line, when the trace cannot be created: an
- * existing path must be a writable non-directory (a file, or a device such
- * as /dev/null), a new one needs a writable directory. */
+ * existing path must be writable (a file, a device such as /dev/null, or
+ * a directory named with its trailing '/': -o DIR/), a new one needs a
+ * writable directory. */
 static int cli_rec_check_output(const char *out)
 {
     struct stat st;
@@ -143,7 +158,8 @@ static int cli_rec_check_output(const char *out)
     if (!dir)
         err = ENOMEM;
     else if (stat(out, &st) == 0)
-        err = S_ISDIR(st.st_mode) ? EISDIR : access(out, W_OK) != 0 ? errno : 0;
+        err = S_ISDIR(st.st_mode) && out[strlen(out) - 1] != '/' ? EISDIR   /* DIR/ is -o DIR/ */
+              : access(out, W_OK) != 0 ? errno : 0;
     else if (stat(dirname(dir), &st) != 0)
         err = errno;
     else if (!S_ISDIR(st.st_mode))
@@ -179,17 +195,93 @@ static int cli_rec_written(const cli_rec_stamp *before, const cli_rec_stamp *aft
            after->st.st_size != before->st.st_size;
 }
 
-/* Runs @p cmd; returns the exit status clrr must exit with. */
-static int cli_rec_exec(char **cmd, const char *out, int preload)
+/* Where the traces go. */
+typedef struct cli_rec_out {
+    char *path;     /* FILE, or DIR ending in '/' (malloc'ed, absolute) */
+    int dir;        /* -o DIR/ */
+    int device;     /* an existing non-regular file (/dev/null): one path for all */
+} cli_rec_out;
+
+/* DIR/index.json: the processes of the recording, from the traces' ENV. */
+static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
 {
+    char *idx = NULL, *tmp = NULL;
+    if (asprintf(&idx, "%sindex.json", o->path) < 0)
+        return;
+    if (asprintf(&tmp, "%s.tmp%ld", idx, (long)getpid()) < 0) {
+        free(idx);
+        return;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        cli_err("cannot write %s: %s", idx, strerror(errno));
+    } else {
+        fputs("{\"processes\":", f);
+        cli_set_print_json(f, set);
+        fputs("}\n", f);
+        if (fclose(f) != 0 || rename(tmp, idx) != 0) {
+            cli_err("cannot write %s: %s", idx, strerror(errno));
+            unlink(tmp);
+        }
+    }
+    free(tmp);
+    free(idx);
+}
+
+/* After the run: finds the traces written, checks that each is readable,
+ * lists them when there are several. @return 1 when one is unreadable. */
+static int cli_rec_report(const cli_rec_out *o, int *written)
+{
+    cli_trace_set set;
+    if (cli_set_find(o->path, o->dir, &set)) {
+        cli_err("cannot list the traces in %s: %s", o->path, strerror(errno));
+        *written = 0;
+        return 1;
+    }
+    *written = set.n > 0;
+    size_t bad = set.n ? cli_set_read(&set) : 0;
+    for (size_t i = 0; i < set.n; i++)
+        if (!set.m[i].ok)
+            cli_err("trace %s is unreadable: %s", set.m[i].path, set.m[i].err);
+    if (set.n > 1 || (set.n == 1 && isatty(STDERR_FILENO))) {
+        const char *quiet = getenv("CLRR_QUIET");
+        if (!quiet || !strcmp(quiet, "0") || set.n == 1) {
+            if (set.n == 1) {
+                char sz[CLI_FMT_CAP];
+                fprintf(stderr, "clrr: trace written to %s (%s)\n", set.m[0].path,
+                        cli_fmt_size(set.m[0].size, sz));
+            } else {
+                fprintf(stderr, "clrr: %zu traces written, one per process:\n", set.n);
+                cli_set_print_human(stderr, &set);
+            }
+        }
+    }
+    if (o->dir && set.n)
+        cli_rec_index(o, &set);
+    cli_set_free(&set);
+    return bad > 0;
+}
+
+/* Runs @p cmd; returns the exit status clrr must exit with. */
+static int cli_rec_exec(char **cmd, const cli_rec_out *o, int preload)
+{
+    const char *out = o->path;
     cli_rec_stamp before, after;
     cli_rec_stat(out, &before);
     int status = 0;
     int rc = cli_spawn(cmd, &status);
     if (rc != CLI_EXIT_OK)
         return rc;
-    cli_rec_stat(out, &after);
-    int written = cli_rec_written(&before, &after);
+    int written = 0, bad = 0;
+    if (o->device) {
+        cli_rec_stat(out, &after);
+        written = cli_rec_written(&before, &after);
+    } else {
+        bad = cli_rec_report(o, &written);
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         if (written)
@@ -199,7 +291,7 @@ static int cli_rec_exec(char **cmd, const char *out, int preload)
         return 128 + sig;
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
-    if (!written && after.exists && !S_ISREG(after.st.st_mode)) {
+    if (o->device) {
         /* a device (/dev/null, /dev/full): nothing to tell from its
          * stamp; the layer reported a failed write itself */
     } else if (!written && !preload) {
@@ -208,11 +300,9 @@ static int cli_rec_exec(char **cmd, const char *out, int preload)
                 "recorder as a layer: try --preload)", out, cmd[0]);
     } else if (!written) {
         cli_err("no trace written to %s (did %s make any OpenCL call?)", out, cmd[0]);
-    } else if (isatty(STDERR_FILENO)) {
-        char sz[CLI_FMT_CAP];
-        fprintf(stderr, "clrr: trace written to %s (%s)\n", out,
-                cli_fmt_size((uint64_t)after.st.st_size, sz));
     }
+    if (bad && code == 0)
+        code = CLI_EXIT_FAIL;
     return code;
 }
 
@@ -221,14 +311,14 @@ typedef struct cli_rec_args {
     const rec_control_desc *tab;
     size_t n, out_idx;              /* out_idx: the "output" control (n if none) */
     const char *vals[CLI_REC_MAX];  /* value given for control i, or NULL */
-    int preload, help;
+    int preload, help, force;
     char **cmd;                     /* NULL-terminated, from argv */
 } cli_rec_args;
 
 /* Parses argv into @p a. @return CLI_EXIT_OK, or CLI_EXIT_USAGE (reported). */
 static int cli_rec_parse(int argc, char **argv, cli_rec_args *a)
 {
-    struct option opts[2 * CLI_REC_MAX + 3];
+    struct option opts[2 * CLI_REC_MAX + 4];
     char *no_names[CLI_REC_MAX] = { 0 };
     size_t k = 0;
     int c, rc = CLI_EXIT_OK;
@@ -244,6 +334,7 @@ static int cli_rec_parse(int argc, char **argv, cli_rec_args *a)
             a->out_idx = i;
     }
     opts[k++] = (struct option){ "preload", no_argument, NULL, CLI_REC_PRELOAD };
+    opts[k++] = (struct option){ "force", no_argument, NULL, CLI_REC_FORCE };
     opts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
     opts[k] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -260,6 +351,8 @@ static int cli_rec_parse(int argc, char **argv, cli_rec_args *a)
             a->vals[c - CLI_REC_NO] = "0";
         } else if (c == CLI_REC_PRELOAD) {
             a->preload = 1;
+        } else if (c == CLI_REC_FORCE) {
+            a->force = 1;
         } else {
             rc = cli_opt_err(argv, c);
             goto out;
@@ -322,6 +415,61 @@ static int cli_rec_environment(const cli_rec_args *a, const char *out, const cha
     return CLI_EXIT_OK;
 }
 
+/* Decides FILE or DIR/ mode for @p o->path; makes DIR when it is missing;
+ * refuses (exit 2) or, with --force, removes an earlier recording: FILE and
+ * its siblings FILE.PID.clrr, or DIR's traces and index. */
+static int cli_rec_prepare(cli_rec_out *o, int force)
+{
+    struct stat st;
+    size_t n = strlen(o->path);
+    int exists = stat(o->path, &st) == 0;
+    o->dir = n && o->path[n - 1] == '/';
+    if (o->dir && !exists && mkdir(o->path, 0755) != 0) {
+        cli_err("cannot create the directory %s: %s", o->path, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    char real[PATH_MAX], *p = NULL;
+    if (o->dir && realpath(o->path, real) && asprintf(&p, "%s%s", real, strcmp(real, "/") ? "/" : "") >= 0) {
+        free(o->path);   /* DIR/../x/ as the traces' names will say it */
+        o->path = p;
+    }
+    if (!o->dir && exists && !S_ISREG(st.st_mode)) {
+        o->device = 1;   /* /dev/null: every process writes it as it is */
+        return CLI_EXIT_OK;
+    }
+    cli_trace_set set;
+    if (cli_set_find(o->path, o->dir, &set)) {
+        cli_err("cannot list %s: %s", o->path, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    char *idx = NULL;
+    if (o->dir && asprintf(&idx, "%sindex.json", o->path) < 0)
+        idx = NULL;
+    int has_idx = idx && lstat(idx, &st) == 0;
+    int rc = CLI_EXIT_OK;
+    if ((set.n || has_idx) && !force) {
+        if (o->dir)
+            cli_err("%s already holds a recording (%s); --force replaces it", o->path,
+                    set.n ? set.m[0].path : idx);
+        else
+            cli_err("%s exists (an earlier recording); --force replaces it", set.m[0].path);
+        rc = CLI_EXIT_USAGE;
+    } else {
+        for (size_t i = 0; i < set.n && !rc; i++)
+            if (unlink(set.m[i].path) != 0) {
+                cli_err("cannot remove the earlier trace %s: %s", set.m[i].path, strerror(errno));
+                rc = CLI_EXIT_FAIL;
+            }
+        if (!rc && has_idx && unlink(idx) != 0) {
+            cli_err("cannot remove %s: %s", idx, strerror(errno));
+            rc = CLI_EXIT_FAIL;
+        }
+    }
+    free(idx);
+    cli_set_free(&set);
+    return rc;
+}
+
 static int cli_record_run(int argc, char **argv)
 {
     cli_rec_args a = { 0 };
@@ -338,12 +486,15 @@ static int cli_record_run(int argc, char **argv)
     }
     if (a.out_idx < a.n && a.vals[a.out_idx] && !strcmp(a.vals[a.out_idx], "-"))   /* stdout is CMD's */
         return cli_usage_err("-o -: the trace cannot go to stdout, the application's own; give a file");
-    char *out = cli_rec_output(&a), *layer = NULL;
-    if (!out) {
+    cli_rec_out o = { cli_rec_output(&a), 0, 0 };
+    char *layer = NULL;
+    if (!o.path) {
         cli_err("cannot build the output path: %s", strerror(errno));
         return CLI_EXIT_FAIL;
     }
-    if ((rc = cli_rec_check_output(out)))
+    if (!((rc = cli_rec_check_output(o.path))))
+        rc = cli_rec_prepare(&o, a.force);
+    if (rc)
         goto out;
     char tried[PATH_MAX + 64];
     if (!(layer = cli_find_layer(tried, sizeof tried))) {
@@ -353,11 +504,16 @@ static int cli_record_run(int argc, char **argv)
         goto out;
     }
     a.preload = cli_layer_mode(a.preload, 0, a.cmd[0]);
-    if ((rc = cli_rec_environment(&a, out, layer)))
+    if ((rc = cli_rec_environment(&a, o.path, layer)))
         goto out;
-    rc = cli_rec_exec(a.cmd, out, a.preload);
+    if (setenv("CLRR_CLAIM", "1", 1) != 0) {   /* the first process claims FILE (recorder/rec_core.c) */
+        cli_err("cannot set the environment: %s", strerror(errno));
+        rc = CLI_EXIT_FAIL;
+        goto out;
+    }
+    rc = cli_rec_exec(a.cmd, &o, a.preload);
 out:
-    free(out);
+    free(o.path);
     free(layer);
     return rc;
 }

@@ -15,6 +15,8 @@ typedef struct cli_fn_count {
     uint64_t count;
 } cli_fn_count;
 
+typedef struct cli_trace_set cli_trace_set;   /* below */
+
 typedef struct cli_info_stats {
     const char *path;
     const tf_reader_info *info;   /* container totals (after tf_reader_scan) */
@@ -27,7 +29,43 @@ typedef struct cli_info_stats {
     int have_time, oom;
     cli_fn_count *fns;                   /* hash table while streaming, then sorted */
     size_t nfn, cap;
+    const cli_trace_set *set;            /* the other processes' traces, or NULL */
 } cli_info_stats;
+
+/* ------------------------------------------------------------ trace sets
+ * The traces of one `clrr record`, one per process: NAME.EXT and its
+ * siblings NAME.PID.EXT, or every *.clrr of a directory (-o DIR/). */
+typedef struct cli_set_member {
+    char *path;                          /* malloc'ed */
+    uint64_t pid, ppid, start_ns, size;  /* from its ENV record (0: unknown) */
+    int ok;                              /* readable: header, ENV and every chunk header */
+    char err[320];                       /* why not, when !ok */
+    char cmd[240];                       /* its command line, printable */
+} cli_set_member;
+
+struct cli_trace_set {
+    cli_set_member *m;
+    size_t n;
+};
+
+/*! cli_set_find() : the existing members of the set @p path names: when
+ *  @p is_dir, every regular *.clrr file in directory @p path; else @p path
+ *  itself when it is a regular file, and its siblings (NAME.<digits>.EXT in
+ *  the same directory). Only paths are filled (sorted by name, @p path
+ *  first). @return 0, or -1 (errno set: the directory cannot be read, or
+ *  out of memory). Free with cli_set_free(). */
+int cli_set_find(const char *path, int is_dir, cli_trace_set *s);
+/*! cli_set_read() : opens every member, scans its chunk headers and reads
+ *  its ENV (ok, err, pid, ppid, start_ns, size, cmd), then sorts the
+ *  members by start time. @return the number of unreadable members. */
+size_t cli_set_read(cli_trace_set *s);
+/*! cli_set_print_human() : one line per member (pid, parent, start, size,
+ *  path, command). cli_set_print_json() : a JSON array of objects (file,
+ *  pid, ppid, start_unix_ns, bytes, readable, error, cmdline). */
+void cli_set_print_human(FILE *f, const cli_trace_set *s);
+void cli_set_print_json(FILE *f, const cli_trace_set *s);
+/*! cli_set_free() : frees what cli_set_find() allocated; accepts an empty set. */
+void cli_set_free(cli_trace_set *s);
 
 /*! cli_info_print_human() / cli_info_print_json() : write @p st. */
 void cli_info_print_human(FILE *f, const cli_info_stats *st);

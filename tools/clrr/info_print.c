@@ -3,8 +3,13 @@
  * types are tolerated, strings are sanitized before they reach a terminal. */
 #include "tools/clrr/info_int.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define CLI_TOP_FUNCTIONS 10
@@ -113,6 +118,8 @@ static void cli_info_env_human(FILE *f, const tf_value *env)
     }
     if (cli_env_u64(env, "pid", &u))
         fprintf(f, ", pid %" PRIu64, u);
+    if (cli_env_u64(env, "ppid", &u))
+        fprintf(f, " (parent %" PRIu64 ")", u);
     fputs(", by ", f);
     cli_put(f, cli_env_str(env, "recorder"), "(unknown recorder)");
     if (cli_env_str(env, "layer_mode")) {
@@ -210,6 +217,11 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
         fputs("top functions\n", f);
     for (size_t i = 0; i < st->nfn && i < CLI_TOP_FUNCTIONS; i++)
         fprintf(f, "  %10" PRIu64 "  %s\n", st->fns[i].count, st->fns[i].name);
+    if (st->set && st->set->n > 1) {
+        fprintf(f, "processes  %zu traces of one recording (one per process; `clrr info` each for its calls)\n",
+                st->set->n);
+        cli_set_print_human(f, st->set);
+    }
 }
 
 /* ------------------------------------------------------------ JSON */
@@ -229,7 +241,7 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
                "\"truncated\":%s,\"valid_bytes\":%" PRIu64,
             in->file_bytes, (unsigned)in->major, (unsigned)in->minor,
             in->has_index ? "true" : "false", in->truncated ? "true" : "false", in->valid_bytes);
-    static const char *const keys[] = { "recorder", "cmdline", "pid", "hostname", "layer_mode",
+    static const char *const keys[] = { "recorder", "cmdline", "pid", "ppid", "hostname", "layer_mode",
                                         "host_clock", "start_unix_ns" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         cli_json_env_field(f, st->env, keys[i]);
@@ -265,5 +277,209 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
         cli_json_cstr(f, st->fns[i].name);
         fprintf(f, ",\"count\":%" PRIu64 "}", st->fns[i].count);
     }
-    fputs("]}\n", f);
+    fputs("]", f);
+    if (st->set && st->set->n > 1) {
+        fputs(",\"processes\":", f);
+        cli_set_print_json(f, st->set);
+    }
+    fputs("}\n", f);
+}
+
+/* ------------------------------------------------------------ trace sets */
+
+static int cli_set_add(cli_trace_set *s, size_t *cap, const char *dir, const char *name)
+{
+    if (s->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        cli_set_member *m = realloc(s->m, c * sizeof *m);
+        if (!m)
+            return -1;
+        s->m = m;
+        *cap = c;
+    }
+    cli_set_member *m = &s->m[s->n];
+    memset(m, 0, sizeof *m);
+    if (!dir)
+        m->path = strdup(name);
+    else if (asprintf(&m->path, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "", name) < 0)
+        m->path = NULL;
+    if (!m->path)
+        return -1;
+    s->n++;
+    return 0;
+}
+
+static int cli_set_by_path(const void *a, const void *b)
+{
+    return strcmp(((const cli_set_member *)a)->path, ((const cli_set_member *)b)->path);
+}
+
+/* Whether @p name is STEM.<digits>EXT (@p ext "" or ".clrr"). */
+static int cli_set_sibling(const char *name, const char *stem, size_t sl, const char *ext)
+{
+    size_t n = strlen(name), el = strlen(ext);
+    if (n < sl + 2 + el || strncmp(name, stem, sl) || name[sl] != '.' || strcmp(name + n - el, ext))
+        return 0;
+    for (size_t i = sl + 1; i < n - el; i++)
+        if (name[i] < '0' || name[i] > '9')
+            return 0;
+    return 1;
+}
+
+int cli_set_find(const char *path, int is_dir, cli_trace_set *s)
+{
+    size_t cap = 0;
+    struct stat st;
+    s->m = NULL;
+    s->n = 0;
+    char *dcopy = strdup(path), *bcopy = strdup(path);
+    if (!dcopy || !bcopy) {
+        free(dcopy);
+        free(bcopy);
+        errno = ENOMEM;
+        return -1;
+    }
+    const char *dir = is_dir ? path : dirname(dcopy);
+    const char *base = basename(bcopy);
+    const char *dot = strrchr(base, '.');
+    size_t sl = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    const char *ext = dot && dot != base ? dot : "";
+    int rc = 0;
+    if (!is_dir && stat(path, &st) == 0 && S_ISREG(st.st_mode) && cli_set_add(s, &cap, NULL, path))
+        rc = -1;
+    size_t first = s->n;
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (is_dir)
+            rc = -1;
+    }
+    struct dirent *e;
+    while (rc == 0 && d && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        int match = is_dir ? n > 5 && !strcmp(e->d_name + n - 5, ".clrr")
+                           : cli_set_sibling(e->d_name, base, sl, ext);
+        if (!match)
+            continue;
+        char *full = NULL;
+        if (asprintf(&full, "%s/%s", dir, e->d_name) < 0) {
+            rc = -1;
+            break;
+        }
+        int reg = stat(full, &st) == 0 && S_ISREG(st.st_mode);
+        free(full);
+        if (reg && cli_set_add(s, &cap, is_dir || strcmp(dir, ".") || strchr(path, '/') ? dir : NULL, e->d_name))
+            rc = -1;
+    }
+    if (d)
+        closedir(d);
+    int err = errno;
+    if (s->n > first)
+        qsort(s->m + first, s->n - first, sizeof *s->m, cli_set_by_path);
+    free(dcopy);
+    free(bcopy);
+    if (rc)
+        cli_set_free(s);
+    errno = err;
+    return rc;
+}
+
+/* The printable command line of @p env into @p m->cmd. */
+static void cli_set_cmd(cli_set_member *m, const tf_value *env)
+{
+    const tf_value *cmd = cli_env_array(env, "cmdline");
+    size_t k = 0, cap = sizeof m->cmd - 1;
+    for (uint32_t i = 0; cmd && i < cmd->v.arr.n && k < cap; i++) {
+        const tf_value *w = &cmd->v.arr.items[i];
+        if (i && k < cap)
+            m->cmd[k++] = ' ';
+        for (uint32_t j = 0; w->type == TF_STR && j < w->v.str.len && k < cap; j++) {
+            unsigned char c = (unsigned char)w->v.str.ptr[j];
+            m->cmd[k++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        }
+    }
+    m->cmd[k] = 0;
+}
+
+static int cli_set_by_start(const void *a, const void *b)
+{
+    const cli_set_member *x = a, *y = b;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+size_t cli_set_read(cli_trace_set *s)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        cli_set_member *m = &s->m[i];
+        struct stat st;
+        if (stat(m->path, &st) == 0)
+            m->size = (uint64_t)st.st_size;
+        tf_reader *r = NULL;
+        tf_status rs = tf_reader_open(&r, m->path, NULL);
+        if (rs != TF_OK) {
+            snprintf(m->err, sizeof m->err, "%s", tf_reader_open_error()[0] ? tf_reader_open_error()
+                                                                           : tf_strerror(rs));
+        } else if ((rs = tf_reader_scan(r)) != TF_OK && rs != TF_END) {
+            snprintf(m->err, sizeof m->err, "%s", tf_reader_error(r)[0] ? tf_reader_error(r) : tf_strerror(rs));
+        } else {
+            const tf_value *env = tf_reader_env(r);
+            m->ok = 1;
+            if (env) {
+                cli_env_u64(env, "pid", &m->pid);
+                cli_env_u64(env, "ppid", &m->ppid);
+                cli_env_u64(env, "start_unix_ns", &m->start_ns);
+                cli_set_cmd(m, env);
+            }
+        }
+        bad += !m->ok;
+        tf_reader_close(r);
+    }
+    if (s->n)
+        qsort(s->m, s->n, sizeof *s->m, cli_set_by_start);
+    return bad;
+}
+
+void cli_set_print_human(FILE *f, const cli_trace_set *s)
+{
+    char sz[CLI_FMT_CAP], tb[64];
+    for (size_t i = 0; i < s->n; i++) {
+        const cli_set_member *m = &s->m[i];
+        if (!m->ok) {
+            fprintf(f, "  unreadable  %s: %s\n", m->path, m->err);
+            continue;
+        }
+        if (!m->start_ns || !cli_fmt_unix(m->start_ns, tb, sizeof tb, 0))
+            snprintf(tb, sizeof tb, "?");
+        fprintf(f, "  pid %-7" PRIu64 " parent %-7" PRIu64 " %s  %9s  %s  %s\n", m->pid, m->ppid, tb,
+                cli_fmt_size(m->size, sz), m->path, m->cmd[0] ? m->cmd : "(no environment record)");
+    }
+}
+
+void cli_set_print_json(FILE *f, const cli_trace_set *s)
+{
+    putc('[', f);
+    for (size_t i = 0; i < s->n; i++) {
+        const cli_set_member *m = &s->m[i];
+        fputs(i ? ",{\"file\":" : "{\"file\":", f);
+        cli_json_cstr(f, m->path);
+        fprintf(f, ",\"pid\":%" PRIu64 ",\"ppid\":%" PRIu64 ",\"start_unix_ns\":%" PRIu64
+                   ",\"bytes\":%" PRIu64 ",\"readable\":%s,\"error\":",
+                m->pid, m->ppid, m->start_ns, m->size, m->ok ? "true" : "false");
+        cli_json_cstr(f, m->ok ? NULL : m->err);
+        fputs(",\"cmdline\":", f);
+        cli_json_cstr(f, m->cmd);
+        putc('}', f);
+    }
+    putc(']', f);
+}
+
+void cli_set_free(cli_trace_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->m[i].path);
+    free(s->m);
+    s->m = NULL;
+    s->n = 0;
 }

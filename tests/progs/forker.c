@@ -1,0 +1,155 @@
+/* forker.c — several processes of one OpenCL application, for
+ * tests/e2e/record_procs.sh (one trace per process, fork under the
+ * recorder). Modes:
+ *   work [TAG]     one process: a kernel adds TAG to a buffer, read back
+ *                  and checked (the unit the other modes combine)
+ *   before         fork before any OpenCL call; parent and child both run
+ *                  `work` (tags 1 and 2) and check their results
+ *   mid            one OpenCL call (clGetPlatformIDs: the recorder has
+ *                  started and written its first records), then as `before`:
+ *                  the child starts a trace of its own at its next call
+ *   after          `work` in the parent, then fork: the child only calls
+ *                  exit(0) (under a recorder whose child's exit waited for
+ *                  writer threads that were not forked, this hung); the
+ *                  parent runs `work` again once the child is gone
+ *   exec PROG ARGS `work`, then fork and exec PROG ARGS (another OpenCL
+ *                  program inheriting the recorder through the environment)
+ *                  and wait for it
+ * Exit status: 0 when every process computed the right result, 1 when a
+ * result or an OpenCL call was wrong, 2 on usage errors, 3 when a child
+ * failed or was killed. */
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N 4096
+
+static const char *src =
+    "__kernel void add(__global int *a, int tag) {\n"
+    "    size_t i = get_global_id(0);\n"
+    "    a[i] = a[i] * 3 + tag;\n"
+    "}\n";
+
+#define CHECK(e, what) do { if ((e) != CL_SUCCESS) { \
+    fprintf(stderr, "forker[%d]: %s failed: %d\n", (int)getpid(), what, (int)(e)); return 1; } } while (0)
+
+/* One context, one buffer, one kernel, one read-back; all released. */
+static int work(int tag)
+{
+    cl_platform_id p;
+    cl_device_id d;
+    cl_int e = clGetPlatformIDs(1, &p, NULL);
+    CHECK(e, "clGetPlatformIDs");
+    CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL), "clGetDeviceIDs");
+    cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+    CHECK(e, "clCreateContext");
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, d, NULL, &e);
+    CHECK(e, "clCreateCommandQueueWithProperties");
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+    CHECK(e, "clCreateProgramWithSource");
+    CHECK(clBuildProgram(prog, 1, &d, "", NULL, NULL), "clBuildProgram");
+    cl_kernel k = clCreateKernel(prog, "add", &e);
+    CHECK(e, "clCreateKernel");
+    static int host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = i ^ (tag * 7919);
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &e);
+    CHECK(e, "clCreateBuffer");
+    CHECK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL), "clEnqueueWriteBuffer");
+    CHECK(clSetKernelArg(k, 0, sizeof buf, &buf), "clSetKernelArg");
+    CHECK(clSetKernelArg(k, 1, sizeof tag, &tag), "clSetKernelArg");
+    size_t gsz = N;
+    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+    CHECK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL), "clEnqueueReadBuffer");
+    for (int i = 0; i < N; i++)
+        if (back[i] != host[i] * 3 + tag) {
+            fprintf(stderr, "forker[%d]: element %d is %d, expected %d\n", (int)getpid(), i, back[i],
+                    host[i] * 3 + tag);
+            return 1;
+        }
+    clReleaseMemObject(buf);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}
+
+/* Waits for @p pid. @return 0 when it exited 0, else 3. */
+static int reap(pid_t pid)
+{
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) {
+        perror("forker: waitpid");
+        return 3;
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    fprintf(stderr, "forker: child %d %s %d\n", (int)pid, WIFEXITED(st) ? "exited" : "was killed by signal",
+            WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+    return 3;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "work"))
+        return work(argc > 2 ? atoi(argv[2]) : 1);
+    if (!strcmp(mode, "mid")) {
+        cl_uint np = 0;
+        if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || !np) {
+            fprintf(stderr, "forker: no OpenCL platform\n");
+            return 1;
+        }
+        mode = "before";
+    }
+    if (!strcmp(mode, "before")) {
+        pid_t c = fork();
+        if (c < 0) {
+            perror("forker: fork");
+            return 3;
+        }
+        if (c == 0)
+            exit(work(2));
+        int rc = work(1);
+        int crc = reap(c);
+        return rc ? rc : crc;
+    }
+    if (!strcmp(mode, "after")) {
+        int rc = work(1);
+        if (rc)
+            return rc;
+        pid_t c = fork();
+        if (c < 0) {
+            perror("forker: fork");
+            return 3;
+        }
+        if (c == 0)
+            exit(0);   /* atexit handlers run: the recorder's must not hang */
+        int crc = reap(c);
+        rc = work(3);
+        return rc ? rc : crc;
+    }
+    if (!strcmp(mode, "exec") && argc > 2) {
+        int rc = work(1);
+        if (rc)
+            return rc;
+        pid_t c = fork();
+        if (c < 0) {
+            perror("forker: fork");
+            return 3;
+        }
+        if (c == 0) {
+            execvp(argv[2], argv + 2);
+            perror("forker: exec");
+            _exit(127);
+        }
+        return reap(c);
+    }
+    fprintf(stderr, "usage: forker work [TAG] | before | mid | after | exec PROG [ARGS...]\n");
+    return 2;
+}
