@@ -10,7 +10,9 @@
 #     that holds the headers, fails: a replay never reads the host's;
 #   - a trace whose source includes "/etc/passwd" is refused with one line
 #     that names it and prints none of its content;
-#   - build options that name a host file (-include) are refused.
+#   - build options that name a host file (-include) are refused;
+#   - clrr analyze compiles the recorded headers (from anywhere) and never
+#     the host's (the trace without them fails to compile beside them).
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES
@@ -62,6 +64,14 @@ rc=0
     grep -q '^clrr replay: .*call #6 clBuildProgram: .*no header recorded with the trace is named ./inc.h' "$TMP/nh.err" ||
     fail "a trace without its headers, replayed beside them: exit $rc, $(cat "$TMP/nh.err")"
 
+# --- the analysis compiles the recorded headers, never the host's
+(cd "$TMP/elsewhere" && "$CLRR" analyze "$TMP/inc.clrr") >"$TMP/ana.out" 2>&1 || fail "clrr analyze: $(cat "$TMP/ana.out")"
+grep -q '^      0 a  *int\*  *global   write, every offset known' "$TMP/ana.out" ||
+    fail "the include program was not analyzed: $(cat "$TMP/ana.out")"
+(cd "$SRC" && "$CLRR" analyze "$TMP/noheaders.clrr") >"$TMP/ana2.out" 2>&1 || fail "clrr analyze: $(cat "$TMP/ana2.out")"
+grep -q 'not analyzed: does not compile: .*clrr: no header recorded with the trace is named ./inc.h' "$TMP/ana2.out" ||
+    fail "the analysis of a trace without its headers used the host's: $(cat "$TMP/ana2.out")"
+
 rc=0
 "$CLRR" replay "$TMP/incopt.clrr" >"$TMP/io.out" 2>"$TMP/io.err" || rc=$?
 [ $rc -eq 3 ] && [ "$(wc -l <"$TMP/io.err")" -eq 1 ] &&
@@ -96,6 +106,9 @@ rc=0
 [ $rc -eq 3 ] && [ "$(grep -c '^clrr' "$TMP/p.err")" -eq 1 ] &&
     grep -q '^clrr replay: .*no header recorded with the trace is named /etc/passwd' "$TMP/p.err" ||
     fail "a source including /etc/passwd: exit $rc, $(cat "$TMP/p.err")"
+(cd "$TMP/elsewhere" && "$CLRR" analyze "$TMP/passwd.clrr") >"$TMP/pa.out" 2>&1 || fail "clrr analyze: $(cat "$TMP/pa.out")"
+grep -q 'not analyzed: does not compile: .*clrr: no header recorded with the trace is named /etc/passwd' "$TMP/pa.out" ||
+    fail "the analysis of a source including /etc/passwd: $(cat "$TMP/pa.out")"
 first=$(head -1 /etc/passwd | cut -d: -f1,2)
-! grep -qF "$first:" "$TMP/p.err" "$TMP/p.out" || fail "the replay printed /etc/passwd: $(cat "$TMP/p.err")"
+! grep -qF "$first:" "$TMP/p.err" "$TMP/p.out" "$TMP/pa.out" || fail "clrr printed /etc/passwd: $(cat "$TMP/p.err")"
 echo "ok: headers recorded with the build, replayed from the trace only; host includes refused"
