@@ -53,10 +53,22 @@ static void ana_inc_put(ana_inc *c, const char *p, size_t n)
     c->out[c->len] = 0;
 }
 
+/* Printable ASCII but quotes and backslashes: names from a trace, safe
+ * inside a string of the generated text. */
+static void ana_inc_safe(const char *name, char *safe, size_t cap)
+{
+    size_t k = 0;
+    for (; name[k] && k + 1 < cap; k++)
+        safe[k] = name[k] >= 0x20 && name[k] < 0x7f && name[k] != '"' && name[k] != '\'' && name[k] != '\\'
+                      ? name[k] : '?';
+    safe[k] = 0;
+}
+
 static void ana_inc_line(ana_inc *c, unsigned long line, const char *name)
 {
-    char b[ANA_INC_NAME_MAX + 64];
-    int n = snprintf(b, sizeof b, "#line %lu \"%s\"\n", line, name);
+    char b[ANA_INC_NAME_MAX + 64], safe[ANA_INC_NAME_MAX];
+    ana_inc_safe(name, safe, sizeof safe);
+    int n = snprintf(b, sizeof b, "#line %lu \"%s\"\n", line, safe);
     ana_inc_put(c, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
@@ -205,11 +217,7 @@ static int ana_inc_find(ana_inc *c, const char *name, int angled, const char *di
 static void ana_inc_error(ana_inc *c, const char *what, const char *name)
 {
     char b[ANA_INC_NAME_MAX + 128], safe[ANA_INC_NAME_MAX];
-    size_t k = 0;
-    for (; name[k] && k + 1 < sizeof safe; k++)
-        safe[k] = name[k] >= 0x20 && name[k] < 0x7f && name[k] != '"' && name[k] != '\'' && name[k] != '\\'
-                      ? name[k] : '?';
-    safe[k] = 0;
+    ana_inc_safe(name, safe, sizeof safe);
     int n = snprintf(b, sizeof b, "#error clrr: %s %s\n", what, safe);
     ana_inc_put(c, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
@@ -338,6 +346,7 @@ static void ana_inc_file(ana_inc *c, const char *text, size_t len, const char *f
             unsigned long nl = 0;
             ana_inc_skip(t, n, &i, &nl);
             line += nl;
+            bol |= nl > 0;   /* as if the next token started a line: the safe reading */
         } else if (bol && (ch == '#' || (ch == '%' && i + 1 < n && t[i + 1] == ':'))) {
             size_t j = i + (ch == '#' ? 1 : 2);
             unsigned long nl = 0;
