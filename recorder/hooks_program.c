@@ -1,6 +1,7 @@
 /* hooks_program.c — program sources and binaries, kernel arguments. */
 #include "recorder/rec_int.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,8 +431,11 @@ void rec_post_clBuildProgram(rec_call *c, int ok, cl_int *ret, cl_program a_prog
     (void)a_device_list;
     (void)a_pfn_notify;
     (void)a_user_data;
-    if (!c->direct && !rec_g.plan)
+    if (!c->direct && !rec_g.plan) {
+        int saved = errno;   /* the application sees the errno it would have */
         rec_record_headers(c, a_program, a_options);
+        errno = saved;
+    }
     if (ok && rec_g.plan)
         rec_plan_program(a_program);
 }
