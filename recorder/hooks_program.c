@@ -84,7 +84,8 @@ int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uin
 
 /* ------------------------------------------------ headers of a build
  * A source that includes headers beside it (`#include "./main.h"`, `-I.`)
- * builds only where those files are. At clBuildProgram the recorder finds
+ * builds only where those files are. At clBuildProgram (and
+ * clCompileProgram, but for its input headers) the recorder finds
  * the headers the source names, recursively, resolved as the compiler
  * would (OpenCL sources have no file name: a quoted name relative to the
  * current directory, then to each -I directory of the options, in order;
@@ -114,6 +115,8 @@ typedef struct rec_hdr_set {
     uint64_t skipped;
     const char *dirs[REC_HDR_DIRS_MAX];  /* -I directories, in order */
     int ndirs;
+    const char **embedded;               /* clCompileProgram's header_include_names */
+    cl_uint nembedded;
 } rec_hdr_set;
 
 /* @p dir joined with @p name ("" dir or absolute name: the name itself),
@@ -207,6 +210,9 @@ static void rec_hdr_scan(rec_hdr_set *h, const char *text, size_t len, const cha
 static void rec_hdr_resolve(rec_hdr_set *h, const char *name, int angled, const char *dir, int depth)
 {
     char cand[REC_HDR_NAME_MAX];
+    for (cl_uint k = 0; k < h->nembedded; k++)   /* an input header: the driver has it */
+        if (h->embedded[k] && !strcmp(h->embedded[k], name))
+            return;
     for (int k = angled ? 0 : -1; k < h->ndirs; k++) {
         if (!rec_hdr_join(k < 0 ? dir : h->dirs[k], name, cand))
             continue;
@@ -327,7 +333,8 @@ static void rec_hdr_dirs(rec_hdr_set *h, char *buf)
 
 /* The headers of @p program's source built with @p options, into the
  * call's post map (see above). */
-static void rec_record_headers(rec_call *c, cl_program program, const char *options)
+static void rec_record_headers(rec_call *c, cl_program program, const char *options, const char **embedded,
+                               cl_uint nembedded)
 {
     size_t n = 0;
     if (!rec_next.clGetProgramInfo
@@ -343,6 +350,8 @@ static void rec_record_headers(rec_call *c, cl_program program, const char *opti
     if (!memchr(src, '#', n))
         goto out;
     rec_hdr_dirs(h, opts);
+    h->embedded = embedded;
+    h->nembedded = embedded ? nembedded : 0;
     rec_hdr_scan(h, src, strnlen(src, n), "", 0);
     if (h->n) {
         /* one block: the map's keys and values, then the names */
@@ -433,11 +442,32 @@ void rec_post_clBuildProgram(rec_call *c, int ok, cl_int *ret, cl_program a_prog
     (void)a_user_data;
     if (!c->direct && !rec_g.plan) {
         int saved = errno;   /* the application sees the errno it would have */
-        rec_record_headers(c, a_program, a_options);
+        rec_record_headers(c, a_program, a_options, NULL, 0);
         errno = saved;
     }
     if (ok && rec_g.plan)
         rec_plan_program(a_program);
+}
+
+/* clCompileProgram: the headers its source includes, but those the
+ * application gives as input headers (header_include_names). */
+void rec_post_clCompileProgram(rec_call *c, int ok, cl_int *ret, cl_program a_program, cl_uint a_num_devices,
+                               const cl_device_id *a_device_list, const char *a_options, cl_uint a_num_input_headers,
+                               const cl_program *a_input_headers, const char **a_header_include_names,
+                               void(CL_CALLBACK *a_pfn_notify)(cl_program, void *), void *a_user_data)
+{
+    (void)ok;
+    (void)ret;
+    (void)a_num_devices;
+    (void)a_device_list;
+    (void)a_input_headers;
+    (void)a_pfn_notify;
+    (void)a_user_data;
+    if (!c->direct && !rec_g.plan) {
+        int saved = errno;
+        rec_record_headers(c, a_program, a_options, a_header_include_names, a_num_input_headers);
+        errno = saved;
+    }
 }
 
 /* clSetKernelArgSVMPointer, clSetKernelExecInfo, plan mode: the layer does

@@ -11,7 +11,8 @@
  * origin still fail with an error that names the program.
  *
  * Builds of recorded sources use only the headers recorded with the trace
- * (clBuildProgram's post.headers, FORMAT.md 11.1), never this machine's
+ * (the post.headers of clBuildProgram and clCompileProgram, FORMAT.md
+ * 11.1, and a compile's input headers), never this machine's
  * files: before the build, every include directive of the source is
  * replaced by the text of the recorded header it resolves to (the
  * recorder's rules: a quoted name beside the including file, then in each
@@ -218,6 +219,10 @@ void rpl_progsrc_free(rpl_session *s)
 typedef struct rpl_inc {
     rpl_session *s;
     const tf_value *headers;          /* map name -> blob, or NULL */
+    uint32_t nh;                      /* its entries; then the input headers: */
+    const char *const *ename;         /* clCompileProgram's header_include_names */
+    const char *const *etext;         /* ... their sources */
+    uint32_t ne;
     const char *dirs[RPL_INC_DIRS_MAX];
     int ndirs;
     char *out;
@@ -393,9 +398,13 @@ static int rpl_inc_join(const char *dir, const char *name, char *out)
     return ns > 0;
 }
 
-/* The recorded header @p name resolves to (index into the map), or -1. */
+/* The recorded header @p name resolves to (index into the map; from nh
+ * on, an input header), or -1. */
 static int rpl_inc_find(rpl_inc *c, const char *name, int angled, const char *dir)
 {
+    for (uint32_t i = 0; i < c->ne; i++)   /* an input header, by its include name */
+        if (c->ename[i] && c->etext[i] && !strcmp(c->ename[i], name))
+            return (int)(c->nh + i);
     const tf_value *h = c->headers;
     if (!h || h->type != TF_MAP)
         return -1;
@@ -469,14 +478,26 @@ static void rpl_inc_directive(rpl_inc *c, const char *t, size_t n, size_t *jp, u
         } else if (!(c->once[h] && c->done[h])) {
             void *p = NULL;
             size_t got = 0;
-            int st = rpl_fetch(c->s, &c->headers->v.map.vals[h], 0, &p, &got);
-            if (st < 0) {
-                c->err = st;
-                return;
-            }
-            const tf_value *key = &c->headers->v.map.keys[h];
+            int st = 1;
             char hn[RPL_INC_NAME_MAX], hd[RPL_INC_NAME_MAX];
-            snprintf(hn, sizeof hn, "%.*s", (int)key->v.str.len, key->v.str.ptr);
+            if ((uint32_t)h >= c->nh) {
+                const char *et = c->etext[h - c->nh];
+                p = strdup(et);
+                got = strlen(et);
+                if (!p) {
+                    c->err = RPL_ERR_NOMEM;
+                    return;
+                }
+                snprintf(hn, sizeof hn, "%s", c->ename[h - c->nh]);
+            } else {
+                st = rpl_fetch(c->s, &c->headers->v.map.vals[h], 0, &p, &got);
+                if (st < 0) {
+                    c->err = st;
+                    return;
+                }
+                const tf_value *key = &c->headers->v.map.keys[h];
+                snprintf(hn, sizeof hn, "%.*s", (int)key->v.str.len, key->v.str.ptr);
+            }
             snprintf(hd, sizeof hd, "%s", hn);
             char *slash = strrchr(hd, '/');
             if (slash)
@@ -621,7 +642,8 @@ static void rpl_inc_dirs(rpl_inc *c, char *buf)
     }
 }
 
-int rpl_progsrc_prepare_build(rpl_cx *x, cl_program *program, const char **options)
+int rpl_progsrc_prepare_build(rpl_cx *x, cl_program *program, const char **options, const tf_value *inames,
+                              const tf_value *iprogs)
 {
     rpl_session *s = x->s;
     uint64_t id = rpl_arg_id(x, 0);
@@ -640,9 +662,34 @@ int rpl_progsrc_prepare_build(rpl_cx *x, cl_program *program, const char **optio
         return rpl_call_error(x, RPL_ERR_INVALID, "the recorded headers of program #%llu are not a map",
                               (unsigned long long)id);
     uint32_t nh = c.headers ? c.headers->v.map.n : 0;
+    c.nh = nh;
+    /* clCompileProgram's input headers: programs from source of the trace */
+    uint32_t ne = inames && iprogs && inames->type == TF_ARRAY && iprogs->type == TF_ARRAY
+                          && inames->v.arr.n == iprogs->v.arr.n && inames->v.arr.n <= 1024
+                      ? inames->v.arr.n : 0;
+    const char **ename = rpl_scratch(x, (ne + 1) * sizeof *ename);
+    const char **etext = ename ? rpl_scratch(x, (ne + 1) * sizeof *etext) : NULL;
+    if (!etext)
+        return RPL_ERR_NOMEM;
+    for (uint32_t i = 0; i < ne; i++) {
+        const tf_value *nv = &inames->v.arr.items[i];
+        uint64_t hid = 0;
+        const struct rpl_progsrc *he = tf_value_u64(&iprogs->v.arr.items[i], &hid) && hid
+                                           ? rpl_progsrc_get(s, hid, 0) : NULL;
+        char *nm = nv->type == TF_STR ? rpl_scratch(x, (size_t)nv->v.str.len + 1) : NULL;
+        if (nv->type == TF_STR && !nm)
+            return RPL_ERR_NOMEM;
+        if (nm)
+            memcpy(nm, nv->v.str.ptr, nv->v.str.len);
+        ename[i] = nm;
+        etext[i] = he ? (he->inl ? he->inl : he->src) : NULL;
+    }
+    c.ename = ename;
+    c.etext = etext;
+    c.ne = ne;
     char *optbuf = strdup(*options ? *options : "");
-    c.once = calloc(nh + 1, 1);
-    c.done = calloc(nh + 1, 1);
+    c.once = calloc(nh + ne + 1, 1);
+    c.done = calloc(nh + ne + 1, 1);
     int st = RPL_OK;
     if (!optbuf || !c.once || !c.done) {
         st = rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");

@@ -5,7 +5,8 @@
 #   - include_prog, run from tests/progs/include_prog/ (its "./inc.h",
 #     "sub/other.h" -> "deep.h", "../inc.h", <angled.h> through -Isub), is
 #     recorded with those headers in clBuildProgram's post.headers, and
-#     replays verified from a directory that has none of them;
+#     replays verified from a directory that has none of them; so does its
+#     --compile mode (clCompileProgram with an input header, clLinkProgram);
 #   - the same trace with post.headers removed, replayed in the directory
 #     that holds the headers, fails: a replay never reads the host's;
 #   - a trace whose source includes "/etc/passwd" is refused with one line
@@ -37,6 +38,17 @@ mkdir -p "$TMP/elsewhere"
     fail "replay away from the headers: $(cat "$TMP/rep.err")"
 grep -q '^verified  1 read-backs, 0 mismatches' "$TMP/rep.out" && grep -q '^result    ok' "$TMP/rep.out" ||
     fail "replay away from the headers: $(cat "$TMP/rep.out")"
+
+# clCompileProgram (and a link) of the same source, with one more header
+# given as an input header program: recorded headers, not the input one
+(cd "$SRC" && "$CLRR" record -o "$TMP/comp.clrr" -- "$PROG" --compile) >"$TMP/crec.out" 2>&1 ||
+    fail "clrr record -- include_prog --compile: $(tail -3 "$TMP/crec.out")"
+b=$("$CLRR" dump "$TMP/comp.clrr" | grep '\] clCompileProgram(')
+echo "$b" | grep -q 'headers={.*sub/other.h=<' && ! echo "$b" | grep -q 'emb.h=<\|headers_missing' ||
+    fail "clCompileProgram's headers: $b"
+(cd "$TMP/elsewhere" && "$CLRR" replay "$TMP/comp.clrr") >"$TMP/crep.out" 2>"$TMP/crep.err" &&
+    grep -q '^verified  1 read-backs, 0 mismatches' "$TMP/crep.out" ||
+    fail "replay of the compiled program away from the headers: $(cat "$TMP/crep.err" "$TMP/crep.out")"
 
 # --- the host's headers are never used: the trace without its headers,
 # replayed beside them, fails and says which is missing
