@@ -1,6 +1,7 @@
 /* ana_llvm_options.c — the recorded build options, reduced to those clang
- * accepts for the analysis: -D, -I, -U (a separate value is joined to its
- * flag, so it can never be read as another option), -cl-std (valid
+ * accepts for the analysis: -D, -U (a separate value is joined to its
+ * flag, so it can never be read as another option; -I is dropped: the
+ * recorded headers are inlined, ana_include.c), -cl-std (valid
  * values), -cl-ext and the -cl-* math flags; the analysis chooses
  * optimization, debug info and arg-info itself; everything else is
  * dropped with a note. Tokens are split like a shell would, without
@@ -127,12 +128,21 @@ static int ana_filter(const char *opts, ana_str *args, ana_str *notes, int *has_
     for (i = 0; i < n && t < end; i++, t += strlen(t) + 1) {
         const char *val = NULL;
         int keep = 0, joined = 0;
-        if ((!strcmp(t, "-D") || !strcmp(t, "-I") || !strcmp(t, "-U")) && i + 1 < n) {
+        if (!strcmp(t, "-I") || (ana_starts(t, "-I") && t[2])) {
+            /* no include path: the headers recorded with the build are
+             * inlined (ana_include.c), the host's are never searched */
+            if (!t[2] && i + 1 < n) {
+                t += strlen(t) + 1;
+                i++;
+            }
+            continue;
+        }
+        if ((!strcmp(t, "-D") || !strcmp(t, "-U")) && i + 1 < n) {
             /* separate value: join, so that it can never be read as an option */
             val = t + strlen(t) + 1;
             joined = 1;
             keep = 1;
-        } else if ((ana_starts(t, "-D") || ana_starts(t, "-I") || ana_starts(t, "-U")) && t[2]) {
+        } else if ((ana_starts(t, "-D") || ana_starts(t, "-U")) && t[2]) {
             keep = 1;
         } else if (ana_starts(t, "-cl-std=")) {
             keep = ana_in(t + 8, ana_cl_stds, sizeof ana_cl_stds / sizeof ana_cl_stds[0]);

@@ -198,6 +198,30 @@ static ana_status ana_create_program(ana_model *m, const tf_call *c, long k, con
     return ANA_OK;
 }
 
+/* The source the analysis compiles: the recorded headers inlined. */
+static ana_status ana_model_set_built(ana_model *m, const tf_call *c, long k)
+{
+    char *t = NULL;
+    size_t n = 0;
+    m->xo[k].built = NULL;
+    m->xo[k].built_len = 0;
+    ana_status st = ana_source_inline(m->r, m->objs[k].source, m->objs[k].options,
+                                      c->post ? tf_map_get(c->post, "headers") : NULL, &t, &n);
+    if (st == ANA_ERR_ARG) {
+        m->xo[k].why = "source with its headers larger than 32 MiB";
+        return ANA_OK;
+    }
+    if (st != ANA_OK || !t)
+        return st;
+    char *p = ana_pool_strndup(&m->pool, t, n);
+    free(t);
+    if (!p)
+        return ANA_ERR_NOMEM;
+    m->xo[k].built = p;
+    m->xo[k].built_len = n;
+    return ANA_OK;
+}
+
 ana_status ana_model_set_options(ana_model *m, const tf_call *c, uint64_t prog)
 {
     const tf_value *o = ana_call_arg(c, "options");
@@ -206,13 +230,13 @@ ana_status ana_model_set_options(ana_model *m, const tf_call *c, uint64_t prog)
         return ANA_ERR_NOMEM;
     if (!o || o->type != TF_STR) {
         m->objs[k].options = NULL;
-        return ANA_OK;
+        return ana_model_set_built(m, c, k);
     }
     char *s = ana_pool_strndup(&m->pool, o->v.str.ptr, o->v.str.len);
     if (!s)
         return ANA_ERR_NOMEM;
     m->objs[k].options = s;
-    return ANA_OK;
+    return ana_model_set_built(m, c, k);
 }
 
 ana_status ana_model_set_kname(ana_model *m, long k, const char *s, size_t n)

@@ -76,6 +76,9 @@ typedef struct ana_obj_x {
     const char *why;              /* why there is no analysis */
     uint64_t inputs;              /* linked program: how many inputs */
     uint64_t input0;              /* linked program: its first input */
+    const char *built;            /* its source with the headers recorded with its build
+                                     inlined (pool), NULL when it includes nothing */
+    uint64_t built_len;
 } ana_obj_x;
 
 /* One program analysis, shared by programs with the same source and options. */
@@ -226,11 +229,23 @@ int ana_type_kind(const char *ctype);
  *  to output parameters (ana_model_create.c). */
 ana_status ana_model_created(ana_model *m, const tf_call *c, const char *fn);
 ana_status ana_model_created_outs(ana_model *m, const tf_call *c, const char *fn);
-/*! ana_model_set_options() : program @p prog's build options from @p c. */
+/*! ana_model_set_options() : program @p prog's build options from @p c,
+ *  and the source the analysis compiles: the headers recorded with the
+ *  build inlined (ana_source_inline). */
 ana_status ana_model_set_options(ana_model *m, const tf_call *c, uint64_t prog);
 /*! ana_model_set_kname() : kernel object @p k's name (@p n bytes, trailing
  *  NULs dropped). */
 ana_status ana_model_set_kname(ana_model *m, long k, const char *s, size_t n);
+/*! ana_source_inline() (ana_include.c) : @p src (NUL-terminated) with each
+ *  include directive replaced by the text of the header it resolves to in
+ *  @p headers (a build's post.headers, FORMAT.md 11.1, read from @p r; NULL:
+ *  none recorded), or by an #error line when none does, so that compiling
+ *  it reads no file of this machine. @p opts: the build options (-I).
+ *  @return ANA_OK with *out NULL when @p src has no include directive, else
+ *  *out a malloc'ed text of *outlen bytes (caller frees); ANA_ERR_NOMEM;
+ *  ANA_ERR_ARG when the text would pass 32 MiB. */
+ana_status ana_source_inline(tf_reader *r, const char *src, const char *opts, const tf_value *headers,
+                             char **out, size_t *outlen);
 /*! ana_svm_release() : the SVM allocation at @p addr is freed by call @p seq. */
 void ana_svm_release(ana_model *m, uint64_t addr, uint64_t seq);
 

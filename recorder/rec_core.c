@@ -503,7 +503,9 @@ void rec_enc_extras_(tf_enc *e, rec_extra *x, int n)
     tf_enc_map(e, (uint32_t)n);
     for (int i = 0; i < n; i++) {
         tf_enc_cstr(e, x[i].key);
-        if (x[i].uints) {
+        if (x[i].val) {
+            tf_enc_value(e, x[i].val);
+        } else if (x[i].uints) {
             tf_enc_array(e, x[i].slot.n);
             for (uint32_t k = 0; k < x[i].slot.n; k++)
                 tf_enc_uint(e, x[i].uints[k]);
@@ -524,6 +526,7 @@ static void rec_free_extras(rec_extra *x, int n)
 {
     for (int i = 0; i < n; i++) {
         free(x[i].uints);
+        free(x[i].val);
         rec_free_slot(&x[i].slot);
     }
 }

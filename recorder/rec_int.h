@@ -59,6 +59,8 @@ typedef struct rec_extra {
     char key[32];
     rec_slot slot;
     uint64_t *uints;                /* when set: an array of n uints (heap, freed) */
+    tf_value *val;                  /* when set: this value tree, encoded as it is (one heap
+                                       block holding the tree and its strings, freed) */
 } rec_extra;
 
 struct rec_call {

@@ -98,11 +98,11 @@ int rpl_pre_clCreateProgramWithBinary(rpl_cx *x_, cl_context *context, cl_uint *
 }
 
 /* A program created from source in place of a binary is built with the
- * options its source was built with. */
+ * options its source was built with; a program from source, with the
+ * headers recorded with it and none of this machine's (rpl_progsrc.c). */
 int rpl_pre_clBuildProgram(rpl_cx *x_, cl_program *program, cl_uint *num_devices, const cl_device_id **device_list,
                            const char **options, void (**pfn_notify)(cl_program, void *), void **user_data)
 {
-    (void)program;
     (void)num_devices;
     (void)device_list;
     (void)pfn_notify;
@@ -110,7 +110,28 @@ int rpl_pre_clBuildProgram(rpl_cx *x_, cl_program *program, cl_uint *num_devices
     const char *o = rpl_progsrc_options(x_->s, rpl_arg_id(x_, 0));
     if (o)
         *options = o;
-    return 0;
+    if (rpl_session_opts(x_->s)->exact_calls)
+        return 0;
+    return rpl_progsrc_prepare_build(x_, program, options, NULL, NULL);
+}
+
+/* clCompileProgram: with the headers recorded with it, its input headers
+ * inlined too (rpl_progsrc.c); none of this machine's. */
+int rpl_pre_clCompileProgram(rpl_cx *x_, cl_program *program, cl_uint *num_devices, const cl_device_id **device_list,
+                             const char **options, cl_uint *num_input_headers, const cl_program **input_headers,
+                             const char ***header_include_names, void (**pfn_notify)(cl_program, void *),
+                             void **user_data)
+{
+    (void)num_devices;
+    (void)device_list;
+    (void)num_input_headers;
+    (void)input_headers;
+    (void)header_include_names;
+    (void)pfn_notify;
+    (void)user_data;
+    if (rpl_session_opts(x_->s)->exact_calls)
+        return 0;
+    return rpl_progsrc_prepare_build(x_, program, options, &x_->c->args[6], &x_->c->args[5]);
 }
 
 /* A build that succeeded when recorded and fails here: the log says why.

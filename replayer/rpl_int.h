@@ -430,6 +430,13 @@ void rpl_progsrc_live(rpl_session *s, uint64_t prog, void *live);
  * recorded source bytes (when profiling); 0 when none is known */
 int rpl_progsrc_of_live(rpl_session *s, const void *live, const char **src, const char **opts,
                         const uint8_t **hash);
+/* before a build or compile of a program from source: the recorded headers
+ * (and a compile's input headers: @p inames, @p iprogs, its recorded
+ * header_include_names and input_headers, or NULL) inlined (a new live
+ * program bound to its id, *program replaced), build options that name a
+ * host file refused (rpl_progsrc.c); RPL_OK or an error */
+int rpl_progsrc_prepare_build(rpl_cx *x, cl_program *program, const char **options, const tf_value *inames,
+                              const tf_value *iprogs);
 void rpl_progsrc_free(rpl_session *s);
 
 /* the first queue names the devices of the summary (the one the application used) */

@@ -1,0 +1,2 @@
+/* sub/deep.h — found beside sub/other.h, which includes it. */
+#define DEEP 11
