@@ -54,7 +54,7 @@ def kv(line):
 
 
 def recorded(cmd, trace):
-    return [CLRR, "record"] + os.environ.get("BENCH_RECORD_OPTS", "").split() + ["-o", trace, "--"] + cmd
+    return [CLRR, "record", "--force"] + os.environ.get("BENCH_RECORD_OPTS", "").split() + ["-o", trace, "--"] + cmd
 
 
 def device_name():

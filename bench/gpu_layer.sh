@@ -22,5 +22,5 @@ echo "exit $?; stdout: $(tail -1 /tmp/layer.out)"
 grep -i -E "layer|libclrr" /tmp/layer.err | head -20
 [ -s /tmp/layer.clrr ] && "$B/bin/clrr" info /tmp/layer.clrr | head -4 || echo "no trace written"
 echo "== clrr record (default mode) there"
-"$B/bin/clrr" record -o /tmp/rec.clrr -- "$B/apps/vecadd" --size 4096 2>&1 | tail -2
+"$B/bin/clrr" record --force -o /tmp/rec.clrr -- "$B/apps/vecadd" --size 4096 2>&1 | tail -2
 "$B/bin/clrr" info /tmp/rec.clrr 2>&1 | sed -n 3p

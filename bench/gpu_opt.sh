@@ -20,7 +20,7 @@ if [ "${1:-}" = --plans ]; then
     IFS='|'; for w in $WORK; do
         app=${w%%:*} args=${w#*:}
         bin=$B/apps/$app; [ -x "$bin" ] || bin=$B/tests/progs/$app
-        IFS=' '; "$B/bin/clrr" record -o "/tmp/$app.pocl.clrr" -- "$bin" $args --quiet || echo "FAILED: record $app"
+        IFS=' '; "$B/bin/clrr" record --force -o "/tmp/$app.pocl.clrr" -- "$bin" $args --quiet || echo "FAILED: record $app"
         "$B/bin/clrr" optimize "/tmp/$app.pocl.clrr" -o "$D/$app.plan" | grep -E "^pass" | sed "s/^/$app: /"
         IFS='|'
     done
@@ -41,7 +41,7 @@ IFS='|'; for w in $WORK; do
     app=${w%%:*} args=${w#*:}
     bin=$B/apps/$app; [ -x "$bin" ] || bin=$B/tests/progs/$app
     IFS=' '
-    CLRR_APP_DEVICE=gpu "$C" record --preload -o "/tmp/$app.gpu.clrr" -- "$bin" $args --quiet >/dev/null 2>&1 || echo "FAILED: record $app"
+    CLRR_APP_DEVICE=gpu "$C" record --force --preload -o "/tmp/$app.gpu.clrr" -- "$bin" $args --quiet >/dev/null 2>&1 || echo "FAILED: record $app"
     for i in $(seq "$REPS"); do
         for p in 0 1; do
             if [ $p = 1 ]; then a=(--plan "$D/$app.plan"); else a=(); fi

@@ -28,7 +28,7 @@ def run(cmd):
     return dict(re.findall(r'(\w+)=(\S+)', p.stdout.strip().splitlines()[-1]))
 PRELOAD = ["--preload"] if os.environ.get("PRELOAD", "1") != "0" else []   # the GPU machine's loader loads no layers
 def rec(b, opts, cmd, out):
-    return [b + "/bin/clrr", "record", "--quiet"] + PRELOAD + opts + ["-o", out, "--"] + cmd
+    return [b + "/bin/clrr", "record", "--quiet", "--force"] + PRELOAD + opts + ["-o", out, "--"] + cmd
 M = "build/bench/micro"
 calls = [M, "calls", "100000"]
 groups = [

@@ -22,7 +22,7 @@ py_summary='import json,sys; d=json.load(sys.stdin); print("recorded on %s, repl
     echo "== devices"; "$CLRR" devices | grep -v '^  '
     echo "== threads: record on the GPU, replay on the GPU (verified)"
     for n in 2 4 8 16; do
-        "$CLRR" record --preload -o $T/th$n.clrr -- "$B/tests/progs/threads" --threads $n --iters 30 --log $T/th$n.log \
+        "$CLRR" record --force --preload -o $T/th$n.clrr -- "$B/tests/progs/threads" --threads $n --iters 30 --log $T/th$n.log \
             >$T/th$n.out 2>&1 || echo "FAILED: threads $n under clrr: $(tail -2 $T/th$n.out)"
         calls=$("$CLRR" info --json $T/th$n.clrr | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])')
         r=$("$CLRR" replay --json $T/th$n.clrr | python3 -c "$py_summary")
@@ -39,7 +39,7 @@ py_summary='import json,sys; d=json.load(sys.stdin); print("recorded on %s, repl
         echo "$c: exit plain=$prc recorded=$rrc output_identical=$same calls_made=$made calls_in_trace=${got:-none} stderr_lines=$(wc -l <$T/r.err)"
     done
     echo "== user events: each set moved after the blocking call it released (a second thread's END order), replayed on the GPU"
-    "$CLRR" record --preload -o $T/ue.clrr -- "$B/tests/progs/user_events" >$T/ue.out 2>&1 || echo "FAILED: user_events under clrr: $(tail -2 $T/ue.out)"
+    "$CLRR" record --force --preload -o $T/ue.clrr -- "$B/tests/progs/user_events" >$T/ue.out 2>&1 || echo "FAILED: user_events under clrr: $(tail -2 $T/ue.out)"
     python3 tests/e2e/move_sets.py "$B" $T/ue.clrr $T/uem.clrr >$T/ue.moved 2>&1 || echo "FAILED: move_sets.py: $(tail -1 $T/ue.moved)"
     for t in ue uem; do
         r=$(timeout 120 "$CLRR" replay --json $T/$t.clrr | python3 -c "$py_summary" 2>&1)

@@ -7,7 +7,7 @@ $C devices | grep -E "^[0-9]"
 out=$OUT/replay.txt
 for app in vecadd blackscholes sobel matmul histogram nbody spmv jacobi; do
   for dev in gpu cpu; do
-    CLRR_APP_DEVICE=$dev $C record --preload -o /tmp/$app.$dev.clrr -- $B/apps/$app --quiet >/dev/null 2>&1 || echo "record $app $dev failed"
+    CLRR_APP_DEVICE=$dev $C record --force --preload -o /tmp/$app.$dev.clrr -- $B/apps/$app --quiet >/dev/null 2>&1 || echo "record $app $dev failed"
   done
   for pair in "gpu gpu" "gpu cpu" "cpu gpu"; do
     set -- $pair

@@ -24,11 +24,11 @@ export BENCH_RECORD_OPTS=$REC_OPTS
     echo "== recorded on gpu"
     for app in "$B"/apps/*; do
         n=$(basename "$app")
-        CLRR_APP_DEVICE=gpu timeout 300 "$B/bin/clrr" record $REC_OPTS -o "/tmp/$n.clrr" -- "$app" --quiet \
+        CLRR_APP_DEVICE=gpu timeout 300 "$B/bin/clrr" record --force $REC_OPTS -o "/tmp/$n.clrr" -- "$app" --quiet \
             || echo "FAILED: recording $n"
         "$B/bin/clrr" info "/tmp/$n.clrr" | grep -E "^(calls|kernels|transfers|device |ratios)" | sed "s/^/$n: /"
     done
-    CLRR_APP_DEVICE=gpu "$B/bin/clrr" record $REC_OPTS -o /tmp/clinfo.clrr -- clinfo > /tmp/clinfo.rec 2>&1
+    CLRR_APP_DEVICE=gpu "$B/bin/clrr" record --force $REC_OPTS -o /tmp/clinfo.clrr -- clinfo > /tmp/clinfo.rec 2>&1
     clinfo > /tmp/clinfo.plain 2>&1
     cmp -s /tmp/clinfo.plain /tmp/clinfo.rec && echo "clinfo: identical output under clrr record" \
         || echo "FAILED: clinfo output differs under clrr record"

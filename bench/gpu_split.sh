@@ -32,7 +32,7 @@ record)
     OUT=${3:?usage: gpu_split.sh record BUILD OUT}
     "$B/bin/clrr" devices >"$OUT/devices.txt" 2>&1
     echo "$WORKLOADS" | tr ' ' '\n' | paste - - | while read -r app args; do
-        "$B/bin/clrr" record -o "$OUT/$app.clrr" -- "$B/apps/$app" ${args//_/ } --device gpu 2>&1 | tail -1
+        "$B/bin/clrr" record --force -o "$OUT/$app.clrr" -- "$B/apps/$app" ${args//_/ } --device gpu 2>&1 | tail -1
     done
     # the costs of each launch on every device here (issue 8): the partitioner's input
     for t in "$OUT"/*.clrr; do

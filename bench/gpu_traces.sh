@@ -11,11 +11,11 @@ out=$OUT/gpu-traces.txt
 $C devices | tee -a "$out"
 declare -A size=([vecadd]=65536 [blackscholes]=65536 [sobel]=256 [matmul]=128 [histogram]=65536 [nbody]=1024 [spmv]=4096 [jacobi]=128)
 for app in vecadd blackscholes sobel matmul histogram nbody spmv jacobi; do
-  CLRR_APP_DEVICE=gpu $C record --preload -o "$OUT/traces/$app.h200.clrr" -- $B/apps/$app --size ${size[$app]} --iters 2 --quiet \
+  CLRR_APP_DEVICE=gpu $C record --force --preload -o "$OUT/traces/$app.h200.clrr" -- $B/apps/$app --size ${size[$app]} --iters 2 --quiet \
       >/dev/null 2>&1 || echo "record $app failed" | tee -a "$out"
 done
-CLRR_APP_DEVICE=gpu $C record --preload -o "$OUT/traces/api_tour.h200.clrr" -- $B/tests/progs/api_tour --quiet >/dev/null 2>&1 || echo "record api_tour failed" | tee -a "$out"
-$C record --preload -o "$OUT/traces/image_map.h200.clrr" -- $B/tests/progs/image_map --quiet >/dev/null 2>&1 || echo "record image_map failed" | tee -a "$out"
+CLRR_APP_DEVICE=gpu $C record --force --preload -o "$OUT/traces/api_tour.h200.clrr" -- $B/tests/progs/api_tour --quiet >/dev/null 2>&1 || echo "record api_tour failed" | tee -a "$out"
+$C record --force --preload -o "$OUT/traces/image_map.h200.clrr" -- $B/tests/progs/image_map --quiet >/dev/null 2>&1 || echo "record image_map failed" | tee -a "$out"
 for t in "$OUT"/traces/*.clrr; do
   n=$(basename "$t" .clrr)
   r=$($C replay --json --device gpu --compare cpu --tolerance rel=1e-4,abs=1e-5 "$t" 2>&1); rc=$?

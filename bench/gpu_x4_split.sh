@@ -29,9 +29,9 @@ record)
     $C devices >"$OUT/devices.txt" 2>&1
     # the application checks a sample of its work-items on the host: all of
     # them would take minutes on one core
-    $C record -o "$OUT/ep5.clrr" -- "$A/ep" --size 131072 --pairs 32768 --iters 5 --check-every 64 --device gpu --quiet
-    $C record -o "$OUT/epbig.clrr" -- "$A/ep" --size 1048576 --pairs 16384 --check-every 1024 --device gpu --quiet
-    $C record -o "$OUT/ephuge.clrr" -- "$A/ep" --size 1048576 --pairs 65536 --check-every 4096 --device gpu --quiet
+    $C record --force -o "$OUT/ep5.clrr" -- "$A/ep" --size 131072 --pairs 32768 --iters 5 --check-every 64 --device gpu --quiet
+    $C record --force -o "$OUT/epbig.clrr" -- "$A/ep" --size 1048576 --pairs 16384 --check-every 1024 --device gpu --quiet
+    $C record --force -o "$OUT/ephuge.clrr" -- "$A/ep" --size 1048576 --pairs 65536 --check-every 4096 --device gpu --quiet
     for t in ep5 epbig ephuge; do
         CLRR_COSTS=$OUT/costs $C profile "$OUT/$t.clrr" --device gpu0 --devices gpu0,gpu1,gpu2,gpu3 --reps 3 \
             --max-seconds 10 2>&1 | tail -8

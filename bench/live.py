@@ -106,7 +106,7 @@ def app_env():
 
 def make_plan(name, cmd, d):
     trace, plan = os.path.join(TMP, name + ".clrr"), os.path.join(d, name + ".plan")
-    run([CLRR, "record", "-o", trace, "--"] + cmd + ["--quiet"], env=app_env())
+    run([CLRR, "record", "--force", "-o", trace, "--"] + cmd + ["--quiet"], env=app_env())
     o = json.loads(run([CLRR, "optimize", trace, "-o", plan, "--json"])[0])
     return plan, o
 

@@ -73,7 +73,7 @@ def main():
             print("(skipping %s: %s is not built)" % (name, cmd[0]))
             continue
         trace, plan = os.path.join(TMP, name + ".clrr"), os.path.join(TMP, name + ".plan")
-        run([CLRR, "record", "-o", trace, "--"] + cmd)
+        run([CLRR, "record", "--force", "-o", trace, "--"] + cmd)
         o = json.loads(run([CLRR, "optimize", trace, "-o", plan, "--json"]))
         r = {"cmd": cmd, "optimize": o, "plain": [], "plan": []}
         for _ in range(REPS):

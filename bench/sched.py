@@ -99,7 +99,7 @@ def main():
             continue
         base = os.path.join(TMP, name.replace(" ", "_"))
         trace = base + ".clrr"
-        run([CLRR, "record", "-o", trace, "--"] + cmd)
+        run([CLRR, "record", "--force", "-o", trace, "--"] + cmd)
         o = json.loads(run([CLRR, "optimize", trace, "-o", base + ".pass.plan", "--schedule", "--json"]))
         run([CLRR, "optimize", trace, "-o", base + ".a.plan", "--no-schedule"])
         with_lanes(base + ".a.plan", base + ".b.plan")

@@ -76,7 +76,7 @@ def main():
         for name, args, kind in WORKLOADS:
             tr = os.path.join(TMP, "%s-%s.clrr" % (name, pair.replace(" ", "-")))
             pl = tr[:-5] + ".plan"
-            run([CLRR, "record", "--quiet", "-o", tr, "--", os.path.join(APPS, name)] + args + ["--device", "1", "--quiet"],
+            run([CLRR, "record", "--quiet", "--force", "-o", tr, "--", os.path.join(APPS, name)] + args + ["--device", "1", "--quiet"],
                 env)
             run([CLRR, "optimize", tr, "-o", pl, "--passes", "none", "--split", spec], env)
             # the partitioner: the launches' costs measured, then each decided

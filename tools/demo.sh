@@ -13,7 +13,7 @@ B=${1:-build}
 out=${CLRR_DEMO_DIR:-$(mktemp -d /tmp/clrr-demo.XXXXXX)}
 trace=$out/sobel.clrr
 echo "== clrr record -o $trace -- $B/apps/sobel --size 512 --iters 3"
-"$B/bin/clrr" record -o "$trace" -- "$B/apps/sobel" --size 512 --iters 3
+"$B/bin/clrr" record --force -o "$trace" -- "$B/apps/sobel" --size 512 --iters 3
 echo
 echo "== clrr info $trace"
 "$B/bin/clrr" info "$trace"
@@ -45,7 +45,7 @@ echo
 g=(--size 512 --iters 10)
 gtrace=$out/geomatrix.clrr
 echo "== clrr record -o $gtrace -- $B/apps/geomatrix ${g[*]}; clrr optimize --measure $gtrace -o $out/geomatrix.plan"
-"$B/bin/clrr" record -o "$gtrace" -- "$B/apps/geomatrix" "${g[@]}" --quiet
+"$B/bin/clrr" record --force -o "$gtrace" -- "$B/apps/geomatrix" "${g[@]}" --quiet
 "$B/bin/clrr" optimize --measure "$gtrace" -o "$out/geomatrix.plan"
 echo
 echo "== clrr replay $gtrace --plan $out/geomatrix.plan"
