@@ -497,9 +497,10 @@ typedef struct rpl_profile_opts {
                                * flushes and closes it, after rpl_close) */
     double timeout_s;         /* time budget (rpl_watchdog.c): 0 none (the default);
                                * > 0 the whole replay, open to close, in seconds;
-                               * RPL_TIMEOUT_AUTO each call 60 s plus 20 times as long
-                               * as it took when recorded (the final waits: 60 s plus
-                               * 20 times the recorded span). Past it, a thread of the
+                               * RPL_TIMEOUT_AUTO each call 60 s (builds 600 s) plus 20
+                               * times as long as it took when recorded (100 on another
+                               * device; the final waits: 60 s plus that many times the
+                               * recorded span: rpl_watchdog.c). Past it, a thread of the
                                * session calls on_timeout, or prints the message on
                                * stderr, and ends the process with _exit(3): a driver
                                * call cannot be interrupted. */
@@ -557,9 +558,10 @@ typedef struct rpl_opts {
                                         * RPL_ERR_ARG on a device spec that names no device */
     double timeout_s;         /* time budget (rpl_watchdog.c): 0 none (the default);
                                * > 0 the whole replay, open to close, in seconds;
-                               * RPL_TIMEOUT_AUTO each call 60 s plus 20 times as long
-                               * as it took when recorded (the final waits: 60 s plus
-                               * 20 times the recorded span). Past it, a thread of the
+                               * RPL_TIMEOUT_AUTO each call 60 s (builds 600 s) plus 20
+                               * times as long as it took when recorded (100 on another
+                               * device; the final waits: 60 s plus that many times the
+                               * recorded span: rpl_watchdog.c). Past it, a thread of the
                                * session calls on_timeout, or prints the message on
                                * stderr, and ends the process with _exit(3): a driver
                                * call cannot be interrupted. */

@@ -6,11 +6,12 @@
  * and ends the process with _exit(RPL_TIMEOUT_EXIT): no cleanup runs (the
  * driver may be inside any call). The deadline:
  *  - timeout_s > 0: the whole replay, from rpl_open to the end of rpl_close;
- *  - RPL_TIMEOUT_AUTO: each call may take 60 s plus 20 times as long as it
- *    took when recorded (its BEGIN to END host time, at most an hour); the
- *    final waits for what is still running (the end of the trace and
- *    rpl_close) 60 s plus 20 times the recorded span from the first call to
- *    the last (at most a day). Kernels run asynchronously: a kernel that
+ *  - RPL_TIMEOUT_AUTO: each call may take 60 s (a program build 600 s)
+ *    plus 20 times as long as it took when recorded (its BEGIN to END host
+ *    time, at most an hour; 100 times when the trace replays on another
+ *    device than the recorded one); the final waits for what is still
+ *    running (the end of the trace and rpl_close) 60 s plus 20 (100) times
+ *    the recorded span from the first call to the last (at most a day). Kernels run asynchronously: a kernel that
  *    runs too long is caught at the call that waits for it, whose recorded
  *    time held the recorded kernel's.
  * The thread wakes every 50 ms; the session's thread only stores the
@@ -27,6 +28,8 @@
 
 #define RPL_WD_BASE_NS (60LL * 1000000000LL)
 #define RPL_WD_FACTOR 20
+#define RPL_WD_FACTOR_OTHER 100                           /* replayed on another device than recorded */
+#define RPL_WD_BUILD_NS (600LL * 1000000000LL)            /* program builds */
 #define RPL_WD_CALL_MAX_NS (3600LL * 1000000000LL)     /* a recorded call counts at most an hour */
 #define RPL_WD_SPAN_MAX_NS (86400LL * 1000000000LL)    /* the recorded span at most a day */
 
@@ -40,6 +43,7 @@ struct rpl_watchdog {
     _Atomic uint64_t seq;         /* the call being replayed, 0 none */
     _Atomic int64_t started;      /* when it (or the final waits) began */
     _Atomic int64_t rec_ns;       /* what it took when recorded */
+    _Atomic int64_t base, factor; /* the limit: base + factor * rec_ns */
     char fn[64];                  /* its function (written before seq is) */
     int64_t first_ns, last_ns;    /* recorded host times seen (session thread) */
     void (*on_timeout)(void *user, const char *msg);
@@ -53,6 +57,7 @@ static void rpl_wd_fire(struct rpl_watchdog *w, int64_t now)
     uint64_t seq = atomic_load(&w->seq);
     double took = (double)(now - atomic_load(&w->started)) / 1e9;
     double rec = (double)atomic_load(&w->rec_ns) / 1e9;
+    long long base = (long long)(atomic_load(&w->base) / 1000000000LL), factor = (long long)atomic_load(&w->factor);
     if (w->fixed && seq)
         snprintf(msg, sizeof msg, "timed out (--timeout) in call #%llu %s after %.1f s of replay",
                  (unsigned long long)seq, w->fn, took);
@@ -60,14 +65,14 @@ static void rpl_wd_fire(struct rpl_watchdog *w, int64_t now)
         snprintf(msg, sizeof msg, "timed out (--timeout) after %.1f s of replay", took);
     else if (seq)
         snprintf(msg, sizeof msg,
-                 "timed out in call #%llu %s after %.1f s (it took %.3f s when recorded; the limit is 60 s plus 20 "
-                 "times that; --timeout SECONDS sets one for the whole replay)",
-                 (unsigned long long)seq, w->fn, took, rec);
+                 "timed out in call #%llu %s after %.1f s (it took %.3f s when recorded; the limit is %lld s plus "
+                 "%lld times that; --timeout SECONDS sets one for the whole replay)",
+                 (unsigned long long)seq, w->fn, took, rec, base, factor);
     else
         snprintf(msg, sizeof msg,
-                 "timed out waiting for the last commands after %.1f s (the recording took %.3f s; the limit is 60 s "
-                 "plus 20 times that; --timeout SECONDS sets one for the whole replay)",
-                 took, rec);
+                 "timed out waiting for the last commands after %.1f s (the recording took %.3f s; the limit is %lld "
+                 "s plus %lld times that; --timeout SECONDS sets one for the whole replay)",
+                 took, rec, base, factor);
     if (w->on_timeout)
         w->on_timeout(w->user, msg);
     else
@@ -149,10 +154,18 @@ void rpl_watchdog_call(rpl_session *s, const tf_call *c)
     int64_t rec = c->complete && c->t_end > c->t_begin ? c->t_end - c->t_begin : 0;
     if (rec > RPL_WD_CALL_MAX_NS)
         rec = RPL_WD_CALL_MAX_NS;
+    /* a build here may be cold where the recording's was cached; another
+     * device may be far slower than the recorded one */
+    const char *n = c->sig->name;
+    int64_t base = !strcmp(n, "clBuildProgram") || !strcmp(n, "clCompileProgram") || !strcmp(n, "clLinkProgram")
+                   ? RPL_WD_BUILD_NS : RPL_WD_BASE_NS;
+    int64_t factor = rpl_devmap_remapped(s) ? RPL_WD_FACTOR_OTHER : RPL_WD_FACTOR;
     int64_t now = rpl_clock_ns();
     atomic_store(&w->rec_ns, rec);
     atomic_store(&w->started, now);
-    atomic_store(&w->deadline, now + RPL_WD_BASE_NS + RPL_WD_FACTOR * rec);
+    atomic_store(&w->factor, factor);
+    atomic_store(&w->base, base);
+    atomic_store(&w->deadline, now + base + factor * rec);
     atomic_store(&w->seq, c->seq);
 }
 
@@ -167,10 +180,13 @@ void rpl_watchdog_end(rpl_session *s)
     int64_t span = w->last_ns > w->first_ns ? w->last_ns - w->first_ns : 0;
     if (span > RPL_WD_SPAN_MAX_NS)
         span = RPL_WD_SPAN_MAX_NS;
+    int64_t factor = rpl_devmap_remapped(s) ? RPL_WD_FACTOR_OTHER : RPL_WD_FACTOR;
     int64_t now = rpl_clock_ns();
     atomic_store(&w->rec_ns, span);
     atomic_store(&w->started, now);
-    atomic_store(&w->deadline, now + RPL_WD_BASE_NS + RPL_WD_FACTOR * span);
+    atomic_store(&w->factor, factor);
+    atomic_store(&w->base, (int64_t)RPL_WD_BASE_NS);
+    atomic_store(&w->deadline, now + RPL_WD_BASE_NS + factor * span);
 }
 
 void rpl_watchdog_stop(rpl_session *s)
