@@ -42,8 +42,10 @@ FUZZ_DIR := $(B)/fuzz
 FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -fPIC $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -pthread
-FUZZ_TF_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TF_SRCS))
-FUZZ_RPL_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(RPL_SRCS)) $(FUZZ_DIR)/obj/gen/rpl_gen.o
+# (the API description's table, api_sem.c, is archived in libtf.a: trace-format/module.mk)
+FUZZ_TF_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TF_SRCS)) $(FUZZ_DIR)/obj/gen/api_sem.o
+FUZZ_RPL_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(RPL_SRCS)) $(FUZZ_DIR)/obj/gen/rpl_gen.o \
+                 $(FUZZ_DIR)/obj/gen/rpl_gen_api.o
 FUZZ_OPT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(OPT_SRCS) $(PLAN_SRCS) $(LIVE_MATCH_SRCS))
 FUZZ_CDB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard costs/*.c))
 FUZZ_LF_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
