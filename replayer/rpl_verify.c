@@ -33,6 +33,7 @@ struct rpl_pending {
     size_t len;
     cl_event ev;              /* retained by us (not in exact mode) */
     int ev_own;
+    int waited;               /* rpl_pending_wait waited for the command */
     cl_command_queue q;
     int complete;
     int have_expected;
@@ -197,11 +198,27 @@ void rpl_readbacks_free(rpl_session *s)
     s->rb_buf = NULL;
 }
 
+/* Outside exact-calls mode the replay holds the command's event: it waits
+ * for it before the buffer is read or freed, whatever the recorded
+ * synchronization said (a hostile trace's clFinish of another queue, a
+ * sync that failed here): the driver may still be writing into it. */
+static void rpl_pending_wait(rpl_session *s, rpl_pending *p)
+{
+    if (s->o.exact_calls || p->early || p->waited)
+        return;
+    p->waited = 1;
+    if (p->ev_own && p->ev && s->api.clWaitForEvents)
+        s->api.clWaitForEvents(1, &p->ev);
+    else if (p->q && s->api.clFinish)
+        s->api.clFinish(p->q);
+}
+
 static int rpl_complete(rpl_session *s, size_t i)
 {
     rpl_pending *p = &s->pending[i];
     if (p->complete || p->early)
         return RPL_OK;
+    rpl_pending_wait(s, p);
     p->complete = 1;
     if (p->src) {   /* mapped memory: copy it while it is still mapped */
         if (p->pitched)
@@ -525,14 +542,8 @@ void rpl_verify_free(rpl_session *s)
         rpl_held_release(s, s->nheld - 1);
     /* ... and may still write into the buffers of pending read-backs (a
      * replay that failed while a non-blocking read was in flight) */
-    for (size_t i = 0; i < s->npending && !s->o.exact_calls; i++)
-        if (!s->pending[i].complete && !s->pending[i].early) {
-            rpl_pending *p = &s->pending[i];
-            if (p->ev_own && p->ev && s->api.clWaitForEvents)
-                s->api.clWaitForEvents(1, &p->ev);
-            else if (p->q && s->api.clFinish)
-                s->api.clFinish(p->q);
-        }
+    for (size_t i = 0; i < s->npending; i++)
+        rpl_pending_wait(s, &s->pending[i]);
     free(s->held);
     s->held = NULL;
     while (s->npending)
