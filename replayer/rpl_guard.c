@@ -20,7 +20,8 @@
  *    handle: the size of a handle), local memory under 4 GiB, and, where the
  *    driver reports the kernel's argument info, the size of the argument's
  *    type (scalars and vectors), of a handle (global, constant, images,
- *    samplers).
+ *    samplers);
+ *  - queues: no device-side queue (CL_QUEUE_ON_DEVICE).
  *
  * A call that breaks a rule and succeeded when recorded is refused: one
  * error naming the call and the value (exit 3 from `clrr replay`). A call
@@ -367,12 +368,35 @@ static int rpl_guard_setarg(rpl_cx *x)
     return 0;
 }
 
+/* ------------------------------------------------------------ queues */
+/* Device-side queues (CL_QUEUE_ON_DEVICE) are not replayed: the replay
+ * enqueues nothing on them, and PoCL ends the process on one. */
+static int rpl_guard_queue(rpl_cx *x)
+{
+    uint64_t props = 0, v[64];
+    if (x->fn == RPL_FN_clCreateCommandQueue) {
+        if (!rpl_gu64(rpl_garg(x, 2), &props))
+            return 0;
+    } else {
+        int n = rpl_gints(rpl_garg(x, 2), v, 64);
+        for (int k = 0; k + 1 < n && v[k]; k += 2)
+            if (v[k] == CL_QUEUE_PROPERTIES)
+                props = v[k + 1];
+    }
+    if (props & CL_QUEUE_ON_DEVICE)
+        return rpl_grefuse(x, "a device-side queue (CL_QUEUE_ON_DEVICE in properties 0x%llx) is not replayed",
+                           (unsigned long long)props);
+    return 0;
+}
+
 /* ------------------------------------------------------------ entry */
 int rpl_guard(rpl_cx *x)
 {
     int st = rpl_guard_counts(x);
     if (st)
         return st;
+    if (x->fn == RPL_FN_clCreateCommandQueue || x->fn == RPL_FN_clCreateCommandQueueWithProperties)
+        return rpl_guard_queue(x);
     if (x->fn == RPL_FN_clSetKernelArg)
         return rpl_guard_setarg(x);
     if (x->fn == RPL_FN_clEnqueueNDRangeKernel || x->fn == RPL_FN_clEnqueueTask)

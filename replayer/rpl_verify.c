@@ -34,6 +34,7 @@ struct rpl_pending {
     cl_event ev;              /* retained by us (not in exact mode) */
     int ev_own;
     int waited;               /* rpl_pending_wait waited for the command */
+    int q_own;                /* q is retained by us */
     cl_command_queue q;
     int complete;
     int have_expected;
@@ -58,6 +59,8 @@ static void rpl_pending_free(rpl_session *s, rpl_pending *p)
 {
     if (p->ev_own && p->ev && s->api.clReleaseEvent)
         s->api.clReleaseEvent(p->ev);
+    if (p->q_own && p->q && s->api.clReleaseCommandQueue)
+        s->api.clReleaseCommandQueue(p->q);
     s->pending_bytes -= p->len;
     rpl_block_free(p->buf);
     free(p->exp_bin);
@@ -373,6 +376,10 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     p->mem = mem;
     p->len = len;
     p->q = q;
+    /* held until the entry goes: rpl_verify_free finishes it, even when
+     * the application released it (not in exact mode: no call of ours) */
+    if (q && !s->o.exact_calls && s->api.clRetainCommandQueue && s->api.clRetainCommandQueue(q) == CL_SUCCESS)
+        p->q_own = 1;
     if (owned) {
         p->buf = buf;
     } else {
@@ -542,8 +549,28 @@ void rpl_verify_free(rpl_session *s)
         rpl_held_release(s, s->nheld - 1);
     /* ... and may still write into the buffers of pending read-backs (a
      * replay that failed while a non-blocking read was in flight) */
-    for (size_t i = 0; i < s->npending; i++)
-        rpl_pending_wait(s, &s->pending[i]);
+    for (size_t i = 0; i < s->npending; i++) {
+        rpl_pending *p = &s->pending[i];
+        if (s->o.exact_calls && !p->complete && !p->early) {
+            /* exact-calls mode makes no call of its own, but a trace that
+             * ends with a read in flight leaves the driver writing into
+             * its buffer: its queue, while the application holds it, is
+             * finished (one call past the recorded ones); else the buffer
+             * is left to the driver (not freed) */
+            rpl_obj *qo = p->q ? rpl_obj_by_live(s, p->q) : NULL;
+            if (qo && qo->live && s->api.clFinish)
+                s->api.clFinish(p->q);
+            else
+                p->buf = NULL;
+            continue;
+        }
+        rpl_pending_wait(s, p);
+        /* an event can answer before the driver is done with its command
+         * (PoCL: a read behind a user event set to an error at the end,
+         * still copying): the queue is drained too */
+        if (s->pending[i].q_own && !s->pending[i].early && s->api.clFinish)
+            s->api.clFinish(s->pending[i].q);
+    }
     free(s->held);
     s->held = NULL;
     while (s->npending)
