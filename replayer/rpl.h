@@ -495,6 +495,15 @@ typedef struct rpl_profile_opts {
                                * past it the ladder stops (fewer points or runs) */
     struct cdb *costs;        /* samples are added to it (required; the caller
                                * flushes and closes it, after rpl_close) */
+    double timeout_s;         /* time budget (rpl_watchdog.c): 0 none (the default);
+                               * > 0 the whole replay, open to close, in seconds;
+                               * RPL_TIMEOUT_AUTO each call 60 s (builds 600 s) plus 20
+                               * times as long as it took when recorded (100 on another
+                               * device; the final waits: 60 s plus that many times the
+                               * recorded span: rpl_watchdog.c). Past it, a thread of the
+                               * session calls on_timeout, or prints the message on
+                               * stderr, and ends the process with _exit(3): a driver
+                               * call cannot be interrupted. */
     void *user;               /* passed to the callbacks */
     /* A one-line note ("launch #17 (nbody): skipped: image argument"), on
      * the session's thread; the string lives until it returns. May be NULL. */
@@ -547,11 +556,25 @@ typedef struct rpl_opts {
     const rpl_profile_opts *profile;   /* measure launches into a cost database, or NULL
                                         * (must outlive the session); rpl_open fails with
                                         * RPL_ERR_ARG on a device spec that names no device */
+    double timeout_s;         /* time budget (rpl_watchdog.c): 0 none (the default);
+                               * > 0 the whole replay, open to close, in seconds;
+                               * RPL_TIMEOUT_AUTO each call 60 s (builds 600 s) plus 20
+                               * times as long as it took when recorded (100 on another
+                               * device; the final waits: 60 s plus that many times the
+                               * recorded span: rpl_watchdog.c). Past it, a thread of the
+                               * session calls on_timeout, or prints the message on
+                               * stderr, and ends the process with _exit(3): a driver
+                               * call cannot be interrupted. */
     void *user;               /* passed to the callbacks */
     void (*on_mismatch)(void *user, const rpl_mismatch *m);
     void (*on_time)(void *user, const rpl_cmd_time *t);
     void (*on_progress)(void *user, uint64_t seq, uint64_t last_seq);
+    /* the time budget ran out: called from the watchdog thread with one line
+     * (no newline) just before _exit(3); it must only print */
+    void (*on_timeout)(void *user, const char *msg);
 } rpl_opts;
+#define RPL_TIMEOUT_AUTO (-1.0)
+#define RPL_TIMEOUT_EXIT 3
 
 /*! rpl_opts_init() : defaults (verify on, exact comparison, whole trace). */
 void rpl_opts_init(rpl_opts *o);

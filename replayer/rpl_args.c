@@ -192,6 +192,27 @@ static int rpl_release_of_unknown(rpl_cx *x, unsigned i)
     return id && (!o || !o->live);
 }
 
+/* The object kind parameter @p i takes ("cl_kernel", "const cl_event *"),
+ * RPL_OBJ_UNKNOWN when not one of these. */
+static unsigned rpl_param_kind(rpl_cx *x, unsigned i)
+{
+    static const struct { const char *t; unsigned k; } kinds[] = {
+        {"cl_platform_id", RPL_OBJ_PLATFORM}, {"cl_device_id", RPL_OBJ_DEVICE}, {"cl_context", RPL_OBJ_CONTEXT},
+        {"cl_command_queue", RPL_OBJ_QUEUE},  {"cl_mem", RPL_OBJ_MEM},          {"cl_program", RPL_OBJ_PROGRAM},
+        {"cl_kernel", RPL_OBJ_KERNEL},        {"cl_event", RPL_OBJ_EVENT},      {"cl_sampler", RPL_OBJ_SAMPLER},
+    };
+    if (i >= x->c->sig->nparams || !x->c->sig->params[i].type)
+        return RPL_OBJ_UNKNOWN;
+    const char *t = x->c->sig->params[i].type;
+    if (!strncmp(t, "const ", 6))
+        t += 6;
+    size_t n = strcspn(t, " *");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strlen(kinds[k].t) == n && !strncmp(t, kinds[k].t, n))
+            return kinds[k].k;
+    return RPL_OBJ_UNKNOWN;
+}
+
 static int rpl_lookup(rpl_cx *x, unsigned i, uint64_t id, void **h)
 {
     if (!id) {
@@ -205,6 +226,12 @@ static int rpl_lookup(rpl_cx *x, unsigned i, uint64_t id, void **h)
     }
     if (!o || !o->live)
         return rpl_call_error(x, RPL_ERR_INVALID, "argument '%s' refers to #%llu, which no replayed call created",
+                              rpl_pname(x, i), (unsigned long long)id);
+    /* an object of another kind would reach the driver as this one (PoCL
+     * crashes on a buffer released as a kernel) */
+    unsigned want = rpl_param_kind(x, i);
+    if (want != RPL_OBJ_UNKNOWN && o->kind != RPL_OBJ_UNKNOWN && o->kind != want)
+        return rpl_call_error(x, RPL_ERR_INVALID, "argument '%s' refers to #%llu, an object of another kind",
                               rpl_pname(x, i), (unsigned long long)id);
     *h = o->live;
     return RPL_OK;

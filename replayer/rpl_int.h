@@ -49,7 +49,34 @@ typedef struct rpl_obj {
     uint64_t args[RPL_MAX_KARGS];   /* memory object id per argument, 0 if none */
     struct rpl_kargs *kargs;  /* the values last set, as handed to the runtime
                                * (kept while a plan may fuse: rpl_plan.c) */
+    /* what the driver says the object allows (rpl_guard.c, asked once):
+     * memory objects: size in bytes and image dimensions; kernels: the
+     * size each argument takes (RPL_ARGSZ_*) */
+    uint8_t guard_asked;
+    uint64_t guard_size;      /* 0 unknown */
+    uint64_t guard_dims[3];   /* images: width, height (or array size), depth (or array size); 0 unknown */
+    uint32_t *guard_args;     /* kernels: [0] the count, then one per argument (malloc'ed) */
 } rpl_obj;
+#define RPL_ARGSZ_UNKNOWN 0u
+#define RPL_ARGSZ_LOCAL 0xFFFFFFFFu
+
+/* rpl_guard.c: before call @p x is handed to the driver, what the trace
+ * passes is checked against what the recorded objects allow (counts against
+ * arrays, ranges against object sizes, launch sizes, kernel arguments,
+ * objects alive). @return 0 go on; 1 the call failed when recorded and is
+ * not made (its recorded error stands); negative: refused, the session
+ * error names the call and the value. */
+int rpl_guard(rpl_cx *x);
+/* Frees what rpl_guard cached on @p o. */
+void rpl_guard_forget(rpl_obj *o);
+/* rpl_watchdog.c: the replay's time budget (rpl_opts.timeout_s).
+ * rpl_watchdog_start at open (no thread when the budget is off);
+ * rpl_watchdog_call before each call, rpl_watchdog_end before the final
+ * waits; rpl_watchdog_stop at close. */
+int rpl_watchdog_start(rpl_session *s);
+void rpl_watchdog_call(rpl_session *s, const tf_call *c);
+void rpl_watchdog_end(rpl_session *s);
+void rpl_watchdog_stop(rpl_session *s);
 
 rpl_obj *rpl_obj_find(rpl_session *s, uint64_t id);
 rpl_obj *rpl_obj_by_live(rpl_session *s, const void *live);
@@ -280,6 +307,7 @@ struct rpl_session {
     uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
+    struct rpl_watchdog *wd;  /* the time budget (rpl_watchdog.c), NULL when off */
     /* state */
     int failed;
     int ended;

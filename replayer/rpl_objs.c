@@ -154,6 +154,7 @@ rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, in
             free(o->host);
         free(o->name);
         rpl_kargs_free(o);
+        rpl_guard_forget(o);
         uint64_t keep = o->id;
         memset(o, 0, sizeof *o);
         o->id = keep;
@@ -186,6 +187,7 @@ void rpl_obj_unbind(rpl_session *s, rpl_obj *o)
         free(o->host);
     free(o->name);
     rpl_kargs_free(o);
+    rpl_guard_forget(o);
     free(o);
 }
 
@@ -211,6 +213,7 @@ void rpl_objs_free(rpl_session *s)
                 free(o->host);
             free(o->name);
             rpl_kargs_free(o);
+            rpl_guard_forget(o);
             free(o);
         }
     }

@@ -122,6 +122,11 @@ rpl_status rpl_open(rpl_session **out, const char *path, const rpl_opts *o)
         s->o.loop = 1;
     snprintf(s->path, sizeof s->path, "%s", path);
     rpl_status st = RPL_OK;
+    if (rpl_watchdog_start(s) < 0) {   /* opening can hang too (a driver's set-up) */
+        snprintf(rpl_open_msg, sizeof rpl_open_msg, "cannot start the watchdog thread");
+        st = RPL_ERR_NOMEM;
+        goto out;
+    }
     if (o->kernel && (o->first || o->last)) {
         snprintf(rpl_open_msg, sizeof rpl_open_msg, "--kernel and --range cannot be combined");
         st = RPL_ERR_ARG;
@@ -384,11 +389,18 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
 {
     rpl_cx x;
     rpl_cx_init(&x, s, c, fn, verify);
+    rpl_recorded_outcome(&x);
+    if (s->wd)
+        rpl_watchdog_call(s, c);
+    /* what the trace passes, against what its objects allow (rpl_guard.c):
+     * refused, or a call that failed when recorded not made */
+    int gst = rpl_guard(&x);
+    if (gst)
+        return gst < 0 ? gst : RPL_OK;
     int dropped = 0;
     int pst = rpl_plan_call(s, c, fn, measure, &dropped);   /* a plan may drop it (rpl_plan.c) */
     if (pst < 0 || dropped)
         return pst;
-    rpl_recorded_outcome(&x);
     int st = rpl_gen_table[fn].replay(&x);
     /* data handed to a command may be read by the device until it completes */
     if (st >= 0 && x.scratch && rpl_is_cat(fn, API_CAT_ENQUEUE)) {
@@ -591,6 +603,7 @@ rpl_status rpl_step(rpl_session *s, rpl_readback *rb, int *has_rb)
         if (s->o.kernel && !s->kernel_done && st >= 0)
             st = rpl_set_error(s, RPL_ERR_ARG, "the trace has no call #%llu", (unsigned long long)s->o.kernel);
         rpl_user_events_abort(s);   /* nothing sets them now: wait for no one forever */
+        rpl_watchdog_end(s);
         if (st >= 0)
             st = rpl_verify_flush(s, !s->o.exact_calls);
         if (st >= 0 && s->o.loop == 1)
@@ -683,6 +696,7 @@ void rpl_close(rpl_session *s)
 {
     if (!s)
         return;
+    rpl_watchdog_end(s);   /* closing waits for what still runs */
     if (s->libcl) {
         rpl_user_events_abort(s);
         rpl_harvest(s);
@@ -706,5 +720,6 @@ void rpl_close(rpl_session *s)
     rpl_readbacks_free(s);
     rpl_pin_free(s);   /* after every chunk that may lie in a pinned block */
     rpl_progsrc_free(s);
+    rpl_watchdog_stop(s);
     free(s);
 }

@@ -33,6 +33,8 @@ struct rpl_pending {
     size_t len;
     cl_event ev;              /* retained by us (not in exact mode) */
     int ev_own;
+    int waited;               /* rpl_pending_wait waited for the command */
+    int q_own;                /* q is retained by us */
     cl_command_queue q;
     int complete;
     int have_expected;
@@ -57,6 +59,8 @@ static void rpl_pending_free(rpl_session *s, rpl_pending *p)
 {
     if (p->ev_own && p->ev && s->api.clReleaseEvent)
         s->api.clReleaseEvent(p->ev);
+    if (p->q_own && p->q && s->api.clReleaseCommandQueue)
+        s->api.clReleaseCommandQueue(p->q);
     s->pending_bytes -= p->len;
     rpl_block_free(p->buf);
     free(p->exp_bin);
@@ -116,6 +120,11 @@ static int rpl_settle(rpl_session *s, size_t i)
     rpl_pending *p = &s->pending[i];
     if (!p->complete || !p->have_expected)
         return RPL_OK;
+    if (p->exp.type != TF_BIN && p->exp.type != TF_BLOB) {   /* no recorded bytes (rpl_verify_data) */
+        s->sum.unverified++;
+        rpl_pending_remove(s, i);
+        return RPL_OK;
+    }
     uint64_t exp_size = p->exp.type == TF_BIN ? p->exp.v.str.len : p->exp.v.blob.size;
     void *exp = NULL;
     size_t got = 0;
@@ -192,11 +201,27 @@ void rpl_readbacks_free(rpl_session *s)
     s->rb_buf = NULL;
 }
 
+/* Outside exact-calls mode the replay holds the command's event: it waits
+ * for it before the buffer is read or freed, whatever the recorded
+ * synchronization said (a hostile trace's clFinish of another queue, a
+ * sync that failed here): the driver may still be writing into it. */
+static void rpl_pending_wait(rpl_session *s, rpl_pending *p)
+{
+    if (s->o.exact_calls || p->early || p->waited)
+        return;
+    p->waited = 1;
+    if (p->ev_own && p->ev && s->api.clWaitForEvents)
+        s->api.clWaitForEvents(1, &p->ev);
+    else if (p->q && s->api.clFinish)
+        s->api.clFinish(p->q);
+}
+
 static int rpl_complete(rpl_session *s, size_t i)
 {
     rpl_pending *p = &s->pending[i];
     if (p->complete || p->early)
         return RPL_OK;
+    rpl_pending_wait(s, p);
     p->complete = 1;
     if (p->src) {   /* mapped memory: copy it while it is still mapped */
         if (p->pitched)
@@ -351,6 +376,10 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     p->mem = mem;
     p->len = len;
     p->q = q;
+    /* held until the entry goes: rpl_verify_free finishes it, even when
+     * the application released it (not in exact mode: no call of ours) */
+    if (q && !s->o.exact_calls && s->api.clRetainCommandQueue && s->api.clRetainCommandQueue(q) == CL_SUCCESS)
+        p->q_own = 1;
     if (owned) {
         p->buf = buf;
     } else {
@@ -403,9 +432,13 @@ int rpl_verify_data(rpl_session *s, const tf_data *d)
         if (p->early || p->seq != d->seq || strcmp(p->what, d->key) || p->have_expected)
             continue;
         if (d->value.type == TF_BOOL || (d->value.type != TF_BIN && d->value.type != TF_BLOB)) {
-            s->sum.unverified++;   /* the command failed or was not captured */
-            rpl_pending_remove(s, i);
-            return RPL_OK;
+            /* the command failed or was not captured (or the trace holds
+             * something else: an integer, nil): nothing to compare, but the
+             * replayed command may still be writing into p->buf, so the
+             * entry stays until it is complete (rpl_settle counts it) */
+            p->exp = (tf_value){.type = TF_NIL};
+            p->have_expected = 1;
+            return rpl_settle(s, i);
         }
         RPL_TRY(rpl_keep_expected(s, p, &d->value));
         return rpl_settle(s, i);
@@ -514,6 +547,30 @@ void rpl_verify_free(rpl_session *s)
             s->api.clFinish(s->held[i].q);
     while (s->nheld)
         rpl_held_release(s, s->nheld - 1);
+    /* ... and may still write into the buffers of pending read-backs (a
+     * replay that failed while a non-blocking read was in flight) */
+    for (size_t i = 0; i < s->npending; i++) {
+        rpl_pending *p = &s->pending[i];
+        if (s->o.exact_calls && !p->complete && !p->early) {
+            /* exact-calls mode makes no call of its own, but a trace that
+             * ends with a read in flight leaves the driver writing into
+             * its buffer: its queue, while the application holds it, is
+             * finished (one call past the recorded ones); else the buffer
+             * is left to the driver (not freed) */
+            rpl_obj *qo = p->q ? rpl_obj_by_live(s, p->q) : NULL;
+            if (qo && qo->live && s->api.clFinish)
+                s->api.clFinish(p->q);
+            else
+                p->buf = NULL;
+            continue;
+        }
+        rpl_pending_wait(s, p);
+        /* an event can answer before the driver is done with its command
+         * (PoCL: a read behind a user event set to an error at the end,
+         * still copying): the queue is drained too */
+        if (s->pending[i].q_own && !s->pending[i].early && s->api.clFinish)
+            s->api.clFinish(s->pending[i].q);
+    }
     free(s->held);
     s->held = NULL;
     while (s->npending)

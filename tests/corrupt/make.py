@@ -13,9 +13,17 @@ input of the 'S' layout (tests/fuzz/fuzz.h), this script edits the records
 (codec none, every check right); fuzz-pack -r recomputes the checks after
 a byte-level edit where only the edited field should be wrong.
 
-  make.py BUILD_DIR             write every *.clrr but good.clrr
+  make.py BUILD_DIR             write every *.clrr but good.clrr and pocl-ep.clrr
   make.py BUILD_DIR --record    record good.clrr again first (the stub,
                                 vecadd --size 64 --iters 1)
+  make.py BUILD_DIR --record-pocl  record pocl-ep.clrr again first (PoCL's
+                                CPU device, ep --size 64 --pairs 4 --iters 1:
+                                a loop kernel, non-blocking reads)
+
+The pocl-*.clrr traces are made from pocl-ep.clrr: values that a lax driver
+(PoCL) does not refuse and that crashed or hung it (replayer/rpl_guard.c
+refuses them before the call); expected.txt replays them on PoCL
+("replay-pocl").
 """
 import os
 import struct
@@ -24,6 +32,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOOD = os.path.join(HERE, "good.clrr")
+POCL = os.path.join(HERE, "pocl-ep.clrr")
+BASES = ("good.clrr", "pocl-ep.clrr")
 
 
 # ------------------------------------------------------------- msgpack
@@ -200,6 +210,16 @@ class Sections:
             secs.append((t, body))
         self.write(name, secs)
 
+    def edit_stream(self, name, fn):
+        """The trace with each RECORD chunk's list of records passed
+        through fn(records) -> records (records added or removed)."""
+        secs = []
+        for t, body in self.secs:
+            if t == b"R":
+                body = b"".join(pack(r) for r in fn(records(body)))
+            secs.append((t, body))
+        self.write(name, secs)
+
     def all_records(self):
         return [r for t, b in self.secs if t == b"R" for r in records(b)]
 
@@ -230,8 +250,13 @@ def main():
         subprocess.run([os.path.join(build, "bin", "clrr"), "record", "-o", GOOD, "--",
                         os.path.join(build, "apps", "vecadd"), "--size", "64", "--iters", "1", "--quiet"],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if "--record-pocl" in sys.argv[2:]:
+        env = {k: v for k, v in os.environ.items() if k not in ("OCL_ICD_VENDORS", "OPENCL_LAYERS", "LD_PRELOAD")}
+        subprocess.run([os.path.join(build, "bin", "clrr"), "record", "-o", POCL, "--",
+                        os.path.join(build, "apps", "ep"), "--size", "64", "--pairs", "4", "--iters", "1",
+                        "--quiet"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     for f in os.listdir(HERE):
-        if f.endswith(".clrr") and f != "good.clrr":
+        if f.endswith(".clrr") and f not in BASES:
             os.unlink(os.path.join(HERE, f))
     good = open(GOOD, "rb").read()
     ch = chunks(good)
@@ -360,6 +385,81 @@ def main():
         return f
     S.edit_records("count-work-dim-past-array.clrr", arg("clEnqueueNDRangeKernel", 2, 3))
     S.edit_records("count-wait-list-without-array.clrr", arg("clEnqueueNDRangeKernel", 6, 1000))
+
+    pocl(build)
+
+
+def pocl(build):
+    """Hostile values on a trace recorded on PoCL (pocl-ep.clrr): the
+    calls are ep's (clSetKernelArg #17..#21: seed, pairs, n, sums, counts;
+    the launch #22; non-blocking reads #23 of sums (512 bytes) and #24 of
+    counts, whose DATA come before clFinish #25)."""
+    P = Sections(build, trace=POCL)
+    recs = P.all_records()
+    sigs = {r[1]: r[2] for r in recs if isinstance(r, list) and r and r[0] == 1}
+    begin = {r[1]: r for r in recs if isinstance(r, list) and len(r) > 5 and r[0] == 2}
+    launch = next(q for q, r in begin.items() if sigs.get(r[3]) == "clEnqueueNDRangeKernel")
+    reads = sorted(q for q, r in begin.items() if sigs.get(r[3]) == "clEnqueueReadBuffer")
+    setargs = {r[5][1]: q for q, r in begin.items() if sigs.get(r[3]) == "clSetKernelArg"}
+    release = next(r[3] for r in begin.values() if sigs.get(r[3]) == "clReleaseMemObject")
+
+    def args(seq, **kv):
+        """BEGIN @p seq with arguments i=value (a0=..., a4=...) changed."""
+        def f(r):
+            if isinstance(r, list) and len(r) > 5 and r[0] == 2 and r[1] == seq:
+                r = list(r)
+                r[5] = list(r[5])
+                for k, v in kv.items():
+                    r[5][int(k[1:])] = v
+            return r
+        return f
+
+    def data(fn):
+        def f(r):
+            if isinstance(r, list) and len(r) == 4 and r[0] == 5:
+                r = [5, r[1], r[2], fn(r)]
+            return r
+        return f
+
+    # counts and arrays: a wait list of 5 events that is NULL
+    P.edit_records("pocl-wait-list-null.clrr", args(reads[0], a6=5))
+    # clSetKernelArg: arg_size against the recorded bytes, the kernel's
+    # argument (pairs is a uint), a handle's size; local memory of 2^40
+    P.edit_records("pocl-setarg-size-bytes.clrr", args(setargs[1], a2=4096))
+    P.edit_records("pocl-setarg-size-type.clrr", args(setargs[1], a2=8, a3=b"\x04" + bytes(7)))
+    P.edit_records("pocl-setarg-handle-size.clrr", args(setargs[3], a2=4))
+    P.edit_records("pocl-setarg-local-2e40.clrr", args(setargs[1], a2=1 << 40, a3=None))
+    # launch shapes: work_dim 0, one dimension of 2^62, 2^42 work-items in
+    # three, an offset whose ids wrap, a local size of 0
+    P.edit_records("pocl-work-dim-0.clrr", args(launch, a2=0))
+    P.edit_records("pocl-global-2e62.clrr", args(launch, a4=[1 << 62], a5=None))
+    P.edit_records("pocl-global-2e42-3d.clrr", args(launch, a2=3, a3=None, a4=[1 << 14] * 3, a5=None))
+    P.edit_records("pocl-offset-wrap.clrr", args(launch, a3=[(1 << 64) - 1]))
+    P.edit_records("pocl-local-0.clrr", args(launch, a5=[0]))
+    # ranges: a read past the buffer's 512 bytes, an offset that wraps
+    P.edit_records("pocl-read-past-end.clrr", args(reads[0], a4=4096))
+    P.edit_records("pocl-read-offset-wrap.clrr", args(reads[0], a3=(1 << 64) - 16))
+    # the late DATA of a non-blocking read that is not bytes: an integer, nil
+    P.edit_records("pocl-late-data-int.clrr", data(lambda r: 7 if r[1] == reads[0] else None))
+    # a launch whose memory argument was released (a clReleaseMemObject of
+    # the sums buffer right before it)
+    seq = 1 + max(begin)
+    sums = begin[setargs[3]][5][3]
+
+    sigrec = next(r for r in recs if isinstance(r, list) and r and r[0] == 1 and r[1] == release)
+
+    def released(rs):
+        out = []
+        for r in rs:
+            if isinstance(r, list) and r and r[0] == 1 and r[1] == release:
+                continue   # defined earlier now
+            if isinstance(r, list) and len(r) > 5 and r[0] == 2 and r[1] == launch:
+                out += [sigrec, [2, seq, 1, release, r[4] - 2, [sums], None], [3, seq, r[4] - 1, 0, [None], None]]
+            out.append(r)
+        return out
+    P.edit_stream("pocl-released-arg.clrr", released)
+    # a loop kernel made to run for ever: pairs 2^31 (the --timeout test)
+    P.edit_records("pocl-pairs-2e31.clrr", args(setargs[1], a3=struct.pack("<I", 1 << 31)))
 
 
 if __name__ == "__main__":

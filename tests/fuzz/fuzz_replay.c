@@ -20,7 +20,14 @@
  * The stub: OCL_ICD_VENDORS is set to FUZZ_STUB_VENDORS (the build's
  * stub-vendors folder) before the first OpenCL call, so no other driver is
  * ever loaded. Corpus: tests/fuzz-corpus/replay/; crashes:
- * tests/fuzz/crashes/replay/. */
+ * tests/fuzz/crashes/replay/.
+ *
+ * Built with FUZZ_REPLAY_POCL (fuzz_replay_pocl.c), the same target
+ * replays onto the driver the ICD loader finds (PoCL here), which does not
+ * refuse what it cannot do: what would crash or hang it must be refused by
+ * the replayer before the call (replayer/rpl_guard.c). Its oracle has no
+ * leak check (the driver's own allocations). Corpus:
+ * tests/fuzz-corpus/replay_pocl/; crashes: tests/fuzz/crashes/replay_pocl/. */
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>
@@ -36,7 +43,17 @@
 #error "FUZZ_STUB_VENDORS: the stub driver's vendors folder (tests/fuzz/module.mk)"
 #endif
 
+#ifdef FUZZ_REPLAY_POCL
+const char *const fuzz_dirs[] = { "tests/fuzz-corpus/replay_pocl", "tests/fuzz/crashes/replay_pocl", NULL };
+/* the driver's own allocations are not the replay's leaks */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "detect_leaks=0";
+}
+#else
 const char *const fuzz_dirs[] = { "tests/fuzz-corpus/replay", "tests/fuzz/crashes/replay", NULL };
+#endif
 
 static volatile uint64_t fr_sink;
 static int fr_verbose;   /* FUZZ_VERBOSE: say how each input ended */
@@ -73,11 +90,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
     (void)argc;
     (void)argv;
+#ifdef FUZZ_REPLAY_POCL
+    (void)st;
+#else
     if (stat(FUZZ_STUB_VENDORS "/clrrstub.icd", &st) != 0) {
         fprintf(stderr, "fuzz_replay: no stub driver at %s (make builds it)\n", FUZZ_STUB_VENDORS);
         exit(2);
     }
     setenv("OCL_ICD_VENDORS", FUZZ_STUB_VENDORS, 1);
+#endif
     unsetenv("OPENCL_LAYERS");
     unsetenv("CLRR_STUB_LOG");
     unsetenv("CLRR_STUB_LOG_LOADER");

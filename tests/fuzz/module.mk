@@ -1,12 +1,13 @@
 # tests/fuzz/: libFuzzer targets for every parser of untrusted input
 # (tests/fuzz/README.md): fuzz_trace (the trace reader), fuzz_replay
-# (replay of a decoded trace onto the stub driver) and fuzz_plan (the plan
-# reader), fuzz_costs (the cost database reader).
+# (replay of a decoded trace onto the stub driver), fuzz_replay_pocl (the
+# same onto the machine's own driver, PoCL), fuzz_plan (the plan reader),
+# fuzz_costs (the cost database reader).
 # FUZZ_BINS: each target built as a plain program that runs its corpus and
 # every crash ever found (make test-unit runs them, in both builds);
 # `make fuzz FUZZ_SECONDS=N` builds each target with libFuzzer (clang,
 # ASan+UBSan, into $(B)/fuzz/) and runs it N seconds.
-FUZZ_TARGETS := trace replay plan costs
+FUZZ_TARGETS := trace replay plan costs replay_pocl
 FUZZ_SECONDS ?= 60
 FUZZ_MERGE ?= 0
 FUZZ_STUB_DIR := $(abspath $(dir $(STUB_ICD)))
@@ -23,6 +24,8 @@ $(B)/tests/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/fuzz_input.o
 $(B)/tests/fuzz_trace: $(TF_LIB)
 # the replay engine links the cost database (cost learning, rpl_profile.c)
 $(B)/tests/fuzz_replay: $(RPL_LIB) $(CDB_LIB) $(TF_LIB) | $(STUB_ICD)
+# the same target on the machine's own driver (fuzz_replay_pocl.c includes fuzz_replay.c)
+$(B)/tests/fuzz_replay_pocl: $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(B)/tests/fuzz_plan: $(OPT_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(B)/tests/fuzz_plan: FUZZ_LDLIBS += $(OPT_LIBS)
 $(B)/tests/fuzz_costs: $(CDB_LIB)
@@ -39,8 +42,10 @@ FUZZ_DIR := $(B)/fuzz
 FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -fPIC $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -pthread
-FUZZ_TF_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TF_SRCS))
-FUZZ_RPL_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(RPL_SRCS)) $(FUZZ_DIR)/obj/gen/rpl_gen.o
+# (the API description's table, api_sem.c, is archived in libtf.a: trace-format/module.mk)
+FUZZ_TF_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(TF_SRCS)) $(FUZZ_DIR)/obj/gen/api_sem.o
+FUZZ_RPL_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(RPL_SRCS)) $(FUZZ_DIR)/obj/gen/rpl_gen.o \
+                 $(FUZZ_DIR)/obj/gen/rpl_gen_api.o
 FUZZ_OPT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(OPT_SRCS) $(PLAN_SRCS) $(LIVE_MATCH_SRCS))
 FUZZ_CDB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard costs/*.c))
 FUZZ_LF_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
@@ -73,6 +78,7 @@ $(FUZZ_LF_BINS): $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -pthread -o $@ $^ $(FUZZ_LDLIBS)
 $(FUZZ_DIR)/fuzz_trace: $(FUZZ_TF_OBJS)
 $(FUZZ_DIR)/fuzz_replay: $(FUZZ_RPL_OBJS) $(FUZZ_TF_OBJS) $(CDB_LIB) | $(FUZZ_STUB_ICD)
+$(FUZZ_DIR)/fuzz_replay_pocl: $(FUZZ_RPL_OBJS) $(FUZZ_TF_OBJS) $(CDB_LIB)
 # the plan reader, with the rest of the optimizer (archives: only what it reaches)
 $(FUZZ_DIR)/fuzz_plan: $(FUZZ_OPT_OBJS) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB)
 $(FUZZ_DIR)/fuzz_plan: FUZZ_LDLIBS := $(OPT_LIBS) $(FUZZ_LDLIBS) -ldl

@@ -40,7 +40,9 @@ for t in "$@"; do
         runs=$((runs + 1))
         log=$work/run$runs.log
         echo "fuzz_$t: run $runs, ${left}s (log $log)"
-        timeout $((left + 120)) "$bin" -max_total_time=$left -timeout=10 -rss_limit_mb=2560 -max_len=$MAXLEN \
+        # a real driver's program builds take seconds (PoCL's LLVM, more on a loaded machine)
+        to=10; [ "$t" != replay_pocl ] || to=60
+        timeout $((left + 120)) "$bin" -max_total_time=$left -timeout=$to -rss_limit_mb=2560 -max_len=$MAXLEN \
             -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" >"$log" 2>&1
         rc=$?
         e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -69,6 +69,11 @@ static const char cli_replay_usage[] =
     "  --no-verify       execute without comparing read-backs\n"
     "  --max-memory N    bytes of data held at once (default 1 GiB or CLRR_MAX_MEMORY;\n"
     "                    K/M/G suffixes)\n"
+    "  --timeout S       end the replay after S seconds in all (0: never); by\n"
+    "                    default each call may take 60 s (a build 600 s) plus 20\n"
+    "                    times as long as it took when recorded (100 times on\n"
+    "                    another device; the final waits: 60 s plus as many times\n"
+    "                    the recording's span); past it one line and exit 3\n"
     "  --json            one JSON object on stdout instead of the summary\n"
     "  -q, --quiet       print nothing but errors and mismatches\n"
     "\n"
@@ -543,7 +548,7 @@ typedef struct cli_replay_args {
 static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, cli_replay_args *a)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED };
+           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED, O_TIMEOUT };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -554,7 +559,8 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
         {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
         {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
         {"split-method", required_argument, NULL, O_SPLIT_METHOD}, {"lanes", required_argument, NULL, O_LANES},
-        {"pinned", required_argument, NULL, O_PINNED}, {NULL, 0, NULL, 0},
+        {"pinned", required_argument, NULL, O_PINNED}, {"timeout", required_argument, NULL, O_TIMEOUT},
+        {NULL, 0, NULL, 0},
     };
     int c;
     uint64_t v;
@@ -590,6 +596,14 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
                 return cli_usage_err("--compare takes a device (as --device does), not ''");
             a->compare = optarg;
             break;
+        case O_TIMEOUT: {
+            char *end = NULL;
+            double t = strtod(optarg, &end);
+            if (!*optarg || *end || !(t >= 0) || t > 1e9)
+                return cli_usage_err("--timeout takes seconds (0: never), not '%s'", optarg);
+            o->timeout_s = t;
+            break;
+        }
         case O_EXACT: o->exact_calls = 1; break;
         case O_NOVERIFY: o->verify = 0; break;
         case O_MAXMEM:
@@ -753,11 +767,22 @@ static void cli_replay_report(rpl_session *s, const char *path, cli_replay *r, r
     cli_print_summary(path, sum, r, *st == RPL_OK);
 }
 
+/* The trace whose replay's time budget ran out: one line, from the
+ * watchdog thread, right before the process ends (rpl_opts.on_timeout). */
+static const char *cli_replay_timeout_path;
+static void cli_on_timeout(void *user, const char *msg)
+{
+    (void)user;
+    cli_err("%s: %s", cli_replay_timeout_path, msg);
+}
+
 static int cli_replay_run(int argc, char **argv)
 {
     rpl_opts o;
     rpl_opts_init(&o);
     o.max_memory = cli_max_memory();
+    o.timeout_s = RPL_TIMEOUT_AUTO;
+    o.on_timeout = cli_on_timeout;
     cli_replay r;
     memset(&r, 0, sizeof r);
     cli_replay_args a;
@@ -767,6 +792,7 @@ static int cli_replay_run(int argc, char **argv)
     if (prc != CLI_REPLAY_GO)
         return prc;
     const char *path = a.path;
+    cli_replay_timeout_path = path;
     plan_file *plan = NULL;
     rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
                           cli_plan_lanes};
