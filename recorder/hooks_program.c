@@ -95,13 +95,14 @@ int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uin
  * "dir/.." collapsed); "headers_missing" [name] for includes found
  * nowhere (system headers, names in disabled #if branches), and
  * "headers_skipped" (uint) when the bounds below stopped the search
- * (FORMAT.md 11.1). The replay builds only from these (replayer/rpl_progsrc.c).
+ * (FORMAT.md 11.1). The replay builds only from these (replayer/rpl_progsrc.c,
+ * with trace-format/tf_inc.c, which holds the naming rule tf_inc_join).
  * The scan is textual and generous: a directive in a comment is looked up
  * too, which costs a file read at most. */
 #define REC_HDR_MAX 64                  /* headers per build */
 #define REC_HDR_MISSING_MAX 64
 #define REC_HDR_TOTAL (16u << 20)       /* bytes of headers per build */
-#define REC_HDR_NAME_MAX 1024
+#define REC_HDR_NAME_MAX TF_INC_NAME_MAX   /* names are joined by tf_inc_join (FORMAT.md 11.1) */
 #define REC_HDR_DIRS_MAX 64
 
 typedef struct rec_hdr_set {
@@ -118,56 +119,6 @@ typedef struct rec_hdr_set {
     const char **embedded;               /* clCompileProgram's header_include_names */
     cl_uint nembedded;
 } rec_hdr_set;
-
-/* @p dir joined with @p name ("" dir or absolute name: the name itself),
- * normalized lexically ("." segments dropped, "seg/.." collapsed, "/.."
- * is "/"), into @p out (REC_HDR_NAME_MAX bytes). 0 when too long or empty.
- * The replayer resolves names with the same rules (rpl_progsrc.c). */
-static int rec_hdr_join(const char *dir, const char *name, char *out)
-{
-    char tmp[2 * REC_HDR_NAME_MAX + 2];
-    int n = name[0] == '/' || !dir[0] ? snprintf(tmp, sizeof tmp, "%s", name)
-                                      : snprintf(tmp, sizeof tmp, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return 0;
-    const char *seg[256];
-    size_t sl[256];
-    int ns = 0, abs = tmp[0] == '/';
-    for (const char *p = tmp; *p;) {
-        while (*p == '/')
-            p++;
-        const char *q = p;
-        while (*q && *q != '/')
-            q++;
-        size_t l = (size_t)(q - p);
-        if (l == 1 && p[0] == '.') {
-            /* dropped */
-        } else if (l == 2 && p[0] == '.' && p[1] == '.' && ns && !(sl[ns - 1] == 2 && !memcmp(seg[ns - 1], "..", 2))) {
-            ns--;
-        } else if (l == 2 && p[0] == '.' && p[1] == '.' && abs) {
-            /* "/.." is "/" */
-        } else if (l) {
-            if (ns == 256)
-                return 0;
-            seg[ns] = p;
-            sl[ns++] = l;
-        }
-        p = q;
-    }
-    size_t o = 0;
-    if (abs)
-        out[o++] = '/';
-    for (int i = 0; i < ns; i++) {
-        if (o + sl[i] + 2 > REC_HDR_NAME_MAX)
-            return 0;
-        if (i)
-            out[o++] = '/';
-        memcpy(out + o, seg[i], sl[i]);
-        o += sl[i];
-    }
-    out[o] = 0;
-    return ns > 0;
-}
 
 static int rec_hdr_has(const rec_hdr_set *h, const char *name)
 {
@@ -214,7 +165,7 @@ static void rec_hdr_resolve(rec_hdr_set *h, const char *name, int angled, const 
         if (h->embedded[k] && !strcmp(h->embedded[k], name))
             return;
     for (int k = angled ? 0 : -1; k < h->ndirs; k++) {
-        if (!rec_hdr_join(k < 0 ? dir : h->dirs[k], name, cand))
+        if (!tf_inc_join(k < 0 ? dir : h->dirs[k], name, cand))
             continue;
         if (rec_hdr_has(h, cand))
             return;

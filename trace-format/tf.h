@@ -433,6 +433,60 @@ const tf_reader_info *tf_reader_get_info(tf_reader *r);
  *  tf_reader_get_info() totals are complete. */
 tf_status tf_reader_scan(tf_reader *r);
 
+/* ------------------------------------------------ recorded headers (FORMAT.md 11.1) */
+/* The include rules shared by the recorder (which records the headers a
+ * build reads), the replayer and the analyzer (which inline them into the
+ * source, reading no file of their machine). */
+#define TF_INC_NAME_MAX 1024          /* bytes of a header name, with its NUL */
+#define TF_INC_OUT_MAX (32u << 20)    /* bytes of an inlined text */
+#define TF_INC_DEPTH 32               /* headers nested in headers */
+#define TF_INC_DIRS_MAX 64            /* -I directories used */
+
+/*! tf_inc_join() : @p dir joined with @p name ("" dir or absolute name: the
+ *  name itself), normalized lexically ("." segments dropped, "seg/.."
+ *  collapsed, "/.." is "/"), into @p out (TF_INC_NAME_MAX bytes, caller's).
+ *  Returns 1, or 0 when the result is too long or empty. Pure: thread-safe. */
+int tf_inc_join(const char *dir, const char *name, char *out);
+
+/*! tf_inc_bad_option() : the first build option of @p opts (NULL: none)
+ *  that names a file the driver would read (-include, --include, -imacros,
+ *  --imacros, @file), as a static string, or NULL. Pure: thread-safe. */
+const char *tf_inc_bad_option(const char *opts);
+
+/*! tf_inc_fetch_fn : returns the bytes of a recorded header's value @p v
+ *  (a value of the headers map): 1 with *data (malloc'd, freed by the
+ *  inliner; may be NULL for none) and *len set; 0: the header is empty;
+ *  negative: an error code of the caller's, passed through (tf_inc_inline's
+ *  *fetch_err), which stops the inlining. */
+typedef int (*tf_inc_fetch_fn)(void *ctx, const tf_value *v, void **data, size_t *len);
+
+typedef enum tf_inc_status {
+    TF_INC_OK = 0,
+    TF_INC_NOMEM,                     /* out of memory */
+    TF_INC_LIMIT,                     /* the text would be over TF_INC_OUT_MAX */
+    TF_INC_FETCH                      /* the fetch callback failed: *fetch_err */
+} tf_inc_status;
+
+/*! tf_inc_inline() : @p src (NUL-terminated) with every include directive
+ *  replaced by the recorded header it resolves to (a quoted name beside the
+ *  including file, then in each -I directory of @p opts; an angled one in
+ *  the -I directories), between #line directives, recursively, with
+ *  #pragma once honoured; a directive that resolves to none becomes an
+ *  `#error clrr: ...` line. Trigraphs, backslash-newline splices and %: are
+ *  undone before directives are looked for. Headers are the entries of
+ *  @p headers (a TF_MAP name -> value; anything else: none), whose bytes
+ *  @p fetch returns, then the @p ne input headers @p ename[i] (a name, or
+ *  NULL) with text @p etext[i] (NUL-terminated, or NULL: not a header).
+ *  On TF_INC_OK, *out is the inlined text (malloc'd, the caller frees it;
+ *  *outlen its length) when an include directive was found, else NULL;
+ *  *found (may be NULL) says whether one was. On error *out is NULL, and
+ *  for TF_INC_FETCH *fetch_err (may be NULL) holds the callback's code.
+ *  Thread-safe if @p fetch is. */
+tf_inc_status tf_inc_inline(const char *src, const char *opts, const tf_value *headers,
+                            const char *const *ename, const char *const *etext, uint32_t ne,
+                            tf_inc_fetch_fn fetch, void *ctx, char **out, size_t *outlen, int *found,
+                            int *fetch_err);
+
 #ifdef __cplusplus
 }
 #endif
