@@ -248,40 +248,6 @@ static void rec_hdr_scan(rec_hdr_set *h, const char *text, size_t len, const cha
     }
 }
 
-/* The -I directories of build options @p opts, into h->dirs (pointers into
- * @p buf, a copy of the options that this splits). */
-static void rec_hdr_dirs(rec_hdr_set *h, char *buf)
-{
-    char *tok[512];
-    int nt = 0;
-    for (char *p = buf; *p && nt < 512;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-            p++;
-        if (!*p)
-            break;
-        char *w = p, *o = p;
-        char quote = 0;
-        for (; *p && (quote || !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')); p++) {
-            if (!quote && (*p == '"' || *p == '\''))
-                quote = *p;
-            else if (quote && *p == quote)
-                quote = 0;
-            else
-                *o++ = *p;
-        }
-        if (*p)
-            p++;
-        *o = 0;
-        tok[nt++] = w;
-    }
-    for (int i = 0; i < nt && h->ndirs < REC_HDR_DIRS_MAX; i++) {
-        if (!strcmp(tok[i], "-I") && i + 1 < nt)
-            h->dirs[h->ndirs++] = tok[++i];
-        else if (!strncmp(tok[i], "-I", 2) && tok[i][2])
-            h->dirs[h->ndirs++] = tok[i] + 2;
-    }
-}
-
 /* The headers of @p program's source built with @p options, into the
  * call's post map (see above). */
 static void rec_record_headers(rec_call *c, cl_program program, const char *options, const char **embedded,
@@ -300,7 +266,7 @@ static void rec_record_headers(rec_call *c, cl_program program, const char *opti
         goto out;
     if (!memchr(src, '#', n))
         goto out;
-    rec_hdr_dirs(h, opts);
+    h->ndirs = tf_inc_dirs(opts, h->dirs, REC_HDR_DIRS_MAX);
     h->embedded = embedded;
     h->nembedded = embedded ? nembedded : 0;
     rec_hdr_scan(h, src, strnlen(src, n), "", 0);

@@ -453,6 +453,11 @@ int tf_inc_join(const char *dir, const char *name, char *out);
  *  --imacros, @file), as a static string, or NULL. Pure: thread-safe. */
 const char *tf_inc_bad_option(const char *opts);
 
+/*! tf_inc_dirs() : the -I directories of the build options in @p buf (a
+ *  writable copy, split in place: quotes removed), in order, into @p dirs
+ *  (pointers into @p buf, at most @p max). Returns how many. Thread-safe. */
+int tf_inc_dirs(char *buf, const char **dirs, int max);
+
 /*! tf_inc_fetch_fn : returns the bytes of a recorded header's value @p v
  *  (a value of the headers map): 1 with *data (malloc'd, freed by the
  *  inliner; may be NULL for none) and *len set; 0: the header is empty;

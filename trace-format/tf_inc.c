@@ -409,9 +409,9 @@ const char *tf_inc_bad_option(const char *opts)
     return NULL;
 }
 
-/* The -I directories of @p buf (split in place). */
-static void tf_inc_dirs(tf_inc *c, char *buf)
+int tf_inc_dirs(char *buf, const char **dirs, int max)
 {
+    int nd = 0;
     char *tok[512];
     int nt = 0;
     for (char *p = buf; *p && nt < 512;) {
@@ -434,12 +434,13 @@ static void tf_inc_dirs(tf_inc *c, char *buf)
         *o = 0;
         tok[nt++] = w;
     }
-    for (int i = 0; i < nt && c->ndirs < TF_INC_DIRS_MAX; i++) {
+    for (int i = 0; i < nt && nd < max; i++) {
         if (!strcmp(tok[i], "-I") && i + 1 < nt)
-            c->dirs[c->ndirs++] = tok[++i];
+            dirs[nd++] = tok[++i];
         else if (!strncmp(tok[i], "-I", 2) && tok[i][2])
-            c->dirs[c->ndirs++] = tok[i] + 2;
+            dirs[nd++] = tok[i] + 2;
     }
+    return nd;
 }
 
 tf_inc_status tf_inc_inline(const char *src, const char *opts, const tf_value *headers,
@@ -470,7 +471,7 @@ tf_inc_status tf_inc_inline(const char *src, const char *opts, const tf_value *h
         st = TF_INC_NOMEM;
         goto done;
     }
-    tf_inc_dirs(&c, optbuf);
+    c.ndirs = tf_inc_dirs(optbuf, c.dirs, TF_INC_DIRS_MAX);
     tf_inc_line(&c, 1, "<program>");
     tf_inc_file(&c, src ? src : "", src ? strlen(src) : 0, "<program>", "", 0, 0);
     if (c.err) {
