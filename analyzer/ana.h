@@ -678,7 +678,8 @@ void ana_stats_free(ana_stats *s);
  *  the trace: every host call as an X event on its thread (pid 1), every
  *  command on its queue (one pid per device) from its device times mapped
  *  to the host clock (commands without device time at their call's host
- *  time, with args.device_time false), and each edge of @p g (may be NULL)
+ *  time, with args.device_time false; launches with their NDRange and
+ *  arguments, host calls with theirs: schema in analyzer/README.md), and each edge of @p g (may be NULL)
  *  as a flow (ph "s"/"f"). Streams the trace of @p r a second time (it is
  *  rewound), so memory stays proportional to the model.
  *  @return ANA_OK; ANA_ERR_TRACE (reason in err); ANA_ERR_IO. */

@@ -42,6 +42,172 @@ static double ana_us(int64_t ns)
     return (double)ns / 1000.0;
 }
 
+/* Writes @p len bytes at @p s as a JSON string: valid UTF-8 is kept (paths
+ * and names in any script survive), an invalid byte becomes U+FFFD and
+ * control characters are escaped. At most @p max bytes (0: all) are
+ * written, then "...". */
+static void ana_tl_str(FILE *f, const char *s, size_t len, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, lim = max && len > max ? max : len;
+    putc('"', f);
+    while (i < lim) {
+        unsigned char c = p[i];
+        if (c == '"' || c == '\\') {
+            putc('\\', f);
+            putc(c, f);
+            i++;
+            continue;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            fprintf(f, "\\u%04x", c);
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            putc(c, f);
+            i++;
+            continue;
+        }
+        /* a UTF-8 sequence: lead byte, continuation bytes, no overlong
+         * form, no surrogate, at most U+10FFFF */
+        size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        int ok = n && i + n <= lim;
+        for (size_t k = 1; ok && k < n; k++)
+            ok = (p[i + k] & 0xc0) == 0x80;
+        if (ok && n == 3)
+            ok = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
+        if (ok && n == 4)
+            ok = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
+        if (!ok) {
+            fputs("\\ufffd", f);
+            i++;
+            continue;
+        }
+        fwrite(p + i, 1, n, f);
+        i += n;
+    }
+    if (lim < len)
+        fputs("...", f);
+    putc('"', f);
+}
+
+static void ana_tl_cstr(FILE *f, const char *s)
+{
+    if (s)
+        ana_tl_str(f, s, strlen(s), 0);
+    else
+        fputs("null", f);
+}
+
+#define ANA_TL_STR_MAX 160    /* bytes of a string argument shown */
+#define ANA_TL_ARRAY_MAX 32   /* elements of an array argument shown */
+
+/* Writes value @p v of a parameter of kind @p kind (tf_kind) as JSON:
+ * handles as "#id" (null for NULL), blobs as {"blob_bytes": N}, small
+ * binary data as {"bin_bytes": N}, long strings and arrays shortened. */
+static void ana_tl_value(FILE *f, int kind, const tf_value *v, int depth)
+{
+    switch (v->type) {
+    case TF_NIL: fputs("null", f); break;
+    case TF_BOOL: fputs(v->v.b ? "true" : "false", f); break;
+    case TF_INT: fprintf(f, "%" PRId64, v->v.i); break;
+    case TF_UINT:
+        if (kind == TF_KIND_HANDLE)
+            v->v.u ? fprintf(f, "\"#%" PRIu64 "\"", v->v.u) : fputs("null", f);
+        else
+            fprintf(f, "%" PRIu64, v->v.u);
+        break;
+    case TF_F64:
+        if (v->v.f == v->v.f && v->v.f - v->v.f == 0)
+            fprintf(f, "%.17g", v->v.f);
+        else
+            fputs("null", f);
+        break;
+    case TF_STR: ana_tl_str(f, v->v.str.ptr, v->v.str.len, ANA_TL_STR_MAX); break;
+    case TF_BIN: fprintf(f, "{\"bin_bytes\":%" PRIu32 "}", v->v.str.len); break;
+    case TF_BLOB: fprintf(f, "{\"blob_bytes\":%" PRIu64 "}", v->v.blob.size); break;
+    case TF_ARRAY:
+        if (depth > 4) {
+            fputs("\"...\"", f);
+            break;
+        }
+        putc('[', f);
+        for (uint32_t i = 0; i < v->v.arr.n && i < ANA_TL_ARRAY_MAX; i++) {
+            if (i)
+                putc(',', f);
+            ana_tl_value(f, kind, &v->v.arr.items[i], depth + 1);
+        }
+        if (v->v.arr.n > ANA_TL_ARRAY_MAX)
+            fprintf(f, ",\"(%" PRIu32 " more)\"", v->v.arr.n - ANA_TL_ARRAY_MAX);
+        putc(']', f);
+        break;
+    case TF_MAP:
+        if (depth > 4) {
+            fputs("\"...\"", f);
+            break;
+        }
+        putc('{', f);
+        for (uint32_t i = 0; i < v->v.map.n && i < ANA_TL_ARRAY_MAX; i++) {
+            const tf_value *k = &v->v.map.keys[i];
+            if (i)
+                putc(',', f);
+            if (k->type == TF_STR)
+                ana_tl_str(f, k->v.str.ptr, k->v.str.len, ANA_TL_STR_MAX);
+            else
+                fprintf(f, "\"%" PRIu32 "\"", i);
+            putc(':', f);
+            ana_tl_value(f, TF_KIND_VALUE, &v->v.map.vals[i], depth + 1);
+        }
+        putc('}', f);
+        break;
+    }
+}
+
+/* The call's inputs as {"name": value}, its outputs (when it returned and
+ * wrote any) as "outs", and its return value as "ret". */
+static void ana_tl_call_args(FILE *f, const tf_call *c)
+{
+    const tf_sig *sig = c->sig;
+    if (!sig)
+        return;
+    fputs(",\"params\":{", f);
+    int first = 1;
+    for (uint32_t i = 0; i < sig->nparams; i++) {
+        const tf_param *p = &sig->params[i];
+        if (!(p->dir & TF_DIR_IN))
+            continue;
+        if (!first)
+            putc(',', f);
+        first = 0;
+        ana_tl_cstr(f, p->name);
+        putc(':', f);
+        ana_tl_value(f, p->kind, &c->args[i], 0);
+    }
+    putc('}', f);
+    if (c->complete && c->outs) {
+        first = 1;
+        for (uint32_t i = 0; i < sig->nparams; i++) {
+            const tf_param *p = &sig->params[i];
+            if (!(p->dir & TF_DIR_OUT) || c->outs[i].type == TF_NIL)
+                continue;
+            fputs(first ? ",\"outs\":{" : ",", f);
+            first = 0;
+            ana_tl_cstr(f, p->name);
+            putc(':', f);
+            ana_tl_value(f, p->kind, &c->outs[i], 0);
+        }
+        if (!first)
+            putc('}', f);
+    }
+    if (c->complete && c->ret.type != TF_NIL) {
+        fputs(",\"ret\":", f);
+        int handle = sig->ret_type && strcmp(sig->ret_type, "cl_int") && !strncmp(sig->ret_type, "cl_", 3) &&
+                     c->ret.type == TF_UINT;
+        ana_tl_value(f, handle ? TF_KIND_HANDLE : TF_KIND_VALUE, &c->ret, 0);
+    }
+}
+
 static size_t ana_tl_dev_index(const ana_tl *t, uint64_t device)
 {
     for (size_t i = 0; i < t->ndev; i++)
@@ -133,9 +299,9 @@ static void ana_tl_meta(ana_tl *t, int pid, int64_t tid, const char *what, const
         size_t en = extra->v.str.len < 120 ? extra->v.str.len : 120;
         char buf[256];
         snprintf(buf, sizeof buf, "%s%.*s", name, (int)en, extra->v.str.ptr);
-        ana_json_cstr(t->f, buf);
+        ana_tl_cstr(t->f, buf);
     } else {
-        ana_json_cstr(t->f, name);
+        ana_tl_cstr(t->f, name);
     }
     fputs("}}", t->f);
 }
@@ -194,10 +360,12 @@ static ana_status ana_tl_host(ana_tl *t, tf_reader *r, char *err, size_t err_cap
         int64_t d = c->complete && c->t_end > c->t_begin ? c->t_end - c->t_begin : 0;
         ana_tl_sep(t);
         fputs("{\"ph\":\"X\",\"cat\":\"api\",\"name\":", t->f);
-        ana_json_cstr(t->f, c->sig && c->sig->name ? c->sig->name : "?");
-        fprintf(t->f, ",\"pid\":1,\"tid\":%" PRIu64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"seq\":%" PRIu64 "%s}}",
+        ana_tl_cstr(t->f, c->sig && c->sig->name ? c->sig->name : "?");
+        fprintf(t->f, ",\"pid\":1,\"tid\":%" PRIu64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"seq\":%" PRIu64 "%s",
                 c->tid, ana_us(c->t_begin - t->t0), d ? ana_us(d) : 0.001, c->seq,
                 c->complete ? "" : ",\"incomplete\":true");
+        ana_tl_call_args(t->f, c);
+        fputs("}}", t->f);
     }
     if (ts == TF_END)
         goto out;
@@ -207,6 +375,103 @@ bad:
 out:
     ana_idmap_free(&seen);
     return st;
+}
+
+/* The device's own timestamps of @p c (ns on the device's clock, as
+ * CL_PROFILING_COMMAND_QUEUED/SUBMIT/START/END gave them; the ones it did
+ * not report are left out), and each on the timeline's clock (µs). */
+static void ana_tl_devtimes(ana_tl *t, const ana_cmd *c)
+{
+    if (!c->has_devtime)
+        return;
+    const ana_tdev *d = &t->dev[ana_tl_dev_index(t, c->device)];
+    const char *names[4] = { "queued", "submit", "start", "end" };
+    uint64_t v[4] = { c->dev_queued, c->dev_submit, c->dev_start, c->dev_end };
+    int n = 0;
+    fputs(",\"device_ns\":{", t->f);
+    for (int i = 0; i < 4; i++)
+        if (v[i])
+            fprintf(t->f, "%s\"%s\":%" PRIu64, n++ ? "," : "", names[i], v[i]);
+    fputs("},\"device_us\":{", t->f);
+    n = 0;
+    for (int i = 0; i < 4; i++)
+        if (v[i])
+            fprintf(t->f, "%s\"%s\":%.3f", n++ ? "," : "", names[i],
+                    ana_us((int64_t)v[i] - d->offset - t->t0));
+    putc('}', t->f);
+}
+
+static void ana_tl_dims(FILE *f, const char *name, const uint64_t *v, unsigned n)
+{
+    fprintf(f, ",\"%s\":[", name);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, "%s%" PRIu64, i ? "," : "", v[i]);
+    putc(']', f);
+}
+
+/* A launch's NDRange ("global", "local": null when the driver chose it,
+ * "offset") and its arguments as set at the launch: buffers and other
+ * objects by id, scalars by value (typed as the kernel analysis says when
+ * it ran), __local sizes, SVM addresses. */
+static void ana_tl_launch(ana_tl *t, const ana_cmd *c)
+{
+    const ana_model *m = t->m;
+    FILE *f = t->f;
+    unsigned dim = c->work_dim >= 1 && c->work_dim <= 3 ? c->work_dim : 1;
+    fprintf(f, ",\"work_dim\":%u", c->work_dim);
+    ana_tl_dims(f, "global", c->global, dim);
+    int chosen = 1;
+    for (unsigned i = 0; i < dim; i++)
+        chosen = chosen && !c->local[i];
+    if (chosen)
+        fputs(",\"local\":null", f);
+    else
+        ana_tl_dims(f, "local", c->local, dim);
+    ana_tl_dims(f, "offset", c->goff, dim);
+    const char *why = NULL;
+    const ana_kernel *k = m->analyzed ? ana_model_kernel(m, c->kernel, &why) : NULL;
+    ana_argval vals[ANA_MAX_KARGS];
+    ana_launch l;
+    memset(&l, 0, sizeof l);
+    if (k && ana_model_launch(m, c, k, &l, vals, ANA_MAX_KARGS) != ANA_OK)
+        k = NULL;
+    fputs(",\"kernel_args\":[", f);
+    for (unsigned i = 0; i < c->nargs; i++) {
+        const ana_karg *a = &c->args[i];
+        const ana_arg *ka = k && i < k->nargs ? &k->args[i] : NULL;
+        fprintf(f, "%s{\"index\":%u", i ? "," : "", i);
+        if (ka) {
+            fputs(",\"name\":", f);
+            ana_tl_cstr(f, ka->name);
+            fputs(",\"type\":", f);
+            ana_tl_cstr(f, ka->type);
+        }
+        switch (a->kind) {
+        case ANA_KARG_MEM: {
+            const ana_object *o = ana_model_find(m, a->value);
+            char lab[64];
+            fprintf(f, ",\"kind\":\"%s\",\"id\":%" PRIu64 ",\"label\":",
+                    o ? ana_obj_kind_name((ana_obj_kind)o->kind) : "object", a->value);
+            ana_tl_cstr(f, ana_model_label(m, a->value, lab, sizeof lab));
+            break;
+        }
+        case ANA_KARG_LOCAL: fprintf(f, ",\"kind\":\"local\",\"size\":%" PRIu32, a->size); break;
+        case ANA_KARG_SVM: fprintf(f, ",\"kind\":\"svm\",\"address\":%" PRIu64, a->value); break;
+        case ANA_KARG_BYTES:
+            fprintf(f, ",\"kind\":\"scalar\",\"size\":%" PRIu32, a->size);
+            if (ka && i < l.nargs && l.args[i].known)
+                fprintf(f, ",\"value\":%" PRId64, l.args[i].value);
+            else if (a->size <= 8)
+                fprintf(f, ",\"value\":%" PRIu64,
+                        a->size >= 8 ? a->value : a->value & ((UINT64_C(1) << (8 * a->size)) - 1));
+            else
+                fprintf(f, ",\"first8\":\"0x%016" PRIx64 "\"", a->value);
+            break;
+        default: fputs(",\"kind\":\"unset\"", f); break;
+        }
+        putc('}', f);
+    }
+    putc(']', f);
 }
 
 static void ana_tl_commands(ana_tl *t)
@@ -223,13 +488,17 @@ static void ana_tl_commands(ana_tl *t)
         fputs("{\"ph\":\"X\",\"cat\":", t->f);
         fprintf(t->f, "\"%s%s\",\"name\":", c->kind == ANA_CMD_KERNEL ? "kernel" : "transfer",
                 c->has_devtime ? "" : ",no_device_time");
-        ana_json_cstr(t->f, ana_cmd_title(m, c, title, sizeof title));
+        ana_tl_cstr(t->f, ana_cmd_title(m, c, title, sizeof title));
         fprintf(t->f, ",\"pid\":%d,\"tid\":%" PRIu64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"seq\":%" PRIu64
                       ",\"fn\":", ana_tl_pid(t, c), c->queue, ana_us(b - t->t0),
                 e > b ? ana_us(e - b) : 0.001, c->seq);
-        ana_json_cstr(t->f, c->fn);
-        fprintf(t->f, ",\"bytes\":%" PRIu64 ",\"device_time\":%s}}", c->bytes,
+        ana_tl_cstr(t->f, c->fn);
+        fprintf(t->f, ",\"bytes\":%" PRIu64 ",\"device_time\":%s", c->bytes,
                 c->has_devtime ? "true" : "false");
+        ana_tl_devtimes(t, c);
+        if (c->kind == ANA_CMD_KERNEL)
+            ana_tl_launch(t, c);
+        fputs("}}", t->f);
     }
 }
 
