@@ -1,6 +1,7 @@
 /* cmd_timeline.c — `clrr timeline FILE -o OUT.json`: the Chrome/Perfetto
- * trace-event file of a trace (host calls per thread, device commands per
- * queue, dependency edges as flows). Load it in ui.perfetto.dev or
+ * trace-event file of a trace (host calls per thread with their arguments,
+ * device commands per queue, launches with their NDRange and arguments,
+ * dependency edges as flows). Load it in ui.perfetto.dev or
  * chrome://tracing. */
 #include "tools/clrr/cli_ana.h"
 
@@ -10,16 +11,19 @@
 static const char cli_timeline_usage[] =
     "Usage: clrr timeline FILE -o OUT.json [--no-flows]\n"
     "Write a Chrome/Perfetto trace-event file (open it in ui.perfetto.dev or\n"
-    "chrome://tracing): every host API call on its thread (process 'host'), every\n"
-    "command on its queue (one process per device) at its recorded device time,\n"
-    "brought onto the host clock (commands without device time are placed at\n"
-    "their call's host time, category 'no_device_time'), and the dependency\n"
-    "edges of 'clrr graph' as flow arrows.\n"
+    "chrome://tracing): every host API call on its thread (process 'host') with\n"
+    "its arguments, outputs and return value, every command on its queue (one\n"
+    "process per device) at its recorded device time, brought onto the host clock\n"
+    "(commands without device time are placed at their call's host time, category\n"
+    "'no_device_time'), kernel launches with their NDRange (global, local, offset)\n"
+    "and arguments (buffers by id, scalars by value), and the dependency edges of\n"
+    "'clrr graph' as flow arrows. 'clrr report' shows the same offline.\n"
     "\n"
     "Options:\n"
     "  -o, --output OUT  the JSON file to write ('-': stdout); it must not be FILE,\n"
     "                    and it appears only when whole\n"
-    "  --no-flows        leave out the dependency arrows (and the kernel analysis)\n"
+    "  --no-flows        leave out the dependency arrows (and the kernel analysis:\n"
+    "                    kernel arguments then have no names and types)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 written, 2 usage error (OUT is FILE, ...), 3 error (one line on\n"
