@@ -16,10 +16,14 @@
 #include "analyzer/ana.h"
 #include "tools/clrr/cli.h"
 
-/* The most slices and arrows the page gets (the rest is counted, not drawn). */
-#define CLI_REPORT_MAX_SLICES 200000
+/* The most slices and arrows the page gets, host calls and device commands
+ * counted apart (the rest is counted, not drawn). */
+#define CLI_REPORT_MAX_HOST_SLICES 50000
+#define CLI_REPORT_MAX_DEVICE_SLICES 50000
 #define CLI_REPORT_MAX_FLOWS 50000
-/* The most graph nodes drawn (a collapsed graph is usually far smaller). */
+/* The graph: of the first CLI_REPORT_GRAPH_COMMANDS commands, collapsed,
+ * at most CLI_REPORT_MAX_NODES nodes drawn. */
+#define CLI_REPORT_GRAPH_COMMANDS 5000
 #define CLI_REPORT_MAX_NODES 400
 /* The most failing calls listed. */
 #define CLI_REPORT_MAX_ERRORS 1000
@@ -47,8 +51,9 @@ json_t *cli_report_errors(tf_reader *r, char *err, size_t err_cap);
 json_t *cli_report_timeline(tf_reader *r, const ana_model *m, const ana_graph *g, char *err,
                             size_t err_cap);
 
-/*! cli_report_graph() : `clrr graph --collapse --format json` of @p g, at
- *  most CLI_REPORT_MAX_NODES nodes (the JSON notes how many were left out). */
+/*! cli_report_graph() : `clrr graph --collapse --format json` of @p g (of
+ *  its first CLI_REPORT_GRAPH_COMMANDS commands: "view_seq_hi" says where
+ *  it stops), at most CLI_REPORT_MAX_NODES nodes ("nodes_left_out"). */
 json_t *cli_report_graph(const ana_model *m, const ana_graph *g, char *err, size_t err_cap);
 
 /*! cli_report_plan() : what plan @p path does: its trace, its passes with
