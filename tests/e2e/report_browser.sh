@@ -28,11 +28,7 @@ browse() {
     [ -s "$1.dom" ] && [ -s "$2" ] || fail "chromium wrote no DOM or no screenshot: $(tail -3 "$1.log")"
 }
 # attr PAGE NAME: attribute NAME of the <html> element in PAGE's DOM
-attr() { python3 -c '
-import re, sys
-m = re.search(r"<html[^>]*>", open(sys.argv[1], encoding="utf-8").read())
-a = re.search(sys.argv[2] + r"=\"([^\"]*)\"", m.group(0)) if m else None
-print(a.group(1) if a else "")' "$1.dom" "$2"; }
+attr() { grep -o -m1 '<html [^>]*>' "$1.dom" | grep -o " $2=\"[^\"]*\"" | sed 's/^[^"]*"//; s/"$//'; }
 
 dir="$TMP/a</script><!--b"
 mkdir -p "$dir" && cp "$APPS/sobel" "$dir/sobel" || fail "making $dir"
@@ -105,6 +101,20 @@ for y in range(h):
 print("screenshot %dx%d, %d colours" % (w, h, len(colours)))
 if len(colours) < 64:
     print("FAIL: the screenshot is (nearly) blank: %d colours" % len(colours)); sys.exit(1)
+PY
+
+# --no-analysis: the same page, every kernel "not analyzed"
+"$CLRR" report s.clrr --no-analysis -o "$TMP/n.html" || fail "report --no-analysis"
+python3 - "$TMP/n.html" "$TMP/s.html" <<'PY' || fail "report --no-analysis"
+import json, re, sys
+def data(p):
+    s = open(p, encoding="utf-8").read()
+    return json.loads(re.search(r'<script type="application/json" id="clrr-data">(.*?)</script>', s, re.S).group(1))
+n, a = data(sys.argv[1]), data(sys.argv[2])
+assert [k["analysis"]["analyzed"] for k in n["kernels"]] == [False] * 3, n["kernels"]
+assert [k["analysis"]["analyzed"] for k in a["kernels"]] == [True] * 3, a["kernels"]
+assert any(x.get("writes_split") is not None for k in a["kernels"] for x in k["analysis"]["args"]), a["kernels"]
+assert n["timeline"]["device_slices"] == a["timeline"]["device_slices"]
 PY
 
 # --- failing calls: a program that makes 4 calls fail on purpose
