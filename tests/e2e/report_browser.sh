@@ -2,8 +2,8 @@
 # report_browser.sh BUILD_DIR — `clrr report` in a real browser (headless
 # Chromium; skipped, exit 77, only where it is not installed: `make deps`
 # installs it). On sobel recorded here on the real driver from a directory
-# whose name holds "</script><!--" (the page must still load: the JSON is
-# escaped), optimized into a plan and replayed with it (--json): the page
+# whose name holds "</script><!--" and UTF-8 (the page must still load: the
+# JSON is escaped; the path shows as it is), optimized into a plan and replayed with it (--json): the page
 # loads with no script error (its script says so on <html>, and reports
 # window.onerror into the DOM), the timeline draws one slice per device
 # command of the trace (counted from `clrr dump`) and its arrows, the graph
@@ -30,7 +30,7 @@ browse() {
 # attr PAGE NAME: attribute NAME of the <html> element in PAGE's DOM
 attr() { grep -o -m1 '<html [^>]*>' "$1.dom" | grep -o " $2=\"[^\"]*\"" | sed 's/^[^"]*"//; s/"$//'; }
 
-dir="$TMP/a</script><!--b"
+dir="$TMP/a</script><!--b-été"
 mkdir -p "$dir" && cp "$APPS/sobel" "$dir/sobel" || fail "making $dir"
 "$CLRR" record --force -o s.clrr -- "$dir/sobel" --size 128 --iters 2 >/dev/null || fail "recording sobel"
 "$CLRR" optimize s.clrr -o s.plan >/dev/null 2>&1 || fail "clrr optimize"
@@ -50,11 +50,12 @@ if bad:
     print("FAIL:", sorted(set(bad))[:5]); sys.exit(1)
 PY
 grep -q '</script><!--b' "$TMP/s.html" && fail "the program's path is in the page unescaped"
+grep -q 'b-été/sobel' "$TMP/s.html" || fail "the program's UTF-8 path did not survive"
 browse "$TMP/s.html" "$TMP/s.png"
 [ "$(attr "$TMP/s.html" data-clrr-report)" = ok ] ||
     fail "the page did not load cleanly: $(attr "$TMP/s.html" data-clrr-report) $(attr "$TMP/s.html" data-clrr-errors) $(grep -i 'console\|error' "$TMP/s.html.log" | grep -v dbus | head -3)"
 grep -q 'id="js-errors"></div>' "$TMP/s.html.dom" || fail "script errors: $(grep -o 'id="js-errors"[^<]*' "$TMP/s.html.dom")"
-grep -q 'a&lt;/script&gt;&lt;!--b/sobel --size 128' "$TMP/s.html.dom" || fail "the program's path is not shown as text"
+grep -q 'a&lt;/script&gt;&lt;!--b-été/sobel --size 128' "$TMP/s.html.dom" || fail "the program's path is not shown as text"
 v=$(attr "$TMP/s.html" data-device-slices-drawn)
 [ "$v" = "$ncmd" ] || fail "the timeline drew $v device slices, the trace has $ncmd device commands"
 [ "$(attr "$TMP/s.html" data-device-slices)" = "$ncmd" ] || fail "device slices in the data: $(attr "$TMP/s.html" data-device-slices)"
