@@ -3,10 +3,12 @@
 # Chromium; skipped, exit 77, only where it is not installed: `make deps`
 # installs it). On sobel recorded here on the real driver from a directory
 # whose name holds "</script><!--" and UTF-8 (the page must still load: the
-# JSON is escaped; the path shows as it is), optimized into a plan and replayed with it (--json): the page
-# loads with no script error (its script says so on <html>, and reports
-# window.onerror into the DOM), the timeline draws one slice per device
-# command of the trace (counted from `clrr dump`) and its arrows, the graph
+# JSON is escaped; the path shows as it is), optimized into a plan and
+# replayed with it (--json): the page loads with no script error (its
+# script says so on <html>, and reports window.onerror into the DOM), the
+# timeline draws one slice per device command of the trace (counted from
+# `clrr dump`) and its arrows, zooms on the wheel, pans on a drag and shows
+# a slice's arguments on a click (#selftest drives its handlers), the graph
 # its nodes, the kernel table one row per kernel, the plan table one row per
 # transformation (from `clrr plan show`), and a screenshot of it is not
 # blank (the PNG decoded here has many colours). The page holds no address
@@ -103,6 +105,12 @@ print("screenshot %dx%d, %d colours" % (w, h, len(colours)))
 if len(colours) < 64:
     print("FAIL: the screenshot is (nearly) blank: %d colours" % len(colours)); sys.exit(1)
 PY
+
+# the timeline's own handlers: wheel zoom, drag pan, click for arguments
+timeout 60 chromium --headless=new --disable-gpu --no-sandbox --user-data-dir="$TMP/chrome" \
+    --virtual-time-budget=3000 --window-size=900,700 --dump-dom "file://$TMP/s.html#selftest" \
+    >"$TMP/t.html.dom" 2>"$TMP/t.log" || fail "chromium #selftest: $(tail -3 "$TMP/t.log")"
+[ "$(attr "$TMP/t.html" data-selftest)" = ok ] || fail "timeline interaction: $(attr "$TMP/t.html" data-selftest)"
 
 # --no-analysis: the same page, every kernel "not analyzed"
 "$CLRR" report s.clrr --no-analysis -o "$TMP/n.html" || fail "report --no-analysis"
