@@ -16,7 +16,7 @@
 # page that lists exactly those calls. Bad input: one line, documented exit.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/sobel"
-command -v chromium >/dev/null 2>&1 || skip "SKIP: chromium is not installed (make deps installs it)"
+command -v chromium >/dev/null 2>&1 || skip "chromium is not installed (make deps installs it): no browser test of clrr report"
 CLRR=$(realpath "$CLRR"); APPS=$(realpath "$APPS")
 cd "$TMP" || fail "cd $TMP"
 
