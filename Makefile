@@ -34,7 +34,8 @@ DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             clinfo libzstd-dev libmsgpack-dev libxxhash-dev libcunit1-dev \
             llvm-16-dev libclang-16-dev clang-16 clang oclgrind graphviz \
             python3 python3-pyopencl zstd libjansson-dev \
-            piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind
+            piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind \
+            libpng-dev python3-numpy
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): Makefile

@@ -13,6 +13,7 @@
     X(record)           \
     X(info)             \
     X(dump)             \
+    X(show)             \
     X(stats)            \
     X(graph)            \
     X(timeline)         \
