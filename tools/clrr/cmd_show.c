@@ -27,7 +27,8 @@ static const char cli_show_usage[] =
     "WHAT:\n"
     "  (none)            list the programs, kernels and memory objects: id, kind,\n"
     "                    size, flags, the calls that created and released them\n"
-    "  ID, #ID           the object with that id (as `clrr dump` shows it)\n"
+    "  ID, #ID           the object with that id (as `clrr dump` shows it; an SVM\n"
+    "                    allocation also as ptr#ID or its address 0xHEX)\n"
     "  NAME              the kernel of that name (the first one created)\n"
     "  errors            the calls that returned an error: call, function, error\n"
     "\n"
@@ -310,6 +311,12 @@ static int show_write_out(const show_opts *o, const char *path, int form, const 
         uint64_t w, h, d;
         show_geom(m, &w, &h, &d);
         size_t slice = (size_t)(w * h * m->elem);
+        if (!slice || z >= len / slice) {
+            cli_out_abort(&out);
+            cli_err("image #%" PRIu64 ": %zu bytes hold no slice %" PRIu64 " of %" PRIu64 "x%" PRIu64, m->id, len, z,
+                    w, h);
+            return CLI_EXIT_ERROR;
+        }
         bad = show_write_png(out.f, (const uint8_t *)data + z * slice, w, h, m->order, m->ctype, m->elem, err,
                              sizeof err);
         if (bad && err[0]) {
@@ -426,6 +433,9 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
             count = o->hi - first + 1;
         if (o->have_as) {
             show_print_typed(f, data, len, &o->as, first, count);
+            uint64_t n = len / ((size_t)o->as.size * o->as.stride);
+            if (!o->have_count && !o->have_range && n > count)
+                fprintf(f, "... %" PRIu64 " more elements (--count, --range, or -o FILE)\n", n - count);
         } else {
             show_print_hex(f, data, len, first, count);
             if (!o->have_count && !o->have_range && len > 4096)
@@ -463,8 +473,19 @@ static int show_parse_range(const char *s, uint64_t *lo, uint64_t *hi)
 
 static int show_id(const char *s, uint64_t *id)
 {
+    if (!strncmp(s, "ptr#", 4))   /* an SVM allocation as dump shows it */
+        s += 3;
     if (*s == '#')
         s++;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && s[2]) {   /* an SVM address */
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s + 2, &end, 16);
+        if (errno || *end)
+            return 0;
+        *id = v;
+        return 1;
+    }
     if (!*s)
         return 0;
     for (const char *p = s; *p; p++)

@@ -12,6 +12,7 @@
  * partial image write, migration, a call of unknown effect, makes them
  * unknown, and the caller replays. */
 #include "tools/clrr/show_int.h"
+#include "tools/clrr/cli.h"
 
 #include "api_sem.h"
 
@@ -239,7 +240,8 @@ int show_mem_from_trace(tf_reader *r, const show_scan *sc, const show_obj *o, ui
 {
     *data = NULL;
     *from = 0;
-    if (o->kind == SHOW_SVM || o->kind == SHOW_PIPE || !o->size || o->size > ((uint64_t)1 << 32) ||
+    size_t limit = cli_max_memory() ? cli_max_memory() : (size_t)1 << 30;   /* the reader's default */
+    if (o->kind == SHOW_SVM || o->kind == SHOW_PIPE || !o->size || o->size > limit ||
         (o->kind == SHOW_IMAGE && !o->elem))
         return 0;
     show_track t = {.r = r, .sc = sc, .o = o, .root = show_root_of(sc, o->id), .err = err, .cap = cap};

@@ -83,11 +83,18 @@ void show_prog_brief(FILE *f, const show_scan *sc, const show_obj *p, int json)
     if (b)
         fprintf(f, ", %s %s", b->fn, show_err_name(b->ret));
     int first = 1;
-    for (size_t i = 0; i < sc->n; i++)
-        if (sc->objs[i].kind == SHOW_KERNEL && sc->objs[i].program == p->id) {
-            fprintf(f, "%s%s", first ? ", kernels " : " ", sc->objs[i].name[0] ? sc->objs[i].name : "?");
-            first = 0;
-        }
+    for (size_t i = 0; i < sc->n; i++) {
+        const show_obj *k = &sc->objs[i];
+        if (k->kind != SHOW_KERNEL || k->program != p->id)
+            continue;
+        int seen = 0;   /* each name once (kernels made again, clCreateKernelsInProgram) */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = sc->objs[j].kind == SHOW_KERNEL && sc->objs[j].program == p->id && !strcmp(sc->objs[j].name, k->name);
+        if (seen)
+            continue;
+        fprintf(f, "%s%s", first ? ", kernels " : " ", k->name[0] ? k->name : "?");
+        first = 0;
+    }
     fprintf(f, "  created at call #%" PRIu64 " (%s)", p->create_seq, p->fn);
     if (p->release_seq)
         fprintf(f, ", released at call #%" PRIu64, p->release_seq);

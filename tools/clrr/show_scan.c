@@ -333,11 +333,19 @@ static void show_mem_created(show_scan *sc, const tf_call *c, const char *fn)
         o->h = o->arr, o->d = 0;
     else if (o->img_type == 0x10F3)   /* IMAGE2D_ARRAY */
         o->d = o->arr;
-    if (o->img_type == 0x10F4 || o->img_type == 0x10F6 || o->img_type == 0x10F5)   /* 1D, 1D buffer */
-        if (o->img_type != 0x10F5)
-            o->h = 0;
+    if (o->img_type == 0x10F4 || o->img_type == 0x10F6)   /* 1D, 1D buffer */
+        o->h = 0, o->d = 0;
     o->elem = show_image_elem(o->order, o->ctype);
-    o->size = o->elem * o->w * (o->h ? o->h : 1) * (o->d ? o->d : 1);
+    uint64_t dims[4] = {o->elem, o->w, o->h ? o->h : 1, o->d ? o->d : 1}, size = 1;
+    for (int i = 0; i < 4; i++) {
+        if (dims[i] && size > UINT64_MAX / dims[i]) {   /* a hostile trace's sizes */
+            o->elem = 0;
+            size = 0;
+            break;
+        }
+        size *= dims[i];
+    }
+    o->size = size;
 }
 
 static int show_build_add(show_scan *sc, show_obj *p, const tf_call *c, const char *fn)
