@@ -99,7 +99,7 @@ tail -c 512 recorded.bin | cmp -s - sub.bin || fail "the sub-buffer is not the b
 cmp -s stdout.bin recorded.bin || fail "-o - differs from -o FILE"
 
 # --- typed text, .npy
-"$CLRR" show t.clrr "$BUF" --at "$KFILL" --as float4 >f4.txt || fail "--as float4"
+"$CLRR" show t.clrr "$BUF" --at "$RFILL" --as float4 >f4.txt || fail "--as float4"
 python3 - f4.txt recorded.bin <<'PY' || fail "--as float4 does not match"
 import struct, sys
 lines = open(sys.argv[1]).read().splitlines()[1:]
@@ -113,11 +113,11 @@ for i, l in enumerate(lines):
     assert got == list(want[4 * i:4 * i + 4]), (l, want[4 * i:4 * i + 4])
     assert got == [i, 3.0 * i, -i, 0.75], l      # the kernel's formula
 PY
-"$CLRR" show t.clrr "$BUF" --at "$KFILL" --as float4 --range 2:3 >r.txt || fail "--range"
+"$CLRR" show t.clrr "$BUF" --at "$RFILL" --as float4 --range 2:3 >r.txt || fail "--range"
 [ "$(tail -n +2 r.txt)" = "$(printf '[2] 2 6 -2 0.75\n[3] 3 9 -3 0.75')" ] || fail "--range 2:3: $(cat r.txt)"
 "$CLRR" show t.clrr "$IBUF" --as int --count 3 >i.txt || fail "--as int"
 [ "$(tail -n +2 i.txt)" = "$(printf '[0] -200\n[1] -198\n[2] -192')" ] || fail "the doubled ints: $(cat i.txt)"
-"$CLRR" show t.clrr "$BUF" --at "$KFILL" --as float4 -o b.npy >/dev/null || fail "-o .npy"
+"$CLRR" show t.clrr "$BUF" --at "$RFILL" --as float4 -o b.npy >/dev/null || fail "-o .npy"
 "$CLRR" show t.clrr "$IMG" -o img.npy >/dev/null || fail "-o image .npy"
 "$CLRR" show t.clrr "$IMG" -o img.raw >/dev/null || fail "-o image raw"
 $NPY - <<'PY' || fail ".npy does not load as expected"
