@@ -197,7 +197,8 @@ static void show_prog_json(tf_reader *r, const show_scan *sc, const show_obj *p)
         cli_json_str(f, l->text, l->len);
         putc('}', f);
     }
-    fprintf(f, "],\"binaries_from\":\"%s\",\"binaries\":[", p->bins_fetched ? "query" : "creation");
+    fprintf(f, "],\"binaries_from\":\"%s\",\"binaries\":[",
+            p->bins_fetched ? "query" : !strcmp(p->fn, "clCreateProgramWithIL") ? "il" : "creation");
     for (uint32_t i = 0; i < p->nbins; i++) {
         char hb[CLI_FMT_CAP + 4];
         fprintf(f, "%s{\"index\":%" PRIu32 ",\"size\":%" PRIu64 ",\"hash\":\"%s\"}", i ? "," : "", i, p->bins[i].size,
@@ -303,9 +304,10 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
     }
     if (!p->nbuilds)
         fputs("build      none recorded\n", f);
+    int il = !strcmp(p->fn, "clCreateProgramWithIL");
     for (uint32_t i = 0; i < p->nbins; i++)
-        fprintf(f, "binary %-3" PRIu32 " %s, hash %s (%s; --binary %" PRIu32 " -o FILE writes it)\n", i,
-                cli_fmt_size(p->bins[i].size, sz), cli_fmt_hash(&p->bins[i], 8, hb),
+        fprintf(f, "%s %-3" PRIu32 " %s, hash %s (%s; --binary %" PRIu32 " -o FILE writes it)\n", il ? "IL    " : "binary",
+                i, cli_fmt_size(p->bins[i].size, sz), cli_fmt_hash(&p->bins[i], 8, hb),
                 p->bins_fetched ? "the application fetched it" : "created from it", i);
     int first = 1;
     for (size_t i = 0; i < sc->n; i++)
