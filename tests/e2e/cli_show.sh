@@ -4,7 +4,7 @@
 # program passed; the build log of the program that fails to build is the
 # driver's; a buffer's contents after the kernel that wrote it, computed by
 # replay, equal the read-back the application recorded (and its sub-buffer
-# the second half); --as float4 parses and holds the kernel's values; .npy
+# the second half), as do a read map's recorded bytes; --as float4 parses and holds the kernel's values; .npy
 # loads in numpy with the right dtype, shape and values; PNGs of the 2D
 # image and of the 3D image's slices decode (zlib alone) to the image's
 # bytes; the failed calls are listed, and counted by info and stats; bad
@@ -48,6 +48,7 @@ print("GOOD=%d BAD=%d BUF=%d SUB=%d IBUF=%d IMG=%d VOL=%d SIMG=%d FAILED=%d CALL
 print("KFILL=%d" % seq(r"clEnqueueNDRangeKernel\(command_queue=#\d+, kernel=#%d," % fill))
 print("RFILL=%d" % seq(r"clEnqueueReadBuffer\(command_queue=#\d+, buffer=#%d," % buf["id"]))
 print("RIMG=%d" % seq(r"clEnqueueReadImage\(command_queue=#\d+, image=#%d," % img["id"]))
+print("MIBUF=%d" % seq(r"clEnqueueMapBuffer\(command_queue=#\d+, buffer=#%d," % ibuf["id"]))
 PY
 )" || fail "reading the listing"
 [ "$FAILED" = 3 ] || fail "the listing counts $FAILED failed calls, not 3"
@@ -95,6 +96,10 @@ grep -q "from the trace (call #$RFILL)" how2.txt || fail "not from the read-back
 cmp -s replayed2.bin recorded.bin || fail "--replay differs from the read-back"
 "$CLRR" show t.clrr "$SUB" -o sub.bin >how3.txt || fail "show SUB"
 tail -c 512 recorded.bin | cmp -s - sub.bin || fail "the sub-buffer is not the buffer's second half"
+"$CLRR" show t.clrr "$IBUF" --at "$MIBUF" -o mapped.bin >how5.txt || fail "show IBUF --at MAP"
+grep -q "from the trace (call #$MIBUF)" how5.txt || fail "not from the read map: $(cat how5.txt)"
+"$CLRR" show t.clrr "$IBUF" --at "$MIBUF" --replay -o mapped-replay.bin >/dev/null || fail "show IBUF --replay"
+cmp -s mapped.bin mapped-replay.bin || fail "the read map's recorded bytes differ from the replay's"
 "$CLRR" show t.clrr "$BUF" --at "$RFILL" -o - >stdout.bin 2>/dev/null || fail "show -o -"
 cmp -s stdout.bin recorded.bin || fail "-o - differs from -o FILE"
 

@@ -12,7 +12,8 @@
  *   not in the program;
  * - a float4 buffer written by a kernel (out[i] = (i, SCALE*i, -i, 0.5)),
  *   then read back; a sub-buffer of its second half; an int buffer written
- *   by the host and then doubled by a kernel (read back after);
+ *   by the host and then doubled by a kernel (read back, then mapped for
+ *   reading);
  * - a 16x8 RGBA UNORM_INT8 image written by a kernel and read back; a
  *   5x4x3 R UNORM_INT8 3D image created from host memory; a 4x4 RGBA
  *   SIGNED_INT32 image (no PNG form).
@@ -146,6 +147,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++)
         if (iback[i] != 2 * iv[i])
             return 1;
+    int *mapped = clEnqueueMapBuffer(q, ib, CL_TRUE, CL_MAP_READ, 0, sizeof iv, 0, NULL, NULL, &err);
+    CHECK(err);
+    if (memcmp(mapped, iback, sizeof iback))
+        return 1;
+    CHECK(clEnqueueUnmapMemObject(q, ib, mapped, 0, NULL, NULL));
 
     /* images */
     cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8}, r8 = {CL_R, CL_UNORM_INT8}, i32 = {CL_RGBA, CL_SIGNED_INT32};

@@ -5,7 +5,8 @@
  * memory effects (build/gen/api_sem.h). The contents are known from the
  * object's creation with host memory (CL_MEM_COPY_HOST_PTR; an image with
  * packed rows), a write of the whole object, or a read-back of the whole
- * object (its recorded bytes, inline or as late data); writes of a part
+ * object (its recorded bytes, inline or as late data) or a blocking map of
+ * the whole buffer that recorded what it showed; writes of a part
  * of a known object patch it. Anything else that may write the object's
  * bytes (through it, its parent buffer, a sub-buffer or an image of the same
  * buffer): a kernel launch that has it as an argument, a copy, fill, map,
@@ -160,6 +161,20 @@ static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, cons
         if (p && whole) {
             t->known = 1;
             t->from = c->seq;
+        }
+        return 0;
+    }
+    if (sem->op == API_OP_MAP && self && o->kind != SHOW_IMAGE && e->range == API_RANGE_BYTES &&
+        show_val(c, e->off) == 0 && show_val(c, e->size) == o->size && tf_map_get(c->post, "data")) {
+        /* a blocking map of the whole buffer that showed its contents
+         * (post.data); what the host writes into it comes with the unmap */
+        int p = show_patch(t, tf_map_get(c->post, "data"), 0, o->size);
+        if (p < 0)
+            return -1;
+        if (p) {
+            t->known = 1;
+            t->from = c->seq;
+            t->pending = 0;
         }
         return 0;
     }
