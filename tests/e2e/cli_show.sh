@@ -4,8 +4,9 @@
 # program passed; the build log of the program that fails to build is the
 # driver's; a buffer's contents after the kernel that wrote it, computed by
 # replay, equal the read-back the application recorded (and its sub-buffer
-# the second half), as do a read map's recorded bytes; --as float4 parses and holds the kernel's values; .npy
-# loads in numpy with the right dtype, shape and values; PNGs of the 2D
+# the second half), as do a read map's recorded bytes; --as float4 parses
+# and holds the kernel's values; .npy loads in numpy with the right dtype,
+# shape and values; PNGs of the 2D
 # image and of the 3D image's slices decode (zlib alone) to the image's
 # bytes; the failed calls are listed, and counted by info and stats; bad
 # input is one line and exit 2 (3 for an unreadable trace).
