@@ -151,7 +151,7 @@ static void cli_info_call(cli_info_stats *st, const tf_call *c)
     st->calls++;
     if (!c->complete)
         st->incomplete++;
-    else if (show_call_failed(c, NULL))
+    else if (cli_show_call_failed(c, NULL))
         st->failed++;
     if (!st->have_time || c->t_begin < st->t_first)
         st->t_first = c->t_begin;

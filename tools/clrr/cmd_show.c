@@ -68,7 +68,7 @@ static const char cli_show_usage[] =
 
 /* ------------------------------------------------------------ names */
 
-static void show_flags_human(FILE *f, uint64_t fl, int svm)
+static void cli_show_flags_human(FILE *f, uint64_t fl, int svm)
 {
     static const struct { uint64_t bit; const char *name; } t[] = {
         {1, "READ_WRITE"}, {2, "WRITE_ONLY"}, {4, "READ_ONLY"}, {8, "USE_HOST_PTR"}, {16, "ALLOC_HOST_PTR"},
@@ -88,7 +88,7 @@ static void show_flags_human(FILE *f, uint64_t fl, int svm)
         fputs(svm ? "0" : "CL_MEM_READ_WRITE", f);
 }
 
-static const char *show_img_type_name(uint32_t t)
+static const char *cli_show_img_type_name(uint32_t t)
 {
     switch (t) {
     case 0x10F1: return "2D";
@@ -101,23 +101,23 @@ static const char *show_img_type_name(uint32_t t)
     }
 }
 
-static void show_seqs_human(FILE *f, const show_obj *o)
+static void cli_show_seqs_human(FILE *f, const cli_show_obj *o)
 {
     fprintf(f, "created at call #%" PRIu64 " (%s)", o->create_seq, o->fn);
     if (o->release_seq)
         fprintf(f, ", released at call #%" PRIu64, o->release_seq);
 }
 
-static void show_mem_line(FILE *f, const show_obj *o)
+static void cli_show_mem_line(FILE *f, const cli_show_obj *o)
 {
     char sz[CLI_FMT_CAP];
-    fprintf(f, "%-10s #%-6" PRIu64 " %10s  ", show_kind_name(o->kind), o->id, cli_fmt_size(o->size, sz));
-    show_flags_human(f, o->flags, o->kind == SHOW_SVM);
-    if (o->kind == SHOW_SUBBUFFER)
+    fprintf(f, "%-10s #%-6" PRIu64 " %10s  ", cli_show_kind_name(o->kind), o->id, cli_fmt_size(o->size, sz));
+    cli_show_flags_human(f, o->flags, o->kind == CLI_SHOW_SVM);
+    if (o->kind == CLI_SHOW_SUBBUFFER)
         fprintf(f, "  of #%" PRIu64 " at %" PRIu64, o->parent, o->origin);
-    if (o->kind == SHOW_IMAGE) {
-        const char *on = show_order_name(o->order), *tn = show_ctype_name(o->ctype);
-        fprintf(f, "  %s %" PRIu64 "x%" PRIu64, show_img_type_name(o->img_type), o->w, o->h ? o->h : 1);
+    if (o->kind == CLI_SHOW_IMAGE) {
+        const char *on = cli_show_order_name(o->order), *tn = cli_show_ctype_name(o->ctype);
+        fprintf(f, "  %s %" PRIu64 "x%" PRIu64, cli_show_img_type_name(o->img_type), o->w, o->h ? o->h : 1);
         if (o->d)
             fprintf(f, "x%" PRIu64, o->d);
         fprintf(f, " %s %s", on ? on : "?", tn ? tn : "?");
@@ -125,14 +125,14 @@ static void show_mem_line(FILE *f, const show_obj *o)
             fprintf(f, " of #%" PRIu64, o->parent);
     }
     fputs("  ", f);
-    show_seqs_human(f, o);
+    cli_show_seqs_human(f, o);
     putc('\n', f);
 }
 
-static void show_obj_json_head(FILE *f, const show_obj *o)
+static void cli_show_obj_json_head(FILE *f, const cli_show_obj *o)
 {
     fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"%s\",\"created_at\":%" PRIu64 ",\"created_by\":", o->id,
-            show_kind_name(o->kind), o->create_seq);
+            cli_show_kind_name(o->kind), o->create_seq);
     cli_json_cstr(f, o->fn);
     fputs(",\"released_at\":", f);
     if (o->release_seq)
@@ -141,19 +141,19 @@ static void show_obj_json_head(FILE *f, const show_obj *o)
         fputs("null", f);
 }
 
-static void show_mem_json(FILE *f, const show_obj *o)
+static void cli_show_mem_json(FILE *f, const cli_show_obj *o)
 {
-    show_obj_json_head(f, o);
+    cli_show_obj_json_head(f, o);
     fprintf(f, ",\"size\":%" PRIu64 ",\"flags\":%" PRIu64 ",\"context\":%" PRIu64, o->size, o->flags, o->context);
-    if (o->kind == SHOW_SUBBUFFER)
+    if (o->kind == CLI_SHOW_SUBBUFFER)
         fprintf(f, ",\"parent\":%" PRIu64 ",\"origin\":%" PRIu64, o->parent, o->origin);
-    if (o->kind == SHOW_IMAGE) {
+    if (o->kind == CLI_SHOW_IMAGE) {
         fprintf(f, ",\"image\":{\"type\":\"%s\",\"width\":%" PRIu64 ",\"height\":%" PRIu64 ",\"depth\":%" PRIu64
                    ",\"channel_order\":",
-                show_img_type_name(o->img_type), o->w, o->h ? o->h : 1, o->d ? o->d : 1);
-        cli_json_cstr(f, show_order_name(o->order));
+                cli_show_img_type_name(o->img_type), o->w, o->h ? o->h : 1, o->d ? o->d : 1);
+        cli_json_cstr(f, cli_show_order_name(o->order));
         fputs(",\"channel_type\":", f);
-        cli_json_cstr(f, show_ctype_name(o->ctype));
+        cli_json_cstr(f, cli_show_ctype_name(o->ctype));
         fprintf(f, ",\"pixel_bytes\":%" PRIu64 ",\"buffer\":%" PRIu64 "}", o->elem, o->parent);
     }
     putc('}', f);
@@ -161,9 +161,10 @@ static void show_mem_json(FILE *f, const show_obj *o)
 
 /* ------------------------------------------------------------ listing */
 
-static void show_list(const show_scan *sc, const char *path, int json)
+static void cli_show_list(const cli_show_scan *sc, const char *path, int json)
 {
-    static const int order[3][2] = {{SHOW_PROGRAM, SHOW_PROGRAM}, {SHOW_KERNEL, SHOW_KERNEL}, {SHOW_BUFFER, SHOW_SVM}};
+    static const int order[3][2] = {
+        {CLI_SHOW_PROGRAM, CLI_SHOW_PROGRAM}, {CLI_SHOW_KERNEL, CLI_SHOW_KERNEL}, {CLI_SHOW_BUFFER, CLI_SHOW_SVM}};
     static const char *const title[3] = {"programs", "kernels", "memory"};
     FILE *f = stdout;
     if (json) {
@@ -184,7 +185,7 @@ static void show_list(const show_scan *sc, const char *path, int json)
             fprintf(f, "\n%s (%zu)\n", title[g], n);
         int first = 1;
         for (size_t i = 0; i < sc->n; i++) {
-            const show_obj *o = &sc->objs[i];
+            const cli_show_obj *o = &sc->objs[i];
             if (o->kind < order[g][0] || o->kind > order[g][1])
                 continue;
             if (json && !first)
@@ -193,13 +194,13 @@ static void show_list(const show_scan *sc, const char *path, int json)
             if (!json)
                 fputs("  ", f);
             if (g == 0)
-                show_prog_brief(f, sc, o, json);
+                cli_show_prog_brief(f, sc, o, json);
             else if (g == 1)
-                show_kernel_brief(f, o, json);
+                cli_show_kernel_brief(f, o, json);
             else if (json)
-                show_mem_json(f, o);
+                cli_show_mem_json(f, o);
             else
-                show_mem_line(f, o);
+                cli_show_mem_line(f, o);
         }
         if (json)
             putc(']', f);
@@ -208,7 +209,7 @@ static void show_list(const show_scan *sc, const char *path, int json)
         fputs("}\n", f);
 }
 
-static void show_errors(const show_scan *sc, int json)
+static void cli_show_errors(const cli_show_scan *sc, int json)
 {
     FILE *f = stdout;
     if (json) {
@@ -217,18 +218,19 @@ static void show_errors(const show_scan *sc, int json)
         fprintf(f, "%zu of %" PRIu64 " calls failed\n", sc->nfails, sc->calls);
     }
     for (size_t i = 0; i < sc->nfails; i++) {
-        const show_fail *e = &sc->fails[i];
-        const char *name = e->code != SHOW_NO_CODE ? cli_error_name(e->code) : NULL;
+        const cli_show_fail *e = &sc->fails[i];
+        const char *name = e->code != CLI_SHOW_NO_CODE ? cli_error_name(e->code) : NULL;
         if (json) {
             fprintf(f, "%s{\"seq\":%" PRIu64 ",\"fn\":", i ? "," : "", e->seq);
             cli_json_cstr(f, e->fn);
             fprintf(f, ",\"code\":%" PRId64 ",\"error\":", e->code);
-            cli_json_cstr(f, name ? name : e->code == SHOW_NO_CODE ? "NULL" : NULL);
+            cli_json_cstr(f, name ? name : e->code == CLI_SHOW_NO_CODE ? "NULL" : NULL);
             putc('}', f);
         } else if (name) {
             fprintf(f, "#%-8" PRIu64 " %-36s %s\n", e->seq, e->fn, name);
         } else {
-            fprintf(f, "#%-8" PRIu64 " %-36s %s\n", e->seq, e->fn, e->code == SHOW_NO_CODE ? "NULL (no error code recorded)" : "?");
+            fprintf(f, "#%-8" PRIu64 " %-36s %s\n", e->seq, e->fn,
+                    e->code == CLI_SHOW_NO_CODE ? "NULL (no error code recorded)" : "?");
         }
     }
     if (json)
@@ -238,45 +240,48 @@ static void show_errors(const show_scan *sc, int json)
 /* ------------------------------------------------------------ memory */
 
 /* Where the contents go: -o's form. */
-enum { SHOW_FORM_TEXT = 0, SHOW_FORM_RAW, SHOW_FORM_NPY, SHOW_FORM_PNG, SHOW_FORM_PNGDIR };
+enum { CLI_SHOW_FORM_TEXT = 0, CLI_SHOW_FORM_RAW, CLI_SHOW_FORM_NPY, CLI_SHOW_FORM_PNG, CLI_SHOW_FORM_PNGDIR };
 
-static int show_ends(const char *s, const char *suf)
+static int cli_show_ends(const char *s, const char *suf)
 {
     size_t n = strlen(s), m = strlen(suf);
     return n >= m && !strcasecmp(s + n - m, suf);
 }
 
-static int show_form(const show_opts *o, int *form)
+static int cli_show_form(const cli_show_opts *o, int *form)
 {
-    *form = SHOW_FORM_TEXT;
+    *form = CLI_SHOW_FORM_TEXT;
     if (!o->out)
         return o->format ? cli_usage_err("--format needs -o OUT") : CLI_EXIT_OK;
     struct stat st;
-    int dir = show_ends(o->out, "/") || (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode));
+    int dir = cli_show_ends(o->out, "/") || (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode));
     const char *fm = o->format;
     if (fm && strcmp(fm, "raw") && strcmp(fm, "npy") && strcmp(fm, "png"))
         return cli_usage_err("--format %s: expected raw, npy or png", fm);
     if (dir) {
         if (fm && strcmp(fm, "png"))
             return cli_usage_err("%s is a directory: only PNG slices are written into one", o->out);
-        *form = SHOW_FORM_PNGDIR;
+        *form = CLI_SHOW_FORM_PNGDIR;
     } else if (fm) {
-        *form = !strcmp(fm, "raw") ? SHOW_FORM_RAW : !strcmp(fm, "npy") ? SHOW_FORM_NPY : SHOW_FORM_PNG;
+        *form = !strcmp(fm, "raw") ? CLI_SHOW_FORM_RAW : !strcmp(fm, "npy") ? CLI_SHOW_FORM_NPY : CLI_SHOW_FORM_PNG;
     } else {
-        *form = show_ends(o->out, ".npy") ? SHOW_FORM_NPY : show_ends(o->out, ".png") ? SHOW_FORM_PNG : SHOW_FORM_RAW;
+        *form = cli_show_ends(o->out, ".npy")   ? CLI_SHOW_FORM_NPY
+                : cli_show_ends(o->out, ".png") ? CLI_SHOW_FORM_PNG
+                                                : CLI_SHOW_FORM_RAW;
     }
     return CLI_EXIT_OK;
 }
 
 /* the image geometry of the bytes: rows, slices (1 for unused dimensions) */
-static void show_geom(const show_obj *m, uint64_t *w, uint64_t *h, uint64_t *d)
+static void cli_show_geom(const cli_show_obj *m, uint64_t *w, uint64_t *h, uint64_t *d)
 {
     *w = m->w;
     *h = m->h ? m->h : 1;
     *d = m->d ? m->d : 1;
 }
 
-static int show_write_out(const show_opts *o, const char *path, int form, const show_obj *m, const void *data,
+static int cli_show_write_out(const cli_show_opts *o, const char *path, int form, const cli_show_obj *m,
+                              const void *data,
                           size_t len, uint64_t z)
 {
     const char *inputs[] = {o->trace, NULL};
@@ -286,30 +291,30 @@ static int show_write_out(const show_opts *o, const char *path, int form, const 
         return rc;
     char err[256] = "";
     int bad = 0;
-    if (form == SHOW_FORM_RAW) {
+    if (form == CLI_SHOW_FORM_RAW) {
         bad = len && fwrite(data, 1, len, out.f) != len;
-    } else if (form == SHOW_FORM_NPY) {
-        show_type t;
+    } else if (form == CLI_SHOW_FORM_NPY) {
+        cli_show_type t;
         uint64_t dims[3];
         unsigned nd = 0;
-        if (o->have_as || m->kind != SHOW_IMAGE || show_type_of_image(m->order, m->ctype, &t)) {
+        if (o->have_as || m->kind != CLI_SHOW_IMAGE || cli_show_type_of_image(m->order, m->ctype, &t)) {
             if (o->have_as)
                 t = o->as;
             else
-                show_type_parse("uint8", &t);
+                cli_show_type_parse("uint8", &t);
         } else {
             uint64_t w, h, d;
-            show_geom(m, &w, &h, &d);
+            cli_show_geom(m, &w, &h, &d);
             if (m->d)
                 dims[nd++] = d;
             if (m->h)
                 dims[nd++] = h;
             dims[nd++] = w;
         }
-        bad = show_write_npy(out.f, data, len, &t, dims, nd);
+        bad = cli_show_write_npy(out.f, data, len, &t, dims, nd);
     } else {
         uint64_t w, h, d;
-        show_geom(m, &w, &h, &d);
+        cli_show_geom(m, &w, &h, &d);
         size_t slice = (size_t)(w * h * m->elem);
         if (!slice || z >= len / slice) {
             cli_out_abort(&out);
@@ -317,7 +322,7 @@ static int show_write_out(const show_opts *o, const char *path, int form, const 
                     w, h);
             return CLI_EXIT_ERROR;
         }
-        bad = show_write_png(out.f, (const uint8_t *)data + z * slice, w, h, m->order, m->ctype, m->elem, err,
+        bad = cli_show_write_png(out.f, (const uint8_t *)data + z * slice, w, h, m->order, m->ctype, m->elem, err,
                              sizeof err);
         if (bad && err[0]) {
             cli_out_abort(&out);
@@ -333,28 +338,29 @@ static int show_write_out(const show_opts *o, const char *path, int form, const 
     return cli_out_commit(&out);
 }
 
-static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, const show_opts *o)
+static int cli_show_mem_view(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *m, const cli_show_opts *o)
 {
     int form;
-    int rc = show_form(o, &form);
+    int rc = cli_show_form(o, &form);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (o->json)
         return cli_usage_err("--json shows the listing, programs, kernels and errors, not contents");
     if (o->source || o->log || o->have_bin)
         return cli_usage_err("--source, --log and --binary are for programs; #%" PRIu64 " is a %s", m->id,
-                             show_kind_name(m->kind));
-    if (m->kind == SHOW_PIPE)
+                             cli_show_kind_name(m->kind));
+    if (m->kind == CLI_SHOW_PIPE)
         return cli_usage_err("#%" PRIu64 " is a pipe: its contents cannot be read", m->id);
-    if (form == SHOW_FORM_PNG || form == SHOW_FORM_PNGDIR) {
-        if (m->kind != SHOW_IMAGE)
-            return cli_usage_err("#%" PRIu64 " is a %s: only images have a PNG form", m->id, show_kind_name(m->kind));
-        const char *why = show_png_check(m->order, m->ctype);
+    if (form == CLI_SHOW_FORM_PNG || form == CLI_SHOW_FORM_PNGDIR) {
+        if (m->kind != CLI_SHOW_IMAGE)
+            return cli_usage_err("#%" PRIu64 " is a %s: only images have a PNG form", m->id,
+                                 cli_show_kind_name(m->kind));
+        const char *why = cli_show_png_check(m->order, m->ctype);
         if (why) {
-            const char *on = show_order_name(m->order), *tn = show_ctype_name(m->ctype);
+            const char *on = cli_show_order_name(m->order), *tn = cli_show_ctype_name(m->ctype);
             return cli_usage_err("image #%" PRIu64 " (%s, %s): %s", m->id, on ? on : "?", tn ? tn : "?", why);
         }
-        if (form == SHOW_FORM_PNG && m->d > 1)
+        if (form == CLI_SHOW_FORM_PNG && m->d > 1)
             return cli_usage_err("image #%" PRIu64 " has %" PRIu64 " slices: -o DIR/ writes one PNG each", m->id, m->d);
     }
     uint64_t at = o->have_at ? o->at : m->release_seq ? m->release_seq - 1 : sc->last_seq;
@@ -371,7 +377,7 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
     char err[512] = "", how[512];
     int got = 0;
     if (!o->replay) {
-        got = show_mem_from_trace(r, sc, m, at, &data, &from, err, sizeof err);
+        got = cli_show_mem_from_trace(r, sc, m, at, &data, &from, err, sizeof err);
         if (got < 0) {
             cli_err("%s: %s", o->trace, err);
             return CLI_EXIT_ERROR;
@@ -385,7 +391,7 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
         ro.device = o->device;
         ro.max_memory = cli_max_memory();
         rpl_peek_result pr;
-        rpl_status st = rpl_peek(o->trace, &ro, at, m->id, m->kind == SHOW_SVM ? m->size : 0, &pr, err, sizeof err);
+        rpl_status st = rpl_peek(o->trace, &ro, at, m->id, m->kind == CLI_SHOW_SVM ? m->size : 0, &pr, err, sizeof err);
         if (st != RPL_OK) {
             cli_err("%s: replay up to call #%" PRIu64 ": %s", o->trace, at, err);
             return CLI_EXIT_ERROR;
@@ -394,7 +400,7 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
         len = pr.size;
         snprintf(how, sizeof how, "computed by replay up to call #%" PRIu64 " on %s", at, pr.device);
     }
-    if (m->kind == SHOW_IMAGE && len != m->size) {
+    if (m->kind == CLI_SHOW_IMAGE && len != m->size) {
         free(data);
         cli_err("image #%" PRIu64 ": the replay read %zu bytes, its format says %" PRIu64, m->id, len, m->size);
         return CLI_EXIT_ERROR;
@@ -402,10 +408,10 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
     char sz[CLI_FMT_CAP];
     FILE *f = stdout;
     rc = CLI_EXIT_OK;
-    if (form == SHOW_FORM_PNGDIR) {
+    if (form == CLI_SHOW_FORM_PNGDIR) {
         uint64_t w, h, d;
-        show_geom(m, &w, &h, &d);
-        const char *sep = show_ends(o->out, "/") ? "" : "/";
+        cli_show_geom(m, &w, &h, &d);
+        const char *sep = cli_show_ends(o->out, "/") ? "" : "/";
         if (mkdir(o->out, 0777) && errno != EEXIST) {
             cli_err("%s: %s", o->out, strerror(errno));
             free(data);
@@ -414,30 +420,30 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
         for (uint64_t z = 0; z < d && rc == CLI_EXIT_OK; z++) {
             char path[4096];
             snprintf(path, sizeof path, "%s%sslice-%03" PRIu64 ".png", o->out, sep, z);
-            rc = show_write_out(o, path, SHOW_FORM_PNG, m, data, len, z);
+            rc = cli_show_write_out(o, path, CLI_SHOW_FORM_PNG, m, data, len, z);
         }
         if (rc == CLI_EXIT_OK)
             fprintf(f, "%s #%" PRIu64 " after call #%" PRIu64 ": %" PRIu64 " PNG slices in %s, %s\n",
-                    show_kind_name(m->kind), m->id, at, d, o->out, how);
-    } else if (form != SHOW_FORM_TEXT) {
-        rc = show_write_out(o, o->out, form, m, data, len, 0);
+                    cli_show_kind_name(m->kind), m->id, at, d, o->out, how);
+    } else if (form != CLI_SHOW_FORM_TEXT) {
+        rc = cli_show_write_out(o, o->out, form, m, data, len, 0);
         if (rc == CLI_EXIT_OK)
-            fprintf(f, "%s #%" PRIu64 " after call #%" PRIu64 ": %s written to %s, %s\n", show_kind_name(m->kind),
+            fprintf(f, "%s #%" PRIu64 " after call #%" PRIu64 ": %s written to %s, %s\n", cli_show_kind_name(m->kind),
                     m->id, at, cli_fmt_size(len, sz), !strcmp(o->out, "-") ? "stdout" : o->out, how);
     } else {
-        fprintf(f, "%s #%" PRIu64 " after call #%" PRIu64 ": %s, %s\n", show_kind_name(m->kind), m->id, at,
+        fprintf(f, "%s #%" PRIu64 " after call #%" PRIu64 ": %s, %s\n", cli_show_kind_name(m->kind), m->id, at,
                 cli_fmt_size(len, sz), how);
         uint64_t first = o->have_range ? o->lo : 0;
         uint64_t count = o->have_count ? o->count : o->have_range ? UINT64_MAX : 4096;
         if (o->have_range && o->hi != UINT64_MAX && o->hi - first + 1 < count)
             count = o->hi - first + 1;
         if (o->have_as) {
-            show_print_typed(f, data, len, &o->as, first, count);
+            cli_show_print_typed(f, data, len, &o->as, first, count);
             uint64_t n = len / ((size_t)o->as.size * o->as.stride);
             if (!o->have_count && !o->have_range && n > count)
                 fprintf(f, "... %" PRIu64 " more elements (--count, --range, or -o FILE)\n", n - count);
         } else {
-            show_print_hex(f, data, len, first, count);
+            cli_show_print_hex(f, data, len, first, count);
             if (!o->have_count && !o->have_range && len > 4096)
                 fprintf(f, "... %zu more bytes (--count, --range, or -o FILE)\n", len - 4096);
         }
@@ -448,7 +454,7 @@ static int show_mem_view(tf_reader *r, const show_scan *sc, const show_obj *m, c
 
 /* ------------------------------------------------------------ the command */
 
-static int show_parse_range(const char *s, uint64_t *lo, uint64_t *hi)
+static int cli_show_parse_range(const char *s, uint64_t *lo, uint64_t *hi)
 {
     const char *colon = strchr(s, ':');
     char *end;
@@ -471,7 +477,7 @@ static int show_parse_range(const char *s, uint64_t *lo, uint64_t *hi)
     return *lo <= *hi ? 0 : -1;
 }
 
-static int show_id(const char *s, uint64_t *id)
+static int cli_show_id(const char *s, uint64_t *id)
 {
     if (!strncmp(s, "ptr#", 4))   /* an SVM allocation as dump shows it */
         s += 3;
@@ -507,7 +513,7 @@ static int cli_show_run(int argc, char **argv)
         {"format", required_argument, NULL, O_FORMAT}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    show_opts o;
+    cli_show_opts o;
     memset(&o, 0, sizeof o);
     int c;
     opterr = 0;
@@ -531,12 +537,12 @@ static int cli_show_run(int argc, char **argv)
         case O_REPLAY: o.replay = 1; break;
         case O_DEVICE: o.device = optarg; break;
         case O_AS:
-            if (show_type_parse(optarg, &o.as))
+            if (cli_show_type_parse(optarg, &o.as))
                 return cli_usage_err("--as %s: not a type (float, float4, int, uint8, half, double2, ...)", optarg);
             o.have_as = 1;
             break;
         case O_RANGE:
-            if (show_parse_range(optarg, &o.lo, &o.hi))
+            if (cli_show_parse_range(optarg, &o.lo, &o.hi))
                 return cli_usage_err("invalid range '%s' (expected A:B, A: or :B)", optarg);
             o.have_range = 1;
             break;
@@ -565,39 +571,39 @@ static int cli_show_run(int argc, char **argv)
     tf_reader *r = cli_open_trace(o.trace);
     if (!r)
         return CLI_EXIT_ERROR;
-    show_scan sc;
+    cli_show_scan sc;
     memset(&sc, 0, sizeof sc);
     int rc = CLI_EXIT_OK;
-    if (show_scan_run(r, &sc) != TF_OK) {
+    if (cli_show_scan_run(r, &sc) != TF_OK) {
         cli_err("%s: %s", o.trace, sc.err);
         rc = CLI_EXIT_ERROR;
     } else if (!o.what) {
-        show_list(&sc, o.trace, o.json);
+        cli_show_list(&sc, o.trace, o.json);
     } else if (!strcmp(o.what, "errors")) {
-        show_errors(&sc, o.json);
+        cli_show_errors(&sc, o.json);
     } else {
         uint64_t id = 0;
-        const show_obj *ob = NULL;
-        if (show_id(o.what, &id)) {
-            ob = show_scan_find(&sc, id);
+        const cli_show_obj *ob = NULL;
+        if (cli_show_id(o.what, &id)) {
+            ob = cli_show_scan_find(&sc, id);
             if (!ob)
                 rc = cli_usage_err("the trace has no program, kernel or memory object #%" PRIu64
                                    " ('clrr show %s' lists them)", id, o.trace);
         } else {
             for (size_t i = 0; i < sc.n && !ob; i++)
-                if (sc.objs[i].kind == SHOW_KERNEL && !strcmp(sc.objs[i].name, o.what))
+                if (sc.objs[i].kind == CLI_SHOW_KERNEL && !strcmp(sc.objs[i].name, o.what))
                     ob = &sc.objs[i];
             if (!ob)
                 rc = cli_usage_err("the trace has no kernel named '%s' ('clrr show %s' lists them)", o.what, o.trace);
         }
-        if (ob && ob->kind == SHOW_PROGRAM)
-            rc = show_prog_view(r, &sc, ob, &o);
-        else if (ob && ob->kind == SHOW_KERNEL)
-            rc = show_kernel_view(r, &sc, ob, &o);
+        if (ob && ob->kind == CLI_SHOW_PROGRAM)
+            rc = cli_show_prog_view(r, &sc, ob, &o);
+        else if (ob && ob->kind == CLI_SHOW_KERNEL)
+            rc = cli_show_kernel_view(r, &sc, ob, &o);
         else if (ob)
-            rc = show_mem_view(r, &sc, ob, &o);
+            rc = cli_show_mem_view(r, &sc, ob, &o);
     }
-    show_scan_free(&sc);
+    cli_show_scan_free(&sc);
     tf_reader_close(r);
     return rc;
 }

@@ -20,32 +20,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct show_track {
+typedef struct cli_show_track {
     tf_reader *r;
-    const show_scan *sc;
-    const show_obj *o;
+    const cli_show_scan *sc;
+    const cli_show_obj *o;
     uint64_t root;            /* the buffer that holds the target's bytes (itself when none) */
     uint8_t *data;            /* o->size bytes when known */
     int known;
     uint64_t from;            /* the call the bytes come from */
     uint64_t pending;         /* a whole non-blocking read whose bytes come as DATA */
-    uint64_t kargs[SHOW_MAX_ARGS];
+    uint64_t kargs[CLI_SHOW_MAX_ARGS];
     char *err;
     size_t cap;
-} show_track;
+} cli_show_track;
 
-static uint64_t show_root_of(const show_scan *sc, uint64_t id)
+static uint64_t cli_show_root_of(const cli_show_scan *sc, uint64_t id)
 {
     for (int depth = 0; depth < 4; depth++) {
-        const show_obj *o = show_scan_find(sc, id);
-        if (!o || !o->parent || (o->kind != SHOW_SUBBUFFER && o->kind != SHOW_IMAGE))
+        const cli_show_obj *o = cli_show_scan_find(sc, id);
+        if (!o || !o->parent || (o->kind != CLI_SHOW_SUBBUFFER && o->kind != CLI_SHOW_IMAGE))
             return id;
         id = o->parent;
     }
     return id;
 }
 
-static uint64_t show_val(const tf_call *c, int i)
+static uint64_t cli_show_val(const tf_call *c, int i)
 {
     uint64_t u = 0;
     if (i >= 0 && c->args && (uint32_t)i < c->sig->nparams)
@@ -53,19 +53,19 @@ static uint64_t show_val(const tf_call *c, int i)
     return u;
 }
 
-static const tf_value *show_val_ptr(const tf_call *c, int i)
+static const tf_value *cli_show_val_ptr(const tf_call *c, int i)
 {
     return i >= 0 && c->args && (uint32_t)i < c->sig->nparams ? &c->args[i] : NULL;
 }
 
 /* bytes [off, off + n) of the target from value @p v (a blob or bin of n bytes) */
-static int show_patch(show_track *t, const tf_value *v, uint64_t off, uint64_t n)
+static int cli_show_patch(cli_show_track *t, const tf_value *v, uint64_t off, uint64_t n)
 {
     if (off > t->o->size || n > t->o->size - off)
         return 0;
     void *b;
     size_t len;
-    tf_status s = show_value_bytes(t->r, v, (size_t)n, &b, &len);
+    tf_status s = cli_show_value_bytes(t->r, v, (size_t)n, &b, &len);
     if (s == TF_ERR_ARG || s == TF_ERR_LIMIT)
         return 0;
     if (s != TF_OK) {
@@ -78,16 +78,16 @@ static int show_patch(show_track *t, const tf_value *v, uint64_t off, uint64_t n
     return len == n;
 }
 
-static void show_unknown(show_track *t)
+static void cli_show_unknown(cli_show_track *t)
 {
     t->known = 0;
     t->pending = 0;
 }
 
 /* an image region that is the whole target, with packed rows */
-static int show_whole_image(const show_track *t, const tf_call *c, const api_effect *e)
+static int cli_show_whole_image(const cli_show_track *t, const tf_call *c, const api_effect *e)
 {
-    const tf_value *org = show_val_ptr(c, e->origin), *reg = show_val_ptr(c, e->region);
+    const tf_value *org = cli_show_val_ptr(c, e->origin), *reg = cli_show_val_ptr(c, e->region);
     if (!org || !reg || org->type != TF_ARRAY || reg->type != TF_ARRAY || org->v.arr.n < 3 || reg->v.arr.n < 3)
         return 0;
     uint64_t o[3], g[3];
@@ -95,42 +95,42 @@ static int show_whole_image(const show_track *t, const tf_call *c, const api_eff
         tf_value_u64(&org->v.arr.items[i], &o[i]);
         tf_value_u64(&reg->v.arr.items[i], &g[i]);
     }
-    const show_obj *x = t->o;
+    const cli_show_obj *x = t->o;
     if (o[0] || o[1] || o[2] || g[0] != x->w || g[1] != (x->h ? x->h : 1) || g[2] != (x->d ? x->d : 1))
         return 0;
-    return show_val(c, e->row) == 0 && show_val(c, e->slice) == 0;
+    return cli_show_val(c, e->row) == 0 && cli_show_val(c, e->slice) == 0;
 }
 
-static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, const api_effect *e)
+static int cli_show_effect(cli_show_track *t, const tf_call *c, const api_sem *sem, const api_effect *e)
 {
-    const show_obj *o = t->o;
+    const cli_show_obj *o = t->o;
     unsigned acc = e->access;
     if (acc & API_ACC_MAP)
-        acc = api_map_access(show_val(c, e->flags));
+        acc = api_map_access(cli_show_val(c, e->flags));
     if (acc & API_ACC_MIGRATE)
-        acc = api_migrate_access(show_val(c, e->flags));
+        acc = api_migrate_access(cli_show_val(c, e->flags));
     if (acc & API_ACC_MAPPED)   /* an unmap: what the host wrote into a write map */
         acc = API_ACC_WRITE;
     if (e->range == API_RANGE_KERNEL) {
-        for (unsigned i = 0; i < SHOW_MAX_ARGS; i++)
-            if (t->kargs[i] && show_root_of(t->sc, t->kargs[i]) == t->root)
-                show_unknown(t);
+        for (unsigned i = 0; i < CLI_SHOW_MAX_ARGS; i++)
+            if (t->kargs[i] && cli_show_root_of(t->sc, t->kargs[i]) == t->root)
+                cli_show_unknown(t);
         return 0;
     }
     if (e->range == API_RANGE_LIST) {
-        const tf_value *l = show_val_ptr(c, e->obj);
+        const tf_value *l = cli_show_val_ptr(c, e->obj);
         for (uint32_t i = 0; (acc & API_ACC_WRITE) && l && l->type == TF_ARRAY && i < l->v.arr.n; i++) {
             uint64_t id = 0;
             tf_value_u64(&l->v.arr.items[i], &id);
-            if (show_root_of(t->sc, id) == t->root)
-                show_unknown(t);
+            if (cli_show_root_of(t->sc, id) == t->root)
+                cli_show_unknown(t);
         }
         return 0;
     }
     if (e->range == API_RANGE_SVM || e->range == API_RANGE_SVMLIST)
         return 0;   /* SVM targets are always replayed */
-    uint64_t id = show_val(c, e->obj);
-    if (!id || show_root_of(t->sc, id) != t->root)
+    uint64_t id = cli_show_val(c, e->obj);
+    if (!id || cli_show_root_of(t->sc, id) != t->root)
         return 0;
     int self = id == o->id;
     int ptr = -1;
@@ -141,11 +141,11 @@ static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, cons
         int whole = 0;
         uint64_t off = 0, n = 0;
         if (e->range == API_RANGE_BYTES && e->size != API_SIZE_REGION) {
-            off = show_val(c, e->off);
-            n = show_val(c, e->size);
+            off = cli_show_val(c, e->off);
+            n = cli_show_val(c, e->size);
             whole = off == 0 && n == o->size;
         } else if (e->range == API_RANGE_IMAGE || (e->range == API_RANGE_BYTES && e->size == API_SIZE_REGION)) {
-            whole = o->kind == SHOW_IMAGE && show_whole_image(t, c, e);
+            whole = o->kind == CLI_SHOW_IMAGE && cli_show_whole_image(t, c, e);
             n = o->size;
         }
         const tf_value *v = c->outs ? &c->outs[ptr] : NULL;
@@ -155,7 +155,7 @@ static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, cons
         }
         if (!v || (!whole && !t->known) || n == 0)
             return 0;
-        int p = show_patch(t, v, off, n);
+        int p = cli_show_patch(t, v, off, n);
         if (p < 0)
             return -1;
         if (p && whole) {
@@ -164,11 +164,11 @@ static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, cons
         }
         return 0;
     }
-    if (sem->op == API_OP_MAP && self && o->kind != SHOW_IMAGE && e->range == API_RANGE_BYTES &&
-        show_val(c, e->off) == 0 && show_val(c, e->size) == o->size && tf_map_get(c->post, "data")) {
+    if (sem->op == API_OP_MAP && self && o->kind != CLI_SHOW_IMAGE && e->range == API_RANGE_BYTES &&
+        cli_show_val(c, e->off) == 0 && cli_show_val(c, e->size) == o->size && tf_map_get(c->post, "data")) {
         /* a blocking map of the whole buffer that showed its contents
          * (post.data); what the host writes into it comes with the unmap */
-        int p = show_patch(t, tf_map_get(c->post, "data"), 0, o->size);
+        int p = cli_show_patch(t, tf_map_get(c->post, "data"), 0, o->size);
         if (p < 0)
             return -1;
         if (p) {
@@ -185,17 +185,17 @@ static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, cons
         uint64_t off = 0, n = 0;
         int whole = 0, ok = 0;
         if (e->range == API_RANGE_BYTES && e->size != API_SIZE_REGION) {
-            off = show_val(c, e->off);
-            n = show_val(c, e->size);
+            off = cli_show_val(c, e->off);
+            n = cli_show_val(c, e->size);
             whole = off == 0 && n == o->size;
             ok = 1;
         } else if (e->range == API_RANGE_IMAGE || e->range == API_RANGE_BYTES) {
-            whole = o->kind == SHOW_IMAGE && show_whole_image(t, c, e);
+            whole = o->kind == CLI_SHOW_IMAGE && cli_show_whole_image(t, c, e);
             n = o->size;
             ok = whole;
         }
         if (ok && (whole || t->known)) {
-            int p = show_patch(t, v, off, n);
+            int p = cli_show_patch(t, v, off, n);
             if (p < 0)
                 return -1;
             if (p) {
@@ -206,21 +206,21 @@ static int show_effect(show_track *t, const tf_call *c, const api_sem *sem, cons
             }
         }
     }
-    show_unknown(t);
+    cli_show_unknown(t);
     return 0;
 }
 
-static int show_track_call(show_track *t, const tf_call *c)
+static int cli_show_track_call(cli_show_track *t, const tf_call *c)
 {
-    const show_obj *o = t->o;
+    const cli_show_obj *o = t->o;
     const char *fn = c->sig->name ? c->sig->name : "";
     if (c->seq == o->create_seq) {   /* its creation */
-        show_unknown(t);
+        cli_show_unknown(t);
         for (uint32_t i = 0; i < c->sig->nparams; i++)
             if (c->sig->params[i].name && !strcmp(c->sig->params[i].name, "host_ptr") && c->args &&
                 (o->flags & (1u << 5)) && !(o->flags & (1u << 3)) &&   /* COPY_HOST_PTR, not USE_HOST_PTR */
-                (o->kind == SHOW_BUFFER || (o->kind == SHOW_IMAGE && !o->row_pitch && !o->slice_pitch))) {
-                int p = show_patch(t, &c->args[i], 0, o->size);
+                (o->kind == CLI_SHOW_BUFFER || (o->kind == CLI_SHOW_IMAGE && !o->row_pitch && !o->slice_pitch))) {
+                int p = cli_show_patch(t, &c->args[i], 0, o->size);
                 if (p < 0)
                     return -1;
                 if (p) {
@@ -234,38 +234,38 @@ static int show_track_call(show_track *t, const tf_call *c)
     if (!sem || sem->op == API_OP_NONE)
         return 0;
     if (sem->flags & API_F_UNKNOWN) {
-        show_unknown(t);
+        cli_show_unknown(t);
         return 0;
     }
     for (unsigned i = 0; i < sem->neffects; i++)
-        if (show_effect(t, c, sem, &sem->eff[i]) < 0)
+        if (cli_show_effect(t, c, sem, &sem->eff[i]) < 0)
             return -1;
     return 0;
 }
 
 /* The memory arguments of every kernel as last set (kernel id -> its
  * arguments' object ids): a launch's effects are those of its kernel's. */
-typedef struct show_kset {
+typedef struct cli_show_kset {
     uint64_t kernel;
-    uint64_t args[SHOW_MAX_ARGS];
-} show_kset;
+    uint64_t args[CLI_SHOW_MAX_ARGS];
+} cli_show_kset;
 
-int show_mem_from_trace(tf_reader *r, const show_scan *sc, const show_obj *o, uint64_t at, void **data,
+int cli_show_mem_from_trace(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *o, uint64_t at, void **data,
                         uint64_t *from, char *err, size_t cap)
 {
     *data = NULL;
     *from = 0;
     size_t limit = cli_max_memory() ? cli_max_memory() : (size_t)1 << 30;   /* the reader's default */
-    if (o->kind == SHOW_SVM || o->kind == SHOW_PIPE || !o->size || o->size > limit ||
-        (o->kind == SHOW_IMAGE && !o->elem))
+    if (o->kind == CLI_SHOW_SVM || o->kind == CLI_SHOW_PIPE || !o->size || o->size > limit ||
+        (o->kind == CLI_SHOW_IMAGE && !o->elem))
         return 0;
-    show_track t = {.r = r, .sc = sc, .o = o, .root = show_root_of(sc, o->id), .err = err, .cap = cap};
+    cli_show_track t = {.r = r, .sc = sc, .o = o, .root = cli_show_root_of(sc, o->id), .err = err, .cap = cap};
     t.data = malloc((size_t)o->size);
     if (!t.data) {
         snprintf(err, cap, "out of memory");
         return -1;
     }
-    show_kset *ks = NULL;
+    cli_show_kset *ks = NULL;
     size_t nks = 0;
     int rc = 0;
     tf_status s = tf_reader_rewind(r);
@@ -274,7 +274,7 @@ int show_mem_from_trace(tf_reader *r, const show_scan *sc, const show_obj *o, ui
         if (it.type == TF_ITEM_DATA) {
             const tf_data *d = &it.u.data;
             if (t.pending && d->seq == t.pending && d->key && !strcmp(d->key, "ptr")) {
-                int p = show_patch(&t, &d->value, 0, o->size);
+                int p = cli_show_patch(&t, &d->value, 0, o->size);
                 if (p < 0) {
                     rc = -1;
                     break;
@@ -290,17 +290,17 @@ int show_mem_from_trace(tf_reader *r, const show_scan *sc, const show_obj *o, ui
         if (it.type != TF_ITEM_CALL)
             continue;
         const tf_call *c = &it.u.call;
-        if (c->seq > at || !c->complete || !c->sig || show_call_failed(c, NULL))
+        if (c->seq > at || !c->complete || !c->sig || cli_show_call_failed(c, NULL))
             continue;
         const char *fn = c->sig->name ? c->sig->name : "";
         if (!strcmp(fn, "clSetKernelArg") || !strcmp(fn, "clSetKernelArgSVMPointer")) {
-            uint64_t k = show_val(c, 0), idx = show_val(c, 1);
-            show_kset *e = NULL;
+            uint64_t k = cli_show_val(c, 0), idx = cli_show_val(c, 1);
+            cli_show_kset *e = NULL;
             for (size_t i = 0; i < nks && !e; i++)
                 if (ks[i].kernel == k)
                     e = &ks[i];
             if (!e) {
-                show_kset *n = realloc(ks, (nks + 1) * sizeof *n);
+                cli_show_kset *n = realloc(ks, (nks + 1) * sizeof *n);
                 if (!n) {
                     snprintf(err, cap, "out of memory");
                     rc = -1;
@@ -311,9 +311,9 @@ int show_mem_from_trace(tf_reader *r, const show_scan *sc, const show_obj *o, ui
                 memset(e, 0, sizeof *e);
                 e->kernel = k;
             }
-            const tf_value *v = show_val_ptr(c, 3);
+            const tf_value *v = cli_show_val_ptr(c, 3);
             uint64_t id = 0;
-            if (idx < SHOW_MAX_ARGS)
+            if (idx < CLI_SHOW_MAX_ARGS)
                 e->args[idx] = v && (v->type == TF_UINT || v->type == TF_INT) && tf_value_u64(v, &id) &&
                                        strcmp(fn, "clSetKernelArgSVMPointer")
                                    ? id
@@ -323,12 +323,12 @@ int show_mem_from_trace(tf_reader *r, const show_scan *sc, const show_obj *o, ui
         const api_sem *sem = api_sem_find(fn);
         if (sem && (sem->op == API_OP_KERNEL || sem->op == API_OP_TASK)) {
             memset(t.kargs, 0, sizeof t.kargs);
-            uint64_t k = show_val(c, 1);
+            uint64_t k = cli_show_val(c, 1);
             for (size_t i = 0; i < nks; i++)
                 if (ks[i].kernel == k)
                     memcpy(t.kargs, ks[i].args, sizeof t.kargs);
         }
-        if (show_track_call(&t, c) < 0) {
+        if (cli_show_track_call(&t, c) < 0) {
             rc = -1;
             break;
         }

@@ -12,7 +12,7 @@
 
 /* ------------------------------------------------------------ types */
 
-int show_type_parse(const char *s, show_type *t)
+int cli_show_type_parse(const char *s, cli_show_type *t)
 {
     static const struct { const char *name; char kind; unsigned size; } base[] = {
         {"int8", 'i', 1}, {"char", 'i', 1}, {"uint8", 'u', 1}, {"uchar", 'u', 1},
@@ -57,9 +57,9 @@ int show_type_parse(const char *s, show_type *t)
     return 0;
 }
 
-int show_type_of_image(uint32_t order, uint32_t type, show_type *t)
+int cli_show_type_of_image(uint32_t order, uint32_t type, cli_show_type *t)
 {
-    uint64_t elem = show_image_elem(order, type);
+    uint64_t elem = cli_show_image_elem(order, type);
     const char *base;
     switch (type) {
     case 0x10D0: case 0x10D7: base = "char"; break;
@@ -73,8 +73,8 @@ int show_type_of_image(uint32_t order, uint32_t type, show_type *t)
     default: return -1;
     }
     char name[24];
-    show_type b;
-    if (show_type_parse(base, &b))
+    cli_show_type b;
+    if (cli_show_type_parse(base, &b))
         return -1;
     unsigned ch = elem ? (unsigned)(elem / b.size) : 0;
     if (!ch)
@@ -83,20 +83,20 @@ int show_type_of_image(uint32_t order, uint32_t type, show_type *t)
         snprintf(name, sizeof name, "%s", base);
     else
         snprintf(name, sizeof name, "%s%u", base, ch);
-    if (show_type_parse(name, t))
+    if (cli_show_type_parse(name, t))
         return -1;
     t->stride = ch;   /* an RGB image's pixels are 3 channels, packed */
     return 0;
 }
 
-static double show_half(uint16_t h)
+static double cli_show_half(uint16_t h)
 {
     int e = (h >> 10) & 0x1f, m = h & 0x3ff;
     double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
     return h & 0x8000 ? -v : v;
 }
 
-static void show_print_comp(FILE *f, const uint8_t *p, const show_type *t)
+static void cli_show_print_comp(FILE *f, const uint8_t *p, const cli_show_type *t)
 {
     uint64_t u = 0;
     memcpy(&u, p, t->size);   /* little-endian host */
@@ -106,7 +106,7 @@ static void show_print_comp(FILE *f, const uint8_t *p, const show_type *t)
         int64_t v = t->size == 1 ? (int8_t)u : t->size == 2 ? (int16_t)u : t->size == 4 ? (int32_t)u : (int64_t)u;
         fprintf(f, "%" PRId64, v);
     } else if (t->size == 2) {
-        fprintf(f, "%.5g", show_half((uint16_t)u));
+        fprintf(f, "%.5g", cli_show_half((uint16_t)u));
     } else if (t->size == 4) {
         float v;
         memcpy(&v, p, 4);
@@ -118,7 +118,7 @@ static void show_print_comp(FILE *f, const uint8_t *p, const show_type *t)
     }
 }
 
-void show_print_typed(FILE *f, const void *data, size_t len, const show_type *t, uint64_t first, uint64_t count)
+void cli_show_print_typed(FILE *f, const void *data, size_t len, const cli_show_type *t, uint64_t first, uint64_t count)
 {
     size_t esz = (size_t)t->size * t->stride, n = esz ? len / esz : 0;
     const uint8_t *p = data;
@@ -126,13 +126,13 @@ void show_print_typed(FILE *f, const void *data, size_t len, const show_type *t,
         fprintf(f, "[%" PRIu64 "]", i);
         for (unsigned k = 0; k < t->n; k++) {
             putc(' ', f);
-            show_print_comp(f, p + i * esz + (size_t)k * t->size, t);
+            cli_show_print_comp(f, p + i * esz + (size_t)k * t->size, t);
         }
         putc('\n', f);
     }
 }
 
-void show_print_hex(FILE *f, const void *data, size_t len, uint64_t first, uint64_t count)
+void cli_show_print_hex(FILE *f, const void *data, size_t len, uint64_t first, uint64_t count)
 {
     const uint8_t *p = data;
     uint64_t end = first + count < first || first + count > len ? len : first + count;
@@ -153,7 +153,8 @@ void show_print_hex(FILE *f, const void *data, size_t len, uint64_t first, uint6
 
 /* ------------------------------------------------------------ .npy */
 
-int show_write_npy(FILE *f, const void *data, size_t len, const show_type *t, const uint64_t *dims, unsigned ndims)
+int cli_show_write_npy(FILE *f, const void *data, size_t len, const cli_show_type *t, const uint64_t *dims,
+                       unsigned ndims)
 {
     char descr[8], shape[160], hdr[256];
     snprintf(descr, sizeof descr, "%s%c%u", t->size == 1 ? "|" : "<", t->kind, t->size);
@@ -193,46 +194,46 @@ int show_write_npy(FILE *f, const void *data, size_t len, const show_type *t, co
 /* ------------------------------------------------------------ PNG */
 
 /* channel layout: which source channel feeds R, G, B, A (-1: none, -2: zero) */
-typedef struct show_png_map {
+typedef struct cli_show_png_map {
     int color;                /* PNG_COLOR_TYPE_* */
     int nout;                 /* channels written */
     int src[4];               /* per written channel: the source channel index; -2 zero */
     int nin;                  /* channels in a pixel */
-} show_png_map;
+} cli_show_png_map;
 
-static int show_png_layout(uint32_t order, show_png_map *m)
+static int cli_show_png_layout(uint32_t order, cli_show_png_map *m)
 {
     switch (order) {
     case 0x10B0: case 0x10B1: case 0x10B8: case 0x10B9: case 0x10BD:   /* R A INTENSITY LUMINANCE DEPTH */
-        *m = (show_png_map){PNG_COLOR_TYPE_GRAY, 1, {0, -1, -1, -1}, 1}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_GRAY, 1, {0, -1, -1, -1}, 1}; return 0;
     case 0x10B3:   /* RA */
-        *m = (show_png_map){PNG_COLOR_TYPE_GRAY_ALPHA, 2, {0, 1, -1, -1}, 2}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_GRAY_ALPHA, 2, {0, 1, -1, -1}, 2}; return 0;
     case 0x10B2:   /* RG: blue 0 */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, -2, -1}, 2}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, -2, -1}, 2}; return 0;
     case 0x10BA:   /* Rx */
-        *m = (show_png_map){PNG_COLOR_TYPE_GRAY, 1, {0, -1, -1, -1}, 2}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_GRAY, 1, {0, -1, -1, -1}, 2}; return 0;
     case 0x10B4: case 0x10BF:   /* RGB sRGB */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, 2, -1}, 3}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, 2, -1}, 3}; return 0;
     case 0x10BB:   /* RGx */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, -2, -1}, 3}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, -2, -1}, 3}; return 0;
     case 0x10B5: case 0x10C1:   /* RGBA sRGBA */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGBA, 4, {0, 1, 2, 3}, 4}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGBA, 4, {0, 1, 2, 3}, 4}; return 0;
     case 0x10BC: case 0x10C0:   /* RGBx, sRGBx */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, 2, -1}, 4}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGB, 3, {0, 1, 2, -1}, 4}; return 0;
     case 0x10B6: case 0x10C2:   /* BGRA sBGRA */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGBA, 4, {2, 1, 0, 3}, 4}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGBA, 4, {2, 1, 0, 3}, 4}; return 0;
     case 0x10B7:   /* ARGB */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGBA, 4, {1, 2, 3, 0}, 4}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGBA, 4, {1, 2, 3, 0}, 4}; return 0;
     case 0x10C3:   /* ABGR */
-        *m = (show_png_map){PNG_COLOR_TYPE_RGBA, 4, {3, 2, 1, 0}, 4}; return 0;
+        *m = (cli_show_png_map){PNG_COLOR_TYPE_RGBA, 4, {3, 2, 1, 0}, 4}; return 0;
     default: return -1;
     }
 }
 
-const char *show_png_check(uint32_t order, uint32_t type)
+const char *cli_show_png_check(uint32_t order, uint32_t type)
 {
-    show_png_map m;
-    if (show_png_layout(order, &m))
+    cli_show_png_map m;
+    if (cli_show_png_layout(order, &m))
         return "its channel order has no PNG form";
     switch (type) {
     case 0x10D2: case 0x10DA: case 0x10D3: case 0x10DB: case 0x10DD: case 0x10DE:
@@ -243,14 +244,14 @@ const char *show_png_check(uint32_t order, uint32_t type)
 }
 
 /* one channel as a PNG sample (8 or 16 bits) */
-static unsigned show_png_sample(const uint8_t *p, uint32_t type)
+static unsigned cli_show_png_sample(const uint8_t *p, uint32_t type)
 {
     uint16_t h;
     float v;
     switch (type) {
     case 0x10D2: case 0x10DA: return p[0];
     case 0x10D3: case 0x10DB: memcpy(&h, p, 2); return h;
-    case 0x10DD: memcpy(&h, p, 2); v = (float)show_half(h); break;
+    case 0x10DD: memcpy(&h, p, 2); v = (float)cli_show_half(h); break;
     default: memcpy(&v, p, 4); break;
     }
     if (!(v > 0.0f))   /* NaN too */
@@ -258,31 +259,31 @@ static unsigned show_png_sample(const uint8_t *p, uint32_t type)
     return v >= 1.0f ? 65535u : (unsigned)lrintf(v * 65535.0f);
 }
 
-typedef struct show_png_err {
+typedef struct cli_show_png_err {
     char *err;
     size_t cap;
     jmp_buf jb;
-} show_png_err;
+} cli_show_png_err;
 
-static void show_png_error(png_structp png, png_const_charp msg)
+static void cli_show_png_error(png_structp png, png_const_charp msg)
 {
-    show_png_err *e = png_get_error_ptr(png);
+    cli_show_png_err *e = png_get_error_ptr(png);
     snprintf(e->err, e->cap, "PNG: %s", msg);
     longjmp(e->jb, 1);
 }
 
-static void show_png_warning(png_structp png, png_const_charp msg)
+static void cli_show_png_warning(png_structp png, png_const_charp msg)
 {
     (void)png;
     (void)msg;
 }
 
-int show_write_png(FILE *f, const void *px, uint64_t w, uint64_t h, uint32_t order, uint32_t type, uint64_t elem,
+int cli_show_write_png(FILE *f, const void *px, uint64_t w, uint64_t h, uint32_t order, uint32_t type, uint64_t elem,
                    char *err, size_t cap)
 {
-    show_png_map m;
-    const char *why = show_png_check(order, type);
-    if (why || show_png_layout(order, &m)) {
+    cli_show_png_map m;
+    const char *why = cli_show_png_check(order, type);
+    if (why || cli_show_png_layout(order, &m)) {
         snprintf(err, cap, "%s", why ? why : "no PNG form");
         return -1;
     }
@@ -297,11 +298,11 @@ int show_write_png(FILE *f, const void *px, uint64_t w, uint64_t h, uint32_t ord
         snprintf(err, cap, "out of memory");
         return -1;
     }
-    show_png_err pe;
+    cli_show_png_err pe;
     memset(&pe, 0, sizeof pe);
     pe.err = err;
     pe.cap = cap;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &pe, show_png_error, show_png_warning);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &pe, cli_show_png_error, cli_show_png_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_write_struct(png ? &png : NULL, NULL);
@@ -323,7 +324,7 @@ int show_write_png(FILE *f, const void *px, uint64_t w, uint64_t h, uint32_t ord
         for (uint64_t x = 0; x < w; x++) {
             const uint8_t *p = src + (y * w + x) * elem;
             for (int c = 0; c < m.nout; c++) {
-                unsigned s = m.src[c] < 0 ? 0 : show_png_sample(p + (size_t)m.src[c] * csz, type);
+                unsigned s = m.src[c] < 0 ? 0 : cli_show_png_sample(p + (size_t)m.src[c] * csz, type);
                 size_t o = ((size_t)x * (size_t)m.nout + (size_t)c) * (size_t)(depth / 8);
                 if (depth == 8) {
                     row[o] = (uint8_t)s;

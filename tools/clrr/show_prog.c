@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* the recorded name of device @p id (ENV platforms[].devices[]), or NULL */
-static const char *show_dev_name(tf_reader *r, uint64_t id, size_t *len)
+static const char *cli_show_dev_name(tf_reader *r, uint64_t id, size_t *len)
 {
     const tf_value *plats = tf_map_get(tf_reader_env(r), "platforms");
     for (uint32_t p = 0; plats && plats->type == TF_ARRAY && p < plats->v.arr.n; p++) {
@@ -32,13 +32,13 @@ static const char *show_dev_name(tf_reader *r, uint64_t id, size_t *len)
     return NULL;
 }
 
-static const char *show_err_name(int64_t code)
+static const char *cli_show_err_name(int64_t code)
 {
-    const char *n = code != SHOW_NO_CODE ? cli_error_name(code) : NULL;
+    const char *n = code != CLI_SHOW_NO_CODE ? cli_error_name(code) : NULL;
     return n ? n : "?";
 }
 
-static const show_build *show_last_ok_build(const show_obj *p)
+static const cli_show_build *cli_show_last_ok_build(const cli_show_obj *p)
 {
     for (uint32_t i = p->nbuilds; i-- > 0;)
         if (!p->builds[i].ret)
@@ -46,10 +46,10 @@ static const show_build *show_last_ok_build(const show_obj *p)
     return p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
 }
 
-void show_prog_brief(FILE *f, const show_scan *sc, const show_obj *p, int json)
+void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p, int json)
 {
     char sz[CLI_FMT_CAP];
-    const show_build *b = p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
+    const cli_show_build *b = p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
     if (json) {
         fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"program\",\"created_at\":%" PRIu64 ",\"created_by\":", p->id,
                 p->create_seq);
@@ -62,11 +62,11 @@ void show_prog_brief(FILE *f, const show_scan *sc, const show_obj *p, int json)
         fprintf(f, ",\"source_bytes\":%zu,\"binaries\":%" PRIu32 ",\"builds\":%" PRIu32 ",\"build_logs\":%" PRIu32
                    ",\"last_build\":",
                 p->source ? p->source_len : 0, p->nbins, p->nbuilds, p->nlogs);
-        cli_json_cstr(f, b ? show_err_name(b->ret) : NULL);
+        cli_json_cstr(f, b ? cli_show_err_name(b->ret) : NULL);
         fputs(",\"kernels\":[", f);
         int first = 1;
         for (size_t i = 0; i < sc->n; i++)
-            if (sc->objs[i].kind == SHOW_KERNEL && sc->objs[i].program == p->id) {
+            if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id) {
                 fprintf(f, "%s%" PRIu64, first ? "" : ",", sc->objs[i].id);
                 first = 0;
             }
@@ -81,15 +81,16 @@ void show_prog_brief(FILE *f, const show_scan *sc, const show_obj *p, int json)
     else
         fputs("no source", f);
     if (b)
-        fprintf(f, ", %s %s", b->fn, show_err_name(b->ret));
+        fprintf(f, ", %s %s", b->fn, cli_show_err_name(b->ret));
     int first = 1;
     for (size_t i = 0; i < sc->n; i++) {
-        const show_obj *k = &sc->objs[i];
-        if (k->kind != SHOW_KERNEL || k->program != p->id)
+        const cli_show_obj *k = &sc->objs[i];
+        if (k->kind != CLI_SHOW_KERNEL || k->program != p->id)
             continue;
         int seen = 0;   /* each name once (kernels made again, clCreateKernelsInProgram) */
         for (size_t j = 0; j < i && !seen; j++)
-            seen = sc->objs[j].kind == SHOW_KERNEL && sc->objs[j].program == p->id && !strcmp(sc->objs[j].name, k->name);
+            seen = sc->objs[j].kind == CLI_SHOW_KERNEL && sc->objs[j].program == p->id &&
+                   !strcmp(sc->objs[j].name, k->name);
         if (seen)
             continue;
         fprintf(f, "%s%s", first ? ", kernels " : " ", k->name[0] ? k->name : "?");
@@ -101,7 +102,7 @@ void show_prog_brief(FILE *f, const show_scan *sc, const show_obj *p, int json)
     putc('\n', f);
 }
 
-void show_kernel_brief(FILE *f, const show_obj *k, int json)
+void cli_show_kernel_brief(FILE *f, const cli_show_obj *k, int json)
 {
     if (json) {
         fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"kernel\",\"name\":", k->id);
@@ -125,13 +126,13 @@ void show_kernel_brief(FILE *f, const show_obj *k, int json)
 /* ------------------------------------------------------------ programs */
 
 /* the bytes of binary @p i, read from the trace */
-static int show_bin_bytes(tf_reader *r, const show_obj *p, uint64_t i, void **data, size_t *len)
+static int cli_show_bin_bytes(tf_reader *r, const cli_show_obj *p, uint64_t i, void **data, size_t *len)
 {
     tf_value v = {.type = TF_BLOB, .v.blob = p->bins[i]};
-    return show_value_bytes(r, &v, (size_t)1 << 31, data, len) == TF_OK ? 0 : -1;
+    return cli_show_value_bytes(r, &v, (size_t)1 << 31, data, len) == TF_OK ? 0 : -1;
 }
 
-static int show_raw_out(const show_opts *o, const void *data, size_t len, int binary)
+static int cli_show_raw_out(const cli_show_opts *o, const void *data, size_t len, int binary)
 {
     const char *inputs[] = {o->trace, NULL};
     cli_out out;
@@ -146,7 +147,7 @@ static int show_raw_out(const show_opts *o, const void *data, size_t len, int bi
     return cli_out_commit(&out);
 }
 
-static void show_prog_json(tf_reader *r, const show_scan *sc, const show_obj *p)
+static void cli_show_prog_json(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *p)
 {
     FILE *f = stdout;
     fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"program\",\"created_at\":%" PRIu64 ",\"created_by\":", p->id,
@@ -164,11 +165,11 @@ static void show_prog_json(tf_reader *r, const show_scan *sc, const show_obj *p)
         fputs("null", f);
     fputs(",\"builds\":[", f);
     for (uint32_t i = 0; i < p->nbuilds; i++) {
-        const show_build *b = &p->builds[i];
+        const cli_show_build *b = &p->builds[i];
         fprintf(f, "%s{\"seq\":%" PRIu64 ",\"fn\":\"%s\",\"options\":", i ? "," : "", b->seq, b->fn);
         cli_json_cstr(f, b->options);
-        fprintf(f, ",\"code\":%" PRId64 ",\"result\":", b->ret == SHOW_NO_CODE ? -1 : b->ret);
-        cli_json_cstr(f, show_err_name(b->ret));
+        fprintf(f, ",\"code\":%" PRId64 ",\"result\":", b->ret == CLI_SHOW_NO_CODE ? -1 : b->ret);
+        cli_json_cstr(f, cli_show_err_name(b->ret));
         fputs(",\"headers\":[", f);
         for (uint32_t h = 0; h < b->nheaders; h++) {
             fprintf(f, "%s{\"name\":", h ? "," : "");
@@ -185,9 +186,9 @@ static void show_prog_json(tf_reader *r, const show_scan *sc, const show_obj *p)
     }
     fputs("],\"build_logs\":[", f);
     for (uint32_t i = 0; i < p->nlogs; i++) {
-        const show_log *l = &p->logs[i];
+        const cli_show_log *l = &p->logs[i];
         size_t nl = 0;
-        const char *dn = show_dev_name(r, l->device, &nl);
+        const char *dn = cli_show_dev_name(r, l->device, &nl);
         fprintf(f, "%s{\"device\":%" PRIu64 ",\"device_name\":", i ? "," : "", l->device);
         if (dn)
             cli_json_str(f, dn, nl);
@@ -207,7 +208,7 @@ static void show_prog_json(tf_reader *r, const show_scan *sc, const show_obj *p)
     fputs("],\"kernels\":[", f);
     int first = 1;
     for (size_t i = 0; i < sc->n; i++)
-        if (sc->objs[i].kind == SHOW_KERNEL && sc->objs[i].program == p->id) {
+        if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id) {
             fprintf(f, "%s{\"id\":%" PRIu64 ",\"name\":", first ? "" : ",", sc->objs[i].id);
             cli_json_cstr(f, sc->objs[i].name);
             putc('}', f);
@@ -216,12 +217,12 @@ static void show_prog_json(tf_reader *r, const show_scan *sc, const show_obj *p)
     fputs("]}\n", f);
 }
 
-static void show_logs_human(tf_reader *r, FILE *f, const show_obj *p)
+static void cli_show_logs_human(tf_reader *r, FILE *f, const cli_show_obj *p)
 {
     for (uint32_t i = 0; i < p->nlogs; i++) {
-        const show_log *l = &p->logs[i];
+        const cli_show_log *l = &p->logs[i];
         size_t nl = 0;
-        const char *dn = show_dev_name(r, l->device, &nl);
+        const char *dn = cli_show_dev_name(r, l->device, &nl);
         fprintf(f, "-- build log of device #%" PRIu64 " %.*s (asked at call #%" PRIu64 "): ", l->device, (int)nl,
                 dn ? dn : "", l->seq);
         if (!l->len) {
@@ -237,7 +238,7 @@ static void show_logs_human(tf_reader *r, FILE *f, const show_obj *p)
         fputs("no build log recorded: the application did not ask for one (CL_PROGRAM_BUILD_LOG)\n", f);
 }
 
-int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const show_opts *o)
+int cli_show_prog_view(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *p, const cli_show_opts *o)
 {
     if (o->have_at || o->replay || o->have_as || o->have_range || o->have_count || o->format || o->device)
         return cli_usage_err("#%" PRIu64 " is a program: --at, --replay, --device, --as, --range, --count and "
@@ -247,14 +248,14 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
     if (o->json && (o->source || o->log || o->have_bin || o->out))
         return cli_usage_err("--json shows the whole program (no --source, --log, --binary or -o)");
     if (o->json) {
-        show_prog_json(r, sc, p);
+        cli_show_prog_json(r, sc, p);
         return CLI_EXIT_OK;
     }
     if (o->source || (o->out && !o->have_bin && !o->log)) {
         if (!p->source)
             return cli_usage_err("program #%" PRIu64 " was created by %s: it has no source%s", p->id, p->fn,
                                  p->nbins ? " (--binary 0 writes its binary)" : "");
-        return show_raw_out(o, p->source, p->source_len, 0);
+        return cli_show_raw_out(o, p->source, p->source_len, 0);
     }
     if (o->have_bin) {
         if (o->bin >= p->nbins)
@@ -262,12 +263,12 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
                                  p->nbins, p->nbins == 1 ? "y" : "ies", o->bin);
         void *d;
         size_t n;
-        if (show_bin_bytes(r, p, o->bin, &d, &n)) {
+        if (cli_show_bin_bytes(r, p, o->bin, &d, &n)) {
             cli_err("%s: binary %" PRIu64 " of program #%" PRIu64 " cannot be read: %s", o->trace, o->bin, p->id,
                     tf_reader_error(r));
             return CLI_EXIT_ERROR;
         }
-        int rc = show_raw_out(o, d, n, 1);
+        int rc = cli_show_raw_out(o, d, n, 1);
         free(d);
         return rc;
     }
@@ -275,7 +276,7 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
     if (o->log) {
         if (o->out)
             return cli_usage_err("--log prints the logs (no -o)");
-        show_logs_human(r, f, p);
+        cli_show_logs_human(r, f, p);
         return CLI_EXIT_OK;
     }
     char sz[CLI_FMT_CAP], hb[CLI_FMT_CAP + 4];
@@ -290,8 +291,8 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
                 cli_fmt_hash(&h, 8, hb));
     }
     for (uint32_t i = 0; i < p->nbuilds; i++) {
-        const show_build *b = &p->builds[i];
-        fprintf(f, "build      call #%" PRIu64 " %s: %s, options ", b->seq, b->fn, show_err_name(b->ret));
+        const cli_show_build *b = &p->builds[i];
+        fprintf(f, "build      call #%" PRIu64 " %s: %s, options ", b->seq, b->fn, cli_show_err_name(b->ret));
         if (b->options)
             cli_print_str(f, b->options, strlen(b->options), 0);
         else
@@ -306,19 +307,19 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
         fputs("build      none recorded\n", f);
     int il = !strcmp(p->fn, "clCreateProgramWithIL");
     for (uint32_t i = 0; i < p->nbins; i++)
-        fprintf(f, "%s %-3" PRIu32 " %s, hash %s (%s; --binary %" PRIu32 " -o FILE writes it)\n", il ? "IL    " : "binary",
-                i, cli_fmt_size(p->bins[i].size, sz), cli_fmt_hash(&p->bins[i], 8, hb),
+        fprintf(f, "%s %-3" PRIu32 " %s, hash %s (%s; --binary %" PRIu32 " -o FILE writes it)\n",
+                il ? "IL    " : "binary", i, cli_fmt_size(p->bins[i].size, sz), cli_fmt_hash(&p->bins[i], 8, hb),
                 p->bins_fetched ? "the application fetched it" : "created from it", i);
     int first = 1;
     for (size_t i = 0; i < sc->n; i++)
-        if (sc->objs[i].kind == SHOW_KERNEL && sc->objs[i].program == p->id) {
+        if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id) {
             fprintf(f, "%s%s #%" PRIu64, first ? "kernels    " : ", ", sc->objs[i].name[0] ? sc->objs[i].name : "?",
                     sc->objs[i].id);
             first = 0;
         }
     if (!first)
         putc('\n', f);
-    show_logs_human(r, f, p);
+    cli_show_logs_human(r, f, p);
     if (p->source) {
         fputs("-- source --\n", f);
         fwrite(p->source, 1, p->source_len, f);
@@ -330,7 +331,7 @@ int show_prog_view(tf_reader *r, const show_scan *sc, const show_obj *p, const s
 
 /* ------------------------------------------------------------ kernels */
 
-static const char *show_addr_name(uint64_t q)
+static const char *cli_show_addr_name(uint64_t q)
 {
     switch (q) {
     case 0x119B: return "__global";
@@ -341,7 +342,7 @@ static const char *show_addr_name(uint64_t q)
     }
 }
 
-static const char *show_access_name(uint64_t q)
+static const char *cli_show_access_name(uint64_t q)
 {
     switch (q) {
     case 0x11A0: return "read_only";
@@ -352,7 +353,7 @@ static const char *show_access_name(uint64_t q)
     }
 }
 
-static const char *show_kind_addr(uint8_t kind)
+static const char *cli_show_kind_addr(uint8_t kind)
 {
     switch (kind) {
     case ANA_ARG_GLOBAL: return "__global";
@@ -364,7 +365,7 @@ static const char *show_kind_addr(uint8_t kind)
     }
 }
 
-static const char *show_use_name(uint8_t acc)
+static const char *cli_show_use_name(uint8_t acc)
 {
     switch (acc) {
     case ANA_ACC_READ: return "reads";
@@ -375,39 +376,39 @@ static const char *show_use_name(uint8_t acc)
 }
 
 /* One argument as shown: recorded info first, the analysis where it has none. */
-typedef struct show_argrow {
+typedef struct cli_show_argrow {
     const char *name, *type, *addr, *access, *use, *from;
     int is_const;
-} show_argrow;
+} cli_show_argrow;
 
-static void show_argrow_of(const show_obj *k, const ana_kernel *ak, uint32_t i, show_argrow *a)
+static void cli_show_argrow_of(const cli_show_obj *k, const ana_kernel *ak, uint32_t i, cli_show_argrow *a)
 {
-    const show_arginfo *ri = k->arginfo && i < SHOW_MAX_ARGS ? &k->arginfo[i] : NULL;
+    const cli_show_arginfo *ri = k->arginfo && i < CLI_SHOW_MAX_ARGS ? &k->arginfo[i] : NULL;
     const ana_arg *aa = ak && i < ak->nargs ? &ak->args[i] : NULL;
     memset(a, 0, sizeof *a);
     int rec = ri && (ri->have_name || ri->have_type || ri->have_addr || ri->have_access);
     a->from = rec && aa ? "recorded, analysis" : rec ? "recorded" : aa ? "analysis" : "";
     a->name = ri && ri->have_name ? ri->name : aa && aa->name && aa->name[0] ? aa->name : "?";
     a->type = ri && ri->have_type ? ri->type : aa && aa->type ? aa->type : "?";
-    a->addr = ri && ri->have_addr ? show_addr_name(ri->addr) : aa ? show_kind_addr(aa->kind) : "?";
-    a->access = ri && ri->have_access ? show_access_name(ri->access) : "";
-    a->use = aa ? show_use_name(aa->access) : "";
+    a->addr = ri && ri->have_addr ? cli_show_addr_name(ri->addr) : aa ? cli_show_kind_addr(aa->kind) : "?";
+    a->access = ri && ri->have_access ? cli_show_access_name(ri->access) : "";
+    a->use = aa ? cli_show_use_name(aa->access) : "";
     a->is_const = ri && ri->have_tq ? (ri->tq & 1) != 0 : aa ? aa->is_const : 0;
 }
 
-int show_kernel_view(tf_reader *r, const show_scan *sc, const show_obj *k, const show_opts *o)
+int cli_show_kernel_view(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *k, const cli_show_opts *o)
 {
     (void)r;
     if (o->have_at || o->replay || o->have_as || o->have_range || o->have_count || o->format || o->device ||
         o->out || o->source || o->log || o->have_bin)
         return cli_usage_err("#%" PRIu64 " is a kernel: it takes --json only (its program #%" PRIu64
                              " has the source, logs and binaries)", k->id, k->program);
-    const show_obj *p = show_scan_find(sc, k->program);
+    const cli_show_obj *p = cli_show_scan_find(sc, k->program);
     ana_program *ap = NULL;
     const ana_kernel *ak = NULL;
     char aerr[512] = "";
-    if (p && p->kind == SHOW_PROGRAM && p->source && k->name[0]) {
-        const show_build *b = show_last_ok_build(p);
+    if (p && p->kind == CLI_SHOW_PROGRAM && p->source && k->name[0]) {
+        const cli_show_build *b = cli_show_last_ok_build(p);
         if (ana_program_analyze(p->source, p->source_len, b ? b->options : NULL, &ap, aerr, sizeof aerr) == ANA_OK)
             ak = ana_program_find(ap, k->name);
     } else {
@@ -416,8 +417,8 @@ int show_kernel_view(tf_reader *r, const show_scan *sc, const show_obj *k, const
     uint32_t n = k->nargs;
     if (ak && ak->nargs > n)
         n = ak->nargs;
-    if (n > SHOW_MAX_ARGS)
-        n = SHOW_MAX_ARGS;
+    if (n > CLI_SHOW_MAX_ARGS)
+        n = CLI_SHOW_MAX_ARGS;
     FILE *f = stdout;
     if (o->json) {
         fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"kernel\",\"name\":", k->id);
@@ -434,8 +435,8 @@ int show_kernel_view(tf_reader *r, const show_scan *sc, const show_obj *k, const
             cli_json_cstr(f, aerr[0] ? aerr : "the analysis found no such kernel");
         fputs(",\"args\":[", f);
         for (uint32_t i = 0; i < n; i++) {
-            show_argrow a;
-            show_argrow_of(k, ak, i, &a);
+            cli_show_argrow a;
+            cli_show_argrow_of(k, ak, i, &a);
             fprintf(f, "%s{\"index\":%" PRIu32 ",\"name\":", i ? "," : "", i);
             cli_json_cstr(f, a.name);
             fputs(",\"type\":", f);
@@ -448,7 +449,7 @@ int show_kernel_view(tf_reader *r, const show_scan *sc, const show_obj *k, const
             cli_json_cstr(f, a.use);
             fputs(",\"from\":", f);
             cli_json_cstr(f, a.from);
-            const show_karg *ka = k->kargs ? &k->kargs[i] : NULL;
+            const cli_show_karg *ka = k->kargs ? &k->kargs[i] : NULL;
             fputs(",\"set\":", f);
             if (!ka || !ka->set)
                 fputs("null", f);
@@ -477,18 +478,18 @@ int show_kernel_view(tf_reader *r, const show_scan *sc, const show_obj *k, const
     if (n)
         fprintf(f, "  %-3s %-16s %-14s %-22s %-14s %s\n", "#", "name", "type", "qualifiers", "kernel use", "from");
     for (uint32_t i = 0; i < n; i++) {
-        show_argrow a;
-        show_argrow_of(k, ak, i, &a);
+        cli_show_argrow a;
+        cli_show_argrow_of(k, ak, i, &a);
         char qual[64];
         snprintf(qual, sizeof qual, "%s%s%s%s", a.addr, a.is_const ? " const" : "", a.access[0] ? " " : "", a.access);
         fprintf(f, "  %-3" PRIu32 " %-16s %-14s %-22s %-14s [%s]\n", i, a.name, a.type, qual, a.use, a.from);
-        const show_karg *ka = k->kargs ? &k->kargs[i] : NULL;
+        const cli_show_karg *ka = k->kargs ? &k->kargs[i] : NULL;
         char sz[CLI_FMT_CAP];
         if (!ka || !ka->set)
             continue;
         if (ka->set == 2) {
-            const show_obj *m = show_scan_find(sc, ka->id);
-            fprintf(f, "      set: #%" PRIu64 " (%s, %s)\n", ka->id, m ? show_kind_name(m->kind) : "?",
+            const cli_show_obj *m = cli_show_scan_find(sc, ka->id);
+            fprintf(f, "      set: #%" PRIu64 " (%s, %s)\n", ka->id, m ? cli_show_kind_name(m->kind) : "?",
                     m ? cli_fmt_size(m->size, sz) : "?");
         } else if (ka->set == 3) {
             fprintf(f, "      set: __local, %s\n", cli_fmt_size(ka->size, sz));

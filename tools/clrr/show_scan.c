@@ -10,25 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHOW_SOURCE_MAX ((size_t)64 << 20)
-#define SHOW_LOG_MAX ((size_t)16 << 20)
-#define SHOW_OBJS_MAX ((size_t)1 << 24)
-#define SHOW_FAILS_MAX ((size_t)1 << 24)
+#define CLI_SHOW_SOURCE_MAX ((size_t)64 << 20)
+#define CLI_SHOW_LOG_MAX ((size_t)16 << 20)
+#define CLI_SHOW_OBJS_MAX ((size_t)1 << 24)
+#define CLI_SHOW_FAILS_MAX ((size_t)1 << 24)
 
 /* OpenCL enumerants (CL/cl.h values, kept here so that the scan reads
  * numbers as the trace stores them) */
-#define SHOW_CL_PROGRAM_BINARIES 0x1166
-#define SHOW_CL_PROGRAM_KERNEL_NAMES 0x1168
-#define SHOW_CL_PROGRAM_BUILD_LOG 0x1183
-#define SHOW_CL_KERNEL_FUNCTION_NAME 0x1190
-#define SHOW_CL_KERNEL_NUM_ARGS 0x1191
-#define SHOW_CL_KERNEL_ARG_ADDRESS_QUALIFIER 0x1196
-#define SHOW_CL_KERNEL_ARG_ACCESS_QUALIFIER 0x1197
-#define SHOW_CL_KERNEL_ARG_TYPE_NAME 0x1198
-#define SHOW_CL_KERNEL_ARG_TYPE_QUALIFIER 0x1199
-#define SHOW_CL_KERNEL_ARG_NAME 0x119A
+#define CLI_SHOW_CL_PROGRAM_BINARIES 0x1166
+#define CLI_SHOW_CL_PROGRAM_KERNEL_NAMES 0x1168
+#define CLI_SHOW_CL_PROGRAM_BUILD_LOG 0x1183
+#define CLI_SHOW_CL_KERNEL_FUNCTION_NAME 0x1190
+#define CLI_SHOW_CL_KERNEL_NUM_ARGS 0x1191
+#define CLI_SHOW_CL_KERNEL_ARG_ADDRESS_QUALIFIER 0x1196
+#define CLI_SHOW_CL_KERNEL_ARG_ACCESS_QUALIFIER 0x1197
+#define CLI_SHOW_CL_KERNEL_ARG_TYPE_NAME 0x1198
+#define CLI_SHOW_CL_KERNEL_ARG_TYPE_QUALIFIER 0x1199
+#define CLI_SHOW_CL_KERNEL_ARG_NAME 0x119A
 
-int show_call_failed(const tf_call *c, int64_t *code)
+int cli_show_call_failed(const tf_call *c, int64_t *code)
 {
     int64_t v = 0, dummy;
     if (!code)
@@ -40,7 +40,7 @@ int show_call_failed(const tf_call *c, int64_t *code)
     if (!strcmp(rt, "cl_int")) {
         if (tf_value_i64(&c->ret, &v) && v == 0)
             return 0;
-        *code = tf_value_i64(&c->ret, &v) ? v : SHOW_NO_CODE;
+        *code = tf_value_i64(&c->ret, &v) ? v : CLI_SHOW_NO_CODE;
         return 1;
     }
     for (uint32_t i = 0; c->outs && i < c->sig->nparams; i++) {
@@ -51,7 +51,7 @@ int show_call_failed(const tf_call *c, int64_t *code)
             break;
         if (tf_value_i64(e, &v) && v == 0)
             return 0;
-        *code = tf_value_i64(e, &v) ? v : SHOW_NO_CODE;
+        *code = tf_value_i64(e, &v) ? v : CLI_SHOW_NO_CODE;
         return 1;
     }
     if (!strcmp(rt, "void"))
@@ -59,27 +59,27 @@ int show_call_failed(const tf_call *c, int64_t *code)
     uint64_t u;
     if (c->ret.type != TF_BOOL && tf_value_u64(&c->ret, &u) && u != 0)
         return 0;
-    *code = SHOW_NO_CODE;
+    *code = CLI_SHOW_NO_CODE;
     return 1;
 }
 
-const char *show_kind_name(int kind)
+const char *cli_show_kind_name(int kind)
 {
     switch (kind) {
-    case SHOW_BUFFER: return "buffer";
-    case SHOW_SUBBUFFER: return "sub-buffer";
-    case SHOW_IMAGE: return "image";
-    case SHOW_PIPE: return "pipe";
-    case SHOW_SVM: return "svm";
-    case SHOW_PROGRAM: return "program";
-    case SHOW_KERNEL: return "kernel";
+    case CLI_SHOW_BUFFER: return "buffer";
+    case CLI_SHOW_SUBBUFFER: return "sub-buffer";
+    case CLI_SHOW_IMAGE: return "image";
+    case CLI_SHOW_PIPE: return "pipe";
+    case CLI_SHOW_SVM: return "svm";
+    case CLI_SHOW_PROGRAM: return "program";
+    case CLI_SHOW_KERNEL: return "kernel";
     default: return "?";
     }
 }
 
 /* ------------------------------------------------------------ helpers */
 
-static int show_param(const tf_call *c, const char *name)
+static int cli_show_param(const tf_call *c, const char *name)
 {
     for (uint32_t i = 0; c->sig && i < c->sig->nparams; i++)
         if (c->sig->params[i].name && !strcmp(c->sig->params[i].name, name))
@@ -87,31 +87,31 @@ static int show_param(const tf_call *c, const char *name)
     return -1;
 }
 
-static const tf_value *show_arg(const tf_call *c, const char *name)
+static const tf_value *cli_show_arg(const tf_call *c, const char *name)
 {
-    int i = show_param(c, name);
+    int i = cli_show_param(c, name);
     return i >= 0 && c->args ? &c->args[i] : NULL;
 }
 
-static const tf_value *show_out(const tf_call *c, const char *name)
+static const tf_value *cli_show_out(const tf_call *c, const char *name)
 {
-    int i = show_param(c, name);
+    int i = cli_show_param(c, name);
     return i >= 0 && c->outs ? &c->outs[i] : NULL;
 }
 
-static uint64_t show_u64(const tf_value *v)
+static uint64_t cli_show_u64(const tf_value *v)
 {
     uint64_t u = 0;
     return v && tf_value_u64(v, &u) ? u : 0;
 }
 
 /* element @p i of array/struct value @p v as an integer */
-static uint64_t show_elem(const tf_value *v, uint32_t i)
+static uint64_t cli_show_elem(const tf_value *v, uint32_t i)
 {
-    return v && v->type == TF_ARRAY && i < v->v.arr.n ? show_u64(&v->v.arr.items[i]) : 0;
+    return v && v->type == TF_ARRAY && i < v->v.arr.n ? cli_show_u64(&v->v.arr.items[i]) : 0;
 }
 
-tf_status show_value_bytes(tf_reader *r, const tf_value *v, size_t max, void **out, size_t *len)
+tf_status cli_show_value_bytes(tf_reader *r, const tf_value *v, size_t max, void **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
@@ -147,7 +147,7 @@ tf_status show_value_bytes(tf_reader *r, const tf_value *v, size_t max, void **o
     return TF_OK;
 }
 
-static char *show_strdup_val(const tf_value *v)
+static char *cli_show_strdup_val(const tf_value *v)
 {
     if (!v || v->type != TF_STR)
         return NULL;
@@ -156,7 +156,7 @@ static char *show_strdup_val(const tf_value *v)
 
 /* ------------------------------------------------------------ the table */
 
-show_obj *show_scan_find(const show_scan *sc, uint64_t id)
+cli_show_obj *cli_show_scan_find(const cli_show_scan *sc, uint64_t id)
 {
     if (!sc->nslots || !id)
         return NULL;
@@ -170,7 +170,7 @@ show_obj *show_scan_find(const show_scan *sc, uint64_t id)
     }
 }
 
-static int show_rehash(show_scan *sc, size_t nslots)
+static int cli_show_rehash(cli_show_scan *sc, size_t nslots)
 {
     uint64_t *slots = calloc(nslots, sizeof *slots);
     if (!slots)
@@ -189,31 +189,31 @@ static int show_rehash(show_scan *sc, size_t nslots)
 
 /* A new object (an id created again replaces the old entry's place in the
  * index: the newest one wins). */
-static show_obj *show_add(show_scan *sc, uint64_t id, int kind, const tf_call *c)
+static cli_show_obj *cli_show_add(cli_show_scan *sc, uint64_t id, int kind, const tf_call *c)
 {
     if (!id)
         return NULL;
-    show_obj *old = show_scan_find(sc, id);
+    cli_show_obj *old = cli_show_scan_find(sc, id);
     if (old && old->kind == kind && !old->release_seq)
         return old;   /* the same object, seen again (clCreateKernelsInProgram ...) */
-    if (sc->n >= SHOW_OBJS_MAX)
+    if (sc->n >= CLI_SHOW_OBJS_MAX)
         return NULL;
     if (sc->n == sc->cap) {
         size_t cap = sc->cap ? sc->cap * 2 : 64;
-        show_obj *o = realloc(sc->objs, cap * sizeof *o);
+        cli_show_obj *o = realloc(sc->objs, cap * sizeof *o);
         if (!o)
             return NULL;
         sc->objs = o;
         sc->cap = cap;
     }
-    show_obj *o = &sc->objs[sc->n++];
+    cli_show_obj *o = &sc->objs[sc->n++];
     memset(o, 0, sizeof *o);
     o->id = id;
     o->kind = kind;
     o->refs = 1;
     o->create_seq = c->seq;
     snprintf(o->fn, sizeof o->fn, "%s", c->sig && c->sig->name ? c->sig->name : "?");
-    if (sc->n * 2 > sc->nslots && show_rehash(sc, sc->nslots ? sc->nslots * 2 : 256)) {
+    if (sc->n * 2 > sc->nslots && cli_show_rehash(sc, sc->nslots ? sc->nslots * 2 : 256)) {
         sc->n--;
         return NULL;
     }
@@ -225,17 +225,17 @@ static show_obj *show_add(show_scan *sc, uint64_t id, int kind, const tf_call *c
     return o;
 }
 
-static uint64_t show_ctype_size(uint32_t t)
+static uint64_t cli_show_ctype_size(uint32_t t)
 {
     switch (t) {
-    case 0x10D0: case 0x10D2: case 0x10D7: case 0x10DA: return 1;   /* SNORM_INT8 UNORM_INT8 SIGNED_INT8 UNSIGNED_INT8 */
+    case 0x10D0: case 0x10D2: case 0x10D7: case 0x10DA: return 1;   /* (S/UN)NORM_INT8, (UN)SIGNED_INT8 */
     case 0x10D1: case 0x10D3: case 0x10D8: case 0x10DB: case 0x10DD: return 2;   /* 16-bit, HALF */
     case 0x10D9: case 0x10DC: case 0x10DE: return 4;   /* INT32, UINT32, FLOAT */
     default: return 0;
     }
 }
 
-static unsigned show_order_channels(uint32_t o)
+static unsigned cli_show_order_channels(uint32_t o)
 {
     switch (o) {
     case 0x10B0: case 0x10B1: case 0x10B8: case 0x10B9: case 0x10BD: return 1;   /* R A INTENSITY LUMINANCE DEPTH */
@@ -247,16 +247,16 @@ static unsigned show_order_channels(uint32_t o)
     }
 }
 
-uint64_t show_image_elem(uint32_t order, uint32_t type)
+uint64_t cli_show_image_elem(uint32_t order, uint32_t type)
 {
     if (type == 0x10D4 || type == 0x10D5)   /* UNORM_SHORT_565, _555 */
         return 2;
     if (type == 0x10D6 || type == 0x10E0)   /* UNORM_INT_101010(_2) */
         return 4;
-    return show_order_channels(order) * show_ctype_size(type);
+    return cli_show_order_channels(order) * cli_show_ctype_size(type);
 }
 
-const char *show_order_name(uint32_t o)
+const char *cli_show_order_name(uint32_t o)
 {
     static const char *const n[] = {"CL_R", "CL_A", "CL_RG", "CL_RA", "CL_RGB", "CL_RGBA", "CL_BGRA", "CL_ARGB",
                                     "CL_INTENSITY", "CL_LUMINANCE", "CL_Rx", "CL_RGx", "CL_RGBx", "CL_DEPTH",
@@ -264,7 +264,7 @@ const char *show_order_name(uint32_t o)
     return o >= 0x10B0 && o <= 0x10C3 ? n[o - 0x10B0] : NULL;
 }
 
-const char *show_ctype_name(uint32_t t)
+const char *cli_show_ctype_name(uint32_t t)
 {
     static const char *const n[] = {"CL_SNORM_INT8", "CL_SNORM_INT16", "CL_UNORM_INT8", "CL_UNORM_INT16",
                                     "CL_UNORM_SHORT_565", "CL_UNORM_SHORT_555", "CL_UNORM_INT_101010",
@@ -276,56 +276,56 @@ const char *show_ctype_name(uint32_t t)
 
 /* ------------------------------------------------------------ calls */
 
-static void show_mem_created(show_scan *sc, const tf_call *c, const char *fn)
+static void cli_show_mem_created(cli_show_scan *sc, const tf_call *c, const char *fn)
 {
     int sub = !strcmp(fn, "clCreateSubBuffer"), img = !strncmp(fn, "clCreateImage", 13),
         pipe = !strcmp(fn, "clCreatePipe");
-    show_obj *o = show_add(sc, show_u64(&c->ret), sub ? SHOW_SUBBUFFER : img ? SHOW_IMAGE : pipe ? SHOW_PIPE : SHOW_BUFFER,
-                           c);
+    int kind = sub ? CLI_SHOW_SUBBUFFER : img ? CLI_SHOW_IMAGE : pipe ? CLI_SHOW_PIPE : CLI_SHOW_BUFFER;
+    cli_show_obj *o = cli_show_add(sc, cli_show_u64(&c->ret), kind, c);
     if (!o)
         return;
-    o->context = show_u64(show_arg(c, "context"));
-    o->flags = show_u64(show_arg(c, "flags"));
-    const tf_value *hp = show_arg(c, "host_ptr");
+    o->context = cli_show_u64(cli_show_arg(c, "context"));
+    o->flags = cli_show_u64(cli_show_arg(c, "flags"));
+    const tf_value *hp = cli_show_arg(c, "host_ptr");
     o->host_data = hp && (hp->type == TF_BLOB || hp->type == TF_BIN);
     if (sub) {
-        const tf_value *info = show_arg(c, "buffer_create_info");
-        o->parent = show_u64(show_arg(c, "buffer"));
-        o->origin = show_elem(info, 0);
-        o->size = show_elem(info, 1);
-        show_obj *p = show_scan_find(sc, o->parent);
+        const tf_value *info = cli_show_arg(c, "buffer_create_info");
+        o->parent = cli_show_u64(cli_show_arg(c, "buffer"));
+        o->origin = cli_show_elem(info, 0);
+        o->size = cli_show_elem(info, 1);
+        cli_show_obj *p = cli_show_scan_find(sc, o->parent);
         if (p)
             o->context = p->context;
         return;
     }
     if (pipe) {
-        o->size = show_u64(show_arg(c, "pipe_packet_size")) * show_u64(show_arg(c, "pipe_max_packets"));
+        o->size = cli_show_u64(cli_show_arg(c, "pipe_packet_size")) * cli_show_u64(cli_show_arg(c, "pipe_max_packets"));
         return;
     }
     if (!img) {
-        o->size = show_u64(show_arg(c, "size"));
+        o->size = cli_show_u64(cli_show_arg(c, "size"));
         return;
     }
-    const tf_value *fmt = show_arg(c, "image_format"), *desc = show_arg(c, "image_desc");
-    o->order = (uint32_t)show_elem(fmt, 0);
-    o->ctype = (uint32_t)show_elem(fmt, 1);
+    const tf_value *fmt = cli_show_arg(c, "image_format"), *desc = cli_show_arg(c, "image_desc");
+    o->order = (uint32_t)cli_show_elem(fmt, 0);
+    o->ctype = (uint32_t)cli_show_elem(fmt, 1);
     if (desc) {
-        o->img_type = (uint32_t)show_elem(desc, 0);
-        o->w = show_elem(desc, 1);
-        o->h = show_elem(desc, 2);
-        o->d = show_elem(desc, 3);
-        o->arr = show_elem(desc, 4);
-        o->row_pitch = show_elem(desc, 5);
-        o->slice_pitch = show_elem(desc, 6);
-        o->parent = show_elem(desc, 9);
+        o->img_type = (uint32_t)cli_show_elem(desc, 0);
+        o->w = cli_show_elem(desc, 1);
+        o->h = cli_show_elem(desc, 2);
+        o->d = cli_show_elem(desc, 3);
+        o->arr = cli_show_elem(desc, 4);
+        o->row_pitch = cli_show_elem(desc, 5);
+        o->slice_pitch = cli_show_elem(desc, 6);
+        o->parent = cli_show_elem(desc, 9);
     } else {   /* clCreateImage2D / 3D */
         int three = !strcmp(fn, "clCreateImage3D");
         o->img_type = three ? 0x10F2 : 0x10F1;
-        o->w = show_u64(show_arg(c, "image_width"));
-        o->h = show_u64(show_arg(c, "image_height"));
-        o->d = three ? show_u64(show_arg(c, "image_depth")) : 0;
-        o->row_pitch = show_u64(show_arg(c, "image_row_pitch"));
-        o->slice_pitch = three ? show_u64(show_arg(c, "image_slice_pitch")) : 0;
+        o->w = cli_show_u64(cli_show_arg(c, "image_width"));
+        o->h = cli_show_u64(cli_show_arg(c, "image_height"));
+        o->d = three ? cli_show_u64(cli_show_arg(c, "image_depth")) : 0;
+        o->row_pitch = cli_show_u64(cli_show_arg(c, "image_row_pitch"));
+        o->slice_pitch = three ? cli_show_u64(cli_show_arg(c, "image_slice_pitch")) : 0;
     }
     /* rows and slices as a replay reads them back: 1D arrays' rows are
      * their array size, 2D arrays' slices too */
@@ -335,7 +335,7 @@ static void show_mem_created(show_scan *sc, const tf_call *c, const char *fn)
         o->d = o->arr;
     if (o->img_type == 0x10F4 || o->img_type == 0x10F6)   /* 1D, 1D buffer */
         o->h = 0, o->d = 0;
-    o->elem = show_image_elem(o->order, o->ctype);
+    o->elem = cli_show_image_elem(o->order, o->ctype);
     uint64_t dims[4] = {o->elem, o->w, o->h ? o->h : 1, o->d ? o->d : 1}, size = 1;
     for (int i = 0; i < 4; i++) {
         if (dims[i] && size > UINT64_MAX / dims[i]) {   /* a hostile trace's sizes */
@@ -348,9 +348,9 @@ static void show_mem_created(show_scan *sc, const tf_call *c, const char *fn)
     o->size = size;
 }
 
-static int show_build_add(show_scan *sc, show_obj *p, const tf_call *c, const char *fn)
+static int cli_show_build_add(cli_show_scan *sc, cli_show_obj *p, const tf_call *c, const char *fn)
 {
-    show_build *b = realloc(p->builds, (p->nbuilds + 1) * sizeof *b);
+    cli_show_build *b = realloc(p->builds, (p->nbuilds + 1) * sizeof *b);
     if (!b)
         return -1;
     p->builds = b;
@@ -359,12 +359,12 @@ static int show_build_add(show_scan *sc, show_obj *p, const tf_call *c, const ch
     b->seq = c->seq;
     b->fn = !strcmp(fn, "clBuildProgram") ? "clBuildProgram" : !strcmp(fn, "clCompileProgram") ? "clCompileProgram"
                                                                                                : "clLinkProgram";
-    b->options = show_strdup_val(show_arg(c, "options"));
+    b->options = cli_show_strdup_val(cli_show_arg(c, "options"));
     int64_t v = 0;
-    b->ret = tf_value_i64(&c->ret, &v) ? v : SHOW_NO_CODE;
+    b->ret = tf_value_i64(&c->ret, &v) ? v : CLI_SHOW_NO_CODE;
     if (!strcmp(fn, "clLinkProgram")) {
         int64_t code = 0;
-        b->ret = show_call_failed(c, &code) ? code : 0;
+        b->ret = cli_show_call_failed(c, &code) ? code : 0;
     }
     const tf_value *h = tf_map_get(c->post, "headers");
     if (h && h->type == TF_MAP && h->v.map.n) {
@@ -385,23 +385,23 @@ static int show_build_add(show_scan *sc, show_obj *p, const tf_call *c, const ch
         if (!b->missing)
             return -1;
         for (uint32_t i = 0; i < m->v.arr.n; i++)
-            if ((b->missing[b->nmissing] = show_strdup_val(&m->v.arr.items[i])))
+            if ((b->missing[b->nmissing] = cli_show_strdup_val(&m->v.arr.items[i])))
                 b->nmissing++;
     }
     (void)sc;
     return 0;
 }
 
-static int show_log_add(tf_reader *r, show_obj *p, const tf_call *c)
+static int cli_show_log_add(tf_reader *r, cli_show_obj *p, const tf_call *c)
 {
-    const tf_value *pv = show_out(c, "param_value");
+    const tf_value *pv = cli_show_out(c, "param_value");
     void *data;
     size_t len;
-    if (!pv || show_value_bytes(r, pv, SHOW_LOG_MAX, &data, &len) != TF_OK)
+    if (!pv || cli_show_value_bytes(r, pv, CLI_SHOW_LOG_MAX, &data, &len) != TF_OK)
         return 0;   /* the size query, or a log not captured */
     while (len && !((char *)data)[len - 1])
         len--;
-    uint64_t dev = show_u64(show_arg(c, "device"));
+    uint64_t dev = cli_show_u64(cli_show_arg(c, "device"));
     for (uint32_t i = 0; i < p->nlogs; i++)   /* the newest log of each device */
         if (p->logs[i].device == dev) {
             free(p->logs[i].text);
@@ -410,17 +410,17 @@ static int show_log_add(tf_reader *r, show_obj *p, const tf_call *c)
             p->logs[i].seq = c->seq;
             return 0;
         }
-    show_log *l = realloc(p->logs, (p->nlogs + 1) * sizeof *l);
+    cli_show_log *l = realloc(p->logs, (p->nlogs + 1) * sizeof *l);
     if (!l) {
         free(data);
         return -1;
     }
     p->logs = l;
-    l[p->nlogs++] = (show_log){c->seq, dev, data, len};
+    l[p->nlogs++] = (cli_show_log){c->seq, dev, data, len};
     return 0;
 }
 
-static int show_bins(show_obj *p, const tf_value *arr, int fetched)
+static int cli_show_bins(cli_show_obj *p, const tf_value *arr, int fetched)
 {
     if (!arr || arr->type != TF_ARRAY || !arr->v.arr.n)
         return 0;
@@ -441,16 +441,16 @@ static int show_bins(show_obj *p, const tf_value *arr, int fetched)
     return 0;
 }
 
-static int show_kernel_lists(show_obj *k)
+static int cli_show_kernel_lists(cli_show_obj *k)
 {
     if (!k->arginfo)
-        k->arginfo = calloc(SHOW_MAX_ARGS, sizeof *k->arginfo);
+        k->arginfo = calloc(CLI_SHOW_MAX_ARGS, sizeof *k->arginfo);
     if (!k->kargs)
-        k->kargs = calloc(SHOW_MAX_ARGS, sizeof *k->kargs);
+        k->kargs = calloc(CLI_SHOW_MAX_ARGS, sizeof *k->kargs);
     return k->arginfo && k->kargs ? 0 : -1;
 }
 
-static void show_str_into(const tf_value *v, char *dst, size_t cap)
+static void cli_show_str_into(const tf_value *v, char *dst, size_t cap)
 {
     size_t n = 0;
     if (v && (v->type == TF_STR || v->type == TF_BIN)) {
@@ -463,7 +463,7 @@ static void show_str_into(const tf_value *v, char *dst, size_t cap)
 }
 
 /* little-endian integer of a bin (queries' param_value) */
-static uint64_t show_bin_u64(const tf_value *v)
+static uint64_t cli_show_bin_u64(const tf_value *v)
 {
     uint64_t u = 0;
     if (v && v->type == TF_BIN)
@@ -474,52 +474,52 @@ static uint64_t show_bin_u64(const tf_value *v)
     return u;
 }
 
-static int show_kernel_call(show_scan *sc, const tf_call *c, const char *fn)
+static int cli_show_kernel_call(cli_show_scan *sc, const tf_call *c, const char *fn)
 {
-    show_obj *k = show_scan_find(sc, show_u64(show_arg(c, "kernel")));
-    if (!k || k->kind != SHOW_KERNEL)
+    cli_show_obj *k = cli_show_scan_find(sc, cli_show_u64(cli_show_arg(c, "kernel")));
+    if (!k || k->kind != CLI_SHOW_KERNEL)
         return 0;
     if (!strcmp(fn, "clGetKernelInfo")) {
-        uint64_t pn = show_u64(show_arg(c, "param_name"));
-        const tf_value *pv = show_out(c, "param_value");
-        if (pn == SHOW_CL_KERNEL_NUM_ARGS && pv && pv->type != TF_NIL)
-            k->nargs = (uint32_t)show_bin_u64(pv);
-        else if (pn == SHOW_CL_KERNEL_FUNCTION_NAME && pv && pv->type != TF_NIL && !k->name[0])
-            show_str_into(pv, k->name, sizeof k->name);
+        uint64_t pn = cli_show_u64(cli_show_arg(c, "param_name"));
+        const tf_value *pv = cli_show_out(c, "param_value");
+        if (pn == CLI_SHOW_CL_KERNEL_NUM_ARGS && pv && pv->type != TF_NIL)
+            k->nargs = (uint32_t)cli_show_bin_u64(pv);
+        else if (pn == CLI_SHOW_CL_KERNEL_FUNCTION_NAME && pv && pv->type != TF_NIL && !k->name[0])
+            cli_show_str_into(pv, k->name, sizeof k->name);
         return 0;
     }
-    uint64_t idx = show_u64(show_arg(c, !strcmp(fn, "clGetKernelArgInfo") ? "arg_indx" : "arg_index"));
-    if (idx >= SHOW_MAX_ARGS || show_kernel_lists(k))
-        return idx >= SHOW_MAX_ARGS ? 0 : -1;
+    uint64_t idx = cli_show_u64(cli_show_arg(c, !strcmp(fn, "clGetKernelArgInfo") ? "arg_indx" : "arg_index"));
+    if (idx >= CLI_SHOW_MAX_ARGS || cli_show_kernel_lists(k))
+        return idx >= CLI_SHOW_MAX_ARGS ? 0 : -1;
     if (idx + 1 > k->nargs)
         k->nargs = (uint32_t)idx + 1;
     if (!strcmp(fn, "clGetKernelArgInfo")) {
-        show_arginfo *a = &k->arginfo[idx];
-        const tf_value *pv = show_out(c, "param_value");
+        cli_show_arginfo *a = &k->arginfo[idx];
+        const tf_value *pv = cli_show_out(c, "param_value");
         if (!pv || pv->type == TF_NIL)
             return 0;
-        switch (show_u64(show_arg(c, "param_name"))) {
-        case SHOW_CL_KERNEL_ARG_NAME: show_str_into(pv, a->name, sizeof a->name); a->have_name = 1; break;
-        case SHOW_CL_KERNEL_ARG_TYPE_NAME: show_str_into(pv, a->type, sizeof a->type); a->have_type = 1; break;
-        case SHOW_CL_KERNEL_ARG_ADDRESS_QUALIFIER: a->addr = show_bin_u64(pv); a->have_addr = 1; break;
-        case SHOW_CL_KERNEL_ARG_ACCESS_QUALIFIER: a->access = show_bin_u64(pv); a->have_access = 1; break;
-        case SHOW_CL_KERNEL_ARG_TYPE_QUALIFIER: a->tq = show_bin_u64(pv); a->have_tq = 1; break;
+        switch (cli_show_u64(cli_show_arg(c, "param_name"))) {
+        case CLI_SHOW_CL_KERNEL_ARG_NAME: cli_show_str_into(pv, a->name, sizeof a->name); a->have_name = 1; break;
+        case CLI_SHOW_CL_KERNEL_ARG_TYPE_NAME: cli_show_str_into(pv, a->type, sizeof a->type); a->have_type = 1; break;
+        case CLI_SHOW_CL_KERNEL_ARG_ADDRESS_QUALIFIER: a->addr = cli_show_bin_u64(pv); a->have_addr = 1; break;
+        case CLI_SHOW_CL_KERNEL_ARG_ACCESS_QUALIFIER: a->access = cli_show_bin_u64(pv); a->have_access = 1; break;
+        case CLI_SHOW_CL_KERNEL_ARG_TYPE_QUALIFIER: a->tq = cli_show_bin_u64(pv); a->have_tq = 1; break;
         default: break;
         }
         return 0;
     }
-    show_karg *ka = &k->kargs[idx];
+    cli_show_karg *ka = &k->kargs[idx];
     memset(ka, 0, sizeof *ka);
-    const tf_value *v = show_arg(c, "arg_value");
-    ka->size = show_u64(show_arg(c, "arg_size"));
+    const tf_value *v = cli_show_arg(c, "arg_value");
+    ka->size = cli_show_u64(cli_show_arg(c, "arg_size"));
     if (!strcmp(fn, "clSetKernelArgSVMPointer")) {
         ka->set = 4;
-        ka->id = show_u64(v);
+        ka->id = cli_show_u64(v);
     } else if (!v || v->type == TF_NIL) {
         ka->set = 3;
     } else if (v->type == TF_UINT || v->type == TF_INT) {
         ka->set = 2;
-        ka->id = show_u64(v);
+        ka->id = cli_show_u64(v);
     } else {
         ka->set = 1;
         if (v->type == TF_BIN)
@@ -528,22 +528,22 @@ static int show_kernel_call(show_scan *sc, const tf_call *c, const char *fn)
     return 0;
 }
 
-static int show_call(tf_reader *r, show_scan *sc, const tf_call *c)
+static int cli_show_call(tf_reader *r, cli_show_scan *sc, const tf_call *c)
 {
     const char *fn = c->sig && c->sig->name ? c->sig->name : "";
     int64_t code;
-    if (show_call_failed(c, &code)) {
+    if (cli_show_call_failed(c, &code)) {
         if (sc->nfails == sc->capfails) {
-            if (sc->capfails >= SHOW_FAILS_MAX)
+            if (sc->capfails >= CLI_SHOW_FAILS_MAX)
                 return 0;
             size_t cap = sc->capfails ? sc->capfails * 2 : 64;
-            show_fail *f = realloc(sc->fails, cap * sizeof *f);
+            cli_show_fail *f = realloc(sc->fails, cap * sizeof *f);
             if (!f)
                 return -1;
             sc->fails = f;
             sc->capfails = cap;
         }
-        show_fail *f = &sc->fails[sc->nfails++];
+        cli_show_fail *f = &sc->fails[sc->nfails++];
         f->seq = c->seq;
         snprintf(f->fn, sizeof f->fn, "%s", fn);
         f->code = code;
@@ -554,89 +554,89 @@ static int show_call(tf_reader *r, show_scan *sc, const tf_call *c)
         return 0;
     if (!strncmp(fn, "clCreateBuffer", 14) || !strcmp(fn, "clCreateSubBuffer") || !strncmp(fn, "clCreateImage", 13) ||
         !strcmp(fn, "clCreatePipe")) {
-        show_mem_created(sc, c, fn);
+        cli_show_mem_created(sc, c, fn);
     } else if (!strcmp(fn, "clSVMAlloc")) {
-        show_obj *o = show_add(sc, show_u64(&c->ret), SHOW_SVM, c);
+        cli_show_obj *o = cli_show_add(sc, cli_show_u64(&c->ret), CLI_SHOW_SVM, c);
         if (o) {
-            o->context = show_u64(show_arg(c, "context"));
-            o->flags = show_u64(show_arg(c, "flags"));
-            o->size = show_u64(show_arg(c, "size"));
+            o->context = cli_show_u64(cli_show_arg(c, "context"));
+            o->flags = cli_show_u64(cli_show_arg(c, "flags"));
+            o->size = cli_show_u64(cli_show_arg(c, "size"));
         }
     } else if (!strncmp(fn, "clCreateProgramWith", 19) || !strcmp(fn, "clLinkProgram")) {
-        show_obj *p = show_add(sc, show_u64(&c->ret), SHOW_PROGRAM, c);
+        cli_show_obj *p = cli_show_add(sc, cli_show_u64(&c->ret), CLI_SHOW_PROGRAM, c);
         if (!p)
             return 0;
-        p->context = show_u64(show_arg(c, "context"));
-        const tf_value *src = show_arg(c, !strcmp(fn, "clCreateProgramWithIL") ? "il" : "strings");
+        p->context = cli_show_u64(cli_show_arg(c, "context"));
+        const tf_value *src = cli_show_arg(c, !strcmp(fn, "clCreateProgramWithIL") ? "il" : "strings");
         if (src && !strcmp(fn, "clCreateProgramWithSource")) {
             void *d;
             size_t n;
-            if (show_value_bytes(r, src, SHOW_SOURCE_MAX, &d, &n) == TF_OK) {
+            if (cli_show_value_bytes(r, src, CLI_SHOW_SOURCE_MAX, &d, &n) == TF_OK) {
                 free(p->source);
                 p->source = d;
                 p->source_len = n;
             }
         } else if (src && !strcmp(fn, "clCreateProgramWithIL") && (src->type == TF_BLOB || src->type == TF_BIN)) {
             tf_value a = {.type = TF_ARRAY, .v.arr = {src, 1}};
-            if (show_bins(p, &a, 0))
+            if (cli_show_bins(p, &a, 0))
                 return -1;
-        } else if (!strcmp(fn, "clCreateProgramWithBinary") && show_bins(p, show_arg(c, "binaries"), 0)) {
+        } else if (!strcmp(fn, "clCreateProgramWithBinary") && cli_show_bins(p, cli_show_arg(c, "binaries"), 0)) {
             return -1;
         }
-        if (!strcmp(fn, "clLinkProgram") && show_build_add(sc, p, c, fn))
+        if (!strcmp(fn, "clLinkProgram") && cli_show_build_add(sc, p, c, fn))
             return -1;
     } else if (!strcmp(fn, "clBuildProgram") || !strcmp(fn, "clCompileProgram")) {
-        show_obj *p = show_scan_find(sc, show_u64(show_arg(c, "program")));
-        if (p && p->kind == SHOW_PROGRAM && show_build_add(sc, p, c, fn))
+        cli_show_obj *p = cli_show_scan_find(sc, cli_show_u64(cli_show_arg(c, "program")));
+        if (p && p->kind == CLI_SHOW_PROGRAM && cli_show_build_add(sc, p, c, fn))
             return -1;
     } else if (!strcmp(fn, "clGetProgramBuildInfo")) {
-        show_obj *p = show_scan_find(sc, show_u64(show_arg(c, "program")));
-        if (p && p->kind == SHOW_PROGRAM && show_u64(show_arg(c, "param_name")) == SHOW_CL_PROGRAM_BUILD_LOG &&
-            show_log_add(r, p, c))
+        cli_show_obj *p = cli_show_scan_find(sc, cli_show_u64(cli_show_arg(c, "program")));
+        if (p && p->kind == CLI_SHOW_PROGRAM && cli_show_u64(cli_show_arg(c, "param_name")) == CLI_SHOW_CL_PROGRAM_BUILD_LOG &&
+            cli_show_log_add(r, p, c))
             return -1;
     } else if (!strcmp(fn, "clGetProgramInfo")) {
-        show_obj *p = show_scan_find(sc, show_u64(show_arg(c, "program")));
-        uint64_t pn = show_u64(show_arg(c, "param_name"));
-        if (p && p->kind == SHOW_PROGRAM && pn == SHOW_CL_PROGRAM_BINARIES && !p->nbins &&
-            show_bins(p, tf_map_get(c->post, "binaries"), 1))
+        cli_show_obj *p = cli_show_scan_find(sc, cli_show_u64(cli_show_arg(c, "program")));
+        uint64_t pn = cli_show_u64(cli_show_arg(c, "param_name"));
+        if (p && p->kind == CLI_SHOW_PROGRAM && pn == CLI_SHOW_CL_PROGRAM_BINARIES && !p->nbins &&
+            cli_show_bins(p, tf_map_get(c->post, "binaries"), 1))
             return -1;
-        if (p && p->kind == SHOW_PROGRAM && pn == SHOW_CL_PROGRAM_KERNEL_NAMES)
-            show_str_into(show_out(c, "param_value"), p->kernel_names, sizeof p->kernel_names);
+        if (p && p->kind == CLI_SHOW_PROGRAM && pn == CLI_SHOW_CL_PROGRAM_KERNEL_NAMES)
+            cli_show_str_into(cli_show_out(c, "param_value"), p->kernel_names, sizeof p->kernel_names);
     } else if (!strcmp(fn, "clCreateKernel") || !strcmp(fn, "clCloneKernel")) {
-        show_obj *k = show_add(sc, show_u64(&c->ret), SHOW_KERNEL, c);
+        cli_show_obj *k = cli_show_add(sc, cli_show_u64(&c->ret), CLI_SHOW_KERNEL, c);
         if (!k)
             return 0;
         if (!strcmp(fn, "clCreateKernel")) {
-            k->program = show_u64(show_arg(c, "program"));
-            show_str_into(show_arg(c, "kernel_name"), k->name, sizeof k->name);
+            k->program = cli_show_u64(cli_show_arg(c, "program"));
+            cli_show_str_into(cli_show_arg(c, "kernel_name"), k->name, sizeof k->name);
         } else {
-            show_obj *src = show_scan_find(sc, show_u64(show_arg(c, "source_kernel")));
-            if (src && src->kind == SHOW_KERNEL) {
+            cli_show_obj *src = cli_show_scan_find(sc, cli_show_u64(cli_show_arg(c, "source_kernel")));
+            if (src && src->kind == CLI_SHOW_KERNEL) {
                 k->program = src->program;
                 memcpy(k->name, src->name, sizeof k->name);
             }
         }
     } else if (!strcmp(fn, "clCreateKernelsInProgram")) {
-        const tf_value *ks = show_out(c, "kernels");
+        const tf_value *ks = cli_show_out(c, "kernels");
         for (uint32_t i = 0; ks && ks->type == TF_ARRAY && i < ks->v.arr.n; i++) {
-            show_obj *k = show_add(sc, show_u64(&ks->v.arr.items[i]), SHOW_KERNEL, c);
+            cli_show_obj *k = cli_show_add(sc, cli_show_u64(&ks->v.arr.items[i]), CLI_SHOW_KERNEL, c);
             if (k)
-                k->program = show_u64(show_arg(c, "program"));
+                k->program = cli_show_u64(cli_show_arg(c, "program"));
         }
     } else if (!strcmp(fn, "clGetKernelArgInfo") || !strcmp(fn, "clSetKernelArg") ||
                !strcmp(fn, "clSetKernelArgSVMPointer") || !strcmp(fn, "clGetKernelInfo")) {
-        if (show_kernel_call(sc, c, fn))
+        if (cli_show_kernel_call(sc, c, fn))
             return -1;
     } else if (!strncmp(fn, "clRetain", 8) || !strncmp(fn, "clRelease", 9) || !strcmp(fn, "clSVMFree")) {
         const tf_value *h = c->sig && c->sig->nparams ? &c->args[c->sig->nparams == 1 ? 0 : 1] : NULL;
-        show_obj *o = show_scan_find(sc, show_u64(h));
+        cli_show_obj *o = cli_show_scan_find(sc, cli_show_u64(h));
         if (!o || o->release_seq)
             return 0;
         int kind_ok = (!strcmp(fn, "clRetainMemObject") || !strcmp(fn, "clReleaseMemObject"))
-                          ? o->kind <= SHOW_PIPE
-                      : (!strcmp(fn, "clRetainProgram") || !strcmp(fn, "clReleaseProgram")) ? o->kind == SHOW_PROGRAM
-                      : (!strcmp(fn, "clRetainKernel") || !strcmp(fn, "clReleaseKernel")) ? o->kind == SHOW_KERNEL
-                      : !strcmp(fn, "clSVMFree") ? o->kind == SHOW_SVM
+                          ? o->kind <= CLI_SHOW_PIPE
+                      : (!strcmp(fn, "clRetainProgram") || !strcmp(fn, "clReleaseProgram")) ? o->kind == CLI_SHOW_PROGRAM
+                      : (!strcmp(fn, "clRetainKernel") || !strcmp(fn, "clReleaseKernel")) ? o->kind == CLI_SHOW_KERNEL
+                      : !strcmp(fn, "clSVMFree") ? o->kind == CLI_SHOW_SVM
                                                  : 0;
         if (!kind_ok)
             return 0;
@@ -647,7 +647,7 @@ static int show_call(tf_reader *r, show_scan *sc, const tf_call *c)
     return 0;
 }
 
-tf_status show_scan_run(tf_reader *r, show_scan *sc)
+tf_status cli_show_scan_run(tf_reader *r, cli_show_scan *sc)
 {
     tf_status s = tf_reader_rewind(r);
     tf_item it;
@@ -657,7 +657,7 @@ tf_status show_scan_run(tf_reader *r, show_scan *sc)
         sc->calls++;
         if (it.u.call.seq > sc->last_seq)
             sc->last_seq = it.u.call.seq;
-        if (show_call(r, sc, &it.u.call)) {
+        if (cli_show_call(r, sc, &it.u.call)) {
             snprintf(sc->err, sizeof sc->err, "out of memory");
             return TF_ERR_NOMEM;
         }
@@ -669,14 +669,14 @@ tf_status show_scan_run(tf_reader *r, show_scan *sc)
     return TF_OK;
 }
 
-void show_scan_free(show_scan *sc)
+void cli_show_scan_free(cli_show_scan *sc)
 {
     for (size_t i = 0; i < sc->n; i++) {
-        show_obj *o = &sc->objs[i];
+        cli_show_obj *o = &sc->objs[i];
         free(o->source);
         free(o->bins);
         for (uint32_t b = 0; b < o->nbuilds; b++) {
-            show_build *x = &o->builds[b];
+            cli_show_build *x = &o->builds[b];
             free(x->options);
             for (uint32_t h = 0; h < x->nheaders; h++)
                 free(x->hnames[h]);
