@@ -712,6 +712,15 @@ typedef struct rpl_peek_result {
  *  session's errors otherwise. Not thread-safe (one session). */
 rpl_status rpl_peek(const char *in_path, const rpl_opts *o, uint64_t at, uint64_t id, uint64_t svm_size,
                     rpl_peek_result *out, char *err, size_t err_cap);
+/*! rpl_peek_build_log() : replays @p in_path up to and including call
+ *  @p at as rpl_peek() does, then asks the driver for the build log of
+ *  program @p id on each of its devices here: "-- DEVICE NAME --\n" and the
+ *  log, for each, as one NUL-terminated text in *log (malloc'ed: the caller
+ *  frees it; a log is cut at 16 MiB). @return RPL_OK; RPL_ERR_ARG (one line
+ *  in @p err) when @p id is no program alive at that point; the session's
+ *  errors otherwise (*log NULL). Not thread-safe. */
+rpl_status rpl_peek_build_log(const char *in_path, const rpl_opts *o, uint64_t at, uint64_t id, char **log, char *err,
+                              size_t err_cap);
 
 #ifdef __cplusplus
 }

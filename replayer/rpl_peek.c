@@ -1,6 +1,8 @@
 /* rpl_peek.c — the contents of one memory object after a given call,
  * computed by replaying the trace up to that call (rpl_peek, rpl.h;
- * `clrr show TRACE ID --at SEQ`).
+ * `clrr show TRACE ID --at SEQ`), and a program's build log as the driver
+ * here gives it after such a replay (rpl_peek_build_log; `clrr show TRACE
+ * ID --log --replay`).
  *
  * The session replays unverified up to the first call numbered above SEQ
  * (the trim's pause: that call is not executed), waits for every queue it
@@ -127,13 +129,11 @@ static rpl_status rpl_peek_read(rpl_session *s, uint64_t id, uint64_t svm_size, 
     return RPL_OK;
 }
 
-rpl_status rpl_peek(const char *path, const rpl_opts *o, uint64_t at, uint64_t id, uint64_t svm_size,
-                    rpl_peek_result *out, char *err, size_t err_cap)
+/* A session replayed unverified up to and including call @p at, every queue
+ * finished; NULL with @p err set. */
+static rpl_session *rpl_peek_run(const char *path, const rpl_opts *o, uint64_t at, rpl_status *st, char *err,
+                                 size_t err_cap)
 {
-    memset(out, 0, sizeof *out);
-    err[0] = 0;
-    if (!at || !id || at == UINT64_MAX)
-        return rpl_peek_fail(err, err_cap, RPL_ERR_ARG, "%s", "no call or object given");
     rpl_opts so = *o;
     so.first = so.last = so.kernel = 0;
     so.verify = 0;
@@ -145,21 +145,39 @@ rpl_status rpl_peek(const char *path, const rpl_opts *o, uint64_t at, uint64_t i
     so.on_mismatch = NULL;
     so.on_time = NULL;
     rpl_session *s = NULL;
-    rpl_status st = rpl_open(&s, path, &so);
-    if (st != RPL_OK)
-        return rpl_peek_fail(err, err_cap, st, "%s", rpl_open_error());
-    s->pause_at = at + 1;
-    while (!s->paused && (st = rpl_step(s, NULL, NULL)) == RPL_OK)
-        ;
-    if (st < 0) {
-        snprintf(err, err_cap, "%s", rpl_error(s));
-    } else {
-        rpl_summary sum;
-        rpl_get_summary(s, &sum);
-        snprintf(out->device, sizeof out->device, "%s", sum.device);
-        rpl_peek_finish_all(s);
-        st = rpl_peek_read(s, id, svm_size, out, err, err_cap);
+    *st = rpl_open(&s, path, &so);
+    if (*st != RPL_OK) {
+        snprintf(err, err_cap, "%s", rpl_open_error());
+        return NULL;
     }
+    s->pause_at = at + 1;
+    while (!s->paused && (*st = rpl_step(s, NULL, NULL)) == RPL_OK)
+        ;
+    if (*st < 0) {
+        snprintf(err, err_cap, "%s", rpl_error(s));
+        rpl_close(s);
+        return NULL;
+    }
+    *st = RPL_OK;
+    rpl_peek_finish_all(s);
+    return s;
+}
+
+rpl_status rpl_peek(const char *path, const rpl_opts *o, uint64_t at, uint64_t id, uint64_t svm_size,
+                    rpl_peek_result *out, char *err, size_t err_cap)
+{
+    memset(out, 0, sizeof *out);
+    err[0] = 0;
+    if (!at || !id || at == UINT64_MAX)
+        return rpl_peek_fail(err, err_cap, RPL_ERR_ARG, "%s", "no call or object given");
+    rpl_status st;
+    rpl_session *s = rpl_peek_run(path, o, at, &st, err, err_cap);
+    if (!s)
+        return st;
+    rpl_summary sum;
+    rpl_get_summary(s, &sum);
+    snprintf(out->device, sizeof out->device, "%s", sum.device);
+    st = rpl_peek_read(s, id, svm_size, out, err, err_cap);
     if (st != RPL_OK) {
         free(out->data);
         out->data = NULL;
@@ -167,4 +185,67 @@ rpl_status rpl_peek(const char *path, const rpl_opts *o, uint64_t at, uint64_t i
     }
     rpl_close(s);
     return st;
+}
+
+#define RPL_PEEK_LOG_MAX ((size_t)16 << 20)
+
+rpl_status rpl_peek_build_log(const char *path, const rpl_opts *o, uint64_t at, uint64_t id, char **log, char *err,
+                              size_t err_cap)
+{
+    *log = NULL;
+    err[0] = 0;
+    if (!at || !id || at == UINT64_MAX)
+        return rpl_peek_fail(err, err_cap, RPL_ERR_ARG, "%s", "no call or program given");
+    rpl_status st;
+    rpl_session *s = rpl_peek_run(path, o, at, &st, err, err_cap);
+    if (!s)
+        return st;
+    const rpl_api_table *a = &s->api;
+    rpl_obj *p = rpl_obj_find(s, id);
+    cl_device_id devs[64];
+    size_t nb = 0;
+    char idb[32];
+    snprintf(idb, sizeof idb, "#%llu", (unsigned long long)id);
+    if (!p || !p->live || p->kind != RPL_OBJ_PROGRAM) {
+        st = rpl_peek_fail(err, err_cap, RPL_ERR_ARG, "%s is not a program alive in the replay at that call", idb);
+    } else if (a->clGetProgramInfo(p->live, CL_PROGRAM_DEVICES, sizeof devs, devs, &nb) != CL_SUCCESS ||
+               nb < sizeof devs[0]) {
+        st = rpl_peek_fail(err, err_cap, RPL_ERR_CL, "%s: its devices cannot be asked", idb);
+    }
+    size_t len = 0, cap = 0;
+    char *txt = NULL;
+    for (size_t i = 0; st == RPL_OK && i < nb / sizeof devs[0]; i++) {
+        char name[256] = "";
+        size_t n = 0;
+        a->clGetDeviceInfo(devs[i], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+        if (a->clGetProgramBuildInfo(p->live, devs[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS)
+            n = 0;
+        if (n > RPL_PEEK_LOG_MAX)
+            n = RPL_PEEK_LOG_MAX;
+        size_t need = len + strlen(name) + n + 32;
+        if (need > cap) {
+            char *t = realloc(txt, need);
+            if (!t) {
+                st = rpl_peek_fail(err, err_cap, RPL_ERR_NOMEM, "%s", "out of memory");
+                break;
+            }
+            txt = t;
+            cap = need;
+        }
+        len += (size_t)sprintf(txt + len, "-- %s --\n", name);
+        if (n && a->clGetProgramBuildInfo(p->live, devs[i], CL_PROGRAM_BUILD_LOG, n, txt + len, NULL) == CL_SUCCESS) {
+            txt[len + n - 1] = 0;
+            len += strlen(txt + len);
+        }
+        if (!len || txt[len - 1] != '\n')
+            txt[len++] = '\n';
+        txt[len] = 0;
+    }
+    rpl_close(s);
+    if (st != RPL_OK) {
+        free(txt);
+        return st;
+    }
+    *log = txt ? txt : strdup("");
+    return *log ? RPL_OK : RPL_ERR_NOMEM;
 }

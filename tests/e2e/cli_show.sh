@@ -73,6 +73,8 @@ cmp -s src2.cl want.cl || fail "show PROGRAM -o FILE is not the source"
 grep -q 'options "-DSCALE=3 -cl-kernel-arg-info"' prog.txt || fail "build options not shown: $(cat prog.txt)"
 "$CLRR" show t.clrr "$BAD" --log >log.txt || fail "show --log"
 grep -q 'build log of device' log.txt && grep -qi 'error' log.txt || fail "no driver build log: $(cat log.txt)"
+"$CLRR" show t.clrr "$BAD" --log --replay >log2.txt 2>/dev/null || fail "show --log --replay"
+grep -q 'computed by replay here' log2.txt && grep -qi 'error' log2.txt || fail "no build log by replay: $(cat log2.txt)"
 "$CLRR" show t.clrr "$BAD" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

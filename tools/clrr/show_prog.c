@@ -9,6 +9,7 @@
 #include "tools/clrr/show_int.h"
 #include "tools/clrr/names.h"
 #include "analyzer/ana.h"
+#include "replayer/rpl.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -235,14 +236,41 @@ static void cli_show_logs_human(tf_reader *r, FILE *f, const cli_show_obj *p)
             putc('\n', f);
     }
     if (!p->nlogs)
-        fputs("no build log recorded: the application did not ask for one (CL_PROGRAM_BUILD_LOG)\n", f);
+        fputs("no build log recorded: the application did not ask for one (CL_PROGRAM_BUILD_LOG);"
+              " --log --replay builds it here\n", f);
+}
+
+/* --log --replay: the log the driver here gives after a replay up to the
+ * program's last build (or --at) */
+static int cli_show_log_replay(const cli_show_opts *o, const cli_show_obj *p)
+{
+    uint64_t at = o->have_at ? o->at : p->nbuilds ? p->builds[p->nbuilds - 1].seq : 0;
+    if (!at)
+        return cli_usage_err("program #%" PRIu64 " was never built in the trace: give --at SEQ", p->id);
+    if (at < p->create_seq || (p->release_seq && at >= p->release_seq))
+        return cli_usage_err("--at %" PRIu64 ": program #%" PRIu64 " lives from call #%" PRIu64 " to #%" PRIu64, at,
+                             p->id, p->create_seq, p->release_seq ? p->release_seq - 1 : UINT64_MAX);
+    rpl_opts ro;
+    rpl_opts_init(&ro);
+    ro.device = o->device;
+    ro.max_memory = cli_max_memory();
+    char err[512], *log = NULL;
+    if (rpl_peek_build_log(o->trace, &ro, at, p->id, &log, err, sizeof err) != RPL_OK) {
+        cli_err("%s: replay up to call #%" PRIu64 ": %s", o->trace, at, err);
+        return CLI_EXIT_ERROR;
+    }
+    printf("build log of program #%" PRIu64 " after call #%" PRIu64 ", computed by replay here:\n%s", p->id, at, log);
+    free(log);
+    return CLI_EXIT_OK;
 }
 
 int cli_show_prog_view(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *p, const cli_show_opts *o)
 {
-    if (o->have_at || o->replay || o->have_as || o->have_range || o->have_count || o->format || o->device)
-        return cli_usage_err("#%" PRIu64 " is a program: --at, --replay, --device, --as, --range, --count and "
-                             "--format are for memory objects", p->id);
+    if (o->have_as || o->have_range || o->have_count || o->format)
+        return cli_usage_err("#%" PRIu64 " is a program: --as, --range, --count and --format are for memory objects",
+                             p->id);
+    if ((o->have_at || o->replay || o->device) && !o->log)
+        return cli_usage_err("#%" PRIu64 " is a program: --at, --replay and --device go with --log", p->id);
     if (o->source + o->log + o->have_bin > 1)
         return cli_usage_err("--source, --log and --binary: one at a time");
     if (o->json && (o->source || o->log || o->have_bin || o->out))
@@ -276,6 +304,8 @@ int cli_show_prog_view(tf_reader *r, const cli_show_scan *sc, const cli_show_obj
     if (o->log) {
         if (o->out)
             return cli_usage_err("--log prints the logs (no -o)");
+        if (o->replay || o->have_at || o->device)
+            return cli_show_log_replay(o, p);
         cli_show_logs_human(r, f, p);
         return CLI_EXIT_OK;
     }
