@@ -35,7 +35,8 @@ DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             llvm-16-dev libclang-16-dev clang-16 clang oclgrind graphviz \
             python3 python3-pyopencl zstd libjansson-dev \
             piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind \
-            chromium xxd
+            chromium xxd \
+            libpng-dev python3-numpy
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): Makefile

@@ -684,6 +684,44 @@ typedef struct rpl_trim_result {
 rpl_status rpl_trim(const char *in_path, const char *out_path, const rpl_opts *o, rpl_trim_result *res,
                     char *err, size_t err_cap);
 
+/* ------------------------------------------------------------------- peek */
+
+/* A memory object's contents, as a replay computed them (rpl_peek). */
+typedef struct rpl_peek_result {
+    void *data;               /* malloc'ed: the caller frees it */
+    size_t size;              /* bytes at data */
+    int image;                /* an image: data is its whole region, rows and
+                               * slices packed (no pitch) */
+    size_t region[3];         /* images: width, height (or array size), depth (or
+                               * array size); 1 for unused dimensions */
+    size_t elem_size;         /* images: bytes per pixel */
+    uint32_t channel_order, channel_type;   /* images: the format the driver reports */
+    char device[256];         /* the device the replay ran on, "NAME (TYPE)" */
+} rpl_peek_result;
+
+/*! rpl_peek() : replays trace @p in_path (unverified, on @p o->device;
+ *  @p o's range, kernel, loop, plan, profiling and callbacks are ignored)
+ *  up to and including call @p at (calls in the order the trace holds
+ *  them: the first call numbered above @p at is not executed), waits for
+ *  every queue, and reads memory object @p id back whole: a buffer or
+ *  sub-buffer, an image (every pixel, packed), or, with @p svm_size
+ *  non-zero, the @p svm_size bytes of SVM at recorded address @p id.
+ *  On RPL_OK *out holds the bytes (the caller frees out->data); on error
+ *  out->data is NULL and @p err (capacity @p err_cap) holds one line:
+ *  RPL_ERR_ARG when @p id is no such object alive at that point, the
+ *  session's errors otherwise. Not thread-safe (one session). */
+rpl_status rpl_peek(const char *in_path, const rpl_opts *o, uint64_t at, uint64_t id, uint64_t svm_size,
+                    rpl_peek_result *out, char *err, size_t err_cap);
+/*! rpl_peek_build_log() : replays @p in_path up to and including call
+ *  @p at as rpl_peek() does, then asks the driver for the build log of
+ *  program @p id on each of its devices here: "-- DEVICE NAME --\n" and the
+ *  log, for each, as one NUL-terminated text in *log (malloc'ed: the caller
+ *  frees it; a log is cut at 16 MiB). @return RPL_OK; RPL_ERR_ARG (one line
+ *  in @p err) when @p id is no program alive at that point; the session's
+ *  errors otherwise (*log NULL). Not thread-safe. */
+rpl_status rpl_peek_build_log(const char *in_path, const rpl_opts *o, uint64_t at, uint64_t id, char **log, char *err,
+                              size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

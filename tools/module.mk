@@ -43,7 +43,7 @@ $(B)/gen/report_html.c: tools/clrr/report/report.html | $(B)/gen/.stamp
 $(CLI_OBJS): $(B)/gen/rec_gen.h
 $(B)/bin/clrr: $(CLI_OBJS) $(OPT_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB) $(RECCTL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(OPT_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB) $(RECCTL_LIB) $(OPT_LIBS) $(RT_LIBS) -lOpenCL
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(OPT_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB) $(TF_LIB) $(RECCTL_LIB) $(OPT_LIBS) $(RT_LIBS) -lOpenCL -lpng
 ALL_TARGETS += $(B)/bin/clrr
 
 # `make docs`: docs/commands.md, the command reference, from the usage

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "tools/clrr/info_int.h"
+#include "tools/clrr/show_int.h"
 
 static const char cli_info_usage[] =
     "Usage: clrr info FILE|DIR [--json]\n"
@@ -150,6 +151,8 @@ static void cli_info_call(cli_info_stats *st, const tf_call *c)
     st->calls++;
     if (!c->complete)
         st->incomplete++;
+    else if (cli_show_call_failed(c, NULL))
+        st->failed++;
     if (!st->have_time || c->t_begin < st->t_first)
         st->t_first = c->t_begin;
     int64_t last = c->complete ? c->t_end : c->t_begin;

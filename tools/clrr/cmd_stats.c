@@ -36,6 +36,9 @@ static void cli_stats_human(FILE *f, const char *path, const ana_model *m, const
     fprintf(f, "trace      %s: %" PRIu64 " calls, %" PRIu64 " commands (%" PRIu64 " with device time),"
                " %" PRIu64 " kernel launches, %s\n", path, in->calls, s->commands, s->timed, s->launches,
             cli_fmt_ns(in->t_last - in->t_first, a));
+    if (in->failed)
+        fprintf(f, "failed     %" PRIu64 " of %" PRIu64 " calls failed ('clrr show %s errors' lists them)\n", in->failed,
+                in->calls, path);
     fprintf(f, "device     kernels %s, transfers %s\n", cli_fmt_ns((int64_t)s->kernel_ns, a),
             cli_fmt_ns((int64_t)s->xfer_ns, b));
     if (s->nkernels)
@@ -93,9 +96,10 @@ static void cli_stats_json(FILE *f, const char *path, const ana_model *m, const 
     const ana_model_info *in = ana_model_get_info(m);
     fputs("{\"file\":", f);
     cli_json_cstr(f, path);
-    fprintf(f, ",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"launches\":%" PRIu64
+    fprintf(f, ",\"calls\":%" PRIu64 ",\"failed_calls\":%" PRIu64, in->calls, in->failed);
+    fprintf(f, ",\"commands\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"launches\":%" PRIu64
                ",\"duration_ns\":%" PRId64 ",\"kernel_ns\":%" PRIu64 ",\"transfer_ns\":%" PRIu64 ",\"kernels\":[",
-            in->calls, s->commands, s->timed, s->launches, in->t_last - in->t_first, s->kernel_ns, s->xfer_ns);
+            s->commands, s->timed, s->launches, in->t_last - in->t_first, s->kernel_ns, s->xfer_ns);
     for (size_t i = 0; i < s->nkernels; i++) {
         const ana_kernel_stats *k = &s->kernels[i];
         fputs(i ? ",{\"name\":" : "{\"name\":", f);

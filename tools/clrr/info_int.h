@@ -22,6 +22,7 @@ typedef struct cli_info_stats {
     const tf_reader_info *info;   /* container totals (after tf_reader_scan) */
     const tf_value *env;                 /* ENV map or NULL */
     uint64_t calls, incomplete, launches, transfers;
+    uint64_t failed;                     /* calls that returned an error (show_call_failed) */
     uint64_t h2d, d2h;                   /* data bytes host->device, device->host */
     uint64_t blob_refs;                  /* bytes of every blob reference */
     uint64_t devtimes, devtime_ns, data_items, notes;

@@ -184,6 +184,9 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
     if (st->incomplete)
         fprintf(f, " (%" PRIu64 " never returned)", st->incomplete);
     fprintf(f, ", %zu distinct functions\n", st->nfn);
+    if (st->failed)
+        fprintf(f, "failed     %" PRIu64 " of %" PRIu64 " calls failed ('clrr show %s errors' lists them)\n", st->failed,
+                st->calls, st->path ? st->path : "TRACE");
     fprintf(f, "kernels    %" PRIu64 " launches\n", st->launches);
     fprintf(f, "transfers  %" PRIu64 "; data host→device %s, device→host %s\n", st->transfers,
             cli_fmt_size(st->h2d, a), cli_fmt_size(st->d2h, b));
@@ -253,12 +256,13 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
     else
         fputs("null", f);
     cli_json_env_field(f, st->env, "platforms");
-    fprintf(f, ",\"calls\":%" PRIu64 ",\"incomplete_calls\":%" PRIu64 ",\"functions\":%zu"
+    fprintf(f, ",\"calls\":%" PRIu64 ",\"failed_calls\":%" PRIu64, st->calls, st->failed);
+    fprintf(f, ",\"incomplete_calls\":%" PRIu64 ",\"functions\":%zu"
                ",\"kernel_launches\":%" PRIu64 ",\"transfers\":%" PRIu64
                ",\"bytes_host_to_device\":%" PRIu64 ",\"bytes_device_to_host\":%" PRIu64
                ",\"device_timings\":%" PRIu64 ",\"device_time_ns\":%" PRIu64
                ",\"data_items\":%" PRIu64 ",\"notes\":%" PRIu64 ",\"duration_ns\":%" PRId64,
-            st->calls, st->incomplete, st->nfn, st->launches, st->transfers, st->h2d, st->d2h,
+            st->incomplete, st->nfn, st->launches, st->transfers, st->h2d, st->d2h,
             st->devtimes, st->devtime_ns, st->data_items, st->notes,
             st->have_time ? st->t_last - st->t_first : 0);
     fprintf(f, ",\"record_chunks\":%" PRIu64 ",\"blob_chunks\":%" PRIu64 ",\"blob_chunks_shuffled\":%" PRIu64

@@ -13,6 +13,7 @@
     X(record)           \
     X(info)             \
     X(dump)             \
+    X(show)             \
     X(stats)            \
     X(graph)            \
     X(timeline)         \
@@ -64,7 +65,7 @@ static void cli_main_usage(FILE *f)
           "Exit status: 0 success, 1 failed operation, 2 usage error\n"
           "(record: the exit status of the recorded command; replay and diff:\n"
           "0 same, 1 different, 2 usage error, 3 failed; stats, graph, timeline,\n"
-          "report, analyze, optimize and plan: 3 failed).\n", f);
+          "report, analyze, optimize, plan and show: 3 failed).\n", f);
 }
 
 static const cli_command *cli_find(const char *name)
