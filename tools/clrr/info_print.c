@@ -165,6 +165,22 @@ static void cli_info_env_human(FILE *f, const tf_value *env)
             putc('\n', f);
         }
     }
+    const tf_value *ov = env ? tf_map_get(env, "device_override") : NULL;   /* clrr record --device */
+    if (ov && ov->type == TF_MAP) {
+        fputs("override   --device ", f);
+        cli_put(f, cli_env_str(ov, "spec"), "?");
+        if (cli_env_str(ov, "error")) {
+            fputs(" matched nothing (", f);
+            cli_put(f, cli_env_str(ov, "error"), "");
+            fputs("): the application chose its devices itself\n", f);
+        } else {
+            fputs(": ", f);
+            cli_put(f, cli_env_str(ov, "device"), "(unnamed)");
+            fputs(" (", f);
+            cli_put(f, cli_env_str(ov, "platform"), "");
+            fputs(") was the application's first platform and device\n", f);
+        }
+    }
 }
 
 void cli_info_print_human(FILE *f, const cli_info_stats *st)
@@ -242,7 +258,7 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
             in->file_bytes, (unsigned)in->major, (unsigned)in->minor,
             in->has_index ? "true" : "false", in->truncated ? "true" : "false", in->valid_bytes);
     static const char *const keys[] = { "recorder", "cmdline", "pid", "ppid", "hostname", "layer_mode",
-                                        "host_clock", "start_unix_ns" };
+                                        "host_clock", "start_unix_ns", "device_override" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         cli_json_env_field(f, st->env, keys[i]);
     uint64_t u;
