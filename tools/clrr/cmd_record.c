@@ -236,8 +236,36 @@ static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
     free(idx);
 }
 
+/* One line per trace (readable member of @p set) with programs built from
+ * binaries only (cli_binonly.c), unless quiet. */
+static void cli_rec_binonly(const cli_trace_set *set)
+{
+    const char *quiet = getenv("CLRR_QUIET");
+    if (quiet && strcmp(quiet, "0"))
+        return;
+    for (size_t i = 0; i < set->n; i++) {
+        tf_reader *r = NULL;
+        if (!set->m[i].ok || tf_reader_open(&r, set->m[i].path, NULL) != TF_OK)
+            continue;
+        cli_binonly b = {0};
+        tf_item it;
+        cli_binonly_env(&b, tf_reader_env(r));
+        while (tf_reader_next(r, &it) == TF_OK)
+            cli_binonly_item(&b, &it);
+        if (b.programs) {
+            char prefix[PATH_MAX + 32];
+            snprintf(prefix, sizeof prefix, "clrr record: %s%s", set->n > 1 ? set->m[i].path : "",
+                     set->n > 1 ? ": " : "");
+            cli_binonly_line(stderr, prefix, &b);
+        }
+        cli_binonly_free(&b);
+        tf_reader_close(r);
+    }
+}
+
 /* After the run: finds the traces written, checks that each is readable,
- * lists them when there are several. @return 1 when one is unreadable. */
+ * lists them when there are several, says which hold programs built from
+ * binaries only. @return 1 when one is unreadable. */
 static int cli_rec_report(const cli_rec_out *o, int *written)
 {
     cli_trace_set set;
@@ -266,6 +294,7 @@ static int cli_rec_report(const cli_rec_out *o, int *written)
     }
     if (o->dir && set.n)
         cli_rec_index(o, &set);
+    cli_rec_binonly(&set);
     cli_set_free(&set);
     return bad > 0;
 }

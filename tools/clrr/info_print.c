@@ -229,6 +229,8 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
             cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                       in->record_bytes_stored + in->blob_bytes_stored),
             cli_ratio(st->blob_refs, in->blob_bytes_raw));
+    if (st->bo.programs)
+        cli_binonly_line(f, "programs   ", &st->bo);
     if (st->nfn)
         fputs("top functions\n", f);
     for (size_t i = 0; i < st->nfn && i < CLI_TOP_FUNCTIONS; i++)
@@ -287,6 +289,8 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
             cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                       in->record_bytes_stored + in->blob_bytes_stored),
             cli_ratio(st->blob_refs, in->blob_bytes_raw));
+    fprintf(f, ",\"binary_only_programs\":%" PRIu64 ",\"binary_only_devices\":", st->bo.programs);
+    cli_json_cstr(f, st->bo.devices);
     fputs(",\"function_counts\":[", f);
     for (size_t i = 0; i < st->nfn; i++) {
         fputs(i ? ",{\"fn\":" : "{\"fn\":", f);
