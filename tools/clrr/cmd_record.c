@@ -33,6 +33,7 @@
 static const char *cli_rec_metavar(const rec_control_desc *d)
 {
     if (!strcmp(d->option, "output")) return "FILE";
+    if (!strcmp(d->option, "device")) return "SPEC";
     if (!strcmp(d->type, "bool")) return "BOOL";
     if (!strcmp(d->type, "int")) return "INT";
     if (!strcmp(d->type, "u64")) return "N";
