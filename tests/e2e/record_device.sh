@@ -90,6 +90,8 @@ done
 [ -e "$TMP/bad.clrr" ] && fail "a refused recording left a trace"
 rc=0; CLRR_DEVICE=nosuchdevice "$CLRR" record -o "$TMP/bad.clrr" -- "$P" >/dev/null 2>"$TMP/bad.err" || rc=$?
 [ $rc = 2 ] || fail "CLRR_DEVICE=nosuchdevice clrr record: exit $rc"
+rc=0; CLRR_DEVICE=nosuchdevice "$CLRR" run --plan "$TMP/fd.plan" -- "$P" >/dev/null 2>"$TMP/bad.err" || rc=$?
+[ $rc = 2 ] || fail "CLRR_DEVICE=nosuchdevice clrr run --plan: exit $rc"
 # the layer used directly with a spec that matches nothing: one line, the application's own choice
 rc=0; CLRR_DEVICE=nosuchdevice CLRR_OUTPUT=$TMP/direct.clrr OPENCL_LAYERS=$LAYER "$P" >"$TMP/d.out" 2>"$TMP/d.err" || rc=$?
 grep -qx "platform: clrr stub" "$TMP/d.out" && [ "$(wc -l <"$TMP/d.err")" = 1 ] &&

@@ -263,7 +263,8 @@ static int cli_run_run(int argc, char **argv)
      * loader must load no layer): one line and exit 2 when it matches none */
     char desc[600];
     int drc;
-    if (device && (drc = cli_device_check(device, desc, sizeof desc)))
+    const char *env_device = getenv("CLRR_DEVICE");   /* the user's, which the layer reads too */
+    if ((device || (env_device && *env_device)) && (drc = cli_device_check(device ? device : env_device, desc, sizeof desc)))
         return drc;
     if (device && setenv("CLRR_DEVICE", device, 1)) {
         cli_err("cannot set the environment: %s", strerror(errno));
