@@ -82,6 +82,42 @@ int rec_pre_clCreateProgramWithBinary(rec_call *c, cl_context *a_context, cl_uin
     return 0;
 }
 
+/* clCreateProgramWithBinary, after: the source of the program, where the
+ * driver reports one for a binary (CL_PROGRAM_SOURCE non-empty), into
+ * post.source (a blob): a replay on another device builds from it
+ * (FORMAT.md 11.1). PoCL 3.1 and the stub driver answer "" (nothing kept);
+ * without it, or a fetch of the same binaries from a program from source,
+ * the trace replays only where the binary loads (`clrr record` and `clrr
+ * info` say so). */
+void rec_post_clCreateProgramWithBinary(rec_call *c, int ok, cl_program *ret, cl_context a_context,
+                                        cl_uint a_num_devices, const cl_device_id *a_device_list,
+                                        const size_t *a_lengths, const unsigned char **a_binaries,
+                                        cl_int *a_binary_status, cl_int *a_errcode_ret)
+{
+    (void)a_context;
+    (void)a_num_devices;
+    (void)a_device_list;
+    (void)a_lengths;
+    (void)a_binaries;
+    (void)a_binary_status;
+    (void)a_errcode_ret;
+    size_t n = 0;
+    if (!ok || !*ret || c->direct || rec_g.plan || !rec_next.clGetProgramInfo
+        || rec_next.clGetProgramInfo(*ret, CL_PROGRAM_SOURCE, 0, NULL, &n) != CL_SUCCESS || n <= 1
+        || n > (64u << 20))
+        return;
+    int saved = errno;   /* the application sees the errno it would have */
+    char *src = malloc(n);
+    rec_extra *x = NULL;
+    if (src && rec_next.clGetProgramInfo(*ret, CL_PROGRAM_SOURCE, n, src, NULL) == CL_SUCCESS && strnlen(src, n)
+        && (x = rec_extra_add(c, 1, "source"))) {
+        x->slot.state = REC_SLOT_BLOB;
+        tf_writer_blob(rec_g.w, src, strnlen(src, n), &x->slot.v.blob);
+    }
+    free(src);
+    errno = saved;
+}
+
 /* ------------------------------------------------ headers of a build
  * A source that includes headers beside it (`#include "./main.h"`, `-I.`)
  * builds only where those files are. At clBuildProgram (and

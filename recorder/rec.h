@@ -47,7 +47,9 @@ extern "C" {
     X(u64,  compress_threads, COMPRESS_THREADS, "compress-threads", 0, \
       "threads that compress the trace (0: three quarters of the online CPUs, at most 16)") \
     X(bool, quiet,        QUIET,        "quiet",         0, \
-      "no recorder messages on stderr except errors")
+      "no recorder messages on stderr except errors") \
+    X(str,  device,       DEVICE,       "device",        NULL, \
+      "present this device as the application's first platform and device: an index of `clrr devices`, cpu, gpu, gpu1, or part of a device or platform name (docs/recording.md)")
 
 typedef struct rec_controls {
 #define REC_CTL_FIELD_str  const char *

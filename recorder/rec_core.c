@@ -214,6 +214,10 @@ static void rec_init(void)
         fprintf(stderr, "clrr: %s; not recording\n", err);
         return;
     }
+    rec_device_setup(rec_g.ctl.device);
+    const char *only = getenv("CLRR_DEVICE_ONLY");
+    if (only && !strcmp(only, "1"))
+        return;   /* `clrr run --device` alone: the override, no trace, no plan */
     tf_writer_opts o = {.level = rec_g.ctl.level, .memory_budget = rec_g.ctl.memory,
                         .flush_ms = (unsigned)rec_g.ctl.flush_ms,
                         .threads = rec_g.ctl.compress_threads > 64 ? 64 : (unsigned)rec_g.ctl.compress_threads};
@@ -430,7 +434,6 @@ void rec_post_clCreateContextFromType(rec_call *c, int ok, cl_context *ret, cons
                                       void (*a_pfn_notify)(const char *, const void *, size_t, void *),
                                       void *a_user_data, cl_int *a_errcode_ret)
 {
-    (void)c;
     (void)a_properties;
     (void)a_device_type;
     (void)a_pfn_notify;
@@ -439,8 +442,17 @@ void rec_post_clCreateContextFromType(rec_call *c, int ok, cl_context *ret, cons
     cl_device_id d = NULL;
     cl_platform_id p = NULL;
     if (ok && *ret && !rec_next.clGetContextInfo(*ret, CL_CONTEXT_DEVICES, sizeof d, &d, NULL) && d
-        && !rec_next.clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof p, &p, NULL))
+        && !rec_next.clGetDeviceInfo(d, CL_DEVICE_PLATFORM, sizeof p, &p, NULL)) {
         rec_describe_platform(p);
+        /* the platform the context got (post.platform): with no platform
+         * property it is the loader's choice, or the device override's,
+         * which a replay must not leave to its own loader */
+        rec_extra *x = rec_extra_add(c, 1, "platform");
+        if (x) {
+            x->slot.state = REC_SLOT_UINT;
+            x->slot.v.u = rec_obj_id(p);
+        }
+    }
 }
 
 static void rec_write_env(void)
@@ -467,9 +479,10 @@ static void rec_write_env(void)
     if (rec_next.clGetPlatformIDs && !rec_next.clGetPlatformIDs(16, plats, &np))
         for (cl_uint i = 0; i < np && i < 16; i++)
             rec_obj_created(plats[i], REC_OBJ_PLATFORM);
+    int dev = rec_device_on();
     tf_enc *e = tf_writer_lock(rec_g.w);
     tf_wrec_env_head(e);   /* then the environment map */
-    tf_enc_map(e, 13);
+    tf_enc_map(e, 13 + (uint32_t)dev);
     rec_env_str(e, "recorder", "clrr " CLRR_VERSION);
     rec_env_cmdline(e);
     rec_env_uint(e, "pid", (uint64_t)getpid());
@@ -483,6 +496,8 @@ static void rec_write_env(void)
     rec_env_uint(e, "timing_interval_us", rec_g.ctl.timing_interval_us);
     rec_env_str(e, "host_clock", rec_host_clock);
     rec_env_platforms(e);
+    if (dev)
+        rec_device_env(e);
     tf_writer_unlock(rec_g.w);
     rec_signals_check(rec_now_ns(), 1);   /* the driver is initialized now */
     atomic_store_explicit(&rec_env_written, 1, memory_order_release);

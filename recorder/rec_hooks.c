@@ -129,7 +129,8 @@ const struct rec_next_table *rec_next_layer(void)
 
 void *rec_next_fn(const char *name)
 {
-    return rec_gen_next_fn(name);
+    void *real = rec_device_real_fn(name);   /* not the device override's: `clrr devices` order */
+    return real ? real : rec_gen_next_fn(name);
 }
 
 const tf_sig *rec_fn_sig(uint32_t fn)

@@ -190,6 +190,21 @@ void rec_stage_user_event(void);
 void rec_stage_wait(void);
 void rec_stage_buffer(cl_context ctx, size_t size);
 
+/* --------------------------------------------------------- rec_device.c */
+/* The device override (CLRR_DEVICE; rec_device.c says what it answers).
+ * rec_device_setup(): at initialization, after rec_next is filled and
+ * before any call: with a spec, rec_next's clGetPlatformIDs,
+ * clGetDeviceIDs and clCreateContextFromType become the override's (the
+ * spec is resolved at the first of them). rec_device_real_fn(): the next
+ * layer's own function of that name while overridden, else NULL.
+ * rec_device_on(): 1 when a spec is set (resolving it now: call it
+ * outside the record lock); rec_device_env(): then writes the ENV entry
+ * "device_override". Thread-safe. */
+void rec_device_setup(const char *spec);
+void *rec_device_real_fn(const char *name);
+int rec_device_on(void);
+void rec_device_env(tf_enc *e);
+
 /* -------------------------------------------------------- rec_signals.c */
 /* Our handler for fatal signals (flush, then chain to the action it
  * replaced): installed at start, and again on top of a handler installed

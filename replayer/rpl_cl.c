@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 int64_t rpl_clock_ns(void)
@@ -79,50 +78,17 @@ int rpl_devices_enumerate(const rpl_api_table *a, rpl_live_dev **out, unsigned *
 
 int rpl_devices_pick(const rpl_live_dev *live, unsigned nlive, const char *spec, char *err, size_t cap)
 {
-    char *end;
-    unsigned long idx = strtoul(spec, &end, 10);
-    if (*spec && !*end) {
-        if (idx >= nlive) {
-            if (nlive == 1)
-                snprintf(err, cap, "--device %s: there is one device here, 0 (see 'clrr devices')", spec);
-            else
-                snprintf(err, cap, "--device %s: there are %u devices here, 0 to %u (see 'clrr devices')", spec,
-                         nlive, nlive - 1);
-            return -1;
-        }
-        return (int)idx;
+    /* the rules are trace-format's (tf_devspec_pick), shared with the layer */
+    tf_devspec_dev *d = nlive ? calloc(nlive, sizeof *d) : NULL;
+    if (nlive && !d) {
+        snprintf(err, cap, "--device %s: out of memory", spec);
+        return -1;
     }
-    static const struct { const char *n; cl_device_type t; } types[] = {
-        {"cpu", CL_DEVICE_TYPE_CPU}, {"gpu", CL_DEVICE_TYPE_GPU},
-        {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}, {"custom", CL_DEVICE_TYPE_CUSTOM}};
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-        /* "gpu1": the second GPU (in `clrr devices` order) */
-        size_t n = strlen(types[t].n);
-        if (!strncasecmp(spec, types[t].n, n) && spec[n] >= '0' && spec[n] <= '9') {
-            unsigned long want = strtoul(spec + n, &end, 10), seen = 0;
-            for (unsigned i = 0; !*end && i < nlive; i++)
-                if ((live[i].type & types[t].t) && seen++ == want)
-                    return (int)i;
-            if (!*end) {
-                snprintf(err, cap, "--device %s: there %s %lu %s device%s here (see 'clrr devices')", spec,
-                         seen == 1 ? "is" : "are", seen, types[t].n, seen == 1 ? "" : "s");
-                return -1;
-            }
-        }
-    }
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
-        if (!strcasecmp(spec, types[t].n)) {
-            for (unsigned i = 0; i < nlive; i++)
-                if (live[i].type & types[t].t)
-                    return (int)i;
-            snprintf(err, cap, "--device %s: no %s device here (see 'clrr devices')", spec, types[t].n);
-            return -1;
-        }
     for (unsigned i = 0; i < nlive; i++)
-        if (strcasestr(live[i].name, spec) || strcasestr(live[i].pname, spec))
-            return (int)i;
-    snprintf(err, cap, "--device %s: no device here matches (see 'clrr devices')", spec);
-    return -1;
+        d[i] = (tf_devspec_dev){live[i].name, live[i].pname, (uint64_t)live[i].type};
+    int i = tf_devspec_pick(d, nlive, spec, err, cap);
+    free(d);
+    return i;
 }
 
 int rpl_device_pick(void *(*lookup)(void *user, const char *name), void *user, const char *spec, cl_device_id *dev,

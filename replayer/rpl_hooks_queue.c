@@ -22,12 +22,31 @@ int rpl_pre_clCreateContextFromType(rpl_cx *x_, const cl_context_properties **pr
                                     void (**pfn_notify)(const char *, const void *, size_t, void *), void **user_data,
                                     cl_int **errcode_ret)
 {
-    (void)properties;
     (void)pfn_notify;
     (void)user_data;
     (void)errcode_ret;
     if (rpl_devmap_remapped(x_->s))
         *device_type = CL_DEVICE_TYPE_ALL;
+    /* no platform property: the platform the context got when recorded
+     * (post.platform; the loader's default there, or `clrr record
+     * --device`'s), not this loader's default */
+    const tf_value *pv = x_->c->post ? tf_map_get(x_->c->post, "platform") : NULL;
+    uint64_t pid = 0;
+    size_t n = 0;
+    int has = 0;
+    for (const cl_context_properties *p = *properties; p && p[n] && n < 64; n += 2)
+        has |= p[n] == CL_CONTEXT_PLATFORM;
+    rpl_obj *o = !has && pv && tf_value_u64(pv, &pid) && pid ? rpl_obj_find(x_->s, pid) : NULL;
+    if (o && o->live) {
+        cl_context_properties *np = rpl_scratch(x_, (n + 3) * sizeof *np);
+        if (!np)
+            return RPL_ERR_NOMEM;   /* the error is set */
+        np[0] = CL_CONTEXT_PLATFORM;
+        np[1] = (cl_context_properties)o->live;
+        if (n)
+            memcpy(np + 2, *properties, n * sizeof *np);
+        *properties = np;
+    }
     return 0;
 }
 

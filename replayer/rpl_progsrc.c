@@ -7,8 +7,11 @@
  * recorded where the binary came from. When the replay runs on another
  * device than the recorded one, such a binary cannot load; the program is
  * then created from the source it came from and built with that source's
- * recorded options instead of the application's. Binaries of unknown
- * origin still fail with an error that names the program.
+ * recorded options instead of the application's. A binary program whose
+ * source the driver reported when recorded (post.source, FORMAT.md 11.1)
+ * is created from that source, built with the application's options.
+ * Binaries of unknown origin still fail with an error that names the
+ * program.
  *
  * Builds of recorded sources use only the headers recorded with the trace
  * (the post.headers of clBuildProgram and clCompileProgram, FORMAT.md
@@ -143,6 +146,28 @@ int rpl_progsrc_substitute(rpl_cx *x, cl_context ctx, const tf_value *bins, cl_p
     uint64_t id = 0;
     tf_value_u64(&x->c->ret, &id);
     const struct rpl_progsrc *o = id ? rpl_progsrc_origin(s, bins) : NULL;
+    const tf_value *ps = x->c->post ? tf_map_get(x->c->post, "source") : NULL;
+    if (!o && ps && x->api->clCreateProgramWithSource) {
+        /* the source the driver reported for the binary (post.source):
+         * built with the application's own options */
+        void *d = NULL;
+        size_t got = 0;
+        int st = rpl_fetch(s, ps, 0, &d, &got);
+        if (st < 0)
+            return st;
+        if (st == 0 || !got) {
+            free(d);
+            return 0;
+        }
+        const char *strings[1] = {d};
+        cl_int err = CL_SUCCESS;
+        cl_program p = x->api->clCreateProgramWithSource(ctx, 1, strings, &got, &err);
+        free(d);
+        if (!p || err != CL_SUCCESS)
+            return 0;   /* as recorded: the binary, and its error */
+        *out = p;
+        return 1;
+    }
     if (!o || !x->api->clCreateProgramWithSource)
         return 0;
     char *src = strdup(o->inl ? o->inl : o->src), *opts = strdup(o->opts);

@@ -492,6 +492,30 @@ tf_inc_status tf_inc_inline(const char *src, const char *opts, const tf_value *h
                             tf_inc_fetch_fn fetch, void *ctx, char **out, size_t *outlen, int *found,
                             int *fetch_err);
 
+/* ------------------------------------------------ device specs (--device) */
+/* Device types as OpenCL numbers them (CL_DEVICE_TYPE_*), the values the
+ * trace records (FORMAT.md, DEVICES "type"). */
+#define TF_DEVTYPE_CPU         (1u << 1)
+#define TF_DEVTYPE_GPU         (1u << 2)
+#define TF_DEVTYPE_ACCELERATOR (1u << 3)
+#define TF_DEVTYPE_CUSTOM      (1u << 4)
+
+/* One device as a spec is matched against it. */
+typedef struct tf_devspec_dev {
+    const char *name;         /* the device's name (NULL: none) */
+    const char *pname;        /* its platform's name (NULL: none) */
+    uint64_t type;            /* TF_DEVTYPE_* bits */
+} tf_devspec_dev;
+
+/*! tf_devspec_pick() : the index in @p devs (@p n of them, in `clrr
+ *  devices` order: platforms in the loader's order, each one's devices of
+ *  type ALL) of the device @p spec names: an index; a type (cpu, gpu,
+ *  accelerator, custom: the first of that type); a type and a number
+ *  ("gpu1": the second GPU); else the first whose device or platform name
+ *  holds @p spec (case-insensitive). Returns the index, or -1 with
+ *  "--device SPEC: why" in @p err (capacity @p cap). Pure: thread-safe. */
+int tf_devspec_pick(const tf_devspec_dev *devs, unsigned n, const char *spec, char *err, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

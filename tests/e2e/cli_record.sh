@@ -56,6 +56,7 @@ sed -n '/#define REC_CONTROLS(X)/,/^$/p' "$REC_H" |
 while read -r type env opt def; do
     def=${def//\"/}
     [ "$opt" = output ] && def=$T/out.clrr
+    [ "$opt" = device ] && def=0   # no default (NULL); any device here
     got=$("$CLRR" record "--$opt=$def" -- sh -c "echo \"\$CLRR_$env\"" 2>"$T/err")
     [ "$got" = "$def" ] || fail "--$opt=$def gave CLRR_$env='$got' ($(cat "$T/err"))"
 done <table

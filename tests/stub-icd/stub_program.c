@@ -368,7 +368,9 @@ cl_int CL_API_CALL stub_clGetProgramInfo(cl_program p, cl_program_info param_nam
         err = stub_info(&dev, sizeof dev, value_size, value, size_ret);
         break;
     case CL_PROGRAM_SOURCE:
-        err = p->from_binary ? stub_info("", 1, value_size, value, size_ret)
+        /* CLRR_STUB_BINARY_SOURCE=1: a binary program reports its source (the
+         * binary's bytes), as a driver that keeps it would */
+        err = p->from_binary && !getenv("CLRR_STUB_BINARY_SOURCE") ? stub_info("", 1, value_size, value, size_ret)
                              : stub_info(p->source, p->source_len + 1, value_size, value, size_ret);
         break;
     case CL_PROGRAM_IL:

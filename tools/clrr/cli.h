@@ -74,6 +74,12 @@ int cli_parse_u64(const char *s, uint64_t *v, int suffixes);
  *  again for the data a replay holds). */
 size_t cli_max_memory(void);
 
+/*! cli_device_check() : whether --device @p spec (as `clrr replay --device`
+ *  takes it) names a device here (cmd_record.c; record and run). Writes
+ *  "NAME (PLATFORM)" into @p desc (may be NULL). @return CLI_EXIT_OK, or
+ *  CLI_EXIT_USAGE after one error line. */
+int cli_device_check(const char *spec, char *desc, size_t cap);
+
 /*! cli_check_env() : checks the CLRR_* settings every command reads.
  *  @return CLI_EXIT_OK, or CLI_EXIT_USAGE after one error line. */
 int cli_check_env(void);

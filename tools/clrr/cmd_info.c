@@ -233,8 +233,11 @@ static int cli_info_run(int argc, char **argv)
     cli_info_stats st = { 0 };
     tf_item it;
     tf_status s;
-    while ((s = tf_reader_next(r, &it)) == TF_OK)
+    cli_binonly_env(&st.bo, tf_reader_env(r));
+    while ((s = tf_reader_next(r, &it)) == TF_OK) {
         cli_info_item(&st, &it);
+        cli_binonly_item(&st.bo, &it);
+    }
     if (s != TF_END) {
         rc = cli_trace_err(r, path, s);
         goto out;
@@ -263,6 +266,7 @@ static int cli_info_run(int argc, char **argv)
         cli_info_print_human(stdout, &st);
     cli_set_free(&set);
 out:
+    cli_binonly_free(&st.bo);
     free(st.fns);
     tf_reader_close(r);
     return rc;

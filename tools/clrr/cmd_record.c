@@ -7,6 +7,7 @@
  * variable, so the help text, the validation and the layer always agree. */
 #include "tools/clrr/cli.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "recorder/rec.h"
+#include "replayer/rpl.h"
 #include "tools/clrr/info_int.h"
 
 #define CLI_REC_MAX 64          /* controls the option table has room for */
@@ -31,6 +33,7 @@
 static const char *cli_rec_metavar(const rec_control_desc *d)
 {
     if (!strcmp(d->option, "output")) return "FILE";
+    if (!strcmp(d->option, "device")) return "SPEC";
     if (!strcmp(d->type, "bool")) return "BOOL";
     if (!strcmp(d->type, "int")) return "INT";
     if (!strcmp(d->type, "u64")) return "N";
@@ -107,6 +110,9 @@ static void cli_record_help(FILE *f)
         cli_rec_wrap(f, d->doc, 8);
         if (is_out)
             snprintf(line, sizeof line, "default: ./<basename of CMD>.clrr; sets %s", d->env);
+        else if (!strcmp(d->option, "device"))
+            snprintf(line, sizeof line, "default: none (the devices the application chooses); a spec that "
+                     "matches no device here is a usage error; sets %s", d->env);
         else
             snprintf(line, sizeof line, "default: %s; sets %s",
                      cli_rec_default(d, def, sizeof def), d->env);
@@ -231,8 +237,36 @@ static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
     free(idx);
 }
 
+/* One line per trace (readable member of @p set) with programs built from
+ * binaries only (cli_binonly.c), unless quiet. */
+static void cli_rec_binonly(const cli_trace_set *set)
+{
+    const char *quiet = getenv("CLRR_QUIET");
+    if (quiet && strcmp(quiet, "0"))
+        return;
+    for (size_t i = 0; i < set->n; i++) {
+        tf_reader *r = NULL;
+        if (!set->m[i].ok || tf_reader_open(&r, set->m[i].path, NULL) != TF_OK)
+            continue;
+        cli_binonly b = {0};
+        tf_item it;
+        cli_binonly_env(&b, tf_reader_env(r));
+        while (tf_reader_next(r, &it) == TF_OK)
+            cli_binonly_item(&b, &it);
+        if (b.programs) {
+            char prefix[PATH_MAX + 32];
+            snprintf(prefix, sizeof prefix, "clrr record: %s%s", set->n > 1 ? set->m[i].path : "",
+                     set->n > 1 ? ": " : "");
+            cli_binonly_line(stderr, prefix, &b);
+        }
+        cli_binonly_free(&b);
+        tf_reader_close(r);
+    }
+}
+
 /* After the run: finds the traces written, checks that each is readable,
- * lists them when there are several. @return 1 when one is unreadable. */
+ * lists them when there are several, says which hold programs built from
+ * binaries only. @return 1 when one is unreadable. */
 static int cli_rec_report(const cli_rec_out *o, int *written)
 {
     cli_trace_set set;
@@ -261,6 +295,7 @@ static int cli_rec_report(const cli_rec_out *o, int *written)
     }
     if (o->dir && set.n)
         cli_rec_index(o, &set);
+    cli_rec_binonly(&set);
     cli_set_free(&set);
     return bad > 0;
 }
@@ -390,6 +425,31 @@ static char *cli_rec_output(const cli_rec_args *a)
     return out;
 }
 
+static void *cli_dev_lookup(void *user, const char *name)
+{
+    (void)user;
+    return dlsym(RTLD_DEFAULT, name);   /* the ICD loader clrr links */
+}
+
+int cli_device_check(const char *spec, char *desc, size_t cap)
+{
+    cl_device_id dev = NULL;
+    cl_platform_id plat = NULL;
+    char err[320];
+    if (rpl_device_pick(cli_dev_lookup, NULL, spec, &dev, &plat, err, sizeof err) != 0) {
+        cli_err("--device %s", err);   /* err says "(see 'clrr devices')" */
+        return CLI_EXIT_USAGE;
+    }
+    char name[256] = "", pname[256] = "";
+    if (clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL) != CL_SUCCESS)
+        name[0] = 0;
+    if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL) != CL_SUCCESS)
+        pname[0] = 0;
+    if (desc)
+        snprintf(desc, cap, "%s (%s)", name, pname);
+    return CLI_EXIT_OK;
+}
+
 /* Sets CLRR_* for every control given, CLRR_OUTPUT, and OPENCL_LAYERS (or
  * LD_PRELOAD). @return CLI_EXIT_OK or an exit status (reported). */
 static int cli_rec_environment(const cli_rec_args *a, const char *out, const char *layer)
@@ -503,6 +563,14 @@ static int cli_record_run(int argc, char **argv)
         rc = CLI_EXIT_FAIL;
         goto out;
     }
+    /* --device (or CLRR_DEVICE) must name a device here: checked before the
+     * layer's variables are set, so that clrr's own loader loads no layer */
+    const char *spec = getenv("CLRR_DEVICE");
+    for (size_t i = 0; i < a.n; i++)
+        if (a.vals[i] && !strcmp(a.tab[i].option, "device"))
+            spec = a.vals[i];
+    if (spec && (rc = cli_device_check(spec, NULL, 0)))
+        goto out;
     a.preload = cli_layer_mode(a.preload, 0, a.cmd[0]);
     if ((rc = cli_rec_environment(&a, o.path, layer)))
         goto out;

@@ -38,6 +38,12 @@ static const char cli_replay_usage[] =
     "                    f32 or f64, comma-separated (default: exact bytes)\n"
     "  --compare DEVICE  also replay on DEVICE, side by side, and name the first\n"
     "                    read-back where the two devices differ\n"
+    "  --repeat N        replay N times (2 to 16) side by side and compare the\n"
+    "                    replays' read-backs with each other as well as with the\n"
+    "                    recording: where the replays disagree among themselves the\n"
+    "                    program itself gives different results (a data race, an\n"
+    "                    order of atomics: exit 4), else a difference from the\n"
+    "                    recording is the replay's (exit 1)\n"
     "  --plan PLAN       execute the trace with the changes of PLAN ('clrr optimize')\n"
     "                    applied: each is checked against its call first, and runs\n"
     "                    unoptimized where it does not match (the summary counts\n"
@@ -79,7 +85,12 @@ static const char cli_replay_usage[] =
     "\n"
     "Exit status: 0 every read-back matched, 1 a read-back differed (or the two\n"
     "devices of --compare disagreed), 2 usage error, 3 the replay failed\n"
-    "(unreadable trace, a call that failed here, no usable device).\n";
+    "(unreadable trace, a call that failed here, no usable device), 4 the\n"
+    "replays of --repeat disagreed among themselves (the program is\n"
+    "nondeterministic by itself).\n";
+
+#define CLI_EXIT_SELF 4       /* --repeat: the program itself gives different results */
+#define CLI_REPEAT_MAX 16
 
 #define CLI_MAX_REPORTS 20
 
@@ -115,6 +126,16 @@ typedef struct cli_replay {
     /* --plan */
     const char *plan_path;
     live_exec *plan_exec;
+    /* --repeat: the outcome, printed with the summary */
+    unsigned rep_n;           /* 0: no --repeat */
+    uint64_t rep_compared;    /* read-backs compared among the replays */
+    int rep_state;            /* 0 the replays agree, 1 a read-back differs between them,
+                                 2 they diverged (other calls), 3 different numbers of read-backs */
+    unsigned rep_k;           /* the replay (from 2) that disagreed with the first */
+    rpl_readback rep_a;       /* the first read-back where they disagree (data not kept) */
+    char rep_fn[64], rep_what[16];
+    uint64_t rep_b_seq;
+    rpl_cmp rep_cmp;
 } cli_replay;
 
 static int64_t cli_now(void)
@@ -315,6 +336,110 @@ static void cli_print_compare(const cli_replay *r)
                r->cmp_b_readbacks, r->cmp_b_mismatches);
 }
 
+/* --repeat: steps the @p n sessions of @p ss to their next read-back in
+ * turn and compares each one's with the first's, up to the first
+ * disagreement; then runs every session to its end. The outcome goes to
+ * @p r (cli_print_repeat). CLI_EXIT_OK, CLI_EXIT_SELF, or CLI_EXIT_ERROR
+ * (said on stderr). */
+static int cli_repeat(rpl_session **ss, unsigned n, const rpl_tolerance *tol, cli_replay *r)
+{
+    int agree = 1;
+    while (agree) {
+        rpl_readback ra, rb;
+        int ha = 0, hb = 0;
+        rpl_status sa = RPL_OK, sb = RPL_OK;
+        while (!ha && (sa = rpl_step(ss[0], &ra, &ha)) == RPL_OK)
+            ;
+        if (sa < 0) {
+            cli_err("%s", rpl_error(ss[0]));
+            return CLI_EXIT_ERROR;
+        }
+        for (unsigned k = 1; agree && k < n; k++) {
+            hb = 0;
+            while (!hb && (sb = rpl_step(ss[k], &rb, &hb)) == RPL_OK)
+                ;
+            if (sb < 0) {
+                cli_err("replay %u of %u: %s", k + 1, n, rpl_error(ss[k]));
+                return CLI_EXIT_ERROR;
+            }
+            int shape = ha && hb && ra.seq == rb.seq && ra.size == rb.size;
+            memset(&r->rep_cmp, 0, sizeof r->rep_cmp);
+            if ((!ha && !hb) || (shape && rpl_compare(ra.data, rb.data, ra.size, tol, &r->rep_cmp)))
+                continue;
+            agree = 0;
+            r->rep_state = ha != hb ? 3 : shape ? 1 : 2;
+            r->rep_k = k + 1;
+            if (ha) {
+                r->rep_a = ra;
+                r->rep_a.data = NULL;
+                snprintf(r->rep_fn, sizeof r->rep_fn, "%s", ra.function);
+                snprintf(r->rep_what, sizeof r->rep_what, "%s", ra.what);
+                r->rep_a.function = r->rep_fn;
+                r->rep_a.what = r->rep_what;
+            }
+            r->rep_b_seq = hb ? rb.seq : 0;
+        }
+        if (!ha)
+            break;
+        if (agree)
+            r->rep_compared++;
+    }
+    /* every session to its end: the first one's summary is the replay's */
+    for (unsigned k = 0; k < n; k++) {
+        rpl_status st;
+        while ((st = rpl_step(ss[k], NULL, NULL)) == RPL_OK)
+            ;
+        if (st < 0) {
+            cli_err("%s%s", k ? "a later replay: " : "", rpl_error(ss[k]));
+            return CLI_EXIT_ERROR;
+        }
+    }
+    return r->rep_state ? CLI_EXIT_SELF : CLI_EXIT_OK;
+}
+
+static void cli_print_repeat(const cli_replay *r, const rpl_summary *s)
+{
+    const rpl_readback *a = &r->rep_a;
+    if (r->json) {
+        printf(",\"repeat\":{\"replays\":%u,\"compared\":%" PRIu64 ",\"agree\":%s", r->rep_n, r->rep_compared,
+               r->rep_state ? "false" : "true");
+        if (r->rep_state) {
+            printf(",\"nondeterministic\":{\"seq\":%" PRIu64 ",\"function\":", a->seq);
+            cli_json_cstr(stdout, a->function);
+            printf(",\"what\":");
+            cli_json_cstr(stdout, a->what);
+            printf(",\"object\":%" PRIu64 ",\"replay\":%u,\"reason\":\"%s\"", a->object, r->rep_k,
+                   r->rep_state == 1 ? "different bytes" : r->rep_state == 2 ? "other calls"
+                                                                            : "different numbers of read-backs");
+            if (r->rep_state == 1)
+                printf(",\"differ\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"first_byte\":%" PRIu64, r->rep_cmp.differ,
+                       r->rep_cmp.elems, r->rep_cmp.first);
+            printf("}");
+        }
+        printf("}");
+        return;
+    }
+    if (r->rep_state) {
+        printf("repeat    the program itself gives different results at call #%" PRIu64 " %s %s (%u replays disagree",
+               a->seq, a->function ? a->function : "?", a->what ? a->what : "", r->rep_n);
+        if (r->rep_state == 1)
+            printf(": replay %u differs from replay 1 in %" PRIu64 " of %" PRIu64 " %s, first at byte %" PRIu64 ")\n",
+                   r->rep_k, r->rep_cmp.differ, r->rep_cmp.elems, r->rep_cmp.elem_size == 1 ? "bytes" : "elements",
+                   r->rep_cmp.first);
+        else if (r->rep_state == 2)
+            printf(": replay %u read back at call #%" PRIu64 " instead)\n", r->rep_k, r->rep_b_seq);
+        else
+            printf(": replay %u made a different number of read-backs)\n", r->rep_k);
+        return;
+    }
+    if (s->mismatches)
+        printf("repeat    %u replays agree with each other in all %" PRIu64 " read-backs: the replay diverged from "
+               "the recording (not the program's nondeterminism)\n", r->rep_n, r->rep_compared);
+    else if (!r->quiet)
+        printf("repeat    %u replays agree with each other and with the recording in all %" PRIu64 " read-backs\n",
+               r->rep_n, r->rep_compared);
+}
+
 /* --plan: the plan's hook for the replay session */
 static int cli_plan_item(void *user, const tf_item *it)
 {
@@ -469,9 +594,11 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
                ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"truncated\":%s,\"ok\":%s,\"mismatch_list\":[%s]",
                s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
                s->unverified, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
-               s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state ? "true" : "false", r->mism_json ? r->mism_json : "");
+               s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state && !r->rep_state ? "true" : "false", r->mism_json ? r->mism_json : "");
         if (r->cmp_dev)
             cli_print_compare(r);
+        if (r->rep_n)
+            cli_print_repeat(r, s);
         if (r->plan_exec)
             cli_print_plan(s, r);
         printf(",\"kernels_timing\":[");
@@ -489,6 +616,8 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
     }
     if (r->cmp_dev)
         cli_print_compare(r);
+    if (r->rep_n && (r->quiet || !status_ok))
+        cli_print_repeat(r, s);
     if (r->quiet)
         return;
     printf("replayed  %s\n", path);
@@ -525,7 +654,10 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
                    cli_fmt_ns(r->k[i].host, d));
         }
     }
+    if (r->rep_n && status_ok)
+        cli_print_repeat(r, s);
     printf("result    %s\n", !status_ok                 ? "FAILED"
+                             : r->rep_state               ? "NONDETERMINISTIC PROGRAM"
                              : s->mismatches              ? "MISMATCH"
                              : r->cmp_state               ? "DEVICES DIFFER"
                                                           : "ok");
@@ -548,7 +680,8 @@ typedef struct cli_replay_args {
 static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, cli_replay_args *a)
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
-           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED, O_TIMEOUT };
+           O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED, O_TIMEOUT,
+           O_REPEAT };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -560,6 +693,7 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
         {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
         {"split-method", required_argument, NULL, O_SPLIT_METHOD}, {"lanes", required_argument, NULL, O_LANES},
         {"pinned", required_argument, NULL, O_PINNED}, {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"repeat", required_argument, NULL, O_REPEAT},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -587,6 +721,11 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
             o->loop = (unsigned)v;
             break;
         case O_TIMING: o->timing = 1; r->timing = 1; break;
+        case O_REPEAT:
+            if (cli_parse_u64(optarg, &v, 0) < 0 || v < 2 || v > CLI_REPEAT_MAX)
+                return cli_usage_err("--repeat takes a count from 2 to %d, not '%s'", CLI_REPEAT_MAX, optarg);
+            r->rep_n = (unsigned)v;
+            break;
         case O_TOL:
             if (rpl_tolerance_parse(optarg, &o->tol, err, sizeof err) < 0)
                 return cli_usage_err("--tolerance: %s", err);
@@ -653,6 +792,9 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
         return cli_usage_err("--compare replays on two devices; it cannot take --exact-calls");
     if (a->compare && o->loop > 1)
         return cli_usage_err("--compare cannot take --loop");
+    if (r->rep_n && (a->compare || o->loop > 1 || r->plan_path || !o->verify))
+        return cli_usage_err("--repeat compares whole replays: it cannot take --compare, --loop, --plan or "
+                             "--no-verify");
     if (r->plan_path && (o->first || o->kernel || a->compare || o->exact_calls))
         return cli_usage_err("--plan applies to a whole replay: it cannot take --range, --kernel, --compare or "
                              "--exact-calls");
@@ -743,6 +885,33 @@ static int cli_replay_compare(rpl_session *s, const rpl_opts *o, const cli_repla
     return rc;
 }
 
+/* --repeat: @p s and N-1 more sessions like it, replayed side by side
+ * (cli_repeat), their results into @p r, the replay's status into *st. The
+ * exit status so far, or -1 when a session does not open (said on stderr). */
+static int cli_replay_repeat(rpl_session *s, const rpl_opts *o, const cli_replay_args *a, cli_replay *r,
+                             rpl_status *st)
+{
+    rpl_session *ss[CLI_REPEAT_MAX] = {s};
+    rpl_opts ob = *o;
+    ob.on_mismatch = NULL;   /* the first replay's mismatches are listed */
+    ob.on_time = NULL;
+    ob.on_progress = NULL;
+    unsigned n = 1;
+    int rc = 0;
+    for (; n < r->rep_n; n++)
+        if (rpl_open(&ss[n], a->path, &ob) != RPL_OK) {
+            cli_err("%s: --repeat: replay %u: %s", a->path, n + 1, rpl_open_error());
+            rc = -1;
+            break;
+        }
+    if (!rc)
+        rc = cli_repeat(ss, n, &o->tol, r);
+    for (unsigned k = 1; k < n; k++)
+        rpl_close(ss[k]);
+    *st = rc == CLI_EXIT_ERROR ? RPL_ERR_CL : RPL_OK;
+    return rc;
+}
+
 /* What the replay found, into @p sum and printed (with a truncated
  * trace's warning or error); *st and *rc moved when there was nothing to
  * replay. */
@@ -827,6 +996,12 @@ static int cli_replay_run(int argc, char **argv)
             rpl_close(s);
             return CLI_EXIT_ERROR;
         }
+    } else if (r.rep_n) {
+        rc = cli_replay_repeat(s, &o, &a, &r, &st);
+        if (rc < 0) {
+            rpl_close(s);
+            return CLI_EXIT_ERROR;
+        }
     } else {
         st = rpl_run(s);
     }
@@ -845,7 +1020,7 @@ static int cli_replay_run(int argc, char **argv)
     if (st != RPL_OK)
         return CLI_EXIT_ERROR;
     if (rc != CLI_EXIT_OK)
-        return rc;
+        return rc;   /* CLI_EXIT_SELF (--repeat) before a mismatch with the recording */
     return sum.mismatches ? CLI_EXIT_DIFFERENT : CLI_EXIT_OK;
 }
 

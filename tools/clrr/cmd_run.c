@@ -20,15 +20,24 @@
 
 static const char cli_run_usage[] =
     "Usage: clrr run --plan PLAN [options] -- CMD [ARGS...]\n"
+    "       clrr run --device SPEC [--preload] [-q] -- CMD [ARGS...]\n"
     "Run CMD with a plan (from `clrr optimize`) applied to its OpenCL calls as they\n"
     "happen: redundant transfers are dropped, dead work is deferred (and run after all\n"
     "if the run reads its results), producer/consumer launches run as one fused kernel,\n"
     "split launches run in parts over the plan's devices.\n"
     "What CMD observes is what it observes without clrr; where the run differs from\n"
     "the recording, the calls concerned run as the application made them.\n"
+    "With --device and no plan, CMD runs as it is, on the device SPEC names.\n"
     "\n"
     "Options:\n"
-    "  --plan PLAN       the plan to apply (required)\n"
+    "  --plan PLAN       the plan to apply (required unless --device is given)\n"
+    "  --device SPEC     present this device as CMD's first platform and device\n"
+    "                    (an index of `clrr devices`, cpu, gpu, gpu1, or part of a\n"
+    "                    device or platform name), for programs that take the first\n"
+    "                    one: platforms and devices are listed with it first, and\n"
+    "                    contexts made from a type get it (docs/recording.md, \"The\n"
+    "                    device you choose\"); a SPEC that matches no device here is\n"
+    "                    a usage error\n"
     "  --report FILE     write what the plan did as JSON to FILE, with the time spent\n"
     "                    in each OpenCL function (call_us); '-': stdout, after CMD's\n"
     "                    own output. FILE must not be PLAN or DB; an old FILE is\n"
@@ -65,10 +74,10 @@ static const char cli_run_usage[] =
     "\n"
     "Exit status: CMD's (128+N when a signal N killed it); 1 when the plan cannot be\n"
     "read or the report cannot be written; 2 for a bad command line (FILE is PLAN,\n"
-    "...).\n";
+    "a --device SPEC that matches no device, ...).\n";
 
 enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS,
-       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN, CLI_RUN_SPLIT_METHOD };
+       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN, CLI_RUN_SPLIT_METHOD, CLI_RUN_DEVICE };
 
 static unsigned long long cli_run_num(const json_t *o, const char *k)
 {
@@ -158,6 +167,35 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
     return 0;
 }
 
+/* `clrr run --device SPEC -- CMD`: the layer presents the device and does
+ * nothing else (CLRR_DEVICE_ONLY: no trace, no plan). */
+static int cli_run_device_only(char **cmd, int preload, int quiet, const char *desc)
+{
+    char tried[PATH_MAX + 64];
+    char *layer = cli_find_layer(tried, sizeof tried);
+    if (!layer) {
+        cli_err("the layer is not found: %s (it is installed next to clrr as ../lib/libclrr.so)", tried);
+        return CLI_EXIT_FAIL;
+    }
+    preload = cli_layer_mode(preload, quiet, cmd[0]);
+    int bad = setenv("CLRR_DEVICE_ONLY", "1", 1) || cli_env_join(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer, !preload);
+    free(layer);
+    if (bad) {
+        cli_err("cannot set the environment: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (!quiet)
+        fprintf(stderr, "clrr run: %s is %s's first platform and device\n", desc, cmd[0]);
+    int status = 0, rc;
+    if ((rc = cli_spawn(cmd, &status)) != CLI_EXIT_OK)
+        return rc;
+    if (WIFSIGNALED(status)) {
+        cli_err("%s killed by signal %d", cmd[0], WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+}
+
 static int cli_run_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -170,13 +208,14 @@ static int cli_run_run(int argc, char **argv)
         {"costs", required_argument, NULL, CLI_RUN_COSTS},
         {"no-learn", no_argument, NULL, CLI_RUN_NO_LEARN},
         {"split-method", required_argument, NULL, CLI_RUN_SPLIT_METHOD},
+        {"device", required_argument, NULL, CLI_RUN_DEVICE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *plan = NULL, *report = NULL, *stage = NULL, *stage_threads = NULL;
     int preload = 0, quiet = 0, split_fixed = 0, no_learn = 0, c;
-    const char *costs = NULL, *method = NULL;
+    const char *costs = NULL, *method = NULL, *device = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -188,6 +227,7 @@ static int cli_run_run(int argc, char **argv)
         case CLI_RUN_SPLIT_FIXED: split_fixed = 1; break;
         case CLI_RUN_COSTS: costs = optarg; break;
         case CLI_RUN_NO_LEARN: no_learn = 1; break;
+        case CLI_RUN_DEVICE: device = optarg; break;
         case CLI_RUN_SPLIT_METHOD:
             if (cli_split_method(optarg) < 0)
                 return cli_usage_err("--split-method takes fixed-point or broyden, not '%s'", optarg);
@@ -198,8 +238,10 @@ static int cli_run_run(int argc, char **argv)
         default: return cli_opt_err(argv, c);
         }
     }
-    if (!plan)
-        return cli_usage_err("--plan PLAN is required");
+    if (!plan && !device)
+        return cli_usage_err("--plan PLAN is required (or --device SPEC, to run CMD on a device)");
+    if (!plan && (report || stage || stage_threads || split_fixed || costs || no_learn || method))
+        return cli_usage_err("without --plan only --device, --preload and --quiet apply");
     if (stage && strcmp(stage, "auto") && strcmp(stage, "writes") && strcmp(stage, "all") && strcmp(stage, "off"))
         return cli_usage_err("--stage takes auto, writes, all or off, not '%s'", stage);
     if (stage_threads) {
@@ -217,6 +259,19 @@ static int cli_run_run(int argc, char **argv)
         return cli_usage_err("no command to run");
     if (cli_check_env())
         return CLI_EXIT_USAGE;
+    /* checked here, before the layer's variables are set (clrr's own
+     * loader must load no layer): one line and exit 2 when it matches none */
+    char desc[600];
+    int drc;
+    const char *env_device = getenv("CLRR_DEVICE");   /* the user's, which the layer reads too */
+    if ((device || (env_device && *env_device)) && (drc = cli_device_check(device ? device : env_device, desc, sizeof desc)))
+        return drc;
+    if (device && setenv("CLRR_DEVICE", device, 1)) {
+        cli_err("cannot set the environment: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (!plan)
+        return cli_run_device_only(argv + optind, preload, quiet, desc);
 
     /* the plan is checked here, so that a bad one is one clear error
      * rather than a line from inside the application */

@@ -17,6 +17,28 @@ typedef struct cli_fn_count {
 
 typedef struct cli_trace_set cli_trace_set;   /* below */
 
+/* ------------------------------------------------------------ binaries only
+ * Programs built from binaries only (cli_binonly.c): successful
+ * clCreateProgramWithBinary calls whose binaries were not fetched from a
+ * program created from source earlier in the trace, and for which no
+ * source was recorded (post.source): such a trace replays only where those
+ * binaries load. Zero-initialize; feed cli_binonly_env() the ENV map and
+ * cli_binonly_item() every item in order; free with cli_binonly_free(). */
+typedef struct cli_binonly {
+    uint64_t programs;                   /* how many */
+    char devices[512];                   /* the devices they were built for, ", "-joined */
+    uint64_t *src;                       /* ids of programs made from source */
+    struct cli_bo_hash { uint8_t h[16]; } *hash;   /* binaries fetched from them */
+    struct cli_bo_dev { uint64_t id; char name[128]; } *dev;
+    size_t nsrc, cap_src, nhash, cap_hash, ndev, cap_dev;
+} cli_binonly;
+void cli_binonly_env(cli_binonly *b, const tf_value *env);
+void cli_binonly_item(cli_binonly *b, const tf_item *it);
+void cli_binonly_free(cli_binonly *b);
+/*! cli_binonly_line() : "N programs were built from binaries only ...: the
+ *  trace replays only on DEVICES; ..." after @p prefix, one line. */
+void cli_binonly_line(FILE *f, const char *prefix, const cli_binonly *b);
+
 typedef struct cli_info_stats {
     const char *path;
     const tf_reader_info *info;   /* container totals (after tf_reader_scan) */
@@ -31,6 +53,7 @@ typedef struct cli_info_stats {
     cli_fn_count *fns;                   /* hash table while streaming, then sorted */
     size_t nfn, cap;
     const cli_trace_set *set;            /* the other processes' traces, or NULL */
+    cli_binonly bo;                      /* programs built from binaries only */
 } cli_info_stats;
 
 /* ------------------------------------------------------------ trace sets

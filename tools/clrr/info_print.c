@@ -165,6 +165,22 @@ static void cli_info_env_human(FILE *f, const tf_value *env)
             putc('\n', f);
         }
     }
+    const tf_value *ov = env ? tf_map_get(env, "device_override") : NULL;   /* clrr record --device */
+    if (ov && ov->type == TF_MAP) {
+        fputs("override   --device ", f);
+        cli_put(f, cli_env_str(ov, "spec"), "?");
+        if (cli_env_str(ov, "error")) {
+            fputs(" matched nothing (", f);
+            cli_put(f, cli_env_str(ov, "error"), "");
+            fputs("): the application chose its devices itself\n", f);
+        } else {
+            fputs(": ", f);
+            cli_put(f, cli_env_str(ov, "device"), "(unnamed)");
+            fputs(" (", f);
+            cli_put(f, cli_env_str(ov, "platform"), "");
+            fputs(") was the application's first platform and device\n", f);
+        }
+    }
 }
 
 void cli_info_print_human(FILE *f, const cli_info_stats *st)
@@ -216,6 +232,8 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
             cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                       in->record_bytes_stored + in->blob_bytes_stored),
             cli_ratio(st->blob_refs, in->blob_bytes_raw));
+    if (st->bo.programs)
+        cli_binonly_line(f, "programs   ", &st->bo);
     if (st->nfn)
         fputs("top functions\n", f);
     for (size_t i = 0; i < st->nfn && i < CLI_TOP_FUNCTIONS; i++)
@@ -245,7 +263,7 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
             in->file_bytes, (unsigned)in->major, (unsigned)in->minor,
             in->has_index ? "true" : "false", in->truncated ? "true" : "false", in->valid_bytes);
     static const char *const keys[] = { "recorder", "cmdline", "pid", "ppid", "hostname", "layer_mode",
-                                        "host_clock", "start_unix_ns" };
+                                        "host_clock", "start_unix_ns", "device_override" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         cli_json_env_field(f, st->env, keys[i]);
     uint64_t u;
@@ -275,6 +293,8 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
             cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                       in->record_bytes_stored + in->blob_bytes_stored),
             cli_ratio(st->blob_refs, in->blob_bytes_raw));
+    fprintf(f, ",\"binary_only_programs\":%" PRIu64 ",\"binary_only_devices\":", st->bo.programs);
+    cli_json_cstr(f, st->bo.devices);
     fputs(",\"function_counts\":[", f);
     for (size_t i = 0; i < st->nfn; i++) {
         fputs(i ? ",{\"fn\":" : "{\"fn\":", f);
