@@ -36,11 +36,13 @@ DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             python3 python3-pyopencl zstd libjansson-dev \
             piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind \
             chromium xxd \
-            libpng-dev python3-numpy
+            libpng-dev python3-numpy \
+            clfft-client clblast-tests
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)
-$(DEPS_STAMP): Makefile
-	@missing=$$(for p in $(DEB_PKGS); do \
+# deb_install PKGS: installs those of PKGS that are missing (sudo unless root)
+define deb_install
+	@missing=$$(for p in $(1); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	    echo "installing:" $$missing; \
@@ -48,6 +50,9 @@ $(DEPS_STAMP): Makefile
 	    $$SUDO apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+endef
+$(DEPS_STAMP): Makefile
+	$(call deb_install,$(DEB_PKGS))
 	@mkdir -p $(@D) && touch $@
 
 # LLVM's paths, asked of llvm-config once the packages are there: on a fresh
@@ -120,7 +125,7 @@ ALL_TARGETS += $(REC_LIB)
 all: $(ALL_TARGETS)
 
 # --------------------------------------------------------------- targets
-.PHONY: all deps test test-unit test-e2e test-san test-long demo bench fuzz clean install uninstall
+.PHONY: all deps test test-unit test-e2e test-san test-long suites demo bench fuzz clean install uninstall
 
 # `make test`: builds both flavours (plain, and ASan+UBSan in build-san/),
 # then runs every suite of both in one pool of parallel jobs

@@ -4,4 +4,21 @@
 # tests/e2e/suite_pyopencl.sh; with CLRR_LONG=1 the same scripts run every
 # test.
 # LONG_E2E: scripts that `make test-long` runs in full.
-LONG_E2E := tests/e2e/suite_piglit.sh tests/e2e/suite_pyopencl.sh
+LONG_E2E := tests/e2e/suite_piglit.sh tests/e2e/suite_pyopencl.sh tests/e2e/suite_apps.sh
+
+# `make suites`: every test of piglit's and pyopencl's suites and every
+# program of tests/suites/apps.list (Debian clients, and the public
+# benchmark suites that tests/suites/fetch.sh fetches at pinned commits into
+# $CLRR_SUITES, outside the repository), natively and under clrr record,
+# each trace replayed; the tables go to $(B)/suites/. SUITES_ARGS is passed
+# to suite_run.py (e.g. SUITES_ARGS='--record-device gpu --cross cpu').
+SUITE_DEB_PKGS := clpeak hashcat clblast-tests clfft-client python3-gpyfft \
+                  cmake autoconf g++
+suites: all
+	$(call deb_install,$(SUITE_DEB_PKGS))
+	@mkdir -p $(B)/suites
+	-@bash tests/suites/fetch.sh
+	@rc=0; for s in apps piglit pyopencl; do t=; [ $$s = apps ] && t=--timing; \
+	    python3 tests/suites/suite_run.py $$s --clrr $(B)/bin/clrr --known tests/suites/$$s.known \
+	        --results $(B)/suites/$$s.jsonl --table $(B)/suites/$$s.md $$t \
+	        -j $(or $(CLRR_SUITE_JOBS),1) $(SUITES_ARGS) || rc=1; done; exit $$rc

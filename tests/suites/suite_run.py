@@ -230,6 +230,66 @@ def pyopencl_outcome(rc, out, err, junit):
     return 'pass', ''
 
 
+# ------------------------------------------------------------------- apps
+SUITES_DIR = os.environ.get('CLRR_SUITES') or os.path.expanduser('~/.cache/clrr/suites')
+NUM_RE = re.compile(r'\b\d+\.\d+(e[-+]?\d+)?\b|\b\d+(\.\d+)? ?(ms|us|s|sec|GB/s|GFLOPS|MB/s)\b')
+
+
+def apps_requirement(req):
+    """None when REQ (deb:PKG, suite:NAME, py:MODULE) is met, else why not."""
+    kind, _, what = req.partition(':')
+    if kind == 'deb':
+        p = subprocess.run(['dpkg-query', '-W', '-f', '${Status}', what],
+                           capture_output=True, text=True)
+        return None if 'install ok installed' in p.stdout else 'Debian package %s is not installed' % what
+    if kind == 'suite':
+        d = os.path.join(SUITES_DIR, what)
+        if any(f.startswith('built.') for f in (os.listdir(d) if os.path.isdir(d) else [])):
+            return None
+        return '%s is not fetched and built (tests/suites/fetch.sh %s)' % (what, what)
+    if kind == 'py':
+        p = subprocess.run([PY, '-c', 'import ' + what], capture_output=True)
+        return None if p.returncode == 0 else '%s has no module %s' % (PY, what)
+    return 'unknown requirement ' + req
+
+
+def apps_tests(listfile):
+    tests, absent = [], []
+    with open(listfile) as f:
+        for line in f:
+            if not line.strip() or line.startswith('#'):
+                continue
+            cols = line.rstrip('\n').split('\t')
+            if len(cols) != 4:
+                raise SystemExit('FAIL: %s: not 4 TAB-separated columns: %s' % (listfile, line.strip()))
+            name, req, check, cmd = cols
+            why = apps_requirement(req)
+            if why:
+                absent.append((name, why))
+                continue
+            env = {'SUITES': SUITES_DIR, 'PYEX': PYOPENCL_EXAMPLES, 'PYOPENCL_NO_CACHE': '1',
+                   'PYOPENCL_COMPILER_OUTPUT': '0', 'PYOPENCL_CTX': '0', 'PYTHONDONTWRITEBYTECODE': '1'}
+            t = Test(name, ['/bin/sh', '-c', cmd], None, env)
+            t.check = check
+            tests.append(t)
+    return tests, absent
+
+
+def apps_outcome_for(test):
+    def outcome(rc, out, err, junit):
+        if rc == 'timeout':
+            return 'timeout', ''
+        if rc != 0:
+            return 'fail', 'exit %s' % rc
+        c = test.check
+        if c.startswith('!/') and re.search(c[2:-1], out, re.M):
+            return 'fail', 'output matches %s' % c[1:]
+        if c.startswith('/') and not re.search(c[1:-1], out, re.M):
+            return 'fail', 'output lacks %s' % c
+        return 'pass', ''
+    return outcome
+
+
 # ----------------------------------------------------------------- driver
 def run(argv, cwd, env, timeout):
     try:
@@ -242,67 +302,174 @@ def run(argv, cwd, env, timeout):
         return 'timeout', out, err
 
 
-def one(test, args, outcome, foreign, idx):
-    """Runs one test plainly, then recorded, then replays the trace."""
-    tdir = os.path.join(args.work, 't%04d' % idx)
-    os.makedirs(tdir, exist_ok=True)
-    env = dict(os.environ, **test.env)
-    r = {'name': test.name}
-    t0 = time.time()
-    # plain
-    junit = os.path.join(tdir, 'junit.xml')
-    argv = [a.replace('@JUNIT@', junit) for a in test.argv]
-    rc, out, err = run(foreign + argv, test.cwd, env, PLAIN_TIMEOUT)
-    plain_out = out
-    r['plain'], r['plain_detail'] = outcome(rc, out, err, junit)
-    r['plain_rc'] = rc
-    t1 = time.time()
-    # recorded
-    trace = os.path.join(tdir, 'trace.clrr')
-    os.path.exists(junit) and os.unlink(junit)   # the same path: pytest prints it
-    argv = [a.replace('@JUNIT@', junit) for a in test.argv]
-    rc, out, err = run([args.clrr, 'record', '--quiet', '-o', trace, '--'] + foreign + argv,
-                       test.cwd, env, RECORD_TIMEOUT)
-    if isinstance(rc, int) and 128 < rc < 128 + 65:
-        rc = -(rc - 128)                  # clrr record: 128+N = killed by signal N
-    r['rec'], r['rec_detail'] = outcome(rc, out, err, junit)
-    r['same_stdout'] = mask(out) == mask(plain_out)
-    r['rec_rc'] = rc
-    if r['rec'] != r['plain'] or r['rec_detail'] != r['plain_detail']:
-        r['rec_err'] = (err or '')[-1500:]
-    t2 = time.time()
-    # replay
-    r['replay'] = 'no trace'
-    if os.path.exists(trace):
-        rc, out, err = run([args.clrr, 'replay', '--json', trace], test.cwd, env, REPLAY_TIMEOUT)
-        r['replay_rc'] = rc
+def trace_set(trace):
+    """The traces one recording made: TRACE and TRACE's NAME.PID.clrr siblings."""
+    base = trace[:-len('.clrr')]
+    d = os.path.dirname(trace)
+    sib = sorted(os.path.join(d, f) for f in os.listdir(d)
+                 if re.fullmatch(re.escape(os.path.basename(base)) + r'\.\d+\.clrr', f))
+    return ([trace] if os.path.exists(trace) else []) + sib
+
+
+RANK_REPLAY = {'not run': 0, 'verified': 0, 'no read-backs': 1, 'mismatch': 3, 'failed': 4, 'timeout': 5}
+
+
+def replay_set(r, pre, traces, extra, cwd, env):
+    """Replays every trace of a set with `clrr replay --json EXTRA`; sums the
+    summaries into r (keys prefixed by PRE) and returns the worst verdict."""
+    worst = 'verified'
+    for k in ('calls', 'readbacks', 'mismatches', 'unverified', 'call_diffs'):
+        r[pre + k] = 0
+    for trace in traces:
+        rc, out, err = run([ARGS.clrr, 'replay', '--json'] + extra + [trace], cwd, env, REPLAY_TIMEOUT)
         try:
             j = json.loads(out)
         except ValueError:
             j = {}
         for k in ('calls', 'readbacks', 'mismatches', 'unverified', 'call_diffs'):
-            r[k] = j.get(k, -1)
+            r[pre + k] += max(j.get(k, 0), 0)
         if rc == 'timeout':
-            r['replay'] = 'timeout'
+            v = 'timeout'
         elif rc == 0 and j.get('ok'):
-            r['replay'] = 'verified' if j.get('readbacks', 0) > 0 else 'no read-backs'
+            v = 'verified' if j.get('readbacks', 0) > 0 else 'no read-backs'
         elif rc == 1:
-            r['replay'] = 'mismatch'
+            v = 'mismatch'
         else:
-            r['replay'] = 'failed'
-        if r['replay'] not in ('verified', 'no read-backs'):
-            r['replay_err'] = (err or '')[-600:].strip()
-            r['mismatch_list'] = j.get('mismatch_list', [])[:5]
+            v = 'failed'
+        if v not in ('verified', 'no read-backs') and pre + 'replay_err' not in r:
+            r[pre + 'replay_err'] = ((err or '').strip().split('\n') or [''])[-1][:300]
+            r[pre + 'mismatch_list'] = j.get('mismatch_list', [])[:5]
+        r[pre + 'replay_rc'] = rc
+        if RANK_REPLAY[v] > RANK_REPLAY[worst]:
+            worst = v
+    if worst == 'verified' and r[pre + 'readbacks'] == 0:
+        worst = 'no read-backs'
+    return worst
+
+
+ARGS = None
+
+
+def one(test, args, outcome, foreign, idx):
+    """Runs one test plainly, then recorded, then replays the trace."""
+    tdir = os.path.join(args.work, 't%04d' % idx)
+    os.makedirs(tdir, exist_ok=True)
+    env = dict(os.environ, **test.env)
+    cwd = test.cwd or tdir
+    if getattr(test, 'check', None) is not None:
+        outcome = apps_outcome_for(test)
+    r = {'name': test.name}
+    t0 = time.time()
+    # plain
+    junit = os.path.join(tdir, 'junit.xml')
+    argv = [a.replace('@JUNIT@', junit) for a in test.argv]
+    rc, out, err = run(foreign + argv, cwd, env, PLAIN_TIMEOUT)
+    plain_out = out
+    r['plain'], r['plain_detail'] = outcome(rc, out, err, junit)
+    r['plain_rc'] = rc
+    t1 = time.time()
+    if rc == 'timeout' and getattr(test, 'check', None) is not None:
+        # a program that does not end plainly is not recorded (it would not end either)
+        r.update(rec='timeout', rec_detail=r['plain_detail'], rec_rc='not run', same_stdout=True,
+                 replay='not run', traces=0, trace_bytes=0, overhead=0, secs=[round(t1 - t0, 2), 0, 0])
+        return r
+    # recorded
+    trace = os.path.join(tdir, 'trace.clrr')
+    os.path.exists(junit) and os.unlink(junit)   # the same path: pytest prints it
+    argv = [a.replace('@JUNIT@', junit) for a in test.argv]
+    for f in os.listdir(cwd) if test.cwd is None else []:   # what the plain run left
+        if f not in ('junit.xml',):
+            p = os.path.join(cwd, f)
+            shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
+    dev = ['--device', args.record_device] if args.record_device else []
+    rc, out, err = run([args.clrr, 'record', '--quiet', '--force'] + dev + ['-o', trace, '--'] + foreign + argv,
+                       cwd, env, RECORD_TIMEOUT)
+    if isinstance(rc, int) and 128 < rc < 128 + 65:
+        rc = -(rc - 128)                  # clrr record: 128+N = killed by signal N
+    r['rec'], r['rec_detail'] = outcome(rc, out, err, junit)
+    m = (lambda o: NUM_RE.sub('N', mask(o))) if getattr(test, 'check', None) is not None else mask
+    r['same_stdout'] = m(out) == m(plain_out)
+    r['rec_rc'] = rc
+    if r['rec'] != r['plain'] or r['rec_detail'] != r['plain_detail']:
+        r['rec_err'] = (err or '')[-1500:]
+    t2 = time.time()
+    # replay
+    traces = trace_set(trace)
+    r['traces'] = len(traces)
+    r['trace_bytes'] = sum(os.path.getsize(t) for t in traces)
+    r['replay'] = 'no trace' if not traces else replay_set(r, '', traces, [], cwd, env)
     t3 = time.time()
+    if traces and args.cross:
+        tol = ['--tolerance', args.cross_tolerance] if args.cross_tolerance else []
+        r['cross'] = replay_set(r, 'cross_', traces, ['--device', args.cross] + tol, cwd, env)
     r['secs'] = [round(t1 - t0, 2), round(t2 - t1, 2), round(t3 - t2, 2)]
+    plain_secs = t1 - t0
+    if args.timing:   # once more plainly, after the caches (PoCL's, the program's) are warm
+        for f in os.listdir(cwd) if test.cwd is None else []:
+            if not f.endswith('.clrr'):
+                p = os.path.join(cwd, f)
+                shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
+        t4 = time.time()
+        run(foreign + argv, cwd, env, PLAIN_TIMEOUT)
+        plain_secs = min(plain_secs, time.time() - t4)
+    r['overhead'] = round((t2 - t1) / max(plain_secs, 1e-3), 2)
     if not args.keep:
         shutil.rmtree(tdir, ignore_errors=True)
     return r
 
 
+def human(n):
+    for u in ('B', 'KiB', 'MiB', 'GiB'):
+        if n < 1024 or u == 'GiB':
+            return ('%d %s' % (n, u)) if u == 'B' else ('%.1f %s' % (n, u))
+        n /= 1024.0
+
+
+def apps_table(results, known, args):
+    """One markdown row per program: native verdict, the same under clrr
+    record (verdict, stdout), replay on the same device, on --cross, trace
+    size and count, recording time over plain time, and the reason where
+    something is not as it should be."""
+    rows = ['| program | native | recorded | stdout | replay | %s | traces | size | record/plain | reason |' % (
+        'replay on ' + args.cross if args.cross else 'other device'),
+        '|---|---|---|---|---|---|---|---|---|---|']
+    ran = ok = 0
+    for r in results:
+        same = r['plain'] == r['rec'] and r['plain_detail'] == r['rec_detail']
+        good = r['replay'] in ('verified', 'no read-backs', 'not run')
+        native = r['plain'] == 'pass'
+        if native:
+            ran += 1
+            ok += good and same
+        reason = ''
+        if not same:
+            reason = 'recorded: %s %s' % (r['rec'], r['rec_detail'])
+        elif not good:
+            reason = known.get(r['name']) or r.get('replay_err') or str(r.get('mismatch_list', ''))[:200]
+        elif not native:
+            reason = 'native: %s' % r['plain_detail']
+        rows.append('| %s | %s | %s | %s | %s | %s | %d | %s | %.2fx | %s |' % (
+            r['name'], r['plain'], 'same' if same else r['rec'],
+            'same' if r.get('same_stdout') else 'differs',
+            '%s (%d of %d)' % (r['replay'], r.get('readbacks', 0) - r.get('mismatches', 0), r.get('readbacks', 0)),
+            r.get('cross', 'n/a'), r.get('traces', 0), human(r.get('trace_bytes', 0)),
+            r.get('overhead', 0), reason.replace('|', '/').replace('\n', ' ')[:240]))
+    rows.append('')
+    rows.append('%d of %d programs that run natively recorded the same verdict and replayed verified on the same device.' % (ok, ran))
+    return '\n'.join(rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('suite', choices=['piglit', 'pyopencl'])
+    ap.add_argument('suite', choices=['piglit', 'pyopencl', 'apps'])
+    ap.add_argument('--list', help='apps: the program list (default tests/suites/apps.list)')
+    ap.add_argument('--record-device', help='record with clrr record --device SPEC')
+    ap.add_argument('--cross', help='also replay every trace on this device (--device SPEC)')
+    ap.add_argument('--cross-tolerance', default='rel=1e-4',
+                    help='the tolerance of the --cross replays (default rel=1e-4)')
+    ap.add_argument('--timing', action='store_true',
+                    help='run each test plainly once more after recording: the record/plain ratio is taken against the faster plain run')
+    ap.add_argument('--table', help='write the per-program table (markdown) to FILE')
     ap.add_argument('--clrr', required=True)
     ap.add_argument('--subset')
     ap.add_argument('--known')
@@ -313,6 +480,8 @@ def main():
     ap.add_argument('-v', action='store_true', help='one line per test')
     args = ap.parse_args()
     args.clrr = os.path.abspath(args.clrr)
+    global ARGS
+    ARGS = args
 
     foreign = []
     if os.environ.get('CLRR_SAN') == '1':
@@ -323,6 +492,7 @@ def main():
             return 77
         foreign = ['env', 'LD_PRELOAD=' + rt]
 
+    absent_names = set()
     own_work = not args.work
     args.work = args.work or tempfile.mkdtemp(prefix='clrr-suite.')
     os.makedirs(args.work, exist_ok=True)
@@ -334,6 +504,16 @@ def main():
             print('skip: piglit is not installed')
             return 77
         tests, outcome = piglit_tests(), piglit_outcome
+    elif args.suite == 'apps':
+        lst = args.list or os.path.join(os.path.dirname(os.path.abspath(__file__)), 'apps.list')
+        tests, absent = apps_tests(lst)
+        absent_names = set(n for n, _ in absent)
+        outcome = None
+        for name, why in absent:
+            print('absent: %s: %s' % (name, why))
+        if not tests:
+            print('skip: none of the programs of %s is installed' % lst)
+            return 77
     else:
         if subprocess.run([PY, '-c', 'import pyopencl, pytest, numpy'],
                           capture_output=True).returncode != 0:
@@ -353,6 +533,8 @@ def main():
         for w in wanted:
             hits = [t for t in tests if t.name == w or
                     (args.suite == 'pyopencl' and '[' not in w and t.name.split('[')[0] == w)]
+            if not hits and w in absent_names:
+                continue
             if not hits:
                 print('FAIL: %s names %s, which the suite does not have' % (args.subset, w))
                 return 1
@@ -361,6 +543,9 @@ def main():
                     seen.add(t.name)
                     chosen.append(t)
         tests = chosen
+        if not tests:
+            print('skip: none of the programs of %s is installed' % args.subset)
+            return 77
     known = load_known(args.known)
 
     results = []
@@ -395,7 +580,7 @@ def main():
             if r.get('rec_err') else ''))
     nondet, stale = [], []
     for r in results:
-        ok = r['replay'] in ('verified', 'no read-backs')
+        ok = r['replay'] in ('verified', 'no read-backs', 'not run')
         if r['name'] in known:
             if ok:
                 stale.append(r['name'])
@@ -435,6 +620,13 @@ def main():
             print('    %s: replay %s: %s' % (r['name'], r['replay'], known[r['name']]))
     if stale:
         print('  listed as nondeterministic but replayed verified: %s' % ', '.join(stale))
+    if args.suite == 'apps' or args.table:
+        table = apps_table(results, known, args)
+        if args.suite == 'apps':
+            print(table)
+        if args.table:
+            with open(args.table, 'w') as f:
+                f.write(table + '\n')
     if problems:
         print('PROBLEMS (%d):' % len(problems))
         for p in problems:
