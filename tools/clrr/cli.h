@@ -18,12 +18,15 @@
 
 #include "trace-format/tf.h"
 
-/* Exit statuses shared by every subcommand. */
+/* Exit statuses shared by every subcommand (docs/exit-status.md is the
+ * table users read; `clrr --help` says it too). */
 #define CLI_EXIT_OK 0
-#define CLI_EXIT_FAIL 1     /* the operation failed (unreadable trace, ...) */
+#define CLI_EXIT_FAIL 1     /* record and run only: clrr itself failed (their
+                             * other statuses are CMD's) */
 #define CLI_EXIT_USAGE 2    /* bad command line */
-/* Commands that compare (diff): 1 says "different", so an input that cannot
- * be read (missing, corrupt, cut short) has a status of its own. */
+/* 1 is a negative answer (diff: different; replay, profile: a read-back
+ * differed), so an input that cannot be read (missing, corrupt, cut short)
+ * and every other failure have a status of their own. */
 #define CLI_EXIT_DIFFERENT 1
 #define CLI_EXIT_ERROR 3
 
@@ -181,7 +184,7 @@ int cli_spawn(char **cmd, int *status);
 tf_reader *cli_open_trace(const char *path);
 
 /*! cli_trace_err() : prints the one-line error for status @p s of reader
- *  @p r (may be NULL) on trace @p path. @return CLI_EXIT_FAIL. */
+ *  @p r (may be NULL) on trace @p path. @return CLI_EXIT_ERROR. */
 int cli_trace_err(tf_reader *r, const char *path, tf_status s);
 
 /*! cli_trace_info() : the reader's container facts (tf_reader_get_info()). */

@@ -83,7 +83,7 @@ int cli_trace_err(tf_reader *r, const char *path, tf_status s)
         cli_err("%s: %s: %s", path, tf_strerror(s), detail);
     else
         cli_err("%s: %s", path, tf_strerror(s));
-    return CLI_EXIT_FAIL;
+    return CLI_EXIT_ERROR;
 }
 
 int cli_parse_u64(const char *s, uint64_t *v, int suffixes)

@@ -19,7 +19,10 @@ static const char cli_devices_usage[] =
     "\n"
     "Options:\n"
     "  --json         one JSON object: {\"devices\":[{\"index\":0,...},...]}\n"
-    "  -h, --help     show this help\n";
+    "  -h, --help     show this help\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 no OpenCL platform or device found (one\n"
+    "line on stderr).\n";
 
 typedef struct cli_dev {
     char name[256], vendor[256], version[256], driver[256], platform[256], platform_version[256];
@@ -117,13 +120,13 @@ static int cli_devices_run(int argc, char **argv)
             cli_err("no OpenCL platform found (check /etc/OpenCL/vendors or OCL_ICD_VENDORS)");
         else
             cli_err("clGetPlatformIDs failed: %s (%d)", name ? name : "unknown error", (int)err);
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     cl_platform_id *plats = calloc(np, sizeof *plats);
     if (!plats || clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
         free(plats);
         cli_err("clGetPlatformIDs failed");
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     unsigned index = 0;
     if (json)
@@ -149,7 +152,7 @@ static int cli_devices_run(int argc, char **argv)
         printf("]}\n");
     if (!index) {
         cli_err("no OpenCL device found");
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     return CLI_EXIT_OK;
 }

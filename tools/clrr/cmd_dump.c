@@ -22,7 +22,10 @@ static const char cli_dump_usage[] =
     "  -h, --help     show this help\n"
     "\n"
     "Human form: #SEQ [tTID] function(param=value, ...) = result -> output=value  time\n"
-    "Handles print as #id, data as <SIZE B blob HASH…> (first 8 hex digits).\n";
+    "Handles print as #id, data as <SIZE B blob HASH…> (first 8 hex digits).\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 the trace cannot be read (what was read\n"
+    "before the damage is printed; one line on stderr).\n";
 
 typedef struct cli_range {
     uint64_t lo, hi;    /* inclusive */
@@ -289,7 +292,7 @@ static int cli_dump_run(int argc, char **argv)
         return urc;
     tf_reader *r = cli_open_trace(path);
     if (!r)
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     int rc = CLI_EXIT_OK;
     tf_item it;
     tf_status s;

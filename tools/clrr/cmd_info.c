@@ -24,7 +24,10 @@ static const char cli_info_usage[] =
     "\n"
     "Options:\n"
     "  --json         one JSON object with the same facts\n"
-    "  -h, --help     show this help\n";
+    "  -h, --help     show this help\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 the trace cannot be read (DIR: one of its\n"
+    "traces cannot be read; the others are listed; one line on stderr).\n";
 
 /* Prefixes of the function names that count as transfers. */
 static const char *const cli_transfer_prefixes[] = {
@@ -120,11 +123,11 @@ static int cli_info_dir(const char *path, int json)
     cli_trace_set set;
     if (cli_set_find(path, 1, &set)) {
         cli_err("%s: cannot read the directory: %s", path, strerror(errno));
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     if (!set.n) {
         cli_err("%s: no traces (*.clrr) in this directory", path);
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     size_t bad = cli_set_read(&set);
     if (json) {
@@ -140,7 +143,7 @@ static int cli_info_dir(const char *path, int json)
     if (bad)
         cli_err("%s: %zu of %zu traces unreadable (listed)", path, bad, set.n);
     cli_set_free(&set);
-    return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    return bad ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }
 
 /* ------------------------------------------------------------ streaming */
@@ -224,7 +227,7 @@ static int cli_info_run(int argc, char **argv)
         return cli_info_dir(path, json);
     tf_reader *r = cli_open_trace(path);
     if (!r)
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
 
     int rc = CLI_EXIT_OK;
     cli_info_stats st = { 0 };
@@ -242,7 +245,7 @@ static int cli_info_run(int argc, char **argv)
     }
     if (st.oom) {
         cli_err("%s: out of memory counting functions", path);
-        rc = CLI_EXIT_FAIL;
+        rc = CLI_EXIT_ERROR;
         goto out;
     }
     cli_fn_finish(&st);
