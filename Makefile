@@ -33,7 +33,7 @@ RT_LIBS := -Wl,-Bstatic -lmsgpackc -lxxhash -Wl,-Bdynamic -lzstd -ldl -lm
 DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             clinfo libzstd-dev libmsgpack-dev libxxhash-dev libcunit1-dev \
             llvm-16-dev libclang-16-dev clang-16 clang oclgrind graphviz \
-            python3 python3-pyopencl zstd libjansson-dev \
+            python3 python3-pyopencl python3-jsonschema zstd libjansson-dev \
             piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)

@@ -1128,7 +1128,7 @@ void live_plan_end(void)
     FILE *f = rp.report ? fopen(rp.report, "w") : NULL;
     if (f) {
         fprintf(f,
-                "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
+                "{\"schema\": \"clrr-run-report/1\", \"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
                 "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
                 "\"specialized_launches\": %llu, \"schedules_not_applied\": %llu, "

@@ -130,7 +130,7 @@ static int cli_devices_run(int argc, char **argv)
     }
     unsigned index = 0;
     if (json)
-        printf("{\"devices\":[");
+        printf("{\"schema\":\"clrr-devices/1\",\"devices\":[");
     for (cl_uint p = 0; p < np; p++) {
         cl_uint nd = 0;
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)

@@ -131,7 +131,7 @@ static int cli_info_dir(const char *path, int json)
     }
     size_t bad = cli_set_read(&set);
     if (json) {
-        fputs("{\"set\":", stdout);
+        fputs("{\"schema\":\"clrr-info-set/1\",\"set\":", stdout);
         cli_json_cstr(stdout, path);
         fputs(",\"processes\":", stdout);
         cli_set_print_json(stdout, &set);

@@ -218,7 +218,7 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
 {
     const plan_info *in = plan_get_info(p);
     if (json) {
-        printf("{\"trace\":");
+        printf("{\"schema\":\"clrr-optimize/1\",\"trace\":");
         cli_json_cstr(stdout, path);
         printf(",\"plan\":");
         cli_json_cstr(stdout, out);

@@ -223,7 +223,7 @@ static void cli_prof_print(const char *path, cdb *db, const cli_profile *p, cons
 {
     uint64_t added = ps->kernel_samples + ps->xfer_samples;
     if (p->json) {
-        printf("{\"trace\":");
+        printf("{\"schema\":\"clrr-profile/1\",\"trace\":");
         cli_json_cstr(stdout, path);
         printf(",\"costs\":");
         cli_json_cstr(stdout, cdb_path(db));

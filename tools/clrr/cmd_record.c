@@ -219,7 +219,7 @@ static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
             close(fd);
         cli_err("cannot write %s: %s", idx, strerror(errno));
     } else {
-        fputs("{\"processes\":", f);
+        fputs("{\"schema\":\"clrr-record-index/1\",\"processes\":", f);
         cli_set_print_json(f, set);
         fputs("}\n", f);
         if (fclose(f) != 0 || rename(tmp, idx) != 0) {

@@ -456,7 +456,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
     if (r->json) {
-        printf("{\"trace\":");
+        printf("{\"schema\":\"clrr-replay/1\",\"trace\":");
         cli_json_cstr(stdout, path);
         printf(",\"recorded_device\":");
         cli_json_cstr(stdout, s->recorded_device);

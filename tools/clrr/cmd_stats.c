@@ -91,7 +91,7 @@ static void cli_stats_json(FILE *f, const char *path, const ana_model *m, const 
                            unsigned top)
 {
     const ana_model_info *in = ana_model_get_info(m);
-    fputs("{\"file\":", f);
+    fputs("{\"schema\":\"clrr-stats/1\",\"file\":", f);
     cli_json_cstr(f, path);
     fprintf(f, ",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"launches\":%" PRIu64
                ",\"duration_ns\":%" PRId64 ",\"kernel_ns\":%" PRIu64 ",\"transfer_ns\":%" PRIu64 ",\"kernels\":[",

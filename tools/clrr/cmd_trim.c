@@ -102,7 +102,7 @@ static int cli_trim_run(int argc, char **argv)
         return rc;
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
     if (json) {
-        printf("{\"output\":");
+        printf("{\"schema\":\"clrr-trim/1\",\"output\":");
         cli_json_cstr(stdout, out);
         printf(",\"calls_in\":%" PRIu64 ",\"calls_out\":%" PRIu64 ",\"first\":%" PRIu64 ",\"kernel\":%" PRIu64
                ",\"state_objects\":%" PRIu64 ",\"state_bytes\":%" PRIu64 ",\"file_bytes\":%" PRIu64 "}\n",

@@ -190,7 +190,7 @@ static void cli_diff_json_found(FILE *f, const cli_diff_found *x)
 
 void cli_diff_print_json(FILE *f, const cli_diff_ctx *d)
 {
-    fprintf(f, "{\"same\":%s,\"a\":", d->nfound ? "false" : "true");
+    fprintf(f, "{\"schema\":\"clrr-diff/1\",\"same\":%s,\"a\":", d->nfound ? "false" : "true");
     cli_diff_json_side(f, &d->side[0]);
     fputs(",\"b\":", f);
     cli_diff_json_side(f, &d->side[1]);
