@@ -176,6 +176,9 @@ int cli_env_join(const char *name, const char *add, int append);
  *  its wait status in *status, or (reported) CLI_EXIT_FAIL, 127 (not
  *  found) or 126 (not executable). */
 int cli_spawn(char **cmd, int *status);
+/*! cli_spawn_watch() : cli_spawn(), calling @p tick(@p user) every 100 ms
+ *  while CMD runs (@p tick NULL: none); record's progress line. */
+int cli_spawn_watch(char **cmd, int *status, void (*tick)(void *user), void *user);
 
 /* ------------------------------------------------------------ traces */
 

@@ -1,6 +1,7 @@
 /* cli_util.c — helpers shared by the subcommands: error lines, opening a
  * trace, human sizes and times, JSON strings and values. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
 #include "replayer/rpl.h"
 
 #include <CL/cl.h>
@@ -31,6 +32,7 @@ void cli_print_usage(const cli_command *cmd, FILE *f)
 static void cli_verr(const char *suffix, const char *fmt, va_list ap)
 {
     char msg[2048];
+    cli_progress_clear_all();   /* the line starts on a clean terminal line */
     vsnprintf(msg, sizeof msg, fmt, ap);
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)

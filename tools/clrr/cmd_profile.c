@@ -5,6 +5,7 @@
  * finds them. replayer/rpl_profile.c does the measuring; this file parses
  * options and prints what the database holds afterwards. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
 #include "costs/cdb.h"
 #include "replayer/rpl.h"
 
@@ -63,11 +64,18 @@ typedef struct cli_profile {
     size_t nnotes;
     uint64_t mismatches_listed;
     int oom;
+    cli_progress *prog;       /* the progress line (NULL: off) */
 } cli_profile;
+
+static void cli_prof_on_progress(void *user, uint64_t seq, uint64_t last)
+{
+    cli_progress_on_call(((cli_profile *)user)->prog, seq, last);
+}
 
 static void cli_prof_on_note(void *user, const char *line)
 {
     cli_profile *p = user;
+    cli_progress_clear(p->prog);
     if (!p->json) {
         printf("note      %s\n", line);
         return;
@@ -112,6 +120,7 @@ static void cli_prof_on_launch(void *user, const rpl_profile_launch *l)
 static void cli_prof_on_mismatch(void *user, const rpl_mismatch *m)
 {
     cli_profile *p = user;
+    cli_progress_clear(p->prog);
     if (p->json || p->mismatches_listed++ >= 20)
         return;
     cli_mismatch_print(m);
@@ -360,9 +369,12 @@ static int cli_profile_run(int argc, char **argv)
     o.profile = &po;
     o.user = &p;
     o.on_mismatch = cli_prof_on_mismatch;
+    if ((p.prog = cli_progress_new("profile", "call", 0, p.json)))
+        o.on_progress = cli_prof_on_progress;
     int rc = CLI_EXIT_OK;
     rpl_session *s = NULL;
     rpl_status st = rpl_open(&s, path, &o);
+    cli_progress_total(p.prog, st == RPL_OK ? cli_progress_count_calls(path) : 0);
     if (st != RPL_OK) {
         /* a device spec that names no device is a bad command line */
         const char *m = rpl_open_error();
@@ -372,6 +384,8 @@ static int cli_profile_run(int argc, char **argv)
         goto out;
     }
     st = rpl_run(s);
+    cli_progress_end(p.prog);
+    p.prog = NULL;
     rpl_summary sum;
     rpl_get_summary(s, &sum);
     rpl_profile_summary ps;

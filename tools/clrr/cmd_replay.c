@@ -3,6 +3,7 @@
  * prints). --compare runs two sessions side by side and names the first
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
 #include "live/live.h"
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
@@ -94,7 +95,8 @@ typedef struct cli_replay {
     int json, quiet, timing, progress;
     unsigned loops;           /* --loop: the timing lines name their iteration */
     uint64_t reported;
-    int64_t last_progress;
+    cli_progress *prog;       /* the progress line (NULL: off) */
+    rpl_session *sess;        /* ... and the session whose counts it shows */
     FILE *out;
     cli_ktime *k;
     size_t nk;
@@ -117,12 +119,6 @@ typedef struct cli_replay {
     live_exec *plan_exec;
 } cli_replay;
 
-static int64_t cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void cli_append(cli_replay *r, const char *s)
 {
@@ -142,8 +138,7 @@ static void cli_append(cli_replay *r, const char *s)
 static void cli_on_mismatch(void *user, const rpl_mismatch *m)
 {
     cli_replay *r = user;
-    if (r->progress)
-        fputs("\r\033[K", stderr);
+    cli_progress_clear(r->prog);
     if (r->json) {
         char buf[1024];
         snprintf(buf, sizeof buf,
@@ -205,11 +200,15 @@ static void cli_on_progress(void *user, uint64_t seq, uint64_t last)
 {
     (void)last;
     cli_replay *r = user;
-    int64_t now = cli_now();
-    if (now - r->last_progress < 100000000)
+    if (!cli_progress_due(r->prog))
         return;
-    r->last_progress = now;
-    fprintf(stderr, "\rreplaying call #%" PRIu64 "\033[K", seq);
+    rpl_summary sm;
+    uint64_t bytes = 0;
+    if (r->sess) {
+        rpl_get_summary(r->sess, &sm);
+        bytes = sm.bytes_in + sm.bytes_out;
+    }
+    cli_progress_update(r->prog, seq, bytes, NULL);
 }
 
 static int cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
@@ -749,8 +748,8 @@ static int cli_replay_compare(rpl_session *s, const rpl_opts *o, const cli_repla
 static void cli_replay_report(rpl_session *s, const char *path, cli_replay *r, rpl_summary *sum, rpl_status *st,
                               int *rc)
 {
-    if (r->progress)
-        fputs("\r\033[K", stderr);
+    cli_progress_end(r->prog);
+    r->prog = NULL;
     rpl_get_summary(s, sum);
     if (*st != RPL_OK && *rc != CLI_EXIT_ERROR)
         cli_err("%s: %s", path, rpl_error(s));
@@ -819,11 +818,17 @@ static int cli_replay_run(int argc, char **argv)
         plan_free(plan);
         return CLI_EXIT_ERROR;
     }
+    r.sess = s;
+    if (r.progress) {   /* calls done of the trace's (--range: of B) */
+        r.prog = cli_progress_new("replay", "call", 0, 0);
+        cli_progress_total(r.prog, o.kernel ? 0 : o.last ? o.last : cli_progress_count_calls(path));
+    }
     int rc = CLI_EXIT_OK;
     rpl_status st = RPL_OK;
     if (a.compare) {
         rc = cli_replay_compare(s, &o, &a, &r, &st);
         if (rc < 0) {
+            cli_progress_end(r.prog);
             rpl_close(s);
             return CLI_EXIT_ERROR;
         }

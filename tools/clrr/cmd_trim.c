@@ -1,6 +1,7 @@
 /* cmd_trim.c — `clrr trim`: cuts a trace down to a range of calls or one
  * kernel launch, as a trace that replays on its own (replayer/rpl_trim.c). */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
 #include "replayer/rpl.h"
 
 #include <getopt.h>
@@ -91,7 +92,14 @@ static int cli_trim_run(int argc, char **argv)
         return rc;
     rpl_trim_result r;
     char err[1024];
+    cli_progress *prog = cli_progress_new("trim", "call", 0, json);
+    if (prog) {   /* the trim replays the trace up to its range's end */
+        cli_progress_total(prog, o.kernel ? o.kernel : o.last ? o.last : cli_progress_count_calls(path));
+        o.user = prog;
+        o.on_progress = cli_progress_on_call;
+    }
     rpl_status st = rpl_trim(path, cli_out_path(&f), &o, &r, err, sizeof err);
+    cli_progress_end(prog);
     if (st != RPL_OK) {
         cli_out_fix_msg(&f, err, sizeof err);
         cli_err("%s: %s", path, err[0] ? err : rpl_strerror(st));
