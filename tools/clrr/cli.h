@@ -218,8 +218,24 @@ const char *cli_device_type_name(uint64_t type);
 
 /* ------------------------------------------------------------ JSON */
 
-/*! cli_json_str() : writes @p len bytes at @p s as a quoted JSON string.
- *  Invalid UTF-8 bytes become U+FFFD; control characters are escaped. */
+/* One JSON writer: jansson. Emitters build json_t values with these and
+ * write them with cli_json_put(); cli_json_str() is the same encoder for
+ * the emitters still written with printf. */
+struct json_t;
+/*! cli_json_text() : a new JSON string of the @p len bytes at @p s (NULL:
+ *  JSON null), invalid UTF-8 bytes replaced by U+FFFD. @return a new
+ *  reference (the caller's), NULL when out of memory. */
+struct json_t *cli_json_text(const char *s, size_t len);
+/*! cli_json_ctext() : cli_json_text() of a NUL-terminated @p s (NULL: null). */
+struct json_t *cli_json_ctext(const char *s);
+/*! cli_json_u64() : a new JSON integer (a real past INT64_MAX). */
+struct json_t *cli_json_u64(uint64_t v);
+/*! cli_json_put() : writes @p v compactly on @p f and releases it (steals
+ *  the reference; NULL writes nothing). @return 0, or -1. */
+int cli_json_put(FILE *f, struct json_t *v);
+/*! cli_json_str() : writes @p len bytes at @p s as a quoted JSON string
+ *  (cli_json_text() written by jansson: invalid UTF-8 bytes become U+FFFD;
+ *  control characters are escaped). */
 void cli_json_str(FILE *f, const char *s, size_t len);
 /*! cli_json_cstr() : cli_json_str() of a NUL-terminated string (null if NULL). */
 void cli_json_cstr(FILE *f, const char *s);

@@ -4,6 +4,8 @@
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
 #include "tools/clrr/cli_progress.h"
+
+#include <jansson.h>
 #include "live/live.h"
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
@@ -139,16 +141,25 @@ static void cli_on_mismatch(void *user, const rpl_mismatch *m)
 {
     cli_replay *r = user;
     cli_progress_clear(r->prog);
-    if (r->json) {
-        char buf[1024];
-        snprintf(buf, sizeof buf,
-                 "%s{\"call\":%" PRIu64 ",\"function\":\"%s\",\"what\":\"%s\",\"object\":%" PRIu64
-                 ",\"bytes\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"differ\":%" PRIu64 ",\"first_offset\":%" PRIu64
-                 ",\"written_by\":\"%s\"}",
-                 r->reported ? "," : "", m->seq, m->function, m->what, m->object, m->size, m->cmp.elems,
-                 m->cmp.differ, m->cmp.first, m->writers);
-        if (r->reported < 1000)
-            cli_append(r, buf);
+    if (r->json) {   /* names come from the trace: jansson escapes them */
+        json_t *o = json_object();
+        json_object_set_new(o, "call", cli_json_u64(m->seq));
+        json_object_set_new(o, "function", cli_json_ctext(m->function));
+        json_object_set_new(o, "what", cli_json_ctext(m->what));
+        json_object_set_new(o, "object", cli_json_u64(m->object));
+        json_object_set_new(o, "bytes", cli_json_u64(m->size));
+        json_object_set_new(o, "elements", cli_json_u64(m->cmp.elems));
+        json_object_set_new(o, "differ", cli_json_u64(m->cmp.differ));
+        json_object_set_new(o, "first_offset", cli_json_u64(m->cmp.first));
+        json_object_set_new(o, "written_by", cli_json_ctext(m->writers));
+        char *text = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        if (text && r->reported < 1000) {
+            if (r->reported)
+                cli_append(r, ",");
+            cli_append(r, text);
+        }
+        free(text);
         r->reported++;
         return;
     }
