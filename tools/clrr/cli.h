@@ -228,6 +228,9 @@ struct json_t;
 struct json_t *cli_json_text(const char *s, size_t len);
 /*! cli_json_ctext() : cli_json_text() of a NUL-terminated @p s (NULL: null). */
 struct json_t *cli_json_ctext(const char *s);
+/*! cli_json_f64() : a new JSON number; NaN and infinities as the strings
+ *  "NaN", "Infinity", "-Infinity" (as cli_json_value() writes them). */
+struct json_t *cli_json_f64(double v);
 /*! cli_json_u64() : a new JSON integer (a real past INT64_MAX). */
 struct json_t *cli_json_u64(uint64_t v);
 /*! cli_json_put() : writes @p v compactly on @p f and releases it (steals

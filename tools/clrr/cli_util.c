@@ -292,6 +292,15 @@ json_t *cli_json_ctext(const char *s)
     return s ? cli_json_text(s, strlen(s)) : json_null();
 }
 
+json_t *cli_json_f64(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
 json_t *cli_json_u64(uint64_t v)
 {
     return v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);

@@ -126,16 +126,6 @@ void cli_diff_print_human(FILE *f, const cli_diff_ctx *d)
 
 /* docs/schemas/diff.json, built with jansson. */
 
-/* A float as clrr writes values: non-finite ones as strings. */
-static json_t *cli_diff_json_double(double v)
-{
-    if (isnan(v))
-        return json_string("NaN");
-    if (isinf(v))
-        return json_string(v > 0 ? "Infinity" : "-Infinity");
-    return json_real(v);
-}
-
 static json_t *cli_diff_json_side(const cli_diff_side *s)
 {
     json_t *o = json_object();
@@ -175,12 +165,12 @@ static json_t *cli_diff_json_found(const cli_diff_found *x)
         json_object_set_new(o, "elements", cli_json_u64(x->cmp.elems));
         json_object_set_new(o, "differ", cli_json_u64(x->cmp.differ));
         json_object_set_new(o, "first", cli_json_u64(x->cmp.first));
-        json_object_set_new(o, "max_abs", cli_diff_json_double(x->cmp.max_abs));
+        json_object_set_new(o, "max_abs", cli_json_f64(x->cmp.max_abs));
         if (x->words)
             json_object_set_new(o, "words_differ", cli_json_u64(x->words));
         if (x->have_vals) {
-            json_object_set_new(o, "a_value", cli_diff_json_double(x->va));
-            json_object_set_new(o, "b_value", cli_diff_json_double(x->vb));
+            json_object_set_new(o, "a_value", cli_json_f64(x->va));
+            json_object_set_new(o, "b_value", cli_json_f64(x->vb));
         }
     }
     if (x->object) {
