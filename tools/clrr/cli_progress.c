@@ -17,6 +17,7 @@ struct cli_progress {
     char cmd[32], unit[16], extra[96];
     uint64_t total, done, bytes;
     int64_t t0, last;   /* start, last draw (0: none yet) */
+    int64_t first_ns;   /* no draw before t0 + first_ns */
     int drawn;          /* the line is on the terminal */
 };
 
@@ -40,6 +41,12 @@ cli_progress *cli_progress_new(const char *cmd, const char *unit, uint64_t total
     snprintf(p->unit, sizeof p->unit, "%s", unit ? unit : "");
     p->total = total;
     p->t0 = cli_progress_now();
+    p->first_ns = CLI_PROGRESS_FIRST_NS;
+    const char *e = getenv("CLRR_PROGRESS_MS");   /* tests: 0 draws at once */
+    char *end;
+    long ms = e && *e ? strtol(e, &end, 10) : -1;
+    if (e && *e && !*end && ms >= 0 && ms <= 60000)
+        p->first_ns = (int64_t)ms * 1000000;
     cli_progress_open = p;
     return p;
 }
@@ -107,7 +114,7 @@ int cli_progress_due(const cli_progress *p)
     if (!p)
         return 0;
     int64_t now = cli_progress_now();
-    return now - p->t0 >= CLI_PROGRESS_FIRST_NS && (!p->last || now - p->last >= CLI_PROGRESS_EVERY_NS);
+    return now - p->t0 >= p->first_ns && (!p->last || now - p->last >= CLI_PROGRESS_EVERY_NS);
 }
 
 void cli_progress_clear(cli_progress *p)

@@ -4,7 +4,8 @@
  *
  * The line is drawn only when stderr is a terminal and the command was not
  * asked to be quiet (-q, --json), first after 200 ms (a command that ends
- * sooner draws nothing) and then at most 10 times a second; it is cleared
+ * sooner draws nothing; CLRR_PROGRESS_MS=N: after N ms) and then at most
+ * 10 times a second; it is cleared
  * by cli_progress_clear() before anything else goes to stderr, and at the
  * end. It says what is done of the total (calls, with a percentage and an
  * ETA when the total is known), bytes, and the elapsed time:
