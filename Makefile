@@ -33,7 +33,7 @@ RT_LIBS := -Wl,-Bstatic -lmsgpackc -lxxhash -Wl,-Bdynamic -lzstd -ldl -lm
 DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             clinfo libzstd-dev libmsgpack-dev libxxhash-dev libcunit1-dev \
             llvm-16-dev libclang-16-dev clang-16 clang oclgrind graphviz \
-            python3 python3-pyopencl zstd libjansson-dev \
+            python3 python3-pyopencl python3-jsonschema zstd libjansson-dev \
             piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind \
             chromium xxd \
             libpng-dev python3-numpy \
@@ -147,11 +147,16 @@ demo: all
 # from there).
 PREFIX ?= /usr/local
 INSTALLED := bin/clrr lib/libclrr.so lib/libclrr-ana.so lib/libclrr-rw.so
+MAN1DIR := share/man/man1
+COMPDIR := share/bash-completion/completions
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/$(MAN1DIR) $(DESTDIR)$(PREFIX)/$(COMPDIR)
 	for f in $(INSTALLED); do install -m 755 $(B)/$$f $(DESTDIR)$(PREFIX)/$$f || exit 1; done
+	install -m 644 $(B)/man/*.1 $(DESTDIR)$(PREFIX)/$(MAN1DIR)
+	install -m 644 $(B)/completion/clrr $(DESTDIR)$(PREFIX)/$(COMPDIR)/clrr
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED)) $(DESTDIR)$(PREFIX)/$(COMPDIR)/clrr
+	rm -f $(DESTDIR)$(PREFIX)/$(MAN1DIR)/clrr.1 $(DESTDIR)$(PREFIX)/$(MAN1DIR)/clrr-*.1
 
 clean:
 	rm -rf build build-san

@@ -158,7 +158,7 @@ ana_status ana_graph_write_json(const ana_model *m, const ana_graph *g, const an
     if (st != ANA_OK)
         return st;
     const ana_model_info *in = ana_model_get_info(m);
-    fprintf(f, "{\"calls\":%" PRIu64 ",\"commands\":%zu,\"launches\":%" PRIu64 ",\"edges_total\":%zu,"
+    fprintf(f, "{\"schema\":\"clrr-graph/1\",\"calls\":%" PRIu64 ",\"commands\":%zu,\"launches\":%" PRIu64 ",\"edges_total\":%zu,"
                "\"collapsed\":%s,\"range\":",
             in->calls, ana_model_command_count(m), in->launches, ana_graph_edge_count(g),
             v && v->collapse ? "true" : "false");

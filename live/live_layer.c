@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "costs/cdb.h"
 #include "live/live.h"
@@ -1071,19 +1072,22 @@ void live_plan_released(uint64_t id)
 
 /* ------------------------------------------------------------ the end */
 
+/* A JSON string, written by jansson as clrr's own outputs are; bytes that
+ * are not UTF-8 (a path) become '?'. */
 static void rp_json_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
+    json_t *v = json_string(s ? s : "");
+    if (!v) {
+        char *c = strdup(s);
+        for (char *p = c; p && *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                *p = '?';
+        v = c ? json_string(c) : NULL;
+        free(c);
     }
-    fputc('"', f);
+    if (!v || json_dumpf(v, f, JSON_ENCODE_ANY) < 0)
+        fputs("null", f);
+    json_decref(v);
 }
 
 /* The split launches' counts, as `clrr replay --json` gives them. */
@@ -1128,7 +1132,7 @@ void live_plan_end(void)
     FILE *f = rp.report ? fopen(rp.report, "w") : NULL;
     if (f) {
         fprintf(f,
-                "{\"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
+                "{\"schema\": \"clrr-run-report/1\", \"transformations\": %llu, \"applied\": %llu, \"fell_back\": %llu, \"unmatched\": %llu, "
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
                 "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
                 "\"specialized_launches\": %llu, \"schedules_not_applied\": %llu, "

@@ -100,9 +100,14 @@ int rpl_profiling(rpl_session *s)
     return s->o.timing && !s->o.exact_calls;
 }
 
+/* The loader's functions; but where something loaded before it defines the
+ * OpenCL API itself (LD_PRELOAD: `oclgrind clrr replay`), that one's, as a
+ * program's calls would reach them (clrr's own calls do: mixing the two
+ * hands one implementation the other's objects). */
 static void *rpl_dl_lookup(void *user, const char *name)
 {
-    return dlsym(user, name);
+    void *f = dlsym(RTLD_DEFAULT, name);
+    return f ? f : dlsym(user, name);
 }
 
 rpl_status rpl_open(rpl_session **out, const char *path, const rpl_opts *o)

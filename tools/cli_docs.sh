@@ -22,7 +22,10 @@ echo 'the commands (tools/clrr/cmd_*.c): edit those, not this page.'
 echo 'tests/e2e/cli_docs.sh fails when this page and the built `clrr`'
 echo 'disagree. What the commands do beyond their options is in'
 echo '[recording.md](recording.md), [replay.md](replay.md),'
-echo '[analysis.md](analysis.md) and [optimizing.md](optimizing.md).'
+echo '[analysis.md](analysis.md) and [optimizing.md](optimizing.md); every'
+echo "command's exit statuses in one table in [exit-status.md](exit-status.md),"
+echo 'and the schema of each `--json` output in [json.md](json.md). The same'
+echo 'texts are the manual pages (`man clrr-COMMAND`, made by tools/cli_ref.py).'
 echo
 for c in $cmds; do echo "- [clrr $c](#clrr-$c)"; done
 echo

@@ -10,7 +10,7 @@
 # (medians of runs alternating with plain ones).
 set -euo pipefail
 B=${1:-build}
-out=${CLRR_DEMO_DIR:-$(mktemp -d /tmp/clrr-demo.XXXXXX)}
+out=${CLRR_DEMO_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/clrr-demo.XXXXXX")}
 trace=$out/sobel.clrr
 echo "== clrr record -o $trace -- $B/apps/sobel --size 512 --iters 3"
 "$B/bin/clrr" record --force -o "$trace" -- "$B/apps/sobel" --size 512 --iters 3

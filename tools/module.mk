@@ -51,3 +51,15 @@ ALL_TARGETS += $(B)/bin/clrr
 .PHONY: docs
 docs: $(B)/bin/clrr
 	bash tools/cli_docs.sh $(B)/bin/clrr >docs/commands.md.tmp && mv docs/commands.md.tmp docs/commands.md
+
+# Manual pages (build/man/clrr.1, clrr-COMMAND.1) and bash completion
+# (build/completion/clrr), made from the same usage strings by
+# tools/cli_ref.py at build time; never committed. `make install` installs
+# them (tests/e2e/cli_man.sh checks they render and list every option).
+CLI_MAN_STAMP := $(B)/man/.stamp
+$(CLI_MAN_STAMP): $(B)/bin/clrr tools/cli_ref.py docs/environment.md
+	@rm -rf $(B)/man && mkdir -p $(B)/man
+	python3 tools/cli_ref.py man $(B)/bin/clrr $(B)/man docs/environment.md && touch $@
+$(B)/completion/clrr: $(B)/bin/clrr tools/cli_ref.py
+	python3 tools/cli_ref.py completion $(B)/bin/clrr $@
+ALL_TARGETS += $(CLI_MAN_STAMP) $(B)/completion/clrr

@@ -2,8 +2,8 @@
 # cli_errors.sh BUILD_DIR — `clrr info` and `clrr dump` on files that are not
 # good traces: missing, empty, random bytes, a directory, and truncated or
 # corrupted copies of real traces (traces/*.clrr, plus one recorded here when
-# the layer is built). Each must give exit 0 or 1 — never a crash — and on
-# exit 1 exactly one line on stderr.
+# the layer is built). Each must give exit 0 or 3 (docs/exit-status.md) —
+# never a crash — and on exit 3 exactly one line on stderr.
 set -u
 B=${1:?usage: cli_errors.sh BUILD_DIR}
 B=$(cd "$B" 2>/dev/null && pwd) || { echo "FAIL: no build directory $1"; exit 1; }
@@ -25,9 +25,9 @@ check() {
         rc=$?
         checks=$((checks + 1))
         [ $rc -lt 128 ] || fail "clrr $sub on $what crashed (exit $rc): $(tail -5 "$T/err")"
-        [ $rc -le 1 ] || fail "clrr $sub on $what: exit $rc: $(tail -20 "$T/err")"
+        [ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "clrr $sub on $what: exit $rc: $(tail -20 "$T/err")"
         [ -z "$want" ] || [ $rc -eq "$want" ] || fail "clrr $sub on $what: exit $rc, expected $want"
-        if [ $rc -eq 1 ]; then
+        if [ $rc -eq 3 ]; then
             [ "$(wc -l <"$T/err")" -eq 1 ] ||
                 fail "clrr $sub on $what: expected one stderr line, got: $(head -20 "$T/err")"
             grep -q "^clrr ${sub%% *}: " "$T/err" || fail "clrr $sub on $what: stderr: $(cat "$T/err")"
@@ -35,17 +35,17 @@ check() {
     done
 }
 
-check "a missing file" /nonexistent/trace.clrr 1
+check "a missing file" /nonexistent/trace.clrr 3
 grep -q "/nonexistent/trace.clrr" "$T/err" || fail "the error line does not name the file: $(cat "$T/err")"
 : >"$T/empty"
-check "an empty file" "$T/empty" 1
+check "an empty file" "$T/empty" 3
 head -c 65536 /dev/urandom >"$T/random"
-check "random bytes" "$T/random" 1
+check "random bytes" "$T/random" 3
 printf 'CLRR\0\0\0\0hello' >"$T/short"
-check "a short file" "$T/short" 1
-check "a directory" "$T" 1
+check "a short file" "$T/short" 3
+check "a directory" "$T" 3
 cp /etc/passwd "$T/text"
-check "a text file" "$T/text" 1
+check "a text file" "$T/text" 3
 
 # Real traces to damage.
 srcs=()

@@ -23,6 +23,9 @@ make --no-print-directory -C "$root" B="$BR" DESTDIR="$D" PREFIX="$P" install >"
 for f in bin/clrr lib/libclrr.so lib/libclrr-ana.so lib/libclrr-rw.so; do
     [ -x "$D$P/$f" ] || fail "make install did not install $f"
 done
+for f in share/man/man1/clrr.1 share/man/man1/clrr-replay.1 share/bash-completion/completions/clrr; do
+    [ -f "$D$P/$f" ] || fail "make install did not install $f"
+done
 I=$D$P/bin/clrr
 "$I" record -o "$TMP/v.clrr" -- "$APPS/vecadd" --size 4096 --iters 2 --quiet >"$TMP/rec.out" 2>&1 ||
     fail "installed clrr record: $(cat "$TMP/rec.out")"

@@ -3,7 +3,7 @@ B=${1:?usage: test.sh BUILD_DIR}
 CLRR=$B/bin/clrr
 LAYER=$B/lib/libclrr.so
 APPS=$B/apps
-TMP=$(mktemp -d /tmp/clrr-e2e.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/clrr-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # The layer built with ASan runs inside programs that are not: preload the
 # runtime for those (third-party clients), and never report their leaks.

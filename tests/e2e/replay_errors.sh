@@ -118,7 +118,7 @@ bad 3 'limit' -- --max-memory 8K "$T"
 CLRR_MAX_MEMORY=8K bad 3 'limit' -- "$T"
 CLRR_MAX_MEMORY=lots bad 2 'CLRR_MAX_MEMORY takes a byte count' -- "$T"
 rc=0; CLRR_MAX_MEMORY=4K "$CLRR" dump "$T" >/dev/null 2>"$TMP/err" || rc=$?
-[ $rc = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q 'reader limit' "$TMP/err" ||
+[ $rc = 3 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q 'reader limit' "$TMP/err" ||
     fail "clrr dump under CLRR_MAX_MEMORY=4K: exit $rc: $(cat "$TMP/err")"
 CLRR_MAX_MEMORY=1M run "$T"
 [ $rc -eq 0 ] || fail "the vecadd trace does not replay within 1 MiB: exit $rc: $(cat "$TMP/err")"

@@ -18,12 +18,15 @@
 
 #include "trace-format/tf.h"
 
-/* Exit statuses shared by every subcommand. */
+/* Exit statuses shared by every subcommand (docs/exit-status.md is the
+ * table users read; `clrr --help` says it too). */
 #define CLI_EXIT_OK 0
-#define CLI_EXIT_FAIL 1     /* the operation failed (unreadable trace, ...) */
+#define CLI_EXIT_FAIL 1     /* record and run only: clrr itself failed (their
+                             * other statuses are CMD's) */
 #define CLI_EXIT_USAGE 2    /* bad command line */
-/* Commands that compare (diff): 1 says "different", so an input that cannot
- * be read (missing, corrupt, cut short) has a status of its own. */
+/* 1 is a negative answer (diff: different; replay, profile: a read-back
+ * differed), so an input that cannot be read (missing, corrupt, cut short)
+ * and every other failure have a status of their own. */
 #define CLI_EXIT_DIFFERENT 1
 #define CLI_EXIT_ERROR 3
 
@@ -179,6 +182,9 @@ int cli_env_join(const char *name, const char *add, int append);
  *  its wait status in *status, or (reported) CLI_EXIT_FAIL, 127 (not
  *  found) or 126 (not executable). */
 int cli_spawn(char **cmd, int *status);
+/*! cli_spawn_watch() : cli_spawn(), calling @p tick(@p user) every 100 ms
+ *  while CMD runs (@p tick NULL: none); record's progress line. */
+int cli_spawn_watch(char **cmd, int *status, void (*tick)(void *user), void *user);
 
 /* ------------------------------------------------------------ traces */
 
@@ -187,7 +193,7 @@ int cli_spawn(char **cmd, int *status);
 tf_reader *cli_open_trace(const char *path);
 
 /*! cli_trace_err() : prints the one-line error for status @p s of reader
- *  @p r (may be NULL) on trace @p path. @return CLI_EXIT_FAIL. */
+ *  @p r (may be NULL) on trace @p path. @return CLI_EXIT_ERROR. */
 int cli_trace_err(tf_reader *r, const char *path, tf_status s);
 
 /*! cli_trace_info() : the reader's container facts (tf_reader_get_info()). */
@@ -218,8 +224,27 @@ const char *cli_device_type_name(uint64_t type);
 
 /* ------------------------------------------------------------ JSON */
 
-/*! cli_json_str() : writes @p len bytes at @p s as a quoted JSON string.
- *  Invalid UTF-8 bytes become U+FFFD; control characters are escaped. */
+/* One JSON writer: jansson. Emitters build json_t values with these and
+ * write them with cli_json_put(); cli_json_str() is the same encoder for
+ * the emitters still written with printf. */
+struct json_t;
+/*! cli_json_text() : a new JSON string of the @p len bytes at @p s (NULL:
+ *  JSON null), invalid UTF-8 bytes replaced by U+FFFD. @return a new
+ *  reference (the caller's), NULL when out of memory. */
+struct json_t *cli_json_text(const char *s, size_t len);
+/*! cli_json_ctext() : cli_json_text() of a NUL-terminated @p s (NULL: null). */
+struct json_t *cli_json_ctext(const char *s);
+/*! cli_json_f64() : a new JSON number; NaN and infinities as the strings
+ *  "NaN", "Infinity", "-Infinity" (as cli_json_value() writes them). */
+struct json_t *cli_json_f64(double v);
+/*! cli_json_u64() : a new JSON integer (a real past INT64_MAX). */
+struct json_t *cli_json_u64(uint64_t v);
+/*! cli_json_put() : writes @p v compactly on @p f and releases it (steals
+ *  the reference; NULL writes nothing). @return 0, or -1. */
+int cli_json_put(FILE *f, struct json_t *v);
+/*! cli_json_str() : writes @p len bytes at @p s as a quoted JSON string
+ *  (cli_json_text() written by jansson: invalid UTF-8 bytes become U+FFFD;
+ *  control characters are escaped). */
 void cli_json_str(FILE *f, const char *s, size_t len);
 /*! cli_json_cstr() : cli_json_str() of a NUL-terminated string (null if NULL). */
 void cli_json_cstr(FILE *f, const char *s);

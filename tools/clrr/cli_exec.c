@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char *cli_find_layer(char *tried, size_t cap)
@@ -53,6 +54,27 @@ static void cli_forward(int sig)
 
 int cli_spawn(char **cmd, int *status_out)
 {
+    return cli_spawn_watch(cmd, status_out, NULL, NULL);
+}
+
+/* Waits for @p pid, calling @p tick (when not NULL) every 100 ms meanwhile.
+ * @return waitpid()'s result. */
+static pid_t cli_wait_ticking(pid_t pid, int *status, void (*tick)(void *user), void *user)
+{
+    if (!tick)
+        return waitpid(pid, status, 0);
+    for (;;) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w != 0)
+            return w;
+        tick(user);
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);   /* a forwarded signal cuts it short: fine */
+    }
+}
+
+int cli_spawn_watch(char **cmd, int *status_out, void (*tick)(void *user), void *user)
+{
     int status = 0;
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -91,7 +113,7 @@ int cli_spawn(char **cmd, int *status_out)
         r = read(pfd[0], &exec_errno, sizeof exec_errno);
     while (r < 0 && errno == EINTR);
     close(pfd[0]);
-    while (waitpid(pid, &status, 0) < 0) {
+    while (cli_wait_ticking(pid, &status, r == (ssize_t)sizeof exec_errno ? NULL : tick, user) < 0) {
         if (errno != EINTR) {
             cli_err("waitpid: %s", strerror(errno));
             return CLI_EXIT_FAIL;

@@ -1,6 +1,8 @@
 /* cli_util.c — helpers shared by the subcommands: error lines, opening a
  * trace, human sizes and times, JSON strings and values. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
+#include <jansson.h>
 #include "replayer/rpl.h"
 
 #include <CL/cl.h>
@@ -31,6 +33,7 @@ void cli_print_usage(const cli_command *cmd, FILE *f)
 static void cli_verr(const char *suffix, const char *fmt, va_list ap)
 {
     char msg[2048];
+    cli_progress_clear_all();   /* the line starts on a clean terminal line */
     vsnprintf(msg, sizeof msg, fmt, ap);
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -83,7 +86,7 @@ int cli_trace_err(tf_reader *r, const char *path, tf_status s)
         cli_err("%s: %s: %s", path, tf_strerror(s), detail);
     else
         cli_err("%s: %s", path, tf_strerror(s));
-    return CLI_EXIT_FAIL;
+    return CLI_EXIT_ERROR;
 }
 
 int cli_parse_u64(const char *s, uint64_t *v, int suffixes)
@@ -252,39 +255,68 @@ static size_t cli_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void cli_json_str(FILE *f, const char *s, size_t len)
+json_t *cli_json_text(const char *s, size_t len)
 {
+    if (!s)
+        return json_null();
+    /* jansson takes valid UTF-8 only: invalid bytes become U+FFFD first */
     const unsigned char *p = (const unsigned char *)s;
-    putc('"', f);
-    for (size_t i = 0; i < len;) {
-        unsigned char c = p[i];
-        if (c == '"' || c == '\\') {
-            putc('\\', f);
-            putc(c, f);
-            i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            switch (c) {
-            case '\n': fputs("\\n", f); break;
-            case '\t': fputs("\\t", f); break;
-            case '\r': fputs("\\r", f); break;
-            default: fprintf(f, "\\u%04x", c); break;
-            }
-            i++;
-        } else if (c < 0x80) {
-            putc(c, f);
-            i++;
+    size_t i = 0;
+    while (i < len && cli_utf8_len(p + i, len - i))
+        i += cli_utf8_len(p + i, len - i);
+    if (i == len)
+        return json_stringn_nocheck(s, len);
+    char *buf = malloc(len * 3 + 1);
+    if (!buf)
+        return NULL;
+    size_t n = 0;
+    for (i = 0; i < len;) {
+        size_t k = cli_utf8_len(p + i, len - i);
+        if (k) {
+            memcpy(buf + n, p + i, k);
+            n += k;
+            i += k;
         } else {
-            size_t n = cli_utf8_len(p + i, len - i);
-            if (n) {
-                fwrite(p + i, 1, n, f);
-                i += n;
-            } else {
-                fputs("\\ufffd", f);
-                i++;
-            }
+            memcpy(buf + n, "\xef\xbf\xbd", 3);
+            n += 3;
+            i++;
         }
     }
-    putc('"', f);
+    json_t *v = json_stringn_nocheck(buf, n);
+    free(buf);
+    return v;
+}
+
+json_t *cli_json_ctext(const char *s)
+{
+    return s ? cli_json_text(s, strlen(s)) : json_null();
+}
+
+json_t *cli_json_f64(double v)
+{
+    if (isnan(v))
+        return json_string("NaN");
+    if (isinf(v))
+        return json_string(v > 0 ? "Infinity" : "-Infinity");
+    return json_real(v);
+}
+
+json_t *cli_json_u64(uint64_t v)
+{
+    return v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);
+}
+
+int cli_json_put(FILE *f, json_t *v)
+{
+    int rc = v ? json_dumpf(v, f, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : -1;
+    json_decref(v);
+    return rc;
+}
+
+void cli_json_str(FILE *f, const char *s, size_t len)
+{
+    if (cli_json_put(f, cli_json_text(s, len)) < 0)
+        fputs("null", f);   /* out of memory */
 }
 
 void cli_json_cstr(FILE *f, const char *s)

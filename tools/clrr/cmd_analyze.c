@@ -234,7 +234,7 @@ static int cli_analyze_run(int argc, char **argv)
         goto out;
     }
     if (json) {
-        fputs("{\"file\":", stdout);
+        fputs("{\"schema\":\"clrr-analyze/1\",\"file\":", stdout);
         cli_json_cstr(stdout, path);
         fprintf(stdout, ",\"launches\":%" PRIu64 ",\"programs\":[", ana_model_get_info(m)->launches);
         for (size_t i = 0; i < np; i++) {

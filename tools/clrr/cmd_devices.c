@@ -3,6 +3,8 @@
  * what `clrr replay --device N` accepts. */
 #include "tools/clrr/cli.h"
 
+#include <jansson.h>
+
 #include <CL/cl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,7 +21,10 @@ static const char cli_devices_usage[] =
     "\n"
     "Options:\n"
     "  --json         one JSON object: {\"devices\":[{\"index\":0,...},...]}\n"
-    "  -h, --help     show this help\n";
+    "  -h, --help     show this help\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 no OpenCL platform or device found (one\n"
+    "line on stderr).\n";
 
 typedef struct cli_dev {
     char name[256], vendor[256], version[256], driver[256], platform[256], platform_version[256];
@@ -62,25 +67,29 @@ static void cli_dev_fill(cli_dev *out, cl_platform_id p, cl_device_id d)
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof out->max_wg, &out->max_wg, NULL);
 }
 
-static void cli_dev_print(const cli_dev *d, unsigned index, int json)
+/* One device of `--json` (docs/schemas/devices.json), appended to @p arr. */
+static void cli_dev_json(json_t *arr, const cli_dev *d, unsigned index)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "index", json_integer(index));
+    json_object_set_new(o, "type", json_string(cli_device_type_name(d->type)));
+    json_object_set_new(o, "name", cli_json_ctext(d->name));
+    json_object_set_new(o, "vendor", cli_json_ctext(d->vendor));
+    json_object_set_new(o, "platform", cli_json_ctext(d->platform));
+    json_object_set_new(o, "platform_version", cli_json_ctext(d->platform_version));
+    json_object_set_new(o, "version", cli_json_ctext(d->version));
+    json_object_set_new(o, "driver_version", cli_json_ctext(d->driver));
+    json_object_set_new(o, "compute_units", json_integer(d->compute_units));
+    json_object_set_new(o, "global_mem", cli_json_u64(d->global_mem));
+    json_object_set_new(o, "max_wg_size", cli_json_u64(d->max_wg));
+    json_array_append_new(arr, o);
+}
+
+static void cli_dev_print(const cli_dev *d, unsigned index, json_t *arr)
 {
     char sz[CLI_FMT_CAP];
-    if (json) {
-        printf("%s{\"index\":%u,\"type\":\"%s\",\"name\":", index ? "," : "", index,
-               cli_device_type_name(d->type));
-        cli_json_cstr(stdout, d->name);
-        printf(",\"vendor\":");
-        cli_json_cstr(stdout, d->vendor);
-        printf(",\"platform\":");
-        cli_json_cstr(stdout, d->platform);
-        printf(",\"platform_version\":");
-        cli_json_cstr(stdout, d->platform_version);
-        printf(",\"version\":");
-        cli_json_cstr(stdout, d->version);
-        printf(",\"driver_version\":");
-        cli_json_cstr(stdout, d->driver);
-        printf(",\"compute_units\":%u,\"global_mem\":%" PRIu64 ",\"max_wg_size\":%zu}",
-               (unsigned)d->compute_units, (uint64_t)d->global_mem, d->max_wg);
+    if (arr) {
+        cli_dev_json(arr, d, index);
         return;
     }
     printf("%-3u %-4s %s\n", index, cli_device_type_name(d->type), d->name);
@@ -117,17 +126,16 @@ static int cli_devices_run(int argc, char **argv)
             cli_err("no OpenCL platform found (check /etc/OpenCL/vendors or OCL_ICD_VENDORS)");
         else
             cli_err("clGetPlatformIDs failed: %s (%d)", name ? name : "unknown error", (int)err);
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     cl_platform_id *plats = calloc(np, sizeof *plats);
     if (!plats || clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
         free(plats);
         cli_err("clGetPlatformIDs failed");
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     unsigned index = 0;
-    if (json)
-        printf("{\"devices\":[");
+    json_t *arr = json ? json_array() : NULL;
     for (cl_uint p = 0; p < np; p++) {
         cl_uint nd = 0;
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
@@ -140,16 +148,21 @@ static int cli_devices_run(int argc, char **argv)
         for (cl_uint d = 0; d < nd; d++) {
             cli_dev dev;
             cli_dev_fill(&dev, plats[p], devs[d]);
-            cli_dev_print(&dev, index++, json);
+            cli_dev_print(&dev, index++, arr);
         }
         free(devs);
     }
     free(plats);
-    if (json)
-        printf("]}\n");
+    if (json) {
+        json_t *root = json_object();
+        json_object_set_new(root, "schema", json_string("clrr-devices/1"));
+        json_object_set_new(root, "devices", arr);
+        cli_json_put(stdout, root);
+        putchar('\n');
+    }
     if (!index) {
         cli_err("no OpenCL device found");
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     return CLI_EXIT_OK;
 }

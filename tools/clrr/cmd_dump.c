@@ -22,7 +22,10 @@ static const char cli_dump_usage[] =
     "  -h, --help     show this help\n"
     "\n"
     "Human form: #SEQ [tTID] function(param=value, ...) = result -> output=value  time\n"
-    "Handles print as #id, data as <SIZE B blob HASH…> (first 8 hex digits).\n";
+    "Handles print as #id, data as <SIZE B blob HASH…> (first 8 hex digits).\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 the trace cannot be read (what was read\n"
+    "before the damage is printed; one line on stderr).\n";
 
 typedef struct cli_range {
     uint64_t lo, hi;    /* inclusive */
@@ -117,6 +120,10 @@ static void cli_dump_call_human(FILE *f, const tf_call *c)
     fprintf(f, "  %s\n", cli_fmt_ns(c->t_end - c->t_begin, tb));
 }
 
+/* Every JSON line ends with its schema's name (docs/json.md), last so that
+ * a line still starts {"type":... */
+#define CLI_DUMP_JSON_END ",\"schema\":\"clrr-dump/1\"}\n"
+
 static void cli_dump_call_json(FILE *f, const tf_call *c)
 {
     const tf_sig *sig = c->sig;
@@ -156,7 +163,7 @@ static void cli_dump_call_json(FILE *f, const tf_call *c)
     cli_json_value(f, c->pre);
     fputs(",\"post\":", f);
     cli_json_value(f, c->post);
-    fputs("}\n", f);
+    fputs(CLI_DUMP_JSON_END, f);
 }
 
 static void cli_dump_item(FILE *f, const tf_item *it, int json)
@@ -173,7 +180,7 @@ static void cli_dump_item(FILE *f, const tf_item *it, int json)
         const tf_devtime *d = &it->u.devtime;
         if (json) {
             fprintf(f, "{\"type\":\"devtime\",\"seq\":%" PRIu64 ",\"queued\":%" PRIu64
-                    ",\"submit\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 "}\n",
+                    ",\"submit\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 CLI_DUMP_JSON_END,
                     d->seq, d->queued, d->submit, d->start, d->end);
         } else if (d->end >= d->start && d->queued && d->start >= d->queued) {
             fprintf(f, "   device time #%" PRIu64 ": %s (queued→end %s)\n", d->seq,
@@ -196,7 +203,7 @@ static void cli_dump_item(FILE *f, const tf_item *it, int json)
             cli_json_cstr(f, d->key);
             fputs(",\"value\":", f);
             cli_json_value(f, &d->value);
-            fputs("}\n", f);
+            fputs(CLI_DUMP_JSON_END, f);
         } else {
             fprintf(f, "   data #%" PRIu64 " ", d->seq);
             cli_put_text(f, d->key);
@@ -212,7 +219,7 @@ static void cli_dump_item(FILE *f, const tf_item *it, int json)
             fprintf(f, "{\"type\":\"note\",\"seq\":%" PRIu64 ",\"object\":%" PRIu64 ",\"text\":",
                     n->seq, n->object);
             cli_json_cstr(f, n->text);
-            fputs("}\n", f);
+            fputs(CLI_DUMP_JSON_END, f);
         } else {
             fputs("   note", f);
             if (n->seq)
@@ -230,7 +237,7 @@ static void cli_dump_item(FILE *f, const tf_item *it, int json)
         if (json) {
             fprintf(f, "{\"type\":\"devices\",\"platform\":%" PRIu64 ",\"devices\":", d->platform);
             cli_json_value(f, d->devices);
-            fputs("}\n", f);
+            fputs(CLI_DUMP_JSON_END, f);
         } else {
             fprintf(f, "   devices of platform #%" PRIu64 ":", d->platform);
             for (uint32_t i = 0; d->devices && i < d->devices->v.arr.n; i++) {
@@ -289,7 +296,7 @@ static int cli_dump_run(int argc, char **argv)
         return urc;
     tf_reader *r = cli_open_trace(path);
     if (!r)
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     int rc = CLI_EXIT_OK;
     tf_item it;
     tf_status s;

@@ -25,7 +25,10 @@ static const char cli_info_usage[] =
     "\n"
     "Options:\n"
     "  --json         one JSON object with the same facts\n"
-    "  -h, --help     show this help\n";
+    "  -h, --help     show this help\n"
+    "\n"
+    "Exit status: 0 ok, 2 usage error, 3 the trace cannot be read (DIR: one of its\n"
+    "traces cannot be read; the others are listed; one line on stderr).\n";
 
 /* Prefixes of the function names that count as transfers. */
 static const char *const cli_transfer_prefixes[] = {
@@ -121,15 +124,15 @@ static int cli_info_dir(const char *path, int json)
     cli_trace_set set;
     if (cli_set_find(path, 1, &set)) {
         cli_err("%s: cannot read the directory: %s", path, strerror(errno));
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     if (!set.n) {
         cli_err("%s: no traces (*.clrr) in this directory", path);
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
     }
     size_t bad = cli_set_read(&set);
     if (json) {
-        fputs("{\"set\":", stdout);
+        fputs("{\"schema\":\"clrr-info-set/1\",\"set\":", stdout);
         cli_json_cstr(stdout, path);
         fputs(",\"processes\":", stdout);
         cli_set_print_json(stdout, &set);
@@ -141,7 +144,7 @@ static int cli_info_dir(const char *path, int json)
     if (bad)
         cli_err("%s: %zu of %zu traces unreadable (listed)", path, bad, set.n);
     cli_set_free(&set);
-    return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    return bad ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }
 
 /* ------------------------------------------------------------ streaming */
@@ -227,7 +230,7 @@ static int cli_info_run(int argc, char **argv)
         return cli_info_dir(path, json);
     tf_reader *r = cli_open_trace(path);
     if (!r)
-        return CLI_EXIT_FAIL;
+        return CLI_EXIT_ERROR;
 
     int rc = CLI_EXIT_OK;
     cli_info_stats st = { 0 };
@@ -248,7 +251,7 @@ static int cli_info_run(int argc, char **argv)
     }
     if (st.oom) {
         cli_err("%s: out of memory counting functions", path);
-        rc = CLI_EXIT_FAIL;
+        rc = CLI_EXIT_ERROR;
         goto out;
     }
     cli_fn_finish(&st);

@@ -2,6 +2,7 @@
  * trace and writes the plan (optimizer/opt.h does the work; the plan
  * appears only when whole). */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
 #include "tools/clrr/cli_ana.h"
 #include "tools/clrr/cli_opt.h"
 
@@ -218,7 +219,7 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
 {
     const plan_info *in = plan_get_info(p);
     if (json) {
-        printf("{\"trace\":");
+        printf("{\"schema\":\"clrr-optimize/1\",\"trace\":");
         cli_json_cstr(stdout, path);
         printf(",\"plan\":");
         cli_json_cstr(stdout, out);
@@ -336,6 +337,7 @@ typedef struct cli_verify {
     uint64_t readbacks, mismatches;   /* the last replay's */
     int json;
     int64_t exec_ns;          /* the last replay's OpenCL time */
+    uint64_t calls;           /* the trace's, for the progress line (0: not counted yet) */
 } cli_verify;
 
 /* opt_verify.replay: the trace replayed here with plan @p p, verified. */
@@ -358,11 +360,21 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
         o.plan = &hook;
     rpl_session *s = NULL;
     int rc = -1;
+    cli_progress *prog = cli_progress_new("optimize", "verifying: call", 0, v->json);
+    if (prog) {
+        if (!v->calls)
+            v->calls = cli_progress_count_calls(v->path);
+        cli_progress_total(prog, v->calls);
+        o.user = prog;
+        o.on_progress = cli_progress_on_call;
+    }
     if (rpl_open(&s, v->path, &o) != RPL_OK) {
+        cli_progress_end(prog);
         snprintf(err, err_cap, "%s", rpl_open_error());
         goto out;
     }
     rpl_status st = rpl_run(s);
+    cli_progress_end(prog);
     rpl_summary sum;
     rpl_get_summary(s, &sum);
     if (st != RPL_OK) {
@@ -518,7 +530,7 @@ static int cli_optimize_run(int argc, char **argv)
     }
     plan_file *p = NULL;
     plan_status st;
-    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0};
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0};
     opt_verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (no_verify) {

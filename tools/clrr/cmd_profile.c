@@ -5,6 +5,9 @@
  * finds them. replayer/rpl_profile.c does the measuring; this file parses
  * options and prints what the database holds afterwards. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
+
+#include <jansson.h>
 #include "costs/cdb.h"
 #include "replayer/rpl.h"
 
@@ -63,11 +66,18 @@ typedef struct cli_profile {
     size_t nnotes;
     uint64_t mismatches_listed;
     int oom;
+    cli_progress *prog;       /* the progress line (NULL: off) */
 } cli_profile;
+
+static void cli_prof_on_progress(void *user, uint64_t seq, uint64_t last)
+{
+    cli_progress_on_call(((cli_profile *)user)->prog, seq, last);
+}
 
 static void cli_prof_on_note(void *user, const char *line)
 {
     cli_profile *p = user;
+    cli_progress_clear(p->prog);
     if (!p->json) {
         printf("note      %s\n", line);
         return;
@@ -112,6 +122,7 @@ static void cli_prof_on_launch(void *user, const rpl_profile_launch *l)
 static void cli_prof_on_mismatch(void *user, const rpl_mismatch *m)
 {
     cli_profile *p = user;
+    cli_progress_clear(p->prog);
     if (p->json || p->mismatches_listed++ >= 20)
         return;
     cli_mismatch_print(m);
@@ -128,24 +139,27 @@ static void cli_prof_shape(const cdb_key *k, char *buf, size_t cap)
                                 : snprintf(buf + n, cap - n, "%s", d ? "" : "/-"));
 }
 
-static void cli_prof_json_sizes(const uint64_t *v, unsigned dim)
+static json_t *cli_prof_json_sizes(const uint64_t *v, unsigned dim)
 {
-    printf("[");
+    json_t *a = json_array();
     for (unsigned d = 0; d < dim; d++)
-        printf("%s%" PRIu64, d ? "," : "", v[d]);
-    printf("]");
+        json_array_append_new(a, cli_json_u64(v[d]));
+    return a;
 }
 
-/* What the database holds now for device @p id: its kernels and transfers. */
-static void cli_prof_device(cdb *db, const cli_profile *p, unsigned idx, const char *spec, const char *id)
+/* What the database holds now for device @p id: its kernels and transfers
+ * (--json: appended to @p devs, docs/schemas/profile.json). */
+static void cli_prof_device(cdb *db, const cli_profile *p, json_t *devs, const char *spec, const char *id)
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], shape[128];
+    json_t *dev = NULL, *kernels = NULL;
     if (p->json) {
-        printf("%s{\"spec\":", idx ? "," : "");
-        cli_json_cstr(stdout, spec);
-        printf(",\"identity\":");
-        cli_json_cstr(stdout, id);
-        printf(",\"kernels\":[");
+        dev = json_object();
+        kernels = json_array();
+        json_object_set_new(dev, "spec", cli_json_ctext(spec));
+        json_object_set_new(dev, "identity", cli_json_ctext(id));
+        json_object_set_new(dev, "kernels", kernels);
+        json_array_append_new(devs, dev);
     } else {
         printf("device    %s = %s\n", spec, id);
     }
@@ -163,20 +177,25 @@ static void cli_prof_device(cdb *db, const cli_profile *p, unsigned idx, const c
             char hex[CLI_FMT_CAP + 4];
             tf_blobref ref;
             memcpy(ref.hash, k->k.program, 16);
-            printf("%s{\"kernel\":", shown ? "," : "");
-            cli_json_cstr(stdout, k->k.kernel);
-            printf(",\"program\":\"%s\",\"dim\":%u,\"global\":", cli_fmt_hash(&ref, 32, hex), k->k.dim);
-            cli_prof_json_sizes(k->k.gsz, k->k.dim);
-            printf(",\"local\":");
-            if (k->k.lsz[0])
-                cli_prof_json_sizes(k->k.lsz, k->k.dim);
-            else
-                printf("null");
-            printf(",\"groups\":%" PRIu64 ",\"points\":[", k->groups);
-            for (unsigned j = 0; j < c.n; j++)
-                printf("%s{\"groups\":%" PRIu64 ",\"ns\":%.1f,\"samples\":%u}", j ? "," : "", c.groups[j], c.ns[j],
-                       c.samples[j]);
-            printf("],\"samples\":%u,\"full_ns\":%.1f,\"ns_per_group\":%.3f}", samples, full, per);
+            json_t *o = json_object(), *pts = json_array();
+            json_object_set_new(o, "kernel", cli_json_ctext(k->k.kernel));
+            json_object_set_new(o, "program", json_string(cli_fmt_hash(&ref, 32, hex)));
+            json_object_set_new(o, "dim", json_integer(k->k.dim));
+            json_object_set_new(o, "global", cli_prof_json_sizes(k->k.gsz, k->k.dim));
+            json_object_set_new(o, "local", k->k.lsz[0] ? cli_prof_json_sizes(k->k.lsz, k->k.dim) : json_null());
+            json_object_set_new(o, "groups", cli_json_u64(k->groups));
+            for (unsigned j = 0; j < c.n; j++) {
+                json_t *pt = json_object();
+                json_object_set_new(pt, "groups", cli_json_u64(c.groups[j]));
+                json_object_set_new(pt, "ns", cli_json_f64(c.ns[j]));
+                json_object_set_new(pt, "samples", json_integer(c.samples[j]));
+                json_array_append_new(pts, pt);
+            }
+            json_object_set_new(o, "points", pts);
+            json_object_set_new(o, "samples", json_integer(samples));
+            json_object_set_new(o, "full_ns", cli_json_f64(full));
+            json_object_set_new(o, "ns_per_group", cli_json_f64(per));
+            json_array_append_new(kernels, o);
         } else {
             if (!shown)
                 printf("          %-24s %-20s %6s %7s %11s %11s\n", "kernel", "shape", "points", "samples",
@@ -195,16 +214,16 @@ static void cli_prof_device(cdb *db, const cli_profile *p, unsigned idx, const c
     for (int dir = CDB_H2D; dir <= CDB_D2H; dir++)
         have[dir] = cdb_xfer(db, id, dir, &lat[dir], &npb[dir]);
     if (p->json) {
-        printf("]");
         for (int dir = CDB_H2D; dir <= CDB_D2H; dir++) {
-            printf(",\"%s\":", dir == CDB_H2D ? "h2d" : "d2h");
-            if (have[dir])
-                printf("{\"latency_ns\":%.1f,\"ns_per_byte\":%.6g,\"gbps\":%.3f}", lat[dir], npb[dir],
-                       npb[dir] > 0 ? 1.0 / npb[dir] : 0.0);
-            else
-                printf("null");
+            json_t *x = json_null();
+            if (have[dir]) {
+                x = json_object();
+                json_object_set_new(x, "latency_ns", cli_json_f64(lat[dir]));
+                json_object_set_new(x, "ns_per_byte", cli_json_f64(npb[dir]));
+                json_object_set_new(x, "gbps", cli_json_f64(npb[dir] > 0 ? 1.0 / npb[dir] : 0.0));
+            }
+            json_object_set_new(dev, dir == CDB_H2D ? "h2d" : "d2h", x);
         }
-        printf("}");
         return;
     }
     printf("          transfers ");
@@ -222,26 +241,31 @@ static void cli_prof_print(const char *path, cdb *db, const cli_profile *p, cons
                            const rpl_profile_summary *ps, int ok)
 {
     uint64_t added = ps->kernel_samples + ps->xfer_samples;
-    if (p->json) {
-        printf("{\"trace\":");
-        cli_json_cstr(stdout, path);
-        printf(",\"costs\":");
-        cli_json_cstr(stdout, cdb_path(db));
-        printf(",\"ok\":%s,\"replay\":{\"device\":", ok && !s->mismatches ? "true" : "false");
-        cli_json_cstr(stdout, s->device);
-        printf(",\"calls\":%" PRIu64 ",\"kernels\":%" PRIu64 ",\"readbacks\":%" PRIu64 ",\"mismatches\":%" PRIu64
-               "},\"launches_measured\":%" PRIu64 ",\"launches_skipped\":%" PRIu64 ",\"samples_added\":%" PRIu64
-               ",\"kernel_samples\":%" PRIu64 ",\"xfer_samples\":%" PRIu64 ",\"devices\":[",
-               s->calls, s->kernels, s->readbacks, s->mismatches, ps->launches, ps->skipped, added, ps->kernel_samples,
-               ps->xfer_samples);
+    if (p->json) {   /* docs/schemas/profile.json */
+        json_t *o = json_object(), *rp = json_object(), *devs = json_array(), *notes = json_array();
+        json_object_set_new(o, "schema", json_string("clrr-profile/1"));
+        json_object_set_new(o, "trace", cli_json_ctext(path));
+        json_object_set_new(o, "costs", cli_json_ctext(cdb_path(db)));
+        json_object_set_new(o, "ok", json_boolean(ok && !s->mismatches));
+        json_object_set_new(rp, "device", cli_json_ctext(s->device));
+        json_object_set_new(rp, "calls", cli_json_u64(s->calls));
+        json_object_set_new(rp, "kernels", cli_json_u64(s->kernels));
+        json_object_set_new(rp, "readbacks", cli_json_u64(s->readbacks));
+        json_object_set_new(rp, "mismatches", cli_json_u64(s->mismatches));
+        json_object_set_new(o, "replay", rp);
+        json_object_set_new(o, "launches_measured", cli_json_u64(ps->launches));
+        json_object_set_new(o, "launches_skipped", cli_json_u64(ps->skipped));
+        json_object_set_new(o, "samples_added", cli_json_u64(added));
+        json_object_set_new(o, "kernel_samples", cli_json_u64(ps->kernel_samples));
+        json_object_set_new(o, "xfer_samples", cli_json_u64(ps->xfer_samples));
         for (unsigned i = 0; i < ps->ndevices; i++)
-            cli_prof_device(db, p, i, ps->specs[i], ps->identities[i]);
-        printf("],\"notes\":[");
-        for (size_t i = 0; i < p->nnotes; i++) {
-            printf("%s", i ? "," : "");
-            cli_json_cstr(stdout, p->notes[i]);
-        }
-        printf("]}\n");
+            cli_prof_device(db, p, devs, ps->specs[i], ps->identities[i]);
+        json_object_set_new(o, "devices", devs);
+        for (size_t i = 0; i < p->nnotes; i++)
+            json_array_append_new(notes, cli_json_ctext(p->notes[i]));
+        json_object_set_new(o, "notes", notes);
+        cli_json_put(stdout, o);
+        putchar('\n');
         return;
     }
     printf("profiled  %s: %" PRIu64 " kernel launches replayed, %" PRIu64 " measured, %" PRIu64 " skipped\n", path,
@@ -249,7 +273,7 @@ static void cli_prof_print(const char *path, cdb *db, const cli_profile *p, cons
     printf("verified  %" PRIu64 " read-backs, %" PRIu64 " mismatches (replayed on %s)\n", s->readbacks, s->mismatches,
            s->device);
     for (unsigned i = 0; i < ps->ndevices; i++)
-        cli_prof_device(db, p, i, ps->specs[i], ps->identities[i]);
+        cli_prof_device(db, p, NULL, ps->specs[i], ps->identities[i]);
     printf("%" PRIu64 " samples added to %s\n", added, cdb_path(db));
 }
 
@@ -360,9 +384,12 @@ static int cli_profile_run(int argc, char **argv)
     o.profile = &po;
     o.user = &p;
     o.on_mismatch = cli_prof_on_mismatch;
+    if ((p.prog = cli_progress_new("profile", "call", 0, p.json)))
+        o.on_progress = cli_prof_on_progress;
     int rc = CLI_EXIT_OK;
     rpl_session *s = NULL;
     rpl_status st = rpl_open(&s, path, &o);
+    cli_progress_total(p.prog, st == RPL_OK ? cli_progress_count_calls(path) : 0);
     if (st != RPL_OK) {
         /* a device spec that names no device is a bad command line */
         const char *m = rpl_open_error();
@@ -372,6 +399,8 @@ static int cli_profile_run(int argc, char **argv)
         goto out;
     }
     st = rpl_run(s);
+    cli_progress_end(p.prog);
+    p.prog = NULL;
     rpl_summary sum;
     rpl_get_summary(s, &sum);
     rpl_profile_summary ps;

@@ -6,6 +6,7 @@
  * (rec_control_table() in recorder/rec.h): each one sets its CLRR_*
  * variable, so the help text, the validation and the layer always agree. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -225,7 +226,7 @@ static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
             close(fd);
         cli_err("cannot write %s: %s", idx, strerror(errno));
     } else {
-        fputs("{\"processes\":", f);
+        fputs("{\"schema\":\"clrr-record-index/1\",\"processes\":", f);
         cli_set_print_json(f, set);
         fputs("}\n", f);
         if (fclose(f) != 0 || rename(tmp, idx) != 0) {
@@ -300,6 +301,34 @@ static int cli_rec_report(const cli_rec_out *o, int *written)
     return bad > 0;
 }
 
+/* The progress line while CMD runs: what its processes wrote so far. */
+typedef struct cli_rec_watch {
+    const cli_rec_out *o;
+    cli_progress *prog;
+} cli_rec_watch;
+
+static void cli_rec_tick(void *user)
+{
+    cli_rec_watch *w = user;
+    cli_trace_set set;
+    if (!cli_progress_due(w->prog) || cli_set_find(w->o->path, w->o->dir, &set))
+        return;
+    uint64_t bytes = 0;
+    struct stat st;
+    for (size_t i = 0; i < set.n; i++)
+        if (stat(set.m[i].path, &st) == 0)
+            bytes += (uint64_t)st.st_size;
+    char extra[64], sz[CLI_FMT_CAP];
+    if (!set.n)
+        snprintf(extra, sizeof extra, "no trace yet");
+    else if (set.n == 1)
+        snprintf(extra, sizeof extra, "%s written", cli_fmt_size(bytes, sz));
+    else
+        snprintf(extra, sizeof extra, "%s written, %zu traces", cli_fmt_size(bytes, sz), set.n);
+    cli_progress_update(w->prog, 0, 0, extra);
+    cli_set_free(&set);
+}
+
 /* Runs @p cmd; returns the exit status clrr must exit with. */
 static int cli_rec_exec(char **cmd, const cli_rec_out *o, int preload)
 {
@@ -307,7 +336,10 @@ static int cli_rec_exec(char **cmd, const cli_rec_out *o, int preload)
     cli_rec_stamp before, after;
     cli_rec_stat(out, &before);
     int status = 0;
-    int rc = cli_spawn(cmd, &status);
+    const char *q = getenv("CLRR_QUIET");   /* --quiet sets it */
+    cli_rec_watch w = {o, o->device ? NULL : cli_progress_new("record", NULL, 0, q && strcmp(q, "0"))};
+    int rc = cli_spawn_watch(cmd, &status, w.prog ? cli_rec_tick : NULL, &w);
+    cli_progress_end(w.prog);
     if (rc != CLI_EXIT_OK)
         return rc;
     int written = 0, bad = 0;

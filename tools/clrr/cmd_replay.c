@@ -3,6 +3,9 @@
  * prints). --compare runs two sessions side by side and names the first
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
+
+#include <jansson.h>
 #include "live/live.h"
 #include "optimizer/opt.h"
 #include "replayer/rpl.h"
@@ -105,7 +108,8 @@ typedef struct cli_replay {
     int json, quiet, timing, progress;
     unsigned loops;           /* --loop: the timing lines name their iteration */
     uint64_t reported;
-    int64_t last_progress;
+    cli_progress *prog;       /* the progress line (NULL: off) */
+    rpl_session *sess;        /* ... and the session whose counts it shows */
     FILE *out;
     cli_ktime *k;
     size_t nk;
@@ -138,12 +142,6 @@ typedef struct cli_replay {
     rpl_cmp rep_cmp;
 } cli_replay;
 
-static int64_t cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void cli_append(cli_replay *r, const char *s)
 {
@@ -163,18 +161,26 @@ static void cli_append(cli_replay *r, const char *s)
 static void cli_on_mismatch(void *user, const rpl_mismatch *m)
 {
     cli_replay *r = user;
-    if (r->progress)
-        fputs("\r\033[K", stderr);
-    if (r->json) {
-        char buf[1024];
-        snprintf(buf, sizeof buf,
-                 "%s{\"call\":%" PRIu64 ",\"function\":\"%s\",\"what\":\"%s\",\"object\":%" PRIu64
-                 ",\"bytes\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"differ\":%" PRIu64 ",\"first_offset\":%" PRIu64
-                 ",\"written_by\":\"%s\"}",
-                 r->reported ? "," : "", m->seq, m->function, m->what, m->object, m->size, m->cmp.elems,
-                 m->cmp.differ, m->cmp.first, m->writers);
-        if (r->reported < 1000)
-            cli_append(r, buf);
+    cli_progress_clear(r->prog);
+    if (r->json) {   /* names come from the trace: jansson escapes them */
+        json_t *o = json_object();
+        json_object_set_new(o, "call", cli_json_u64(m->seq));
+        json_object_set_new(o, "function", cli_json_ctext(m->function));
+        json_object_set_new(o, "what", cli_json_ctext(m->what));
+        json_object_set_new(o, "object", cli_json_u64(m->object));
+        json_object_set_new(o, "bytes", cli_json_u64(m->size));
+        json_object_set_new(o, "elements", cli_json_u64(m->cmp.elems));
+        json_object_set_new(o, "differ", cli_json_u64(m->cmp.differ));
+        json_object_set_new(o, "first_offset", cli_json_u64(m->cmp.first));
+        json_object_set_new(o, "written_by", cli_json_ctext(m->writers));
+        char *text = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        if (text && r->reported < 1000) {
+            if (r->reported)
+                cli_append(r, ",");
+            cli_append(r, text);
+        }
+        free(text);
         r->reported++;
         return;
     }
@@ -226,11 +232,15 @@ static void cli_on_progress(void *user, uint64_t seq, uint64_t last)
 {
     (void)last;
     cli_replay *r = user;
-    int64_t now = cli_now();
-    if (now - r->last_progress < 100000000)
+    if (!cli_progress_due(r->prog))
         return;
-    r->last_progress = now;
-    fprintf(stderr, "\rreplaying call #%" PRIu64 "\033[K", seq);
+    rpl_summary sm;
+    uint64_t bytes = 0;
+    if (r->sess) {
+        rpl_get_summary(r->sess, &sm);
+        bytes = sm.bytes_in + sm.bytes_out;
+    }
+    cli_progress_update(r->prog, seq, bytes, NULL);
 }
 
 static int cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
@@ -581,7 +591,7 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
     if (r->json) {
-        printf("{\"trace\":");
+        printf("{\"schema\":\"clrr-replay/1\",\"trace\":");
         cli_json_cstr(stdout, path);
         printf(",\"recorded_device\":");
         cli_json_cstr(stdout, s->recorded_device);
@@ -918,8 +928,8 @@ static int cli_replay_repeat(rpl_session *s, const rpl_opts *o, const cli_replay
 static void cli_replay_report(rpl_session *s, const char *path, cli_replay *r, rpl_summary *sum, rpl_status *st,
                               int *rc)
 {
-    if (r->progress)
-        fputs("\r\033[K", stderr);
+    cli_progress_end(r->prog);
+    r->prog = NULL;
     rpl_get_summary(s, sum);
     if (*st != RPL_OK && *rc != CLI_EXIT_ERROR)
         cli_err("%s: %s", path, rpl_error(s));
@@ -988,11 +998,17 @@ static int cli_replay_run(int argc, char **argv)
         plan_free(plan);
         return CLI_EXIT_ERROR;
     }
+    r.sess = s;
+    if (r.progress) {   /* calls done of the trace's (--range: of B) */
+        r.prog = cli_progress_new("replay", "call", 0, 0);
+        cli_progress_total(r.prog, o.kernel ? 0 : o.last ? o.last : cli_progress_count_calls(path));
+    }
     int rc = CLI_EXIT_OK;
     rpl_status st = RPL_OK;
     if (a.compare) {
         rc = cli_replay_compare(s, &o, &a, &r, &st);
         if (rc < 0) {
+            cli_progress_end(r.prog);
             rpl_close(s);
             return CLI_EXIT_ERROR;
         }

@@ -94,7 +94,7 @@ static void cli_stats_json(FILE *f, const char *path, const ana_model *m, const 
                            unsigned top)
 {
     const ana_model_info *in = ana_model_get_info(m);
-    fputs("{\"file\":", f);
+    fputs("{\"schema\":\"clrr-stats/1\",\"file\":", f);
     cli_json_cstr(f, path);
     fprintf(f, ",\"calls\":%" PRIu64 ",\"failed_calls\":%" PRIu64, in->calls, in->failed);
     fprintf(f, ",\"commands\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"launches\":%" PRIu64

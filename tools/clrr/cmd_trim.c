@@ -1,6 +1,9 @@
 /* cmd_trim.c — `clrr trim`: cuts a trace down to a range of calls or one
  * kernel launch, as a trace that replays on its own (replayer/rpl_trim.c). */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_progress.h"
+
+#include <jansson.h>
 #include "replayer/rpl.h"
 
 #include <getopt.h>
@@ -91,7 +94,14 @@ static int cli_trim_run(int argc, char **argv)
         return rc;
     rpl_trim_result r;
     char err[1024];
+    cli_progress *prog = cli_progress_new("trim", "call", 0, json);
+    if (prog) {   /* the trim replays the trace up to its range's end */
+        cli_progress_total(prog, o.kernel ? o.kernel : o.last ? o.last : cli_progress_count_calls(path));
+        o.user = prog;
+        o.on_progress = cli_progress_on_call;
+    }
     rpl_status st = rpl_trim(path, cli_out_path(&f), &o, &r, err, sizeof err);
+    cli_progress_end(prog);
     if (st != RPL_OK) {
         cli_out_fix_msg(&f, err, sizeof err);
         cli_err("%s: %s", path, err[0] ? err : rpl_strerror(st));
@@ -101,12 +111,19 @@ static int cli_trim_run(int argc, char **argv)
     if ((rc = cli_out_commit(&f)) != CLI_EXIT_OK)
         return rc;
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
-    if (json) {
-        printf("{\"output\":");
-        cli_json_cstr(stdout, out);
-        printf(",\"calls_in\":%" PRIu64 ",\"calls_out\":%" PRIu64 ",\"first\":%" PRIu64 ",\"kernel\":%" PRIu64
-               ",\"state_objects\":%" PRIu64 ",\"state_bytes\":%" PRIu64 ",\"file_bytes\":%" PRIu64 "}\n",
-               r.calls_in, r.calls_out, r.first_out, r.kernel_out, r.state_objects, r.state_bytes, r.file_bytes);
+    if (json) {   /* docs/schemas/trim.json */
+        json_t *o = json_object();
+        json_object_set_new(o, "schema", json_string("clrr-trim/1"));
+        json_object_set_new(o, "output", cli_json_ctext(out));
+        json_object_set_new(o, "calls_in", cli_json_u64(r.calls_in));
+        json_object_set_new(o, "calls_out", cli_json_u64(r.calls_out));
+        json_object_set_new(o, "first", cli_json_u64(r.first_out));
+        json_object_set_new(o, "kernel", cli_json_u64(r.kernel_out));
+        json_object_set_new(o, "state_objects", cli_json_u64(r.state_objects));
+        json_object_set_new(o, "state_bytes", cli_json_u64(r.state_bytes));
+        json_object_set_new(o, "file_bytes", cli_json_u64(r.file_bytes));
+        cli_json_put(stdout, o);
+        putchar('\n');
         return CLI_EXIT_OK;
     }
     printf("wrote %s: %" PRIu64 " of %" PRIu64 " calls, %s", strcmp(out, "-") ? out : "stdout", r.calls_out, r.calls_in, cli_fmt_size(r.file_bytes, a));

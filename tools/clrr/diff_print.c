@@ -5,6 +5,9 @@
  * form holds the same facts in one object. */
 #include "tools/clrr/diff_int.h"
 
+#include <jansson.h>
+#include <math.h>
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -121,94 +124,98 @@ void cli_diff_print_human(FILE *f, const cli_diff_ctx *d)
 
 /* ------------------------------------------------------------ JSON */
 
-static void cli_diff_json_double(FILE *f, double v)
+/* docs/schemas/diff.json, built with jansson. */
+
+static json_t *cli_diff_json_side(const cli_diff_side *s)
 {
-    tf_value x;
-    memset(&x, 0, sizeof x);
-    x.type = TF_F64;
-    x.v.f = v;
-    cli_json_value(f, &x);
+    json_t *o = json_object();
+    json_object_set_new(o, "path", cli_json_ctext(s->path));
+    json_object_set_new(o, "device", cli_json_ctext(s->device[0] ? s->device : NULL));
+    json_object_set_new(o, "calls", cli_json_u64(s->calls));
+    return o;
 }
 
-static void cli_diff_json_side(FILE *f, const cli_diff_side *s)
+/* A value rendered as JSON text by cli_diff_value_text(); null if it is not. */
+static json_t *cli_diff_json_parsed(const char *text)
 {
-    fputs("{\"path\":", f);
-    cli_json_cstr(f, s->path);
-    fputs(",\"device\":", f);
-    cli_json_cstr(f, s->device[0] ? s->device : NULL);
-    fprintf(f, ",\"calls\":%" PRIu64 "}", s->calls);
+    json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    return v ? v : json_null();
 }
 
-static void cli_diff_json_found(FILE *f, const cli_diff_found *x)
+static json_t *cli_diff_json_found(const cli_diff_found *x)
 {
-    fprintf(f, "{\"kind\":\"%s\",\"call\":%" PRIu64 ",\"seq_a\":%" PRIu64 ",\"seq_b\":%" PRIu64
-            ",\"fn_a\":", cli_diff_kind_name(x->kind), x->pos, x->seq_a, x->seq_b);
-    cli_json_cstr(f, x->fn_a);
-    fputs(",\"fn_b\":", f);
-    cli_json_cstr(f, x->fn_b);
-    fputs(",\"what\":", f);
-    cli_json_cstr(f, x->what);
-    fprintf(f, ",\"output\":%s,\"text\":", x->output ? "true" : "false");
-    cli_json_cstr(f, x->text);
-    if (x->a_json && x->b_json)
-        fprintf(f, ",\"a\":%s,\"b\":%s", x->a_json, x->b_json);
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(cli_diff_kind_name(x->kind)));
+    json_object_set_new(o, "call", cli_json_u64(x->pos));
+    json_object_set_new(o, "seq_a", cli_json_u64(x->seq_a));
+    json_object_set_new(o, "seq_b", cli_json_u64(x->seq_b));
+    json_object_set_new(o, "fn_a", cli_json_ctext(x->fn_a));
+    json_object_set_new(o, "fn_b", cli_json_ctext(x->fn_b));
+    json_object_set_new(o, "what", cli_json_ctext(x->what));
+    json_object_set_new(o, "output", json_boolean(x->output));
+    json_object_set_new(o, "text", cli_json_ctext(x->text));
+    if (x->a_json && x->b_json) {
+        json_object_set_new(o, "a", cli_diff_json_parsed(x->a_json));
+        json_object_set_new(o, "b", cli_diff_json_parsed(x->b_json));
+    }
     if (x->kind == CLI_DIFF_DATA || (x->kind == CLI_DIFF_CODE && (x->size_a || x->size_b))) {
-        fprintf(f, ",\"size_a\":%" PRIu64 ",\"size_b\":%" PRIu64 ",\"elem_size\":%" PRIu64
-                ",\"elements\":%" PRIu64 ",\"differ\":%" PRIu64 ",\"first\":%" PRIu64 ",\"max_abs\":",
-                x->size_a, x->size_b, x->cmp.elem_size, x->cmp.elems, x->cmp.differ, x->cmp.first);
-        cli_diff_json_double(f, x->cmp.max_abs);
+        json_object_set_new(o, "size_a", cli_json_u64(x->size_a));
+        json_object_set_new(o, "size_b", cli_json_u64(x->size_b));
+        json_object_set_new(o, "elem_size", cli_json_u64(x->cmp.elem_size));
+        json_object_set_new(o, "elements", cli_json_u64(x->cmp.elems));
+        json_object_set_new(o, "differ", cli_json_u64(x->cmp.differ));
+        json_object_set_new(o, "first", cli_json_u64(x->cmp.first));
+        json_object_set_new(o, "max_abs", cli_json_f64(x->cmp.max_abs));
         if (x->words)
-            fprintf(f, ",\"words_differ\":%" PRIu64, x->words);
+            json_object_set_new(o, "words_differ", cli_json_u64(x->words));
         if (x->have_vals) {
-            fputs(",\"a_value\":", f);
-            cli_diff_json_double(f, x->va);
-            fputs(",\"b_value\":", f);
-            cli_diff_json_double(f, x->vb);
+            json_object_set_new(o, "a_value", cli_json_f64(x->va));
+            json_object_set_new(o, "b_value", cli_json_f64(x->vb));
         }
     }
     if (x->object) {
-        fprintf(f, ",\"object\":%" PRIu64 ",\"object_kind\":", x->object);
-        cli_json_cstr(f, x->objkind);
-        fputs(",\"writers\":", f);
-        cli_json_cstr(f, x->writers[0] ? x->writers : NULL);
+        json_object_set_new(o, "object", cli_json_u64(x->object));
+        json_object_set_new(o, "object_kind", cli_json_ctext(x->objkind));
+        json_object_set_new(o, "writers", cli_json_ctext(x->writers[0] ? x->writers : NULL));
     }
-    if (x->kind == CLI_DIFF_END)
-        fprintf(f, ",\"ends\":\"%s\",\"after\":%" PRIu64 ",\"more\":%" PRIu64,
-                x->ended ? "B" : "A", x->pos ? x->pos - 1 : 0, x->more);
-    fputs(",\"context\":[", f);
+    if (x->kind == CLI_DIFF_END) {
+        json_object_set_new(o, "ends", json_string(x->ended ? "B" : "A"));
+        json_object_set_new(o, "after", cli_json_u64(x->pos ? x->pos - 1 : 0));
+        json_object_set_new(o, "more", cli_json_u64(x->more));
+    }
+    json_t *ctx = json_array();
     for (int i = 0; i < x->nctx; i++) {
-        fprintf(f, "%s{\"call\":%" PRIu64 ",\"line\":", i ? "," : "", x->ctx_pos[i]);
-        cli_json_cstr(f, x->ctx[i]);
-        fprintf(f, ",\"differs\":%s}", x->ctx_differs[i] ? "true" : "false");
+        json_t *c = json_object();
+        json_object_set_new(c, "call", cli_json_u64(x->ctx_pos[i]));
+        json_object_set_new(c, "line", cli_json_ctext(x->ctx[i]));
+        json_object_set_new(c, "differs", json_boolean(x->ctx_differs[i]));
+        json_array_append_new(ctx, c);
     }
-    fputs("],\"line_a\":", f);
-    cli_json_cstr(f, x->line_a);
-    fputs(",\"line_b\":", f);
-    cli_json_cstr(f, x->line_b);
-    putc('}', f);
+    json_object_set_new(o, "context", ctx);
+    json_object_set_new(o, "line_a", cli_json_ctext(x->line_a));
+    json_object_set_new(o, "line_b", cli_json_ctext(x->line_b));
+    return o;
 }
 
 void cli_diff_print_json(FILE *f, const cli_diff_ctx *d)
 {
-    fprintf(f, "{\"same\":%s,\"a\":", d->nfound ? "false" : "true");
-    cli_diff_json_side(f, &d->side[0]);
-    fputs(",\"b\":", f);
-    cli_diff_json_side(f, &d->side[1]);
-    fputs(",\"tolerance\":", f);
-    cli_json_cstr(f, d->tol_spec);
-    fprintf(f, ",\"queries\":%s,\"calls_compared\":%" PRIu64 ",\"readbacks_compared\":%" PRIu64
-            ",\"captured_one_side\":%" PRIu64 ",\"notes\":[",
-            d->queries ? "true" : "false", d->pos, d->readbacks, d->uncompared);
-    for (size_t i = 0; i < d->nnotes; i++) {
-        if (i)
-            putc(',', f);
-        cli_diff_json_found(f, &d->notes[i]);
-    }
-    fputs("],\"differences\":[", f);
-    for (size_t i = 0; i < d->nfound; i++) {
-        if (i)
-            putc(',', f);
-        cli_diff_json_found(f, &d->found[i]);
-    }
-    fputs("]}\n", f);
+    json_t *o = json_object();
+    json_object_set_new(o, "schema", json_string("clrr-diff/1"));
+    json_object_set_new(o, "same", json_boolean(!d->nfound));
+    json_object_set_new(o, "a", cli_diff_json_side(&d->side[0]));
+    json_object_set_new(o, "b", cli_diff_json_side(&d->side[1]));
+    json_object_set_new(o, "tolerance", cli_json_ctext(d->tol_spec));
+    json_object_set_new(o, "queries", json_boolean(d->queries));
+    json_object_set_new(o, "calls_compared", cli_json_u64(d->pos));
+    json_object_set_new(o, "readbacks_compared", cli_json_u64(d->readbacks));
+    json_object_set_new(o, "captured_one_side", cli_json_u64(d->uncompared));
+    json_t *notes = json_array(), *found = json_array();
+    for (size_t i = 0; i < d->nnotes; i++)
+        json_array_append_new(notes, cli_diff_json_found(&d->notes[i]));
+    for (size_t i = 0; i < d->nfound; i++)
+        json_array_append_new(found, cli_diff_json_found(&d->found[i]));
+    json_object_set_new(o, "notes", notes);
+    json_object_set_new(o, "differences", found);
+    cli_json_put(f, o);
+    putc('\n', f);
 }

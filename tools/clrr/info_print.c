@@ -256,7 +256,7 @@ static void cli_json_env_field(FILE *f, const tf_value *env, const char *key)
 void cli_info_print_json(FILE *f, const cli_info_stats *st)
 {
     const tf_reader_info *in = st->info;
-    fputs("{\"file\":", f);
+    fputs("{\"schema\":\"clrr-info/1\",\"file\":", f);
     cli_json_cstr(f, st->path);
     fprintf(f, ",\"file_bytes\":%" PRIu64 ",\"format\":\"%u.%u\",\"has_index\":%s,"
                "\"truncated\":%s,\"valid_bytes\":%" PRIu64,

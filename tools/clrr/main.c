@@ -53,6 +53,9 @@ static void cli_main_usage(FILE *f)
           "  -h, --help     show this help; 'clrr COMMAND --help' shows a command's options\n"
           "  --version      show the version\n"
           "\n"
+          "'clrr help' shows this help, 'clrr help COMMAND' a command's (as\n"
+          "'clrr COMMAND --help'); 'man clrr-COMMAND' the same as a manual page.\n"
+          "\n"
           "Output files (-o OUT, run --report FILE): OUT is never one of the command's\n"
           "inputs (not through a symlink or a hard link either: exit 2); it is written to\n"
           "a temporary beside it (OUT.tmpXXXXXX, made with mkstemp) and renamed onto OUT\n"
@@ -62,10 +65,21 @@ static void cli_main_usage(FILE *f)
           "device is written in place. record writes its trace itself, as the\n"
           "application runs (docs/recording.md): it takes no '-'.\n"
           "\n"
-          "Exit status: 0 success, 1 failed operation, 2 usage error\n"
-          "(record: the exit status of the recorded command; replay and diff:\n"
-          "0 same, 1 different, 2 usage error, 3 failed; stats, graph, timeline,\n"
-          "report, analyze, optimize, plan and show: 3 failed).\n", f);
+          "Progress: when stderr is a terminal, record (bytes written), replay, trim,\n"
+          "profile and optimize (calls done of the total, ETA) keep one progress line\n"
+          "on stderr, cleared when they end; never with -q (record: --quiet) or --json.\n"
+          "\n"
+          "Exit status (every command; docs/exit-status.md):\n"
+          "  0  success (replay, profile: every read-back matched; diff: the same)\n"
+          "  1  a negative answer: replay and profile: a read-back differed; diff:\n"
+          "     the traces differ\n"
+          "  2  usage error: a bad option or operand, OUT is an input, a bad CLRR_*\n"
+          "  3  failed: an unreadable or corrupt trace or plan, an I/O error, an\n"
+          "     OpenCL call that failed, no usable device (one line on stderr)\n"
+          "  4  replay --repeat: the replays disagree among themselves (the program\n"
+          "     itself gives different results)\n"
+          "record and run exit with CMD's status instead (128+N: killed by signal N;\n"
+          "126/127: CMD cannot be run; 1: clrr itself failed).\n", f);
 }
 
 static const cli_command *cli_find(const char *name)
@@ -114,8 +128,9 @@ int main(int argc, char **argv)
     rc = cmd->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_err("error writing the output");
-        if (rc == CLI_EXIT_OK)
-            rc = CLI_EXIT_FAIL;
+        if (rc == CLI_EXIT_OK)   /* record and run: CMD's statuses, 1 is clrr's failure */
+            rc = strcmp(cmd->name, "record") && strcmp(cmd->name, "run") ? CLI_EXIT_ERROR
+                                                                         : CLI_EXIT_FAIL;
     }
     return rc;
 }
