@@ -250,6 +250,8 @@ typedef struct rec_obj_info {
     size_t elem_size;               /* images: bytes per pixel */
     uint8_t host_hash[16];          /* last captured contents of host_ptr */
     int host_hash_valid;
+    const void *host_queue;         /* USE_HOST_PTR: the queue of the last launch that had it
+                                       as an argument, not known finished (hooks_mem.c) */
     /* queues */
     int app_profiling;              /* the application asked for profiling */
     int profiling;                  /* the queue has profiling (ours or theirs) */
@@ -267,6 +269,10 @@ void rec_obj_set(const void *h, const rec_obj_info *in);     /* replaces (keeps 
  * rec_kernel_host_mems() lists for the snapshots before a launch. */
 uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg);
 int rec_kernel_host_mems(const void *kernel, const void **mems, int max);
+/* hooks_mem.c: the application made a user event (hooks_queue.c calls it):
+ * from then on a snapshot of host-pointer memory never waits for a queue
+ * (a command behind an unset user event would never finish). */
+void rec_host_user_event(void);
 
 /* ----------------------------------------------------------- rec_data.c */
 size_t rec_cap_count(size_t n);
