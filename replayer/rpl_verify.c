@@ -40,6 +40,7 @@ struct rpl_pending {
     int have_expected;
     tf_value exp;             /* TF_BIN (bytes in exp_bin) or TF_BLOB */
     char *exp_bin;
+    struct rpl_undef *undef;  /* bytes nothing defined when it was read (rpl_defined.c) */
     /* An "early" entry holds only the recorded bytes of a DATA item that came
      * before its call: calls are delivered in completion (END) order, so a
      * non-blocking read that completes while clEnqueueRead* is still running
@@ -64,6 +65,7 @@ static void rpl_pending_free(rpl_session *s, rpl_pending *p)
     s->pending_bytes -= p->len;
     rpl_block_free(p->buf);
     free(p->exp_bin);
+    rpl_undef_free(p->undef);
 }
 
 static void rpl_pending_remove(rpl_session *s, size_t i)
@@ -134,6 +136,12 @@ static int rpl_settle(rpl_session *s, size_t i)
     rpl_cmp cmp;
     memset(&cmp, 0, sizeof cmp);
     size_t n = exp_size < p->len ? (size_t)exp_size : p->len;
+    /* bytes nothing defined compare equal: the live ones stand in for them */
+    uint64_t undef = exp ? rpl_undef_apply(p->undef, exp, p->buf, n) : 0;
+    if (undef) {
+        s->sum.undefined_bytes += undef;
+        s->sum.undefined_readbacks++;
+    }
     int same = rpl_compare(exp, p->buf, n, &s->o.tol, &cmp) && exp_size == p->len;
     free(exp);
     s->sum.readbacks++;
@@ -400,6 +408,7 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     }
     s->npending++;
     s->pending_bytes += len;
+    RPL_TRY(rpl_defined_readback(x, mem, len, &p->undef));
     if (expected)
         RPL_TRY(rpl_keep_expected(s, p, expected));
     if (blocking) {
