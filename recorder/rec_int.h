@@ -39,7 +39,8 @@ enum rec_slot_state {
     REC_SLOT_INLINE,       /* small data copied into the slot: bin */
     REC_SLOT_UINT,         /* an integer (a handle id, an address): uint */
     REC_SLOT_BLOBS,        /* an array of blob references (heap, freed by rec_end_done) */
-    REC_SLOT_DEFERRED      /* captured later as a DATA record: nil */
+    REC_SLOT_DEFERRED,     /* captured later as a DATA record: nil */
+    REC_SLOT_HASH          /* a read-back recorded as its hash and length (v.blob) */
 };
 
 typedef struct rec_slot {
@@ -282,6 +283,11 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
                       cl_event ev);
 /* Fills a slot from memory: inline, blob, or skipped when capture is off. */
 void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
+/* The same for a read-back: its hash when --hash-reads (or
+ * --hash-reads-over, past the size) says so. */
+void rec_slot_fill_read(rec_call *c, rec_slot *s, const void *p, size_t len);
+/* The trace's optional feature bits the settings make it use (rec_open_writer). */
+uint32_t rec_data_features(void);
 void rec_enc_in(tf_enc *e, rec_call *c, unsigned i);
 void rec_enc_out(tf_enc *e, rec_call *c, unsigned i);
 void rec_enc_slot(tf_enc *e, const rec_slot *s);

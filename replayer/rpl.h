@@ -97,6 +97,10 @@ typedef struct rpl_mismatch {
                                * "sobel (#41)", or "" when none is known */
     uint64_t size;            /* bytes compared */
     rpl_cmp cmp;
+    int by_hash;              /* recorded as a hash (--hash-reads): cmp holds no
+                               * difference count, only that the bytes differ */
+    uint64_t undefined;       /* ... and that many of its bytes were undefined (a hash
+                               * cannot skip them) */
 } rpl_mismatch;
 
 /* One executed command, for --timing (host and device times). */
@@ -636,6 +640,8 @@ typedef struct rpl_summary {
     uint64_t undefined_bytes; /* bytes of compared read-backs not compared: nothing
                                * defined them (rpl_write_hint; 0 with strict) */
     uint64_t undefined_readbacks;   /* ... read-backs with such bytes */
+    uint64_t hashed;          /* read-backs recorded as hashes (--hash-reads), compared
+                               * by hashing the live bytes: exact, whatever the tolerance */
     uint64_t skipped;         /* calls not executed (outside the range, unsupported notes) */
     uint64_t call_diffs;      /* queries and discovery calls whose result differed
                                * from the recording (not an error) */

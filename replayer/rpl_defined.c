@@ -531,7 +531,8 @@ uint64_t rpl_undef_apply(const struct rpl_undef *u, void *expected, const void *
     for (size_t i = 0; i < u->n; i++) {
         uint64_t lo = u->v[i].lo, hi = u->v[i].hi < n ? u->v[i].hi : n;
         if (lo < hi) {
-            memcpy(e + lo, a + lo, (size_t)(hi - lo));
+            if (e)
+                memcpy(e + lo, a + lo, (size_t)(hi - lo));
             skipped += hi - lo;
         }
     }
@@ -547,7 +548,8 @@ uint64_t rpl_undef_apply(const struct rpl_undef *u, void *expected, const void *
             if (phi > hi)
                 phi = hi;
             if (plo < phi) {
-                memcpy(e + (plo - u->base), a + (plo - u->base), (size_t)(phi - plo));
+                if (e)
+                    memcpy(e + (plo - u->base), a + (plo - u->base), (size_t)(phi - plo));
                 skipped += phi - plo;
             }
         }

@@ -81,7 +81,8 @@ void rpl_guard_forget(rpl_obj *o);
  * the read-back of @p len bytes of @p mem that call @p x makes, as they are
  * now (*out NULL when every byte is defined; freed by rpl_undef_free).
  * rpl_undef_apply: copies the undefined bytes of @p actual over
- * @p expected (so that they compare equal), @return their count.
+ * @p expected (so that they compare equal; @p expected NULL: none),
+ * @return their count.
  * rpl_defined_forget: frees what @p o holds. */
 struct rpl_undef;
 void rpl_defined_after(rpl_cx *x);

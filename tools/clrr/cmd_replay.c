@@ -97,6 +97,7 @@ typedef struct cli_ktime {
 
 typedef struct cli_replay {
     int json, quiet, timing, progress;
+    int inexact;              /* --tolerance other than exact */
     unsigned loops;           /* --loop: the timing lines name their iteration */
     uint64_t reported;
     int64_t last_progress;
@@ -154,9 +155,9 @@ static void cli_on_mismatch(void *user, const rpl_mismatch *m)
         snprintf(buf, sizeof buf,
                  "%s{\"call\":%" PRIu64 ",\"function\":\"%s\",\"what\":\"%s\",\"object\":%" PRIu64
                  ",\"bytes\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"differ\":%" PRIu64 ",\"first_offset\":%" PRIu64
-                 ",\"written_by\":\"%s\"}",
+                 ",\"written_by\":\"%s\",\"by_hash\":%s}",
                  r->reported ? "," : "", m->seq, m->function, m->what, m->object, m->size, m->cmp.elems,
-                 m->cmp.differ, m->cmp.first, m->writers);
+                 m->cmp.differ, m->cmp.first, m->writers, m->by_hash ? "true" : "false");
         if (r->reported < 1000)
             cli_append(r, buf);
         r->reported++;
@@ -470,11 +471,11 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
         printf(",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64 ",\"skipped\":%" PRIu64
                ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",\"readbacks\":%" PRIu64
                ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"undefined_bytes\":%" PRIu64
-               ",\"undefined_readbacks\":%" PRIu64 ",\"call_diffs\":%" PRIu64 ",\"user_events_early\":%" PRIu64
+               ",\"undefined_readbacks\":%" PRIu64 ",\"hashed\":%" PRIu64 ",\"call_diffs\":%" PRIu64 ",\"user_events_early\":%" PRIu64
                ",\"wall_ns\":%" PRId64 ",\"exec_ns\":%" PRId64 ",\"exec_ns_loop_median\":%" PRId64
                ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"truncated\":%s,\"ok\":%s,\"mismatch_list\":[%s]",
                s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
-               s->unverified, s->undefined_bytes, s->undefined_readbacks, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
+               s->unverified, s->undefined_bytes, s->undefined_readbacks, s->hashed, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
                s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state ? "true" : "false", r->mism_json ? r->mism_json : "");
         if (r->cmp_dev)
             cli_print_compare(r);
@@ -511,6 +512,9 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
     printf("verified  %" PRIu64 " read-backs, %" PRIu64 " mismatches", s->readbacks, s->mismatches);
     if (s->unverified)
         printf(", %" PRIu64 " not verifiable (no recorded data)", s->unverified);
+    if (s->hashed)
+        printf("; %" PRIu64 " compared by hash (recorded with --hash-reads)%s", s->hashed,
+               r->inexact ? ", tolerance not applicable" : "");
     if (s->undefined_bytes)
         printf("; %" PRIu64 " undefined bytes not compared (in %" PRIu64 " read-back%s; --strict compares them)",
                s->undefined_bytes, s->undefined_readbacks, s->undefined_readbacks == 1 ? "" : "s");
@@ -601,6 +605,7 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
         case O_TOL:
             if (rpl_tolerance_parse(optarg, &o->tol, err, sizeof err) < 0)
                 return cli_usage_err("--tolerance: %s", err);
+            r->inexact = !rpl_tolerance_is_exact(&o->tol);
             break;
         case O_COMPARE:
             if (!*optarg)
