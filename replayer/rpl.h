@@ -124,7 +124,16 @@ typedef struct rpl_readback {
     uint64_t size;
     int verified;             /* compared with the recording */
     int matched;              /* ... and equal within the tolerance */
+    const struct rpl_undef *undef;   /* its bytes nothing defined (rpl_readback_undefined);
+                                      * NULL: every byte is defined */
 } rpl_readback;
+
+/*! rpl_readback_undefined() : copies the bytes of @p rb that nothing
+ *  defined (docs/replay.md, "Undefined bytes") from @p src to @p dst (both
+ *  rb->size bytes), so that a comparison of @p src and @p dst skips them
+ *  (replay --compare). @return their count: 0 when every byte is defined
+ *  (or with rpl_opts.strict). Thread-safe. */
+uint64_t rpl_readback_undefined(const rpl_readback *rb, void *dst, const void *src);
 
 /* ------------------------------------------------------------------ plans */
 

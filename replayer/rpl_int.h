@@ -286,6 +286,7 @@ struct rpl_session {
     size_t rbq_head, rbq_n, rbq_cap;
     rpl_readback rb;          /* the one handed out last ... */
     void *rb_buf;             /* ... its bytes, freed at the next step */
+    struct rpl_undef *rb_undef;   /* ... its undefined bytes, the same */
     char rb_what[16];
     int finished;             /* the end was reached and reported */
     /* programs from source and the binaries fetched from them (rpl_progsrc.c) */

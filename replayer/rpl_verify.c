@@ -18,6 +18,7 @@
 struct rpl_settled {
     rpl_readback rb;
     void *buf;                /* rpl_block_alloc'ed live bytes */
+    struct rpl_undef *undef;  /* owned */
     char what[16];
 };
 
@@ -137,8 +138,10 @@ static int rpl_settled(rpl_session *s, size_t i, int same)
             s->rbq_cap = cap;
         }
         struct rpl_settled *e = &s->rbq[s->rbq_n++];
-        e->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, NULL, p->len, 1, same};
+        e->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, NULL, p->len, 1, same, NULL};
         e->buf = p->buf;
+        e->undef = p->undef;
+        p->undef = NULL;
         snprintf(e->what, sizeof e->what, "%s", p->what);
         p->buf = NULL;
     }
@@ -224,12 +227,16 @@ int rpl_take_readback(rpl_session *s, rpl_readback *rb)
 {
     rpl_block_free(s->rb_buf);
     s->rb_buf = NULL;
+    rpl_undef_free(s->rb_undef);
+    s->rb_undef = NULL;
     if (s->rbq_head == s->rbq_n)
         return 0;
     struct rpl_settled *e = &s->rbq[s->rbq_head++];
     s->rb = e->rb;
     s->rb_buf = e->buf;
     s->rb.data = e->buf;
+    s->rb_undef = e->undef;
+    s->rb.undef = e->undef;
     memcpy(s->rb_what, e->what, sizeof s->rb_what);
     s->rb.what = s->rb_what;
     if (s->rbq_head == s->rbq_n)
@@ -241,13 +248,22 @@ int rpl_take_readback(rpl_session *s, rpl_readback *rb)
 
 void rpl_readbacks_free(rpl_session *s)
 {
-    for (size_t i = s->rbq_head; i < s->rbq_n; i++)
+    for (size_t i = s->rbq_head; i < s->rbq_n; i++) {
         rpl_block_free(s->rbq[i].buf);
+        rpl_undef_free(s->rbq[i].undef);
+    }
     free(s->rbq);
     s->rbq = NULL;
     s->rbq_head = s->rbq_n = s->rbq_cap = 0;
     rpl_block_free(s->rb_buf);
     s->rb_buf = NULL;
+    rpl_undef_free(s->rb_undef);
+    s->rb_undef = NULL;
+}
+
+uint64_t rpl_readback_undefined(const rpl_readback *rb, void *dst, const void *src)
+{
+    return rb ? rpl_undef_apply(rb->undef, dst, src, (size_t)rb->size) : 0;
 }
 
 /* Outside exact-calls mode the replay holds the command's event: it waits

@@ -53,6 +53,8 @@ expect_undef unwritten $((N * 4))
 expect_undef half $((N * 2))
 expect_undef float3 $((N * 4))
 expect_undef vstore3 0
+# --compare: two sessions' garbage differs as well; skipped between them too
+"$CLRR" replay --compare 0 "$TMP/unwritten.clrr" >"$TMP/cmp.out" 2>&1 || fail "replay --compare 0: $(cat "$TMP/cmp.out")"
 # the human summary says it (and --strict counts none: it compares them)
 "$CLRR" replay "$TMP/host.clrr" >"$TMP/host.out" 2>&1 || fail "replay host: $(cat "$TMP/host.out")"
 grep -q "^verified  1 read-backs, 0 mismatches; $N undefined bytes not compared (in 1 read-back; --strict" \

@@ -257,7 +257,16 @@ static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol,
         r->cmp_n++;
         memset(&r->cmp, 0, sizeof r->cmp);
         int shape = ra.seq == rb.seq && ra.size == rb.size;
-        if (shape && rpl_compare(ra.data, rb.data, ra.size, tol, &r->cmp))
+        /* bytes nothing defined (the same in both sessions) compare equal */
+        void *bcopy = NULL;
+        if (shape && ra.undef && (bcopy = malloc(rb.size ? rb.size : 1)) != NULL) {
+            memcpy(bcopy, rb.data, rb.size);
+            rpl_readback_undefined(&ra, bcopy, ra.data);
+            rb.data = bcopy;
+        }
+        int same = shape && rpl_compare(ra.data, rb.data, ra.size, tol, &r->cmp);
+        free(bcopy);
+        if (same)
             continue;
         r->cmp_state = shape ? 1 : 2;
         r->cmp_a = ra;
