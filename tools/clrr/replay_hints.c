@@ -86,7 +86,8 @@ int cli_replay_hints(const char *path, rpl_write_hint **out, size_t *nout)
             }
         }
     }
-    qsort(v, n, sizeof *v, cli_hint_cmp);
+    if (n)
+        qsort(v, n, sizeof *v, cli_hint_cmp);
     /* one per (launch, buffer): the hull of its writes; unknown wins */
     size_t w = 0;
     for (size_t i = 0; i < n;) {
