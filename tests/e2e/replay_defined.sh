@@ -10,6 +10,8 @@
 # - float3 stores through a float3 pointer: the 4th float of each element
 #   is padding, not compared; vstore3 (packed) leaves nothing undefined;
 # - a host write of one half and a fill of a quarter: the last quarter;
+# - a copy of a half-written buffer into a larger one: the destination's
+#   defined bytes are the source's, moved; a write map of a quarter;
 # - replayed on the stub driver (zeroed buffers, kernels that compute
 #   nothing): the unwritten read verifies by default and mismatches with
 #   --strict; the half-written one mismatches in both (its defined bytes
@@ -38,7 +40,7 @@ replay_json() {
     [ "$rc" = "$want" ] || fail "replay $name $*: exit $rc (want $want): $(cat "$TMP/$name.err") $(cat "$TMP/$name.json")"
 }
 
-for m in unwritten half float3 vstore3 host; do
+for m in unwritten half float3 vstore3 host copy map; do
     "$CLRR" record -o "$TMP/$m.clrr" -- "$PROG" $m --n $N >"$TMP/$m.rec" 2>&1 ||
         fail "clrr record -- undefined $m: $(cat "$TMP/$m.rec")"
 done
@@ -53,6 +55,8 @@ expect_undef unwritten $((N * 4))
 expect_undef half $((N * 2))
 expect_undef float3 $((N * 4))
 expect_undef vstore3 0
+expect_undef copy $((N * 8 - N * 2))
+expect_undef map $((N * 3))
 # --compare: two sessions' garbage differs as well; skipped between them too
 "$CLRR" replay --compare 0 "$TMP/unwritten.clrr" >"$TMP/cmp.out" 2>&1 || fail "replay --compare 0: $(cat "$TMP/cmp.out")"
 # the human summary says it (and --strict counts none: it compares them)

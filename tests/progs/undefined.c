@@ -14,6 +14,11 @@
  *                (12 bytes an element, packed): every byte defined
  *     host       a host write of the first half of a buffer, a fill of
  *                its third quarter, the last quarter never written
+ *     copy       a host write of the first half of buffer A (4n bytes),
+ *                all of A copied into buffer B (8n bytes) at offset n:
+ *                B read whole (defined: A's first half, moved by n)
+ *     map        a write map of the second quarter of a buffer (the host
+ *                writes it, unmaps), then a read map of the whole buffer
  *
  * Before each buffer is made, a buffer of the same size is written with
  * a recognizable pattern and released, so that the memory the driver
@@ -89,8 +94,9 @@ int main(int argc, char **argv)
             mode = "";
     }
     if (n < 4 || n > (1u << 22) || (strcmp(mode, "unwritten") && strcmp(mode, "half") && strcmp(mode, "float3")
-                                    && strcmp(mode, "vstore3") && strcmp(mode, "host"))) {
-        fprintf(stderr, "usage: undefined unwritten|half|float3|vstore3|host [--n 4..4194304] [--quiet]\n");
+                                    && strcmp(mode, "vstore3") && strcmp(mode, "host") && strcmp(mode, "copy")
+                                    && strcmp(mode, "map"))) {
+        fprintf(stderr, "usage: undefined unwritten|half|float3|vstore3|host|copy|map [--n 4..4194304] [--quiet]\n");
         return 2;
     }
     cl_platform_id plat;
@@ -156,6 +162,41 @@ int main(int argc, char **argv)
         else if (!quiet)
             printf("undefined: vstore3: %zu elements of 12 bytes\n", n);
         free(out);
+        CHECK(clReleaseMemObject(m));
+    } else if (!strcmp(mode, "copy")) {
+        size_t bytes = n * 4;
+        cl_mem a = fresh(bytes), b = fresh(2 * bytes);
+        unsigned char *in = malloc(bytes), *out = malloc(2 * bytes);
+        for (size_t i = 0; i < bytes; i++)
+            in[i] = (unsigned char)(i * 29 + 3);
+        CHECK(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, bytes / 2, in, 0, NULL, NULL));
+        CHECK(clEnqueueCopyBuffer(q, a, b, 0, bytes / 4, bytes, 0, NULL, NULL));
+        CHECK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, 2 * bytes, out, 0, NULL, NULL));
+        bad += memcmp(in, out + bytes / 4, bytes / 2) != 0;
+        if (!quiet)
+            printf("undefined: copy: %zu defined bytes of %zu copied to offset %zu of %zu\n", bytes / 2, bytes,
+                   bytes / 4, 2 * bytes);
+        free(in);
+        free(out);
+        CHECK(clReleaseMemObject(a));
+        CHECK(clReleaseMemObject(b));
+    } else if (!strcmp(mode, "map")) {
+        size_t bytes = n * 4;
+        cl_mem m = fresh(bytes);
+        unsigned char *p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, bytes / 4, bytes / 4, 0,
+                                              NULL, NULL, &err);
+        CHECK(err);
+        for (size_t i = 0; i < bytes / 4; i++)
+            p[i] = (unsigned char)(i * 5 + 7);
+        CHECK(clEnqueueUnmapMemObject(q, m, p, 0, NULL, NULL));
+        unsigned char *r = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &err);
+        CHECK(err);
+        for (size_t i = 0; i < bytes / 4; i++)
+            bad += r[bytes / 4 + i] != (unsigned char)(i * 5 + 7);
+        CHECK(clEnqueueUnmapMemObject(q, m, r, 0, NULL, NULL));
+        CHECK(clFinish(q));
+        if (!quiet)
+            printf("undefined: map: %zu bytes written through a map of %zu\n", bytes / 4, bytes);
         CHECK(clReleaseMemObject(m));
     } else {   /* host */
         size_t bytes = n * 4;
