@@ -17,10 +17,17 @@
  * defined, never the other way, except where the hints say a launch did not
  * write what it did.
  *
+ * Coarse-grained SVM allocations (clSVMAlloc without FINE_GRAIN_BUFFER)
+ * are tracked alike, by recorded address: SVM copies into them, fills and
+ * maps for writing define their ranges; a kernel launch (which may write
+ * any allocation through any pointer) makes every one defined whole, as
+ * does a buffer over SVM memory (USE_HOST_PTR). Fine-grained SVM, which
+ * the host writes without the API, is always defined.
+ *
  * Anything this does not model makes the buffers concerned defined whole
  * (untracked): sub-buffers (and their parent), images made from a buffer,
  * calls of unknown effects (then every buffer, for the rest of the replay).
- * Rectangle read-backs, images and SVM are compared whole. */
+ * Rectangle read-backs and images are compared whole. */
 #include "replayer/rpl_int.h"
 
 #include <stdlib.h>
@@ -45,6 +52,12 @@ struct rpl_def {
     size_t n, cap;
     rpl_pad *pad;             /* inside defined bytes */
     size_t npad, cap_pad;
+};
+
+/* A coarse-grained SVM allocation's defined bytes (rpl_session.svmdefs). */
+struct rpl_svmdef {
+    uint64_t rec, size;       /* recorded address, bytes */
+    struct rpl_def *def;
 };
 
 /* The undefined bytes of one read-back, relative to its first byte. */
@@ -351,10 +364,85 @@ static void rpl_def_kernel(rpl_cx *x, const api_effect *e)
     }
 }
 
+/* ------------------------------------------------------------ SVM */
+
+static void rpl_svm_drop(rpl_session *s, size_t i)
+{
+    rpl_def_free(s->svmdefs[i].def);
+    s->svmdefs[i] = s->svmdefs[--s->nsvmdefs];
+}
+
+static void rpl_svm_untrack_all(rpl_session *s)
+{
+    while (s->nsvmdefs)
+        rpl_svm_drop(s, s->nsvmdefs - 1);
+}
+
+/* The allocation holding recorded address @p a, its index; -1 when none. */
+static long rpl_svm_find(const rpl_session *s, uint64_t a)
+{
+    for (size_t i = s->nsvmdefs; i-- > 0;)
+        if (a >= s->svmdefs[i].rec && a - s->svmdefs[i].rec < s->svmdefs[i].size)
+            return (long)i;
+    return -1;
+}
+
+static void rpl_svm_alloc(rpl_cx *x)
+{
+    rpl_session *s = x->s;
+    uint64_t rec = 0, flags = 0, size = 0;
+    if (!tf_value_u64(&x->c->ret, &rec) || !rec || !rpl_def_u64(x, rpl_def_param(x, "flags"), &flags)
+        || !rpl_def_u64(x, rpl_def_param(x, "size"), &size) || !size || (flags & CL_MEM_SVM_FINE_GRAIN_BUFFER))
+        return;
+    long old = rpl_svm_find(s, rec);
+    if (old >= 0)
+        rpl_svm_drop(s, (size_t)old);
+    if (s->nsvmdefs == s->cap_svmdefs) {
+        size_t cap = s->cap_svmdefs ? s->cap_svmdefs * 2 : 8;
+        struct rpl_svmdef *a = realloc(s->svmdefs, cap * sizeof *a);
+        if (!a)
+            return;
+        s->svmdefs = a;
+        s->cap_svmdefs = cap;
+    }
+    struct rpl_def *d = calloc(1, sizeof *d);
+    if (!d)
+        return;
+    d->size = size;
+    s->svmdefs[s->nsvmdefs++] = (struct rpl_svmdef){rec, size, d};
+}
+
+/* An SVM effect of @p x on [addr, addr + size) (range API_RANGE_SVM):
+ * the allocation's index and the offset range in it; -1 when untracked. */
+static long rpl_svm_range(rpl_cx *x, const api_effect *e, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a = 0, size = 0;
+    if (!rpl_def_u64(x, e->obj, &a) || !a)
+        return -1;
+    long i = rpl_svm_find(x->s, a);
+    if (i < 0)
+        return -1;
+    const struct rpl_svmdef *sd = &x->s->svmdefs[i];
+    *lo = a - sd->rec;
+    if (e->size < 0 || !rpl_def_u64(x, e->size, &size) || size > sd->size - *lo)
+        size = sd->size - *lo;
+    *hi = *lo + size;
+    return i;
+}
+
+void rpl_defined_free(rpl_session *s)
+{
+    rpl_svm_untrack_all(s);
+    free(s->svmdefs);
+    s->svmdefs = NULL;
+    s->cap_svmdefs = 0;
+}
+
 /* ------------------------------------------------------------ calls */
 
 static void rpl_def_untrack_all(rpl_session *s)
 {
+    rpl_svm_untrack_all(s);
     s->def_off = 1;
     for (size_t i = 0; i < s->cap; i++) {
         rpl_obj *o = s->by_id[i];
@@ -387,7 +475,23 @@ void rpl_defined_after(rpl_cx *x)
     if (s->def_off || !s->o.verify || s->o.strict || !x->recorded_ok)
         return;
     if (fn == RPL_FN_clCreateBuffer || fn == RPL_FN_clCreateBufferWithProperties) {
+        /* a buffer over SVM memory (host_ptr recorded as an address): its
+         * writes are the allocation's, which this does not follow */
+        const tf_value *hp = rpl_def_param(x, "host_ptr") >= 0 ? &x->c->args[rpl_def_param(x, "host_ptr")] : NULL;
+        if (hp && (hp->type == TF_UINT || hp->type == TF_INT))
+            rpl_svm_untrack_all(s);
         rpl_def_created(x);
+        return;
+    }
+    if (fn == RPL_FN_clSVMAlloc) {
+        rpl_svm_alloc(x);
+        return;
+    }
+    if (fn == RPL_FN_clSVMFree) {
+        uint64_t a = 0;
+        long i = rpl_def_u64(x, 1, &a) ? rpl_svm_find(s, a) : -1;
+        if (i >= 0)
+            rpl_svm_drop(s, (size_t)i);
         return;
     }
     if (fn == RPL_FN_clCreateSubBuffer) {   /* bytes shared with the parent: not modelled */
@@ -446,6 +550,23 @@ void rpl_defined_after(rpl_cx *x)
             continue;   /* reads, migrations, unmaps (a map defines its range) */
         if (e->range == API_RANGE_KERNEL) {
             rpl_def_kernel(x, e);
+            rpl_svm_untrack_all(s);   /* any SVM pointer may be among its arguments */
+            continue;
+        }
+        if (e->range == API_RANGE_SVM) {
+            uint64_t lo, hi;
+            long k = rpl_svm_range(x, e, &lo, &hi);
+            if (k >= 0 && rpl_def_add(s->svmdefs[k].def, lo, hi) < 0)
+                rpl_svm_drop(s, (size_t)k);
+            continue;
+        }
+        if (e->range == API_RANGE_SVMLIST) {   /* clEnqueueSVMFree: the allocations go */
+            uint64_t a;
+            for (uint32_t k = 0; rpl_def_elem(x, e->obj, k, &a); k++) {
+                long j = rpl_svm_find(s, a);
+                if (j >= 0)
+                    rpl_svm_drop(s, (size_t)j);
+            }
             continue;
         }
         if (e->range == API_RANGE_LIST) {
@@ -473,20 +594,27 @@ int rpl_defined_readback(rpl_cx *x, uint64_t mem, size_t len, struct rpl_undef *
 {
     *out = NULL;
     rpl_session *s = x->s;
-    if (s->def_off || s->o.strict || !mem || !len)
-        return RPL_OK;
-    rpl_obj *o = rpl_obj_find(s, mem);
-    if (!o || o->kind != RPL_OBJ_MEM || !o->def)
+    if (s->def_off || s->o.strict || !len)
         return RPL_OK;
     const api_sem *a = rpl_gen_table[x->fn].sem;
-    const api_effect *e = NULL;
-    for (unsigned i = 0; i < a->neffects; i++)
-        if ((a->eff[i].access & (API_ACC_READ | API_ACC_MAP)) && a->eff[i].range == API_RANGE_BYTES)
-            e = &a->eff[i];
-    uint64_t lo, hi;
-    if (!e || !rpl_def_bytes(x, e, o, &lo, &hi) || hi - lo != len)
-        return RPL_OK;   /* rectangles, images: compared whole */
-    struct rpl_def *d = o->def;
+    struct rpl_def *d = NULL;
+    uint64_t lo = 0, hi = 0;
+    for (unsigned i = 0; i < a->neffects && !d; i++) {
+        const api_effect *e = &a->eff[i];
+        if (!(e->access & (API_ACC_READ | API_ACC_MAP)))
+            continue;
+        if (e->range == API_RANGE_BYTES && mem) {
+            rpl_obj *o = rpl_obj_find(s, mem);
+            if (o && o->kind == RPL_OBJ_MEM && o->def && rpl_def_bytes(x, e, o, &lo, &hi))
+                d = o->def;
+        } else if (e->range == API_RANGE_SVM && !mem) {   /* an SVM copy to the host, an SVM map */
+            long k = rpl_svm_range(x, e, &lo, &hi);
+            if (k >= 0)
+                d = s->svmdefs[k].def;
+        }
+    }
+    if (!d || hi - lo != len)
+        return RPL_OK;   /* untracked; rectangles, images: compared whole */
     struct rpl_undef *u = calloc(1, sizeof *u);
     if (!u)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");

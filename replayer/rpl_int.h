@@ -83,13 +83,15 @@ void rpl_guard_forget(rpl_obj *o);
  * rpl_undef_apply: copies the undefined bytes of @p actual over
  * @p expected (so that they compare equal; @p expected NULL: none),
  * @return their count.
- * rpl_defined_forget: frees what @p o holds. */
+ * rpl_defined_forget: frees what @p o holds; rpl_defined_free: what the
+ * session holds (at close). */
 struct rpl_undef;
 void rpl_defined_after(rpl_cx *x);
 int rpl_defined_readback(rpl_cx *x, uint64_t mem, size_t len, struct rpl_undef **out);
 uint64_t rpl_undef_apply(const struct rpl_undef *u, void *expected, const void *actual, size_t n);
 void rpl_undef_free(struct rpl_undef *u);
 void rpl_defined_forget(rpl_obj *o);
+void rpl_defined_free(rpl_session *s);
 /* rpl_watchdog.c: the replay's time budget (rpl_opts.timeout_s).
  * rpl_watchdog_start at open (no thread when the budget is off);
  * rpl_watchdog_call before each call, rpl_watchdog_end before the final
@@ -331,6 +333,8 @@ struct rpl_session {
     size_t cap_uev_index;
     struct rpl_watchdog *wd;  /* the time budget (rpl_watchdog.c), NULL when off */
     int def_off;              /* a call of unknown effects ran: every byte counts as defined */
+    struct rpl_svmdef *svmdefs;   /* coarse-grained SVM allocations' defined bytes (rpl_defined.c) */
+    size_t nsvmdefs, cap_svmdefs;
     /* state */
     int failed;
     int ended;

@@ -711,6 +711,7 @@ void rpl_close(rpl_session *s)
     rpl_plan_free(s);
     rpl_profile_free(s);
     rpl_objs_free(s);
+    rpl_defined_free(s);
     rpl_devmap_free(s);
     tf_reader_close(s->r);
     /* the loader stays loaded: drivers (PoCL) do not survive being unloaded */

@@ -19,6 +19,10 @@
  *                B read whole (defined: A's first half, moved by n)
  *     map        a write map of the second quarter of a buffer (the host
  *                writes it, unmaps), then a read map of the whole buffer
+ *     svm        a coarse-grained SVM allocation: an SVM copy from the host
+ *                into its first half, then an SVM copy of all of it to the
+ *                host and an SVM read map of all of it (prints "no SVM"
+ *                and exits 0 on a device without coarse-grained SVM)
  *
  * Before each buffer is made, a buffer of the same size is written with
  * a recognizable pattern and released, so that the memory the driver
@@ -95,8 +99,8 @@ int main(int argc, char **argv)
     }
     if (n < 4 || n > (1u << 22) || (strcmp(mode, "unwritten") && strcmp(mode, "half") && strcmp(mode, "float3")
                                     && strcmp(mode, "vstore3") && strcmp(mode, "host") && strcmp(mode, "copy")
-                                    && strcmp(mode, "map"))) {
-        fprintf(stderr, "usage: undefined unwritten|half|float3|vstore3|host|copy|map [--n 4..4194304] [--quiet]\n");
+                                    && strcmp(mode, "map") && strcmp(mode, "svm"))) {
+        fprintf(stderr, "usage: undefined unwritten|half|float3|vstore3|host|copy|map|svm [--n 4..4194304] [--quiet]\n");
         return 2;
     }
     cl_platform_id plat;
@@ -180,6 +184,39 @@ int main(int argc, char **argv)
         free(out);
         CHECK(clReleaseMemObject(a));
         CHECK(clReleaseMemObject(b));
+    } else if (!strcmp(mode, "svm")) {
+        cl_device_svm_capabilities caps = 0;
+        size_t bytes = n * 4;
+        if (clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) != CL_SUCCESS
+            || !(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) {
+            printf("undefined: no SVM\n");
+        } else {
+            unsigned char *in = malloc(bytes), *out = malloc(bytes);
+            void *junk = clSVMAlloc(ctx, CL_MEM_READ_WRITE, bytes, 0);
+            if (!junk || !in || !out)
+                return 2;
+            for (size_t i = 0; i < bytes; i++)
+                in[i] = (unsigned char)(0x5A ^ (i * 11));
+            CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, junk, in, bytes, 0, NULL, NULL));
+            clSVMFree(ctx, junk);
+            unsigned char *p = clSVMAlloc(ctx, CL_MEM_READ_WRITE, bytes, 0);
+            if (!p)
+                return 2;
+            for (size_t i = 0; i < bytes; i++)
+                in[i] = (unsigned char)(i * 3 + 1);
+            CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, p, in, bytes / 2, 0, NULL, NULL));
+            CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, out, p, bytes, 0, NULL, NULL));
+            bad += memcmp(in, out, bytes / 2) != 0;
+            CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, p, bytes, 0, NULL, NULL));
+            bad += memcmp(in, p, bytes / 2) != 0;
+            CHECK(clEnqueueSVMUnmap(q, p, 0, NULL, NULL));
+            CHECK(clFinish(q));
+            clSVMFree(ctx, p);
+            if (!quiet)
+                printf("undefined: svm: %zu of %zu bytes copied in, read back twice\n", bytes / 2, bytes);
+            free(in);
+            free(out);
+        }
     } else if (!strcmp(mode, "map")) {
         size_t bytes = n * 4;
         cl_mem m = fresh(bytes);
