@@ -7,7 +7,7 @@ OpenCL device, to bench/results/<host>-<device>.json.
 
   recorder microbenchmarks: call-heavy and data-heavy loops, plain vs
   recorded: ns of overhead per call, time ratio, capture MB/s, trace size
-  against raw bytes moved (varying and repeated data);
+  against raw bytes moved (varying, repeated and random data);
   workloads: every tests/apps program, plain vs recorded (time ratio on the
   application's own OpenCL time, trace size);
   replay: every tests/apps program recorded once, then the plain program
@@ -72,7 +72,8 @@ def micro():
     cases = [("call-heavy", calls, []),
              ("call-heavy, --no-device-timing", calls, ["--no-device-timing"]),
              ("data-heavy, varying", [m, "data", n_data, "varying"], []),
-             ("data-heavy, repeated", [m, "data", n_data, "repeated"], [])]
+             ("data-heavy, repeated", [m, "data", n_data, "repeated"], []),
+             ("data-heavy, random (incompressible)", [m, "data", n_data, "random"], [])]
     rows, raw = [], {}
     trace = os.path.join(TMP, "micro.clrr")
     for name, cmd, opts in cases:

@@ -27,6 +27,9 @@
  *   micro data N varying    N x (16 MiB write + kernel + 16 MiB read), the
  *                           input changes every iteration
  *   micro data N repeated   the same, with the same input every iteration
+ *   micro data N random     as varying, with random 32-bit words (no
+ *                           compressor can shrink them: what a trace of
+ *                           incompressible data costs)
  *
  * The device: with CLRR_APP_DEVICE=gpu the first GPU of any platform
  * (exit 2 when there is none), else the first platform's first device.
@@ -90,11 +93,12 @@ static double cpu_ns(void)
 int main(int argc, char **argv)
 {
     if (argc < 3 || (strcmp(argv[1], "calls") && strcmp(argv[1], "data"))) {
-        fprintf(stderr, "usage: micro calls N [timed|profiled] | micro data N varying|repeated\n");
+        fprintf(stderr, "usage: micro calls N [timed|profiled] | micro data N varying|repeated|random\n");
         return 2;
     }
     long iters = atol(argv[2]);
     int repeated = argc > 3 && !strcmp(argv[3], "repeated");
+    int random = argc > 3 && !strcmp(argv[3], "random");
     int timed = argc > 3 && !strcmp(argv[3], "timed");
     int profiled = argc > 3 && !strcmp(argv[3], "profiled");
     int ab = argc > 3 && !strcmp(argv[3], "ab");
@@ -207,7 +211,13 @@ int main(int argc, char **argv)
             if (!repeated || it == 0)
                 for (size_t i = 0; i < n; i++) {
                     rng = rng * 1664525u + 1013904223u;
-                    in[i] = (int)((i / 64 + (size_t)it * 7) % 4096) + (int)(rng >> 28);
+                    if (random) {   /* xorshift of the LCG: every bit random; * 3 + 1 wraps */
+                        uint32_t x = rng ^ (rng >> 15);
+                        x *= 0x2c1b3c6du;
+                        in[i] = (int)((x ^ (x >> 12)) & 0x3fffffffu);
+                    } else {
+                        in[i] = (int)((i / 64 + (size_t)it * 7) % 4096) + (int)(rng >> 28);
+                    }
                 }
             CHECK(clEnqueueWriteBuffer(q, a, CL_FALSE, 0, n * sizeof(int), in, 0, NULL, NULL));
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL));
@@ -228,7 +238,7 @@ int main(int argc, char **argv)
         free(out);
     }
     printf("mode=%s%s%s iters=%ld calls=%ld bytes=%llu ns=%.0f cpu_ns=%.0f", argv[1],
-           !strcmp(argv[1], "data") ? (repeated ? "-repeated" : "-varying") : "",
+           !strcmp(argv[1], "data") ? (repeated ? "-repeated" : random ? "-random" : "-varying") : "",
            timed ? "-timed" : profiled ? "-profiled" : ab ? "-ab" : "", iters, calls,
            bytes, t1 - t0, c1 - c0);
     if (!strcmp(argv[1], "calls"))

@@ -83,7 +83,7 @@ static void rec_map_read(rec_call *c, const void *p, size_t size, cl_map_flags f
     if (blocking) {
         rec_extra *x = rec_extra_add(c, 1, "data");
         if (x)
-            rec_slot_fill(c, &x->slot, p, size);
+            rec_slot_fill_read(c, &x->slot, p, size);
     } else if (ev && *ev && c->capture) {
         rec_defer_capture(c->seq, "data", *ev, p, size);
     } else if (c->capture) {

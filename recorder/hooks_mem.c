@@ -3,6 +3,7 @@
 #include "recorder/rec_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -241,27 +242,77 @@ void rec_post_clCreateSubBuffer(rec_call *c, int ok, cl_mem *ret, cl_mem a_buffe
 
 /* ------------------------------------------------- host-pointer buffers */
 /* Before a kernel runs, the host memory behind its USE_HOST_PTR buffers is
- * what the device reads: record it whenever it changed since last seen. */
-static void rec_snapshot_kernel_mems(rec_call *c, cl_kernel k)
+ * what the device reads: record it whenever it changed since last seen.
+ *
+ * The snapshot is taken when the launch is enqueued, not when it runs: a
+ * launch enqueued before it (non-blocking, flushed or not) that has the
+ * same memory as an argument may still be writing it, and a snapshot then
+ * holds part of that launch's output and part of what was there before (a
+ * torn snapshot: tests/progs/usehost_pingpong.c showed it in every
+ * recording). The application cannot have written that memory meanwhile
+ * (a host write racing a command that uses it is undefined), so what the
+ * device reads when this launch starts is what the earlier launches leave:
+ * the queue of the last launch that had the buffer as an argument is
+ * finished first (a call to the driver the application does not see; it
+ * costs time only). Not once the application has made a user event (a
+ * command waiting for one that the application sets later would never
+ * finish: the snapshot is then taken as it is, and may be torn), nor in
+ * plan mode, nor when data is not captured. */
+static _Atomic int rec_host_no_wait;
+
+void rec_host_user_event(void)
+{
+    atomic_store(&rec_host_no_wait, 1);
+}
+
+/* Finishes @p q once per launch (@p done lists the queues finished so far). */
+static void rec_host_finish(const void *q, const void *cur, const void **done, int *ndone)
+{
+    for (int i = 0; i < *ndone; i++)
+        if (done[i] == q)
+            return;
+    rec_obj_info qi;
+    /* a queue the application released is no longer in the table */
+    if (q != cur && (!rec_obj_get(q, &qi) || qi.kind != REC_OBJ_QUEUE))
+        return;
+    if (rec_next.clFinish)
+        rec_next.clFinish((cl_command_queue)q);
+    if (*ndone < 8)
+        done[(*ndone)++] = q;
+}
+
+static void rec_snapshot_kernel_mems(rec_call *c, cl_command_queue queue, cl_kernel k)
 {
     const void *mems[64];
     int n = rec_kernel_host_mems(k, mems, 64);
-    for (int i = 0; i < n && c->npre < REC_MAX_EXTRA; i++) {
+    if (c->capture && !rec_g.plan && !atomic_load(&rec_host_no_wait)) {
+        const void *done[8];
+        int ndone = 0;
+        for (int i = 0; i < n; i++) {
+            rec_obj_info info;
+            if (rec_obj_get(mems[i], &info) && info.host_ptr && info.host_queue)
+                rec_host_finish(info.host_queue, queue, done, &ndone);
+        }
+    }
+    for (int i = 0; i < n; i++) {
         rec_obj_info info;
         if (!rec_obj_get(mems[i], &info) || !info.host_ptr || !info.size)
             continue;
+        info.host_queue = queue;   /* this launch may write it */
         tf_blobref r;
-        tf_hash(info.host_ptr, info.size, &r);
-        if (info.host_hash_valid && !memcmp(r.hash, info.host_hash, 16))
-            continue;
-        char key[32];
-        snprintf(key, sizeof key, "host.%llu", (unsigned long long)info.id);
-        rec_extra *x = rec_extra_add(c, 0, key);
-        if (!x)
-            break;
-        rec_slot_fill(c, &x->slot, info.host_ptr, info.size);
-        memcpy(info.host_hash, r.hash, 16);
-        info.host_hash_valid = 1;
+        if (c->npre < REC_MAX_EXTRA) {
+            tf_hash(info.host_ptr, info.size, &r);
+            if (!info.host_hash_valid || memcmp(r.hash, info.host_hash, 16)) {
+                char key[32];
+                snprintf(key, sizeof key, "host.%llu", (unsigned long long)info.id);
+                rec_extra *x = rec_extra_add(c, 0, key);
+                if (x) {
+                    rec_slot_fill(c, &x->slot, info.host_ptr, info.size);
+                    memcpy(info.host_hash, r.hash, 16);
+                    info.host_hash_valid = 1;
+                }
+            }
+        }
         rec_obj_set(mems[i], &info);
     }
 }
@@ -272,7 +323,6 @@ int rec_pre_clEnqueueNDRangeKernel(rec_call *c, cl_command_queue *a_command_queu
                                    cl_uint *a_num_events_in_wait_list, const cl_event **a_event_wait_list,
                                    cl_event **a_event)
 {
-    (void)a_command_queue;
     (void)a_work_dim;
     (void)a_global_work_offset;
     (void)a_global_work_size;
@@ -280,7 +330,7 @@ int rec_pre_clEnqueueNDRangeKernel(rec_call *c, cl_command_queue *a_command_queu
     (void)a_num_events_in_wait_list;
     (void)a_event_wait_list;
     (void)a_event;
-    rec_snapshot_kernel_mems(c, *a_kernel);
+    rec_snapshot_kernel_mems(c, *a_command_queue, *a_kernel);
     return 0;
 }
 
@@ -288,10 +338,9 @@ int rec_pre_clEnqueueTask(rec_call *c, cl_command_queue *a_command_queue, cl_ker
                           cl_uint *a_num_events_in_wait_list, const cl_event **a_event_wait_list,
                           cl_event **a_event)
 {
-    (void)a_command_queue;
     (void)a_num_events_in_wait_list;
     (void)a_event_wait_list;
     (void)a_event;
-    rec_snapshot_kernel_mems(c, *a_kernel);
+    rec_snapshot_kernel_mems(c, *a_command_queue, *a_kernel);
     return 0;
 }

@@ -182,6 +182,8 @@ void rec_post_clCreateUserEvent(rec_call *c, int ok, cl_event *ret, cl_context a
     (void)ret;
     (void)a_context;
     (void)a_errcode_ret;
+    if (ok)
+        rec_host_user_event();
     if (ok && rec_g.plan)
         rec_stage_user_event();
 }

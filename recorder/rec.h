@@ -30,6 +30,10 @@ extern "C" {
       "record buffer, image and SVM contents (0: calls only; replays cannot feed or verify data)") \
     X(int,  level,        LEVEL,        "level",         1, \
       "zstd compression level (1 fast ... 19 small; negative: faster still)") \
+    X(bool, hash_reads,   HASH_READS,   "hash-reads",    0, \
+      "record every read-back (reads, read maps) as its hash and length, not its bytes: a replay verifies it exactly (no tolerance, no byte diff)") \
+    X(size, hash_reads_over, HASH_READS_OVER, "hash-reads-over", 0, \
+      "record read-backs larger than this many bytes as hashes (e.g. 1M; 0: none)") \
     X(u64,  first_call,   FIRST_CALL,   "first-call",    0, \
       "first call number whose data is captured (0: from the start)") \
     X(u64,  last_call,    LAST_CALL,    "last-call",     0, \

@@ -139,7 +139,8 @@ static int rec_open_writer(void)
 {
     tf_writer_opts o = {.level = rec_g.ctl.level, .memory_budget = rec_g.ctl.memory,
                         .flush_ms = (unsigned)rec_g.ctl.flush_ms,
-                        .threads = rec_g.ctl.compress_threads > 64 ? 64 : (unsigned)rec_g.ctl.compress_threads};
+                        .threads = rec_g.ctl.compress_threads > 64 ? 64 : (unsigned)rec_g.ctl.compress_threads,
+                        .features_optional = rec_data_features()};
     int e = rec_claim_output();
     tf_status st = e ? TF_ERR_IO : tf_writer_open(&rec_g.w, rec_path, &o);
     if (st != TF_OK) {

@@ -29,6 +29,26 @@ void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len)
     }
 }
 
+static int rec_hashes(size_t len)
+{
+    return rec_g.ctl.hash_reads || (rec_g.ctl.hash_reads_over && len > rec_g.ctl.hash_reads_over);
+}
+
+uint32_t rec_data_features(void)
+{
+    return rec_g.ctl.hash_reads || rec_g.ctl.hash_reads_over ? TF_FEATURE_HASHED_READS : 0;
+}
+
+void rec_slot_fill_read(rec_call *c, rec_slot *s, const void *p, size_t len)
+{
+    if (!p || !c->capture || !rec_hashes(len)) {
+        rec_slot_fill(c, s, p, len);
+        return;
+    }
+    s->state = REC_SLOT_HASH;
+    tf_hash(p, len, &s->v.blob);
+}
+
 void rec_cap_in(rec_call *c, unsigned i, const void *p, size_t len)
 {
     rec_slot_fill(c, &c->in[i], p, len);
@@ -43,7 +63,7 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
                       cl_event ev)
 {
     if (!p || !c->capture || blocking) {
-        rec_slot_fill(c, &c->out[i], p, len);
+        rec_slot_fill_read(c, &c->out[i], p, len);
         return;
     }
     if (!ev) {
@@ -64,6 +84,9 @@ void rec_enc_slot(tf_enc *e, const rec_slot *s)
         break;
     case REC_SLOT_BLOB:
         tf_enc_blobref(e, &s->v.blob);
+        break;
+    case REC_SLOT_HASH:
+        tf_enc_hashref(e, &s->v.blob);
         break;
     case REC_SLOT_INLINE:
         tf_enc_bin(e, s->v.bytes, s->n);

@@ -184,7 +184,7 @@ static void rec_write_data(const rec_pending *p, int status)
     c.capture = 1;
     rec_slot s = {0};
     if (status == CL_COMPLETE)
-        rec_slot_fill(&c, &s, p->p, p->len);
+        rec_slot_fill_read(&c, &s, p->p, p->len);
     else
         s.state = REC_SLOT_SKIPPED;   /* the command failed: nothing was read */
     tf_enc *e = tf_writer_lock(rec_g.w);

@@ -39,7 +39,8 @@ enum rec_slot_state {
     REC_SLOT_INLINE,       /* small data copied into the slot: bin */
     REC_SLOT_UINT,         /* an integer (a handle id, an address): uint */
     REC_SLOT_BLOBS,        /* an array of blob references (heap, freed by rec_end_done) */
-    REC_SLOT_DEFERRED      /* captured later as a DATA record: nil */
+    REC_SLOT_DEFERRED,     /* captured later as a DATA record: nil */
+    REC_SLOT_HASH          /* a read-back recorded as its hash and length (v.blob) */
 };
 
 typedef struct rec_slot {
@@ -265,6 +266,8 @@ typedef struct rec_obj_info {
     size_t elem_size;               /* images: bytes per pixel */
     uint8_t host_hash[16];          /* last captured contents of host_ptr */
     int host_hash_valid;
+    const void *host_queue;         /* USE_HOST_PTR: the queue of the last launch that had it
+                                       as an argument, not known finished (hooks_mem.c) */
     /* queues */
     int app_profiling;              /* the application asked for profiling */
     int profiling;                  /* the queue has profiling (ours or theirs) */
@@ -282,6 +285,10 @@ void rec_obj_set(const void *h, const rec_obj_info *in);     /* replaces (keeps 
  * rec_kernel_host_mems() lists for the snapshots before a launch. */
 uint64_t rec_kernel_set_arg(const void *kernel, unsigned index, const void *arg);
 int rec_kernel_host_mems(const void *kernel, const void **mems, int max);
+/* hooks_mem.c: the application made a user event (hooks_queue.c calls it):
+ * from then on a snapshot of host-pointer memory never waits for a queue
+ * (a command behind an unset user event would never finish). */
+void rec_host_user_event(void);
 
 /* ----------------------------------------------------------- rec_data.c */
 size_t rec_cap_count(size_t n);
@@ -291,6 +298,11 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
                       cl_event ev);
 /* Fills a slot from memory: inline, blob, or skipped when capture is off. */
 void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
+/* The same for a read-back: its hash when --hash-reads (or
+ * --hash-reads-over, past the size) says so. */
+void rec_slot_fill_read(rec_call *c, rec_slot *s, const void *p, size_t len);
+/* The trace's optional feature bits the settings make it use (rec_open_writer). */
+uint32_t rec_data_features(void);
 void rec_enc_in(tf_enc *e, rec_call *c, unsigned i);
 void rec_enc_out(tf_enc *e, rec_call *c, unsigned i);
 void rec_enc_slot(tf_enc *e, const rec_slot *s);

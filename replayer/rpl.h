@@ -97,6 +97,10 @@ typedef struct rpl_mismatch {
                                * "sobel (#41)", or "" when none is known */
     uint64_t size;            /* bytes compared */
     rpl_cmp cmp;
+    int by_hash;              /* recorded as a hash (--hash-reads): cmp holds no
+                               * difference count, only that the bytes differ */
+    uint64_t undefined;       /* ... and that many of its bytes were undefined (a hash
+                               * cannot skip them) */
 } rpl_mismatch;
 
 /* One executed command, for --timing (host and device times). */
@@ -120,7 +124,16 @@ typedef struct rpl_readback {
     uint64_t size;
     int verified;             /* compared with the recording */
     int matched;              /* ... and equal within the tolerance */
+    const struct rpl_undef *undef;   /* its bytes nothing defined (rpl_readback_undefined);
+                                      * NULL: every byte is defined */
 } rpl_readback;
+
+/*! rpl_readback_undefined() : copies the bytes of @p rb that nothing
+ *  defined (docs/replay.md, "Undefined bytes") from @p src to @p dst (both
+ *  rb->size bytes), so that a comparison of @p src and @p dst skips them
+ *  (replay --compare). @return their count: 0 when every byte is defined
+ *  (or with rpl_opts.strict). Thread-safe. */
+uint64_t rpl_readback_undefined(const rpl_readback *rb, void *dst, const void *src);
 
 /* ------------------------------------------------------------------ plans */
 
@@ -527,6 +540,26 @@ typedef struct rpl_profile_summary {
  *  does not profile). Pointers are owned by @p s, valid until rpl_close. */
 void rpl_profile_get(const rpl_session *s, rpl_profile_summary *out);
 
+/* ------------------------------------------------------- defined bytes */
+
+/* The verifier compares only the bytes of a read-back that something
+ * defined (rpl_defined.c; docs/replay.md, "Undefined bytes"): for buffers
+ * made without host data, what writes, fills, copies from defined bytes,
+ * maps for writing and kernel launches defined before the read. A launch
+ * defines, in each buffer set as its argument, the bytes a hint names, else
+ * the whole buffer; padding of 3-component vectors it stores through a
+ * `T3 *` argument stays undefined (the hint says so, else the driver's
+ * argument info, which PoCL gives only with -cl-kernel-arg-info). Hints come from an analysis the replayer
+ * does not link (clrr replay: the kernel analysis, analyzer/ana.h). */
+typedef struct rpl_write_hint {
+    uint64_t seq;             /* the launch (clEnqueueNDRangeKernel, clEnqueueTask) */
+    uint64_t mem;             /* recorded id of a buffer among its arguments */
+    uint64_t lo, hi;          /* the bytes [lo, hi) of it the launch may write;
+                               * lo >= hi: none */
+    uint32_t pad3;            /* it stores through a pointer to a 3-component vector
+                               * of scalars of this size (the 4th is padding); 0 none */
+} rpl_write_hint;
+
 enum { RPL_LANES_AUTO = 0, RPL_LANES_ALWAYS = 1, RPL_LANES_OFF = 2 };
 typedef struct rpl_opts {
     const char *device;       /* device spec: NULL = the recorded device, else the
@@ -542,6 +575,11 @@ typedef struct rpl_opts {
                                * devices are bound positionally) */
     int verify;               /* compare read-backs (default 1; 0 = just execute) */
     rpl_tolerance tol;
+    int strict;               /* compare every byte of every read-back, defined or not */
+    const rpl_write_hint *write_hints;   /* sorted by seq, then mem (must outlive the
+                                          * session); NULL: launches define their
+                                          * buffers whole */
+    size_t nwrite_hints;
     size_t max_memory;        /* bound on data held at once; 0 = 1 GiB */
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     int lanes;                /* a plan's scheduled queues get lanes: RPL_LANES_AUTO (on
@@ -608,6 +646,11 @@ typedef struct rpl_summary {
     uint64_t readbacks;       /* read-backs compared with the recording */
     uint64_t mismatches;      /* ... that differed */
     uint64_t unverified;      /* read-backs with no recorded data to compare */
+    uint64_t undefined_bytes; /* bytes of compared read-backs not compared: nothing
+                               * defined them (rpl_write_hint; 0 with strict) */
+    uint64_t undefined_readbacks;   /* ... read-backs with such bytes */
+    uint64_t hashed;          /* read-backs recorded as hashes (--hash-reads), compared
+                               * by hashing the live bytes: exact, whatever the tolerance */
     uint64_t skipped;         /* calls not executed (outside the range, unsupported notes) */
     uint64_t call_diffs;      /* queries and discovery calls whose result differed
                                * from the recording (not an error) */

@@ -211,9 +211,37 @@ int rpl_pre_clSetKernelArg(rpl_cx *x_, cl_kernel *kernel, cl_uint *arg_index, si
     return RPL_OK;
 }
 
+/* Before a snapshot is written into host memory: the launches enqueued
+ * before it (the replay's own, non-blocking) may still read or write that
+ * memory, so every queue is finished first, as the recorder finished the
+ * queue of the last launch that used the buffer before taking the
+ * snapshot (recorder/hooks_mem.c). Not in exact-calls mode (no call of
+ * the replay's own), nor while a user event is unset (a command waiting
+ * for it would never finish). */
+static int rpl_host_quiet(rpl_cx *x)
+{
+    rpl_session *s = x->s;
+    if (s->o.exact_calls || !s->api.clFinish)
+        return RPL_OK;
+    for (size_t i = 0; i < s->cap; i++) {
+        rpl_obj *o = s->by_id[i];
+        if (o && (uintptr_t)o > 1 && o->kind == RPL_OBJ_EVENT && o->user_unset && o->live)
+            return RPL_OK;
+    }
+    for (size_t i = 0; i < s->cap; i++) {
+        rpl_obj *o = s->by_id[i];
+        if (!o || (uintptr_t)o <= 1 || o->kind != RPL_OBJ_QUEUE || !o->live)
+            continue;
+        RPL_TRY(rpl_sched_sync(x, o->live, 1));
+        s->api.clFinish(o->live);
+    }
+    return RPL_OK;
+}
+
 /* Host memory behind USE_HOST_PTR buffers, as the kernel was about to read it. */
 static int rpl_host_snapshots(rpl_cx *x)
 {
+    int quiet = 0;
     const tf_value *pre = x->c->pre;
     if (!pre || pre->type != TF_MAP)
         return RPL_OK;
@@ -233,6 +261,10 @@ static int rpl_host_snapshots(rpl_cx *x)
             return rpl_fail(x, st);
         if (st == 0)
             continue;
+        if (!quiet++ && (st = rpl_host_quiet(x)) < 0) {
+            free(p);
+            return st;
+        }
         memcpy(o->host, p, got < o->host_size ? got : o->host_size);
         free(p);
         rpl_count_bytes_in(x->s, got);

@@ -56,6 +56,12 @@ typedef struct rpl_obj {
     uint64_t guard_size;      /* 0 unknown */
     uint64_t guard_dims[3];   /* images: width, height (or array size), depth (or array size); 0 unknown */
     uint32_t *guard_args;     /* kernels: [0] the count, then one per argument (malloc'ed) */
+    /* rpl_defined.c: buffers: the bytes defined so far (NULL: all of them);
+     * kernels: per argument, the scalar size of the 3-component vector a
+     * pointer argument stores through ([0] the count; asked once) */
+    struct rpl_def *def;
+    uint8_t *pad3;
+    uint8_t pad3_asked;
 } rpl_obj;
 #define RPL_ARGSZ_UNKNOWN 0u
 #define RPL_ARGSZ_LOCAL 0xFFFFFFFFu
@@ -69,6 +75,23 @@ typedef struct rpl_obj {
 int rpl_guard(rpl_cx *x);
 /* Frees what rpl_guard cached on @p o. */
 void rpl_guard_forget(rpl_obj *o);
+/* rpl_defined.c: defined bytes of buffers (the verifier skips the others).
+ * rpl_defined_after: call @p x was executed (or a plan dropped it): its
+ * memory effects define bytes. rpl_defined_readback: the undefined bytes of
+ * the read-back of @p len bytes of @p mem that call @p x makes, as they are
+ * now (*out NULL when every byte is defined; freed by rpl_undef_free).
+ * rpl_undef_apply: copies the undefined bytes of @p actual over
+ * @p expected (so that they compare equal; @p expected NULL: none),
+ * @return their count.
+ * rpl_defined_forget: frees what @p o holds; rpl_defined_free: what the
+ * session holds (at close). */
+struct rpl_undef;
+void rpl_defined_after(rpl_cx *x);
+int rpl_defined_readback(rpl_cx *x, uint64_t mem, size_t len, struct rpl_undef **out);
+uint64_t rpl_undef_apply(const struct rpl_undef *u, void *expected, const void *actual, size_t n);
+void rpl_undef_free(struct rpl_undef *u);
+void rpl_defined_forget(rpl_obj *o);
+void rpl_defined_free(rpl_session *s);
 /* rpl_watchdog.c: the replay's time budget (rpl_opts.timeout_s).
  * rpl_watchdog_start at open (no thread when the budget is off);
  * rpl_watchdog_call before each call, rpl_watchdog_end before the final
@@ -265,6 +288,7 @@ struct rpl_session {
     size_t rbq_head, rbq_n, rbq_cap;
     rpl_readback rb;          /* the one handed out last ... */
     void *rb_buf;             /* ... its bytes, freed at the next step */
+    struct rpl_undef *rb_undef;   /* ... its undefined bytes, the same */
     char rb_what[16];
     int finished;             /* the end was reached and reported */
     /* programs from source and the binaries fetched from them (rpl_progsrc.c) */
@@ -308,6 +332,9 @@ struct rpl_session {
     size_t *uev_index;
     size_t cap_uev_index;
     struct rpl_watchdog *wd;  /* the time budget (rpl_watchdog.c), NULL when off */
+    int def_off;              /* a call of unknown effects ran: every byte counts as defined */
+    struct rpl_svmdef *svmdefs;   /* coarse-grained SVM allocations' defined bytes (rpl_defined.c) */
+    size_t nsvmdefs, cap_svmdefs;
     /* state */
     int failed;
     int ended;

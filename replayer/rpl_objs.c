@@ -155,6 +155,7 @@ rpl_obj *rpl_obj_bind(rpl_session *s, uint64_t id, void *live, unsigned kind, in
         free(o->name);
         rpl_kargs_free(o);
         rpl_guard_forget(o);
+        rpl_defined_forget(o);
         uint64_t keep = o->id;
         memset(o, 0, sizeof *o);
         o->id = keep;
@@ -188,6 +189,7 @@ void rpl_obj_unbind(rpl_session *s, rpl_obj *o)
     free(o->name);
     rpl_kargs_free(o);
     rpl_guard_forget(o);
+    rpl_defined_forget(o);
     free(o);
 }
 
@@ -214,6 +216,7 @@ void rpl_objs_free(rpl_session *s)
             free(o->name);
             rpl_kargs_free(o);
             rpl_guard_forget(o);
+            rpl_defined_forget(o);
             free(o);
         }
     }

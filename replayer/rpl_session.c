@@ -404,6 +404,8 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
         return gst < 0 ? gst : RPL_OK;
     int dropped = 0;
     int pst = rpl_plan_call(s, c, fn, measure, &dropped);   /* a plan may drop it (rpl_plan.c) */
+    if (pst >= 0 && dropped)
+        rpl_defined_after(&x);   /* as if it ran: a byte it would define is compared */
     if (pst < 0 || dropped)
         return pst;
     int st = rpl_gen_table[fn].replay(&x);
@@ -422,6 +424,7 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
         return st;
     }
     s->sum.calls++;
+    rpl_defined_after(&x);
     if (s->split)
         rpl_split_touch(s, c, fn);
     if (rpl_is_cat(fn, API_CAT_ENQUEUE | API_CAT_MAP)) {
@@ -713,6 +716,7 @@ void rpl_close(rpl_session *s)
     rpl_plan_free(s);
     rpl_profile_free(s);
     rpl_objs_free(s);
+    rpl_defined_free(s);
     rpl_devmap_free(s);
     tf_reader_close(s->r);
     /* the loader stays loaded: drivers (PoCL) do not survive being unloaded */

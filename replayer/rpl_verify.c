@@ -18,6 +18,7 @@
 struct rpl_settled {
     rpl_readback rb;
     void *buf;                /* rpl_block_alloc'ed live bytes */
+    struct rpl_undef *undef;  /* owned */
     char what[16];
 };
 
@@ -40,6 +41,9 @@ struct rpl_pending {
     int have_expected;
     tf_value exp;             /* TF_BIN (bytes in exp_bin) or TF_BLOB */
     char *exp_bin;
+    struct rpl_undef *undef;  /* bytes nothing defined when it was read (rpl_defined.c) */
+    int exp_hash;             /* the recording holds only the bytes' hash (exp_ref) */
+    tf_blobref exp_ref;
     /* An "early" entry holds only the recorded bytes of a DATA item that came
      * before its call: calls are delivered in completion (END) order, so a
      * non-blocking read that completes while clEnqueueRead* is still running
@@ -64,6 +68,7 @@ static void rpl_pending_free(rpl_session *s, rpl_pending *p)
     s->pending_bytes -= p->len;
     rpl_block_free(p->buf);
     free(p->exp_bin);
+    rpl_undef_free(p->undef);
 }
 
 static void rpl_pending_remove(rpl_session *s, size_t i)
@@ -85,6 +90,10 @@ static int rpl_keep_expected(rpl_session *s, rpl_pending *p, const tf_value *v)
         p->have_expected = 1;
     } else if (v->type == TF_BLOB) {
         p->exp = *v;
+        p->have_expected = 1;
+    } else if (tf_value_hashref(v, &p->exp_ref)) {   /* FORMAT.md 11.4 */
+        p->exp_hash = 1;
+        p->exp = (tf_value){.type = TF_NIL};
         p->have_expected = 1;
     }
     return RPL_OK;
@@ -114,12 +123,66 @@ void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel)
     }
 }
 
+/* Read-back @p i was compared (@p same): its live bytes go to rpl_step's
+ * caller, in the order they settled; the entry goes. */
+static int rpl_settled(rpl_session *s, size_t i, int same)
+{
+    rpl_pending *p = &s->pending[i];
+    if (s->want_rb) {
+        if (s->rbq_n == s->rbq_cap) {
+            size_t cap = s->rbq_cap ? s->rbq_cap * 2 : 8;
+            struct rpl_settled *q = realloc(s->rbq, cap * sizeof *q);
+            if (!q)
+                return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
+            s->rbq = q;
+            s->rbq_cap = cap;
+        }
+        struct rpl_settled *e = &s->rbq[s->rbq_n++];
+        e->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, NULL, p->len, 1, same, NULL};
+        e->buf = p->buf;
+        e->undef = p->undef;
+        p->undef = NULL;
+        snprintf(e->what, sizeof e->what, "%s", p->what);
+        p->buf = NULL;
+    }
+    rpl_pending_remove(s, i);
+    return RPL_OK;
+}
+
+/* A read-back recorded as a hash (--hash-reads): the live bytes are
+ * hashed as the recorder hashed them; equal or not, exactly (a tolerance
+ * does not apply, undefined bytes cannot be skipped). */
+static int rpl_settle_hash(rpl_session *s, size_t i)
+{
+    rpl_pending *p = &s->pending[i];
+    tf_blobref live;
+    tf_hash(p->buf, p->len, &live);
+    int same = live.size == p->exp_ref.size && !memcmp(live.hash, p->exp_ref.hash, 16);
+    s->sum.readbacks++;
+    s->sum.hashed++;
+    s->sum.bytes_out += p->len;
+    if (!same) {
+        s->sum.mismatches++;
+        if (s->o.on_mismatch) {
+            char w[160];
+            rpl_writers(s, p->mem, w, sizeof w);
+            rpl_cmp cmp = {p->len, 1, 0, 1, 0};
+            rpl_mismatch m = {p->seq, rpl_gen_table[p->fn].name, p->what, p->mem, w, p->len, cmp, 1,
+                              rpl_undef_apply(p->undef, NULL, NULL, p->len)};
+            s->o.on_mismatch(s->o.user, &m);
+        }
+    }
+    return rpl_settled(s, i, same);
+}
+
 /* Both conditions met: compare, report, count. */
 static int rpl_settle(rpl_session *s, size_t i)
 {
     rpl_pending *p = &s->pending[i];
     if (!p->complete || !p->have_expected)
         return RPL_OK;
+    if (p->exp_hash)
+        return rpl_settle_hash(s, i);
     if (p->exp.type != TF_BIN && p->exp.type != TF_BLOB) {   /* no recorded bytes (rpl_verify_data) */
         s->sum.unverified++;
         rpl_pending_remove(s, i);
@@ -134,6 +197,12 @@ static int rpl_settle(rpl_session *s, size_t i)
     rpl_cmp cmp;
     memset(&cmp, 0, sizeof cmp);
     size_t n = exp_size < p->len ? (size_t)exp_size : p->len;
+    /* bytes nothing defined compare equal: the live ones stand in for them */
+    uint64_t undef = exp ? rpl_undef_apply(p->undef, exp, p->buf, n) : 0;
+    if (undef) {
+        s->sum.undefined_bytes += undef;
+        s->sum.undefined_readbacks++;
+    }
     int same = rpl_compare(exp, p->buf, n, &s->o.tol, &cmp) && exp_size == p->len;
     free(exp);
     s->sum.readbacks++;
@@ -147,40 +216,27 @@ static int rpl_settle(rpl_session *s, size_t i)
         if (s->o.on_mismatch) {
             char w[160];
             rpl_writers(s, p->mem, w, sizeof w);
-            rpl_mismatch m = {p->seq, rpl_gen_table[p->fn].name, p->what, p->mem, w, p->len, cmp};
+            rpl_mismatch m = {p->seq, rpl_gen_table[p->fn].name, p->what, p->mem, w, p->len, cmp, 0, 0};
             s->o.on_mismatch(s->o.user, &m);
         }
     }
-    /* the live bytes go to rpl_step's caller, in the order they settled */
-    if (s->want_rb) {
-        if (s->rbq_n == s->rbq_cap) {
-            size_t cap = s->rbq_cap ? s->rbq_cap * 2 : 8;
-            struct rpl_settled *q = realloc(s->rbq, cap * sizeof *q);
-            if (!q)
-                return rpl_set_error(s, RPL_ERR_NOMEM, "out of memory");
-            s->rbq = q;
-            s->rbq_cap = cap;
-        }
-        struct rpl_settled *e = &s->rbq[s->rbq_n++];
-        e->rb = (rpl_readback){p->seq, rpl_gen_table[p->fn].name, NULL, p->mem, NULL, p->len, 1, same};
-        e->buf = p->buf;
-        snprintf(e->what, sizeof e->what, "%s", p->what);
-        p->buf = NULL;
-    }
-    rpl_pending_remove(s, i);
-    return RPL_OK;
+    return rpl_settled(s, i, same);
 }
 
 int rpl_take_readback(rpl_session *s, rpl_readback *rb)
 {
     rpl_block_free(s->rb_buf);
     s->rb_buf = NULL;
+    rpl_undef_free(s->rb_undef);
+    s->rb_undef = NULL;
     if (s->rbq_head == s->rbq_n)
         return 0;
     struct rpl_settled *e = &s->rbq[s->rbq_head++];
     s->rb = e->rb;
     s->rb_buf = e->buf;
     s->rb.data = e->buf;
+    s->rb_undef = e->undef;
+    s->rb.undef = e->undef;
     memcpy(s->rb_what, e->what, sizeof s->rb_what);
     s->rb.what = s->rb_what;
     if (s->rbq_head == s->rbq_n)
@@ -192,13 +248,22 @@ int rpl_take_readback(rpl_session *s, rpl_readback *rb)
 
 void rpl_readbacks_free(rpl_session *s)
 {
-    for (size_t i = s->rbq_head; i < s->rbq_n; i++)
+    for (size_t i = s->rbq_head; i < s->rbq_n; i++) {
         rpl_block_free(s->rbq[i].buf);
+        rpl_undef_free(s->rbq[i].undef);
+    }
     free(s->rbq);
     s->rbq = NULL;
     s->rbq_head = s->rbq_n = s->rbq_cap = 0;
     rpl_block_free(s->rb_buf);
     s->rb_buf = NULL;
+    rpl_undef_free(s->rb_undef);
+    s->rb_undef = NULL;
+}
+
+uint64_t rpl_readback_undefined(const rpl_readback *rb, void *dst, const void *src)
+{
+    return rb ? rpl_undef_apply(rb->undef, dst, src, (size_t)rb->size) : 0;
 }
 
 /* Outside exact-calls mode the replay holds the command's event: it waits
@@ -400,6 +465,7 @@ static int rpl_readback_submit_(rpl_cx *x, const char *what, uint64_t mem, void 
     }
     s->npending++;
     s->pending_bytes += len;
+    RPL_TRY(rpl_defined_readback(x, mem, len, &p->undef));
     if (expected)
         RPL_TRY(rpl_keep_expected(s, p, expected));
     if (blocking) {
@@ -431,7 +497,8 @@ int rpl_verify_data(rpl_session *s, const tf_data *d)
         rpl_pending *p = &s->pending[i];
         if (p->early || p->seq != d->seq || strcmp(p->what, d->key) || p->have_expected)
             continue;
-        if (d->value.type == TF_BOOL || (d->value.type != TF_BIN && d->value.type != TF_BLOB)) {
+        if (d->value.type == TF_BOOL
+            || (d->value.type != TF_BIN && d->value.type != TF_BLOB && !tf_value_hashref(&d->value, NULL))) {
             /* the command failed or was not captured (or the trace holds
              * something else: an integer, nil): nothing to compare, but the
              * replayed command may still be writing into p->buf, so the
@@ -464,7 +531,7 @@ int rpl_verify_data(rpl_session *s, const tf_data *d)
     p->seq = d->seq;
     p->early = 1;
     snprintf(p->what, sizeof p->what, "%s", d->key);
-    if (d->value.type == TF_BIN || d->value.type == TF_BLOB)
+    if (d->value.type == TF_BIN || d->value.type == TF_BLOB || tf_value_hashref(&d->value, NULL))
         RPL_TRY(rpl_keep_expected(s, p, &d->value));
     else
         p->exp = d->value;   /* "not captured" (bool) or unusable: no bytes to keep */

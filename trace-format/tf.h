@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TF_FORMAT_MAJOR 2
-#define TF_FORMAT_MINOR 1
+#define TF_FORMAT_MINOR 2
 #define TF_FORMAT_MAJOR_OLDEST 1   /* readers read every major from this one to TF_FORMAT_MAJOR */
 
 /* Feature bits of the file header (FORMAT.md 2.1, since 2.1): the low 32
@@ -35,11 +35,13 @@ extern "C" {
  * sets one it does not know), the high 32 bits optional ones (a reader
  * ignores those it does not know). A feature defined in a later minor gets
  * the next free bit of its kind here, in FORMAT.md's table, and in the
- * known masks below when this build implements it. No feature is defined
- * yet: this writer sets no bit. */
+ * known masks below when this build implements it. A writer sets the
+ * bits its opener asks for (tf_writer_opts.features_optional). */
 #define TF_FEATURES_SINCE_MINOR 1         /* in 2.0 and 1.x files the flags are ignored */
+#define TF_FEATURE_HASHED_READS 0x00000001u   /* optional bit 0 (2.2): read-backs recorded as
+                                               * hashes (tf_value_hashref, FORMAT.md 11.4) */
 #define TF_FEATURES_REQUIRED_KNOWN 0x00000000u
-#define TF_FEATURES_OPTIONAL_KNOWN 0x00000000u
+#define TF_FEATURES_OPTIONAL_KNOWN TF_FEATURE_HASHED_READS
 
 typedef enum tf_status {
     TF_OK = 0,
@@ -107,6 +109,11 @@ const tf_value *tf_map_get(const tf_value *m, const char *key);
 int tf_value_u64(const tf_value *v, uint64_t *out);
 /*! tf_value_i64() : like tf_value_u64 for signed values. */
 int tf_value_i64(const tf_value *v, int64_t *out);
+/*! tf_value_hashref() : 1 when @p v is a hashed read-back (FORMAT.md 11.4:
+ *  the map {"hash": bin 16, "size": uint}, the bytes' blob hash (5.1, as
+ *  tf_hash() computes it) and length), with them in *out (may be NULL);
+ *  0 otherwise. Thread-safe. */
+int tf_value_hashref(const tf_value *v, tf_blobref *out);
 
 /* ------------------------------------------------------------ signatures */
 
@@ -157,6 +164,8 @@ typedef struct tf_writer_opts {
      * mode of the layer decodes them with tf_reader_feed(). */
     void (*sink)(void *sink_ctx, const void *rec, size_t len);
     void *sink_ctx;
+    uint32_t features_optional;   /* optional feature bits (TF_FEATURE_*) the file uses:
+                                   * written in its header (FORMAT.md 2.1) */
 } tf_writer_opts;
 
 /*! tf_writer_open() : creates (truncates) @p path, writes the file header and

@@ -16,7 +16,7 @@ static uint32_t tf_check32(const uint8_t *p, size_t n)
     return (uint32_t)XXH3_64bits(p, n);
 }
 
-void tf_file_hdr_put(uint8_t out[TF_FILE_HDR_SIZE])
+void tf_file_hdr_put(uint8_t out[TF_FILE_HDR_SIZE], uint32_t optional)
 {
     memset(out, 0, TF_FILE_HDR_SIZE);
     memcpy(out, TF_FILE_MAGIC, TF_FILE_MAGIC_LEN);
@@ -24,7 +24,7 @@ void tf_file_hdr_put(uint8_t out[TF_FILE_HDR_SIZE])
     tf_put16(out + 12, TF_FORMAT_MINOR);
     tf_put16(out + 14, TF_FILE_HDR_SIZE);
     tf_put32(out + 16, 0);   /* required features this writer uses: none (tf.h) */
-    tf_put32(out + 20, 0);   /* optional features: none */
+    tf_put32(out + 20, optional);   /* optional features the opener said the file uses */
     tf_put32(out + 28, tf_check32(out, 28));
 }
 

@@ -192,3 +192,12 @@ void tf_enc_blobref(tf_enc *e, const tf_blobref *b)
     tf_put64(p + 3 + 16, b->size);
     e->p = p + 3 + TF_BLOBREF_SIZE;
 }
+
+void tf_enc_hashref(tf_enc *e, const tf_blobref *b)
+{
+    tf_enc_map(e, 2);
+    tf_enc_str(e, "hash", 4);
+    tf_enc_bin(e, b->hash, 16);
+    tf_enc_str(e, "size", 4);
+    tf_enc_uint(e, b->size);
+}

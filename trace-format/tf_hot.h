@@ -341,6 +341,7 @@ void tf_enc_str(tf_enc *e, const char *s, size_t len);
 void tf_enc_cstr(tf_enc *e, const char *s);          /* nil when s == NULL */
 void tf_enc_bin(tf_enc *e, const void *p, size_t len);
 void tf_enc_blobref(tf_enc *e, const tf_blobref *b); /* msgpack ext type 1 */
+void tf_enc_hashref(tf_enc *e, const tf_blobref *b); /* a hashed read-back (FORMAT.md 11.4) */
 
 /*! tf_enc_value() : encodes value tree @p v as it is (a value a reader
  *  decoded is written back byte-equivalent: smallest encodings). */

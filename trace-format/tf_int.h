@@ -77,7 +77,7 @@ typedef struct tf_chunk_hdr {
 } tf_chunk_hdr;
 
 /* tf_chunk.c: pure encoders/decoders of the fixed structures. */
-void tf_file_hdr_put(uint8_t out[TF_FILE_HDR_SIZE]);
+void tf_file_hdr_put(uint8_t out[TF_FILE_HDR_SIZE], uint32_t optional);
 int tf_file_hdr_check(const uint8_t h[TF_FILE_HDR_SIZE]);   /* 0 when the check matches */
 size_t tf_chunk_hdr_put(uint8_t *out, const tf_chunk_hdr *h);   /* returns h->hdr_len */
 /* Decodes the fixed part of a header from @p n >= TF_CHUNK_HDR_SIZE bytes;

@@ -311,3 +311,16 @@ int tf_value_i64(const tf_value *v, int64_t *out)
     default: return 0;
     }
 }
+
+int tf_value_hashref(const tf_value *v, tf_blobref *out)
+{
+    const tf_value *h = tf_map_get(v, "hash"), *n = tf_map_get(v, "size");
+    uint64_t size;
+    if (!h || !n || h->type != TF_BIN || h->v.str.len != 16 || !tf_value_u64(n, &size))
+        return 0;
+    if (out) {
+        memcpy(out->hash, h->v.str.ptr, 16);
+        out->size = size;
+    }
+    return 1;
+}

@@ -214,7 +214,7 @@ tf_status tf_writer_open(tf_writer **out, const char *path, const tf_writer_opts
         status = TF_ERR_IO;
         goto out;
     }
-    tf_file_hdr_put(hdr);
+    tf_file_hdr_put(hdr, opts ? opts->features_optional & TF_FEATURES_OPTIONAL_KNOWN : 0);
     if ((e = tf_write_header(w->fd, hdr, sizeof(hdr))) != 0) {
         errno = e;
         status = TF_ERR_IO;

@@ -102,7 +102,16 @@ static int tf_wsbuf(tf_wworker *wk, size_t n)
  * the raw size unshuffled, 2472 MB/s at 0.253 shuffled; a float signal
  * 0.897 -> 0.552; 16-bit samples 0.764 -> 0.517; C sources 0.29 unshuffled
  * against 0.56 (kept unshuffled). The sample costs 6-40 us a piece. */
-static int tf_wshuffle_pays(tf_wworker *wk, const uint8_t *src, size_t n, uint8_t *scratch)
+/* The sample's answer: compress shuffled (codec 2), plain (codec 1), or
+ * not at all. Neither way 1/32 smaller: the piece is stored as it is
+ * (codec 0) without compressing it whole, so that incompressible data
+ * (random numbers, data compressed or encrypted already) costs a copy,
+ * not a compression that is thrown away (issue 33, item 8: random floats
+ * at 1.17x the plain loop's time); the trace is then never larger than
+ * the raw bytes plus the chunk headers. */
+enum { TF_SAMPLE_PLAIN = 0, TF_SAMPLE_SHUF, TF_SAMPLE_RAW };
+
+static int tf_wsample(tf_wworker *wk, const uint8_t *src, size_t n, uint8_t *scratch)
 {
     size_t off = (n / 2 - TF_SHUF_SAMPLE / 2) & ~(size_t)63;
     size_t bound = ZSTD_compressBound(TF_SHUF_SAMPLE);
@@ -112,7 +121,11 @@ static int tf_wshuffle_pays(tf_wworker *wk, const uint8_t *src, size_t n, uint8_
     plain = ZSTD_compressCCtx(wk->cctx, scratch, bound, src + off, TF_SHUF_SAMPLE, TF_SHUF_LEVEL);
     tf_shuffle4(sh, src + off, TF_SHUF_SAMPLE);
     shuf = ZSTD_compressCCtx(wk->cctx, scratch, bound, sh, TF_SHUF_SAMPLE, TF_SHUF_LEVEL);
-    return !ZSTD_isError(plain) && !ZSTD_isError(shuf) && shuf + shuf / 16 < plain;
+    if (ZSTD_isError(plain) || ZSTD_isError(shuf))
+        return TF_SAMPLE_PLAIN;
+    if (plain >= TF_SHUF_SAMPLE - TF_SHUF_SAMPLE / 32 && shuf >= TF_SHUF_SAMPLE - TF_SHUF_SAMPLE / 32)
+        return TF_SAMPLE_RAW;
+    return shuf + shuf / 16 < plain ? TF_SAMPLE_SHUF : TF_SAMPLE_PLAIN;
 }
 
 /* Builds @p h for @p j and compresses j into wk->zbuf when that makes it
@@ -152,8 +165,11 @@ uint8_t *tf_wcompress(tf_wworker *wk, tf_job *j, tf_chunk_hdr *h)
             return TF_JOB_PAYLOAD(j);   /* store it uncompressed */
         wk->zcap = TF_HDR_ROOM + bound;
     }
-    if (j->type == TF_CHUNK_BLOB && j->len >= TF_SHUF_MIN && tf_wshuffle_pays(wk, src, j->len, wk->zbuf) &&
-        tf_wsbuf(wk, j->len) == 0) {
+    int sample = j->type == TF_CHUNK_BLOB && j->len >= TF_SHUF_MIN ? tf_wsample(wk, src, j->len, wk->zbuf)
+                                                                    : TF_SAMPLE_PLAIN;
+    if (sample == TF_SAMPLE_RAW)
+        return TF_JOB_PAYLOAD(j);   /* stored as it is (codec 0) */
+    if (sample == TF_SAMPLE_SHUF && tf_wsbuf(wk, j->len) == 0) {
         tf_shuffle4(wk->sbuf, src, j->len);
         src = wk->sbuf;
         codec = TF_CODEC_ZSTD_SHUF4;

@@ -34,6 +34,15 @@ t=$DIR/vecadd-early-data.clrr
 $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["readbacks"] == 4 and d["unverified"] == 0, d' \
     "$TMP/r.json" || fail "trim dropped the early DATA of read #24: $(cat "$TMP/r.json")"
 
+# format 2.2: read-backs as hashes, verified by hash; the header's optional bit
+t=$DIR/diverge-hashreads-2.2.clrr
+"$CLRR" replay --json "$t" >"$TMP/r.json" || fail "diverge-hashreads-2.2 does not replay verified"
+$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["readbacks"] == 3 and d["hashed"] == 3, d' \
+    "$TMP/r.json" || fail "diverge-hashreads-2.2: $(cat "$TMP/r.json")"
+"$CLRR" info --json "$t" | $PY -c 'import json, sys; d = json.load(sys.stdin); assert d["hashed_reads"] == 3, d' ||
+    fail "diverge-hashreads-2.2: clrr info does not count its hashed read-backs"
+[ "$(od -An -tx1 -j20 -N4 "$t" | tr -d ' ')" = 01000000 ] || fail "diverge-hashreads-2.2: optional feature bit 32 not set"
+
 # format 1.1: the devices come in a DEVICES item, and info lists them
 t=$DIR/vecadd-pocl-1.1.clrr
 "$CLRR" dump --json "$t" | grep -q '^{"type":"devices","platform":1,' || fail "vecadd-pocl-1.1: no DEVICES item"

@@ -24,4 +24,13 @@ int cli_ana_range(const char *s, uint64_t *lo, uint64_t *hi);
  *  analyzer call. @return CLI_EXIT_ERROR. */
 int cli_ana_status_err(const char *path, ana_status s, const char *detail);
 
+struct rpl_write_hint;
+/*! cli_replay_hints() (replay_hints.c) : the bytes each kernel launch of
+ *  trace @p path may write into each buffer argument, from the kernel
+ *  analysis, sorted as rpl_opts.write_hints wants (*out malloc'ed, the
+ *  caller frees; launches and buffers the analysis cannot bound are left
+ *  out). @return 0, or -1 (nothing set) when the trace or its model cannot
+ *  be read: the replay then goes without. Prints nothing. */
+int cli_replay_hints(const char *path, struct rpl_write_hint **out, size_t *nout);
+
 #endif /* CLRR_CLI_ANA_H */

@@ -226,6 +226,13 @@ void cli_mismatch_print(const rpl_mismatch *m)
     printf("MISMATCH call #%" PRIu64 " %s %s", m->seq, m->function, m->what);
     if (m->object)
         printf(" (object #%" PRIu64 "%s%s)", m->object, m->writers[0] ? ", last written by " : "", m->writers);
+    if (m->by_hash) {
+        printf(": the %" PRIu64 " bytes' hash differs (recorded as a hash: no byte difference to show", m->size);
+        if (m->undefined)
+            printf("; %" PRIu64 " of them undefined, which a hash cannot skip", m->undefined);
+        printf(")\n");
+        return;
+    }
     printf(": %" PRIu64 " of %" PRIu64 " %s differ, first at byte %" PRIu64 "\n", m->cmp.differ, m->cmp.elems,
            m->cmp.elem_size == 1 ? "bytes" : "elements", m->cmp.first);
 }

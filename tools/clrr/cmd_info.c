@@ -149,6 +149,16 @@ static int cli_info_dir(const char *path, int json)
 
 /* ------------------------------------------------------------ streaming */
 
+/* A read-back recorded as its hash (FORMAT.md 11.4): counted with its length. */
+static void cli_info_hashed(cli_info_stats *st, const tf_value *v)
+{
+    tf_blobref r;
+    if (v && tf_value_hashref(v, &r)) {
+        st->hashed_reads++;
+        st->hashed_bytes += r.size;
+    }
+}
+
 static void cli_info_call(cli_info_stats *st, const tf_call *c)
 {
     st->calls++;
@@ -175,9 +185,12 @@ static void cli_info_call(cli_info_stats *st, const tf_call *c)
     for (uint32_t i = 0; i < sig->nparams; i++) {
         if (c->args)
             st->h2d += cli_value_data_bytes(&c->args[i], &st->blob_refs);
-        if (c->outs)
+        if (c->outs) {
             st->d2h += cli_value_data_bytes(&c->outs[i], &st->blob_refs);
+            cli_info_hashed(st, &c->outs[i]);
+        }
     }
+    cli_info_hashed(st, tf_map_get(c->post, "data"));
     st->h2d += cli_value_data_bytes(c->pre, &st->blob_refs);
     st->d2h += cli_value_data_bytes(c->post, &st->blob_refs);
 }
@@ -196,6 +209,7 @@ static void cli_info_item(cli_info_stats *st, const tf_item *it)
     case TF_ITEM_DATA:
         st->data_items++;
         st->d2h += cli_value_data_bytes(&it->u.data.value, &st->blob_refs);
+        cli_info_hashed(st, &it->u.data.value);
         break;
     case TF_ITEM_NOTE:
         st->notes++;

@@ -3,6 +3,7 @@
  * prints). --compare runs two sessions side by side and names the first
  * read-back where the two devices disagree. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_ana.h"
 #include "tools/clrr/cli_progress.h"
 
 #include <jansson.h>
@@ -76,6 +77,10 @@ static const char cli_replay_usage[] =
     "                    device discovery, no events of its own); read-backs are\n"
     "                    verified at the application's own synchronization\n"
     "  --no-verify       execute without comparing read-backs\n"
+    "  --strict          compare every byte of a read-back, also bytes nothing\n"
+    "                    defined (by default they are counted, not compared:\n"
+    "                    a buffer never written, the part of it a kernel does\n"
+    "                    not write, the padding of 3-component vectors)\n"
     "  --max-memory N    bytes of data held at once (default 1 GiB or CLRR_MAX_MEMORY;\n"
     "                    K/M/G suffixes)\n"
     "  --timeout S       end the replay after S seconds in all (0: never); by\n"
@@ -106,6 +111,7 @@ typedef struct cli_ktime {
 
 typedef struct cli_replay {
     int json, quiet, timing, progress;
+    int inexact;              /* --tolerance other than exact */
     unsigned loops;           /* --loop: the timing lines name their iteration */
     uint64_t reported;
     cli_progress *prog;       /* the progress line (NULL: off) */
@@ -173,6 +179,7 @@ static void cli_on_mismatch(void *user, const rpl_mismatch *m)
         json_object_set_new(o, "differ", cli_json_u64(m->cmp.differ));
         json_object_set_new(o, "first_offset", cli_json_u64(m->cmp.first));
         json_object_set_new(o, "written_by", cli_json_ctext(m->writers));
+        json_object_set_new(o, "by_hash", json_boolean(m->by_hash));
         char *text = json_dumps(o, JSON_COMPACT);
         json_decref(o);
         if (text && r->reported < 1000) {
@@ -282,7 +289,16 @@ static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol,
         r->cmp_n++;
         memset(&r->cmp, 0, sizeof r->cmp);
         int shape = ra.seq == rb.seq && ra.size == rb.size;
-        if (shape && rpl_compare(ra.data, rb.data, ra.size, tol, &r->cmp))
+        /* bytes nothing defined (the same in both sessions) compare equal */
+        void *bcopy = NULL;
+        if (shape && ra.undef && (bcopy = malloc(rb.size ? rb.size : 1)) != NULL) {
+            memcpy(bcopy, rb.data, rb.size);
+            rpl_readback_undefined(&ra, bcopy, ra.data);
+            rb.data = bcopy;
+        }
+        int same = shape && rpl_compare(ra.data, rb.data, ra.size, tol, &r->cmp);
+        free(bcopy);
+        if (same)
             continue;
         r->cmp_state = shape ? 1 : 2;
         r->cmp_a = ra;
@@ -599,11 +615,12 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
         cli_json_cstr(stdout, s->device);
         printf(",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64 ",\"skipped\":%" PRIu64
                ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",\"readbacks\":%" PRIu64
-               ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"call_diffs\":%" PRIu64 ",\"user_events_early\":%" PRIu64
+               ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"undefined_bytes\":%" PRIu64
+               ",\"undefined_readbacks\":%" PRIu64 ",\"hashed\":%" PRIu64 ",\"call_diffs\":%" PRIu64 ",\"user_events_early\":%" PRIu64
                ",\"wall_ns\":%" PRId64 ",\"exec_ns\":%" PRId64 ",\"exec_ns_loop_median\":%" PRId64
                ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"truncated\":%s,\"ok\":%s,\"mismatch_list\":[%s]",
                s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
-               s->unverified, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
+               s->unverified, s->undefined_bytes, s->undefined_readbacks, s->hashed, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
                s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state && !r->rep_state ? "true" : "false", r->mism_json ? r->mism_json : "");
         if (r->cmp_dev)
             cli_print_compare(r);
@@ -644,6 +661,12 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
     printf("verified  %" PRIu64 " read-backs, %" PRIu64 " mismatches", s->readbacks, s->mismatches);
     if (s->unverified)
         printf(", %" PRIu64 " not verifiable (no recorded data)", s->unverified);
+    if (s->hashed)
+        printf("; %" PRIu64 " compared by hash (recorded with --hash-reads)%s", s->hashed,
+               r->inexact ? ", tolerance not applicable" : "");
+    if (s->undefined_bytes)
+        printf("; %" PRIu64 " undefined bytes not compared (in %" PRIu64 " read-back%s; --strict compares them)",
+               s->undefined_bytes, s->undefined_readbacks, s->undefined_readbacks == 1 ? "" : "s");
     if (s->call_diffs)
         printf("; %" PRIu64 " queries answered differently", s->call_diffs);
     printf("\n");
@@ -691,7 +714,7 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
 {
     enum { O_DEVICE = 256, O_RANGE, O_KERNEL, O_LOOP, O_TIMING, O_TOL, O_COMPARE, O_EXACT, O_NOVERIFY, O_MAXMEM,
            O_JSON, O_PLAN, O_SPLIT_FIXED, O_COSTS, O_NO_LEARN, O_SPLIT_METHOD, O_LANES, O_PINNED, O_TIMEOUT,
-           O_REPEAT };
+           O_REPEAT, O_STRICT };
     static const struct option opts[] = {
         {"device", required_argument, NULL, O_DEVICE}, {"range", required_argument, NULL, O_RANGE},
         {"kernel", required_argument, NULL, O_KERNEL}, {"loop", required_argument, NULL, O_LOOP},
@@ -699,6 +722,7 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
         {"compare", required_argument, NULL, O_COMPARE}, {"exact-calls", no_argument, NULL, O_EXACT},
         {"no-verify", no_argument, NULL, O_NOVERIFY}, {"max-memory", required_argument, NULL, O_MAXMEM},
         {"json", no_argument, NULL, O_JSON}, {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+        {"strict", no_argument, NULL, O_STRICT},
         {"plan", required_argument, NULL, O_PLAN}, {"split-fixed", no_argument, NULL, O_SPLIT_FIXED},
         {"costs", required_argument, NULL, O_COSTS}, {"no-learn", no_argument, NULL, O_NO_LEARN},
         {"split-method", required_argument, NULL, O_SPLIT_METHOD}, {"lanes", required_argument, NULL, O_LANES},
@@ -739,6 +763,7 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
         case O_TOL:
             if (rpl_tolerance_parse(optarg, &o->tol, err, sizeof err) < 0)
                 return cli_usage_err("--tolerance: %s", err);
+            r->inexact = !rpl_tolerance_is_exact(&o->tol);
             break;
         case O_COMPARE:
             if (!*optarg)
@@ -762,6 +787,7 @@ static int cli_replay_parse(int argc, char **argv, rpl_opts *o, cli_replay *r, c
             o->max_memory = (size_t)v;
             break;
         case O_JSON: r->json = 1; break;
+        case O_STRICT: o->strict = 1; break;
         case O_PLAN:
             if (!*optarg)
                 return cli_usage_err("--plan takes a plan file ('clrr optimize' writes one), not ''");
@@ -990,12 +1016,18 @@ static int cli_replay_run(int argc, char **argv)
         printf("commands  (%scall, function, kernel, host time, device time here, device time when recorded)\n",
                o.loop > 1 ? "iteration, " : "");
     r.loops = o.loop;
+    /* the bytes each launch may write, from the kernel analysis (none when
+     * it cannot run: launches then define their buffers whole) */
+    rpl_write_hint *hints = NULL;
+    if (o.verify && !o.strict && cli_replay_hints(path, &hints, &o.nwrite_hints) == 0)
+        o.write_hints = hints;
 
     rpl_session *s = NULL;
     if (rpl_open(&s, path, &o) != RPL_OK) {
         cli_err("%s: %s", path, rpl_open_error());
         live_exec_close(r.plan_exec);
         plan_free(plan);
+        free(hints);
         return CLI_EXIT_ERROR;
     }
     r.sess = s;
@@ -1010,12 +1042,15 @@ static int cli_replay_run(int argc, char **argv)
         if (rc < 0) {
             cli_progress_end(r.prog);
             rpl_close(s);
+            free(hints);
             return CLI_EXIT_ERROR;
         }
     } else if (r.rep_n) {
         rc = cli_replay_repeat(s, &o, &a, &r, &st);
         if (rc < 0) {
+            cli_progress_end(r.prog);
             rpl_close(s);
+            free(hints);
             return CLI_EXIT_ERROR;
         }
     } else {
@@ -1033,6 +1068,7 @@ static int cli_replay_run(int argc, char **argv)
     plan_free(plan);
     free(r.k);
     free(r.mism_json);
+    free(hints);
     if (st != RPL_OK)
         return CLI_EXIT_ERROR;
     if (rc != CLI_EXIT_OK)

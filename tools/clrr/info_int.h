@@ -48,6 +48,7 @@ typedef struct cli_info_stats {
     uint64_t h2d, d2h;                   /* data bytes host->device, device->host */
     uint64_t blob_refs;                  /* bytes of every blob reference */
     uint64_t devtimes, devtime_ns, data_items, notes;
+    uint64_t hashed_reads, hashed_bytes; /* read-backs recorded as hashes (--hash-reads) */
     int64_t t_first, t_last;             /* earliest begin, latest end (host ns) */
     int have_time, oom;
     cli_fn_count *fns;                   /* hash table while streaming, then sorted */

@@ -216,6 +216,9 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
     putc('\n', f);
     if (st->data_items || st->notes)
         fprintf(f, "late items %" PRIu64 " data, %" PRIu64 " notes\n", st->data_items, st->notes);
+    if (st->hashed_reads)
+        fprintf(f, "hashed     %" PRIu64 " read-backs (%s) recorded as hashes: replays verify them exactly, "
+                "no tolerance or byte diff\n", st->hashed_reads, cli_fmt_size(st->hashed_bytes, a));
     fprintf(f, "duration   %s (first call to last return)\n",
             cli_fmt_ns(st->have_time ? st->t_last - st->t_first : 0, a));
     fprintf(f, "records    %s raw, %s stored in %" PRIu64 " chunks\n",
@@ -279,9 +282,10 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
                ",\"kernel_launches\":%" PRIu64 ",\"transfers\":%" PRIu64
                ",\"bytes_host_to_device\":%" PRIu64 ",\"bytes_device_to_host\":%" PRIu64
                ",\"device_timings\":%" PRIu64 ",\"device_time_ns\":%" PRIu64
-               ",\"data_items\":%" PRIu64 ",\"notes\":%" PRIu64 ",\"duration_ns\":%" PRId64,
+               ",\"data_items\":%" PRIu64 ",\"notes\":%" PRIu64 ",\"hashed_reads\":%" PRIu64
+               ",\"hashed_read_bytes\":%" PRIu64 ",\"duration_ns\":%" PRId64,
             st->incomplete, st->nfn, st->launches, st->transfers, st->h2d, st->d2h,
-            st->devtimes, st->devtime_ns, st->data_items, st->notes,
+            st->devtimes, st->devtime_ns, st->data_items, st->notes, st->hashed_reads, st->hashed_bytes,
             st->have_time ? st->t_last - st->t_first : 0);
     fprintf(f, ",\"record_chunks\":%" PRIu64 ",\"blob_chunks\":%" PRIu64 ",\"blob_chunks_shuffled\":%" PRIu64
                ",\"record_bytes_raw\":%" PRIu64 ",\"record_bytes_stored\":%" PRIu64
