@@ -61,7 +61,8 @@ done
 
 # completion: commands, `clrr help`'s argument, files after the options
 comp() { bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _clrr; echo "${COMPREPLY[*]}"' _ "$C" "$@"; }
-[ "$(comp clrr rep)" = replay ] || fail "completion of 'clrr rep': $(comp clrr rep)"
+[ "$(comp clrr repl)" = replay ] || fail "completion of 'clrr repl': $(comp clrr repl)"
+[ "$(comp clrr rep)" = "report replay" ] || fail "completion of 'clrr rep': $(comp clrr rep)"
 [ "$(comp clrr help pro)" = profile ] || fail "completion of 'clrr help pro': $(comp clrr help pro)"
 [ "$(comp clrr dump --js)" = --json ] || fail "completion of 'clrr dump --js': $(comp clrr dump --js)"
 all=$(comp clrr "")

@@ -5,6 +5,7 @@
 #include "tools/clrr/cli_ana.h"
 #include "replayer/rpl.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,11 @@ int cli_replay_hints(const char *path, rpl_write_hint **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
+    /* Another LLVM already in the process (`oclgrind clrr replay`: Oclgrind
+     * preloads its LLVM 14): the analysis' LLVM would clash with it, so no
+     * hints, and launches define their buffers whole. */
+    if (dlsym(RTLD_DEFAULT, "LLVMContextCreate"))
+        return -1;
     tf_reader *r = NULL;
     ana_model *m = NULL;
     char err[256];
