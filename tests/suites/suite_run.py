@@ -363,7 +363,10 @@ def one(test, args, outcome, foreign, idx):
     # plain
     junit = os.path.join(tdir, 'junit.xml')
     argv = [a.replace('@JUNIT@', junit) for a in test.argv]
-    rc, out, err = run(foreign + argv, cwd, env, PLAIN_TIMEOUT)
+    plain = foreign + argv
+    if args.record_device:   # the same device as recorded, presented first, nothing recorded
+        plain = [args.clrr, 'run', '--device', args.record_device, '--'] + plain
+    rc, out, err = run(plain, cwd, env, PLAIN_TIMEOUT)
     plain_out = out
     r['plain'], r['plain_detail'] = outcome(rc, out, err, junit)
     r['plain_rc'] = rc
@@ -410,7 +413,7 @@ def one(test, args, outcome, foreign, idx):
                 p = os.path.join(cwd, f)
                 shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
         t4 = time.time()
-        run(foreign + argv, cwd, env, PLAIN_TIMEOUT)
+        run(plain, cwd, env, PLAIN_TIMEOUT)
         plain_secs = min(plain_secs, time.time() - t4)
     r['overhead'] = round((t2 - t1) / max(plain_secs, 1e-3), 2)
     if not args.keep:
@@ -463,7 +466,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('suite', choices=['piglit', 'pyopencl', 'apps'])
     ap.add_argument('--list', help='apps: the program list (default tests/suites/apps.list)')
-    ap.add_argument('--record-device', help='record with clrr record --device SPEC')
+    ap.add_argument('--record-device', help='record with clrr record --device SPEC, and run plainly with '
+                    'clrr run --device SPEC (the device presented first, nothing recorded)')
     ap.add_argument('--cross', help='also replay every trace on this device (--device SPEC)')
     ap.add_argument('--cross-tolerance', default='rel=1e-4',
                     help='the tolerance of the --cross replays (default rel=1e-4)')

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gpu_suites.sh prepare | run — the third-party programs of
+# tests/suites/apps.list on the GPU machine, which can fetch and build
+# nothing: `prepare` (here) copies the suites tests/suites/fetch.sh built
+# into .gpu/suites (their binaries, kernel files and inputs; ignored by git,
+# carried to the machine), `run` (there) runs them with the NVIDIA GPU
+# presented as the first platform and device (`--record-device gpu`: plainly
+# through `clrr run --device gpu`, recorded through `clrr record --device
+# gpu`), replays every trace on the GPU and on PoCL's CPU device (`--cross
+# cpu`), and writes the table to $OUT/suites-gpu.md.
+set -u
+cmd=${1:?usage: gpu_suites.sh prepare|run}
+if [ "$cmd" = prepare ]; then
+    S=${CLRR_SUITES:-$HOME/.cache/clrr/suites}
+    D=.gpu/suites
+    rm -rf "$D" && mkdir -p "$D"
+    for s in shoc chai heteromark mixbench; do
+        ls "$S/$s"/built.* >/dev/null 2>&1 || { echo "absent: $s"; continue; }
+        mkdir -p "$D/$s" && cp "$S/$s"/built.* "$D/$s/"
+    done
+    # SHOC: the OpenCL programs
+    (cd "$S" && find shoc/build/src/opencl -type f -executable ! -name '*.o' -print0 |
+        xargs -0 -I{} cp --parents {} "$OLDPWD/$D/") 2>/dev/null
+    # Chai: the small programs with their kernels and inputs (CEDD/CEDT hold 144 MiB of video each: left out)
+    for b in BS HSTI HSTO PAD RSCD RSCT SC TRNS; do
+        [ -d "$S/chai/build/$b" ] && mkdir -p "$D/chai/build" && cp -r "$S/chai/build/$b" "$D/chai/build/" &&
+            rm -f "$D/chai/build/$b"/*.o "$D/chai/build/$b"/*.d
+    done
+    (cd "$S" && find heteromark/build/src -path '*cl12*' \( -name '*_cl12' -o -name '*.cl' \) -print0 |
+        xargs -0 -I{} cp --parents {} "$OLDPWD/$D/") 2>/dev/null
+    [ -d "$S/mixbench/build" ] && mkdir -p "$D/mixbench/build" &&
+        cp "$S/mixbench/build/mixbench-ocl" "$S/mixbench/build/mix_kernels.cl" "$D/mixbench/build/"
+    du -sh "$D"
+    exit 0
+fi
+# run, on the GPU machine
+mkdir -p /tmp/vend && echo libnvidia-opencl.so.1 >/tmp/vend/nvidia.icd &&
+    cp /etc/OpenCL/vendors/pocl.icd /tmp/vend/ 2>/dev/null
+export OCL_ICD_VENDORS=/tmp/vend CLRR_SUITES=$PWD/.gpu/suites
+build/bin/clrr devices | grep -E '^ *[0-9]'
+grep -v -E '^(#|$)' tests/suites/apps.list | cut -f1 | grep -E '^(shoc|chai|heteromark|mixbench)' \
+    | grep -v -E '^chai-ced' >/tmp/gpu-subset.list
+PYTHONUNBUFFERED=1 python3 tests/suites/suite_run.py apps --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
+    --known tests/suites/apps.known --record-device gpu --cross cpu --timing -v \
+    --results "$OUT/suites-gpu.jsonl" --table "$OUT/suites-gpu.md"
