@@ -19,9 +19,10 @@
  *                  releases of a context: the recorder's object table;
  *                  markers with events, waited for: its event queue) while
  *                  the main thread forks N times (default 20); each child
- *                  makes recorded calls (platform queries, a retain and
- *                  release of the inherited context: the locks the other
- *                  thread may have held at the fork) and exits; a child
+ *                  makes recorded calls (platform queries: the object
+ *                  table) and exits (its event queue polled and its trace
+ *                  closed: the event locks), the locks the other thread
+ *                  may have held at the fork; a child
  *                  that does not end within 20 s is killed (under a
  *                  recorder whose locks a thread that was not forked held,
  *                  it hung)
@@ -162,9 +163,10 @@ static int threads(int n)
             if (clGetPlatformIDs(1, &cp, &np) != CL_SUCCESS || !np ||
                 clGetPlatformInfo(cp, CL_PLATFORM_NAME, sizeof name, name, NULL) != CL_SUCCESS)
                 _exit(1);
-            clRetainContext(spin_ctx);
-            clReleaseContext(spin_ctx);
-            exit(0);   /* atexit handlers: the child's own trace is closed */
+            /* (nothing of the other thread's objects: PoCL's own lock of
+               the context may be held by it, and the driver's state after a
+               fork is the driver's) */
+            exit(0);   /* atexit: the child's trace closed, its event queue polled */
         }
         rc = reap(c);
     }
