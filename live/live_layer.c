@@ -137,7 +137,51 @@ static struct {
     struct rp_standin { cl_event ev; cl_command_type type; } *standins;   /* markers standing for
                                  commands, and the command each stands for */
     size_t nstandins, capstandins;
+    /* the trust gate (plan/PLAN.md, "Trust"): the plan verified here, on these devices */
+    int gate;                 /* 1: generated kernels run only on a device the record names */
+    char key[PLAN_TRUST_KEY_CAP];
+    char verified_on[512];    /* the record's devices, for the line that says why not */
+    struct rp_trusted { cl_device_id dev; int ok; } trusted[16];   /* devices asked, and the answer */
+    unsigned ntrusted;
+    uint64_t untrusted;       /* generated kernels not used: their device is not verified */
 } rp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Whether plan kernels may run on device @p d: no gate (--trust-plan), or
+ * the record names its CL_DEVICE_NAME (caller holds rp.mu). */
+static int rp_dev_trusted(cl_device_id d)
+{
+    if (!rp.gate)
+        return 1;
+    for (unsigned i = 0; i < rp.ntrusted; i++)
+        if (rp.trusted[i].dev == d)
+            return rp.trusted[i].ok;
+    char name[256] = "";
+    int ok = live_next->clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name - 1, name, NULL) == CL_SUCCESS &&
+             (plan_trust_lookup(rp.key, name, NULL, 0) || plan_trust_lookup(rp.key, "*", NULL, 0));
+    if (!ok)
+        fprintf(stderr, "clrr: plan mode: the plan was verified on %s, not on %s: its generated kernels run as "
+                "the application's (clrr plan verify PLAN TRACE --device ..., or --trust-plan)\n",
+                rp.verified_on, name[0] ? name : "this device");
+    if (rp.ntrusted < sizeof rp.trusted / sizeof rp.trusted[0])
+        rp.trusted[rp.ntrusted++] = (struct rp_trusted){d, ok};
+    return ok;
+}
+
+/* Whether every device of context @p ctx may run plan kernels (caller holds rp.mu). */
+static int rp_ctx_trusted(cl_context ctx)
+{
+    cl_device_id devs[16];
+    size_t n = 0;
+    if (!rp.gate)
+        return 1;
+    if (live_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &n) != CL_SUCCESS || !n ||
+        n > sizeof devs)
+        return 0;
+    for (size_t i = 0; i < n / sizeof devs[0]; i++)
+        if (!rp_dev_trusted(devs[i]))
+            return 0;
+    return 1;
+}
 
 static rpl_splitter *rp_engine(void);
 
@@ -303,10 +347,20 @@ int live_plan_init(tf_writer_opts *o, int *call_times)
     if (!path || !*path)
         return 0;
     char err[512];
-    plan_status st = plan_read(path, &rp.plan, err, sizeof err);
+    plan_status st = plan_read_keyed(path, &rp.plan, rp.key, err, sizeof err);
     if (st != PLAN_OK) {
         fprintf(stderr, "clrr: cannot use plan %s: %s; the application runs without it\n", path,
                 st == PLAN_ERR_IO ? "cannot read it" : err);
+        return -1;
+    }
+    /* the trust gate: by the bytes read here (whatever `clrr run` checked) */
+    const char *trust = getenv("CLRR_TRUST_PLAN");
+    rp.gate = !(trust && *trust && strcmp(trust, "0"));
+    if (rp.gate && !plan_trust_lookup(rp.key, NULL, rp.verified_on, sizeof rp.verified_on)) {
+        fprintf(stderr, "clrr: plan %s not verified here: run clrr plan verify %s TRACE, or pass --trust-plan; "
+                "the application runs without it\n", path, path);
+        plan_free(rp.plan);
+        rp.plan = NULL;
         return -1;
     }
     tf_reader_opts fo = {.trusted_feed = 1};   /* our own writer's records */
@@ -740,6 +794,10 @@ static rp_fused *rp_fused_in(cl_context ctx, const plan_fused *z)
     memset(f, 0, sizeof *f);
     f->ctx = ctx;
     f->id = z->id;
+    if (!rp_ctx_trusted(ctx)) {   /* as a kernel that does not build: its launches run as made */
+        rp.untrusted++;
+        return f;
+    }
     cl_int e = CL_SUCCESS;
     const char *src = z->source;
     int64_t t0 = rec_time_ns();
@@ -797,7 +855,8 @@ void live_plan_program(cl_program prog)
         const plan_split *z = plan_get_split(rp.plan, i);
         rpl_split sp;
         int64_t t0 = rec_time_ns();
-        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_engine() && live_exec_split_conv(rp.x, z, &sp) == 0)
+        if (!memcmp(z->program, h.hash, sizeof z->program) && rp_ctx_trusted(ctx) && rp_engine() &&
+            live_exec_split_conv(rp.x, z, &sp) == 0)
             rpl_splitter_prepare(rp.sx, &sp, ctx);
         rp.split_build_ns += rec_time_ns() - t0;
     }
@@ -904,6 +963,13 @@ static int rp_split(rec_hook_call *c, void **pa)
     rpl_split sp;
     if (live_exec_split_rpl(rp.x, &sp) < 0)
         return 0;
+    cl_device_id qd = NULL;
+    if (rp.gate && (live_next->clGetCommandQueueInfo(RP_VAL(cl_command_queue, c, pa, "command_queue"),
+                                                     CL_QUEUE_DEVICE, sizeof qd, &qd, NULL) != CL_SUCCESS ||
+                    !rp_dev_trusted(qd))) {
+        rp.untrusted++;
+        return 0;
+    }
     if (!rp_engine())
         return 0;
     cl_kernel k = RP_VAL(cl_kernel, c, pa, "kernel");
@@ -1138,7 +1204,7 @@ void live_plan_end(void)
                 "\"specialized_launches\": %llu, \"schedules_not_applied\": %llu, "
                 "\"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"hold_us\": %lld, \"fuse_us\": %lld, \"unhold_us\": %lld, "
-                "\"data_hashed\": %s, \"steady\": %llu, ",
+                "\"data_hashed\": %s, \"steady\": %llu, \"trusted\": %s, \"untrusted\": %llu, ",
                 (unsigned long long)s.transformations, (unsigned long long)s.applied,
                 (unsigned long long)s.fell_back, (unsigned long long)s.unmatched, (unsigned long long)rp.dropped,
                 (unsigned long long)s.kept, (unsigned long long)s.forced, (unsigned long long)s.freed,
@@ -1147,7 +1213,8 @@ void live_plan_end(void)
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
                 (unsigned long long)plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 (long long)(rp.hold_ns / 1000), (long long)(rp.fuse_ns / 1000), (long long)(rp.unhold_ns / 1000),
-                rp.needs_data ? "true" : "false", (unsigned long long)s.steady);
+                rp.needs_data ? "true" : "false", (unsigned long long)s.steady, rp.gate ? "false" : "true",
+                (unsigned long long)rp.untrusted);
         live_stage_report(f);
         rp_split_report(f);
         rp_time_report(f);

@@ -13,3 +13,7 @@ $(PLAN_LIB): $(PLAN_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 ALL_TARGETS += $(PLAN_LIB)
+
+# The trust record and the comparison of generated kernels (plan_trust.c).
+UNIT_LIBS_test_plan_trust := $(PLAN_LIB) -Wl,-Bstatic -ljansson -Wl,-Bdynamic
+$(B)/tests/test_plan_trust: $(PLAN_LIB)

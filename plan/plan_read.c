@@ -982,6 +982,12 @@ plan_status plan_parse(const char *text, size_t len, plan_file **out, char *err,
 
 plan_status plan_read(const char *path, plan_file **out, char *err, size_t err_cap)
 {
+    return plan_read_keyed(path, out, NULL, err, err_cap);
+}
+
+plan_status plan_read_keyed(const char *path, plan_file **out, char key[PLAN_TRUST_KEY_CAP], char *err,
+                            size_t err_cap)
+{
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -1016,6 +1022,8 @@ plan_status plan_read(const char *path, plan_file **out, char *err, size_t err_c
         goto out;
     }
     st = plan_parse(buf, len, out, err, err_cap);
+    if (st == PLAN_OK && key)   /* the bytes parsed are the bytes hashed */
+        plan_trust_key(buf, len, key);
 out:
     free(buf);
     fclose(f);

@@ -184,8 +184,42 @@ static void rec_discard_sink(void *ctx, const void *rec, size_t len)
  * call (rec_write_env); a child that makes none writes nothing and its
  * exit() does not wait for threads that were not forked. Plan mode: the
  * child runs the application's calls as they are (no plan, no trace). */
+static int rec_fork_held;   /* rec_atfork_prepare took the locks (the recorder was set up) */
+static pthread_mutex_t rec_dev_lock;   /* (defined below, with the platforms it guards) */
+
+/* Before fork: every lock of the recorder that the child uses, in one
+ * order (the device lock, the events' poll and queue locks, the object
+ * table's), so that no other thread holds one when the process is copied;
+ * a thread inside one finishes first. The writer's locks (the record lock,
+ * the queue's) need none of this: the child never touches the parent's
+ * writer and starts its own. */
+static void rec_atfork_prepare(void)
+{
+    rec_fork_held = rec_g.active;
+    if (!rec_fork_held)
+        return;
+    pthread_mutex_lock(&rec_dev_lock);
+    rec_events_atfork(REC_FORK_PREPARE);
+    rec_objs_atfork(REC_FORK_PREPARE);
+}
+
+static void rec_atfork_release(int phase)
+{
+    if (!rec_fork_held)
+        return;
+    rec_objs_atfork(phase);
+    rec_events_atfork(phase);
+    pthread_mutex_unlock(&rec_dev_lock);
+}
+
+static void rec_atfork_parent(void)
+{
+    rec_atfork_release(REC_FORK_PARENT);
+}
+
 static void rec_atfork_child(void)
 {
+    rec_atfork_release(REC_FORK_CHILD);
     if (rec_lock_fd >= 0) {
         close(rec_lock_fd);   /* the parent's description keeps the lock */
         rec_lock_fd = -1;
@@ -247,7 +281,7 @@ static void rec_init(void)
     rec_g.active = 1;
     rec_signals_install();
     rec_events_start();
-    pthread_atfork(NULL, NULL, rec_atfork_child);
+    pthread_atfork(rec_atfork_prepare, rec_atfork_parent, rec_atfork_child);
     atexit(rec_shutdown);
 }
 

@@ -23,6 +23,7 @@ typedef struct rec_pending {
 } rec_pending;
 
 static pthread_mutex_t rec_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t rec_poll_lock = PTHREAD_MUTEX_INITIALIZER;   /* one poller at a time; before rec_ev_lock */
 static pthread_cond_t rec_ev_cond = PTHREAD_COND_INITIALIZER;
 static rec_pending *rec_pend;
 static size_t rec_head, rec_npend, rec_cappend;   /* live entries: [rec_head, rec_npend) */
@@ -212,7 +213,6 @@ static void rec_poll(int wait_all, int who)
     /* one poller at a time (rec_poll_lock); the queue lock is held only to
      * copy entries out and to mark them done, not across driver calls, so
      * the application's pushes do not wait for a poll */
-    static pthread_mutex_t rec_poll_lock = PTHREAD_MUTEX_INITIALIZER;
     static rec_pending *work;
     static size_t *work_at, work_cap;
     if (sync)
@@ -330,6 +330,23 @@ static void *rec_ev_main(void *arg)
     }
     pthread_mutex_unlock(&rec_ev_lock);
     return NULL;
+}
+
+void rec_events_atfork(int phase)
+{
+    if (phase == REC_FORK_PREPARE) {   /* the order every path takes them in */
+        pthread_mutex_lock(&rec_poll_lock);
+        pthread_mutex_lock(&rec_ev_lock);
+        return;
+    }
+    if (phase == REC_FORK_CHILD) {
+        /* the poller thread was not forked: nothing to stop or join; a
+           condition variable a parent thread waited on is made anew */
+        rec_ev_running = 0;
+        pthread_cond_init(&rec_ev_cond, NULL);
+    }
+    pthread_mutex_unlock(&rec_ev_lock);   /* the forking thread holds both */
+    pthread_mutex_unlock(&rec_poll_lock);
 }
 
 void rec_events_start(void)

@@ -338,6 +338,14 @@ void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p
 void rec_events_poll(int wait_all);
 void rec_events_start(void);
 void rec_events_stop(void);
+/* Fork (rec_core.c's pthread_atfork handlers): PREPARE takes the module's
+ * locks (events: the poll lock, then the queue lock; objects: the table's),
+ * PARENT and CHILD release them (the forking thread holds them in both
+ * processes), so that the child never finds one held by a thread that was
+ * not forked. Order: rec_core's device lock, events, objects. */
+enum { REC_FORK_PREPARE, REC_FORK_PARENT, REC_FORK_CHILD };
+void rec_events_atfork(int phase);
+void rec_objs_atfork(int phase);
 
 /* -------------------------------------------------------- hooks_query.c */
 /* Query answers that are objects (CL_CONTEXT_DEVICES, CL_KERNEL_PROGRAM…)

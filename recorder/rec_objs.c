@@ -95,6 +95,14 @@ static rec_obj *rec_unlink(const void *h)
     return NULL;
 }
 
+void rec_objs_atfork(int phase)
+{
+    if (phase == REC_FORK_PREPARE)
+        pthread_mutex_lock(&rec_obj_lock);
+    else
+        pthread_mutex_unlock(&rec_obj_lock);   /* the forking thread holds it */
+}
+
 uint64_t rec_obj_id_slow(const void *h, rec_idc *c, uint64_t gen)
 {
     pthread_mutex_lock(&rec_obj_lock);

@@ -354,9 +354,16 @@ static int rpl_data_size(rpl_session *s, const tf_value *v, size_t len, uint64_t
         return 0;
     const rpl_opts *o = rpl_session_opts(s);
     *n = *size > len ? (size_t)*size : len;
-    if (*size > o->max_memory || *n > o->max_memory)
+    if (*size > o->max_memory)
         return rpl_set_error(s, RPL_ERR_LIMIT, "data of %llu bytes is over the memory limit (%zu)",
                              (unsigned long long)*size, o->max_memory);
+    if (len == TF_LEN_OVERFLOW)   /* (tf_len.h: a region or pitches past SIZE_MAX) */
+        return rpl_set_error(s, RPL_ERR_LIMIT, "the call's sizes and pitches span more bytes of host memory "
+                             "than an address space holds (the recorded data is %llu bytes)", (unsigned long long)*size);
+    if (*n > o->max_memory)
+        return rpl_set_error(s, RPL_ERR_LIMIT, "the call's sizes need %zu bytes of host memory, over the memory "
+                             "limit (%zu; the recorded data is %llu bytes)", len, o->max_memory,
+                             (unsigned long long)*size);
     return 1;
 }
 

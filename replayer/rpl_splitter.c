@@ -369,6 +369,48 @@ static void rpl_split_step_shares(rpl_split_work *w, rpl_split_adapt *ad)
     }
 }
 
+/* Bounds: the parts (the plan's, or at the measured proportions) cover the
+ * launch's work-groups in order, every region lies inside its argument's
+ * buffer, only merged arguments are written, and a concatenation's parts
+ * write disjoint bytes: what a plan from someone else may get wrong
+ * (plan/PLAN.md, "Trust"). Empty @p why when they hold; else why the
+ * launch runs whole. */
+static void rpl_split_step_bounds(rpl_split_work *w, char *why, size_t why_cap)
+{
+    const rpl_split *sp = w->sp;
+    uint64_t next = 0;
+    for (unsigned p = 0; !why[0] && p < sp->nparts; p++) {
+        const rpl_split_part *q = &sp->parts[p];
+        if (q->lo != next || q->hi <= q->lo || q->hi > sp->groups) {
+            snprintf(why, why_cap, "part %u's work-groups [%llu, %llu) do not follow the parts before it within "
+                     "the launch's %llu", p, (unsigned long long)q->lo, (unsigned long long)q->hi,
+                     (unsigned long long)sp->groups);
+            break;
+        }
+        next = q->hi;
+        for (unsigned a = 0; !why[0] && a < sp->nargs; a++) {
+            const rpl_split_region *r = &q->regions[a];
+            if (sp->args[a] != RPL_SPLIT_ARG_MEM)
+                continue;
+            if ((r->read && (r->rlo >= r->rhi || r->rhi > w->sizes[a])) ||
+                (r->write && (r->wlo >= r->whi || r->whi > w->sizes[a])))
+                snprintf(why, why_cap, "part %u's region of argument %u is not inside its buffer of %llu bytes", p, a,
+                         (unsigned long long)w->sizes[a]);
+            else if (r->write && sp->merge[a] == RPL_MERGE_NONE)
+                snprintf(why, why_cap, "part %u writes argument %u, which no merge brings back", p, a);
+            for (unsigned o = 0; !why[0] && r->write && sp->merge[a] == RPL_MERGE_CONCAT && o < p; o++) {
+                const rpl_split_region *s2 = &sp->parts[o].regions[a];
+                if (s2->write && s2->wlo < r->whi && r->wlo < s2->whi)
+                    snprintf(why, why_cap, "parts %u and %u write the same bytes of argument %u (a concatenation)", o,
+                             p, a);
+            }
+        }
+    }
+    if (!why[0] && next != sp->groups)
+        snprintf(why, why_cap, "the parts cover %llu of the launch's %llu work-groups", (unsigned long long)next,
+                 (unsigned long long)sp->groups);
+}
+
 /* Reads bytes [@p lo, @p lo + @p n) of argument @p a's application buffer
  * into @p j's staging, *host (from the queue's device into its own pinned
  * memory, then into the other device's: each driver moves only its own
@@ -799,10 +841,15 @@ int rpl_splitter_run(rpl_splitter *x, const rpl_split *sp, const rpl_split_launc
         x->st.declined++;
         return 0;
     }
+    rpl_split_step_shares(w, ad);
+    rpl_split_step_bounds(w, why, sizeof why);
+    if (why[0]) {
+        free(w->lrg);
+        return rpl_split_whole(x, sp, why);
+    }
     *done = 1;
     x->launches++;
     w->t0 = rpl_clock_ns();
-    rpl_split_step_shares(w, ad);
     int st = rpl_split_steps(w);
     if (st < 0) {   /* transfers in flight may still use the jobs' memory */
         for (unsigned p = 0; p < w->sp->nparts; p++)

@@ -223,6 +223,8 @@ struct tf_writer {
     size_t set_cap, set_n;
     uint64_t st_blob_calls, st_blob_in, st_blobs, st_blob_stored;
     _Atomic int blob_spec;       /* the last multi-piece blob was new: copy while hashing */
+    _Atomic size_t blob_unsealed;   /* blob bytes stored since the record chunk was last
+                                       sealed (tf_wseal_before, tf_wblob.c) */
     unsigned win_pieces;         /* pieces captured at once (budget / 4) */
 
     /* Workers: fixed after open. */

@@ -8,6 +8,12 @@
  * returns, and a record chunk is queued only when sealed, after the records
  * in it were encoded. The queue is written in order, so a blob stored
  * before a record is encoded precedes that record's chunk in the file.
+ * Before a blob of several pieces is hashed, or any blob once more than
+ * TF_SEAL_BEHIND bytes of blobs came since the last seal, the open record
+ * chunk is sealed: its records refer to no piece queued after them, and they would
+ * otherwise wait behind every one of those pieces (records must not wait
+ * behind blob data longer than the flush interval: a SIGKILL during a big
+ * first upload then still leaves the calls made before it).
  * A blob enters the set only once all its pieces are queued; a concurrent
  * call with the same bytes meanwhile stores it again (harmless: readers use
  * the first copy), never returns before the bytes are queued.
@@ -36,6 +42,7 @@
 #include <xxhash.h>
 
 #define TF_SET_MIN 1024
+#define TF_SEAL_BEHIND ((size_t)4 << 20)   /* blob bytes a record chunk may wait behind */
 
 #if defined(__x86_64__)
 static _Atomic int tf_has_avx2 = -1;      /* -1 until asked */
@@ -413,6 +420,23 @@ static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_
     return tf_wcap_push(w, &c, ref);
 }
 
+/* Before a blob of several pieces, or any blob once more than
+ * TF_SEAL_BEHIND bytes of blobs came since the last seal: the records
+ * encoded so far go first.
+ * None refers to this blob's pieces, and sealed later they would wait
+ * behind all of them, its hashing included (a kill during a big first
+ * upload left no call, not even the ENV record). */
+static void tf_wseal_before(tf_writer *w, size_t len)
+{
+    /* (counted by the producers, not from the queue: the file stays the
+       same whatever the number of workers) */
+    if (len > TF_BLOB_PIECE || atomic_fetch_add(&w->blob_unsealed, len) + len > TF_SEAL_BEHIND) {
+        tf_rlock_lock(&w->f.rmu);
+        tf_wseal_locked(w);
+        tf_rlock_unlock(&w->f.rmu);
+    }
+}
+
 /* Enters a stored blob in the set. @return TF_OK. */
 static tf_status tf_wblob_added(tf_writer *w, const tf_blobref *ref)
 {
@@ -440,6 +464,7 @@ tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref 
         pthread_mutex_unlock(&w->bmu);
         return TF_OK;
     }
+    tf_wseal_before(w, len);
     if (multi && len <= (size_t)w->win_pieces * TF_BLOB_PIECE && atomic_load(&w->blob_spec) &&
         !atomic_load(&w->f.failed))
         status = tf_wblob_spec(w, data, len, ref, &have);
@@ -468,6 +493,7 @@ tf_status tf_writer_blob_ref(tf_writer *w, const void *data, size_t len, const t
         pthread_mutex_unlock(&w->bmu);
         return TF_OK;
     }
+    tf_wseal_before(w, len);
     status = tf_wblob_plain(w, data, len, &r, &have, 1);
     if (status != TF_OK || have)
         return status;

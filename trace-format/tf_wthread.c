@@ -126,6 +126,7 @@ void tf_wseal_locked(tf_writer *w)
 {
     tf_job *j = w->open;
 
+    atomic_store_explicit(&w->blob_unsealed, 0, memory_order_relaxed);
     if (j == NULL || j->len == 0)
         return;
     tf_wopen_set(w, NULL);

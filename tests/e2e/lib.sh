@@ -10,6 +10,8 @@ trap 'rm -rf "$TMP"' EXIT
 export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
 # the cost database: never this machine's (clrr optimize reads it when it exists)
 export CLRR_COSTS=$TMP/costs
+# the record of verified plans (plan/PLAN.md, "Trust"): the test's own
+export CLRR_VERIFIED=$TMP/verified
 asan_rt() {
     [ "${CLRR_SAN:-0}" = 1 ] && clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null
 }

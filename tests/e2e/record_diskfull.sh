@@ -161,6 +161,8 @@ unwritable() {
 }
 unwritable missing "$TMP/no/such/dir/t.clrr"
 unwritable isdir "$TMP/adir"
+# where access() says yes and creating says no (root in /proc)
+unwritable proc "/proc/clrr-e2e-$$.clrr"
 # a read-only directory: permissions for a user, a read-only mount for root
 if [ "$(id -u)" != 0 ]; then
     chmod 555 "$TMP/ro"

@@ -12,7 +12,9 @@
 #   child both compute), fork after one call (the child starts its own
 #   trace), fork after OpenCL use with a child that only calls exit() (it
 #   must not hang: the recorder's exit once waited for writer threads that
-#   were not forked), fork + exec of another OpenCL program;
+#   were not forked), fork + exec of another OpenCL program; 20 forks while
+#   another thread records calls in a loop (the recorder's locks are taken
+#   before the fork and released in both processes: no child hangs);
 # - -o DIR/: one trace per process and DIR/index.json (pid, parent, command
 #   line, start), `clrr info DIR` (human and JSON);
 # - a trace of the set that is unreadable makes clrr record exit 1 with a line;
@@ -114,6 +116,13 @@ for mode in "" --preload; do
     rec "exec$m" $mode -o "e$m.clrr" -- "$F" exec "$F" work 9
     # shellcheck disable=SC2046
     verify_set 2 $(traces "e$m")
+    # 20 forks while another thread records calls (the recorder's locks
+    # held at the fork): no child hangs, each has its trace
+    rec "threads$m" $mode -o "t$m.clrr" -- "$F" threads 20
+    [ "$(traces "t$m" | wc -l)" = 21 ] || fail "threads$m: $(traces "t$m" | wc -l) traces, expected 21: $(cat "threads$m.err")"
+    for t in $(traces "t$m"); do
+        "$CLRR" info "$t" >info.out 2>&1 && grep -q '^calls ' info.out || fail "threads$m: info $t: $(cat info.out)"
+    done
 done
 
 # ---- -o DIR/

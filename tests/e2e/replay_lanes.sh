@@ -126,7 +126,7 @@ rc=0; "$CLRR" replay --lanes always "$TMP/ov.clrr" 2>"$TMP/err" || rc=$?
 [ $rc = 2 ] && grep -q "it needs --plan" "$TMP/err" || fail "--lanes without --plan: exit $rc: $(cat "$TMP/err")"
 
 # the application under a plan with a schedule: as without, and said
-"$CLRR" run --plan "$TMP/ov3.plan" -- "$APPS/overlap" --size 65536 --iters 8 --work 1 >"$TMP/run.out" 2>"$TMP/run.err" ||
+"$CLRR" run --trust-plan --plan "$TMP/ov3.plan" -- "$APPS/overlap" --size 65536 --iters 8 --work 1 >"$TMP/run.out" 2>"$TMP/run.err" ||
     fail "overlap under the plan: $(cat "$TMP/run.err")"
 grep -q "^overlap: ok" "$TMP/run.out" && grep -q "the plan's schedule (1 queues over lanes) applies to replays only" "$TMP/run.err" ||
     fail "clrr run with a schedule: $(cat "$TMP/run.out" "$TMP/run.err")"

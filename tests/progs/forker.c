@@ -15,10 +15,25 @@
  *   exec PROG ARGS `work`, then fork and exec PROG ARGS (another OpenCL
  *                  program inheriting the recorder through the environment)
  *                  and wait for it
+ *   threads [N]    a second thread records calls in a loop (retains and
+ *                  releases of a context: the recorder's object table;
+ *                  markers with events, waited for: its event queue) while
+ *                  the main thread forks N times (default 20); each child
+ *                  makes recorded calls (platform queries: the object
+ *                  table) and exits (its event queue polled and its trace
+ *                  closed: the event locks), the locks the other thread
+ *                  may have held at the fork; a child
+ *                  that does not end within 20 s is killed (under a
+ *                  recorder whose locks a thread that was not forked held,
+ *                  it hung)
  * Exit status: 0 when every process computed the right result, 1 when a
  * result or an OpenCL call was wrong, 2 on usage errors, 3 when a child
  * failed or was killed. */
 #include <CL/cl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +108,77 @@ static int reap(pid_t pid)
     return 3;
 }
 
+static cl_context spin_ctx;
+static cl_command_queue spin_q;
+static atomic_int spin_stop, spin_calls;
+
+/* The other thread: recorded calls in a loop, until told to stop. */
+static void *spin(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&spin_stop)) {
+        cl_event ev = NULL;
+        clRetainContext(spin_ctx);
+        clReleaseContext(spin_ctx);
+        if (clEnqueueMarkerWithWaitList(spin_q, 0, NULL, &ev) == CL_SUCCESS && ev) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+        }
+        atomic_fetch_add(&spin_calls, 1);
+    }
+    return NULL;
+}
+
+static int threads(int n)
+{
+    cl_platform_id p;
+    cl_device_id d;
+    cl_int e = clGetPlatformIDs(1, &p, NULL);
+    CHECK(e, "clGetPlatformIDs");
+    CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL), "clGetDeviceIDs");
+    spin_ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+    CHECK(e, "clCreateContext");
+    spin_q = clCreateCommandQueueWithProperties(spin_ctx, d, NULL, &e);
+    CHECK(e, "clCreateCommandQueueWithProperties");
+    pthread_t t;
+    if (pthread_create(&t, NULL, spin, NULL)) {
+        fprintf(stderr, "forker: pthread_create failed\n");
+        return 3;
+    }
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        while (atomic_load(&spin_calls) < 2 * (i + 1))   /* the other thread is in its loop */
+            sched_yield();
+        pid_t c = fork();
+        if (c < 0) {
+            perror("forker: fork");
+            rc = 3;
+            break;
+        }
+        if (c == 0) {
+            alarm(20);   /* SIGALRM: a hung child is reported, not waited for */
+            cl_uint np = 0;
+            char name[256];
+            cl_platform_id cp;
+            if (clGetPlatformIDs(1, &cp, &np) != CL_SUCCESS || !np ||
+                clGetPlatformInfo(cp, CL_PLATFORM_NAME, sizeof name, name, NULL) != CL_SUCCESS)
+                _exit(1);
+            /* (nothing of the other thread's objects: PoCL's own lock of
+               the context may be held by it, and the driver's state after a
+               fork is the driver's) */
+            exit(0);   /* atexit: the child's trace closed, its event queue polled */
+        }
+        rc = reap(c);
+    }
+    atomic_store(&spin_stop, 1);
+    pthread_join(t, NULL);
+    clReleaseCommandQueue(spin_q);
+    clReleaseContext(spin_ctx);
+    if (!rc)
+        printf("forker: %d forks while another thread made %d rounds of calls\n", n, atomic_load(&spin_calls));
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -150,6 +236,8 @@ int main(int argc, char **argv)
         }
         return reap(c);
     }
-    fprintf(stderr, "usage: forker work [TAG] | before | mid | after | exec PROG [ARGS...]\n");
+    if (!strcmp(mode, "threads"))
+        return threads(argc > 2 ? atoi(argv[2]) : 20);
+    fprintf(stderr, "usage: forker work [TAG] | before | mid | after | exec PROG [ARGS...] | threads [N]\n");
     return 2;
 }

@@ -12,5 +12,9 @@ void cli_opt_effect_print(const plan_effect *e);
  *  "queue Q over L lanes: U uploads, D downloads of N commands; TIME of
  *  device time predicted TIME (X.XXx)", no newline. Defined in cmd_plan.c. */
 void cli_opt_sched_print(const plan_sched *s);
+/*! cli_opt_device_name() : the device name of a replay summary's device
+ *  ("NAME (TYPE)") into @p out, as a plan's trust record names devices
+ *  ("*": the replay named none). Defined in cmd_plan.c. */
+void cli_opt_device_name(const char *summary_device, char *out, size_t cap);
 
 #endif /* CLRR_CLI_OPT_H */

@@ -36,7 +36,10 @@ static const char cli_optimize_usage[] =
     "left out, one line each. A trace that mismatches here even without a plan\n"
     "gets a plan with no transformation; one that cannot be replayed here, or\n"
     "that was recorded on another device and mismatches here even without a\n"
-    "plan, gets the plan unverified, with a warning.\n"
+    "plan, gets the plan unverified, with a warning. A plan that replayed\n"
+    "verified is recorded as verified on this machine (a hash of its bytes in\n"
+    "~/.cache/clrr/verified), so that 'clrr run --plan' applies it (a plan from\n"
+    "elsewhere needs 'clrr plan verify PLAN TRACE' first).\n"
     "\n"
     "Passes:\n"
     "  dead        kernel launches, writes, copies and fills whose results are\n"
@@ -338,6 +341,7 @@ typedef struct cli_verify {
     int json;
     int64_t exec_ns;          /* the last replay's OpenCL time */
     uint64_t calls;           /* the trace's, for the progress line (0: not counted yet) */
+    char dev[256];            /* the last replay's device, as a trust record names it */
 } cli_verify;
 
 /* opt_verify.replay: the trace replayed here with plan @p p, verified. */
@@ -385,6 +389,7 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
         v->readbacks = sum.readbacks;
     v->exec_ns = sum.exec_ns;
     v->mismatches = sum.mismatches;
+    cli_opt_device_name(sum.device, v->dev, sizeof v->dev);
     rc = !sum.mismatches ? 0 : strcmp(sum.device, sum.recorded_device) ? 2 : 1;
     if (rc == 2)
         snprintf(err, err_cap, "recorded on %s, replayed on %s", sum.recorded_device, sum.device);
@@ -530,7 +535,7 @@ static int cli_optimize_run(int argc, char **argv)
     }
     plan_file *p = NULL;
     plan_status st;
-    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0};
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*"};
     opt_verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (no_verify) {
@@ -558,7 +563,15 @@ static int cli_optimize_run(int argc, char **argv)
         cli_err("%s: %s", path, err[0] ? err : plan_strerror(st));
         return CLI_EXIT_ERROR;
     }
-    st = plan_write(p, f.f);
+    /* the plan's bytes, kept to record it as verified here (PLAN.md, "Trust") */
+    char *bytes = NULL;
+    size_t nbytes = 0;
+    FILE *mf = open_memstream(&bytes, &nbytes);
+    st = mf ? plan_write(p, mf) : PLAN_ERR_NOMEM;
+    if (mf && fclose(mf) && st == PLAN_OK)
+        st = PLAN_ERR_NOMEM;
+    if (st == PLAN_OK && fwrite(bytes, 1, nbytes, f.f) != nbytes)
+        st = PLAN_ERR_IO;
     if (st != PLAN_OK) {
         cli_err("%s: %s", out, plan_strerror(st));
         cli_out_abort(&f);
@@ -566,6 +579,13 @@ static int cli_optimize_run(int argc, char **argv)
     } else {
         rc = cli_out_commit(&f);
     }
+    if (rc == CLI_EXIT_OK && !no_verify && !vr.unverified) {
+        char key[PLAN_TRUST_KEY_CAP];
+        plan_trust_key(bytes, nbytes, key);
+        if (plan_trust_record(key, cv.dev, err, sizeof err) != PLAN_OK)
+            cli_err("warning: %s: 'clrr run --plan' will not apply it without --trust-plan: %s", out, err);
+    }
+    free(bytes);
     if (rc == CLI_EXIT_OK)
         cli_optimize_print(path, out, p, json, note, rw_note, &ps,
                            no_verify ? "off" : vr.unverified ? "unverified" : vr.baseline ? "baseline-mismatch" : "verified",

@@ -174,6 +174,32 @@ static int cli_rec_check_output(const char *out)
     else if (access(dir, W_OK) != 0)
         err = errno;
     free(dir);
+    /* access() answers for the permissions alone (root passes everywhere):
+     * what counts is whether the file can be opened for writing here (a
+     * read-only mount, /proc) */
+    if (!err) {
+        int fd, made = 0, isdir = stat(out, &st) == 0 && S_ISDIR(st.st_mode);
+        if (isdir || out[strlen(out) - 1] == '/') {   /* -o DIR/: made by the run when missing */
+            char *probe = NULL, *d2 = strdup(out);
+            const char *in = isdir ? out : d2 ? dirname(d2) : NULL;
+            fd = !in || asprintf(&probe, "%s/.clrr-probe-XXXXXX", in) < 0 ? -1 : mkostemp(probe, O_CLOEXEC);
+            free(d2);
+            if (fd >= 0)
+                unlink(probe);
+            free(probe);
+        } else if (stat(out, &st) == 0) {
+            fd = open(out, O_WRONLY | O_CLOEXEC | O_NONBLOCK);   /* never truncated here */
+        } else {
+            fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            made = fd >= 0;
+        }
+        if (fd < 0)
+            err = errno;
+        else
+            close(fd);
+        if (made)
+            unlink(out);
+    }
     if (err)
         cli_err("cannot write the trace %s: %s", out, strerror(err));
     return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;

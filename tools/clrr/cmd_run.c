@@ -30,7 +30,12 @@ static const char cli_run_usage[] =
     "With --device and no plan, CMD runs as it is, on the device SPEC names.\n"
     "\n"
     "Options:\n"
-    "  --plan PLAN       the plan to apply (required unless --device is given)\n"
+    "  --plan PLAN       the plan to apply (required unless --device is given): one\n"
+    "                    verified on this machine (written by 'clrr optimize' here,\n"
+    "                    or checked by 'clrr plan verify PLAN TRACE'); the layer\n"
+    "                    applies its generated kernels only on a device it verified on\n"
+    "  --trust-plan      apply PLAN unverified: its generated kernels run as they are\n"
+    "                    (regions, offsets and shares are still bounded)\n"
     "  --device SPEC     present this device as CMD's first platform and device\n"
     "                    (an index of `clrr devices`, cpu, gpu, gpu1, or part of a\n"
     "                    device or platform name), for programs that take the first\n"
@@ -73,11 +78,13 @@ static const char cli_run_usage[] =
     "  -h, --help        this help\n"
     "\n"
     "Exit status: CMD's (128+N when a signal N killed it); 1 when the plan cannot be\n"
-    "read or the report cannot be written; 2 for a bad command line (FILE is PLAN,\n"
-    "a --device SPEC that matches no device, ...).\n";
+    "read or is not verified here (CMD does not run) or the report cannot be\n"
+    "written; 2 for a bad command line (FILE is PLAN, a --device SPEC that matches\n"
+    "no device, ...).\n";
 
 enum { CLI_RUN_PLAN = 0x100, CLI_RUN_REPORT, CLI_RUN_PRELOAD, CLI_RUN_STAGE, CLI_RUN_STAGE_THREADS,
-       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN, CLI_RUN_SPLIT_METHOD, CLI_RUN_DEVICE };
+       CLI_RUN_SPLIT_FIXED, CLI_RUN_COSTS, CLI_RUN_NO_LEARN, CLI_RUN_SPLIT_METHOD, CLI_RUN_DEVICE,
+       CLI_RUN_TRUST_PLAN };
 
 static unsigned long long cli_run_num(const json_t *o, const char *k)
 {
@@ -209,12 +216,13 @@ static int cli_run_run(int argc, char **argv)
         {"no-learn", no_argument, NULL, CLI_RUN_NO_LEARN},
         {"split-method", required_argument, NULL, CLI_RUN_SPLIT_METHOD},
         {"device", required_argument, NULL, CLI_RUN_DEVICE},
+        {"trust-plan", no_argument, NULL, CLI_RUN_TRUST_PLAN},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *plan = NULL, *report = NULL, *stage = NULL, *stage_threads = NULL;
-    int preload = 0, quiet = 0, split_fixed = 0, no_learn = 0, c;
+    int preload = 0, quiet = 0, split_fixed = 0, no_learn = 0, trust = 0, c;
     const char *costs = NULL, *method = NULL, *device = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
@@ -233,6 +241,7 @@ static int cli_run_run(int argc, char **argv)
                 return cli_usage_err("--split-method takes fixed-point or broyden, not '%s'", optarg);
             method = optarg;
             break;
+        case CLI_RUN_TRUST_PLAN: trust = 1; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(cli_run_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
@@ -275,9 +284,9 @@ static int cli_run_run(int argc, char **argv)
 
     /* the plan is checked here, so that a bad one is one clear error
      * rather than a line from inside the application */
-    char err[512];
+    char err[512], key[PLAN_TRUST_KEY_CAP];
     plan_file *p = NULL;
-    plan_status st = plan_read(plan, &p, err, sizeof err);
+    plan_status st = plan_read_keyed(plan, &p, key, err, sizeof err);
     if (st != PLAN_OK) {
         if (st == PLAN_ERR_IO)
             cli_err("cannot read plan %s: %s", plan, strerror(errno));
@@ -286,6 +295,16 @@ static int cli_run_run(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     plan_free(p);
+    /* the trust gate (PLAN.md, "Trust"): the layer checks again, by the
+     * bytes it reads itself */
+    if (!trust && !plan_trust_lookup(key, NULL, NULL, 0)) {
+        cli_err("plan %s not verified here: run clrr plan verify %s TRACE, or pass --trust-plan", plan, plan);
+        return CLI_EXIT_FAIL;
+    }
+    if (trust ? setenv("CLRR_TRUST_PLAN", "1", 1) : unsetenv("CLRR_TRUST_PLAN")) {
+        cli_err("cannot set the environment: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
 
     char tried[PATH_MAX + 64], tmp_report[PATH_MAX];
     char *layer = cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL), *report_abs = NULL;

@@ -192,6 +192,9 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
     if (in->truncated)
         fprintf(f, "           TRUNCATED: the recording ended abruptly (killed or crashed);"
                    " %s readable\n", cli_fmt_size(in->valid_bytes, a));
+    else if (!in->has_index)   /* FORMAT.md 6: only a clean close writes the index */
+        fputs("           INCOMPLETE: no index: the recording did not close (killed, crashed or out of space);"
+              " every chunk readable\n", f);
     if (st->env)
         cli_info_env_human(f, st->env);
     else
