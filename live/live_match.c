@@ -85,7 +85,7 @@ static plan_status live_exec_new(const plan_file *p, live_exec **out, char *err,
     for (size_t i = 0; i < x->n; i++)
         x->by_key[i] = x->by_seq[i] = plan_get_xform(p, i);
     for (size_t i = 0; i < x->n; i++)
-        x->nspec_xf += x->by_key[i]->action == PLAN_ACT_SPECIALIZE;
+        x->nspec_xf += x->by_key[i]->action == PLAN_ACT_SPECIALIZE || x->by_key[i]->action == PLAN_ACT_LOCAL_SIZE;
     qsort(x->by_key, x->n, sizeof *x->by_key, live_cmp_key);
     qsort(x->by_seq, x->n, sizeof *x->by_seq, live_cmp_seq);
     *out = x;
@@ -225,6 +225,11 @@ void live_exec_rewind(live_exec *x)
 const plan_fused *live_exec_fused(const live_exec *x)
 {
     return x->fused;
+}
+
+const plan_local *live_exec_local(const live_exec *x)
+{
+    return x->local;
 }
 
 const plan_split *live_exec_split(const live_exec *x)
@@ -374,6 +379,8 @@ static int live_find_spec(live_exec *x, const tf_call *c, const plan_xform **out
         const plan_spec *z = f->action == PLAN_ACT_SPECIALIZE ? plan_get_spec(x->p, f->spec - 1) : NULL;
         if (z && !strcmp(f->pattern, canon) && live_spec_passes(x, c, z))
             *out = f;
+        if (f->action == PLAN_ACT_LOCAL_SIZE && !strcmp(f->pattern, canon))
+            *out = f;   /* a tuned shape: every launch of that shape */
     }
     free(canon);
     return 0;
@@ -464,6 +471,17 @@ int live_exec_decide(live_exec *x, const tf_call *c, plan_fate *fate)
         x->fused = &z->as;
         x->specs++;
         return LIVE_FUSE;
+    }
+    if (f->action == PLAN_ACT_LOCAL_SIZE) {
+        const plan_local *l = plan_get_local(x->p, f->local - 1);
+        if (!l || x->nheld) {
+            live_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");
+            return LIVE_RUN;
+        }
+        x->state[f->id - 1] = LIVE_X_APPLIED;
+        x->local = l;
+        x->locals++;
+        return LIVE_LOCAL;
     }
     if (f->action == PLAN_ACT_SPLIT) {
         x->state[f->id - 1] = LIVE_X_APPLIED;
@@ -603,6 +621,7 @@ void live_exec_get_stats(const live_exec *x, live_exec_stats *out)
     out->fusions = x->fusions;
     out->splits = x->splits;
     out->specs = x->specs;
+    out->locals = x->locals;
     out->kept = x->nkept_total;
     out->forced = x->nforced;
     out->freed = x->nfreed;

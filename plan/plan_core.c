@@ -29,6 +29,7 @@ void plan_free(plan_file *p)
     free(p->sp);
     free(p->sz);
     free(p->sc);
+    free(p->lz);
     free(p->programs);
     plan_arena_free(&p->arena);
     free(p);
@@ -127,6 +128,78 @@ plan_status plan_add_spec(plan_file *p, const plan_spec *z, uint32_t *id)
     if (id)
         *id = d->id;
     return PLAN_OK;
+}
+
+plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id)
+{
+    if (p->nlz >= PLAN_MAX_LOCALS || !l->ntuned || l->ntuned > PLAN_LOCAL_MAX_TUNED)
+        return PLAN_ERR_LIMIT;
+    if (!l->dim || l->dim > 3)
+        return PLAN_ERR_ARG;
+    for (unsigned t = 0; t < l->ntuned; t++) {
+        uint64_t items = 1;
+        for (unsigned d = 0; d < l->dim; d++) {
+            uint64_t v = l->tuned[t].local[d];
+            if (!v || v > PLAN_LOCAL_MAX_ITEMS || !l->global[d] || v > l->global[d])
+                return PLAN_ERR_ARG;
+            items *= v;
+        }
+        if (items > PLAN_LOCAL_MAX_ITEMS)
+            return PLAN_ERR_ARG;
+    }
+    if (plan_grow((void **)&p->lz, &p->caplz, p->nlz + 1, sizeof *p->lz))
+        return PLAN_ERR_NOMEM;
+    plan_local *d = &p->lz[p->nlz];
+    *d = *l;
+    d->kernel = plan_str(p, l->kernel);
+    plan_tuned *t = plan_arena_alloc(&p->arena, l->ntuned * sizeof *t);
+    if (!d->kernel || !t)
+        return PLAN_ERR_NOMEM;
+    for (unsigned i = 0; i < l->ntuned; i++) {
+        t[i] = l->tuned[i];
+        t[i].device = plan_str(p, l->tuned[i].device);
+        t[i].driver = plan_str(p, l->tuned[i].driver);
+        if (!t[i].device || !t[i].driver)
+            return PLAN_ERR_NOMEM;
+    }
+    d->tuned = t;
+    d->id = (uint32_t)++p->nlz;
+    if (id)
+        *id = d->id;
+    return PLAN_OK;
+}
+
+void plan_remove_locals(plan_file *p)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < p->nxf; i++)
+        if (p->xf[i].action != PLAN_ACT_LOCAL_SIZE) {
+            p->xf[k] = p->xf[i];
+            p->xf[k].id = (uint32_t)(k + 1);
+            k++;
+        }
+    p->nxf = k;
+    p->nlz = 0;
+    p->passes[PLAN_PASS_WGSIZE].transformations = 0;
+    memset(&p->passes[PLAN_PASS_WGSIZE].effect, 0, sizeof p->passes[PLAN_PASS_WGSIZE].effect);
+}
+
+size_t plan_local_count(const plan_file *p)
+{
+    return p->nlz;
+}
+
+const plan_local *plan_get_local(const plan_file *p, size_t i)
+{
+    return i < p->nlz ? &p->lz[i] : NULL;
+}
+
+const plan_tuned *plan_local_for(const plan_local *l, const char *device, const char *driver)
+{
+    for (unsigned i = 0; l && device && driver && i < l->ntuned; i++)
+        if (!strcmp(l->tuned[i].device, device) && !strcmp(l->tuned[i].driver, driver))
+            return &l->tuned[i];
+    return NULL;
 }
 
 plan_status plan_add_sched(plan_file *p, const plan_sched *s)
@@ -347,7 +420,8 @@ plan_xform *plan_xform_mut(plan_file *p, size_t i)
     return i < p->nxf ? &p->xf[i] : NULL;
 }
 
-static const char *const plan_feature_names[PLAN_FEAT_COUNT] = {"fuse", "split", "chain", "specialize", "schedule"};
+static const char *const plan_feature_names[PLAN_FEAT_COUNT] = {"fuse", "split", "chain", "specialize", "schedule",
+                                                                       "local_size"};
 
 const char *plan_feature_name(plan_feature f)
 {
@@ -365,7 +439,11 @@ unsigned plan_features(const plan_file *p)
             m |= 1u << PLAN_FEAT_SPLIT;
         else if (a == PLAN_ACT_SPECIALIZE)
             m |= 1u << PLAN_FEAT_SPECIALIZE;
+        else if (a == PLAN_ACT_LOCAL_SIZE)
+            m |= 1u << PLAN_FEAT_LOCAL_SIZE;
     }
+    if (p->nlz)
+        m |= 1u << PLAN_FEAT_LOCAL_SIZE;
     if (p->nfz)
         m |= 1u << PLAN_FEAT_FUSE;
     for (size_t i = 0; i < p->nfz; i++)

@@ -19,7 +19,7 @@
 
 static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify]\n"
-    "                     [--measure[=N]] [--json]\n"
+    "                     [--measure[=N]] [--tune[=MODE]] [--budget SECONDS] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
     "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
@@ -62,6 +62,9 @@ static const char cli_optimize_usage[] =
     "              with (the same memory, one of them writes). A queue is\n"
     "              scheduled where its recorded device times predict at least\n"
     "              5% less\n"
+    "  wgsize      (with --tune) each launch shape (kernel, global size, recorded\n"
+    "              local size) runs with the local size measured fastest here\n"
+    "              that leaves its outputs bit-identical (see --tune)\n"
     "  split       (with --split) each launch runs as parts, ranges of work-groups\n"
     "              on several devices at once; each device gets only the bytes\n"
     "              its range reads and sends back what it writes\n"
@@ -100,6 +103,19 @@ static const char cli_optimize_usage[] =
     "                       times each (default 5); the pass stays only when the\n"
     "                       median with it is faster beyond the noise (half the\n"
     "                       spread of the runs without it, at least 2%)\n"
+    "  --tune[=MODE]        after the verification (and --measure), tune work-group\n"
+    "                       sizes: for every launch shape no other pass took, the\n"
+    "                       local sizes legal on this device (its and the kernel's\n"
+    "                       limits; reqd_work_group_size never retuned; the global\n"
+    "                       size divisible) run alternately with the recorded one on\n"
+    "                       the launch's recorded inputs, N times each (--measure=N,\n"
+    "                       default 5); the fastest that wins by more than twice the\n"
+    "                       noise and 3%, and leaves every memory argument\n"
+    "                       bit-identical, goes into the plan for this device (name\n"
+    "                       and driver). MODE: rapid (6 candidates), normal (16, the\n"
+    "                       default) or exhaustive (128)\n"
+    "  --budget SECONDS     the tuning's time bound (default 30; progress on stderr\n"
+    "                       when it is a terminal)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -231,8 +247,8 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
                    i ? "," : "", plan_pass_name((plan_pass)i), r->enabled ? "true" : "false", r->transformations,
                    r->effect.commands, r->effect.kernels, r->effect.bytes, r->effect.device_ns, r->effect.timed);
         }
-        printf("],\"splits\":%zu,\"specializations\":%zu,\"schedule\":[", plan_split_count(p),
-               plan_spec_count(p));
+        printf("],\"splits\":%zu,\"specializations\":%zu,\"local_sizes\":%zu,\"schedule\":[", plan_split_count(p),
+               plan_spec_count(p), plan_local_count(p));
         cli_sched_json(p);
         printf("],\"split_note\":");
         cli_json_cstr(stdout, note);
@@ -260,6 +276,10 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         if (i == PLAN_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
             printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", r->transformations,
                    plan_spec_count(p));
+            continue;
+        }
+        if (i == PLAN_PASS_WGSIZE) {   /* nothing is left out: launches run with other local sizes */
+            printf("%" PRIu64 " launch shape%s tuned\n", r->transformations, r->transformations == 1 ? "" : "s");
             continue;
         }
         if (i == PLAN_PASS_SCHEDULE) {   /* nothing is left out: queues run over lanes */
@@ -298,7 +318,19 @@ static int cli_vplan_item(void *user, const tf_item *it)
 {
     int v = live_exec_item(user, it);
     return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK
-                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
+                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT
+                     : v == LIVE_LOCAL ? RPL_PLAN_LOCAL : RPL_PLAN_RUN;
+}
+
+static int cli_vplan_local(void *user, const char *device, const char *driver, size_t lsz[3])
+{
+    const plan_local *l = live_exec_local(user);
+    const plan_tuned *t = plan_local_for(l, device, driver);
+    if (!t)
+        return 0;
+    for (unsigned d = 0; d < 3; d++)
+        lsz[d] = d < l->dim ? (size_t)t->local[d] : 1;
+    return 1;
 }
 
 static int cli_vplan_split(void *user, rpl_split *out)
@@ -347,7 +379,7 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
     if (pst != PLAN_OK)
         return -1;
     rpl_plan_hook hook = {ex, cli_vplan_item, cli_vplan_rewind, cli_vplan_fused, cli_vplan_split, cli_vplan_split_of,
-                          cli_vplan_lanes};
+                          cli_vplan_lanes, cli_vplan_local};
     if (!plan_xform_count(p))
         hook.on_item = NULL;
     rpl_opts o;
@@ -405,10 +437,103 @@ static void cli_verify_removed(void *user, const char *line)
     fprintf(stderr, "clrr optimize: verify: %s\n", line);
 }
 
+/* ------------------------------------------------------------ tuning */
+
+typedef struct cli_tune {
+    cli_verify *cv;
+    int progress;             /* stderr is a terminal */
+} cli_tune;
+
+static void cli_tune_opts(const cli_verify *cv, rpl_opts *o)
+{
+    rpl_opts_init(o);
+    o->max_memory = cv->max_memory;
+    o->device = cv->device;
+}
+
+static int cli_tune_probe(void *user, uint64_t seq, opt_wg_limits *out, char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    rpl_opts o;
+    rpl_tune_limits L;
+    cli_tune_opts(t->cv, &o);
+    if (rpl_tune_probe(t->cv->path, &o, seq, &L, err, err_cap) != RPL_OK)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->dim = L.dim;
+    out->has_local = L.has_local;
+    for (unsigned d = 0; d < 3; d++) {
+        out->global[d] = L.global[d];
+        out->local[d] = L.local[d];
+        out->dev_max_items[d] = L.dev_max_items[d];
+        out->reqd[d] = L.reqd[d];
+    }
+    out->dev_max_wg = L.dev_max_wg;
+    out->kernel_wg = L.kernel_wg;
+    out->pref_multiple = L.pref_multiple;
+    out->hashable = L.hashable;
+    snprintf(out->device, sizeof out->device, "%s", L.device);
+    snprintf(out->driver, sizeof out->driver, "%s", L.driver);
+    return 0;
+}
+
+static int cli_tune_time(void *user, uint64_t seq, const uint64_t (*cands)[3], unsigned n, unsigned reps, int64_t *ns,
+                         char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    rpl_opts o;
+    cli_tune_opts(t->cv, &o);
+    size_t (*rows)[3] = malloc(n * sizeof *rows);
+    if (!rows) {
+        snprintf(err, err_cap, "out of memory");
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned d = 0; d < 3; d++)
+            rows[i][d] = (size_t)cands[i][d];
+    rpl_status st = rpl_tune_time(t->cv->path, &o, seq, (const size_t(*)[3])rows, n, reps, ns, err, err_cap);
+    free(rows);
+    return st == RPL_OK ? 0 : -1;
+}
+
+static int cli_tune_hash(void *user, uint64_t seq, const uint64_t *lsz, uint8_t h[16], char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    rpl_opts o;
+    cli_tune_opts(t->cv, &o);
+    size_t l[3] = {lsz ? (size_t)lsz[0] : 0, lsz ? (size_t)lsz[1] : 0, lsz ? (size_t)lsz[2] : 0};
+    return rpl_tune_hash(t->cv->path, &o, seq, lsz ? l : NULL, h, err, err_cap) == RPL_OK ? 0 : -1;
+}
+
+static int cli_tune_replay(void *user, const plan_file *p, char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    return cli_verify_replay(t->cv, p, err, err_cap);
+}
+
+static void cli_tune_line(void *user, const char *line)
+{
+    cli_tune *t = user;
+    if (t->progress)
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "clrr optimize: tune: %s\n", line);
+}
+
+static void cli_tune_progress(void *user, unsigned done, unsigned total, double elapsed)
+{
+    cli_tune *t = user;
+    if (!t->progress)
+        return;
+    fprintf(stderr, "\r\033[Kclrr optimize: tune: %u/%u launch shapes, %.1f s", done, total, elapsed);
+    if (done == total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
 static int cli_optimize_run(int argc, char **argv)
 {
     enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
-           O_NO_COSTS, O_DEVICE };
+           O_NO_COSTS, O_DEVICE, O_TUNE, O_BUDGET };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"measure", optional_argument, NULL, O_MEASURE}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
@@ -419,6 +544,7 @@ static int cli_optimize_run(int argc, char **argv)
         {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
         {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
+        {"tune", optional_argument, NULL, O_TUNE}, {"budget", required_argument, NULL, O_BUDGET},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     char note[512] = "";
@@ -429,6 +555,9 @@ static int cli_optimize_run(int argc, char **argv)
     const char *out = NULL, *costs = NULL;
     int no_costs = 0, no_verify = 0;
     unsigned measure = 0;
+    int tune = 0;
+    opt_tune_mode tune_mode = OPT_TUNE_NORMAL;
+    double budget = 30;
     unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
@@ -473,13 +602,29 @@ static int cli_optimize_run(int argc, char **argv)
         case O_COSTS: costs = optarg; break;
         case O_NO_COSTS: no_costs = 1; break;
         case O_DEVICE: o.device = optarg; break;
+        case O_TUNE:
+            tune = 1;
+            if (optarg && opt_tune_mode_parse(optarg, &tune_mode) < 0)
+                return cli_usage_err("--tune takes rapid, normal or exhaustive, not '%s'", optarg);
+            break;
+        case O_BUDGET: {
+            char *end = NULL;
+            budget = strtod(optarg, &end);
+            if (!end || *end || end == optarg || !(budget > 0) || budget > 86400)
+                return cli_usage_err("--budget takes seconds, more than 0 and at most 86400, not '%s'", optarg);
+            break;
+        }
         case 'h': fputs(cli_optimize_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
     }
-    o.passes = (o.passes | on) & ~off;
+    if (o.passes >> PLAN_PASS_WGSIZE & 1)   /* --passes wgsize: --tune */
+        tune = 1;
+    o.passes = (o.passes | on) & ~off & ~(1u << PLAN_PASS_WGSIZE);
     if (no_verify && measure)
         return cli_usage_err("--measure times a verified plan: it excludes --no-verify");
+    if (no_verify && tune)
+        return cli_usage_err("--tune measures a verified plan: it excludes --no-verify");
     if (o.split)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
@@ -529,6 +674,19 @@ static int cli_optimize_run(int argc, char **argv)
         st = opt_optimize_verified(path, &o, &v, &p, &vr, err, sizeof err);
         if (st == PLAN_OK && vr.unverified)
             cli_err("warning: %s: the plan is not verified here: %s", path, vr.why);
+        if (st == PLAN_OK && tune && (vr.unverified || vr.baseline)) {
+            cli_err("warning: %s: not tuned: the trace does not replay verified here", path);
+        } else if (st == PLAN_OK && tune) {
+            cli_tune ct = {&cv, isatty(2)};
+            opt_tune t = {tune_mode, budget, measure ? measure : 5, cli_tune_probe, cli_tune_time, cli_tune_hash,
+                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct};
+            opt_tune_result tr;
+            st = opt_tune_plan(path, p, &t, o.max_memory, &tr, err, sizeof err);
+            if (st == PLAN_OK)
+                fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
+                        "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s)\n", tr.shapes,
+                        tr.shapes == 1 ? "" : "s", tr.measured, tr.tuned, tr.differ, tr.skipped, tr.left, tr.seconds);
+        }
     }
     cdb_close(o.costs);
     if (ps.oom && st == PLAN_OK) {
