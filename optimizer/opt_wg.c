@@ -1,7 +1,7 @@
 /* opt_wg.c — the wgsize pass: measured work-group sizes. For each distinct
  * launch shape of a trace (kernel, program, global size, recorded local
- * size; by-value arguments by size, so one decision per shape, not per
- * call) that no other pass took, the candidates legal there
+ * size: one decision per shape, not per call, whatever buffers and values
+ * the launches pass) that no other pass took, the candidates legal there
  * (opt_wg_candidates) and the recorded local size are run alternately on
  * the launch's exact recorded inputs (the caller's replayer, opt_tune's
  * hooks); the fastest candidate that beats the recorded size beyond the
@@ -152,12 +152,13 @@ unsigned opt_wg_candidates(const opt_wg_limits *l, opt_tune_mode mode, uint64_t 
 /* ------------------------------------------------------------ shapes */
 
 typedef struct opt_wg_shape {
-    char *canon;              /* the shape pattern (malloc'ed) */
+    char *canon;              /* its first launch's shape pattern (malloc'ed) */
     uint64_t key;
     uint64_t seq;             /* its first launch */
     uint64_t count;           /* launches of the recording */
     char *kernel;             /* malloc'ed */
     uint8_t program[16];
+    plan_shape sh;            /* what names it (kernel: the member above) */
     int taken;                /* another pass transformed one of its launches */
 } opt_wg_shape;
 
@@ -179,28 +180,33 @@ static int opt_wg_is_taken(const opt_wg_run *x, uint64_t seq)
     return x->ntaken && bsearch(&seq, x->taken, x->ntaken, sizeof seq, opt_u64_cmp) != NULL;
 }
 
+static int opt_wg_same(const opt_wg_shape *a, const plan_shape *b)
+{
+    if (a->sh.dim != b->dim || a->sh.has_local != b->has_local || strcmp(a->kernel, b->kernel) ||
+        memcmp(a->sh.program, b->program, 16))
+        return 0;
+    for (unsigned d = 0; d < 3; d++)
+        if (a->sh.global[d] != b->global[d] || a->sh.local[d] != b->local[d])
+            return 0;
+    return 1;
+}
+
 static plan_status opt_wg_call(opt_wg_run *x, plan_track *t, const tf_call *c)
 {
-    if (strcmp(c->sig->name, "clEnqueueNDRangeKernel") || !plan_call_ok(c))
+    plan_shape sh;
+    if (strcmp(c->sig->name, "clEnqueueNDRangeKernel") || !plan_call_ok(c) || !plan_launch_shape(t, c, &sh))
         return plan_track_call(t, c, PLAN_FATE_RUN);
-    char *canon = NULL;
-    uint64_t key = 0, kid = 0;
-    plan_status st = plan_track_pattern(t, c, 1, &canon, &key);
-    if (st == PLAN_ERR_LIMIT)
-        return plan_track_call(t, c, PLAN_FATE_RUN);
-    if (st != PLAN_OK)
-        return st;
     size_t i = 0;
-    while (i < x->n && (x->v[i].key != key || strcmp(x->v[i].canon, canon)))
+    while (i < x->n && !opt_wg_same(&x->v[i], &sh))
         i++;
     if (i == x->n) {
-        plan_arg_u64(c, "kernel", &kid);
-        const plan_obj *k = plan_track_obj(t, kid);
-        const plan_obj *pr = k ? plan_track_obj(t, k->program) : NULL;
-        if (!k || !k->name || !pr || !pr->has_src) {   /* no source hash: not named by a plan */
-            free(canon);
+        char *canon = NULL;
+        uint64_t key = 0;
+        plan_status st = plan_track_pattern(t, c, 1, &canon, &key);
+        if (st == PLAN_ERR_LIMIT)   /* too long to name */
             return plan_track_call(t, c, PLAN_FATE_RUN);
-        }
+        if (st != PLAN_OK)
+            return st;
         if (plan_grow((void **)&x->v, &x->cap, x->n + 1, sizeof *x->v)) {
             free(canon);
             return PLAN_ERR_NOMEM;
@@ -210,16 +216,16 @@ static plan_status opt_wg_call(opt_wg_run *x, plan_track *t, const tf_call *c)
         s->canon = canon;
         s->key = key;
         s->seq = c->seq;
-        s->kernel = strdup(k->name);
-        memcpy(s->program, pr->src, 16);
+        s->kernel = strdup(sh.kernel);
+        memcpy(s->program, sh.program, 16);
+        s->sh = sh;
         if (!s->kernel) {
             free(canon);
             return PLAN_ERR_NOMEM;
         }
+        s->sh.kernel = s->kernel;
         x->n++;
-        canon = NULL;
     }
-    free(canon);
     x->v[i].count++;
     x->v[i].taken |= opt_wg_is_taken(x, c->seq);
     return plan_track_call(t, c, PLAN_FATE_RUN);

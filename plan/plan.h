@@ -263,6 +263,25 @@ plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id);
 /*! plan_remove_locals() : removes every local_size transformation and
  *  tuned shape (the others keep their order; ids renumbered). */
 void plan_remove_locals(plan_file *p);
+/* A launch as tuned shapes name it (1.10): kernel, program, NDRange. */
+typedef struct plan_shape {
+    const char *kernel;       /* the tracker's string */
+    uint8_t program[16];
+    unsigned dim;
+    uint64_t global[3];       /* 1 beyond dim */
+    int has_local;
+    uint64_t local[3];        /* 0 beyond dim, and without a local size */
+} plan_shape;
+struct plan_track;
+/*! plan_launch_shape() : the shape of clEnqueueNDRangeKernel call @p c
+ *  (its kernel as tracker @p t knows it, before the call is applied).
+ *  @return 1, or 0 when not known (no kernel name, a program without
+ *  source, no global size). */
+int plan_launch_shape(struct plan_track *t, const tf_call *c, plan_shape *out);
+/*! plan_local_match() : the tuned shape of @p p that launches of shape
+ *  @p s take (kernel, program, dim, global and recorded local size equal),
+ *  or NULL. */
+const plan_local *plan_local_match(const plan_file *p, const plan_shape *s);
 /*! plan_local_for() : the decision of @p l for the device named @p device
  *  with driver version @p driver (both compared whole), or NULL when the
  *  plan did not measure that device. Thread-safe. */

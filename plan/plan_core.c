@@ -184,6 +184,58 @@ void plan_remove_locals(plan_file *p)
     memset(&p->passes[PLAN_PASS_WGSIZE].effect, 0, sizeof p->passes[PLAN_PASS_WGSIZE].effect);
 }
 
+/* An array of at most 3 integers (a NULL array: 0). @return the count, or -1. */
+static int plan_dims_of(const tf_value *v, uint64_t out[3])
+{
+    if (!v || v->type == TF_NIL)
+        return 0;
+    if (v->type != TF_ARRAY || v->v.arr.n > 3)
+        return -1;
+    for (uint32_t i = 0; i < v->v.arr.n; i++)
+        if (!tf_value_u64(&v->v.arr.items[i], &out[i]))
+            return -1;
+    return (int)v->v.arr.n;
+}
+
+int plan_launch_shape(struct plan_track *t, const tf_call *c, plan_shape *out)
+{
+    uint64_t kid = 0, dim = 0;
+    memset(out, 0, sizeof *out);
+    if (!plan_arg_u64(c, "kernel", &kid) || !plan_arg_u64(c, "work_dim", &dim) || dim < 1 || dim > 3)
+        return 0;
+    const plan_obj *k = plan_track_obj(t, kid);
+    const plan_obj *pr = k && k->kind == PLAN_OBJ_KERNEL ? plan_track_obj(t, k->program) : NULL;
+    if (!k || !k->name || !pr || !pr->has_src)
+        return 0;
+    uint64_t g[3] = {1, 1, 1}, l[3] = {0, 0, 0};
+    int ng = plan_dims_of(plan_arg(c, "global_work_size"), g), nl = plan_dims_of(plan_arg(c, "local_work_size"), l);
+    if (ng < (int)dim || nl < 0 || (nl && nl < (int)dim))
+        return 0;
+    out->kernel = k->name;
+    memcpy(out->program, pr->src, 16);
+    out->dim = (unsigned)dim;
+    for (unsigned d = 0; d < 3; d++) {
+        out->global[d] = d < dim ? g[d] : 1;
+        out->local[d] = nl && d < dim ? l[d] : 0;
+    }
+    out->has_local = nl > 0;
+    return 1;
+}
+
+const plan_local *plan_local_match(const plan_file *p, const plan_shape *s)
+{
+    for (size_t i = 0; i < p->nlz; i++) {
+        const plan_local *l = &p->lz[i];
+        int same = l->dim == s->dim && l->has_recorded == s->has_local && !strcmp(l->kernel, s->kernel) &&
+                   !memcmp(l->program, s->program, 16);
+        for (unsigned d = 0; same && d < l->dim; d++)
+            same = l->global[d] == s->global[d] && (!l->has_recorded || l->recorded[d] == s->local[d]);
+        if (same)
+            return l;
+    }
+    return NULL;
+}
+
 size_t plan_local_count(const plan_file *p)
 {
     return p->nlz;
