@@ -205,9 +205,6 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
                                       "transformations", "device_selection", "splits", "fused_kernels",
                                       "specializations", "schedule", "local_sizes", NULL};
     PLAN_TRY(plan_members(r, root, "plan", top));
-    if (mi < 10 && json_object_get(root, "local_sizes") && !r->lenient)
-        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.local_sizes: comes with 1.10 (this plan is %lu.%lu)",
-                          ma, mi);
     if (mi >= 9)   /* first: a feature this build does not know is the reason to refuse */
         PLAN_TRY(plan_rd_requires(r, root, mi));
     json_t *spv = json_object_get(root, "splits");
@@ -225,6 +222,9 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
         return plan_seterr(r->err, r->cap, PLAN_ERR_VERSION,
                           "plan.schedule: this section is reserved for later versions and must be null before 1.8 "
                           "(this plan is %lu.%lu)", ma, mi);
+    if (mi < 10 && json_object_get(root, "local_sizes") && !r->lenient)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.local_sizes: comes with 1.10 (this plan is %lu.%lu)",
+                          ma, mi);
     for (size_t i = 0; plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, plan_reserved[i]);
         if (v && !json_is_null(v))
