@@ -169,6 +169,7 @@ typedef struct opt_wg_limits {
     uint64_t reqd[3];         /* reqd_work_group_size (0,0,0: none) */
     int hashable;             /* every memory argument is a buffer */
     char device[256], driver[128];   /* CL_DEVICE_NAME, CL_DRIVER_VERSION */
+    char identity[512];       /* the device in the cost database (cdb_identity) */
 } opt_wg_limits;
 
 /* Search modes (as ARM Compute Library's CLTuner): how many candidates. */
@@ -216,6 +217,8 @@ typedef struct opt_tune {
     /* Progress: @p done of @p total shapes, @p elapsed seconds; may be NULL. */
     void (*on_progress)(void *user, unsigned done, unsigned total, double elapsed);
     void *user;
+    struct cdb *costs;        /* when not NULL: each tuned shape is added (cdb_add_tuned; the
+                                 caller flushes) */
 } opt_tune;
 
 typedef struct opt_tune_result {
@@ -228,6 +231,7 @@ typedef struct opt_tune_result {
                                  could not run */
     unsigned left;            /* ... not measured: out of budget */
     int removed;              /* the plan with them did not replay verified: all removed */
+    unsigned recorded;        /* tuned shapes added to opt_tune.costs */
     double seconds;           /* the search took */
 } opt_tune_result;
 

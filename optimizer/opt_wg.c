@@ -461,6 +461,20 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
             goto out;
         plan_pass_mut(p, PLAN_PASS_WGSIZE)->transformations++;
         res->tuned++;
+        if (t->costs && L.identity[0]) {   /* the cost database keeps the decision too */
+            cdb_key ck;
+            memset(&ck, 0, sizeof ck);
+            memcpy(ck.program, s->program, 16);
+            ck.kernel = s->kernel;
+            ck.dim = L.dim;
+            for (unsigned d = 0; d < 3; d++) {
+                ck.gsz[d] = d < L.dim ? L.global[d] : 1;
+                ck.lsz[d] = L.has_local ? (d < L.dim ? L.local[d] : 1) : 0;
+            }
+            cdb_tuned ct = {{rows[i][0], rows[i][1], rows[i][2]}, (uint64_t)bmed, (uint64_t)med[i], reps};
+            if (cdb_add_tuned(t->costs, L.identity, &ck, &ct) == CDB_OK)
+                res->recorded++;
+        }
         opt_wg_say(t, "%s (launch %llu, %llu launch%s): local size %s instead of %s: %.3f ms instead of %.3f "
                    "(%.2fx, %u runs each, noise %.3f ms), outputs identical", s->kernel, (unsigned long long)s->seq,
                    (unsigned long long)s->count, s->count == 1 ? "" : "es", best, rec, med[i] / 1e6, bmed / 1e6,

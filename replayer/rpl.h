@@ -679,6 +679,7 @@ typedef struct rpl_tune_limits {
     char device[256];         /* CL_DEVICE_NAME of the queue's device */
     char driver[128];         /* CL_DRIVER_VERSION */
     char version[128];        /* CL_DEVICE_VERSION */
+    char identity[512];       /* cdb_identity() of the device (costs/cdb.h) */
     char kernel[128];         /* the kernel's name */
     unsigned dim;             /* work_dim (1..3) */
     size_t global[3];

@@ -93,6 +93,7 @@ int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel k, cl_uint dim, const
             for (cl_uint d = 0; d < dim && d < 3 && *lsz; d++)
                 L->local[d] = (*lsz)[d];
             if (dev) {
+                rpl_device_identity_of(x->api, dev, L->identity, sizeof L->identity);
                 x->api->clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof L->version, L->version, NULL);
                 L->version[sizeof L->version - 1] = 0;
                 x->api->clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof L->dev_max_wg, &L->dev_max_wg,

@@ -16,6 +16,7 @@ W=$B/tests/progs/wgtune
 need "$CLRR"; need "$LAYER"; need "$W"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD CLRR_APP_DEVICE
+export CLRR_COSTS=$TMP/costs
 
 "$W" --size 256 >"$TMP/plain.out" || fail "wgtune: $(cat "$TMP/plain.out")"
 "$CLRR" record -o "$TMP/w.clrr" -- "$W" --size 256 >/dev/null || fail "recording wgtune"
@@ -26,6 +27,15 @@ grep -q "^clrr optimize: tune: blur (launch [0-9]*, 2 launches): local size [0-9
     "$TMP/o.err" || fail "no tuning line for blur: $(cat "$TMP/o.err")"
 grep -q "^clrr optimize: tune: ids (launch [0-9]*): local size [0-9]* .* changes the outputs: not used" "$TMP/o.err" ||
     fail "ids: no line saying a faster size changes its outputs: $(cat "$TMP/o.err")"
+# the cost database keeps the decision: one w record, blur, 1x1 -> the plan's size
+grep -q "^clrr optimize: tune: 1 tuned local size added to $TMP/costs" "$TMP/o.err" || fail "costs: $(cat "$TMP/o.err")"
+python3 - "$TMP/costs" "$TMP/w.plan" <<'PY' || fail "the cost database: $(cat "$TMP/costs")"
+import json, sys
+w = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.startswith("w\t")]
+t = json.load(open(sys.argv[2]))["local_sizes"][0]["tuned"][0]
+assert len(w) == 1 and w[0][3] == "blur" and w[0][6] == "1,1,1", w
+assert w[0][7] == "%d,%d,1" % tuple(t["local"]) and int(w[0][8]) == t["before_ns"] and int(w[0][9]) == t["after_ns"], (w, t)
+PY
 # the plan: 1.10, requires local_size, one tuned shape (blur) by pattern,
 # with this device's measurements; nothing for ids
 [ "$(j "$TMP/w.plan" "(d['version'], 'local_size' in d['requires'], len(d['local_sizes']), d['local_sizes'][0]['kernel'], d['local_sizes'][0]['recorded'])")" \

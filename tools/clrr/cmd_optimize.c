@@ -115,7 +115,9 @@ static const char cli_optimize_usage[] =
     "                       and driver). MODE: rapid (6 candidates), normal (16, the\n"
     "                       default) or exhaustive (128)\n"
     "  --budget SECONDS     the tuning's time bound (default 30; progress on stderr\n"
-    "                       when it is a terminal)\n"
+    "                       when it is a terminal). Tuned local sizes are also\n"
+    "                       added to the cost database (--costs DB, default this\n"
+    "                       machine's; --no-costs: not)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -473,6 +475,7 @@ static int cli_tune_probe(void *user, uint64_t seq, opt_wg_limits *out, char *er
     out->pref_multiple = L.pref_multiple;
     out->hashable = L.hashable;
     snprintf(out->device, sizeof out->device, "%s", L.device);
+    snprintf(out->identity, sizeof out->identity, "%s", L.identity);
     snprintf(out->driver, sizeof out->driver, "%s", L.driver);
     return 0;
 }
@@ -629,7 +632,7 @@ static int cli_optimize_run(int argc, char **argv)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
         return cli_usage_err("--split-kernel needs --split DEVICES");
-    else if (o.device || costs)
+    else if (o.device || (costs && !tune))
         return cli_usage_err("%s needs --split DEVICES", o.device ? "--device" : "--costs");
     if (costs && no_costs)
         return cli_usage_err("--costs and --no-costs exclude each other");
@@ -645,14 +648,18 @@ static int cli_optimize_run(int argc, char **argv)
     char dpath[4096];
     if (o.split && !no_costs && !costs && cdb_default_path(dpath, sizeof dpath) && !access(dpath, F_OK))
         costs = dpath;
+    if (tune && !no_costs && !costs && cdb_default_path(dpath, sizeof dpath))
+        costs = dpath;   /* tuned local sizes are kept there (made when missing) */
     if (costs) {
         cdb_status cs = cdb_open(costs, &o.costs, err, sizeof err);
         if (cs != CDB_OK) {
             cli_err("%s", err[0] ? err : cdb_strerror(cs));
             return CLI_EXIT_ERROR;
         }
-        o.on_partition = cli_on_partition;
-        o.user = &ps;
+        if (o.split) {
+            o.on_partition = cli_on_partition;
+            o.user = &ps;
+        }
     }
     /* PLAN replaces the old one only once whole (and is never an input) */
     cli_out f;
@@ -679,13 +686,19 @@ static int cli_optimize_run(int argc, char **argv)
         } else if (st == PLAN_OK && tune) {
             cli_tune ct = {&cv, isatty(2)};
             opt_tune t = {tune_mode, budget, measure ? measure : 5, cli_tune_probe, cli_tune_time, cli_tune_hash,
-                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct};
+                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs};
             opt_tune_result tr;
             st = opt_tune_plan(path, p, &t, o.max_memory, &tr, err, sizeof err);
             if (st == PLAN_OK)
                 fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
                         "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s)\n", tr.shapes,
                         tr.shapes == 1 ? "" : "s", tr.measured, tr.tuned, tr.differ, tr.skipped, tr.left, tr.seconds);
+            char cerr[512] = "";
+            if (st == PLAN_OK && o.costs && tr.recorded && cdb_flush(o.costs, cerr, sizeof cerr) != CDB_OK)
+                cli_err("warning: the tuned local sizes are not kept in %s: %s", cdb_path(o.costs), cerr);
+            else if (st == PLAN_OK && o.costs && tr.recorded)
+                fprintf(stderr, "clrr optimize: tune: %u tuned local size%s added to %s\n", tr.recorded,
+                        tr.recorded == 1 ? "" : "s", cdb_path(o.costs));
         }
     }
     cdb_close(o.costs);

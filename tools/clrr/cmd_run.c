@@ -315,9 +315,6 @@ static int cli_run_run(int argc, char **argv)
     memset(&rep, 0, sizeof rep);
     rep.fd = rep.sfd = -1;
     if (direct) {
-        if (!quiet)
-            fprintf(stderr, "clrr run: plan %s: nothing in it applies here (%s): %s runs without the layer\n", plan,
-                    why, argv[optind]);
         if (report) {
             const char *inputs[] = { plan, costs, NULL };
             if ((orc = cli_out_open(&rep, report, CLI_OUT_NAMED | CLI_OUT_SHARED_STDOUT, inputs)) != CLI_EXIT_OK) {
@@ -329,6 +326,9 @@ static int cli_run_run(int argc, char **argv)
                 goto out;
             }
         }
+        if (!quiet)
+            fprintf(stderr, "clrr run: plan %s: nothing in it applies here (%s): %s runs without the layer\n", plan,
+                    why, argv[optind]);
         int status = 0;
         if ((rc = cli_spawn(argv + optind, &status)) != CLI_EXIT_OK)
             goto out;
