@@ -160,11 +160,15 @@ typedef struct opt_wg_shape {
     uint8_t program[16];
     plan_shape sh;            /* what names it (kernel: the member above) */
     int taken;                /* another pass transformed one of its launches */
+    uint64_t rec_ns;          /* its first launch's recorded device time (0: not recorded) */
+    uint64_t total_ns;        /* ... all its launches' */
 } opt_wg_shape;
 
 typedef struct opt_wg_run {
     opt_wg_shape *v;
     size_t n, cap;
+    struct { uint64_t seq; size_t shape; } *launch;   /* every launch of a shape, seq ascending */
+    size_t nlaunch, caplaunch;
     const uint64_t *taken;    /* seqs other passes transformed, sorted */
     size_t ntaken;
 } opt_wg_run;
@@ -228,7 +232,31 @@ static plan_status opt_wg_call(opt_wg_run *x, plan_track *t, const tf_call *c)
     }
     x->v[i].count++;
     x->v[i].taken |= opt_wg_is_taken(x, c->seq);
+    if (plan_grow((void **)&x->launch, &x->caplaunch, x->nlaunch + 1, sizeof *x->launch))
+        return PLAN_ERR_NOMEM;
+    x->launch[x->nlaunch].seq = c->seq;
+    x->launch[x->nlaunch++].shape = i;
     return plan_track_call(t, c, PLAN_FATE_RUN);
+}
+
+/* A launch's recorded device time: to its shape (the launches of a
+ * shape are found by their seqs, noted as they come). */
+static void opt_wg_devtime(opt_wg_run *x, uint64_t seq, uint64_t ns)
+{
+    size_t lo = 0, hi = x->nlaunch;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->launch[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == x->nlaunch || x->launch[lo].seq != seq)
+        return;
+    opt_wg_shape *s = &x->v[x->launch[lo].shape];
+    if (seq == s->seq)
+        s->rec_ns = ns;
+    s->total_ns += ns;
 }
 
 /* The shapes of trace @p path (x->v, in trace order of their first launch). */
@@ -248,6 +276,8 @@ static plan_status opt_wg_shapes(opt_wg_run *x, const char *path, const plan_fil
             st = opt_wg_call(x, &t, &it.u.call);
         else if (it.type == TF_ITEM_DATA)
             plan_track_data(&t, &it.u.data);
+        else if (it.type == TF_ITEM_DEVTIME && it.u.devtime.end > it.u.devtime.start)
+            opt_wg_devtime(x, it.u.devtime.seq, it.u.devtime.end - it.u.devtime.start);
     }
     if (st == PLAN_OK && ts != TF_END)
         st = plan_seterr(err, err_cap, PLAN_ERR_TRACE, "%s%s%s", tf_strerror(ts), *tf_reader_error(r) ? ": " : "",
@@ -352,7 +382,24 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
                    rec);
         goto out;
     }
-    unsigned n = nc + 1, reps = t->reps;
+    unsigned reps = t->reps;
+    /* within the budget left: each candidate runs 1 + reps times, plus the
+     * baseline's and a few output checks; a launch counted twice its
+     * recorded time (candidates may be slower) */
+    double left = deadline - opt_wg_now();
+    if (s->rec_ns) {
+        double per = 2.0 * (double)s->rec_ns / 1e9 * (1 + reps);
+        unsigned fit = per > 0 ? (unsigned)(left / per) : nc + 1;
+        if (fit < 2) {
+            res->left++;
+            opt_wg_say(t, "%s (launch %llu): kept %s: out of budget (its launches take %.3f ms)", s->kernel,
+                       (unsigned long long)s->seq, rec, (double)s->rec_ns / 1e6);
+            goto out;
+        }
+        if (fit - 1 < nc)
+            nc = fit - 1;
+    }
+    unsigned n = nc + 1;
     ns = malloc((size_t)n * reps * sizeof *ns);
     if (!ns) {
         st = PLAN_ERR_NOMEM;
@@ -487,6 +534,14 @@ out:
     return st;
 }
 
+static int opt_wg_shape_cmp(const void *a, const void *b)
+{
+    const opt_wg_shape *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, size_t max_memory, opt_tune_result *res,
                           char *err, size_t err_cap)
 {
@@ -506,6 +561,9 @@ plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, siz
     plan_pass_mut(p, PLAN_PASS_WGSIZE)->enabled = 1;
     plan_status st = opt_wg_shapes(&x, path, p, max_memory, err, err_cap);
     res->shapes = (unsigned)x.n;
+    /* the budget goes first to the shapes the recording spent most device time in */
+    if (st == PLAN_OK)
+        qsort(x.v, x.n, sizeof *x.v, opt_wg_shape_cmp);
     for (size_t i = 0; st == PLAN_OK && i < x.n; i++) {
         if (t->on_progress)
             t->on_progress(t->user, (unsigned)i, (unsigned)x.n, opt_wg_now() - t0);
@@ -543,6 +601,7 @@ plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, siz
         free(x.v[i].kernel);
     }
     free(x.v);
+    free(x.launch);
     free(taken);
     return st;
 }
