@@ -383,9 +383,51 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
         goto out;
     }
     unsigned reps = t->reps;
-    /* within the budget left: each candidate runs 1 + reps times, plus the
-     * baseline's and a few output checks; a launch counted twice its
-     * recorded time (candidates may be slower) */
+    /* 1. the outputs first: the launch run once with the recorded local
+     *    size and once with each candidate (each its own replay: a size the
+     *    kernel does not take fails that run alone), every memory argument
+     *    hashed after it; only the candidates that leave them bit-identical
+     *    are timed. The checks take at most half the budget left. */
+    uint8_t h0[16];
+    double t0 = opt_wg_now();
+    if (t->hash(t->user, s->seq, NULL, h0, err, sizeof err)) {
+        res->skipped++;
+        opt_wg_say(t, "%s (launch %llu): kept %s: %s", s->kernel, (unsigned long long)s->seq, rec, err);
+        goto out;
+    }
+    double check = opt_wg_now() - t0, half = t0 + (deadline - t0) / 2;
+    unsigned same = 0, differ = 0, failed = 0, unchecked = 0;
+    char first_fail[200] = "";
+    for (unsigned i = 1; i <= nc; i++) {
+        uint8_t h[16];
+        if (opt_wg_now() + check > half) {
+            unchecked = nc - i + 1;
+            break;
+        }
+        if (t->hash(t->user, s->seq, rows[i], h, err, sizeof err)) {
+            if (!failed++) {
+                opt_wg_fmt(best, sizeof best, L.dim, rows[i]);
+                snprintf(first_fail, sizeof first_fail, "%s: %.120s", best, err);
+            }
+            continue;
+        }
+        if (memcmp(h, h0, 16)) {
+            differ++;
+            continue;
+        }
+        memcpy(rows[1 + same++], rows[i], sizeof rows[i]);
+    }
+    if (differ)
+        res->differ++;
+    if (!same) {
+        opt_wg_say(t, "%s (launch %llu): kept %s: of %u other local sizes, %u change the outputs, %u fail%s%s%s%s",
+                   s->kernel, (unsigned long long)s->seq, rec, nc, differ, failed, failed ? " (" : "", first_fail,
+                   failed ? ")" : "", unchecked ? ", the others out of budget" : "");
+        goto out;
+    }
+    nc = same;
+    /* 2. the timing, within the budget left: each candidate runs 1 + reps
+     *    times, a launch counted twice its recorded time */
     double left = deadline - opt_wg_now();
     if (s->rec_ns) {
         double per = 2.0 * (double)s->rec_ns / 1e9 * (1 + reps);
@@ -416,58 +458,32 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
         opt_wg_say(t, "%s (launch %llu): kept %s: the device gave no times", s->kernel, (unsigned long long)s->seq, rec);
         goto out;
     }
-    /* the winners, fastest first */
-    unsigned order[OPT_WG_MAX_CANDS], nw = 0;
-    double med[OPT_WG_MAX_CANDS], noise[OPT_WG_MAX_CANDS];
+    /* the fastest that wins beyond the noise */
+    unsigned win = 0;
+    double wmed = 0, wnoise = 0;
     for (unsigned i = 1; i < n; i++) {
         double m, sp;
         if (!opt_wg_stats(ns, n, reps, i, &m, &sp))
             continue;
-        med[i] = m;
-        noise[i] = sp > bspread ? sp : bspread;
-        if (bmed - m > 2 * noise[i] && bmed - m > 0.03 * bmed) {
-            unsigned j = nw++;
-            while (j > 0 && med[order[j - 1]] > m) {
-                order[j] = order[j - 1];
-                j--;
-            }
-            order[j] = i;
+        double noise = sp > bspread ? sp : bspread;
+        if (bmed - m > 2 * noise && bmed - m > 0.03 * bmed && (!win || m < wmed)) {
+            win = i;
+            wmed = m;
+            wnoise = noise;
         }
     }
-    if (!nw) {
-        opt_wg_say(t, "%s (launch %llu, %llu launch%s): kept %s (%.3f ms): none of %u local sizes is faster beyond "
-                   "the noise", s->kernel, (unsigned long long)s->seq, (unsigned long long)s->count,
-                   s->count == 1 ? "" : "es", rec, bmed / 1e6, nc);
+    if (!win) {
+        opt_wg_say(t, "%s (launch %llu, %llu launch%s): kept %s (%.3f ms): none of %u local sizes with the same "
+                   "outputs is faster beyond the noise%s", s->kernel, (unsigned long long)s->seq,
+                   (unsigned long long)s->count, s->count == 1 ? "" : "es", rec, bmed / 1e6, nc,
+                   differ ? " (others change the outputs)" : "");
         goto out;
     }
-    uint8_t h0[16];
-    if (t->hash(t->user, s->seq, NULL, h0, err, sizeof err)) {
-        res->skipped++;
-        opt_wg_say(t, "%s (launch %llu): kept %s: %s", s->kernel, (unsigned long long)s->seq, rec, err);
-        goto out;
-    }
-    for (unsigned w = 0; w < nw && w < 3; w++) {
-        unsigned i = order[w];
-        uint8_t h[16];
+    {
+        unsigned i = win;
         opt_wg_fmt(best, sizeof best, L.dim, rows[i]);
-        if (opt_wg_now() > deadline) {
-            opt_wg_say(t, "%s (launch %llu): kept %s: out of budget before %s was checked", s->kernel,
-                       (unsigned long long)s->seq, rec, best);
-            break;
-        }
-        if (t->hash(t->user, s->seq, rows[i], h, err, sizeof err)) {
-            opt_wg_say(t, "%s (launch %llu): local size %s not checked: %s", s->kernel, (unsigned long long)s->seq,
-                       best, err);
-            continue;
-        }
-        if (memcmp(h, h0, 16)) {
-            res->differ++;
-            opt_wg_say(t, "%s (launch %llu): local size %s (%.3f ms against %.3f) changes the outputs: not used",
-                       s->kernel, (unsigned long long)s->seq, best, med[i] / 1e6, bmed / 1e6);
-            continue;
-        }
-        plan_tuned tu = {L.device, L.driver, {rows[i][0], rows[i][1], rows[i][2]}, (uint64_t)bmed,
-                         (uint64_t)med[i], (uint64_t)noise[i], reps};
+        plan_tuned tu = {L.device, L.driver, {rows[i][0], rows[i][1], rows[i][2]}, (uint64_t)bmed, (uint64_t)wmed,
+                         (uint64_t)wnoise, reps};
         plan_local pl;
         memset(&pl, 0, sizeof pl);
         pl.kernel = s->kernel;
@@ -484,14 +500,14 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
         st = plan_add_local(p, &pl, &id);
         if (st == PLAN_ERR_ARG) {   /* out of the plan's range: not written */
             st = PLAN_OK;
-            continue;
+            goto out;
         }
         if (st != PLAN_OK)
             goto out;
         char reason[640];
         snprintf(reason, sizeof reason, "measured on %s: local size %s instead of %s, %.3f ms instead of %.3f "
                  "(medians of %u alternated runs, noise %.3f ms); every memory argument bit-identical",
-                 L.device, best, rec, med[i] / 1e6, bmed / 1e6, reps, noise[i] / 1e6);
+                 L.device, best, rec, wmed / 1e6, bmed / 1e6, reps, wnoise / 1e6);
         plan_xform x;
         memset(&x, 0, sizeof x);
         x.pass = PLAN_PASS_WGSIZE;
@@ -518,15 +534,15 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
                 ck.gsz[d] = d < L.dim ? L.global[d] : 1;
                 ck.lsz[d] = L.has_local ? (d < L.dim ? L.local[d] : 1) : 0;
             }
-            cdb_tuned ct = {{rows[i][0], rows[i][1], rows[i][2]}, (uint64_t)bmed, (uint64_t)med[i], reps};
+            cdb_tuned ct = {{rows[i][0], rows[i][1], rows[i][2]}, (uint64_t)bmed, (uint64_t)wmed, reps};
             if (cdb_add_tuned(t->costs, L.identity, &ck, &ct) == CDB_OK)
                 res->recorded++;
         }
         opt_wg_say(t, "%s (launch %llu, %llu launch%s): local size %s instead of %s: %.3f ms instead of %.3f "
-                   "(%.2fx, %u runs each, noise %.3f ms), outputs identical", s->kernel, (unsigned long long)s->seq,
-                   (unsigned long long)s->count, s->count == 1 ? "" : "es", best, rec, med[i] / 1e6, bmed / 1e6,
-                   bmed / med[i], reps, noise[i] / 1e6);
-        break;
+                   "(%.2fx, %u runs each, noise %.3f ms); outputs identical (%u of %u other sizes checked%s)",
+                   s->kernel, (unsigned long long)s->seq, (unsigned long long)s->count, s->count == 1 ? "" : "es",
+                   best, rec, wmed / 1e6, bmed / 1e6, bmed / wmed, reps, wnoise / 1e6, same + differ + failed,
+                   same + differ + failed + unchecked, differ ? ", some change the outputs" : "");
     }
 out:
     free(rows);

@@ -15,6 +15,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char cli_optimize_usage[] =
@@ -446,37 +452,209 @@ typedef struct cli_tune {
     int progress;             /* stderr is a terminal */
 } cli_tune;
 
-static void cli_tune_opts(const cli_verify *cv, rpl_opts *o)
+/* Each measurement runs in a process of its own (this program again, as a
+ * worker: CLRR_TUNE_WORKER names the descriptor it answers on), so that a
+ * local size a kernel does not take — writing past a buffer sized for the
+ * recorded number of work-groups, on a CPU device the host's memory —
+ * costs that candidate, not the optimizer. */
+#define CLI_TUNE_MAXC 132
+enum { CLI_TUNE_PROBE = 1, CLI_TUNE_TIME = 2, CLI_TUNE_HASH = 3 };
+typedef struct cli_treq {
+    uint32_t mode, n, reps, has_lsz, has_device;
+    uint64_t seq, max_memory;
+    uint64_t lsz[3];
+    char path[4096], device[256];
+    uint64_t rows[CLI_TUNE_MAXC][3];
+} cli_treq;
+typedef struct cli_tres {
+    int32_t rc;
+    char err[512];
+    rpl_tune_limits lim;
+    uint8_t hash[16];
+    int64_t ns[CLI_TUNE_MAXC * OPT_VERIFY_MAX_REPS];
+} cli_tres;
+
+static int cli_tune_io(int fd, void *p, size_t n, int wr)
 {
-    rpl_opts_init(o);
-    o->max_memory = cv->max_memory;
-    o->device = cv->device;
+    char *c = p;
+    while (n) {
+        ssize_t k = wr ? write(fd, c, n) : read(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* The worker: one request on stdin, its answer on descriptor @p fd. */
+static int cli_tune_worker(int fd)
+{
+    static cli_treq rq;
+    static cli_tres rs;
+    memset(&rs, 0, sizeof rs);
+    if (cli_tune_io(0, &rq, sizeof rq, 0))
+        return CLI_EXIT_ERROR;
+    rq.path[sizeof rq.path - 1] = rq.device[sizeof rq.device - 1] = 0;
+    rpl_opts o;
+    rpl_opts_init(&o);
+    o.max_memory = (size_t)rq.max_memory;
+    o.device = rq.has_device ? rq.device : NULL;
+    rpl_status st = RPL_ERR_ARG;
+    if (rq.mode == CLI_TUNE_PROBE) {
+        st = rpl_tune_probe(rq.path, &o, rq.seq, &rs.lim, rs.err, sizeof rs.err);
+    } else if (rq.mode == CLI_TUNE_TIME && rq.n && rq.n <= CLI_TUNE_MAXC && rq.reps && rq.reps <= OPT_VERIFY_MAX_REPS) {
+        size_t rows[CLI_TUNE_MAXC][3];
+        for (unsigned i = 0; i < rq.n; i++)
+            for (unsigned d = 0; d < 3; d++)
+                rows[i][d] = (size_t)rq.rows[i][d];
+        st = rpl_tune_time(rq.path, &o, rq.seq, (const size_t(*)[3])rows, rq.n, rq.reps, rs.ns, rs.err,
+                           sizeof rs.err);
+    } else if (rq.mode == CLI_TUNE_HASH) {
+        size_t l[3] = {(size_t)rq.lsz[0], (size_t)rq.lsz[1], (size_t)rq.lsz[2]};
+        st = rpl_tune_hash(rq.path, &o, rq.seq, rq.has_lsz ? l : NULL, rs.hash, rs.err, sizeof rs.err);
+    } else {
+        snprintf(rs.err, sizeof rs.err, "a bad tuning request");
+    }
+    rs.rc = st == RPL_OK ? 0 : 1;
+    return cli_tune_io(fd, &rs, sizeof rs, 1) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
+/* Reads @p n bytes from @p fd by @p until (CLOCK_MONOTONIC seconds).
+ * @return 0, -1 (closed or an error), -2 (out of time). */
+static int cli_tune_read_by(int fd, void *p, size_t n, double until)
+{
+    char *c = p;
+    while (n) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double left = until - ((double)ts.tv_sec + ts.tv_nsec / 1e9);
+        if (left <= 0)
+            return -2;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, (int)(left * 1000) + 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (!r)
+            continue;
+        ssize_t k = read(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* When a measurement must end (CLOCK_MONOTONIC seconds): set by --tune
+ * (its budget's end, plus 5 s), at least 5 s from each call's start. */
+static double cli_tune_until;
+
+/* Runs request @p rq in a worker; 0 with *rs, or -1 with one line in err.
+ * A worker still running at cli_tune_until is killed (a local size that
+ * makes the kernel loop or the driver hang). */
+static int cli_tune_call(const cli_treq *rq, cli_tres *rs, char *err, size_t cap)
+{
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC)) {
+        snprintf(err, cap, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(out, O_CLOEXEC)) {
+        snprintf(err, cap, "pipe: %s", strerror(errno));
+        close(in[0]);
+        close(in[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (dup2(in[0], 0) < 0 || dup2(out[1], 3) < 0 || setenv("CLRR_TUNE_WORKER", "3", 1))
+            _exit(127);
+        char *args[] = {(char *)"clrr", (char *)"optimize", NULL};
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    int rc = -1;
+    if (pid < 0) {
+        snprintf(err, cap, "fork: %s", strerror(errno));
+        close(in[1]);
+        close(out[0]);
+        return -1;
+    }
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    int wrote = !cli_tune_io(in[1], (void *)rq, sizeof *rq, 1);
+    close(in[1]);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double t = (double)now.tv_sec + now.tv_nsec / 1e9, until = cli_tune_until > t + 5 ? cli_tune_until : t + 5;
+    int rd = wrote ? cli_tune_read_by(out[0], rs, sizeof *rs, until) : -1, got = rd == 0;
+    if (rd == -2)
+        kill(pid, SIGKILL);
+    close(out[0]);
+    signal(SIGPIPE, old);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (rd == -2)
+        snprintf(err, cap, "the replay took longer than %.0f s: stopped", until - t);
+    else if (WIFSIGNALED(status))
+        snprintf(err, cap, "the replay died (signal %d)", WTERMSIG(status));
+    else if (!got)
+        snprintf(err, cap, "the tuning process ended early (exit %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    else if (rs->rc)
+        snprintf(err, cap, "%s", rs->err);
+    else
+        rc = 0;
+    return rc;
+}
+
+static void cli_tune_req(const cli_tune *t, cli_treq *rq, uint32_t mode, uint64_t seq)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->mode = mode;
+    rq->seq = seq;
+    rq->max_memory = t->cv->max_memory;
+    snprintf(rq->path, sizeof rq->path, "%s", t->cv->path);
+    if (t->cv->device) {
+        rq->has_device = 1;
+        snprintf(rq->device, sizeof rq->device, "%s", t->cv->device);
+    }
 }
 
 static int cli_tune_probe(void *user, uint64_t seq, opt_wg_limits *out, char *err, size_t err_cap)
 {
     cli_tune *t = user;
-    rpl_opts o;
-    rpl_tune_limits L;
-    cli_tune_opts(t->cv, &o);
-    if (rpl_tune_probe(t->cv->path, &o, seq, &L, err, err_cap) != RPL_OK)
+    static cli_treq rq;
+    static cli_tres rs;
+    cli_tune_req(t, &rq, CLI_TUNE_PROBE, seq);
+    if (cli_tune_call(&rq, &rs, err, err_cap))
         return -1;
+    const rpl_tune_limits *L = &rs.lim;
     memset(out, 0, sizeof *out);
-    out->dim = L.dim;
-    out->has_local = L.has_local;
+    out->dim = L->dim;
+    out->has_local = L->has_local;
     for (unsigned d = 0; d < 3; d++) {
-        out->global[d] = L.global[d];
-        out->local[d] = L.local[d];
-        out->dev_max_items[d] = L.dev_max_items[d];
-        out->reqd[d] = L.reqd[d];
+        out->global[d] = L->global[d];
+        out->local[d] = L->local[d];
+        out->dev_max_items[d] = L->dev_max_items[d];
+        out->reqd[d] = L->reqd[d];
     }
-    out->dev_max_wg = L.dev_max_wg;
-    out->kernel_wg = L.kernel_wg;
-    out->pref_multiple = L.pref_multiple;
-    out->hashable = L.hashable;
-    snprintf(out->device, sizeof out->device, "%s", L.device);
-    snprintf(out->identity, sizeof out->identity, "%s", L.identity);
-    snprintf(out->driver, sizeof out->driver, "%s", L.driver);
+    out->dev_max_wg = L->dev_max_wg;
+    out->kernel_wg = L->kernel_wg;
+    out->pref_multiple = L->pref_multiple;
+    out->hashable = L->hashable;
+    snprintf(out->device, sizeof out->device, "%.255s", L->device);
+    snprintf(out->driver, sizeof out->driver, "%.127s", L->driver);
+    snprintf(out->identity, sizeof out->identity, "%.511s", L->identity);
     return 0;
 }
 
@@ -484,28 +662,36 @@ static int cli_tune_time(void *user, uint64_t seq, const uint64_t (*cands)[3], u
                          char *err, size_t err_cap)
 {
     cli_tune *t = user;
-    rpl_opts o;
-    cli_tune_opts(t->cv, &o);
-    size_t (*rows)[3] = malloc(n * sizeof *rows);
-    if (!rows) {
-        snprintf(err, err_cap, "out of memory");
+    static cli_treq rq;
+    static cli_tres rs;
+    if (n > CLI_TUNE_MAXC || reps > OPT_VERIFY_MAX_REPS) {
+        snprintf(err, err_cap, "%u candidates, %u runs each: too many", n, reps);
         return -1;
     }
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned d = 0; d < 3; d++)
-            rows[i][d] = (size_t)cands[i][d];
-    rpl_status st = rpl_tune_time(t->cv->path, &o, seq, (const size_t(*)[3])rows, n, reps, ns, err, err_cap);
-    free(rows);
-    return st == RPL_OK ? 0 : -1;
+    cli_tune_req(t, &rq, CLI_TUNE_TIME, seq);
+    rq.n = n;
+    rq.reps = reps;
+    memcpy(rq.rows, cands, n * sizeof *cands);
+    if (cli_tune_call(&rq, &rs, err, err_cap))
+        return -1;
+    memcpy(ns, rs.ns, (size_t)n * reps * sizeof *ns);
+    return 0;
 }
 
 static int cli_tune_hash(void *user, uint64_t seq, const uint64_t *lsz, uint8_t h[16], char *err, size_t err_cap)
 {
     cli_tune *t = user;
-    rpl_opts o;
-    cli_tune_opts(t->cv, &o);
-    size_t l[3] = {lsz ? (size_t)lsz[0] : 0, lsz ? (size_t)lsz[1] : 0, lsz ? (size_t)lsz[2] : 0};
-    return rpl_tune_hash(t->cv->path, &o, seq, lsz ? l : NULL, h, err, err_cap) == RPL_OK ? 0 : -1;
+    static cli_treq rq;
+    static cli_tres rs;
+    cli_tune_req(t, &rq, CLI_TUNE_HASH, seq);
+    if (lsz) {
+        rq.has_lsz = 1;
+        memcpy(rq.lsz, lsz, sizeof rq.lsz);
+    }
+    if (cli_tune_call(&rq, &rs, err, err_cap))
+        return -1;
+    memcpy(h, rs.hash, 16);
+    return 0;
 }
 
 static int cli_tune_replay(void *user, const plan_file *p, char *err, size_t err_cap)
@@ -550,6 +736,9 @@ static int cli_optimize_run(int argc, char **argv)
         {"tune", optional_argument, NULL, O_TUNE}, {"budget", required_argument, NULL, O_BUDGET},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
+    const char *worker = getenv("CLRR_TUNE_WORKER");   /* a measurement of --tune's (cli_tune_call) */
+    if (worker && *worker)
+        return cli_tune_worker(atoi(worker));
     char note[512] = "";
     char rw_note[1024] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
@@ -685,6 +874,9 @@ static int cli_optimize_run(int argc, char **argv)
             cli_err("warning: %s: not tuned: the trace does not replay verified here", path);
         } else if (st == PLAN_OK && tune) {
             cli_tune ct = {&cv, isatty(2)};
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            cli_tune_until = (double)now.tv_sec + now.tv_nsec / 1e9 + budget + 5;
             opt_tune t = {tune_mode, budget, measure ? measure : 5, cli_tune_probe, cli_tune_time, cli_tune_hash,
                           cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs};
             opt_tune_result tr;
