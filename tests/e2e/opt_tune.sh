@@ -22,6 +22,12 @@ export CLRR_COSTS=$TMP/costs
 "$CLRR" record -o "$TMP/w.clrr" -- "$W" --size 256 >/dev/null || fail "recording wgtune"
 "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 >"$TMP/o.txt" 2>"$TMP/o.err" ||
     fail "optimize --tune: $(cat "$TMP/o.txt" "$TMP/o.err")"
+if ! grep -q "^pass      wgsize     1 launch shape tuned" "$TMP/o.txt"; then
+    # timing on a machine shared with other jobs: once more, saying why
+    echo "note: the first tuning found nothing; its lines:"; cat "$TMP/o.err"
+    "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 >"$TMP/o.txt" 2>"$TMP/o.err" ||
+        fail "optimize --tune: $(cat "$TMP/o.txt" "$TMP/o.err")"
+fi
 grep -q "^pass      wgsize     1 launch shape tuned" "$TMP/o.txt" || fail "optimize summary: $(cat "$TMP/o.txt" "$TMP/o.err")"
 grep -q "^clrr optimize: tune: blur (launch [0-9]*, 2 launches): local size [0-9x]* instead of 1x1: .*outputs identical" \
     "$TMP/o.err" || fail "no tuning line for blur: $(cat "$TMP/o.err")"
@@ -52,6 +58,9 @@ assert t["device"] and t["driver"] and t["reps"] >= 5, t
 assert t["after_ns"] < t["before_ns"] * 0.97 and t["before_ns"] - t["after_ns"] > 2 * t["noise_ns"], t
 assert t["local"] != [1, 1] and 256 % t["local"][0] == 0 and 256 % t["local"][1] == 0, t
 PY
+
+"$CLRR" plan show "$TMP/w.plan" | grep -q "^local     blur over 256x256, recorded 1x1; [0-9x]* on .* ms -> .* ms, [0-9]* runs" ||
+    fail "plan show: $("$CLRR" plan show "$TMP/w.plan" | grep -A1 '^local')"
 
 # replay with the plan: blur's launches with the tuned size, verified
 "$CLRR" replay --json "$TMP/w.clrr" --plan "$TMP/w.plan" >"$TMP/r.json" || fail "replay --plan: $(cat "$TMP/r.json")"
