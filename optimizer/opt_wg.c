@@ -304,9 +304,10 @@ static int opt_dbl_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median and spread (the interquartile range) of candidate @p i's timed
- * runs; 0 when a run has no device time. */
-static int opt_wg_stats(const int64_t *ns, unsigned n, unsigned reps, unsigned i, double *med, double *spread)
+/* Median, quartiles and spread (the interquartile range) of candidate
+ * @p i's timed runs; 0 when a run has no device time. */
+static int opt_wg_stats(const int64_t *ns, unsigned n, unsigned reps, unsigned i, double *med, double *spread,
+                        double *q1, double *q3)
 {
     double v[OPT_VERIFY_MAX_REPS];
     for (unsigned r = 0; r < reps; r++) {
@@ -316,7 +317,9 @@ static int opt_wg_stats(const int64_t *ns, unsigned n, unsigned reps, unsigned i
     }
     qsort(v, reps, sizeof *v, opt_dbl_cmp);
     *med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
-    *spread = v[(3 * reps) / 4] - v[reps / 4];
+    *q1 = v[reps / 4];
+    *q3 = v[(3 * reps) / 4];
+    *spread = *q3 - *q1;
     return 1;
 }
 
@@ -453,8 +456,8 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
         goto out;
     }
     res->measured++;
-    double bmed, bspread;
-    if (!opt_wg_stats(ns, n, reps, 0, &bmed, &bspread) || bmed <= 0) {
+    double bmed, bspread, bq1, bq3;
+    if (!opt_wg_stats(ns, n, reps, 0, &bmed, &bspread, &bq1, &bq3) || bmed <= 0) {
         opt_wg_say(t, "%s (launch %llu): kept %s: the device gave no times", s->kernel, (unsigned long long)s->seq, rec);
         goto out;
     }
@@ -462,11 +465,14 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
     unsigned win = 0;
     double wmed = 0, wnoise = 0;
     for (unsigned i = 1; i < n; i++) {
-        double m, sp;
-        if (!opt_wg_stats(ns, n, reps, i, &m, &sp))
+        double m, sp, q1, q3;
+        if (!opt_wg_stats(ns, n, reps, i, &m, &sp, &q1, &q3))
             continue;
         double noise = sp > bspread ? sp : bspread;
-        if (bmed - m > 2 * noise && bmed - m > 0.03 * bmed && (!win || m < wmed)) {
+        /* beyond the noise: the two interquartile ranges apart (the
+         * candidate's slower quarter faster than the baseline's faster
+         * quarter), and the medians more than 3% apart */
+        if (q3 < bq1 && bmed - m > 0.03 * bmed && (!win || m < wmed)) {
             win = i;
             wmed = m;
             wnoise = noise;
