@@ -48,3 +48,9 @@ $(B)/bench/waves: $(B)/obj/bench/waves.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL
 ALL_TARGETS += $(B)/bench/waves
+
+# `make bench-tune`: work-group sizes tuned per launch shape (clrr optimize
+# --tune) on every workload of $(B)/apps; replay plain vs with the plan.
+.PHONY: bench-tune
+bench-tune: all
+	@python3 bench/tune.py $(B)

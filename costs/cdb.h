@@ -114,6 +114,20 @@ cdb_status cdb_add_kernel(cdb *db, const char *identity, const cdb_key *k, uint6
  *  nanoseconds, wall time of a blocking call. @return CDB_OK, CDB_ERR_ARG
  *  (bytes or ns 0, another dir, a bad string), CDB_ERR_NOMEM. */
 cdb_status cdb_add_xfer(cdb *db, const char *identity, int dir, uint64_t bytes, uint64_t ns);
+/* A tuned local size (`clrr optimize --tune`, optimizer/opt_wg.c): on one
+ * device, launches of a key (its lsz: the recorded local size) ran
+ * before_ns with it and after_ns with local[], medians of reps runs each. */
+typedef struct cdb_tuned {
+    uint64_t local[3];        /* 1 beyond the key's dim */
+    uint64_t before_ns, after_ns;
+    unsigned reps;
+} cdb_tuned;
+/*! cdb_add_tuned() : records tuned local size @p t for launch @p k on
+ *  device @p identity (a `w` record, COSTS.md). The latest record of a
+ *  (device, key) is the one cdb_get_tuned gives. @return CDB_OK,
+ *  CDB_ERR_ARG (dim not 1..3, a local size 0, reps 0, a bad string),
+ *  CDB_ERR_NOMEM. */
+cdb_status cdb_add_tuned(cdb *db, const char *identity, const cdb_key *k, const cdb_tuned *t);
 /*! cdb_set_devices() : this machine lists these devices, in order (the
  *  order `clrr devices` shows): a new snapshot, which replaces the
  *  previous one for cdb_resolve. @return CDB_OK, CDB_ERR_ARG (n 0 or above
@@ -162,6 +176,9 @@ int cdb_kernel_curve(cdb *db, const char *identity, const cdb_key *k, cdb_curve 
  *  last point's time per group when there is one point) above the last;
  *  never decreasing with groups. 0 for an empty curve. */
 double cdb_curve_at(const cdb_curve *c, double groups);
+/*! cdb_get_tuned() : the latest tuned local size of launch @p k on
+ *  @p identity (sizes beyond dim ignored). @return 1 with *out filled, or 0. */
+int cdb_get_tuned(const cdb *db, const char *identity, const cdb_key *k, cdb_tuned *out);
 /*! cdb_xfer() : the transfer cost to (CDB_H2D) or from (CDB_D2H) device
  *  @p identity: *lat_ns + bytes * *ns_per_byte, least squares over the
  *  trusted per-size medians (at least two sizes). @return 1, else 0 (not

@@ -75,9 +75,19 @@ struct cdb {
     cdb_tab pttab;
     cdb_device *devs;         /* the latest snapshot (strings owned, one block per device) */
     unsigned ndevs;
+    struct cdb_wrec *tuned;   /* tuned local sizes (`w` records), in file order */
+    size_t ntuned, cap_tuned;
     cdb_buf pend;             /* lines added, not yet flushed */
     int cancel_next;          /* a flush failed within its lines: the next one starts with CAN '\n' */
 };
+
+/* A tuned local size as stored: the launch's series key and the decision. */
+typedef struct cdb_wrec {
+    cdb_skey key;             /* kind CDB_SER_KERNEL */
+    cdb_tuned t;
+} cdb_wrec;
+/* cdb_store.c: one tuned record in memory (CDB_OK or CDB_ERR_NOMEM). */
+cdb_status cdb_tuned_store(cdb *db, uint32_t ident, uint32_t kernel, const cdb_key *k, const cdb_tuned *t);
 
 /* cdb_store.c */
 uint64_t cdb_hash(const void *p, size_t n, uint64_t h);

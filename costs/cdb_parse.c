@@ -7,7 +7,7 @@
 
 #include "costs/cdb_int.h"
 
-#define MAX_FIELDS 10   /* the most a known record has */
+#define MAX_FIELDS 12   /* the most a known record has (w) */
 
 typedef struct pstate {
     cdb *db;
@@ -155,6 +155,44 @@ static cdb_status rec_kernel(pstate *ps, char **f, unsigned nf)
     return cdb_sample(ps->db, &sk, groups, ns);
 }
 
+/* w: a tuned local size (optimizer/opt_wg.c). */
+static cdb_status rec_tuned(pstate *ps, char **f, unsigned nf)
+{
+    cdb_key k;
+    cdb_tuned t;
+    uint64_t dim, reps, tm;
+    if (nf != 12)
+        PERR(ps, "tuned record: 12 fields expected, %u found", nf);
+    if (!*f[1])
+        PERR(ps, "tuned record: empty device identity");
+    if (!hex16(f[2], k.program))
+        PERR(ps, "tuned record: the program hash is not 32 hexadecimal digits");
+    if (!*f[3])
+        PERR(ps, "tuned record: empty kernel name");
+    NUMF(ps, f[4], &dim, "tuned record: DIM");
+    if (dim < 1 || dim > 3)
+        PERR(ps, "tuned record: DIM %llu is not 1, 2 or 3", (unsigned long long)dim);
+    if (!triple(f[5], k.gsz) || !triple(f[6], k.lsz) || !triple(f[7], t.local))
+        PERR(ps, "tuned record: a size is not three numbers");
+    for (unsigned d = 0; d < dim; d++)
+        if (!t.local[d])
+            PERR(ps, "tuned record: a tuned local size is 0");
+    NUMF(ps, f[8], &t.before_ns, "tuned record: BEFORE_NS");
+    NUMF(ps, f[9], &t.after_ns, "tuned record: AFTER_NS");
+    NUMF(ps, f[10], &reps, "tuned record: REPS");
+    NUMF(ps, f[11], &tm, "tuned record: UNIXTIME");
+    if (!reps || reps > 1000000)
+        PERR(ps, "tuned record: REPS %llu is not 1..1000000", (unsigned long long)reps);
+    t.reps = (unsigned)reps;
+    k.dim = (unsigned)dim;
+    k.kernel = f[3];
+    int64_t id = cdb_str_intern(ps->db, f[1], strlen(f[1]));
+    int64_t kn = id < 0 ? id : cdb_str_intern(ps->db, f[3], strlen(f[3]));
+    if (kn < 0)
+        return CDB_ERR_NOMEM;
+    return cdb_tuned_store(ps->db, (uint32_t)id, (uint32_t)kn, &k, &t);
+}
+
 static cdb_status rec_xfer(pstate *ps, char **f, unsigned nf)
 {
     uint64_t bytes, ns, t;
@@ -252,6 +290,7 @@ static cdb_status record(pstate *ps, char *l, size_t n)
     switch (f[0][0]) {
     case 'k': return rec_kernel(ps, f, nf);
     case 'x': return rec_xfer(ps, f, nf);
+    case 'w': return rec_tuned(ps, f, nf);
     case 's': return rec_snapshot(ps, f, nf);
     case 'd': return rec_device(ps, f, nf);
     default: return CDB_OK;   /* a record of a later minor version: ignored */

@@ -309,6 +309,7 @@ void cdb_store_free(cdb *db)
         free(db->pt[i].ring);
     free(db->pt);
     free(db->pttab.slot);
+    free(db->tuned);
 }
 
 /* ------------------------------------------------------------ adding */
@@ -368,4 +369,70 @@ cdb_status cdb_add_xfer(cdb *db, const char *identity, int dir, uint64_t bytes, 
         return CDB_ERR_NOMEM;
     }
     return CDB_OK;
+}
+
+/* ------------------------------------------------------------ tuned local sizes */
+
+cdb_status cdb_tuned_store(cdb *db, uint32_t ident, uint32_t kernel, const cdb_key *k, const cdb_tuned *t)
+{
+    if (cdb_grow((void **)&db->tuned, &db->cap_tuned, db->ntuned + 1, sizeof *db->tuned))
+        return CDB_ERR_NOMEM;
+    cdb_wrec *w = &db->tuned[db->ntuned++];
+    memset(w, 0, sizeof *w);
+    cdb_skey_kernel(&w->key, ident, kernel, k);
+    w->t = *t;
+    for (unsigned d = k->dim; d < 3; d++)
+        w->t.local[d] = 1;
+    return CDB_OK;
+}
+
+cdb_status cdb_add_tuned(cdb *db, const char *identity, const cdb_key *k, const cdb_tuned *t)
+{
+    if (!db || !k || !t || !t->reps || k->dim < 1 || k->dim > 3 || !cdb_str_ok(identity, 0) ||
+        !cdb_str_ok(k->kernel, 0))
+        return CDB_ERR_ARG;
+    for (unsigned d = 0; d < k->dim; d++)
+        if (!t->local[d])
+            return CDB_ERR_ARG;
+    int64_t id = cdb_str_intern(db, identity, strlen(identity));
+    int64_t kn = id < 0 ? id : cdb_str_intern(db, k->kernel, strlen(k->kernel));
+    if (kn < 0)
+        return CDB_ERR_NOMEM;
+    cdb_skey sk;
+    cdb_skey_kernel(&sk, (uint32_t)id, (uint32_t)kn, k);
+    char hex[33];
+    hex16(hex, k->program);
+    uint64_t l[3] = {t->local[0], k->dim > 1 ? t->local[1] : 1, k->dim > 2 ? t->local[2] : 1};
+    size_t mark = db->pend.len;
+    if (cdb_buf_printf(&db->pend,
+                       "w\t%s\t%s\t%s\t%u\t%llu,%llu,%llu\t%llu,%llu,%llu\t%llu,%llu,%llu\t%llu\t%llu\t%u\t%llu\n",
+                       identity, hex, k->kernel, k->dim, (unsigned long long)sk.gsz[0], (unsigned long long)sk.gsz[1],
+                       (unsigned long long)sk.gsz[2], (unsigned long long)sk.lsz[0], (unsigned long long)sk.lsz[1],
+                       (unsigned long long)sk.lsz[2], (unsigned long long)l[0], (unsigned long long)l[1],
+                       (unsigned long long)l[2], (unsigned long long)t->before_ns, (unsigned long long)t->after_ns,
+                       t->reps, (unsigned long long)time(NULL)))
+        return CDB_ERR_NOMEM;
+    if (cdb_tuned_store(db, (uint32_t)id, (uint32_t)kn, k, t) != CDB_OK) {
+        db->pend.len = mark;
+        return CDB_ERR_NOMEM;
+    }
+    return CDB_OK;
+}
+
+int cdb_get_tuned(const cdb *db, const char *identity, const cdb_key *k, cdb_tuned *out)
+{
+    if (!db || !identity || !k || !k->kernel || k->dim < 1 || k->dim > 3)
+        return 0;
+    int64_t id = cdb_str_find(db, identity, strlen(identity));
+    int64_t kn = id < 0 ? -1 : cdb_str_find(db, k->kernel, strlen(k->kernel));
+    if (kn < 0)
+        return 0;
+    cdb_skey sk;
+    cdb_skey_kernel(&sk, (uint32_t)id, (uint32_t)kn, k);
+    for (size_t i = db->ntuned; i-- > 0;)
+        if (!memcmp(&db->tuned[i].key, &sk, sizeof sk)) {
+            *out = db->tuned[i].t;
+            return 1;
+        }
+    return 0;
 }

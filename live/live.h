@@ -45,6 +45,8 @@ typedef struct live_exec live_exec;
 #define LIVE_SPLIT 5           /* run live_exec_split() instead: the launch in parts */
 #define LIVE_LINK 6            /* a launch of a chain (plan 1.5) after the held ones: hold
                                  it too, after them (they do not run first) */
+#define LIVE_LOCAL 7           /* run it as made, with the tuned local size of
+                                 live_exec_local() on a device it measured (plan 1.10) */
 #define LIVE_DEFER 4           /* live runs: do not execute it now; keep it (its arguments,
                                  data and objects as they are now) until the matcher says
                                  to run it (live_answer.force) or to free it */
@@ -64,6 +66,9 @@ plan_status live_exec_open(const plan_file *p, const char *path, size_t max_memo
 int live_exec_item(live_exec *x, const tf_item *it);
 /*! live_exec_fused() : the fused kernel of the last LIVE_FUSE answer. */
 const plan_fused *live_exec_fused(const live_exec *x);
+/*! live_exec_local() : the tuned shape of the last LIVE_LOCAL answer
+ *  (plan_local_for() picks the device's decision). */
+const plan_local *live_exec_local(const live_exec *x);
 /*! live_exec_split() : the split of the last LIVE_SPLIT answer. */
 const plan_split *live_exec_split(const live_exec *x);
 /*! live_exec_lanes() : the lanes (2 or 3) the plan's schedule (1.8) gives
@@ -157,6 +162,8 @@ typedef struct live_exec_stats {
     uint64_t fusions;         /* fused launches (all loop iterations) */
     uint64_t splits;          /* split launches (all loop iterations) */
     uint64_t specs;           /* specialized launches (all loop iterations; answered as LIVE_FUSE) */
+    uint64_t locals;          /* launches answered LIVE_LOCAL (whether their device was measured
+                                 is the caller's to count) */
     uint64_t kept;            /* live: calls deferred (dead work, unstored producers) */
     uint64_t forced;          /* ... of which run after all, because something read their results */
     uint64_t freed;           /* ... of which freed unrun (overwritten, released, or at the end) */

@@ -52,8 +52,10 @@ struct live_exec {
     size_t n;
     uint8_t *state;               /* per transformation (index id - 1) */
     int same_trace;
-    uint64_t fp, drops, fusions, splits, specs;
+    uint64_t fp, drops, fusions, splits, specs, locals;
     size_t nspec_xf;          /* specialize transformations (shape patterns are looked up too) */
+    const plan_xform **local_xf;   /* per tuned shape (1.10): its transformation */
+    const plan_local *local;   /* the last LIVE_LOCAL answer's tuned shape */
     const plan_xform *held[PLAN_CHAIN_MAX];   /* holds whose launches the run keeps, waiting for
                                      their fuse (a pair's producer, or a chain's launches) */
     unsigned nheld;

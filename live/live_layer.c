@@ -120,6 +120,11 @@ static struct {
     uint64_t blank_launches;   /* fused launches given a blank buffer for an intermediate */
     uint64_t blank_params;     /* and their parameters given it */
     uint64_t dropped, deferred, fused_launches, spec_launches, unbuilt, unkept;
+    uint64_t local_launches;   /* launches run with a tuned local size (plan 1.10) */
+    uint64_t local_unmeasured; /* ... not: the plan did not measure their device */
+    uint64_t local_refused;    /* ... not: the driver refused the tuned size (ran as made) */
+    cl_device_id local_dev;    /* the last device looked up, and whether the plan's */
+    char local_name[256], local_driver[128];
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
     int64_t hold_ns, fuse_ns;     /* keeping held launches; running fused launches (their
                                      arguments, the enqueue, freeing what was held) */
@@ -1029,6 +1034,54 @@ static int64_t rp_clock(void)
     return rp_call_times ? rec_time_ns() : 0;
 }
 
+/* A launch of a tuned shape (plan 1.10): run here with the local size the
+ * plan measured for the queue's device, as the application asked
+ * otherwise (the same queue, offsets, wait list, event); when the driver
+ * refuses it, as made, so that the application sees exactly what it
+ * would have. A device the plan did not measure runs it as made.
+ * @return 1 when it ran here (c->ret_override set), 0 to run it as made. */
+static int rp_local(rec_hook_call *c, void **pa, cl_command_queue q, const plan_local *l)
+{
+    cl_kernel k = RP_VAL(cl_kernel, c, pa, "kernel");
+    cl_uint dim = RP_VAL(cl_uint, c, pa, "work_dim");
+    const size_t *off = RP_VAL(const size_t *, c, pa, "global_work_offset");
+    const size_t *gsz = RP_VAL(const size_t *, c, pa, "global_work_size");
+    const size_t *lsz = RP_VAL(const size_t *, c, pa, "local_work_size");
+    cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
+    const cl_event *wl = RP_VAL(const cl_event *, c, pa, "event_wait_list");
+    cl_event *ev = RP_VAL(cl_event *, c, pa, "event");
+    cl_device_id dev = NULL;
+    if (!l || !q || !gsz || dim != l->dim ||
+        live_next->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return 0;
+    if (dev != rp.local_dev) {
+        rp.local_name[0] = rp.local_driver[0] = 0;
+        if (live_next->clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof rp.local_name, rp.local_name, NULL) != CL_SUCCESS ||
+            live_next->clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof rp.local_driver, rp.local_driver, NULL) !=
+                CL_SUCCESS)
+            rp.local_name[0] = rp.local_driver[0] = 0;
+        rp.local_name[sizeof rp.local_name - 1] = rp.local_driver[sizeof rp.local_driver - 1] = 0;
+        rp.local_dev = dev;
+    }
+    const plan_tuned *t = plan_local_for(l, rp.local_name, rp.local_driver);
+    if (!t) {
+        rp.local_unmeasured++;
+        return 0;
+    }
+    size_t tl[3] = {1, 1, 1};
+    for (unsigned d = 0; d < dim && d < 3; d++)
+        tl[d] = (size_t)t->local[d];
+    cl_int r = live_next->clEnqueueNDRangeKernel(q, k, dim, off, gsz, tl, nw, wl, ev);
+    if (r != CL_SUCCESS) {   /* refused here: as the application made it */
+        rp.local_refused++;
+        r = live_next->clEnqueueNDRangeKernel(q, k, dim, off, gsz, lsz, nw, wl, ev);
+    } else {
+        rp.local_launches++;
+    }
+    c->ret_override = r;
+    return 1;
+}
+
 int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
 {
     cl_command_queue q = pa ? RP_VAL(cl_command_queue, c, pa, "command_queue") : NULL;
@@ -1072,6 +1125,8 @@ int live_plan_apply(rec_hook_call *c, void **pa, int skip, int can_skip)
             rp_held_run(q);
         }
         rp.hold_ns += rp_clock() - t0;
+    } else if (v == LIVE_LOCAL && c->fn == REC_FN_clEnqueueNDRangeKernel) {
+        skip = rp_local(c, pa, q, live_exec_local(rp.x));
     } else if (v == LIVE_SPLIT) {
         skip = rp_split(c, pa);
     } else if (v == LIVE_FUSE) {
@@ -1202,6 +1257,7 @@ void live_plan_end(void)
                 "\"dropped\": %llu, \"deferred\": %llu, \"ran_after_all\": %llu, \"never_ran\": %llu, "
                 "\"fused_launches\": %llu, \"fused_blank\": %llu, \"fused_blank_params\": %llu, \"fused_unbuilt\": %llu, \"not_kept\": %llu, "
                 "\"specialized_launches\": %llu, \"schedules_not_applied\": %llu, "
+                "\"local_size_launches\": %llu, \"local_size_unmeasured\": %llu, \"local_size_refused\": %llu, "
                 "\"stopped\": %s, "
                 "\"fused_build_us\": %lld, \"match_us\": %lld, \"hold_us\": %lld, \"fuse_us\": %lld, \"unhold_us\": %lld, "
                 "\"data_hashed\": %s, \"steady\": %llu, \"trusted\": %s, \"untrusted\": %llu, ",
@@ -1211,7 +1267,8 @@ void live_plan_end(void)
                 (unsigned long long)rp.fused_launches, (unsigned long long)rp.blank_launches,
                 (unsigned long long)rp.blank_params,
                 (unsigned long long)rp.unbuilt, (unsigned long long)rp.unkept, (unsigned long long)rp.spec_launches,
-                (unsigned long long)plan_sched_count(rp.plan), rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
+                (unsigned long long)plan_sched_count(rp.plan), (unsigned long long)rp.local_launches,
+                (unsigned long long)rp.local_unmeasured, (unsigned long long)rp.local_refused, rp.broken ? "true" : "false", (long long)(rp.build_ns / 1000), (long long)(rp.match_ns / 1000),
                 (long long)(rp.hold_ns / 1000), (long long)(rp.fuse_ns / 1000), (long long)(rp.unhold_ns / 1000),
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady, rp.gate ? "false" : "true",
                 (unsigned long long)rp.untrusted);

@@ -86,6 +86,14 @@ static plan_status live_exec_new(const plan_file *p, live_exec **out, char *err,
         x->by_key[i] = x->by_seq[i] = plan_get_xform(p, i);
     for (size_t i = 0; i < x->n; i++)
         x->nspec_xf += x->by_key[i]->action == PLAN_ACT_SPECIALIZE;
+    if (plan_local_count(p) && !(x->local_xf = calloc(plan_local_count(p), sizeof *x->local_xf))) {
+        live_exec_close(x);
+        return plan_seterr(err, err_cap, PLAN_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < x->n; i++)
+        if (x->by_key[i]->action == PLAN_ACT_LOCAL_SIZE && x->by_key[i]->local &&
+            x->by_key[i]->local <= plan_local_count(p) && !x->local_xf[x->by_key[i]->local - 1])
+            x->local_xf[x->by_key[i]->local - 1] = x->by_key[i];
     qsort(x->by_key, x->n, sizeof *x->by_key, live_cmp_key);
     qsort(x->by_seq, x->n, sizeof *x->by_seq, live_cmp_seq);
     *out = x;
@@ -212,6 +220,7 @@ void live_exec_close(live_exec *x)
     free(x->by_key);
     free(x->by_seq);
     free(x->state);
+    free(x->local_xf);
     free(x);
 }
 
@@ -225,6 +234,11 @@ void live_exec_rewind(live_exec *x)
 const plan_fused *live_exec_fused(const live_exec *x)
 {
     return x->fused;
+}
+
+const plan_local *live_exec_local(const live_exec *x)
+{
+    return x->local;
 }
 
 const plan_split *live_exec_split(const live_exec *x)
@@ -434,6 +448,14 @@ int live_exec_decide(live_exec *x, const tf_call *c, plan_fate *fate)
         return PLAN_ERR_NOMEM;
     if (!f && x->nspec_xf && live_is_launch(c->sig->name) && live_find_spec(x, c, &f) < 0)
         return PLAN_ERR_NOMEM;
+    if (!f && x->local_xf && !strcmp(c->sig->name, "clEnqueueNDRangeKernel")) {
+        /* a tuned shape (1.10): kernel, program and NDRange, whatever the
+         * buffers and values, wherever the launch comes */
+        plan_shape sh;
+        const plan_local *l = plan_launch_shape(&x->t, c, &sh) ? plan_local_match(x->p, &sh) : NULL;
+        if (l)
+            f = x->local_xf[l->id - 1];
+    }
     if (!f) {
         const plan_xform *s = live_find_seq(x, c->seq);
         if (s)
@@ -464,6 +486,17 @@ int live_exec_decide(live_exec *x, const tf_call *c, plan_fate *fate)
         x->fused = &z->as;
         x->specs++;
         return LIVE_FUSE;
+    }
+    if (f->action == PLAN_ACT_LOCAL_SIZE) {
+        const plan_local *l = plan_get_local(x->p, f->local - 1);
+        if (!l || x->nheld) {
+            live_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");
+            return LIVE_RUN;
+        }
+        x->state[f->id - 1] = LIVE_X_APPLIED;
+        x->local = l;
+        x->locals++;
+        return LIVE_LOCAL;
     }
     if (f->action == PLAN_ACT_SPLIT) {
         x->state[f->id - 1] = LIVE_X_APPLIED;
@@ -603,6 +636,7 @@ void live_exec_get_stats(const live_exec *x, live_exec_stats *out)
     out->fusions = x->fusions;
     out->splits = x->splits;
     out->specs = x->specs;
+    out->locals = x->locals;
     out->kept = x->nkept_total;
     out->forced = x->nforced;
     out->freed = x->nfreed;

@@ -26,3 +26,5 @@ UNIT_LIBS_test_opt_pattern := $(OPT_TEST_LIBS) $(OPT_LIBS) -ldl -lm
 $(B)/tests/test_opt_pattern: $(OPT_TEST_LIBS)
 UNIT_LIBS_test_opt_part := $(OPT_LIB) $(PLAN_LIB) $(CDB_LIB) -lm
 $(B)/tests/test_opt_part: $(OPT_LIB) $(PLAN_LIB) $(CDB_LIB)
+UNIT_LIBS_test_opt_wg := $(OPT_TEST_LIBS) $(OPT_LIBS) -ldl -lm
+$(B)/tests/test_opt_wg: $(OPT_TEST_LIBS)

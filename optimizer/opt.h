@@ -144,6 +144,106 @@ typedef struct opt_verify_result {
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
                                   opt_verify_result *res, char *err, size_t err_cap);
 
+/* ================================================================ work-group sizes */
+
+/* The wgsize pass (opt_wg.c, `clrr optimize --tune`): for every distinct
+ * launch shape (kernel, program, global size, recorded local size) that
+ * no other pass of the plan took, the local sizes legal there are measured
+ * by replaying the shape's first launch with its recorded inputs, and the
+ * fastest one that wins beyond the noise and leaves every memory argument
+ * bit-identical to the recorded local size's run becomes a local_size
+ * transformation (plan 1.10). The measuring is the caller's (the optimizer
+ * links no replayer): the hooks below. */
+
+/* What a launch may use on the device that runs it (from the replayer's
+ * rpl_tune_limits). */
+typedef struct opt_wg_limits {
+    unsigned dim;             /* 1..3 */
+    uint64_t global[3];
+    int has_local;            /* the recording gave a local size */
+    uint64_t local[3];
+    uint64_t dev_max_wg;      /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    uint64_t dev_max_items[3];   /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    uint64_t kernel_wg;       /* CL_KERNEL_WORK_GROUP_SIZE */
+    uint64_t pref_multiple;   /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE (0: unknown) */
+    uint64_t reqd[3];         /* reqd_work_group_size (0,0,0: none) */
+    int hashable;             /* every memory argument is a buffer */
+    char device[256], driver[128];   /* CL_DEVICE_NAME, CL_DRIVER_VERSION */
+    char identity[512];       /* the device in the cost database (cdb_identity) */
+} opt_wg_limits;
+
+/* Search modes (as ARM Compute Library's CLTuner): how many candidates. */
+typedef enum opt_tune_mode { OPT_TUNE_RAPID = 0, OPT_TUNE_NORMAL = 1, OPT_TUNE_EXHAUSTIVE = 2 } opt_tune_mode;
+#define OPT_TUNE_RAPID_MAX 6u
+#define OPT_TUNE_NORMAL_MAX 16u
+#define OPT_TUNE_EXHAUSTIVE_MAX 128u
+
+/*! opt_tune_mode_parse() : "rapid", "normal" or "exhaustive". @return 0, or
+ *  -1 for another string. */
+int opt_tune_mode_parse(const char *s, opt_tune_mode *m);
+
+/*! opt_wg_candidates() : the local sizes the search measures for launch
+ *  limits @p l in mode @p mode, at most @p cap rows into @p out (dim
+ *  entries each, 1 beyond): per dimension the powers of two, the preferred
+ *  multiple and the global size that divide the global size and fit the
+ *  device's item sizes; the product within the device's and the kernel's
+ *  work-group size (and PLAN_LOCAL_MAX_ITEMS); the recorded local size
+ *  left out (it is the baseline); the mode's best-ranked first (work-groups
+ *  of 64 to 256 work-items, the widest first dimension). None for a kernel
+ *  with reqd_work_group_size. @return the number of rows. Thread-safe. */
+unsigned opt_wg_candidates(const opt_wg_limits *l, opt_tune_mode mode, uint64_t (*out)[3], unsigned cap);
+
+typedef struct opt_tune {
+    opt_tune_mode mode;
+    double budget_s;          /* the search's time bound, in seconds (> 0) */
+    unsigned reps;            /* timed runs per candidate (5..OPT_VERIFY_MAX_REPS) */
+    /* Launch @p seq's limits on the device the replay runs on. @return 0,
+     * or -1 with one line in err (the shape is skipped). */
+    int (*probe)(void *user, uint64_t seq, opt_wg_limits *out, char *err, size_t err_cap);
+    /* Launch @p seq run with each of the @p n local sizes @p cands (row 0:
+     * {0}: the recorded one), alternated, @p reps timed runs each:
+     * ns[r * n + i] device nanoseconds (-1 unknown). @return 0 or -1 (err). */
+    int (*time)(void *user, uint64_t seq, const uint64_t (*cands)[3], unsigned n, unsigned reps, int64_t *ns,
+                char *err, size_t err_cap);
+    /* Launch @p seq run once with local size @p lsz (NULL: the recorded
+     * one): XXH3-128 of its memory arguments afterwards. @return 0, or -1
+     * (err). */
+    int (*hash)(void *user, uint64_t seq, const uint64_t *lsz, uint8_t h[16], char *err, size_t err_cap);
+    /* The whole trace replayed with plan @p p, verified, as opt_verify's
+     * replay (0 verified). May be NULL (not replayed). */
+    int (*replay)(void *user, const plan_file *p, char *err, size_t err_cap);
+    /* One line per shape measured or left alone; may be NULL. */
+    void (*on_line)(void *user, const char *line);
+    /* Progress: @p done of @p total shapes, @p elapsed seconds; may be NULL. */
+    void (*on_progress)(void *user, unsigned done, unsigned total, double elapsed);
+    void *user;
+    struct cdb *costs;        /* when not NULL: each tuned shape is added (cdb_add_tuned; the
+                                 caller flushes) */
+} opt_tune;
+
+typedef struct opt_tune_result {
+    unsigned shapes;          /* distinct launch shapes of the trace */
+    unsigned taken;           /* ... that another pass of the plan took (not tuned) */
+    unsigned measured;        /* ... measured */
+    unsigned tuned;           /* ... given a local_size transformation */
+    unsigned differ;          /* ... whose fastest local size changed the outputs (kept) */
+    unsigned skipped;         /* ... not measured: reqd_work_group_size, images, no candidate,
+                                 could not run */
+    unsigned left;            /* ... not measured: out of budget */
+    int removed;              /* the plan with them did not replay verified: all removed */
+    unsigned recorded;        /* tuned shapes added to opt_tune.costs */
+    double seconds;           /* the search took */
+} opt_tune_result;
+
+/*! opt_tune_plan() : the wgsize pass over trace @p path, adding its
+ *  transformations and tuned shapes to @p p (made by opt_optimize*; launches
+ *  it transformed are left alone) and enabling the pass. With t->replay,
+ *  the plan is replayed once more at the end and, when it does not verify,
+ *  loses every local_size (res->removed). @return PLAN_OK; PLAN_ERR_TRACE
+ *  (one line in @p err); PLAN_ERR_NOMEM. */
+plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, size_t max_memory, opt_tune_result *res,
+                          char *err, size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,7 +51,7 @@ const char *plan_strerror(plan_status s);
  * "Versions"). */
 #define PLAN_FORMAT "clrr-plan"
 #define PLAN_MAJOR 1
-#define PLAN_MINOR 9
+#define PLAN_MINOR 10
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -71,6 +71,8 @@ typedef enum plan_pass {
                                  loops become compile-time constants (1.7) */
     PLAN_PASS_SCHEDULE = 5,    /* an in-order queue's transfers on lanes of their own, so that
                                  copies overlap compute (1.8) */
+    PLAN_PASS_WGSIZE = 6,      /* measured work-group sizes per launch shape and device (1.10;
+                                 runs only with measurement: `clrr optimize --tune`) */
     PLAN_PASS_COUNT
 } plan_pass;
 
@@ -82,7 +84,7 @@ typedef enum plan_pass {
 #define PLAN_PASSES_DEFAULT PLAN_PASSES_ALL
 
 /*! plan_pass_name() : "dead", "redundant", "fuse", "split", "specialize",
- *  "schedule" (static); NULL when out of range. */
+ *  "schedule", "wgsize" (static); NULL when out of range. */
 const char *plan_pass_name(plan_pass p);
 
 /*! plan_passes_parse() : a comma-separated list of pass names, "all" or
@@ -111,9 +113,10 @@ typedef struct plan_file plan_file;
  * recorded if that does not come); fuse: the consumer launch runs the
  * fused kernel instead, with the held launch's arguments and its own. */
 typedef enum plan_action { PLAN_ACT_DROP = 0, PLAN_ACT_HOLD = 1, PLAN_ACT_FUSE = 2, PLAN_ACT_SPLIT = 3,
-                          PLAN_ACT_SPECIALIZE = 4, PLAN_ACT_COUNT } plan_action;
+                          PLAN_ACT_SPECIALIZE = 4, PLAN_ACT_LOCAL_SIZE = 5, PLAN_ACT_COUNT } plan_action;
 
-/*! plan_action_name() : "drop", "hold", "fuse", "split", "specialize" (static). */
+/*! plan_action_name() : "drop", "hold", "fuse", "split", "specialize",
+ *  "local_size" (static). */
 const char *plan_action_name(plan_action a);
 
 typedef struct plan_xform {
@@ -133,6 +136,7 @@ typedef struct plan_xform {
     uint32_t fused;           /* hold, fuse: the fused kernel's id (1, 2, ...), else 0 */
     uint32_t split;           /* split (1.4): the split's id (1, 2, ...), else 0 */
     uint32_t spec;            /* specialize (1.7): the specialization's id (1, 2, ...), else 0 */
+    uint32_t local;           /* local_size (1.10): the tuned shape's id (1, 2, ...), else 0 */
 } plan_xform;
 
 /* The most launches one fused kernel does (a chain, plan 1.5). */
@@ -219,6 +223,69 @@ typedef struct plan_sched {
     uint64_t predicted_ns;    /* the same commands over the lanes (predicted; < recorded_ns) */
     const char *reason;       /* one line: what overlaps */
 } plan_sched;
+
+/* A tuned launch shape (1.10, PLAN.md "Local sizes"): launches of kernel
+ * `kernel` (program source hash `program`) over `global` with the
+ * recorded local size `recorded` (has_recorded 0: NULL, left to the
+ * driver) run, on a device the plan measured (name and driver version
+ * equal), with that device's tuned local size. Per device: the medians of
+ * the launch's device time with the recorded and the tuned local size
+ * over `reps` alternated runs, and the noise (the larger spread). */
+#define PLAN_LOCAL_MAX_TUNED 16u    /* devices per shape */
+#define PLAN_LOCAL_MAX_ITEMS 4096u  /* work-items in one work-group, at most */
+typedef struct plan_tuned {
+    const char *device;       /* CL_DEVICE_NAME */
+    const char *driver;       /* CL_DRIVER_VERSION */
+    uint64_t local[3];        /* dim entries, each >= 1, product <= PLAN_LOCAL_MAX_ITEMS */
+    uint64_t before_ns, after_ns, noise_ns;
+    unsigned reps;
+} plan_tuned;
+typedef struct plan_local {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    const char *kernel;
+    uint8_t program[16];
+    unsigned dim;             /* 1..3 */
+    uint64_t global[3];
+    int has_recorded;
+    uint64_t recorded[3];
+    unsigned ntuned;          /* 1..PLAN_LOCAL_MAX_TUNED */
+    const plan_tuned *tuned;
+} plan_local;
+#define PLAN_MAX_LOCALS 65536u
+/*! plan_local_count() / plan_get_local() : the tuned shapes (1.10); by
+ *  index from 0 (NULL out of range). */
+size_t plan_local_count(const plan_file *p);
+const plan_local *plan_get_local(const plan_file *p, size_t i);
+/*! plan_add_local() : appends a copy of @p l (its id assigned; *id may be
+ *  NULL). @return PLAN_OK, PLAN_ERR_ARG (a local size out of range),
+ *  PLAN_ERR_NOMEM or PLAN_ERR_LIMIT. */
+plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id);
+/*! plan_remove_locals() : removes every local_size transformation and
+ *  tuned shape (the others keep their order; ids renumbered). */
+void plan_remove_locals(plan_file *p);
+/* A launch as tuned shapes name it (1.10): kernel, program, NDRange. */
+typedef struct plan_shape {
+    const char *kernel;       /* the tracker's string */
+    uint8_t program[16];
+    unsigned dim;
+    uint64_t global[3];       /* 1 beyond dim */
+    int has_local;
+    uint64_t local[3];        /* 0 beyond dim, and without a local size */
+} plan_shape;
+struct plan_track;
+/*! plan_launch_shape() : the shape of clEnqueueNDRangeKernel call @p c
+ *  (its kernel as tracker @p t knows it, before the call is applied).
+ *  @return 1, or 0 when not known (no kernel name, a program without
+ *  source, no global size). */
+int plan_launch_shape(struct plan_track *t, const tf_call *c, plan_shape *out);
+/*! plan_local_match() : the tuned shape of @p p that launches of shape
+ *  @p s take (kernel, program, dim, global and recorded local size equal),
+ *  or NULL. */
+const plan_local *plan_local_match(const plan_file *p, const plan_shape *s);
+/*! plan_local_for() : the decision of @p l for the device named @p device
+ *  with driver version @p driver (both compared whole), or NULL when the
+ *  plan did not measure that device. Thread-safe. */
+const plan_tuned *plan_local_for(const plan_local *l, const char *device, const char *driver);
 
 /* A split launch (1.4): the launch runs as parts, each a range of
  * work-groups along one dimension on one device, through a partition-ready
@@ -311,12 +378,13 @@ typedef enum plan_feature {
     PLAN_FEAT_CHAIN = 2,       /* fused kernels of more than two launches (1.5) */
     PLAN_FEAT_SPECIALIZE = 3,  /* action specialize, specializations (1.7) */
     PLAN_FEAT_SCHEDULE = 4,    /* scheduled queues (1.8) */
+    PLAN_FEAT_LOCAL_SIZE = 5,  /* action local_size, section local_sizes (1.10) */
     PLAN_FEAT_COUNT
 } plan_feature;
 #define PLAN_MAX_REQUIRES 64u   /* names in `requires` */
 
 /*! plan_feature_name() : "fuse", "split", "chain", "specialize",
- *  "schedule" (static); NULL out of range. Thread-safe. */
+ *  "schedule", "local_size" (static); NULL out of range. Thread-safe. */
 const char *plan_feature_name(plan_feature f);
 /*! plan_features() : the features plan @p p uses (bit f = feature f),
  *  from its contents: what the writer puts in `requires`. */

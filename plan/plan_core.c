@@ -29,6 +29,7 @@ void plan_free(plan_file *p)
     free(p->sp);
     free(p->sz);
     free(p->sc);
+    free(p->lz);
     free(p->programs);
     plan_arena_free(&p->arena);
     free(p);
@@ -127,6 +128,130 @@ plan_status plan_add_spec(plan_file *p, const plan_spec *z, uint32_t *id)
     if (id)
         *id = d->id;
     return PLAN_OK;
+}
+
+plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id)
+{
+    if (p->nlz >= PLAN_MAX_LOCALS || !l->ntuned || l->ntuned > PLAN_LOCAL_MAX_TUNED)
+        return PLAN_ERR_LIMIT;
+    if (!l->dim || l->dim > 3)
+        return PLAN_ERR_ARG;
+    for (unsigned t = 0; t < l->ntuned; t++) {
+        uint64_t items = 1;
+        for (unsigned d = 0; d < l->dim; d++) {
+            uint64_t v = l->tuned[t].local[d];
+            if (!v || v > PLAN_LOCAL_MAX_ITEMS || !l->global[d] || v > l->global[d])
+                return PLAN_ERR_ARG;
+            items *= v;
+        }
+        if (items > PLAN_LOCAL_MAX_ITEMS)
+            return PLAN_ERR_ARG;
+    }
+    if (plan_grow((void **)&p->lz, &p->caplz, p->nlz + 1, sizeof *p->lz))
+        return PLAN_ERR_NOMEM;
+    plan_local *d = &p->lz[p->nlz];
+    *d = *l;
+    d->kernel = plan_str(p, l->kernel);
+    plan_tuned *t = plan_arena_alloc(&p->arena, l->ntuned * sizeof *t);
+    if (!d->kernel || !t)
+        return PLAN_ERR_NOMEM;
+    for (unsigned i = 0; i < l->ntuned; i++) {
+        t[i] = l->tuned[i];
+        t[i].device = plan_str(p, l->tuned[i].device);
+        t[i].driver = plan_str(p, l->tuned[i].driver);
+        if (!t[i].device || !t[i].driver)
+            return PLAN_ERR_NOMEM;
+    }
+    d->tuned = t;
+    d->id = (uint32_t)++p->nlz;
+    if (id)
+        *id = d->id;
+    return PLAN_OK;
+}
+
+void plan_remove_locals(plan_file *p)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < p->nxf; i++)
+        if (p->xf[i].action != PLAN_ACT_LOCAL_SIZE) {
+            p->xf[k] = p->xf[i];
+            p->xf[k].id = (uint32_t)(k + 1);
+            k++;
+        }
+    p->nxf = k;
+    p->nlz = 0;
+    p->passes[PLAN_PASS_WGSIZE].transformations = 0;
+    memset(&p->passes[PLAN_PASS_WGSIZE].effect, 0, sizeof p->passes[PLAN_PASS_WGSIZE].effect);
+}
+
+/* An array of at most 3 integers (a NULL array: 0). @return the count, or -1. */
+static int plan_dims_of(const tf_value *v, uint64_t out[3])
+{
+    if (!v || v->type == TF_NIL)
+        return 0;
+    if (v->type != TF_ARRAY || v->v.arr.n > 3)
+        return -1;
+    for (uint32_t i = 0; i < v->v.arr.n; i++)
+        if (!tf_value_u64(&v->v.arr.items[i], &out[i]))
+            return -1;
+    return (int)v->v.arr.n;
+}
+
+int plan_launch_shape(struct plan_track *t, const tf_call *c, plan_shape *out)
+{
+    uint64_t kid = 0, dim = 0;
+    memset(out, 0, sizeof *out);
+    if (!plan_arg_u64(c, "kernel", &kid) || !plan_arg_u64(c, "work_dim", &dim) || dim < 1 || dim > 3)
+        return 0;
+    const plan_obj *k = plan_track_obj(t, kid);
+    const plan_obj *pr = k && k->kind == PLAN_OBJ_KERNEL ? plan_track_obj(t, k->program) : NULL;
+    if (!k || !k->name || !pr || !pr->has_src)
+        return 0;
+    uint64_t g[3] = {1, 1, 1}, l[3] = {0, 0, 0};
+    int ng = plan_dims_of(plan_arg(c, "global_work_size"), g), nl = plan_dims_of(plan_arg(c, "local_work_size"), l);
+    if (ng < (int)dim || nl < 0 || (nl && nl < (int)dim))
+        return 0;
+    out->kernel = k->name;
+    memcpy(out->program, pr->src, 16);
+    out->dim = (unsigned)dim;
+    for (unsigned d = 0; d < 3; d++) {
+        out->global[d] = d < dim ? g[d] : 1;
+        out->local[d] = nl && d < dim ? l[d] : 0;
+    }
+    out->has_local = nl > 0;
+    return 1;
+}
+
+const plan_local *plan_local_match(const plan_file *p, const plan_shape *s)
+{
+    for (size_t i = 0; i < p->nlz; i++) {
+        const plan_local *l = &p->lz[i];
+        int same = l->dim == s->dim && l->has_recorded == s->has_local && !strcmp(l->kernel, s->kernel) &&
+                   !memcmp(l->program, s->program, 16);
+        for (unsigned d = 0; same && d < l->dim; d++)
+            same = l->global[d] == s->global[d] && (!l->has_recorded || l->recorded[d] == s->local[d]);
+        if (same)
+            return l;
+    }
+    return NULL;
+}
+
+size_t plan_local_count(const plan_file *p)
+{
+    return p->nlz;
+}
+
+const plan_local *plan_get_local(const plan_file *p, size_t i)
+{
+    return i < p->nlz ? &p->lz[i] : NULL;
+}
+
+const plan_tuned *plan_local_for(const plan_local *l, const char *device, const char *driver)
+{
+    for (unsigned i = 0; l && device && driver && i < l->ntuned; i++)
+        if (!strcmp(l->tuned[i].device, device) && !strcmp(l->tuned[i].driver, driver))
+            return &l->tuned[i];
+    return NULL;
 }
 
 plan_status plan_add_sched(plan_file *p, const plan_sched *s)
@@ -347,7 +472,8 @@ plan_xform *plan_xform_mut(plan_file *p, size_t i)
     return i < p->nxf ? &p->xf[i] : NULL;
 }
 
-static const char *const plan_feature_names[PLAN_FEAT_COUNT] = {"fuse", "split", "chain", "specialize", "schedule"};
+static const char *const plan_feature_names[PLAN_FEAT_COUNT] = {"fuse", "split", "chain", "specialize", "schedule",
+                                                                       "local_size"};
 
 const char *plan_feature_name(plan_feature f)
 {
@@ -365,7 +491,11 @@ unsigned plan_features(const plan_file *p)
             m |= 1u << PLAN_FEAT_SPLIT;
         else if (a == PLAN_ACT_SPECIALIZE)
             m |= 1u << PLAN_FEAT_SPECIALIZE;
+        else if (a == PLAN_ACT_LOCAL_SIZE)
+            m |= 1u << PLAN_FEAT_LOCAL_SIZE;
     }
+    if (p->nlz)
+        m |= 1u << PLAN_FEAT_LOCAL_SIZE;
     if (p->nfz)
         m |= 1u << PLAN_FEAT_FUSE;
     for (size_t i = 0; i < p->nfz; i++)

@@ -28,6 +28,8 @@ struct plan_file {
     size_t nsz, capsz;
     plan_sched *sc;
     size_t nsc, capsc;
+    plan_local *lz;
+    size_t nlz, caplz;
 };
 
 /* ------------------------------------------------------------ patterns */

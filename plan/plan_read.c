@@ -203,7 +203,7 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
     r->lenient = mi > PLAN_MINOR;
     static const char *const top[] = {"format", "version", "requires", "generator", "trace", "passes", "kernels",
                                       "transformations", "device_selection", "splits", "fused_kernels",
-                                      "specializations", "schedule", NULL};
+                                      "specializations", "schedule", "local_sizes", NULL};
     PLAN_TRY(plan_members(r, root, "plan", top));
     if (mi >= 9)   /* first: a feature this build does not know is the reason to refuse */
         PLAN_TRY(plan_rd_requires(r, root, mi));
@@ -222,6 +222,9 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
         return plan_seterr(r->err, r->cap, PLAN_ERR_VERSION,
                           "plan.schedule: this section is reserved for later versions and must be null before 1.8 "
                           "(this plan is %lu.%lu)", ma, mi);
+    if (mi < 10 && json_object_get(root, "local_sizes") && !r->lenient)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.local_sizes: comes with 1.10 (this plan is %lu.%lu)",
+                          ma, mi);
     for (size_t i = 0; plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, plan_reserved[i]);
         if (v && !json_is_null(v))
@@ -278,6 +281,9 @@ static plan_status plan_rd_passes(plan_rd *r, const json_t *root)
             return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.name: unknown pass '%.64s'", where, name);
         if (seen[p]++)
             return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s: pass '%s' listed twice", where, name);
+        if (p == PLAN_PASS_WGSIZE && r->p->info.minor < 10)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.name: pass 'wgsize' comes with 1.10 (this plan is "
+                              "%u.%u)", where, r->p->info.major, r->p->info.minor);
         if (p == PLAN_PASS_SCHEDULE && r->p->info.minor < 8)
             return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.name: pass 'schedule' comes with 1.8 (this plan is "
                               "%u.%u)", where, r->p->info.major, r->p->info.minor);
@@ -689,6 +695,99 @@ static plan_status plan_rd_spec(plan_rd *r, const json_t *o, size_t i)
     return plan_add_spec(r->p, &z, NULL);
 }
 
+/* An array of @p dim integers, each 1..max, at o[name] (NULL allowed
+ * when @p null_ok: *has 0). */
+static plan_status plan_get_dims(plan_rd *r, const json_t *o, const char *name, const char *where, unsigned dim,
+                               uint64_t max, int null_ok, uint64_t v[3], int *has)
+{
+    json_t *a = json_object_get(o, name);
+    if (has)
+        *has = 0;
+    if (null_ok && json_is_null(a))
+        return PLAN_OK;
+    if (!json_is_array(a) || json_array_size(a) != dim)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.%s: expected an array of %u integers (one per "
+                          "dimension)%s", where, name, dim, null_ok ? " or null" : "");
+    for (unsigned d = 0; d < dim; d++) {
+        json_t *e = json_array_get(a, d);
+        if (!json_is_integer(e) || json_integer_value(e) < 1 || (uint64_t)json_integer_value(e) > max)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.%s[%u]: expected an integer from 1 to %llu", where,
+                              name, d, (unsigned long long)max);
+        v[d] = (uint64_t)json_integer_value(e);
+    }
+    if (has)
+        *has = 1;
+    return PLAN_OK;
+}
+
+/* local_sizes[i] (1.10): a tuned launch shape of a plan whose wgsize pass
+ * ran; every local size in range (each dimension 1..global, at most
+ * PLAN_LOCAL_MAX_ITEMS work-items in all). */
+static plan_status plan_rd_local(plan_rd *r, const json_t *o, size_t i)
+{
+    static const char *const names[] = {"id", "kernel", "program", "dim", "global", "recorded", "tuned", NULL};
+    static const char *const tn[] = {"device", "driver", "local", "before_ns", "after_ns", "noise_ns", "reps", NULL};
+    char where[48], w2[96];
+    plan_local l;
+    plan_tuned tu[PLAN_LOCAL_MAX_TUNED];
+    uint64_t id, dim;
+    json_t *a;
+    memset(&l, 0, sizeof l);
+    memset(tu, 0, sizeof tu);
+    snprintf(where, sizeof where, "local_sizes[%zu]", i);
+    if (!r->p->passes[PLAN_PASS_WGSIZE].enabled)
+        return plan_bad(r, PLAN_ERR_PLAN, where, "the wgsize pass is not enabled in 'passes'");
+    PLAN_TRY(plan_rd_entry(r, o, where, names, i, &id));
+    PLAN_TRY(plan_get_str(r, o, "kernel", where, 256, &l.kernel));
+    snprintf(w2, sizeof w2, "%s.program", where);
+    PLAN_TRY(plan_get_hash(r, json_object_get(o, "program"), w2, l.program));
+    PLAN_TRY(plan_get_u64(r, o, "dim", where, &dim));
+    if (dim < 1 || dim > 3)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.dim: %llu, expected 1, 2 or 3", where,
+                          (unsigned long long)dim);
+    l.dim = (unsigned)dim;
+    PLAN_TRY(plan_get_dims(r, o, "global", where, l.dim, (uint64_t)INT64_MAX, 0, l.global, NULL));
+    PLAN_TRY(plan_get_dims(r, o, "recorded", where, l.dim, (uint64_t)INT64_MAX, 1, l.recorded, &l.has_recorded));
+    PLAN_TRY(plan_get_array(r, o, "tuned", where, PLAN_LOCAL_MAX_TUNED, &a));
+    if (!json_array_size(a))
+        return plan_bad(r, PLAN_ERR_PLAN, where, "tuned: expected 1 to 16 devices");
+    for (size_t k = 0; k < json_array_size(a); k++) {
+        json_t *e = json_array_get(a, k);
+        uint64_t reps;
+        snprintf(w2, sizeof w2, "%s.tuned[%zu]", where, k);
+        if (!json_is_object(e))
+            return plan_bad(r, PLAN_ERR_PLAN, w2, "expected an object");
+        PLAN_TRY(plan_members(r, e, w2, tn));
+        PLAN_TRY(plan_get_str(r, e, "device", w2, 256, &tu[k].device));
+        PLAN_TRY(plan_get_str(r, e, "driver", w2, 256, &tu[k].driver));
+        PLAN_TRY(plan_get_dims(r, e, "local", w2, l.dim, PLAN_LOCAL_MAX_ITEMS, 0, tu[k].local, NULL));
+        uint64_t items = 1;
+        for (unsigned d = 0; d < l.dim; d++) {
+            if (tu[k].local[d] > l.global[d])
+                return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local[%u]: %llu is larger than the global size "
+                                  "%llu", w2, d, (unsigned long long)tu[k].local[d], (unsigned long long)l.global[d]);
+            items *= tu[k].local[d];
+        }
+        if (items > PLAN_LOCAL_MAX_ITEMS)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local: %llu work-items in a work-group, at most %u",
+                              w2, (unsigned long long)items, PLAN_LOCAL_MAX_ITEMS);
+        PLAN_TRY(plan_get_u64(r, e, "before_ns", w2, &tu[k].before_ns));
+        PLAN_TRY(plan_get_u64(r, e, "after_ns", w2, &tu[k].after_ns));
+        PLAN_TRY(plan_get_u64(r, e, "noise_ns", w2, &tu[k].noise_ns));
+        PLAN_TRY(plan_get_u64(r, e, "reps", w2, &reps));
+        if (!reps || reps > 1000)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.reps: %llu, expected 1..1000", w2,
+                              (unsigned long long)reps);
+        tu[k].reps = (unsigned)reps;
+        for (size_t j = 0; j < k; j++)
+            if (!strcmp(tu[j].device, tu[k].device) && !strcmp(tu[j].driver, tu[k].driver))
+                return plan_bad(r, PLAN_ERR_PLAN, w2, "this device and driver are listed twice");
+    }
+    l.ntuned = (unsigned)json_array_size(a);
+    l.tuned = tu;
+    return plan_add_local(r->p, &l, NULL);
+}
+
 /* schedule[i] (1.8): a scheduled queue, once, of a plan whose schedule
  * pass ran. */
 static plan_status plan_rd_sched(plan_rd *r, const json_t *o, size_t i)
@@ -732,7 +831,7 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
 {
     static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
                                         "holds", "reason", "verify", "fused", "occurrences", "split",
-                                        "specialization", NULL};
+                                        "specialization", "local_size", NULL};
     static const char *const cn[] = {"seq", "function", NULL};
     char where[64], w2[96];
     const char *pass, *action, *fn, *reason, *verify;
@@ -760,23 +859,38 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
         x.action = PLAN_ACT_SPLIT;
     else if (!strcmp(action, "specialize"))
         x.action = PLAN_ACT_SPECIALIZE;
+    else if (!strcmp(action, "local_size"))
+        x.action = PLAN_ACT_LOCAL_SIZE;
     else
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN,
-                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse, split and specialize)",
-                          where, action, PLAN_MINOR);
+                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse, split, specialize and "
+                          "local_size)", where, action, PLAN_MINOR);
     int act_ok = x.pass == PLAN_PASS_FUSE           ? x.action == PLAN_ACT_HOLD || x.action == PLAN_ACT_FUSE
                  : x.pass == PLAN_PASS_SPLIT        ? x.action == PLAN_ACT_SPLIT
                  : x.pass == PLAN_PASS_SPECIALIZE   ? x.action == PLAN_ACT_SPECIALIZE
                  : x.pass == PLAN_PASS_SCHEDULE     ? 0   /* a schedule has no transformation */
+                 : x.pass == PLAN_PASS_WGSIZE       ? x.action == PLAN_ACT_LOCAL_SIZE
                                                    : x.action == PLAN_ACT_DROP;
     if (!act_ok)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.action: '%s' is not an action of pass '%s'", where,
                           action, pass);
     json_t *fz = json_object_get(o, "fused"), *spl = json_object_get(o, "split");
     json_t *spz = json_object_get(o, "specialization");
+    json_t *lsz = json_object_get(o, "local_size");
     if (spz && x.action != PLAN_ACT_SPECIALIZE)
         return plan_bad(r, PLAN_ERR_PLAN, where, "only a specialize names a specialization");
-    if (x.action == PLAN_ACT_SPECIALIZE) {
+    if (lsz && x.action != PLAN_ACT_LOCAL_SIZE)
+        return plan_bad(r, PLAN_ERR_PLAN, where, "only a local_size names a tuned shape");
+    if (x.action == PLAN_ACT_LOCAL_SIZE) {
+        uint64_t lid;
+        PLAN_TRY(plan_get_u64(r, o, "local_size", where, &lid));
+        if (!lid || lid > r->p->nlz)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local_size: no tuned shape %llu in local_sizes",
+                              where, (unsigned long long)lid);
+        if (fz || spl || spz)
+            return plan_bad(r, PLAN_ERR_PLAN, where, "a local_size names no fused kernel, split or specialization");
+        x.local = (uint32_t)lid;
+    } else if (x.action == PLAN_ACT_SPECIALIZE) {
         uint64_t zid;
         PLAN_TRY(plan_get_u64(r, o, "specialization", where, &zid));
         if (!zid || zid > r->p->nsz)
@@ -817,7 +931,8 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
     if (!plan_droppable(fn) || (x.action != PLAN_ACT_DROP && strcmp(fn, "clEnqueueNDRangeKernel")))
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.function: %.64s cannot be %s", w2, fn,
                           x.action == PLAN_ACT_DROP ? "dropped" : x.action == PLAN_ACT_SPLIT ? "split"
-                          : x.action == PLAN_ACT_SPECIALIZE ? "specialized" : "fused");
+                          : x.action == PLAN_ACT_SPECIALIZE ? "specialized"
+                          : x.action == PLAN_ACT_LOCAL_SIZE ? "retuned" : "fused");
     x.function = fn;
     PLAN_TRY(plan_get_u64(r, o, "occurrence", where, &x.occurrence));
     if (json_object_get(o, "occurrences")) {   /* 1.3 */
@@ -956,6 +1071,8 @@ plan_status plan_parse(const char *text, size_t len, plan_file **out, char *err,
         st = plan_rd_section(&r, root, "specializations", PLAN_MAX_SPECS, plan_rd_spec);
     if (st == PLAN_OK)
         st = plan_rd_section(&r, root, "schedule", PLAN_MAX_SCHEDS, plan_rd_sched);
+    if (st == PLAN_OK && r.p->info.minor >= 10)
+        st = plan_rd_section(&r, root, "local_sizes", PLAN_MAX_LOCALS, plan_rd_local);
     if (st == PLAN_OK)
         st = plan_rd_xforms(&r, root);
     if (st == PLAN_OK && r.p->info.minor < 9)   /* last: what older versions refuse says more */

@@ -23,7 +23,7 @@ const char *plan_strerror(plan_status s)
 }
 
 static const char *const plan_pass_names[PLAN_PASS_COUNT] = {"dead", "redundant", "fuse", "split", "specialize",
-                                                              "schedule"};
+                                                              "schedule", "wgsize"};
 
 const char *plan_pass_name(plan_pass p)
 {
@@ -33,7 +33,8 @@ const char *plan_pass_name(plan_pass p)
 const char *plan_action_name(plan_action a)
 {
     return a == PLAN_ACT_DROP ? "drop" : a == PLAN_ACT_HOLD ? "hold" : a == PLAN_ACT_FUSE ? "fuse"
-           : a == PLAN_ACT_SPLIT ? "split" : a == PLAN_ACT_SPECIALIZE ? "specialize" : "?";
+           : a == PLAN_ACT_SPLIT ? "split" : a == PLAN_ACT_SPECIALIZE ? "specialize"
+           : a == PLAN_ACT_LOCAL_SIZE ? "local_size" : "?";
 }
 
 int plan_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap)
@@ -56,7 +57,8 @@ int plan_passes_parse(const char *list, unsigned *mask, char *err, size_t err_ca
             if (strlen(plan_pass_names[i]) == n && !strncmp(p, plan_pass_names[i], n))
                 found = (int)i;
         if (found < 0) {
-            snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse, split, specialize, schedule; "
+            snprintf(err, err_cap, "unknown pass '%.*s' (passes: dead, redundant, fuse, split, specialize, schedule, "
+                     "wgsize; "
                      "or all, none)", (int)(n > 40 ? 40 : n), p);
             return -1;
         }

@@ -13,7 +13,7 @@ static const char *const plan_acc_names[] = {"none", "read", "write", "rw", "unk
 const char *const plan_reserved[] = {"device_selection", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
-                                            "schedule", NULL};
+                                            "schedule", "local_sizes", NULL};
 
 static json_t *plan_u64(uint64_t v)
 {
@@ -70,7 +70,43 @@ static json_t *plan_xform_json(const plan_xform *x)
         json_decref(o);
         return NULL;
     }
+    if (o && x->local && json_object_set_new(o, "local_size", plan_u64(x->local))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
+}
+
+static json_t *plan_dims_json(unsigned dim, const uint64_t *v)
+{
+    json_t *a = json_array();
+    for (unsigned d = 0; a && d < dim; d++)
+        if (json_array_append_new(a, plan_u64(v[d]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* A tuned launch shape (1.10): per device its local size and measurements. */
+static json_t *plan_local_json(const plan_local *l)
+{
+    json_t *tuned = json_array();
+    for (unsigned i = 0; tuned && i < l->ntuned; i++) {
+        const plan_tuned *t = &l->tuned[i];
+        if (json_array_append_new(tuned, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "device", t->device, "driver",
+                                                   t->driver, "local", plan_dims_json(l->dim, t->local), "before_ns",
+                                                   plan_u64(t->before_ns), "after_ns", plan_u64(t->after_ns),
+                                                   "noise_ns", plan_u64(t->noise_ns), "reps", plan_u64(t->reps)))) {
+            json_decref(tuned);
+            return NULL;
+        }
+    }
+    if (!tuned)
+        return NULL;
+    return json_pack("{s:o,s:s,s:o,s:i,s:o,s:o,s:o}", "id", plan_u64(l->id), "kernel", l->kernel, "program",
+                     plan_hash_json(l->program), "dim", (int)l->dim, "global", plan_dims_json(l->dim, l->global),
+                     "recorded", l->has_recorded ? plan_dims_json(l->dim, l->recorded) : json_null(), "tuned", tuned);
 }
 
 /* A specialization (1.7): its constants as [INDEX, "BYTES"], the bytes in
@@ -196,7 +232,8 @@ plan_status plan_write(const plan_file *p, FILE *f)
     /* a plan read and written back keeps its version's layout: the passes
      * it knew, and the sections it reserved (null) */
     unsigned npasses = in->minor == 0 ? PLAN_PASS_FUSE : in->minor < 4 ? PLAN_PASS_SPLIT
-                       : in->minor < 7 ? PLAN_PASS_SPECIALIZE : in->minor < 8 ? PLAN_PASS_SCHEDULE : PLAN_PASS_COUNT;
+                       : in->minor < 7 ? PLAN_PASS_SPECIALIZE : in->minor < 8 ? PLAN_PASS_SCHEDULE
+                       : in->minor < 10 ? PLAN_PASS_WGSIZE : PLAN_PASS_COUNT;
     fputs(",\n\"passes\": [", f);
     for (unsigned i = 0; i < npasses; i++) {
         const plan_pass_result *r = &p->passes[i];
@@ -248,6 +285,17 @@ plan_status plan_write(const plan_file *p, FILE *f)
                 rc |= plan_put(f, plan_sched_json(&p->sc[i]));
             }
             fputs(p->nsc ? "\n]" : "]", f);
+            continue;
+        }
+        if (!strcmp(plan_tail[t], "local_sizes")) {
+            if (in->minor < 10)
+                continue;   /* no such member before 1.10 */
+            fputs(",\n\"local_sizes\": [", f);
+            for (size_t i = 0; i < p->nlz; i++) {
+                fputs(i ? ",\n  " : "\n  ", f);
+                rc |= plan_put(f, plan_local_json(&p->lz[i]));
+            }
+            fputs(p->nlz ? "\n]" : "]", f);
             continue;
         }
         if (strcmp(plan_tail[t], "fused_kernels") || in->minor == 0) {

@@ -178,6 +178,13 @@ typedef struct tf_item tf_item;   /* trace-format/tf.h */
  * marker after it. */
 #define RPL_PLAN_SPLIT 4
 #define RPL_SPLIT_LAUNCH_TIMES 32
+/* Tuned local size (plan 1.10): LOCAL (a clEnqueueNDRangeKernel) runs the
+ * launch as recorded but with the local size the hook's local_size()
+ * gives for the queue's device, when that size is legal there (the
+ * device's and the kernel's limits, the global size divisible); else, or
+ * when the plan did not measure that device, with the recorded one
+ * (counted in rpl_summary). Nothing else about the launch changes. */
+#define RPL_PLAN_LOCAL 6
 
 enum { RPL_SPLIT_ARG_VALUE = 0, RPL_SPLIT_ARG_MEM = 1, RPL_SPLIT_ARG_LOCAL = 2 };
 enum { RPL_MERGE_NONE = 0, RPL_MERGE_CONCAT = 1, RPL_MERGE_DIFF = 2 };
@@ -456,6 +463,12 @@ typedef struct rpl_plan_hook {
      * queue the trace creates (from 0), 0 when none (rpl_lanes). May be
      * NULL. */
     unsigned (*lanes_of)(void *user, uint64_t queue);
+    /* After on_item answered RPL_PLAN_LOCAL: the local size (work_dim
+     * entries into @p lsz) the plan gives the launch on the device named
+     * @p device (CL_DEVICE_NAME) with driver @p driver (CL_DRIVER_VERSION).
+     * @return 1 with *lsz set, 0 when the plan did not measure that device
+     * (the launch runs as recorded). May be NULL. */
+    int (*local_size)(void *user, const char *device, const char *driver, size_t lsz[3]);
 } rpl_plan_hook;
 
 /* ---------------------------------------------------------------- profile */
@@ -661,6 +674,9 @@ typedef struct rpl_summary {
     uint64_t plan_markers;    /* ... replaced by a marker for their event */
     uint64_t plan_fused;      /* launches a plan ran as a fused kernel (with the held one) */
     uint64_t plan_specialized;   /* launches a plan ran as a specialized kernel (1.7) */
+    uint64_t plan_local;      /* launches a plan ran with a tuned local size (1.10) */
+    uint64_t plan_local_unmeasured;   /* ... not: the plan did not measure this device */
+    uint64_t plan_local_refused;      /* ... not: the tuned size is not legal here */
     uint64_t plan_unheld;     /* held launches run as recorded (no fusion followed,
                                * or the fused kernel cannot be built here) */
     uint64_t plan_lane_queues;   /* queues run over lanes (a plan's schedule, 1.8) */
@@ -695,6 +711,55 @@ void rpl_get_summary(const rpl_session *s, rpl_summary *out);
 /*! rpl_close() : releases every live object the session created, frees it.
  *  Accepts NULL. */
 void rpl_close(rpl_session *s);
+
+/* ------------------------------------------------------------------ tuning */
+
+/* Work-group size tuning (rpl_tune.c, `clrr optimize --tune`): one launch
+ * of a trace (call @p seq, a clEnqueueNDRangeKernel) replayed with its
+ * exact recorded inputs (rpl_opts.kernel mode: everything before it runs
+ * as recorded), on the device rpl_opts.device maps to. */
+typedef struct rpl_tune_limits {
+    char device[256];         /* CL_DEVICE_NAME of the queue's device */
+    char driver[128];         /* CL_DRIVER_VERSION */
+    char version[128];        /* CL_DEVICE_VERSION */
+    char identity[512];       /* cdb_identity() of the device (costs/cdb.h) */
+    char kernel[128];         /* the kernel's name */
+    unsigned dim;             /* work_dim (1..3) */
+    size_t global[3];
+    int has_local;            /* the recording gave a local size */
+    size_t local[3];          /* ... that one */
+    size_t dev_max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    size_t dev_max_items[3];  /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    size_t kernel_wg;         /* CL_KERNEL_WORK_GROUP_SIZE on that device */
+    size_t pref_multiple;     /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+    size_t reqd[3];           /* CL_KERNEL_COMPILE_WORK_GROUP_SIZE (0,0,0: none) */
+    int hashable;             /* every memory argument is a buffer (outputs can be hashed) */
+} rpl_tune_limits;
+
+/*! rpl_tune_probe() : replays trace @p path up to launch @p seq (options
+ *  @p o copied; kernel, loop, timing, verify and plan are set by it) and
+ *  fills @p out with what the device and the kernel allow there. The
+ *  launch itself runs as recorded. @return RPL_OK, or an error with one
+ *  line in @p err. Thread-safe on different sessions. */
+rpl_status rpl_tune_probe(const char *path, const rpl_opts *o, uint64_t seq, rpl_tune_limits *out, char *err,
+                          size_t cap);
+/*! rpl_tune_time() : replays up to launch @p seq, then runs it @p n x
+ *  (1 + @p reps) more times in one session, candidate i = iteration % n
+ *  (round robin: the candidates alternate), with local size @p cands[i]
+ *  (a row whose first entry is 0: the recorded local size); the first
+ *  round warms up (a driver may build per local size), the next @p reps
+ *  rounds are timed by the device (profiling): ns[r * n + i] (-1 when a
+ *  run has no device time). A candidate the driver refuses fails the
+ *  call. @return RPL_OK, or an error with one line in @p err. */
+rpl_status rpl_tune_time(const char *path, const rpl_opts *o, uint64_t seq, const size_t (*cands)[3], unsigned n,
+                         unsigned reps, int64_t *ns, char *err, size_t cap);
+/*! rpl_tune_hash() : replays up to launch @p seq, runs it once with local
+ *  size @p lsz (NULL: the recorded one), waits, and hashes (XXH3-128) the
+ *  contents of every memory argument of the launch afterwards into @p h.
+ *  @return RPL_OK; RPL_ERR_UNSUPPORTED when an argument is not a buffer;
+ *  another error; one line in @p err. */
+rpl_status rpl_tune_hash(const char *path, const rpl_opts *o, uint64_t seq, const size_t *lsz, uint8_t h[16],
+                         char *err, size_t cap);
 
 /* ------------------------------------------------------------------- trim */
 

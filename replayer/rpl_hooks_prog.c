@@ -277,16 +277,12 @@ int rpl_pre_clEnqueueNDRangeKernel(rpl_cx *x_, cl_command_queue *command_queue, 
                                    const size_t **local_work_size, cl_uint *num_events_in_wait_list,
                                    const cl_event **event_wait_list, cl_event **event)
 {
-    (void)command_queue;
-    (void)kernel;
-    (void)work_dim;
     (void)global_work_offset;
-    (void)global_work_size;
-    (void)local_work_size;
     (void)num_events_in_wait_list;
     (void)event_wait_list;
     (void)event;
     RPL_TRY(rpl_host_snapshots(x_));
+    RPL_TRY(rpl_local_pre(x_, *command_queue, *kernel, *work_dim, *global_work_size, local_work_size));
     /* cost learning measures the launch on copies of its inputs, as they
      * are now (host-pointer snapshots written) */
     return x_->s->prof ? rpl_profile_kernel(x_) : RPL_OK;
@@ -297,8 +293,6 @@ int rpl_post_clEnqueueNDRangeKernel(rpl_cx *x_, int ok, cl_int *ret, cl_command_
                                     const size_t *local_work_size, cl_uint num_events_in_wait_list,
                                     const cl_event *event_wait_list, cl_event *event)
 {
-    (void)ret;
-    (void)command_queue;
     (void)kernel;
     (void)work_dim;
     (void)global_work_offset;
@@ -309,7 +303,7 @@ int rpl_post_clEnqueueNDRangeKernel(rpl_cx *x_, int ok, cl_int *ret, cl_command_
     (void)event;
     if (ok)
         rpl_note_launch(x_->s, x_->c->seq, rpl_obj_find(x_->s, rpl_arg_id(x_, 1)));
-    return RPL_OK;
+    return rpl_local_post(x_, ok, command_queue, ret ? *ret : CL_SUCCESS);
 }
 
 int rpl_pre_clEnqueueTask(rpl_cx *x_, cl_command_queue *command_queue, cl_kernel *kernel,

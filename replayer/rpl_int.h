@@ -335,6 +335,9 @@ struct rpl_session {
     int def_off;              /* a call of unknown effects ran: every byte counts as defined */
     struct rpl_svmdef *svmdefs;   /* coarse-grained SVM allocations' defined bytes (rpl_defined.c) */
     size_t nsvmdefs, cap_svmdefs;
+    int plan_local_pending;   /* the plan answered RPL_PLAN_LOCAL for the launch about to run */
+    size_t local_buf[3];      /* the local size a launch runs with instead (rpl_tune.c) */
+    struct rpl_tune_state *tune;   /* rpl_tune_* sessions (rpl_tune.c), NULL otherwise */
     /* state */
     int failed;
     int ended;
@@ -408,6 +411,13 @@ void rpl_profile_free(rpl_session *s);
 /* rpl_devices.c: the live device @p spec names (as --device), and its platform. */
 int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_platform_id *plat, char *err,
                        size_t cap);
+
+/* rpl_tune.c: from clEnqueueNDRangeKernel's pre hook: a plan's tuned
+ * local size (rpl_plan_hook.local_size) or a tuning session's candidate
+ * replaces *lsz when legal on the queue's device; the post hook hashes a
+ * tuning session's outputs. RPL_OK or an error. */
+int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *gsz, const size_t **lsz);
+int rpl_local_post(rpl_cx *x, int ok, cl_command_queue q, cl_int ret);
 
 /* Kernel argument values as set (rpl_plan.c). */
 typedef struct rpl_karg {

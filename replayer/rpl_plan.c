@@ -498,6 +498,10 @@ int rpl_plan_call(rpl_session *s, const tf_call *c, unsigned fn, int measure, in
         *dropped = done;
         return st;
     }
+    if (v == RPL_PLAN_LOCAL && is_launch && s->o.plan->local_size) {
+        s->plan_local_pending = 1;   /* rpl_local_pre, from the launch's pre hook */
+        return RPL_OK;
+    }
     if (v != RPL_PLAN_DROP)
         return RPL_OK;
     *dropped = 1;

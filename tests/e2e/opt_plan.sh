@@ -29,7 +29,7 @@ j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$
     fail "clrr optimize: $(cat "$TMP/err")"
 [ ! -s "$TMP/err" ] || fail "clrr optimize wrote to stderr: $(cat "$TMP/err")"
 [ "$(j "$TMP/o.json" "d['transformations']")" = 18 ] || fail "expected 18 transformations: $(cat "$TMP/o.json")"
-[ "$(j "$TMP/o.json" "[p['transformations'] for p in d['passes']]")" = "[12, 6, 0, 0, 0, 0]" ] ||
+[ "$(j "$TMP/o.json" "[p['transformations'] for p in d['passes']]")" = "[12, 6, 0, 0, 0, 0, 0]" ] ||
     fail "expected 12 dead and 6 redundant: $(cat "$TMP/o.json")"
 [ "$(j "$TMP/o.json" "d['passes'][0]['kernels']")" = 8 ] || fail "expected 8 dead kernel launches"
 [ "$(j "$TMP/o.json" "d['passes'][0]['bytes']")" = $((4 * 4096 * 4)) ] || fail "the 4 placeholder writes (64 KiB) are dead"
@@ -39,7 +39,7 @@ cmp -s "$TMP/a.plan" "$TMP/h.plan" || fail "two runs of optimize wrote different
 
 # --- plan show: readable, and --json reads back as the same plan
 "$CLRR" plan show "$TMP/a.plan" >"$TMP/show.txt" 2>"$TMP/err" || fail "clrr plan show: $(cat "$TMP/err")"
-grep -q "^plan      .*a.plan (clrr-plan 1.9" "$TMP/show.txt" || fail "plan show: no header"
+grep -q "^plan      .*a.plan (clrr-plan 1.10" "$TMP/show.txt" || fail "plan show: no header"
 grep -q "^pass      dead       12 transformations" "$TMP/show.txt" || fail "plan show: no dead pass line"
 grep -q "^pass      redundant  6 transformations" "$TMP/show.txt" || fail "plan show: no redundant pass line"
 grep -q "pattern  clEnqueueNDRangeKernel args(.*kernel=stats@" "$TMP/show.txt" || fail "plan show: no stats pattern"
@@ -87,7 +87,7 @@ grep -q "warning: .*a.plan was made for a trace of another structure" "$TMP/err"
 
 # --- helium: its unobserved kernels and writes (one with an event a marker waits for)
 "$CLRR" optimize "$TMP/he.clrr" -o "$TMP/he.plan" --json >"$TMP/ho.json" || fail "optimize helium"
-[ "$(j "$TMP/ho.json" "[p['transformations'] for p in d['passes']]")" = "[6, 0, 0, 0, 0, 0]" ] ||
+[ "$(j "$TMP/ho.json" "[p['transformations'] for p in d['passes']]")" = "[6, 0, 0, 0, 0, 0, 0]" ] ||
     fail "helium: $(cat "$TMP/ho.json")"
 "$CLRR" replay --json "$TMP/he.clrr" --plan "$TMP/he.plan" >"$TMP/r5.json" || fail "replay helium --plan"
 [ "$(j "$TMP/r5.json" "(d['ok'], d['plan']['applied'], d['plan']['markers'])")" = "(True, 6, 1)" ] ||
@@ -102,8 +102,8 @@ while read -r name dead red spec; do
     "$CLRR" optimize "$TR/$name.clrr" -o "$TMP/g.plan" --json >"$TMP/g.json" 2>"$TMP/err" ||
         fail "optimize $name: $(cat "$TMP/err")"
     got=$(j "$TMP/g.json" "' '.join(str(p['transformations']) for p in d['passes'])")
-    [ "$got" = "$dead $red 0 0 $spec 0" ] ||
-        fail "golden trace $name: dead/redundant/fuse/split/specialize/schedule $got, expected $dead $red 0 0 $spec 0"
+    [ "$got" = "$dead $red 0 0 $spec 0 0" ] ||
+        fail "golden trace $name: dead/redundant/fuse/split/specialize/schedule/wgsize $got, expected $dead $red 0 0 $spec 0 0"
 done <<'EOF2'
 api_tour-pocl 1 0 0
 image_map.h200 0 0 0
@@ -127,18 +127,18 @@ fi
 # --- pass selection
 pass_counts() { "$CLRR" optimize "$TMP/a.clrr" -o "$TMP/s.plan" --json "$@" | python3 -c \
     "import json,sys; d=json.load(sys.stdin); print([p['transformations'] if p['enabled'] else None for p in d['passes']])"; }
-[ "$(pass_counts --passes dead)" = "[12, None, None, None, None, None]" ] || fail "--passes dead"
+[ "$(pass_counts --passes dead)" = "[12, None, None, None, None, None, None]" ] || fail "--passes dead"
 # (without the dead pass, the dead launches of deadwork's busy kernel,
 # whose loop count is the same every time, run specialized)
-[ "$(pass_counts --no-dead)" = "[None, 6, 0, None, 4, 0]" ] || fail "--no-dead"
-[ "$(pass_counts --passes redundant,dead --no-redundant)" = "[12, None, None, None, None, None]" ] || fail "--no-redundant"
-[ "$(pass_counts --no-fuse)" = "[12, 6, None, None, 0, 0]" ] || fail "--no-fuse"
-[ "$(pass_counts --no-specialize)" = "[12, 6, 0, None, None, 0]" ] || fail "--no-specialize"
-[ "$(pass_counts --no-schedule)" = "[12, 6, 0, None, 0, None]" ] || fail "--no-schedule"
-[ "$(pass_counts --schedule)" = "[12, 6, 0, None, 0, 0]" ] || fail "--schedule"
-[ "$(pass_counts --passes all)" = "[12, 6, 0, None, 0, 0]" ] || fail "--passes all"
-[ "$(pass_counts --passes specialize)" = "[None, None, None, None, 4, None]" ] || fail "--passes specialize"
-[ "$(pass_counts --passes none)" = "[None, None, None, None, None, None]" ] || fail "--passes none"
+[ "$(pass_counts --no-dead)" = "[None, 6, 0, None, 4, 0, None]" ] || fail "--no-dead"
+[ "$(pass_counts --passes redundant,dead --no-redundant)" = "[12, None, None, None, None, None, None]" ] || fail "--no-redundant"
+[ "$(pass_counts --no-fuse)" = "[12, 6, None, None, 0, 0, None]" ] || fail "--no-fuse"
+[ "$(pass_counts --no-specialize)" = "[12, 6, 0, None, None, 0, None]" ] || fail "--no-specialize"
+[ "$(pass_counts --no-schedule)" = "[12, 6, 0, None, 0, None, None]" ] || fail "--no-schedule"
+[ "$(pass_counts --schedule)" = "[12, 6, 0, None, 0, 0, None]" ] || fail "--schedule"
+[ "$(pass_counts --passes all)" = "[12, 6, 0, None, 0, 0, None]" ] || fail "--passes all"
+[ "$(pass_counts --passes specialize)" = "[None, None, None, None, 4, None, None]" ] || fail "--passes specialize"
+[ "$(pass_counts --passes none)" = "[None, None, None, None, None, None, None]" ] || fail "--passes none"
 # split runs when asked for with its devices (--split), not with "all"
 pc=$(pass_counts --passes none --split 0)
 case "$pc" in "[None, None, None, "[1-9]*) ;; *) fail "--passes none --split 0: $pc" ;; esac
@@ -154,7 +154,7 @@ one_line() {   # WANT CMD...
     [ "$(wc -l <"$TMP/err")" = 1 ] || fail "clrr $*: not one error line: $(cat "$TMP/err")"
 }
 head -c 300 "$TMP/a.plan" >"$TMP/bad1.plan"
-sed 's/"version": "1.9"/"version": "9.0"/' "$TMP/a.plan" >"$TMP/bad2.plan"
+sed 's/"version": "1.10"/"version": "9.0"/' "$TMP/a.plan" >"$TMP/bad2.plan"
 sed 's/"transformations":12,/"transformations":99999999999,/' "$TMP/a.plan" >"$TMP/bad3.plan"
 sed 's/"occurrence":0,/"occurrence":"zero",/' "$TMP/a.plan" >"$TMP/bad4.plan"
 sed 's/"calls":[0-9]*/"calls":1e999/' "$TMP/a.plan" >"$TMP/bad5.plan"

@@ -581,6 +581,52 @@ static int rm_tree(void)
     return system(cmd);
 }
 
+/* w records: the latest tuned local size per device and launch shape, kept
+ * across a flush and a reopen; bad ones refused. */
+static void test_tuned(void)
+{
+    char p[256];
+    cdb *db = NULL;
+    char err[256];
+    tpath(p, sizeof p, "tuned");
+    CU_ASSERT_FATAL(cdb_open(p, &db, err, sizeof err) == CDB_OK);
+    cdb_key k = key("blur", 256);
+    k.dim = 2;
+    k.gsz[1] = 256;
+    k.lsz[0] = k.lsz[1] = 1;
+    cdb_tuned t = {{16, 16, 1}, 500000, 60000, 5}, u = {{128, 1, 1}, 500000, 50000, 7}, g;
+    CU_ASSERT(cdb_add_tuned(db, CPU, &k, &t) == CDB_OK);
+    CU_ASSERT(cdb_add_tuned(db, CPU, &k, &u) == CDB_OK);
+    CU_ASSERT(cdb_get_tuned(db, CPU, &k, &g) == 1 && g.local[0] == 128 && g.local[1] == 1 && g.reps == 7);
+    CU_ASSERT(cdb_get_tuned(db, GPU, &k, &g) == 0);
+    cdb_key other = k;
+    other.gsz[0] = 512;
+    CU_ASSERT(cdb_get_tuned(db, CPU, &other, &g) == 0);
+    cdb_tuned bad = {{0, 1, 1}, 1, 1, 1};
+    CU_ASSERT(cdb_add_tuned(db, CPU, &k, &bad) == CDB_ERR_ARG);
+    bad.local[0] = 4;
+    bad.reps = 0;
+    CU_ASSERT(cdb_add_tuned(db, CPU, &k, &bad) == CDB_ERR_ARG);
+    CU_ASSERT(cdb_flush(db, err, sizeof err) == CDB_OK);
+    cdb_close(db);
+    db = NULL;
+    CU_ASSERT_FATAL(cdb_open(p, &db, err, sizeof err) == CDB_OK);
+    CU_ASSERT(cdb_get_tuned(db, CPU, &k, &g) == 1 && g.local[0] == 128 && g.before_ns == 500000 &&
+              g.after_ns == 50000 && g.reps == 7);
+    cdb_close(db);
+    /* a w record with a 0 local size, or short: refused with path:line */
+    static const char *const bads[] = {
+        "clrr-costs\t1\nw\tdev\t000102030405060708090a0b0c0d0e0f\tk\t1\t256,1,1\t64,1,1\t0,1,1\t5\t4\t5\t1\n",
+        "clrr-costs\t1\nw\tdev\t000102030405060708090a0b0c0d0e0f\tk\t1\t256,1,1\t64,1,1\t32,1,1\t5\t4\n",
+    };
+    for (unsigned b = 0; b < 2; b++) {
+        tpath(p, sizeof p, "badw");
+        put_file(p, bads[b], strlen(bads[b]));
+        db = NULL;
+        CU_ASSERT(cdb_open(p, &db, err, sizeof err) == CDB_ERR_FORMAT && db == NULL && strstr(err, ":2: tuned record"));
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -600,6 +646,7 @@ int main(void)
     CU_add_test(s, "missing file, bad arguments, failed flush", test_missing_and_args);
     CU_add_test(s, "default path: CLRR_COSTS, XDG_CACHE_HOME, HOME", test_default_path);
     CU_add_test(s, "identities", test_identity);
+    CU_add_test(s, "tuned local sizes (w records)", test_tuned);
     CU_add_test(s, "random mutations never crash", test_mutations);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

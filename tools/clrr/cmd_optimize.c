@@ -16,11 +16,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify]\n"
-    "                     [--measure[=N]] [--json]\n"
+    "                     [--measure[=N]] [--tune[=MODE]] [--budget SECONDS] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
     "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
@@ -66,6 +72,9 @@ static const char cli_optimize_usage[] =
     "              with (the same memory, one of them writes). A queue is\n"
     "              scheduled where its recorded device times predict at least\n"
     "              5% less\n"
+    "  wgsize      (with --tune) each launch shape (kernel, global size, recorded\n"
+    "              local size) runs with the local size measured fastest here\n"
+    "              that leaves its outputs bit-identical (see --tune)\n"
     "  split       (with --split) each launch runs as parts, ranges of work-groups\n"
     "              on several devices at once; each device gets only the bytes\n"
     "              its range reads and sends back what it writes\n"
@@ -104,6 +113,22 @@ static const char cli_optimize_usage[] =
     "                       times each (default 5); the pass stays only when the\n"
     "                       median with it is faster beyond the noise (half the\n"
     "                       spread of the runs without it, at least 2%)\n"
+    "  --tune[=MODE]        after the verification (and --measure), tune work-group\n"
+    "                       sizes: for every launch shape no other pass took, the\n"
+    "                       local sizes legal on this device (its and the kernel's\n"
+    "                       limits; reqd_work_group_size never retuned; the global\n"
+    "                       size divisible) run alternately with the recorded one on\n"
+    "                       the launch's recorded inputs, N times each (--measure=N,\n"
+    "                       default 5); the fastest that wins beyond the noise (the\n"
+    "                       quartiles of their runs apart) and by 3%, and leaves\n"
+    "                       every memory argument\n"
+    "                       bit-identical, goes into the plan for this device (name\n"
+    "                       and driver). MODE: rapid (6 candidates), normal (16, the\n"
+    "                       default) or exhaustive (128)\n"
+    "  --budget SECONDS     the tuning's time bound (default 30; progress on stderr\n"
+    "                       when it is a terminal). Tuned local sizes are also\n"
+    "                       added to the cost database (--costs DB, default this\n"
+    "                       machine's; --no-costs: not)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -235,8 +260,8 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
                    i ? "," : "", plan_pass_name((plan_pass)i), r->enabled ? "true" : "false", r->transformations,
                    r->effect.commands, r->effect.kernels, r->effect.bytes, r->effect.device_ns, r->effect.timed);
         }
-        printf("],\"splits\":%zu,\"specializations\":%zu,\"schedule\":[", plan_split_count(p),
-               plan_spec_count(p));
+        printf("],\"splits\":%zu,\"specializations\":%zu,\"local_sizes\":%zu,\"schedule\":[", plan_split_count(p),
+               plan_spec_count(p), plan_local_count(p));
         cli_sched_json(p);
         printf("],\"split_note\":");
         cli_json_cstr(stdout, note);
@@ -264,6 +289,10 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         if (i == PLAN_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
             printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", r->transformations,
                    plan_spec_count(p));
+            continue;
+        }
+        if (i == PLAN_PASS_WGSIZE) {   /* nothing is left out: launches run with other local sizes */
+            printf("%" PRIu64 " launch shape%s tuned\n", r->transformations, r->transformations == 1 ? "" : "s");
             continue;
         }
         if (i == PLAN_PASS_SCHEDULE) {   /* nothing is left out: queues run over lanes */
@@ -302,7 +331,19 @@ static int cli_vplan_item(void *user, const tf_item *it)
 {
     int v = live_exec_item(user, it);
     return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK
-                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
+                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT
+                     : v == LIVE_LOCAL ? RPL_PLAN_LOCAL : RPL_PLAN_RUN;
+}
+
+static int cli_vplan_local(void *user, const char *device, const char *driver, size_t lsz[3])
+{
+    const plan_local *l = live_exec_local(user);
+    const plan_tuned *t = plan_local_for(l, device, driver);
+    if (!t)
+        return 0;
+    for (unsigned d = 0; d < 3; d++)
+        lsz[d] = d < l->dim ? (size_t)t->local[d] : 1;
+    return 1;
 }
 
 static int cli_vplan_split(void *user, rpl_split *out)
@@ -353,7 +394,7 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
     if (pst != PLAN_OK)
         return -1;
     rpl_plan_hook hook = {ex, cli_vplan_item, cli_vplan_rewind, cli_vplan_fused, cli_vplan_split, cli_vplan_split_of,
-                          cli_vplan_lanes};
+                          cli_vplan_lanes, cli_vplan_local};
     if (!plan_xform_count(p))
         hook.on_item = NULL;
     rpl_opts o;
@@ -422,10 +463,284 @@ static void cli_verify_removed(void *user, const char *line)
     fprintf(stderr, "clrr optimize: verify: %s\n", line);
 }
 
+/* ------------------------------------------------------------ tuning */
+
+typedef struct cli_tune {
+    cli_verify *cv;
+    int progress;             /* stderr is a terminal */
+} cli_tune;
+
+/* Each measurement runs in a process of its own (this program again, as a
+ * worker: CLRR_TUNE_WORKER names the descriptor it answers on), so that a
+ * local size a kernel does not take — writing past a buffer sized for the
+ * recorded number of work-groups, on a CPU device the host's memory —
+ * costs that candidate, not the optimizer. */
+#define CLI_TUNE_MAXC 132
+enum { CLI_TUNE_PROBE = 1, CLI_TUNE_TIME = 2, CLI_TUNE_HASH = 3 };
+typedef struct cli_treq {
+    uint32_t mode, n, reps, has_lsz, has_device;
+    uint64_t seq, max_memory;
+    uint64_t lsz[3];
+    char path[4096], device[256];
+    uint64_t rows[CLI_TUNE_MAXC][3];
+} cli_treq;
+typedef struct cli_tres {
+    int32_t rc;
+    char err[512];
+    rpl_tune_limits lim;
+    uint8_t hash[16];
+    int64_t ns[CLI_TUNE_MAXC * OPT_VERIFY_MAX_REPS];
+} cli_tres;
+
+static int cli_tune_io(int fd, void *p, size_t n, int wr)
+{
+    char *c = p;
+    while (n) {
+        ssize_t k = wr ? write(fd, c, n) : read(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* The worker: one request on stdin, its answer on descriptor @p fd. */
+static int cli_tune_worker(int fd)
+{
+    static cli_treq rq;
+    static cli_tres rs;
+    memset(&rs, 0, sizeof rs);
+    if (cli_tune_io(0, &rq, sizeof rq, 0))
+        return CLI_EXIT_ERROR;
+    rq.path[sizeof rq.path - 1] = rq.device[sizeof rq.device - 1] = 0;
+    rpl_opts o;
+    rpl_opts_init(&o);
+    o.max_memory = (size_t)rq.max_memory;
+    o.device = rq.has_device ? rq.device : NULL;
+    rpl_status st = RPL_ERR_ARG;
+    if (rq.mode == CLI_TUNE_PROBE) {
+        st = rpl_tune_probe(rq.path, &o, rq.seq, &rs.lim, rs.err, sizeof rs.err);
+    } else if (rq.mode == CLI_TUNE_TIME && rq.n && rq.n <= CLI_TUNE_MAXC && rq.reps && rq.reps <= OPT_VERIFY_MAX_REPS) {
+        size_t rows[CLI_TUNE_MAXC][3];
+        for (unsigned i = 0; i < rq.n; i++)
+            for (unsigned d = 0; d < 3; d++)
+                rows[i][d] = (size_t)rq.rows[i][d];
+        st = rpl_tune_time(rq.path, &o, rq.seq, (const size_t(*)[3])rows, rq.n, rq.reps, rs.ns, rs.err,
+                           sizeof rs.err);
+    } else if (rq.mode == CLI_TUNE_HASH) {
+        size_t l[3] = {(size_t)rq.lsz[0], (size_t)rq.lsz[1], (size_t)rq.lsz[2]};
+        st = rpl_tune_hash(rq.path, &o, rq.seq, rq.has_lsz ? l : NULL, rs.hash, rs.err, sizeof rs.err);
+    } else {
+        snprintf(rs.err, sizeof rs.err, "a bad tuning request");
+    }
+    rs.rc = st == RPL_OK ? 0 : 1;
+    return cli_tune_io(fd, &rs, sizeof rs, 1) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
+/* Reads @p n bytes from @p fd by @p until (CLOCK_MONOTONIC seconds).
+ * @return 0, -1 (closed or an error), -2 (out of time). */
+static int cli_tune_read_by(int fd, void *p, size_t n, double until)
+{
+    char *c = p;
+    while (n) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double left = until - ((double)ts.tv_sec + ts.tv_nsec / 1e9);
+        if (left <= 0)
+            return -2;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, (int)(left * 1000) + 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (!r)
+            continue;
+        ssize_t k = read(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* When a measurement must end (CLOCK_MONOTONIC seconds): set by --tune
+ * (its budget's end, plus 5 s), at least 5 s from each call's start. */
+static double cli_tune_until;
+
+/* Runs request @p rq in a worker; 0 with *rs, or -1 with one line in err.
+ * A worker still running at cli_tune_until is killed (a local size that
+ * makes the kernel loop or the driver hang). */
+static int cli_tune_call(const cli_treq *rq, cli_tres *rs, char *err, size_t cap)
+{
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC)) {
+        snprintf(err, cap, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(out, O_CLOEXEC)) {
+        snprintf(err, cap, "pipe: %s", strerror(errno));
+        close(in[0]);
+        close(in[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (dup2(in[0], 0) < 0 || dup2(out[1], 3) < 0 || setenv("CLRR_TUNE_WORKER", "3", 1))
+            _exit(127);
+        char *args[] = {(char *)"clrr", (char *)"optimize", NULL};
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    int rc = -1;
+    if (pid < 0) {
+        snprintf(err, cap, "fork: %s", strerror(errno));
+        close(in[1]);
+        close(out[0]);
+        return -1;
+    }
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    int wrote = !cli_tune_io(in[1], (void *)rq, sizeof *rq, 1);
+    close(in[1]);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double t = (double)now.tv_sec + now.tv_nsec / 1e9, until = cli_tune_until > t + 5 ? cli_tune_until : t + 5;
+    int rd = wrote ? cli_tune_read_by(out[0], rs, sizeof *rs, until) : -1, got = rd == 0;
+    if (rd == -2)
+        kill(pid, SIGKILL);
+    close(out[0]);
+    signal(SIGPIPE, old);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (rd == -2)
+        snprintf(err, cap, "the replay took longer than %.0f s: stopped", until - t);
+    else if (WIFSIGNALED(status))
+        snprintf(err, cap, "the replay died (signal %d)", WTERMSIG(status));
+    else if (!got)
+        snprintf(err, cap, "the tuning process ended early (exit %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    else if (rs->rc)
+        snprintf(err, cap, "%s", rs->err);
+    else
+        rc = 0;
+    return rc;
+}
+
+static void cli_tune_req(const cli_tune *t, cli_treq *rq, uint32_t mode, uint64_t seq)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->mode = mode;
+    rq->seq = seq;
+    rq->max_memory = t->cv->max_memory;
+    snprintf(rq->path, sizeof rq->path, "%s", t->cv->path);
+    if (t->cv->device) {
+        rq->has_device = 1;
+        snprintf(rq->device, sizeof rq->device, "%s", t->cv->device);
+    }
+}
+
+static int cli_tune_probe(void *user, uint64_t seq, opt_wg_limits *out, char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    static cli_treq rq;
+    static cli_tres rs;
+    cli_tune_req(t, &rq, CLI_TUNE_PROBE, seq);
+    if (cli_tune_call(&rq, &rs, err, err_cap))
+        return -1;
+    const rpl_tune_limits *L = &rs.lim;
+    memset(out, 0, sizeof *out);
+    out->dim = L->dim;
+    out->has_local = L->has_local;
+    for (unsigned d = 0; d < 3; d++) {
+        out->global[d] = L->global[d];
+        out->local[d] = L->local[d];
+        out->dev_max_items[d] = L->dev_max_items[d];
+        out->reqd[d] = L->reqd[d];
+    }
+    out->dev_max_wg = L->dev_max_wg;
+    out->kernel_wg = L->kernel_wg;
+    out->pref_multiple = L->pref_multiple;
+    out->hashable = L->hashable;
+    snprintf(out->device, sizeof out->device, "%.255s", L->device);
+    snprintf(out->driver, sizeof out->driver, "%.127s", L->driver);
+    snprintf(out->identity, sizeof out->identity, "%.511s", L->identity);
+    return 0;
+}
+
+static int cli_tune_time(void *user, uint64_t seq, const uint64_t (*cands)[3], unsigned n, unsigned reps, int64_t *ns,
+                         char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    static cli_treq rq;
+    static cli_tres rs;
+    if (n > CLI_TUNE_MAXC || reps > OPT_VERIFY_MAX_REPS) {
+        snprintf(err, err_cap, "%u candidates, %u runs each: too many", n, reps);
+        return -1;
+    }
+    cli_tune_req(t, &rq, CLI_TUNE_TIME, seq);
+    rq.n = n;
+    rq.reps = reps;
+    memcpy(rq.rows, cands, n * sizeof *cands);
+    if (cli_tune_call(&rq, &rs, err, err_cap))
+        return -1;
+    memcpy(ns, rs.ns, (size_t)n * reps * sizeof *ns);
+    return 0;
+}
+
+static int cli_tune_hash(void *user, uint64_t seq, const uint64_t *lsz, uint8_t h[16], char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    static cli_treq rq;
+    static cli_tres rs;
+    cli_tune_req(t, &rq, CLI_TUNE_HASH, seq);
+    if (lsz) {
+        rq.has_lsz = 1;
+        memcpy(rq.lsz, lsz, sizeof rq.lsz);
+    }
+    if (cli_tune_call(&rq, &rs, err, err_cap))
+        return -1;
+    memcpy(h, rs.hash, 16);
+    return 0;
+}
+
+static int cli_tune_replay(void *user, const plan_file *p, char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    return cli_verify_replay(t->cv, p, err, err_cap);
+}
+
+static void cli_tune_line(void *user, const char *line)
+{
+    cli_tune *t = user;
+    if (t->progress)
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "clrr optimize: tune: %s\n", line);
+}
+
+static void cli_tune_progress(void *user, unsigned done, unsigned total, double elapsed)
+{
+    cli_tune *t = user;
+    if (!t->progress)
+        return;
+    fprintf(stderr, "\r\033[Kclrr optimize: tune: %u/%u launch shapes, %.1f s", done, total, elapsed);
+    if (done == total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
 static int cli_optimize_run(int argc, char **argv)
 {
     enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
-           O_NO_COSTS, O_DEVICE };
+           O_NO_COSTS, O_DEVICE, O_TUNE, O_BUDGET };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"measure", optional_argument, NULL, O_MEASURE}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
@@ -436,8 +751,12 @@ static int cli_optimize_run(int argc, char **argv)
         {"split-kernel", required_argument, NULL, O_SPLIT_KERNEL}, {"costs", required_argument, NULL, O_COSTS},
         {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
+        {"tune", optional_argument, NULL, O_TUNE}, {"budget", required_argument, NULL, O_BUDGET},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
+    const char *worker = getenv("CLRR_TUNE_WORKER");   /* a measurement of --tune's (cli_tune_call) */
+    if (worker && *worker)
+        return cli_tune_worker(atoi(worker));
     char note[512] = "";
     char rw_note[1024] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
@@ -446,6 +765,9 @@ static int cli_optimize_run(int argc, char **argv)
     const char *out = NULL, *costs = NULL;
     int no_costs = 0, no_verify = 0;
     unsigned measure = 0;
+    int tune = 0;
+    opt_tune_mode tune_mode = OPT_TUNE_NORMAL;
+    double budget = 30;
     unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
@@ -490,18 +812,34 @@ static int cli_optimize_run(int argc, char **argv)
         case O_COSTS: costs = optarg; break;
         case O_NO_COSTS: no_costs = 1; break;
         case O_DEVICE: o.device = optarg; break;
+        case O_TUNE:
+            tune = 1;
+            if (optarg && opt_tune_mode_parse(optarg, &tune_mode) < 0)
+                return cli_usage_err("--tune takes rapid, normal or exhaustive, not '%s'", optarg);
+            break;
+        case O_BUDGET: {
+            char *end = NULL;
+            budget = strtod(optarg, &end);
+            if (!end || *end || end == optarg || !(budget > 0) || budget > 86400)
+                return cli_usage_err("--budget takes seconds, more than 0 and at most 86400, not '%s'", optarg);
+            break;
+        }
         case 'h': fputs(cli_optimize_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
     }
-    o.passes = (o.passes | on) & ~off;
+    if (o.passes >> PLAN_PASS_WGSIZE & 1)   /* --passes wgsize: --tune */
+        tune = 1;
+    o.passes = (o.passes | on) & ~off & ~(1u << PLAN_PASS_WGSIZE);
     if (no_verify && measure)
         return cli_usage_err("--measure times a verified plan: it excludes --no-verify");
+    if (no_verify && tune)
+        return cli_usage_err("--tune measures a verified plan: it excludes --no-verify");
     if (o.split)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
         return cli_usage_err("--split-kernel needs --split DEVICES");
-    else if (o.device || costs)
+    else if (o.device || (costs && !tune))
         return cli_usage_err("%s needs --split DEVICES", o.device ? "--device" : "--costs");
     if (costs && no_costs)
         return cli_usage_err("--costs and --no-costs exclude each other");
@@ -517,14 +855,18 @@ static int cli_optimize_run(int argc, char **argv)
     char dpath[4096];
     if (o.split && !no_costs && !costs && cdb_default_path(dpath, sizeof dpath) && !access(dpath, F_OK))
         costs = dpath;
+    if (tune && !no_costs && !costs && cdb_default_path(dpath, sizeof dpath))
+        costs = dpath;   /* tuned local sizes are kept there (made when missing) */
     if (costs) {
         cdb_status cs = cdb_open(costs, &o.costs, err, sizeof err);
         if (cs != CDB_OK) {
             cli_err("%s", err[0] ? err : cdb_strerror(cs));
             return CLI_EXIT_ERROR;
         }
-        o.on_partition = cli_on_partition;
-        o.user = &ps;
+        if (o.split) {
+            o.on_partition = cli_on_partition;
+            o.user = &ps;
+        }
     }
     /* PLAN replaces the old one only once whole (and is never an input) */
     cli_out f;
@@ -546,6 +888,28 @@ static int cli_optimize_run(int argc, char **argv)
         st = opt_optimize_verified(path, &o, &v, &p, &vr, err, sizeof err);
         if (st == PLAN_OK && vr.unverified)
             cli_err("warning: %s: the plan is not verified here: %s", path, vr.why);
+        if (st == PLAN_OK && tune && (vr.unverified || vr.baseline)) {
+            cli_err("warning: %s: not tuned: the trace does not replay verified here", path);
+        } else if (st == PLAN_OK && tune) {
+            cli_tune ct = {&cv, isatty(2)};
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            cli_tune_until = (double)now.tv_sec + now.tv_nsec / 1e9 + budget + 5;
+            opt_tune t = {tune_mode, budget, measure ? measure : 5, cli_tune_probe, cli_tune_time, cli_tune_hash,
+                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs};
+            opt_tune_result tr;
+            st = opt_tune_plan(path, p, &t, o.max_memory, &tr, err, sizeof err);
+            if (st == PLAN_OK)
+                fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
+                        "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s)\n", tr.shapes,
+                        tr.shapes == 1 ? "" : "s", tr.measured, tr.tuned, tr.differ, tr.skipped, tr.left, tr.seconds);
+            char cerr[512] = "";
+            if (st == PLAN_OK && o.costs && tr.recorded && cdb_flush(o.costs, cerr, sizeof cerr) != CDB_OK)
+                cli_err("warning: the tuned local sizes are not kept in %s: %s", cdb_path(o.costs), cerr);
+            else if (st == PLAN_OK && o.costs && tr.recorded)
+                fprintf(stderr, "clrr optimize: tune: %u tuned local size%s added to %s\n", tr.recorded,
+                        tr.recorded == 1 ? "" : "s", cdb_path(o.costs));
+        }
     }
     cdb_close(o.costs);
     if (ps.oom && st == PLAN_OK) {

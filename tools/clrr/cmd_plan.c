@@ -23,8 +23,9 @@ static const char cli_plan_usage[] =
     "       clrr plan verify PLAN TRACE [--device SPEC] [--timeout S]\n"
     "'show' reads a plan written by 'clrr optimize' (plan/PLAN.md), checks it,\n"
     "and lists it: the trace it was made from, each pass with its expected\n"
-    "effect, the queues it schedules over lanes, and each transformation with the\n"
-    "call it applies to, its pattern, why it is safe and what it saves.\n"
+    "effect, the queues it schedules over lanes, the local sizes it tuned (per\n"
+    "device, with what was measured), and each transformation with the call it\n"
+    "applies to, its pattern, why it is safe and what it saves.\n"
     "\n"
     "'verify' checks a plan from someone else before 'clrr run --plan' may apply\n"
     "it here: TRACE must be the trace the plan was made from (its fingerprint);\n"
@@ -141,6 +142,28 @@ static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
         printf("schedule  ");
         cli_opt_sched_print(z);
         printf("\n          why      %s\n", z->reason);
+    }
+    for (size_t i = 0; i < plan_local_count(p); i++) {   /* tuned shapes (1.10) */
+        const plan_local *l = plan_get_local(p, i);
+        printf("%s %s over %" PRIu64, i ? "         " : "local    ", l->kernel, l->global[0]);
+        for (unsigned d = 1; d < l->dim; d++)
+            printf("x%" PRIu64, l->global[d]);
+        if (l->has_recorded) {
+            printf(", recorded %" PRIu64, l->recorded[0]);
+            for (unsigned d = 1; d < l->dim; d++)
+                printf("x%" PRIu64, l->recorded[d]);
+        } else {
+            printf(", recorded NULL");
+        }
+        for (unsigned k = 0; k < l->ntuned; k++) {
+            const plan_tuned *t = &l->tuned[k];
+            printf("; %" PRIu64, t->local[0]);
+            for (unsigned d = 1; d < l->dim; d++)
+                printf("x%" PRIu64, t->local[d]);
+            printf(" on %s (driver %s): %.3f ms -> %.3f ms, %u runs, noise %.3f ms", t->device, t->driver,
+                   t->before_ns / 1e6, t->after_ns / 1e6, t->reps, t->noise_ns / 1e6);
+        }
+        printf("\n");
     }
     size_t n = plan_xform_count(p);
     char *buf = malloc(PLAN_PATTERN_MAX + 1);

@@ -471,7 +471,19 @@ static int cli_plan_item(void *user, const tf_item *it)
 {
     int v = live_exec_item(user, it);
     return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK : v == LIVE_FUSE ? RPL_PLAN_FUSE
-                     : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
+                     : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : v == LIVE_LOCAL ? RPL_PLAN_LOCAL : RPL_PLAN_RUN;
+}
+
+/* The tuned local size of the last LIVE_LOCAL answer, for this device (plan 1.10). */
+static int cli_plan_local(void *user, const char *device, const char *driver, size_t lsz[3])
+{
+    const plan_local *l = live_exec_local(user);
+    const plan_tuned *t = plan_local_for(l, device, driver);
+    if (!t)
+        return 0;
+    for (unsigned d = 0; d < 3; d++)
+        lsz[d] = d < l->dim ? (size_t)t->local[d] : 1;
+    return 1;
 }
 
 /* The split handed to the session (valid until the next one). */
@@ -549,7 +561,8 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_joins, s->plan_lane_pinned,
                s->plan_lane_unpinned, s->plan_lane_pin_evicted);
         cli_json_cstr(stdout, s->plan_lane_note);
-        printf("}}");
+        printf("},\"local_size\":{\"applied\":%" PRIu64 ",\"unmeasured_device\":%" PRIu64 ",\"refused\":%" PRIu64
+               "}}", s->plan_local, s->plan_local_unmeasured, s->plan_local_refused);
         return;
     }
     if (r->quiet)
@@ -569,6 +582,14 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->plan_specialized);
     if (s->plan_unbuilt[0])
         printf("          not built here, its launches ran as recorded: %s\n", s->plan_unbuilt);
+    if (s->plan_local)
+        printf("          %" PRIu64 " launches ran with a tuned local size (wgsize)\n", s->plan_local);
+    if (s->plan_local_unmeasured)
+        printf("          %" PRIu64 " launches ran with their recorded local size: the plan did not measure this "
+               "device (%s)\n", s->plan_local_unmeasured, s->device);
+    if (s->plan_local_refused)
+        printf("          %" PRIu64 " launches ran with their recorded local size: the tuned one is not legal here\n",
+               s->plan_local_refused);
     if (s->plan_lane_queues)
         printf("          %" PRIu64 " queues over lanes (schedule): %" PRIu64 " transfers on their own lanes, "
                "%" PRIu64 " conflicts waited for across lanes, %" PRIu64 " transfers through pinned memory\n",
@@ -1000,7 +1021,7 @@ static int cli_replay_run(int argc, char **argv)
     cli_replay_timeout_path = path;
     plan_file *plan = NULL;
     rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
-                          cli_plan_lanes};
+                          cli_plan_lanes, cli_plan_local};
     if (r.plan_path && cli_replay_plan(path, &o, &r, &plan, &hook) != CLI_EXIT_OK)
         return CLI_EXIT_ERROR;
     cdb *learn = cli_replay_learn(plan, &a);

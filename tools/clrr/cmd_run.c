@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CL/cl.h>
 #include <jansson.h>
 
 #include "optimizer/opt.h"
@@ -115,6 +116,15 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                 "%llu transfers dropped\n",
                 cli_run_num(r, "fused_launches"), blank, cli_run_num(r, "deferred"), cli_run_num(r, "ran_after_all"),
                 cli_run_num(r, "never_ran"), cli_run_num(r, "dropped"));
+        if (cli_run_num(r, "local_size_launches"))
+            fprintf(stderr, "clrr run: %llu launches ran with a tuned local size (wgsize)\n",
+                    cli_run_num(r, "local_size_launches"));
+        if (cli_run_num(r, "local_size_unmeasured"))
+            fprintf(stderr, "clrr run: %llu launches ran with their own local size: the plan did not measure their "
+                    "device\n", cli_run_num(r, "local_size_unmeasured"));
+        if (cli_run_num(r, "local_size_refused"))
+            fprintf(stderr, "clrr run: %llu launches ran with their own local size: the driver refused the tuned "
+                    "one\n", cli_run_num(r, "local_size_refused"));
         if (cli_run_num(r, "specialized_launches"))
             fprintf(stderr, "clrr run: %llu launches ran specialized (scalar arguments as compile-time constants)\n",
                     cli_run_num(r, "specialized_launches"));
@@ -201,6 +211,67 @@ static int cli_run_device_only(char **cmd, int preload, int quiet, const char *d
         return 128 + WTERMSIG(status);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+}
+
+/* 1 when something of plan @p p applies to a live run here: a
+ * transformation other than local_size, or a local_size measured on a
+ * device present (name and driver). Else 0, with why in @p why and the
+ * local_size transformations in *nlocal. Schedules apply to replays only. */
+static int cli_run_applies(const plan_file *p, char *why, size_t cap, size_t *nlocal)
+{
+    size_t n = plan_xform_count(p), nl = 0;
+    *nlocal = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (plan_get_xform(p, i)->action != PLAN_ACT_LOCAL_SIZE)
+            return 1;
+        nl++;
+    }
+    *nlocal = nl;
+    if (!nl) {
+        snprintf(why, cap, "it has no transformation%s", plan_sched_count(p) ? "; its schedule applies to replays only" : "");
+        return 0;
+    }
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS)
+        np = 0;
+    for (cl_uint i = 0; i < np && i < 16; i++) {
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < nd && d < 64; d++) {
+            char name[256] = "", drv[128] = "";
+            if (clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL) != CL_SUCCESS ||
+                clGetDeviceInfo(devs[d], CL_DRIVER_VERSION, sizeof drv, drv, NULL) != CL_SUCCESS)
+                continue;
+            name[sizeof name - 1] = drv[sizeof drv - 1] = 0;
+            for (size_t k = 0; k < plan_local_count(p); k++)
+                if (plan_local_for(plan_get_local(p, k), name, drv))
+                    return 1;
+        }
+    }
+    const plan_local *l = plan_get_local(p, 0);
+    snprintf(why, cap, "its %zu local size%s %s measured on %s (driver %s), not on a device here", nl,
+             nl == 1 ? "" : "s", nl == 1 ? "was" : "were", l && l->ntuned ? l->tuned[0].device : "?",
+             l && l->ntuned ? l->tuned[0].driver : "?");
+    return 0;
+}
+
+/* The report of a run without the layer (nothing of the plan applied here). */
+static int cli_run_direct_report(const char *path, const plan_file *p, size_t nlocal, const char *why)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    json_t *o = json_pack("{s:I,s:i,s:i,s:I,s:b,s:s,s:i,s:I,s:i,s:[]}", "transformations",
+                          (json_int_t)plan_xform_count(p), "applied", 0, "fell_back", 0, "unmatched",
+                          (json_int_t)plan_xform_count(p), "layer", 0, "not_applied", why, "local_size_launches", 0,
+                          "local_size_not_measured_here", (json_int_t)nlocal, "local_size_refused", 0, "fallbacks");
+    int rc = o && !json_dumpf(o, f, JSON_COMPACT) ? 0 : -1;
+    json_decref(o);
+    fputc('\n', f);
+    return fclose(f) || rc ? -1 : 0;
 }
 
 static int cli_run_run(int argc, char **argv)
@@ -294,24 +365,59 @@ static int cli_run_run(int argc, char **argv)
             cli_err("%s: %s", plan, err);
         return CLI_EXIT_FAIL;
     }
-    plan_free(p);
     /* the trust gate (PLAN.md, "Trust"): the layer checks again, by the
      * bytes it reads itself */
     if (!trust && !plan_trust_lookup(key, NULL, NULL, 0)) {
         cli_err("plan %s not verified here: run clrr plan verify %s TRACE, or pass --trust-plan", plan, plan);
+        plan_free(p);
         return CLI_EXIT_FAIL;
     }
     if (trust ? setenv("CLRR_TRUST_PLAN", "1", 1) : unsetenv("CLRR_TRUST_PLAN")) {
         cli_err("cannot set the environment: %s", strerror(errno));
+        plan_free(p);
         return CLI_EXIT_FAIL;
     }
+    /* a plan with nothing that applies here: the application runs without
+     * the layer, which would only cost (its matching, its staging) */
+    char why[512] = "";
+    size_t nlocal = 0;
+    int direct = !cli_run_applies(p, why, sizeof why, &nlocal);
 
     char tried[PATH_MAX + 64], tmp_report[PATH_MAX];
-    char *layer = cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL), *report_abs = NULL;
+    char *layer = direct ? NULL : cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL),
+         *report_abs = NULL;
     int rc = CLI_EXIT_FAIL, tmp = -1, orc;
     cli_out rep;
     memset(&rep, 0, sizeof rep);
     rep.fd = rep.sfd = -1;
+    if (direct) {
+        if (report) {
+            const char *inputs[] = { plan, costs, NULL };
+            if ((orc = cli_out_open(&rep, report, CLI_OUT_NAMED | CLI_OUT_SHARED_STDOUT, inputs)) != CLI_EXIT_OK) {
+                rc = orc == CLI_EXIT_USAGE ? orc : CLI_EXIT_FAIL;
+                goto out;
+            }
+            if (cli_run_direct_report(rep.tmp, p, nlocal, why)) {
+                cli_err("cannot write the report %s: %s", report, strerror(errno));
+                goto out;
+            }
+        }
+        if (!quiet)
+            fprintf(stderr, "clrr run: plan %s: nothing in it applies here (%s): %s runs without the layer\n", plan,
+                    why, argv[optind]);
+        int status = 0;
+        if ((rc = cli_spawn(argv + optind, &status)) != CLI_EXIT_OK)
+            goto out;
+        if (WIFSIGNALED(status)) {
+            cli_err("%s killed by signal %d", argv[optind], WTERMSIG(status));
+            rc = 128 + WTERMSIG(status);
+        } else {
+            rc = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
+        }
+        if (rep.tmp && cli_out_commit(&rep) != CLI_EXIT_OK && rc == CLI_EXIT_OK)
+            rc = CLI_EXIT_FAIL;
+        goto out;
+    }
     if (!layer) {
         cli_err("the layer is not found: %s (it is installed next to clrr as ../lib/libclrr.so)", tried);
         goto out;
@@ -358,6 +464,7 @@ static int cli_run_run(int argc, char **argv)
     if (rep.tmp && cli_out_commit(&rep) != CLI_EXIT_OK && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_FAIL;
 out:
+    plan_free(p);
     cli_out_abort(&rep);
     if (tmp >= 0)
         unlink(tmp_report);
