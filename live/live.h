@@ -84,6 +84,12 @@ int live_exec_split_conv(live_exec *x, const plan_split *z, struct rpl_split *ou
 /*! live_exec_split_of() : likewise for the @p i-th split of the plan made
  * from the program whose source hashes to @p program; -1 when none. */
 int live_exec_split_of(live_exec *x, const uint8_t program[16], size_t i, struct rpl_split *out);
+struct rpl_plan_hook;
+/*! live_exec_replay_hook() : @p x as a replay session's plan hook
+ * (replayer/rpl.h): every answer of the matcher in the replayer's terms,
+ * tuned local sizes picked for the replay's device. *out borrows @p x,
+ * which must outlive the session. */
+void live_exec_replay_hook(live_exec *x, struct rpl_plan_hook *out);
 /*! live_exec_rewind() : the run starts over (replay --loop): occurrences
  *  are counted from the start again; memory contents stay tracked. */
 void live_exec_rewind(live_exec *x);

@@ -1,5 +1,6 @@
 # live/: applying a plan to a run (public header live/live.h).
-#  - the matcher (live_match.c, live_defer.c): fed every call of a run,
+#  - the matcher (live_match.c, live_defer.c; live_rpl.c: as a replay's
+#    plan hook): fed every call of a run,
 #    answers run, drop, defer, hold, fuse or split; `clrr replay --plan`
 #    and the layer both use it. Plan (plan/) and the replayer's split
 #    engine (replayer/rpl.h) below it.
@@ -9,7 +10,7 @@
 #    only (the top-level Makefile lists the layer's objects).
 # libclive.a archives both for clrr and the tests (clrr reaches only the
 # matcher).
-LIVE_MATCH_SRCS := live/live_match.c live/live_defer.c
+LIVE_MATCH_SRCS := live/live_match.c live/live_defer.c live/live_rpl.c
 LIVE_LAYER_SRCS := live/live_layer.c live/live_stage.c
 LIVE_SRCS := $(LIVE_MATCH_SRCS) $(LIVE_LAYER_SRCS)
 LIVE_OBJS := $(call objs,$(LIVE_SRCS))

@@ -326,55 +326,6 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
 
 /* ------------------------------------------------------------ verification */
 
-/* The plan's hook for a replay session (as `clrr replay --plan`). */
-static int cli_vplan_item(void *user, const tf_item *it)
-{
-    int v = live_exec_item(user, it);
-    return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK
-                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT
-                     : v == LIVE_LOCAL ? RPL_PLAN_LOCAL : RPL_PLAN_RUN;
-}
-
-static int cli_vplan_local(void *user, const char *device, const char *driver, size_t lsz[3])
-{
-    const plan_local *l = live_exec_local(user);
-    const plan_tuned *t = plan_local_for(l, device, driver);
-    if (!t)
-        return 0;
-    for (unsigned d = 0; d < 3; d++)
-        lsz[d] = d < l->dim ? (size_t)t->local[d] : 1;
-    return 1;
-}
-
-static int cli_vplan_split(void *user, rpl_split *out)
-{
-    return live_exec_split_rpl(user, out);
-}
-
-static int cli_vplan_split_of(void *user, const uint8_t program[16], size_t i, rpl_split *out)
-{
-    return live_exec_split_of(user, program, i, out);
-}
-
-static int cli_vplan_fused(void *user, rpl_fused_kernel *out)
-{
-    const plan_fused *f = live_exec_fused(user);
-    if (!f)
-        return -1;
-    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params, f->launches};
-    return 0;
-}
-
-static unsigned cli_vplan_lanes(void *user, uint64_t queue)
-{
-    return live_exec_lanes(user, queue);
-}
-
-static void cli_vplan_rewind(void *user)
-{
-    live_exec_rewind(user);
-}
-
 typedef struct cli_verify {
     const char *path, *device;
     size_t max_memory;
@@ -393,8 +344,8 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
     plan_status pst = live_exec_open(p, v->path, v->max_memory, &ex, err, err_cap);
     if (pst != PLAN_OK)
         return -1;
-    rpl_plan_hook hook = {ex, cli_vplan_item, cli_vplan_rewind, cli_vplan_fused, cli_vplan_split, cli_vplan_split_of,
-                          cli_vplan_lanes, cli_vplan_local};
+    rpl_plan_hook hook;
+    live_exec_replay_hook(ex, &hook);
     if (!plan_xform_count(p))
         hook.on_item = NULL;
     rpl_opts o;

@@ -199,42 +199,6 @@ void cli_opt_device_name(const char *summary_device, char *out, size_t cap)
         snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), summary_device);
 }
 
-static int cli_pv_item(void *user, const tf_item *it)
-{
-    int v = live_exec_item(user, it);
-    return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK
-                     : v == LIVE_FUSE ? RPL_PLAN_FUSE : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : RPL_PLAN_RUN;
-}
-
-static int cli_pv_split(void *user, rpl_split *out)
-{
-    return live_exec_split_rpl(user, out);
-}
-
-static int cli_pv_split_of(void *user, const uint8_t program[16], size_t i, rpl_split *out)
-{
-    return live_exec_split_of(user, program, i, out);
-}
-
-static int cli_pv_fused(void *user, rpl_fused_kernel *out)
-{
-    const plan_fused *f = live_exec_fused(user);
-    if (!f)
-        return -1;
-    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params, f->launches};
-    return 0;
-}
-
-static unsigned cli_pv_lanes(void *user, uint64_t queue)
-{
-    return live_exec_lanes(user, queue);
-}
-
-static void cli_pv_rewind(void *user)
-{
-    live_exec_rewind(user);
-}
-
 static const char *cli_pv_path;
 static void cli_pv_timeout(void *user, const char *msg)
 {
@@ -314,7 +278,8 @@ static int cli_plan_verify(const char *path, const char *trace, const char *devi
         cli_err("%s: %s", trace, err);
         goto out;
     }
-    rpl_plan_hook hook = {ex, cli_pv_item, cli_pv_rewind, cli_pv_fused, cli_pv_split, cli_pv_split_of, cli_pv_lanes};
+    rpl_plan_hook hook;
+    live_exec_replay_hook(ex, &hook);
     if (!plan_xform_count(p))
         hook.on_item = NULL;
     rpl_opts ro;

@@ -466,56 +466,6 @@ static void cli_print_repeat(const cli_replay *r, const rpl_summary *s)
                r->rep_n, r->rep_compared);
 }
 
-/* --plan: the plan's hook for the replay session */
-static int cli_plan_item(void *user, const tf_item *it)
-{
-    int v = live_exec_item(user, it);
-    return v < 0 ? v : v == LIVE_DROP ? RPL_PLAN_DROP : v == LIVE_HOLD ? RPL_PLAN_HOLD : v == LIVE_LINK ? RPL_PLAN_LINK : v == LIVE_FUSE ? RPL_PLAN_FUSE
-                     : v == LIVE_SPLIT ? RPL_PLAN_SPLIT : v == LIVE_LOCAL ? RPL_PLAN_LOCAL : RPL_PLAN_RUN;
-}
-
-/* The tuned local size of the last LIVE_LOCAL answer, for this device (plan 1.10). */
-static int cli_plan_local(void *user, const char *device, const char *driver, size_t lsz[3])
-{
-    const plan_local *l = live_exec_local(user);
-    const plan_tuned *t = plan_local_for(l, device, driver);
-    if (!t)
-        return 0;
-    for (unsigned d = 0; d < 3; d++)
-        lsz[d] = d < l->dim ? (size_t)t->local[d] : 1;
-    return 1;
-}
-
-/* The split handed to the session (valid until the next one). */
-static int cli_plan_split(void *user, rpl_split *out)
-{
-    return live_exec_split_rpl(user, out);
-}
-
-static int cli_plan_split_of(void *user, const uint8_t program[16], size_t i, rpl_split *out)
-{
-    return live_exec_split_of(user, program, i, out);
-}
-
-static int cli_plan_fused(void *user, rpl_fused_kernel *out)
-{
-    const plan_fused *f = live_exec_fused(user);
-    if (!f)
-        return -1;
-    *out = (rpl_fused_kernel){f->id, f->name, f->source, f->options, f->nparams, f->params, f->launches};
-    return 0;
-}
-
-static unsigned cli_plan_lanes(void *user, uint64_t queue)
-{
-    return live_exec_lanes(user, queue);
-}
-
-static void cli_plan_rewind(void *user)
-{
-    live_exec_rewind(user);
-}
-
 static void cli_print_plan(const rpl_summary *s, cli_replay *r)
 {
     live_exec_stats ps;
@@ -888,7 +838,7 @@ static int cli_replay_plan(const char *path, rpl_opts *o, cli_replay *r, plan_fi
         cli_err("warning: %s was made for a trace of another structure (fingerprint %016" PRIx64
                 ", this one %016" PRIx64 "): only changes checked as they run (redundant transfers) apply",
                 r->plan_path, plan_get_info(*plan)->fingerprint, ps.fingerprint);
-    hook->user = r->plan_exec;
+    live_exec_replay_hook(r->plan_exec, hook);
     /* a plan that changes nothing costs nothing: no call is matched
        (a schedule alone only gives queues lanes) */
     if (!plan_xform_count(*plan))
@@ -1020,8 +970,7 @@ static int cli_replay_run(int argc, char **argv)
     const char *path = a.path;
     cli_replay_timeout_path = path;
     plan_file *plan = NULL;
-    rpl_plan_hook hook = {NULL, cli_plan_item, cli_plan_rewind, cli_plan_fused, cli_plan_split, cli_plan_split_of,
-                          cli_plan_lanes, cli_plan_local};
+    rpl_plan_hook hook;
     if (r.plan_path && cli_replay_plan(path, &o, &r, &plan, &hook) != CLI_EXIT_OK)
         return CLI_EXIT_ERROR;
     cdb *learn = cli_replay_learn(plan, &a);
