@@ -402,13 +402,16 @@ static int cli_run_run(int argc, char **argv)
                 goto out;
             }
         }
+        int chosen = device || (env_device && *env_device);
         if (!quiet)
-            fprintf(stderr, "clrr run: plan %s: nothing in it applies here (%s): %s runs without the layer\n", plan,
-                    why, argv[optind]);
+            fprintf(stderr, "clrr run: plan %s: nothing in it applies here (%s): %s runs without %s\n", plan,
+                    why, argv[optind], chosen ? "the plan (the layer only presents the device)" : "the layer");
         int status = 0;
-        if ((rc = cli_spawn(argv + optind, &status)) != CLI_EXIT_OK)
+        if (chosen) {   /* --device still holds: the layer in its device-only mode */
+            rc = cli_run_device_only(argv + optind, preload, quiet, desc);
+        } else if ((rc = cli_spawn(argv + optind, &status)) != CLI_EXIT_OK) {
             goto out;
-        if (WIFSIGNALED(status)) {
+        } else if (WIFSIGNALED(status)) {
             cli_err("%s killed by signal %d", argv[optind], WTERMSIG(status));
             rc = 128 + WTERMSIG(status);
         } else {
