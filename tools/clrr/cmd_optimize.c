@@ -226,6 +226,7 @@ static void cli_parts_print(const cli_parts *ps, int json)
 
 struct cli_verify;
 static uint64_t cli_verify_readbacks(const struct cli_verify *cv);
+static unsigned cli_verify_tuned(const struct cli_verify *cv);
 
 /* The scheduled queues as JSON objects, comma-separated (the plan's fields). */
 static void cli_sched_json(const plan_file *p)
@@ -315,6 +316,10 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
     if (vr->baseline)
         printf("verified  no: the trace mismatches here even without a plan; the plan has no transformation (%"
                PRIu64 " removed)\n", vr->removed);
+    else if (!strcmp(verify, "verified") && cli_verify_tuned(cv))
+        printf("verified  the plan replayed here with its %u tuned local size%s: %" PRIu64
+               " read-backs match the recording\n", cli_verify_tuned(cv), cli_verify_tuned(cv) == 1 ? "" : "s",
+               cli_verify_readbacks(cv));
     else if (!strcmp(verify, "verified") && vr->replays)
         printf("verified  the plan replayed here: %" PRIu64 " read-backs match the recording (%u replay%s, %" PRIu64
                " removed)\n", cli_verify_readbacks(cv), vr->replays, vr->replays == 1 ? "" : "s", vr->removed);
@@ -334,6 +339,7 @@ typedef struct cli_verify {
     int64_t exec_ns;          /* the last replay's OpenCL time */
     uint64_t calls;           /* the trace's, for the progress line (0: not counted yet) */
     char dev[256];            /* the last replay's device, as a trust record names it */
+    unsigned tuned;           /* --tune: local sizes kept after the tuned plan replayed verified */
 } cli_verify;
 
 /* opt_verify.replay: the trace replayed here with plan @p p, verified. */
@@ -401,6 +407,11 @@ static int cli_verify_time(void *user, const plan_file *p, double *ns, char *err
         snprintf(err, err_cap, "a timed replay mismatched");
     *ns = (double)v->exec_ns;
     return r != 0;
+}
+
+static unsigned cli_verify_tuned(const struct cli_verify *cv)
+{
+    return cv->tuned;
 }
 
 static uint64_t cli_verify_readbacks(const struct cli_verify *cv)
@@ -828,7 +839,7 @@ static int cli_optimize_run(int argc, char **argv)
     }
     plan_file *p = NULL;
     plan_status st;
-    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*"};
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*", 0};
     opt_verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (no_verify) {
@@ -850,6 +861,8 @@ static int cli_optimize_run(int argc, char **argv)
                           cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs};
             opt_tune_result tr;
             st = opt_tune_plan(path, p, &t, o.max_memory, &tr, err, sizeof err);
+            if (st == PLAN_OK && !tr.removed)
+                cv.tuned = tr.tuned;
             if (st == PLAN_OK)
                 fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
                         "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s)\n", tr.shapes,
