@@ -41,7 +41,7 @@ static cl_platform_id rec_dev_plat;        /* set once resolved */
 static cl_device_id rec_dev_dev;
 static cl_device_type rec_dev_type;
 static unsigned rec_dev_index;
-static char rec_dev_name[256], rec_dev_pname[256], rec_dev_err[320];
+static char rec_dev_name[256], rec_dev_pname[256], rec_dev_err[320], rec_dev_seen[512];
 
 static void rec_dev_str(cl_platform_id p, cl_device_id d, cl_uint what, char *dst, size_t cap)
 {
@@ -66,13 +66,27 @@ static void rec_dev_resolve(void)
         snprintf(rec_dev_err, sizeof rec_dev_err, "--device %s: out of memory", rec_dev_spec);
         goto out;
     }
-    if (rec_real.platforms(64, plats, &np) != CL_SUCCESS)
+    cl_int pe = rec_real.platforms(64, plats, &np);
+    size_t seen = (size_t)snprintf(rec_dev_seen, sizeof rec_dev_seen, "%u platform%s", pe == CL_SUCCESS ? np : 0,
+                                   pe == CL_SUCCESS && np == 1 ? "" : "s");
+    if (pe != CL_SUCCESS) {
+        seen += (size_t)snprintf(rec_dev_seen + seen, sizeof rec_dev_seen - seen, " (error %d)", pe);
         np = 0;
+    }
     for (cl_uint p = 0; p < np && p < 64; p++) {
         cl_device_id devs[64];
         cl_uint nd = 0;
-        if (rec_real.devices(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+        char pn[64];
+        rec_dev_str(plats[p], NULL, CL_PLATFORM_NAME, pn, sizeof pn);
+        cl_int de = rec_real.devices(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd);
+        if (seen < sizeof rec_dev_seen)
+            seen += (size_t)snprintf(rec_dev_seen + seen, sizeof rec_dev_seen - seen, "%s %s: %u device%s", p ? ";" : ":",
+                                     pn, de == CL_SUCCESS ? nd : 0, de == CL_SUCCESS && nd == 1 ? "" : "s");
+        if (de != CL_SUCCESS) {
+            if (seen < sizeof rec_dev_seen)
+                seen += (size_t)snprintf(rec_dev_seen + seen, sizeof rec_dev_seen - seen, " (error %d)", de);
             continue;
+        }
         for (cl_uint d = 0; d < nd && d < 64 && n < REC_DEV_MAX; d++, n++) {
             c[n].p = plats[p];
             c[n].d = devs[d];
@@ -95,7 +109,8 @@ static void rec_dev_resolve(void)
     }
 out:
     if (!rec_dev_dev)   /* one line, then the application chooses as without clrr */
-        fprintf(stderr, "clrr: %s; the application chooses its devices itself\n", rec_dev_err);
+        fprintf(stderr, "clrr: %s; the application chooses its devices itself (the layer sees %s)\n", rec_dev_err,
+                rec_dev_seen);
     free(c);
     free(m);
 }

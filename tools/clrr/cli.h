@@ -177,6 +177,13 @@ int cli_layer_mode(int preload, int quiet, const char *cmd);
 /*! cli_env_join() : sets @p name to @p add joined to its value with ':'
  *  (after it when @p append). @return 0 or -1 (errno). */
 int cli_env_join(const char *name, const char *add, int append);
+/*! cli_in_child() : runs @p fn(@p arg, @p buf, @p cap) in a child process
+ *  and waits: OpenCL drivers it starts end with it, so that a device a
+ *  driver holds for its process (an NVIDIA GPU in exclusive-process mode)
+ *  is free again for the command clrr runs next. @return fn's value
+ *  (0..255; -1 when the child could not run or was killed), with the
+ *  NUL-terminated text fn left in @p buf copied back. */
+int cli_in_child(int (*fn)(void *arg, char *buf, size_t cap), void *arg, char *buf, size_t cap);
 /*! cli_spawn() : runs @p cmd (NULL-terminated) and waits; ^C and ^\ reach
  *  it directly, SIGTERM and SIGHUP are forwarded. @return CLI_EXIT_OK with
  *  its wait status in *status, or (reported) CLI_EXIT_FAIL, 127 (not

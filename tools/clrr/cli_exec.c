@@ -11,6 +11,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -166,4 +167,53 @@ int cli_layer_mode(int preload, int quiet, const char *cmd)
         fprintf(stderr, "clrr: the OpenCL loader %s does not load layers (OPENCL_LAYERS); loading the layer "
                         "into %s with LD_PRELOAD\n", path, cmd);
     return 1;
+}
+
+int cli_in_child(int (*fn)(void *arg, char *buf, size_t cap), void *arg, char *buf, size_t cap)
+{
+    int fd[2];
+    if (cap)
+        buf[0] = 0;
+    if (pipe(fd) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        int r = fn(arg, buf, cap);
+        size_t n = cap ? strnlen(buf, cap - 1) : 0;
+        for (size_t off = 0; off < n;) {
+            ssize_t w = write(fd[1], buf + off, n - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        fflush(NULL);
+        _exit(r & 255);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    for (;;) {
+        char tmp[512];
+        ssize_t r = read(fd[0], tmp, sizeof tmp);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        for (ssize_t i = 0; i < r && got + 1 < cap; i++)
+            buf[got++] = tmp[i];
+    }
+    if (cap)
+        buf[got < cap ? got : cap - 1] = 0;
+    close(fd[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -489,8 +489,11 @@ static void *cli_dev_lookup(void *user, const char *name)
     return dlsym(RTLD_DEFAULT, name);   /* the ICD loader clrr links */
 }
 
-int cli_device_check(const char *spec, char *desc, size_t cap)
+/* cli_device_check's work, in a child process (cli_in_child): the
+ * drivers it starts must not hold the device while the command runs. */
+static int cli_device_check_here(void *arg, char *buf, size_t cap)
 {
+    const char *spec = arg;
     cl_device_id dev = NULL;
     cl_platform_id plat = NULL;
     char err[320];
@@ -503,9 +506,21 @@ int cli_device_check(const char *spec, char *desc, size_t cap)
         name[0] = 0;
     if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL) != CL_SUCCESS)
         pname[0] = 0;
-    if (desc)
-        snprintf(desc, cap, "%s (%s)", name, pname);
+    snprintf(buf, cap, "%s (%s)", name, pname);
     return CLI_EXIT_OK;
+}
+
+int cli_device_check(const char *spec, char *desc, size_t cap)
+{
+    char buf[600];
+    int r = cli_in_child(cli_device_check_here, (void *)spec, buf, sizeof buf);
+    if (r < 0) {
+        cli_err("--device %s: the device check could not run: %s", spec, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (r == CLI_EXIT_OK && desc)
+        snprintf(desc, cap, "%s", buf);
+    return r;
 }
 
 /* Sets CLRR_* for every control given, CLRR_OUTPUT, and OPENCL_LAYERS (or

@@ -213,24 +213,14 @@ static int cli_run_device_only(char **cmd, int preload, int quiet, const char *d
     return WIFEXITED(status) ? WEXITSTATUS(status) : CLI_EXIT_FAIL;
 }
 
-/* 1 when something of plan @p p applies to a live run here: a
- * transformation other than local_size, or a local_size measured on a
- * device present (name and driver). Else 0, with why in @p why and the
- * local_size transformations in *nlocal. Schedules apply to replays only. */
-static int cli_run_applies(const plan_file *p, char *why, size_t cap, size_t *nlocal)
+/* 1 when a device here (its name and driver) is one plan @p arg measured
+ * a local size on, else 0; in a child process (cli_in_child), so that
+ * the drivers it starts do not hold a device the application then needs. */
+static int cli_run_local_here(void *arg, char *buf, size_t cap)
 {
-    size_t n = plan_xform_count(p), nl = 0;
-    *nlocal = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (plan_get_xform(p, i)->action != PLAN_ACT_LOCAL_SIZE)
-            return 1;
-        nl++;
-    }
-    *nlocal = nl;
-    if (!nl) {
-        snprintf(why, cap, "it has no transformation%s", plan_sched_count(p) ? "; its schedule applies to replays only" : "");
-        return 0;
-    }
+    const plan_file *p = arg;
+    (void)buf;
+    (void)cap;
     cl_platform_id plats[16];
     cl_uint np = 0;
     if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS)
@@ -251,6 +241,30 @@ static int cli_run_applies(const plan_file *p, char *why, size_t cap, size_t *nl
                     return 1;
         }
     }
+    return 0;
+}
+
+/* 1 when something of plan @p p applies to a live run here: a
+ * transformation other than local_size, or a local_size measured on a
+ * device present (name and driver). Else 0, with why in @p why and the
+ * local_size transformations in *nlocal. Schedules apply to replays only. */
+static int cli_run_applies(const plan_file *p, char *why, size_t cap, size_t *nlocal)
+{
+    size_t n = plan_xform_count(p), nl = 0;
+    *nlocal = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (plan_get_xform(p, i)->action != PLAN_ACT_LOCAL_SIZE)
+            return 1;
+        nl++;
+    }
+    *nlocal = nl;
+    if (!nl) {
+        snprintf(why, cap, "it has no transformation%s", plan_sched_count(p) ? "; its schedule applies to replays only" : "");
+        return 0;
+    }
+    char buf[8];
+    if (cli_in_child(cli_run_local_here, (void *)p, buf, sizeof buf) == 1)
+        return 1;
     const plan_local *l = plan_get_local(p, 0);
     snprintf(why, cap, "its %zu local size%s %s measured on %s (driver %s), not on a device here", nl,
              nl == 1 ? "" : "s", nl == 1 ? "was" : "were", l && l->ntuned ? l->tuned[0].device : "?",
