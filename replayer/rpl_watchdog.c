@@ -43,6 +43,7 @@ struct rpl_watchdog {
     _Atomic uint64_t seq;         /* the call being replayed, 0 none */
     _Atomic int64_t started;      /* when it (or the final waits) began */
     _Atomic int64_t rec_ns;       /* what it took when recorded */
+    _Atomic int rec_open;         /* 1: it never returned when recorded (the trace ends inside it) */
     _Atomic int64_t base, factor; /* the limit: base + factor * rec_ns */
     char fn[64];                  /* its function (written before seq is) */
     int64_t first_ns, last_ns;    /* recorded host times seen (session thread) */
@@ -57,12 +58,21 @@ static void rpl_wd_fire(struct rpl_watchdog *w, int64_t now)
     uint64_t seq = atomic_load(&w->seq);
     double took = (double)(now - atomic_load(&w->started)) / 1e9;
     double rec = (double)atomic_load(&w->rec_ns) / 1e9;
+    /* a call the recording ended inside (killed in a clFinish that never
+     * returned) most likely hangs here for the same reason: say so */
+    const char *open = seq && atomic_load(&w->rec_open)
+                       ? "; it never returned when recorded either: the recording ended inside it" : "";
     long long base = (long long)(atomic_load(&w->base) / 1000000000LL), factor = (long long)atomic_load(&w->factor);
     if (w->fixed && seq)
-        snprintf(msg, sizeof msg, "timed out (--timeout) in call #%llu %s after %.1f s of replay",
-                 (unsigned long long)seq, w->fn, took);
+        snprintf(msg, sizeof msg, "timed out (--timeout) in call #%llu %s after %.1f s of replay%s",
+                 (unsigned long long)seq, w->fn, took, open);
     else if (w->fixed)
         snprintf(msg, sizeof msg, "timed out (--timeout) after %.1f s of replay", took);
+    else if (seq && *open)
+        snprintf(msg, sizeof msg,
+                 "timed out in call #%llu %s after %.1f s (it never returned when recorded either: the recording "
+                 "ended inside it; the limit is %lld s; --timeout SECONDS sets one for the whole replay)",
+                 (unsigned long long)seq, w->fn, took, base);
     else if (seq)
         snprintf(msg, sizeof msg,
                  "timed out in call #%llu %s after %.1f s (it took %.3f s when recorded; the limit is %lld s plus "
@@ -147,6 +157,7 @@ void rpl_watchdog_call(rpl_session *s, const tf_call *c)
         w->last_ns = end;
     atomic_store(&w->seq, 0);   /* the thread reads fn only with a seq set */
     snprintf(w->fn, sizeof w->fn, "%s", c->sig->name);
+    atomic_store(&w->rec_open, !c->complete);
     if (w->fixed) {
         atomic_store(&w->seq, c->seq);
         return;
