@@ -525,6 +525,20 @@ typedef struct tf_devspec_dev {
  *  "--device SPEC: why" in @p err (capacity @p cap). Pure: thread-safe. */
 int tf_devspec_pick(const tf_devspec_dev *devs, unsigned n, const char *spec, char *err, size_t cap);
 
+/* ------------------------------------------------ UTF-8 (tf_utf8.c) */
+/*! tf_utf8_seq() : the length (1-4) of the valid UTF-8 sequence at @p s
+ *  (at most @p n bytes), 0 when it is not one (bad lead or continuation
+ *  byte, overlong form, surrogate, past U+10FFFF, cut short). Pure. */
+size_t tf_utf8_seq(const char *s, size_t n);
+/*! tf_utf8_valid() : the length of the longest valid UTF-8 prefix of the
+ *  @p len bytes at @p s (@p len: all of them are valid). Pure. */
+size_t tf_utf8_valid(const char *s, size_t len);
+/*! tf_utf8_fix() : writes the @p len bytes at @p s to @p dst with each
+ *  byte that is not part of a valid UTF-8 sequence replaced by U+FFFD
+ *  (EF BF BD); @p dst (caller's) holds at least 3 * @p len bytes; no NUL
+ *  is added. Returns the bytes written. Pure: thread-safe. */
+size_t tf_utf8_fix(char *dst, const char *s, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -239,57 +239,17 @@ void cli_mismatch_print(const rpl_mismatch *m)
 
 /* ------------------------------------------------------------ JSON */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t cli_utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len;
-    uint32_t cp, min;
-    if (s[0] < 0x80)
-        return 1;
-    if ((s[0] & 0xe0) == 0xc0) { len = 2; cp = s[0] & 0x1f; min = 0x80; }
-    else if ((s[0] & 0xf0) == 0xe0) { len = 3; cp = s[0] & 0x0f; min = 0x800; }
-    else if ((s[0] & 0xf8) == 0xf0) { len = 4; cp = s[0] & 0x07; min = 0x10000; }
-    else return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 json_t *cli_json_text(const char *s, size_t len)
 {
     if (!s)
         return json_null();
     /* jansson takes valid UTF-8 only: invalid bytes become U+FFFD first */
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len && cli_utf8_len(p + i, len - i))
-        i += cli_utf8_len(p + i, len - i);
-    if (i == len)
+    if (tf_utf8_valid(s, len) == len)
         return json_stringn_nocheck(s, len);
     char *buf = malloc(len * 3 + 1);
     if (!buf)
         return NULL;
-    size_t n = 0;
-    for (i = 0; i < len;) {
-        size_t k = cli_utf8_len(p + i, len - i);
-        if (k) {
-            memcpy(buf + n, p + i, k);
-            n += k;
-            i += k;
-        } else {
-            memcpy(buf + n, "\xef\xbf\xbd", 3);
-            n += 3;
-            i++;
-        }
-    }
-    json_t *v = json_stringn_nocheck(buf, n);
+    json_t *v = json_stringn_nocheck(buf, tf_utf8_fix(buf, s, len));
     free(buf);
     return v;
 }
