@@ -253,6 +253,25 @@ void cli_json_cstr(FILE *f, const char *s);
  *  as strings, map keys that are not strings as their JSON text. */
 void cli_json_value(FILE *f, const tf_value *v);
 
+/* Recorded values inside a jansson document: jansson's integers are signed
+ * 64-bit, so a document that holds values of the trace puts a placeholder
+ * where each goes (cli_json_recorded()) and cli_json_put_doc() writes the
+ * document with each placeholder replaced by cli_json_value()'s text:
+ * unsigned values past 2^63 come out exact. */
+typedef struct cli_json_doc {
+    const tf_value **v;   /* malloc'ed; the values, borrowed */
+    size_t n, cap;
+} cli_json_doc;
+/*! cli_json_recorded() : a new placeholder (the caller's reference) for
+ *  recorded value @p v (borrowed: it must live until cli_json_put_doc();
+ *  NULL writes null) in document @p d (zeroed by the caller). NULL when
+ *  out of memory. Not thread-safe for one @p d. */
+struct json_t *cli_json_recorded(cli_json_doc *d, const tf_value *v);
+/*! cli_json_put_doc() : cli_json_put() of @p doc (reference stolen), the
+ *  placeholders of @p d replaced by their values; releases @p d's memory.
+ *  @return 0, or -1 (out of memory: nothing written). */
+int cli_json_put_doc(FILE *f, struct json_t *doc, cli_json_doc *d);
+
 /* ------------------------------------------------------------ values (human) */
 
 /* Limits of the human form: longer strings, arrays and bins are shortened. */

@@ -385,6 +385,61 @@ void cli_json_value(FILE *f, const tf_value *v)
     cli_json_value_d(f, v, 0);
 }
 
+/* A placeholder is the object {"\u0001":N}: jansson writes every other
+ * '"' inside a string as \", so `{"\u0001":` never occurs in the text of
+ * a string, and the document's own keys are the emitter's. */
+#define CLI_JRAW_KEY "\x01"
+#define CLI_JRAW_TEXT "{\"\\u0001\":"
+
+json_t *cli_json_recorded(cli_json_doc *d, const tf_value *v)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 16;
+        const tf_value **nv = realloc(d->v, cap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        d->v = nv;
+        d->cap = cap;
+    }
+    json_t *o = json_object();
+    if (!o || json_object_set_new(o, CLI_JRAW_KEY, json_integer((json_int_t)d->n)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    d->v[d->n++] = v;
+    return o;
+}
+
+int cli_json_put_doc(FILE *f, json_t *doc, cli_json_doc *d)
+{
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(doc);
+    int rc = -1;
+    if (text) {
+        const char *p = text, *q;
+        size_t klen = strlen(CLI_JRAW_TEXT);
+        while ((q = strstr(p, CLI_JRAW_TEXT)) != NULL) {
+            char *end;
+            unsigned long long i = strtoull(q + klen, &end, 10);
+            fwrite(p, 1, (size_t)(q - p), f);
+            if (*end == '}' && i < d->n) {
+                cli_json_value(f, d->v[i]);
+                p = end + 1;
+            } else {   /* not one of ours (cannot happen): as it is */
+                fwrite(q, 1, klen, f);
+                p = q + klen;
+            }
+        }
+        fputs(p, f);
+        free(text);
+        rc = 0;
+    }
+    free(d->v);
+    d->v = NULL;
+    d->n = d->cap = 0;
+    return rc;
+}
+
 int cli_one_file(int argc, char **argv, const char **path)
 {
     *path = NULL;

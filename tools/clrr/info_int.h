@@ -89,6 +89,8 @@ size_t cli_set_read(cli_trace_set *s);
  *  pid, ppid, start_unix_ns, bytes, readable, error, cmdline). */
 void cli_set_print_human(FILE *f, const cli_trace_set *s);
 void cli_set_print_json(FILE *f, const cli_trace_set *s);
+/*! cli_set_json() : that array as a new jansson value (the caller's). */
+struct json_t *cli_set_json(const cli_trace_set *s);
 /*! cli_set_free() : frees what cli_set_find() allocated; accepts an empty set. */
 void cli_set_free(cli_trace_set *s);
 
