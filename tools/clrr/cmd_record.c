@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -252,10 +253,11 @@ static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
             close(fd);
         cli_err("cannot write %s: %s", idx, strerror(errno));
     } else {
-        fputs("{\"schema\":\"clrr-record-index/1\",\"processes\":", f);
-        cli_set_print_json(f, set);
-        fputs("}\n", f);
-        if (fclose(f) != 0 || rename(tmp, idx) != 0) {
+        json_t *o = json_object();
+        json_object_set_new(o, "schema", json_string("clrr-record-index/1"));
+        json_object_set_new(o, "processes", cli_set_json(set));
+        int bad = cli_json_put(f, o) < 0 || putc('\n', f) == EOF;
+        if (fclose(f) != 0 || bad || rename(tmp, idx) != 0) {
             cli_err("cannot write %s: %s", idx, strerror(errno));
             unlink(tmp);
         }

@@ -522,12 +522,6 @@ json_t *cli_set_json(const cli_trace_set *s)
     return a;
 }
 
-void cli_set_print_json(FILE *f, const cli_trace_set *s)
-{
-    if (cli_json_put(f, cli_set_json(s)) < 0)
-        fputs("[]", f);   /* out of memory */
-}
-
 void cli_set_free(cli_trace_set *s)
 {
     for (size_t i = 0; i < s->n; i++)
