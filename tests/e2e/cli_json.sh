@@ -104,7 +104,9 @@ int main(void)
 CEOF
 u8dir=$(printf 'd\303\274_\377')
 mkdir -p "$u8dir" && cc -DCL_TARGET_OPENCL_VERSION=300 -o "$u8dir/u8" u8.c -lOpenCL || fail "compiling u8.c"
-"$CLRR" record -o u8.clrr -- "./$u8dir/u8" >/dev/null 2>"$TMP/err" || fail "record u8: $(tail -3 "$TMP/err")"
+FOREIGN=()   # a program not built with the sanitizer: its runtime for the SAN layer
+if [ -n "$(asan_rt)" ]; then FOREIGN=(env "LD_PRELOAD=$(asan_rt)"); fi
+"$CLRR" record -o u8.clrr -- "${FOREIGN[@]}" "./$u8dir/u8" >/dev/null 2>"$TMP/err" || fail "record u8: $(tail -3 "$TMP/err")"
 r info.u8.json info --json u8.clrr; add info info.u8.json
 r dump.u8.jsonl dump --json u8.clrr; add dump dump.u8.jsonl
 r stats.u8.json stats --json u8.clrr; add stats stats.u8.json
