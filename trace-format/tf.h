@@ -534,13 +534,15 @@ typedef struct tf_grow {
     uint64_t raw;       /* payload bytes of RECORD and BLOB chunks, raw */
     uint64_t stored;    /* the same, as stored (compressed) */
     uint64_t chunks;    /* complete chunks seen */
+    uint64_t ino;       /* the file's inode: another file at the path starts again */
     int bad;            /* not a trace, or a damaged header: no more scans */
 } tf_grow;
 
 /*! tf_grow_scan() : adds to @p g the chunks of the file at @p path that
  *  were completed since the last call, reading only their headers (each
  *  checked: FORMAT.md 3.1); a chunk being written, or a file not there yet
- *  or shorter than its header, is left for the next call. The ratio of
+ *  or shorter than its header, is left for the next call; another file at
+ *  @p path (another inode, or shorter than what was read) starts again. The ratio of
  *  the recording so far is raw / stored. Opens the file read-only and
  *  closes it; never writes. Returns 0, or -1 once the file is not a
  *  trace or a header is damaged (g->bad; later calls return -1 at once).

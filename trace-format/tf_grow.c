@@ -8,6 +8,7 @@
 #include "trace-format/tf_int.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@ int tf_grow_scan(tf_grow *g, const char *path)
         return 0;
     }
     uint64_t size = (uint64_t)st.st_size;
+    if (g->off && (g->ino != (uint64_t)st.st_ino || size < g->off))
+        memset(g, 0, sizeof *g);   /* another file at the path (replaced, truncated): start again */
+    g->ino = (uint64_t)st.st_ino;
     uint8_t b[TF_CHUNK_HDR_SIZE + TF_MAX_EXT];
     if (!g->off) {
         if (size < TF_FILE_HDR_SIZE) {
@@ -54,7 +58,7 @@ int tf_grow_scan(tf_grow *g, const char *path)
             break;
         if (h.ext_len && pread(fd, b + TF_CHUNK_HDR_SIZE, h.ext_len, (off_t)(g->off + TF_CHUNK_HDR_SIZE)) != h.ext_len)
             break;
-        if (tf_chunk_hdr_rest(b, &h) != 0 || h.payload_len > size) {
+        if (tf_chunk_hdr_rest(b, &h) != 0 || h.payload_len > UINT64_MAX - g->off - h.hdr_len) {
             g->bad = 1;
             break;
         }
