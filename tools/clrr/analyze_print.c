@@ -205,15 +205,13 @@ void cli_an_print_human(FILE *f, const ana_model *m, const cli_an_program *p)
 
 /* ------------------------------------------------------------ JSON */
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 static json_t *cli_an_region_json(const ana_region *r)
 {
     json_t *o = json_object();
-    CLI_SET(o, "empty", json_boolean(r->empty));
-    CLI_SET(o, "whole", json_boolean(r->whole));
-    CLI_SET(o, "lo", cli_json_u64(r->lo));
-    CLI_SET(o, "hi", cli_json_u64(r->hi));
+    CLI_JSET(o, "empty", json_boolean(r->empty));
+    CLI_JSET(o, "whole", json_boolean(r->whole));
+    CLI_JSET(o, "lo", cli_json_u64(r->lo));
+    CLI_JSET(o, "hi", cli_json_u64(r->hi));
     return o;
 }
 
@@ -221,9 +219,9 @@ static json_t *cli_an_expr_json(const ana_kernel *k, const ana_expr *e)
 {
     char buf[1024];
     json_t *o = json_object();
-    CLI_SET(o, "text", cli_json_ctext(cli_an_expr(k, e, buf, sizeof buf)));
-    CLI_SET(o, "known", json_boolean(e->known));
-    CLI_SET(o, "reason", cli_json_ctext(e->known ? NULL : e->reason));
+    CLI_JSET(o, "text", cli_json_ctext(cli_an_expr(k, e, buf, sizeof buf)));
+    CLI_JSET(o, "known", json_boolean(e->known));
+    CLI_JSET(o, "reason", cli_json_ctext(e->known ? NULL : e->reason));
     return o;
 }
 
@@ -241,148 +239,148 @@ static void cli_an_launch_json(json_t *o, const cli_an_kernel *x)
     const ana_kernel *k = x->k;
     const ana_cmd *c = x->rep;
     json_t *l = json_object(), *a;
-    CLI_SET(l, "seq", cli_json_u64(c->seq));
-    CLI_SET(l, "count", cli_json_u64(x->shape_count));
-    CLI_SET(l, "work_dim", json_integer(c->work_dim));
-    CLI_SET(l, "global", cli_an_dims_json(c->global, c->work_dim));
-    CLI_SET(l, "local", cli_an_dims_json(c->local, c->work_dim));
-    CLI_SET(l, "offset", cli_an_dims_json(c->goff, c->work_dim));
-    CLI_SET(l, "groups", cli_an_dims_json(x->groups, c->work_dim));
-    CLI_SET(l, "args", a = json_array());
+    CLI_JSET(l, "seq", cli_json_u64(c->seq));
+    CLI_JSET(l, "count", cli_json_u64(x->shape_count));
+    CLI_JSET(l, "work_dim", json_integer(c->work_dim));
+    CLI_JSET(l, "global", cli_an_dims_json(c->global, c->work_dim));
+    CLI_JSET(l, "local", cli_an_dims_json(c->local, c->work_dim));
+    CLI_JSET(l, "offset", cli_an_dims_json(c->goff, c->work_dim));
+    CLI_JSET(l, "groups", cli_an_dims_json(x->groups, c->work_dim));
+    CLI_JSET(l, "args", a = json_array());
     for (unsigned i = 0; i < x->l.nargs; i++) {
         json_t *e = json_object();
-        CLI_SET(e, "known", json_boolean(x->vals[i].known));
-        CLI_SET(e, "value", json_integer(x->vals[i].value));
-        CLI_SET(e, "size", cli_json_u64(x->vals[i].size));
+        CLI_JSET(e, "known", json_boolean(x->vals[i].known));
+        CLI_JSET(e, "value", json_integer(x->vals[i].value));
+        CLI_JSET(e, "size", cli_json_u64(x->vals[i].size));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "launch", l);
-    CLI_SET(o, "regions", a = json_array());
+    CLI_JSET(o, "launch", l);
+    CLI_JSET(o, "regions", a = json_array());
     uint64_t lo[3] = { 0, 0, 0 };
     for (unsigned i = 0; i < k->nargs; i++) {
         ana_region rd, wr;
         if (!cli_an_is_ptr(&k->args[i]) || ana_kernel_region(k, &x->l, i, lo, x->groups, &rd, &wr) != ANA_OK)
             continue;
         json_t *e = json_object();
-        CLI_SET(e, "arg", json_integer(i));
-        CLI_SET(e, "name", cli_json_ctext(k->args[i].name));
-        CLI_SET(e, "size", cli_json_u64(x->vals[i].size));
-        CLI_SET(e, "read", cli_an_region_json(&rd));
-        CLI_SET(e, "write", cli_an_region_json(&wr));
+        CLI_JSET(e, "arg", json_integer(i));
+        CLI_JSET(e, "name", cli_json_ctext(k->args[i].name));
+        CLI_JSET(e, "size", cli_json_u64(x->vals[i].size));
+        CLI_JSET(e, "read", cli_an_region_json(&rd));
+        CLI_JSET(e, "write", cli_an_region_json(&wr));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "contiguity", a = json_array());
+    CLI_JSET(o, "contiguity", a = json_array());
     for (unsigned i = 0; i < k->nargs; i++) {
         ana_contiguity ct;
         if (!cli_an_is_ptr(&k->args[i]) || !(k->args[i].access & ANA_ACC_WRITE) ||
             ana_kernel_contiguity(k, &x->l, i, &ct) != ANA_OK)
             continue;
         json_t *e = json_object(), *dim = json_array();
-        CLI_SET(e, "arg", json_integer(i));
-        CLI_SET(e, "name", cli_json_ctext(k->args[i].name));
-        CLI_SET(e, "linear", json_boolean(ct.linear));
+        CLI_JSET(e, "arg", json_integer(i));
+        CLI_JSET(e, "name", cli_json_ctext(k->args[i].name));
+        CLI_JSET(e, "linear", json_boolean(ct.linear));
         for (int d = 0; d < 3; d++)
             json_array_append_new(dim, json_boolean(ct.dim[d]));
-        CLI_SET(e, "dim", dim);
-        CLI_SET(e, "reason", cli_json_ctext(ct.linear ? NULL : ct.reason));
+        CLI_JSET(e, "dim", dim);
+        CLI_JSET(e, "reason", cli_json_ctext(ct.linear ? NULL : ct.reason));
         json_array_append_new(a, e);
     }
     ana_features ft;
     if (ana_kernel_features(k, &x->l, &ft) != ANA_OK) {
-        CLI_SET(o, "features", json_null());
+        CLI_JSET(o, "features", json_null());
         return;
     }
     json_t *f = json_object(), *st = json_object();
-    CLI_SET(f, "work_items", cli_json_u64(ft.work_items));
-    CLI_SET(f, "work_groups", cli_json_u64(ft.work_groups));
-    CLI_SET(st, "invariant", json_integer(ft.accesses_by_stride[ANA_STRIDE_INVARIANT]));
-    CLI_SET(st, "unit", json_integer(ft.accesses_by_stride[ANA_STRIDE_UNIT]));
-    CLI_SET(st, "strided", json_integer(ft.accesses_by_stride[ANA_STRIDE_STRIDED]));
-    CLI_SET(st, "unknown", json_integer(ft.accesses_by_stride[ANA_STRIDE_UNKNOWN]));
-    CLI_SET(f, "strides", st);
-    CLI_SET(f, "dyn_ops", cli_json_f64(ft.dyn_ops));
-    CLI_SET(f, "dyn_loads", cli_json_f64(ft.dyn_loads));
-    CLI_SET(f, "dyn_stores", cli_json_f64(ft.dyn_stores));
-    CLI_SET(f, "loops_known", json_integer(ft.loops_known));
-    CLI_SET(f, "max_trip_count", cli_json_u64(ft.max_trip_count));
-    CLI_SET(o, "features", f);
+    CLI_JSET(f, "work_items", cli_json_u64(ft.work_items));
+    CLI_JSET(f, "work_groups", cli_json_u64(ft.work_groups));
+    CLI_JSET(st, "invariant", json_integer(ft.accesses_by_stride[ANA_STRIDE_INVARIANT]));
+    CLI_JSET(st, "unit", json_integer(ft.accesses_by_stride[ANA_STRIDE_UNIT]));
+    CLI_JSET(st, "strided", json_integer(ft.accesses_by_stride[ANA_STRIDE_STRIDED]));
+    CLI_JSET(st, "unknown", json_integer(ft.accesses_by_stride[ANA_STRIDE_UNKNOWN]));
+    CLI_JSET(f, "strides", st);
+    CLI_JSET(f, "dyn_ops", cli_json_f64(ft.dyn_ops));
+    CLI_JSET(f, "dyn_loads", cli_json_f64(ft.dyn_loads));
+    CLI_JSET(f, "dyn_stores", cli_json_f64(ft.dyn_stores));
+    CLI_JSET(f, "loops_known", json_integer(ft.loops_known));
+    CLI_JSET(f, "max_trip_count", cli_json_u64(ft.max_trip_count));
+    CLI_JSET(o, "features", f);
 }
 
 static json_t *cli_an_kernel_json(const cli_an_kernel *x)
 {
     const ana_kernel *k = x->k;
     json_t *o = json_object(), *a;
-    CLI_SET(o, "name", cli_json_ctext(x->name));
-    CLI_SET(o, "launches", cli_json_u64(x->launches));
-    CLI_SET(o, "shapes", cli_json_u64(x->shapes));
-    CLI_SET(o, "analyzed", json_boolean(k && !k->unsupported));
-    CLI_SET(o, "unsupported", cli_json_ctext(!k ? "no analysis of its program" : k->unsupported));
+    CLI_JSET(o, "name", cli_json_ctext(x->name));
+    CLI_JSET(o, "launches", cli_json_u64(x->launches));
+    CLI_JSET(o, "shapes", cli_json_u64(x->shapes));
+    CLI_JSET(o, "analyzed", json_boolean(k && !k->unsupported));
+    CLI_JSET(o, "unsupported", cli_json_ctext(!k ? "no analysis of its program" : k->unsupported));
     if (!k || k->unsupported)
         return o;
-    CLI_SET(o, "args", a = json_array());
+    CLI_JSET(o, "args", a = json_array());
     for (unsigned i = 0; i < k->nargs; i++) {
         const ana_arg *g = &k->args[i];
         json_t *e = json_object();
-        CLI_SET(e, "index", json_integer(i));
-        CLI_SET(e, "name", cli_json_ctext(g->name));
-        CLI_SET(e, "type", cli_json_ctext(g->type));
-        CLI_SET(e, "kind", json_string(cli_an_kind(g->kind)));
-        CLI_SET(e, "access", json_string(cli_an_access(g->access)));
-        CLI_SET(e, "elem_size", json_integer(g->elem_size));
-        CLI_SET(e, "const", json_boolean(g->is_const));
-        CLI_SET(e, "analyzable", json_boolean(g->analyzable));
+        CLI_JSET(e, "index", json_integer(i));
+        CLI_JSET(e, "name", cli_json_ctext(g->name));
+        CLI_JSET(e, "type", cli_json_ctext(g->type));
+        CLI_JSET(e, "kind", json_string(cli_an_kind(g->kind)));
+        CLI_JSET(e, "access", json_string(cli_an_access(g->access)));
+        CLI_JSET(e, "elem_size", json_integer(g->elem_size));
+        CLI_JSET(e, "const", json_boolean(g->is_const));
+        CLI_JSET(e, "analyzable", json_boolean(g->analyzable));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "accesses", a = json_array());
+    CLI_JSET(o, "accesses", a = json_array());
     for (unsigned i = 0; i < k->naccesses; i++) {
         const ana_mem_access *ac = &k->accesses[i];
         json_t *e = json_object(), *gs = json_array();
-        CLI_SET(e, "arg", json_integer(ac->arg));
-        CLI_SET(e, "arg_name", cli_json_ctext(cli_an_argname(k, ac->arg)));
-        CLI_SET(e, "write", json_boolean(ac->is_write));
-        CLI_SET(e, "atomic", json_boolean(ac->is_atomic));
-        CLI_SET(e, "size", json_integer(ac->size));
-        CLI_SET(e, "line", json_integer(ac->line));
-        CLI_SET(e, "offset", cli_an_expr_json(k, &ac->offset));
+        CLI_JSET(e, "arg", json_integer(ac->arg));
+        CLI_JSET(e, "arg_name", cli_json_ctext(cli_an_argname(k, ac->arg)));
+        CLI_JSET(e, "write", json_boolean(ac->is_write));
+        CLI_JSET(e, "atomic", json_boolean(ac->is_atomic));
+        CLI_JSET(e, "size", json_integer(ac->size));
+        CLI_JSET(e, "line", json_integer(ac->line));
+        CLI_JSET(e, "offset", cli_an_expr_json(k, &ac->offset));
         for (unsigned g = 0; g < ac->nguards; g++) {
             json_t *ge = json_object();
-            CLI_SET(ge, "cmp", json_string(cli_an_cmp(ac->guards[g].cmp)));
-            CLI_SET(ge, "expr", cli_an_expr_json(k, &ac->guards[g].expr));
+            CLI_JSET(ge, "cmp", json_string(cli_an_cmp(ac->guards[g].cmp)));
+            CLI_JSET(ge, "expr", cli_an_expr_json(k, &ac->guards[g].expr));
             json_array_append_new(gs, ge);
         }
-        CLI_SET(e, "guards", gs);
+        CLI_JSET(e, "guards", gs);
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "loops", a = json_array());
+    CLI_JSET(o, "loops", a = json_array());
     for (unsigned i = 0; i < k->nloops; i++) {
         json_t *e = json_object();
-        CLI_SET(e, "depth", json_integer(k->loops[i].depth));
-        CLI_SET(e, "step", json_integer(k->loops[i].step));
-        CLI_SET(e, "start", cli_an_expr_json(k, &k->loops[i].start));
-        CLI_SET(e, "end", cli_an_expr_json(k, &k->loops[i].end));
+        CLI_JSET(e, "depth", json_integer(k->loops[i].depth));
+        CLI_JSET(e, "step", json_integer(k->loops[i].step));
+        CLI_JSET(e, "start", cli_an_expr_json(k, &k->loops[i].start));
+        CLI_JSET(e, "end", cli_an_expr_json(k, &k->loops[i].end));
         json_array_append_new(a, e);
     }
     const ana_static_features *s = &k->features;
     json_t *sf = json_object();
-    CLI_SET(sf, "int_ops", json_integer(s->int_ops));
-    CLI_SET(sf, "float_ops", json_integer(s->float_ops));
-    CLI_SET(sf, "loads", json_integer(s->loads));
-    CLI_SET(sf, "stores", json_integer(s->stores));
-    CLI_SET(sf, "global_loads", json_integer(s->global_loads));
-    CLI_SET(sf, "global_stores", json_integer(s->global_stores));
-    CLI_SET(sf, "local_loads", json_integer(s->local_loads));
-    CLI_SET(sf, "local_stores", json_integer(s->local_stores));
-    CLI_SET(sf, "branches", json_integer(s->branches));
-    CLI_SET(sf, "barriers", json_integer(s->barriers));
-    CLI_SET(sf, "atomics", json_integer(s->atomics));
-    CLI_SET(sf, "calls", json_integer(s->calls));
-    CLI_SET(sf, "loops", json_integer(s->loops));
-    CLI_SET(o, "static_features", sf);
+    CLI_JSET(sf, "int_ops", json_integer(s->int_ops));
+    CLI_JSET(sf, "float_ops", json_integer(s->float_ops));
+    CLI_JSET(sf, "loads", json_integer(s->loads));
+    CLI_JSET(sf, "stores", json_integer(s->stores));
+    CLI_JSET(sf, "global_loads", json_integer(s->global_loads));
+    CLI_JSET(sf, "global_stores", json_integer(s->global_stores));
+    CLI_JSET(sf, "local_loads", json_integer(s->local_loads));
+    CLI_JSET(sf, "local_stores", json_integer(s->local_stores));
+    CLI_JSET(sf, "branches", json_integer(s->branches));
+    CLI_JSET(sf, "barriers", json_integer(s->barriers));
+    CLI_JSET(sf, "atomics", json_integer(s->atomics));
+    CLI_JSET(sf, "calls", json_integer(s->calls));
+    CLI_JSET(sf, "loops", json_integer(s->loops));
+    CLI_JSET(o, "static_features", sf);
     if (!x->rep) {
-        CLI_SET(o, "launch", json_null());
-        CLI_SET(o, "regions", json_array());
-        CLI_SET(o, "contiguity", json_array());
-        CLI_SET(o, "features", json_null());
+        CLI_JSET(o, "launch", json_null());
+        CLI_JSET(o, "regions", json_array());
+        CLI_JSET(o, "contiguity", json_array());
+        CLI_JSET(o, "features", json_null());
         return o;
     }
     cli_an_launch_json(o, x);
@@ -395,12 +393,12 @@ json_t *cli_an_program_json(const ana_model *m, const cli_an_program *p)
     json_t *o = json_object(), *a = json_array();
     for (size_t i = 0; i < p->nids; i++)
         json_array_append_new(a, cli_json_u64(p->ids[i]));
-    CLI_SET(o, "ids", a);
-    CLI_SET(o, "source_bytes", cli_json_u64(p->prog->source_len));
-    CLI_SET(o, "options", cli_json_ctext(p->prog->options));
-    CLI_SET(o, "analyzed", json_boolean(p->p != NULL));
-    CLI_SET(o, "why", cli_json_ctext(p->p ? NULL : p->why));
-    CLI_SET(o, "kernels", a = json_array());
+    CLI_JSET(o, "ids", a);
+    CLI_JSET(o, "source_bytes", cli_json_u64(p->prog->source_len));
+    CLI_JSET(o, "options", cli_json_ctext(p->prog->options));
+    CLI_JSET(o, "analyzed", json_boolean(p->p != NULL));
+    CLI_JSET(o, "why", cli_json_ctext(p->p ? NULL : p->why));
+    CLI_JSET(o, "kernels", a = json_array());
     for (size_t i = 0; i < p->nkernels; i++)
         json_array_append_new(a, cli_an_kernel_json(&p->kernels[i]));
     return o;

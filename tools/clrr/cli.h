@@ -228,6 +228,9 @@ const char *cli_device_type_name(uint64_t type);
  * write them with cli_json_put(); cli_json_str() is the same encoder for
  * the emitters still written with printf. */
 struct json_t;
+/* CLI_JSET() : sets member @p k of jansson object @p o to the new value
+ * @p v (reference stolen); the emitters' one-line idiom. */
+#define CLI_JSET(o, k, v) json_object_set_new((o), (k), (v))
 /*! cli_json_text() : a new JSON string of the @p len bytes at @p s (NULL:
  *  JSON null), invalid UTF-8 bytes replaced by U+FFFD. @return a new
  *  reference (the caller's), NULL when out of memory. */

@@ -180,8 +180,6 @@ static void cli_on_partition(void *user, const opt_partition_info *in)
     c->solve = in->solve_ns;
 }
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 /* A time in ns computed as a double, as a JSON integer (rounded). */
 static json_t *cli_opt_ns_json(double ns)
 {
@@ -195,26 +193,26 @@ static json_t *cli_parts_json(const cli_parts *ps)
     for (size_t i = 0; i < ps->n; i++) {
         const cli_part *c = &ps->v[i];
         json_t *o = json_object(), *devs = json_array();
-        CLI_SET(o, "kernel", cli_json_ctext(c->kernel));
-        CLI_SET(o, "seq", cli_json_u64(c->seq));
-        CLI_SET(o, "verdict", json_string(c->verdict));
-        CLI_SET(o, "dim", json_integer(c->dim));
-        CLI_SET(o, "groups", cli_json_u64(c->slices));
+        CLI_JSET(o, "kernel", cli_json_ctext(c->kernel));
+        CLI_JSET(o, "seq", cli_json_u64(c->seq));
+        CLI_JSET(o, "verdict", json_string(c->verdict));
+        CLI_JSET(o, "dim", json_integer(c->dim));
+        CLI_JSET(o, "groups", cli_json_u64(c->slices));
         for (unsigned d = 0; d < c->ndevs; d++) {
             json_t *e = json_object();
-            CLI_SET(e, "device", cli_json_ctext(c->dev[d]));
-            CLI_SET(e, "groups", cli_json_u64(c->count[d]));
+            CLI_JSET(e, "device", cli_json_ctext(c->dev[d]));
+            CLI_JSET(e, "groups", cli_json_u64(c->count[d]));
             json_array_append_new(devs, e);
         }
-        CLI_SET(o, "devices", devs);
+        CLI_JSET(o, "devices", devs);
         if (!strcmp(c->verdict, "even")) {
-            CLI_SET(o, "why", cli_json_ctext(c->why));
+            CLI_JSET(o, "why", cli_json_ctext(c->why));
         } else {
-            CLI_SET(o, "predicted_ns", cli_opt_ns_json(c->predicted));
-            CLI_SET(o, "alone_ns", cli_opt_ns_json(c->alone));
-            CLI_SET(o, "best_single", cli_json_ctext(c->dev[c->best_i]));
-            CLI_SET(o, "best_single_ns", cli_opt_ns_json(c->best));
-            CLI_SET(o, "solve_ns", cli_opt_ns_json(c->solve));
+            CLI_JSET(o, "predicted_ns", cli_opt_ns_json(c->predicted));
+            CLI_JSET(o, "alone_ns", cli_opt_ns_json(c->alone));
+            CLI_JSET(o, "best_single", cli_json_ctext(c->dev[c->best_i]));
+            CLI_JSET(o, "best_single_ns", cli_opt_ns_json(c->best));
+            CLI_JSET(o, "solve_ns", cli_opt_ns_json(c->solve));
         }
         json_array_append_new(a, o);
     }
@@ -254,15 +252,15 @@ static json_t *cli_sched_json(const plan_file *p)
     for (size_t i = 0; i < plan_sched_count(p); i++) {
         const plan_sched *s = plan_get_sched(p, i);
         json_t *o = json_object();
-        CLI_SET(o, "id", json_integer(s->id));
-        CLI_SET(o, "queue", cli_json_u64(s->queue));
-        CLI_SET(o, "lanes", json_integer(s->lanes));
-        CLI_SET(o, "commands", cli_json_u64(s->commands));
-        CLI_SET(o, "uploads", cli_json_u64(s->uploads));
-        CLI_SET(o, "downloads", cli_json_u64(s->downloads));
-        CLI_SET(o, "recorded_ns", cli_json_u64(s->recorded_ns));
-        CLI_SET(o, "predicted_ns", cli_json_u64(s->predicted_ns));
-        CLI_SET(o, "reason", cli_json_ctext(s->reason));
+        CLI_JSET(o, "id", json_integer(s->id));
+        CLI_JSET(o, "queue", cli_json_u64(s->queue));
+        CLI_JSET(o, "lanes", json_integer(s->lanes));
+        CLI_JSET(o, "commands", cli_json_u64(s->commands));
+        CLI_JSET(o, "uploads", cli_json_u64(s->uploads));
+        CLI_JSET(o, "downloads", cli_json_u64(s->downloads));
+        CLI_JSET(o, "recorded_ns", cli_json_u64(s->recorded_ns));
+        CLI_JSET(o, "predicted_ns", cli_json_u64(s->predicted_ns));
+        CLI_JSET(o, "reason", cli_json_ctext(s->reason));
         json_array_append_new(a, o);
     }
     return a;
@@ -276,41 +274,41 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
     if (json) {
         json_t *o = json_object(), *a = json_array(), *v = json_object();
         char fp[24];
-        CLI_SET(o, "schema", json_string("clrr-optimize/1"));
-        CLI_SET(o, "trace", cli_json_ctext(path));
-        CLI_SET(o, "plan", cli_json_ctext(out));
-        CLI_SET(o, "calls", cli_json_u64(in->trace_calls));
+        CLI_JSET(o, "schema", json_string("clrr-optimize/1"));
+        CLI_JSET(o, "trace", cli_json_ctext(path));
+        CLI_JSET(o, "plan", cli_json_ctext(out));
+        CLI_JSET(o, "calls", cli_json_u64(in->trace_calls));
         snprintf(fp, sizeof fp, "%016" PRIx64, in->fingerprint);
-        CLI_SET(o, "fingerprint", json_string(fp));
-        CLI_SET(o, "transformations", cli_json_u64(plan_xform_count(p)));
+        CLI_JSET(o, "fingerprint", json_string(fp));
+        CLI_JSET(o, "transformations", cli_json_u64(plan_xform_count(p)));
         for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
             const plan_pass_result *r = plan_get_pass(p, (plan_pass)i);
             json_t *e = json_object();
-            CLI_SET(e, "name", json_string(plan_pass_name((plan_pass)i)));
-            CLI_SET(e, "enabled", json_boolean(r->enabled));
-            CLI_SET(e, "transformations", cli_json_u64(r->transformations));
-            CLI_SET(e, "commands", cli_json_u64(r->effect.commands));
-            CLI_SET(e, "kernels", cli_json_u64(r->effect.kernels));
-            CLI_SET(e, "bytes", cli_json_u64(r->effect.bytes));
-            CLI_SET(e, "device_ns", cli_json_u64(r->effect.device_ns));
-            CLI_SET(e, "timed", cli_json_u64(r->effect.timed));
+            CLI_JSET(e, "name", json_string(plan_pass_name((plan_pass)i)));
+            CLI_JSET(e, "enabled", json_boolean(r->enabled));
+            CLI_JSET(e, "transformations", cli_json_u64(r->transformations));
+            CLI_JSET(e, "commands", cli_json_u64(r->effect.commands));
+            CLI_JSET(e, "kernels", cli_json_u64(r->effect.kernels));
+            CLI_JSET(e, "bytes", cli_json_u64(r->effect.bytes));
+            CLI_JSET(e, "device_ns", cli_json_u64(r->effect.device_ns));
+            CLI_JSET(e, "timed", cli_json_u64(r->effect.timed));
             json_array_append_new(a, e);
         }
-        CLI_SET(o, "passes", a);
-        CLI_SET(o, "splits", cli_json_u64(plan_split_count(p)));
-        CLI_SET(o, "specializations", cli_json_u64(plan_spec_count(p)));
-        CLI_SET(o, "local_sizes", cli_json_u64(plan_local_count(p)));
-        CLI_SET(o, "schedule", cli_sched_json(p));
-        CLI_SET(o, "split_note", cli_json_ctext(note));
-        CLI_SET(o, "rewriter_note", cli_json_ctext(rw_note));
-        CLI_SET(o, "partitions", cli_parts_json(ps));
-        CLI_SET(v, "status", json_string(verify));
-        CLI_SET(v, "replays", json_integer(vr->replays));
-        CLI_SET(v, "removed", cli_json_u64(vr->removed));
-        CLI_SET(v, "readbacks", cli_json_u64(cli_verify_readbacks(cv)));
-        CLI_SET(v, "timed", json_integer(vr->timed));
-        CLI_SET(v, "slower", json_integer(vr->slower));
-        CLI_SET(o, "verify", v);
+        CLI_JSET(o, "passes", a);
+        CLI_JSET(o, "splits", cli_json_u64(plan_split_count(p)));
+        CLI_JSET(o, "specializations", cli_json_u64(plan_spec_count(p)));
+        CLI_JSET(o, "local_sizes", cli_json_u64(plan_local_count(p)));
+        CLI_JSET(o, "schedule", cli_sched_json(p));
+        CLI_JSET(o, "split_note", cli_json_ctext(note));
+        CLI_JSET(o, "rewriter_note", cli_json_ctext(rw_note));
+        CLI_JSET(o, "partitions", cli_parts_json(ps));
+        CLI_JSET(v, "status", json_string(verify));
+        CLI_JSET(v, "replays", json_integer(vr->replays));
+        CLI_JSET(v, "removed", cli_json_u64(vr->removed));
+        CLI_JSET(v, "readbacks", cli_json_u64(cli_verify_readbacks(cv)));
+        CLI_JSET(v, "timed", json_integer(vr->timed));
+        CLI_JSET(v, "slower", json_integer(vr->slower));
+        CLI_JSET(o, "verify", v);
         if (cli_json_put(stdout, o) < 0)
             cli_err("optimize: out of memory");
         else

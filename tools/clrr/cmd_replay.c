@@ -293,37 +293,35 @@ static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol,
     }
 }
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 /* --compare's outcome, for --json. */
 static json_t *cli_compare_json(const cli_replay *r)
 {
     const rpl_readback *a = &r->cmp_a;
     json_t *o = json_object();
-    CLI_SET(o, "device", cli_json_ctext(r->cmp_b_device));
-    CLI_SET(o, "compared", cli_json_u64(r->cmp_n));
-    CLI_SET(o, "same", json_boolean(!r->cmp_state));
-    CLI_SET(o, "b_readbacks", cli_json_u64(r->cmp_b_readbacks));
-    CLI_SET(o, "b_mismatches", cli_json_u64(r->cmp_b_mismatches));
+    CLI_JSET(o, "device", cli_json_ctext(r->cmp_b_device));
+    CLI_JSET(o, "compared", cli_json_u64(r->cmp_n));
+    CLI_JSET(o, "same", json_boolean(!r->cmp_state));
+    CLI_JSET(o, "b_readbacks", cli_json_u64(r->cmp_b_readbacks));
+    CLI_JSET(o, "b_mismatches", cli_json_u64(r->cmp_b_mismatches));
     if (r->cmp_state == 3)
-        CLI_SET(o, "reason", json_string("different numbers of read-backs"));
+        CLI_JSET(o, "reason", json_string("different numbers of read-backs"));
     if (r->cmp_state == 1 || r->cmp_state == 2) {
         json_t *d = json_object();
-        CLI_SET(d, "seq", cli_json_u64(a->seq));
-        CLI_SET(d, "function", cli_json_ctext(a->function));
-        CLI_SET(d, "what", cli_json_ctext(a->what));
-        CLI_SET(d, "object", cli_json_u64(a->object));
+        CLI_JSET(d, "seq", cli_json_u64(a->seq));
+        CLI_JSET(d, "function", cli_json_ctext(a->function));
+        CLI_JSET(d, "what", cli_json_ctext(a->what));
+        CLI_JSET(d, "object", cli_json_u64(a->object));
         if (r->cmp_state == 1) {
-            CLI_SET(d, "differ", cli_json_u64(r->cmp.differ));
-            CLI_SET(d, "elements", cli_json_u64(r->cmp.elems));
-            CLI_SET(d, "elem_size", cli_json_u64(r->cmp.elem_size));
-            CLI_SET(d, "first_byte", cli_json_u64(r->cmp.first));
-            CLI_SET(d, "a_matches_recording", json_boolean(a->matched));
-            CLI_SET(d, "b_matches_recording", json_boolean(r->cmp_b_matched));
+            CLI_JSET(d, "differ", cli_json_u64(r->cmp.differ));
+            CLI_JSET(d, "elements", cli_json_u64(r->cmp.elems));
+            CLI_JSET(d, "elem_size", cli_json_u64(r->cmp.elem_size));
+            CLI_JSET(d, "first_byte", cli_json_u64(r->cmp.first));
+            CLI_JSET(d, "a_matches_recording", json_boolean(a->matched));
+            CLI_JSET(d, "b_matches_recording", json_boolean(r->cmp_b_matched));
         } else {
-            CLI_SET(d, "b_seq", cli_json_u64(r->cmp_b_seq));
+            CLI_JSET(d, "b_seq", cli_json_u64(r->cmp_b_seq));
         }
-        CLI_SET(o, "first_difference", d);
+        CLI_JSET(o, "first_difference", d);
     }
     return o;
 }
@@ -418,24 +416,24 @@ static json_t *cli_repeat_json(const cli_replay *r)
 {
     const rpl_readback *a = &r->rep_a;
     json_t *o = json_object();
-    CLI_SET(o, "replays", json_integer(r->rep_n));
-    CLI_SET(o, "compared", cli_json_u64(r->rep_compared));
-    CLI_SET(o, "agree", json_boolean(!r->rep_state));
+    CLI_JSET(o, "replays", json_integer(r->rep_n));
+    CLI_JSET(o, "compared", cli_json_u64(r->rep_compared));
+    CLI_JSET(o, "agree", json_boolean(!r->rep_state));
     if (r->rep_state) {
         json_t *d = json_object();
-        CLI_SET(d, "seq", cli_json_u64(a->seq));
-        CLI_SET(d, "function", cli_json_ctext(a->function));
-        CLI_SET(d, "what", cli_json_ctext(a->what));
-        CLI_SET(d, "object", cli_json_u64(a->object));
-        CLI_SET(d, "replay", json_integer(r->rep_k));
-        CLI_SET(d, "reason", json_string(r->rep_state == 1 ? "different bytes" : r->rep_state == 2 ? "other calls"
+        CLI_JSET(d, "seq", cli_json_u64(a->seq));
+        CLI_JSET(d, "function", cli_json_ctext(a->function));
+        CLI_JSET(d, "what", cli_json_ctext(a->what));
+        CLI_JSET(d, "object", cli_json_u64(a->object));
+        CLI_JSET(d, "replay", json_integer(r->rep_k));
+        CLI_JSET(d, "reason", json_string(r->rep_state == 1 ? "different bytes" : r->rep_state == 2 ? "other calls"
                                                                                : "different numbers of read-backs"));
         if (r->rep_state == 1) {
-            CLI_SET(d, "differ", cli_json_u64(r->rep_cmp.differ));
-            CLI_SET(d, "elements", cli_json_u64(r->rep_cmp.elems));
-            CLI_SET(d, "first_byte", cli_json_u64(r->rep_cmp.first));
+            CLI_JSET(d, "differ", cli_json_u64(r->rep_cmp.differ));
+            CLI_JSET(d, "elements", cli_json_u64(r->rep_cmp.elems));
+            CLI_JSET(d, "first_byte", cli_json_u64(r->rep_cmp.first));
         }
-        CLI_SET(o, "nondeterministic", d);
+        CLI_JSET(o, "nondeterministic", d);
     }
     return o;
 }
@@ -472,71 +470,71 @@ static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
     size_t nfb = live_exec_fallback_count(r->plan_exec);
     json_t *o = json_object(), *t = json_object(), *a;
     char fp[24];
-    CLI_SET(o, "file", cli_json_ctext(r->plan_path));
-    CLI_SET(o, "same_trace", json_boolean(ps.same_trace));
+    CLI_JSET(o, "file", cli_json_ctext(r->plan_path));
+    CLI_JSET(o, "same_trace", json_boolean(ps.same_trace));
     snprintf(fp, sizeof fp, "%016" PRIx64, ps.fingerprint);
-    CLI_SET(o, "fingerprint", json_string(fp));
-    CLI_SET(o, "transformations", cli_json_u64(ps.transformations));
-    CLI_SET(o, "applied", cli_json_u64(ps.applied));
-    CLI_SET(o, "fell_back", cli_json_u64(ps.fell_back));
-    CLI_SET(o, "unmatched", cli_json_u64(ps.unmatched));
-    CLI_SET(o, "dropped", cli_json_u64(s->plan_dropped));
-    CLI_SET(o, "markers", cli_json_u64(s->plan_markers));
-    CLI_SET(o, "fused", cli_json_u64(s->plan_fused));
-    CLI_SET(o, "specialized", cli_json_u64(s->plan_specialized));
-    CLI_SET(o, "unheld", cli_json_u64(s->plan_unheld));
-    CLI_SET(o, "split", cli_json_u64(s->split.launches));
-    CLI_SET(o, "split_parts", cli_json_u64(s->split.parts));
-    CLI_SET(o, "split_bytes_out", cli_json_u64(s->split.bytes_out));
-    CLI_SET(o, "split_bytes_in", cli_json_u64(s->split.bytes_in));
-    CLI_SET(o, "split_resident", cli_json_u64(s->split.resident));
-    CLI_SET(o, "split_fallback", cli_json_u64(s->split.fallback));
-    CLI_SET(t, "wait", json_integer(s->split.wait_ns));
-    CLI_SET(t, "send", json_integer(s->split.send_ns));
-    CLI_SET(t, "parts", json_integer(s->split.parts_ns));
-    CLI_SET(t, "merge", json_integer(s->split.merge_ns));
-    CLI_SET(o, "split_ns", t);
+    CLI_JSET(o, "fingerprint", json_string(fp));
+    CLI_JSET(o, "transformations", cli_json_u64(ps.transformations));
+    CLI_JSET(o, "applied", cli_json_u64(ps.applied));
+    CLI_JSET(o, "fell_back", cli_json_u64(ps.fell_back));
+    CLI_JSET(o, "unmatched", cli_json_u64(ps.unmatched));
+    CLI_JSET(o, "dropped", cli_json_u64(s->plan_dropped));
+    CLI_JSET(o, "markers", cli_json_u64(s->plan_markers));
+    CLI_JSET(o, "fused", cli_json_u64(s->plan_fused));
+    CLI_JSET(o, "specialized", cli_json_u64(s->plan_specialized));
+    CLI_JSET(o, "unheld", cli_json_u64(s->plan_unheld));
+    CLI_JSET(o, "split", cli_json_u64(s->split.launches));
+    CLI_JSET(o, "split_parts", cli_json_u64(s->split.parts));
+    CLI_JSET(o, "split_bytes_out", cli_json_u64(s->split.bytes_out));
+    CLI_JSET(o, "split_bytes_in", cli_json_u64(s->split.bytes_in));
+    CLI_JSET(o, "split_resident", cli_json_u64(s->split.resident));
+    CLI_JSET(o, "split_fallback", cli_json_u64(s->split.fallback));
+    CLI_JSET(t, "wait", json_integer(s->split.wait_ns));
+    CLI_JSET(t, "send", json_integer(s->split.send_ns));
+    CLI_JSET(t, "parts", json_integer(s->split.parts_ns));
+    CLI_JSET(t, "merge", json_integer(s->split.merge_ns));
+    CLI_JSET(o, "split_ns", t);
     t = json_object();
-    CLI_SET(t, "commands", cli_json_u64(ps.effect.commands));
-    CLI_SET(t, "kernels", cli_json_u64(ps.effect.kernels));
-    CLI_SET(t, "bytes", cli_json_u64(ps.effect.bytes));
-    CLI_SET(t, "device_ns", cli_json_u64(ps.effect.device_ns));
-    CLI_SET(o, "expected", t);
-    CLI_SET(o, "fallbacks", a = json_array());
+    CLI_JSET(t, "commands", cli_json_u64(ps.effect.commands));
+    CLI_JSET(t, "kernels", cli_json_u64(ps.effect.kernels));
+    CLI_JSET(t, "bytes", cli_json_u64(ps.effect.bytes));
+    CLI_JSET(t, "device_ns", cli_json_u64(ps.effect.device_ns));
+    CLI_JSET(o, "expected", t);
+    CLI_JSET(o, "fallbacks", a = json_array());
     for (size_t i = 0; i < nfb; i++) {
         const live_fallback *f = live_exec_fallback(r->plan_exec, i);
         json_t *e = json_object();
-        CLI_SET(e, "id", json_integer(f->xform));
-        CLI_SET(e, "seq", cli_json_u64(f->seq));
-        CLI_SET(e, "reason", cli_json_ctext(f->reason));
+        CLI_JSET(e, "id", json_integer(f->xform));
+        CLI_JSET(e, "seq", cli_json_u64(f->seq));
+        CLI_JSET(e, "reason", cli_json_ctext(f->reason));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "unbuilt", cli_json_ctext(s->plan_unbuilt));
-    CLI_SET(o, "split_note", cli_json_ctext(s->split.note));
-    CLI_SET(o, "split_adapted", cli_json_u64(s->split.adapted));
-    CLI_SET(o, "split_declined", cli_json_u64(s->split.declined));
-    CLI_SET(o, "split_learned", cli_json_u64(s->split.learned));
-    CLI_SET(o, "split_built_ahead", cli_json_u64(s->split.built_ahead));
-    CLI_SET(o, "split_built_late", cli_json_u64(s->split.built_late));
-    CLI_SET(o, "split_launch_ns", a = json_array());
+    CLI_JSET(o, "unbuilt", cli_json_ctext(s->plan_unbuilt));
+    CLI_JSET(o, "split_note", cli_json_ctext(s->split.note));
+    CLI_JSET(o, "split_adapted", cli_json_u64(s->split.adapted));
+    CLI_JSET(o, "split_declined", cli_json_u64(s->split.declined));
+    CLI_JSET(o, "split_learned", cli_json_u64(s->split.learned));
+    CLI_JSET(o, "split_built_ahead", cli_json_u64(s->split.built_ahead));
+    CLI_JSET(o, "split_built_late", cli_json_u64(s->split.built_late));
+    CLI_JSET(o, "split_launch_ns", a = json_array());
     for (unsigned i = 0; i < s->split.nlaunch_ns; i++)
         json_array_append_new(a, json_integer(s->split.launch_ns[i]));
-    CLI_SET(o, "split_shares", cli_json_ctext(s->split.shares));
+    CLI_JSET(o, "split_shares", cli_json_ctext(s->split.shares));
     t = json_object();
-    CLI_SET(t, "queues", cli_json_u64(s->plan_lane_queues));
-    CLI_SET(t, "moved", cli_json_u64(s->plan_lane_moved));
-    CLI_SET(t, "waits", cli_json_u64(s->plan_lane_waits));
-    CLI_SET(t, "joins", cli_json_u64(s->plan_lane_joins));
-    CLI_SET(t, "pinned", cli_json_u64(s->plan_lane_pinned));
-    CLI_SET(t, "unpinned", cli_json_u64(s->plan_lane_unpinned));
-    CLI_SET(t, "pin_evicted", cli_json_u64(s->plan_lane_pin_evicted));
-    CLI_SET(t, "note", cli_json_ctext(s->plan_lane_note));
-    CLI_SET(o, "lanes", t);
+    CLI_JSET(t, "queues", cli_json_u64(s->plan_lane_queues));
+    CLI_JSET(t, "moved", cli_json_u64(s->plan_lane_moved));
+    CLI_JSET(t, "waits", cli_json_u64(s->plan_lane_waits));
+    CLI_JSET(t, "joins", cli_json_u64(s->plan_lane_joins));
+    CLI_JSET(t, "pinned", cli_json_u64(s->plan_lane_pinned));
+    CLI_JSET(t, "unpinned", cli_json_u64(s->plan_lane_unpinned));
+    CLI_JSET(t, "pin_evicted", cli_json_u64(s->plan_lane_pin_evicted));
+    CLI_JSET(t, "note", cli_json_ctext(s->plan_lane_note));
+    CLI_JSET(o, "lanes", t);
     t = json_object();
-    CLI_SET(t, "applied", cli_json_u64(s->plan_local));
-    CLI_SET(t, "unmeasured_device", cli_json_u64(s->plan_local_unmeasured));
-    CLI_SET(t, "refused", cli_json_u64(s->plan_local_refused));
-    CLI_SET(o, "local_size", t);
+    CLI_JSET(t, "applied", cli_json_u64(s->plan_local));
+    CLI_JSET(t, "unmeasured_device", cli_json_u64(s->plan_local_unmeasured));
+    CLI_JSET(t, "refused", cli_json_u64(s->plan_local_refused));
+    CLI_JSET(o, "local_size", t);
     return o;
 }
 
@@ -610,47 +608,47 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
     if (r->json) {
         json_t *o = json_object(), *k;
-        CLI_SET(o, "schema", json_string("clrr-replay/1"));
-        CLI_SET(o, "trace", cli_json_ctext(path));
-        CLI_SET(o, "recorded_device", cli_json_ctext(s->recorded_device));
-        CLI_SET(o, "device", cli_json_ctext(s->device));
-        CLI_SET(o, "calls", cli_json_u64(s->calls));
-        CLI_SET(o, "commands", cli_json_u64(s->commands));
-        CLI_SET(o, "kernels", cli_json_u64(s->kernels));
-        CLI_SET(o, "skipped", cli_json_u64(s->skipped));
-        CLI_SET(o, "bytes_in", cli_json_u64(s->bytes_in));
-        CLI_SET(o, "bytes_out", cli_json_u64(s->bytes_out));
-        CLI_SET(o, "readbacks", cli_json_u64(s->readbacks));
-        CLI_SET(o, "mismatches", cli_json_u64(s->mismatches));
-        CLI_SET(o, "unverified", cli_json_u64(s->unverified));
-        CLI_SET(o, "undefined_bytes", cli_json_u64(s->undefined_bytes));
-        CLI_SET(o, "undefined_readbacks", cli_json_u64(s->undefined_readbacks));
-        CLI_SET(o, "hashed", cli_json_u64(s->hashed));
-        CLI_SET(o, "call_diffs", cli_json_u64(s->call_diffs));
-        CLI_SET(o, "user_events_early", cli_json_u64(s->user_events_early));
-        CLI_SET(o, "wall_ns", json_integer(s->wall_ns));
-        CLI_SET(o, "exec_ns", json_integer(s->exec_ns));
-        CLI_SET(o, "exec_ns_loop_median", json_integer(s->exec_ns_loop_median));
-        CLI_SET(o, "loops", json_integer(s->loops));
-        CLI_SET(o, "device_ns", json_integer(s->device_ns));
-        CLI_SET(o, "truncated", json_boolean(s->truncated));
-        CLI_SET(o, "ok", json_boolean(status_ok && !s->mismatches && !r->cmp_state && !r->rep_state));
-        CLI_SET(o, "mismatch_list", r->mism_json ? json_incref(r->mism_json) : json_array());
+        CLI_JSET(o, "schema", json_string("clrr-replay/1"));
+        CLI_JSET(o, "trace", cli_json_ctext(path));
+        CLI_JSET(o, "recorded_device", cli_json_ctext(s->recorded_device));
+        CLI_JSET(o, "device", cli_json_ctext(s->device));
+        CLI_JSET(o, "calls", cli_json_u64(s->calls));
+        CLI_JSET(o, "commands", cli_json_u64(s->commands));
+        CLI_JSET(o, "kernels", cli_json_u64(s->kernels));
+        CLI_JSET(o, "skipped", cli_json_u64(s->skipped));
+        CLI_JSET(o, "bytes_in", cli_json_u64(s->bytes_in));
+        CLI_JSET(o, "bytes_out", cli_json_u64(s->bytes_out));
+        CLI_JSET(o, "readbacks", cli_json_u64(s->readbacks));
+        CLI_JSET(o, "mismatches", cli_json_u64(s->mismatches));
+        CLI_JSET(o, "unverified", cli_json_u64(s->unverified));
+        CLI_JSET(o, "undefined_bytes", cli_json_u64(s->undefined_bytes));
+        CLI_JSET(o, "undefined_readbacks", cli_json_u64(s->undefined_readbacks));
+        CLI_JSET(o, "hashed", cli_json_u64(s->hashed));
+        CLI_JSET(o, "call_diffs", cli_json_u64(s->call_diffs));
+        CLI_JSET(o, "user_events_early", cli_json_u64(s->user_events_early));
+        CLI_JSET(o, "wall_ns", json_integer(s->wall_ns));
+        CLI_JSET(o, "exec_ns", json_integer(s->exec_ns));
+        CLI_JSET(o, "exec_ns_loop_median", json_integer(s->exec_ns_loop_median));
+        CLI_JSET(o, "loops", json_integer(s->loops));
+        CLI_JSET(o, "device_ns", json_integer(s->device_ns));
+        CLI_JSET(o, "truncated", json_boolean(s->truncated));
+        CLI_JSET(o, "ok", json_boolean(status_ok && !s->mismatches && !r->cmp_state && !r->rep_state));
+        CLI_JSET(o, "mismatch_list", r->mism_json ? json_incref(r->mism_json) : json_array());
         if (r->cmp_dev)
-            CLI_SET(o, "compare", cli_compare_json(r));
+            CLI_JSET(o, "compare", cli_compare_json(r));
         if (r->rep_n)
-            CLI_SET(o, "repeat", cli_repeat_json(r));
+            CLI_JSET(o, "repeat", cli_repeat_json(r));
         if (r->plan_exec)
-            CLI_SET(o, "plan", cli_plan_json(s, r));
-        CLI_SET(o, "kernels_timing", k = json_array());
+            CLI_JSET(o, "plan", cli_plan_json(s, r));
+        CLI_JSET(o, "kernels_timing", k = json_array());
         for (size_t i = 0; i < r->nk; i++) {
             json_t *e = json_object();
-            CLI_SET(e, "name", cli_json_ctext(r->k[i].name));
-            CLI_SET(e, "launches", cli_json_u64(r->k[i].n));
-            CLI_SET(e, "host_ns", json_integer(r->k[i].host));
-            CLI_SET(e, "device_ns", json_integer(r->k[i].dev));
+            CLI_JSET(e, "name", cli_json_ctext(r->k[i].name));
+            CLI_JSET(e, "launches", cli_json_u64(r->k[i].n));
+            CLI_JSET(e, "host_ns", json_integer(r->k[i].host));
+            CLI_JSET(e, "device_ns", json_integer(r->k[i].dev));
             if (r->k[i].have_rec)
-                CLI_SET(e, "recorded_device_ns", json_integer(r->k[i].rec));
+                CLI_JSET(e, "recorded_device_ns", json_integer(r->k[i].rec));
             json_array_append_new(k, e);
         }
         if (cli_json_put(stdout, o) < 0)

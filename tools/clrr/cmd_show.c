@@ -132,29 +132,27 @@ static void cli_show_mem_line(FILE *f, const cli_show_obj *o)
     putc('\n', f);
 }
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 static json_t *cli_show_mem_json(const cli_show_obj *o)
 {
     json_t *j = cli_show_obj_json_head(o);
-    CLI_SET(j, "size", cli_json_u64(o->size));
-    CLI_SET(j, "flags", cli_json_u64(o->flags));
-    CLI_SET(j, "context", cli_json_u64(o->context));
+    CLI_JSET(j, "size", cli_json_u64(o->size));
+    CLI_JSET(j, "flags", cli_json_u64(o->flags));
+    CLI_JSET(j, "context", cli_json_u64(o->context));
     if (o->kind == CLI_SHOW_SUBBUFFER) {
-        CLI_SET(j, "parent", cli_json_u64(o->parent));
-        CLI_SET(j, "origin", cli_json_u64(o->origin));
+        CLI_JSET(j, "parent", cli_json_u64(o->parent));
+        CLI_JSET(j, "origin", cli_json_u64(o->origin));
     }
     if (o->kind == CLI_SHOW_IMAGE) {
         json_t *im = json_object();
-        CLI_SET(im, "type", json_string(cli_show_img_type_name(o->img_type)));
-        CLI_SET(im, "width", cli_json_u64(o->w));
-        CLI_SET(im, "height", cli_json_u64(o->h ? o->h : 1));
-        CLI_SET(im, "depth", cli_json_u64(o->d ? o->d : 1));
-        CLI_SET(im, "channel_order", cli_json_ctext(cli_show_order_name(o->order)));
-        CLI_SET(im, "channel_type", cli_json_ctext(cli_show_ctype_name(o->ctype)));
-        CLI_SET(im, "pixel_bytes", cli_json_u64(o->elem));
-        CLI_SET(im, "buffer", cli_json_u64(o->parent));
-        CLI_SET(j, "image", im);
+        CLI_JSET(im, "type", json_string(cli_show_img_type_name(o->img_type)));
+        CLI_JSET(im, "width", cli_json_u64(o->w));
+        CLI_JSET(im, "height", cli_json_u64(o->h ? o->h : 1));
+        CLI_JSET(im, "depth", cli_json_u64(o->d ? o->d : 1));
+        CLI_JSET(im, "channel_order", cli_json_ctext(cli_show_order_name(o->order)));
+        CLI_JSET(im, "channel_type", cli_json_ctext(cli_show_ctype_name(o->ctype)));
+        CLI_JSET(im, "pixel_bytes", cli_json_u64(o->elem));
+        CLI_JSET(im, "buffer", cli_json_u64(o->parent));
+        CLI_JSET(j, "image", im);
     }
     return j;
 }
@@ -170,9 +168,9 @@ static void cli_show_list(const cli_show_scan *sc, const char *path, int json)
     json_t *j = NULL;
     if (json) {
         j = json_object();
-        CLI_SET(j, "file", cli_json_ctext(path));
-        CLI_SET(j, "calls", cli_json_u64(sc->calls));
-        CLI_SET(j, "failed_calls", cli_json_u64(sc->nfails));
+        CLI_JSET(j, "file", cli_json_ctext(path));
+        CLI_JSET(j, "calls", cli_json_u64(sc->calls));
+        CLI_JSET(j, "failed_calls", cli_json_u64(sc->nfails));
     } else {
         fprintf(f, "trace      %s: %" PRIu64 " calls, %zu of them failed%s\n", path, sc->calls, sc->nfails,
                 sc->nfails ? " ('errors' lists them)" : "");
@@ -203,7 +201,7 @@ static void cli_show_list(const cli_show_scan *sc, const char *path, int json)
                 cli_show_mem_line(f, o);
         }
         if (json)
-            CLI_SET(j, title[g], a);
+            CLI_JSET(j, title[g], a);
     }
     if (json)
         cli_show_json_put(j);
@@ -216,8 +214,8 @@ static void cli_show_errors(const cli_show_scan *sc, int json)
     if (json) {
         j = json_object();
         a = json_array();
-        CLI_SET(j, "calls", cli_json_u64(sc->calls));
-        CLI_SET(j, "failed_calls", cli_json_u64(sc->nfails));
+        CLI_JSET(j, "calls", cli_json_u64(sc->calls));
+        CLI_JSET(j, "failed_calls", cli_json_u64(sc->nfails));
     } else {
         fprintf(f, "%zu of %" PRIu64 " calls failed\n", sc->nfails, sc->calls);
     }
@@ -226,10 +224,10 @@ static void cli_show_errors(const cli_show_scan *sc, int json)
         const char *name = e->code != CLI_SHOW_NO_CODE ? cli_error_name(e->code) : NULL;
         if (json) {
             json_t *x = json_object();
-            CLI_SET(x, "seq", cli_json_u64(e->seq));
-            CLI_SET(x, "fn", cli_json_ctext(e->fn));
-            CLI_SET(x, "code", json_integer(e->code));
-            CLI_SET(x, "error", cli_json_ctext(name ? name : e->code == CLI_SHOW_NO_CODE ? "NULL" : NULL));
+            CLI_JSET(x, "seq", cli_json_u64(e->seq));
+            CLI_JSET(x, "fn", cli_json_ctext(e->fn));
+            CLI_JSET(x, "code", json_integer(e->code));
+            CLI_JSET(x, "error", cli_json_ctext(name ? name : e->code == CLI_SHOW_NO_CODE ? "NULL" : NULL));
             json_array_append_new(a, x);
         } else if (name) {
             fprintf(f, "#%-8" PRIu64 " %-36s %s\n", e->seq, e->fn, name);
@@ -239,7 +237,7 @@ static void cli_show_errors(const cli_show_scan *sc, int json)
         }
     }
     if (json) {
-        CLI_SET(j, "errors", a);
+        CLI_JSET(j, "errors", a);
         cli_show_json_put(j);
     }
 }

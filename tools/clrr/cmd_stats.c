@@ -91,87 +91,85 @@ static void cli_stats_human(FILE *f, const char *path, const ana_model *m, const
     }
 }
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 static void cli_stats_json(FILE *f, const char *path, const ana_model *m, const ana_stats *s,
                            unsigned top)
 {
     const ana_model_info *in = ana_model_get_info(m);
     json_t *o = json_object(), *a;
-    CLI_SET(o, "schema", json_string("clrr-stats/1"));
-    CLI_SET(o, "file", cli_json_ctext(path));
-    CLI_SET(o, "calls", cli_json_u64(in->calls));
-    CLI_SET(o, "failed_calls", cli_json_u64(in->failed));
-    CLI_SET(o, "commands", cli_json_u64(s->commands));
-    CLI_SET(o, "timed", cli_json_u64(s->timed));
-    CLI_SET(o, "launches", cli_json_u64(s->launches));
-    CLI_SET(o, "duration_ns", json_integer((json_int_t)(in->t_last - in->t_first)));
-    CLI_SET(o, "kernel_ns", cli_json_u64(s->kernel_ns));
-    CLI_SET(o, "transfer_ns", cli_json_u64(s->xfer_ns));
-    CLI_SET(o, "kernels", a = json_array());
+    CLI_JSET(o, "schema", json_string("clrr-stats/1"));
+    CLI_JSET(o, "file", cli_json_ctext(path));
+    CLI_JSET(o, "calls", cli_json_u64(in->calls));
+    CLI_JSET(o, "failed_calls", cli_json_u64(in->failed));
+    CLI_JSET(o, "commands", cli_json_u64(s->commands));
+    CLI_JSET(o, "timed", cli_json_u64(s->timed));
+    CLI_JSET(o, "launches", cli_json_u64(s->launches));
+    CLI_JSET(o, "duration_ns", json_integer((json_int_t)(in->t_last - in->t_first)));
+    CLI_JSET(o, "kernel_ns", cli_json_u64(s->kernel_ns));
+    CLI_JSET(o, "transfer_ns", cli_json_u64(s->xfer_ns));
+    CLI_JSET(o, "kernels", a = json_array());
     for (size_t i = 0; i < s->nkernels; i++) {
         const ana_kernel_stats *k = &s->kernels[i];
         json_t *e = json_object(), *d = json_object();
-        CLI_SET(e, "name", cli_json_ctext(k->name));
-        CLI_SET(e, "launches", cli_json_u64(k->launches));
-        CLI_SET(e, "timed", cli_json_u64(k->timed));
-        CLI_SET(d, "total", cli_json_u64(k->dev_total_ns));
-        CLI_SET(d, "mean", cli_json_u64(k->timed ? k->dev_total_ns / k->timed : 0));
-        CLI_SET(d, "min", cli_json_u64(k->dev_min_ns));
-        CLI_SET(d, "max", cli_json_u64(k->dev_max_ns));
-        CLI_SET(e, "device_ns", d);
-        CLI_SET(e, "work_items", cli_json_u64(k->work_items));
-        CLI_SET(e, "bytes_read", cli_json_u64(k->bytes_read));
-        CLI_SET(e, "bytes_written", cli_json_u64(k->bytes_written));
-        CLI_SET(e, "whole_ranges", cli_json_u64(k->whole_ranges));
+        CLI_JSET(e, "name", cli_json_ctext(k->name));
+        CLI_JSET(e, "launches", cli_json_u64(k->launches));
+        CLI_JSET(e, "timed", cli_json_u64(k->timed));
+        CLI_JSET(d, "total", cli_json_u64(k->dev_total_ns));
+        CLI_JSET(d, "mean", cli_json_u64(k->timed ? k->dev_total_ns / k->timed : 0));
+        CLI_JSET(d, "min", cli_json_u64(k->dev_min_ns));
+        CLI_JSET(d, "max", cli_json_u64(k->dev_max_ns));
+        CLI_JSET(e, "device_ns", d);
+        CLI_JSET(e, "work_items", cli_json_u64(k->work_items));
+        CLI_JSET(e, "bytes_read", cli_json_u64(k->bytes_read));
+        CLI_JSET(e, "bytes_written", cli_json_u64(k->bytes_written));
+        CLI_JSET(e, "whole_ranges", cli_json_u64(k->whole_ranges));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "transfers", a = json_array());
+    CLI_JSET(o, "transfers", a = json_array());
     for (size_t i = 0; i < s->nxfers; i++) {
         const ana_xfer_stats *x = &s->xfers[i];
         json_t *e = json_object();
-        CLI_SET(e, "kind", cli_json_ctext(x->kind));
-        CLI_SET(e, "count", cli_json_u64(x->count));
-        CLI_SET(e, "bytes", cli_json_u64(x->bytes));
-        CLI_SET(e, "timed", cli_json_u64(x->timed));
-        CLI_SET(e, "device_ns", cli_json_u64(x->dev_total_ns));
-        CLI_SET(e, "gb_per_s", cli_json_f64(cli_gbps(x->timed_bytes, x->dev_total_ns)));
+        CLI_JSET(e, "kind", cli_json_ctext(x->kind));
+        CLI_JSET(e, "count", cli_json_u64(x->count));
+        CLI_JSET(e, "bytes", cli_json_u64(x->bytes));
+        CLI_JSET(e, "timed", cli_json_u64(x->timed));
+        CLI_JSET(e, "device_ns", cli_json_u64(x->dev_total_ns));
+        CLI_JSET(e, "gb_per_s", cli_json_f64(cli_gbps(x->timed_bytes, x->dev_total_ns)));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "host_api", a = json_array());
+    CLI_JSET(o, "host_api", a = json_array());
     for (unsigned i = 0; i < in->nfns; i++) {
         const ana_fn_time *t = ana_model_fn_time(m, i);
         json_t *e = json_object();
-        CLI_SET(e, "fn", cli_json_ctext(t->fn));
-        CLI_SET(e, "calls", cli_json_u64(t->calls));
-        CLI_SET(e, "total_ns", cli_json_u64(t->total_ns));
-        CLI_SET(e, "min_ns", cli_json_u64(t->min_ns));
-        CLI_SET(e, "max_ns", cli_json_u64(t->max_ns));
+        CLI_JSET(e, "fn", cli_json_ctext(t->fn));
+        CLI_JSET(e, "calls", cli_json_u64(t->calls));
+        CLI_JSET(e, "total_ns", cli_json_u64(t->total_ns));
+        CLI_JSET(e, "min_ns", cli_json_u64(t->min_ns));
+        CLI_JSET(e, "max_ns", cli_json_u64(t->max_ns));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "queues", a = json_array());
+    CLI_JSET(o, "queues", a = json_array());
     for (size_t i = 0; i < s->nqueues; i++) {
         const ana_queue_stats *q = &s->queues[i];
         json_t *e = json_object();
-        CLI_SET(e, "queue", cli_json_u64(q->queue));
-        CLI_SET(e, "device", cli_json_u64(q->device));
-        CLI_SET(e, "commands", cli_json_u64(q->commands));
-        CLI_SET(e, "timed", cli_json_u64(q->timed));
-        CLI_SET(e, "busy_ns", cli_json_u64(q->busy_ns));
-        CLI_SET(e, "span_ns", cli_json_u64(q->span_ns));
-        CLI_SET(e, "idle_ns", cli_json_u64(q->idle_ns));
-        CLI_SET(e, "gaps", cli_json_u64(q->gaps));
-        CLI_SET(e, "max_gap_ns", cli_json_u64(q->max_gap_ns));
+        CLI_JSET(e, "queue", cli_json_u64(q->queue));
+        CLI_JSET(e, "device", cli_json_u64(q->device));
+        CLI_JSET(e, "commands", cli_json_u64(q->commands));
+        CLI_JSET(e, "timed", cli_json_u64(q->timed));
+        CLI_JSET(e, "busy_ns", cli_json_u64(q->busy_ns));
+        CLI_JSET(e, "span_ns", cli_json_u64(q->span_ns));
+        CLI_JSET(e, "idle_ns", cli_json_u64(q->idle_ns));
+        CLI_JSET(e, "gaps", cli_json_u64(q->gaps));
+        CLI_JSET(e, "max_gap_ns", cli_json_u64(q->max_gap_ns));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "top_gaps", a = json_array());
+    CLI_JSET(o, "top_gaps", a = json_array());
     for (size_t i = 0; i < s->ngaps && i < top; i++) {
         const ana_gap *g = &s->gaps[i];
         json_t *e = json_object();
-        CLI_SET(e, "queue", cli_json_u64(g->queue));
-        CLI_SET(e, "after_seq", cli_json_u64(g->after_seq));
-        CLI_SET(e, "before_seq", cli_json_u64(g->before_seq));
-        CLI_SET(e, "ns", cli_json_u64(g->ns));
+        CLI_JSET(e, "queue", cli_json_u64(g->queue));
+        CLI_JSET(e, "after_seq", cli_json_u64(g->after_seq));
+        CLI_JSET(e, "before_seq", cli_json_u64(g->before_seq));
+        CLI_JSET(e, "ns", cli_json_u64(g->ns));
         json_array_append_new(a, e);
     }
     if (cli_json_put(f, o) < 0)

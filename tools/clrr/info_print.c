@@ -254,11 +254,9 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
 
 /* ------------------------------------------------------------ JSON */
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 static void cli_json_env_field(json_t *o, cli_json_doc *d, const tf_value *env, const char *key)
 {
-    CLI_SET(o, key, cli_json_recorded(d, env ? tf_map_get(env, key) : NULL));
+    CLI_JSET(o, key, cli_json_recorded(d, env ? tf_map_get(env, key) : NULL));
 }
 
 void cli_info_print_json(FILE *f, const cli_info_stats *st)
@@ -267,14 +265,14 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
     cli_json_doc d = {0};
     json_t *o = json_object();
     char fmt[32];
-    CLI_SET(o, "schema", json_string("clrr-info/1"));
-    CLI_SET(o, "file", cli_json_ctext(st->path));
-    CLI_SET(o, "file_bytes", cli_json_u64(in->file_bytes));
+    CLI_JSET(o, "schema", json_string("clrr-info/1"));
+    CLI_JSET(o, "file", cli_json_ctext(st->path));
+    CLI_JSET(o, "file_bytes", cli_json_u64(in->file_bytes));
     snprintf(fmt, sizeof fmt, "%u.%u", (unsigned)in->major, (unsigned)in->minor);
-    CLI_SET(o, "format", json_string(fmt));
-    CLI_SET(o, "has_index", json_boolean(in->has_index));
-    CLI_SET(o, "truncated", json_boolean(in->truncated));
-    CLI_SET(o, "valid_bytes", cli_json_u64(in->valid_bytes));
+    CLI_JSET(o, "format", json_string(fmt));
+    CLI_JSET(o, "has_index", json_boolean(in->has_index));
+    CLI_JSET(o, "truncated", json_boolean(in->truncated));
+    CLI_JSET(o, "valid_bytes", cli_json_u64(in->valid_bytes));
     static const char *const keys[] = { "recorder", "cmdline", "pid", "ppid", "hostname", "layer_mode",
                                         "host_clock", "start_unix_ns", "device_override" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -282,49 +280,49 @@ void cli_info_print_json(FILE *f, const cli_info_stats *st)
     uint64_t u;
     char tb[64];
     if (st->env && cli_env_u64(st->env, "start_unix_ns", &u) && cli_fmt_unix(u, tb, sizeof tb, 1))
-        CLI_SET(o, "recorded_at", cli_json_ctext(tb));
+        CLI_JSET(o, "recorded_at", cli_json_ctext(tb));
     else
-        CLI_SET(o, "recorded_at", json_null());
+        CLI_JSET(o, "recorded_at", json_null());
     cli_json_env_field(o, &d, st->env, "platforms");
-    CLI_SET(o, "calls", cli_json_u64(st->calls));
-    CLI_SET(o, "failed_calls", cli_json_u64(st->failed));
-    CLI_SET(o, "incomplete_calls", cli_json_u64(st->incomplete));
-    CLI_SET(o, "functions", cli_json_u64(st->nfn));
-    CLI_SET(o, "kernel_launches", cli_json_u64(st->launches));
-    CLI_SET(o, "transfers", cli_json_u64(st->transfers));
-    CLI_SET(o, "bytes_host_to_device", cli_json_u64(st->h2d));
-    CLI_SET(o, "bytes_device_to_host", cli_json_u64(st->d2h));
-    CLI_SET(o, "device_timings", cli_json_u64(st->devtimes));
-    CLI_SET(o, "device_time_ns", cli_json_u64(st->devtime_ns));
-    CLI_SET(o, "data_items", cli_json_u64(st->data_items));
-    CLI_SET(o, "notes", cli_json_u64(st->notes));
-    CLI_SET(o, "hashed_reads", cli_json_u64(st->hashed_reads));
-    CLI_SET(o, "hashed_read_bytes", cli_json_u64(st->hashed_bytes));
-    CLI_SET(o, "duration_ns", json_integer((json_int_t)(st->have_time ? st->t_last - st->t_first : 0)));
-    CLI_SET(o, "record_chunks", cli_json_u64(in->record_chunks));
-    CLI_SET(o, "blob_chunks", cli_json_u64(in->blob_chunks));
-    CLI_SET(o, "blob_chunks_shuffled", cli_json_u64(in->blob_chunks_shuffled));
-    CLI_SET(o, "record_bytes_raw", cli_json_u64(in->record_bytes_raw));
-    CLI_SET(o, "record_bytes_stored", cli_json_u64(in->record_bytes_stored));
-    CLI_SET(o, "blobs", cli_json_u64(in->blobs));
-    CLI_SET(o, "blob_bytes_unique", cli_json_u64(in->blob_bytes_raw));
-    CLI_SET(o, "blob_bytes_stored", cli_json_u64(in->blob_bytes_stored));
-    CLI_SET(o, "blob_bytes_referenced", cli_json_u64(st->blob_refs));
-    CLI_SET(o, "compression_ratio", cli_json_f64(cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
+    CLI_JSET(o, "calls", cli_json_u64(st->calls));
+    CLI_JSET(o, "failed_calls", cli_json_u64(st->failed));
+    CLI_JSET(o, "incomplete_calls", cli_json_u64(st->incomplete));
+    CLI_JSET(o, "functions", cli_json_u64(st->nfn));
+    CLI_JSET(o, "kernel_launches", cli_json_u64(st->launches));
+    CLI_JSET(o, "transfers", cli_json_u64(st->transfers));
+    CLI_JSET(o, "bytes_host_to_device", cli_json_u64(st->h2d));
+    CLI_JSET(o, "bytes_device_to_host", cli_json_u64(st->d2h));
+    CLI_JSET(o, "device_timings", cli_json_u64(st->devtimes));
+    CLI_JSET(o, "device_time_ns", cli_json_u64(st->devtime_ns));
+    CLI_JSET(o, "data_items", cli_json_u64(st->data_items));
+    CLI_JSET(o, "notes", cli_json_u64(st->notes));
+    CLI_JSET(o, "hashed_reads", cli_json_u64(st->hashed_reads));
+    CLI_JSET(o, "hashed_read_bytes", cli_json_u64(st->hashed_bytes));
+    CLI_JSET(o, "duration_ns", json_integer((json_int_t)(st->have_time ? st->t_last - st->t_first : 0)));
+    CLI_JSET(o, "record_chunks", cli_json_u64(in->record_chunks));
+    CLI_JSET(o, "blob_chunks", cli_json_u64(in->blob_chunks));
+    CLI_JSET(o, "blob_chunks_shuffled", cli_json_u64(in->blob_chunks_shuffled));
+    CLI_JSET(o, "record_bytes_raw", cli_json_u64(in->record_bytes_raw));
+    CLI_JSET(o, "record_bytes_stored", cli_json_u64(in->record_bytes_stored));
+    CLI_JSET(o, "blobs", cli_json_u64(in->blobs));
+    CLI_JSET(o, "blob_bytes_unique", cli_json_u64(in->blob_bytes_raw));
+    CLI_JSET(o, "blob_bytes_stored", cli_json_u64(in->blob_bytes_stored));
+    CLI_JSET(o, "blob_bytes_referenced", cli_json_u64(st->blob_refs));
+    CLI_JSET(o, "compression_ratio", cli_json_f64(cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
                                                            in->record_bytes_stored + in->blob_bytes_stored)));
-    CLI_SET(o, "dedup_ratio", cli_json_f64(cli_ratio(st->blob_refs, in->blob_bytes_raw)));
-    CLI_SET(o, "binary_only_programs", cli_json_u64(st->bo.programs));
-    CLI_SET(o, "binary_only_devices", cli_json_ctext(st->bo.devices));
+    CLI_JSET(o, "dedup_ratio", cli_json_f64(cli_ratio(st->blob_refs, in->blob_bytes_raw)));
+    CLI_JSET(o, "binary_only_programs", cli_json_u64(st->bo.programs));
+    CLI_JSET(o, "binary_only_devices", cli_json_ctext(st->bo.devices));
     json_t *a = json_array();
     for (size_t i = 0; i < st->nfn; i++) {
         json_t *e = json_object();
-        CLI_SET(e, "fn", cli_json_ctext(st->fns[i].name));
-        CLI_SET(e, "count", cli_json_u64(st->fns[i].count));
+        CLI_JSET(e, "fn", cli_json_ctext(st->fns[i].name));
+        CLI_JSET(e, "count", cli_json_u64(st->fns[i].count));
         json_array_append_new(a, e);
     }
-    CLI_SET(o, "function_counts", a);
+    CLI_JSET(o, "function_counts", a);
     if (st->set && st->set->n > 1)
-        CLI_SET(o, "processes", cli_set_json(st->set));
+        CLI_JSET(o, "processes", cli_set_json(st->set));
     if (cli_json_put_doc(f, o, &d) < 0)
         cli_err("info: out of memory");
     else
@@ -509,14 +507,14 @@ json_t *cli_set_json(const cli_trace_set *s)
     for (size_t i = 0; i < s->n; i++) {
         const cli_set_member *m = &s->m[i];
         json_t *e = json_object();
-        CLI_SET(e, "file", cli_json_ctext(m->path));
-        CLI_SET(e, "pid", cli_json_u64(m->pid));
-        CLI_SET(e, "ppid", cli_json_u64(m->ppid));
-        CLI_SET(e, "start_unix_ns", cli_json_u64(m->start_ns));
-        CLI_SET(e, "bytes", cli_json_u64(m->size));
-        CLI_SET(e, "readable", json_boolean(m->ok));
-        CLI_SET(e, "error", cli_json_ctext(m->ok ? NULL : m->err));
-        CLI_SET(e, "cmdline", cli_json_ctext(m->cmd));
+        CLI_JSET(e, "file", cli_json_ctext(m->path));
+        CLI_JSET(e, "pid", cli_json_u64(m->pid));
+        CLI_JSET(e, "ppid", cli_json_u64(m->ppid));
+        CLI_JSET(e, "start_unix_ns", cli_json_u64(m->start_ns));
+        CLI_JSET(e, "bytes", cli_json_u64(m->size));
+        CLI_JSET(e, "readable", json_boolean(m->ok));
+        CLI_JSET(e, "error", cli_json_ctext(m->ok ? NULL : m->err));
+        CLI_JSET(e, "cmdline", cli_json_ctext(m->cmd));
         json_array_append_new(a, e);
     }
     return a;

@@ -48,8 +48,6 @@ static const cli_show_build *cli_show_last_ok_build(const cli_show_obj *p)
     return p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
 }
 
-#define CLI_SET(o, k, v) json_object_set_new((o), (k), (v))
-
 void cli_show_json_put(json_t *j)
 {
     if (cli_json_put(stdout, j) < 0)
@@ -61,11 +59,11 @@ void cli_show_json_put(json_t *j)
 json_t *cli_show_obj_json_head(const cli_show_obj *o)
 {
     json_t *j = json_object();
-    CLI_SET(j, "id", cli_json_u64(o->id));
-    CLI_SET(j, "kind", json_string(cli_show_kind_name(o->kind)));
-    CLI_SET(j, "created_at", cli_json_u64(o->create_seq));
-    CLI_SET(j, "created_by", cli_json_ctext(o->fn));
-    CLI_SET(j, "released_at", o->release_seq ? cli_json_u64(o->release_seq) : json_null());
+    CLI_JSET(j, "id", cli_json_u64(o->id));
+    CLI_JSET(j, "kind", json_string(cli_show_kind_name(o->kind)));
+    CLI_JSET(j, "created_at", cli_json_u64(o->create_seq));
+    CLI_JSET(j, "created_by", cli_json_ctext(o->fn));
+    CLI_JSET(j, "released_at", o->release_seq ? cli_json_u64(o->release_seq) : json_null());
     return j;
 }
 
@@ -73,15 +71,15 @@ json_t *cli_show_prog_brief_json(const cli_show_scan *sc, const cli_show_obj *p)
 {
     const cli_show_build *b = p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
     json_t *j = cli_show_obj_json_head(p), *a = json_array();
-    CLI_SET(j, "source_bytes", cli_json_u64(p->source ? p->source_len : 0));
-    CLI_SET(j, "binaries", json_integer(p->nbins));
-    CLI_SET(j, "builds", json_integer(p->nbuilds));
-    CLI_SET(j, "build_logs", json_integer(p->nlogs));
-    CLI_SET(j, "last_build", cli_json_ctext(b ? cli_show_err_name(b->ret) : NULL));
+    CLI_JSET(j, "source_bytes", cli_json_u64(p->source ? p->source_len : 0));
+    CLI_JSET(j, "binaries", json_integer(p->nbins));
+    CLI_JSET(j, "builds", json_integer(p->nbuilds));
+    CLI_JSET(j, "build_logs", json_integer(p->nlogs));
+    CLI_JSET(j, "last_build", cli_json_ctext(b ? cli_show_err_name(b->ret) : NULL));
     for (size_t i = 0; i < sc->n; i++)
         if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id)
             json_array_append_new(a, cli_json_u64(sc->objs[i].id));
-    CLI_SET(j, "kernels", a);
+    CLI_JSET(j, "kernels", a);
     return j;
 }
 
@@ -121,13 +119,13 @@ void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p
 json_t *cli_show_kernel_brief_json(const cli_show_obj *k)
 {
     json_t *j = json_object();
-    CLI_SET(j, "id", cli_json_u64(k->id));
-    CLI_SET(j, "kind", json_string("kernel"));
-    CLI_SET(j, "name", cli_json_ctext(k->name));
-    CLI_SET(j, "program", cli_json_u64(k->program));
-    CLI_SET(j, "created_at", cli_json_u64(k->create_seq));
-    CLI_SET(j, "created_by", cli_json_ctext(k->fn));
-    CLI_SET(j, "released_at", k->release_seq ? cli_json_u64(k->release_seq) : json_null());
+    CLI_JSET(j, "id", cli_json_u64(k->id));
+    CLI_JSET(j, "kind", json_string("kernel"));
+    CLI_JSET(j, "name", cli_json_ctext(k->name));
+    CLI_JSET(j, "program", cli_json_u64(k->program));
+    CLI_JSET(j, "created_at", cli_json_u64(k->create_seq));
+    CLI_JSET(j, "created_by", cli_json_ctext(k->fn));
+    CLI_JSET(j, "released_at", k->release_seq ? cli_json_u64(k->release_seq) : json_null());
     return j;
 }
 
@@ -167,58 +165,58 @@ static int cli_show_raw_out(const cli_show_opts *o, const void *data, size_t len
 static void cli_show_prog_json(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *p)
 {
     json_t *j = cli_show_obj_json_head(p), *a;
-    CLI_SET(j, "context", cli_json_u64(p->context));
-    CLI_SET(j, "source", p->source ? cli_json_text(p->source, p->source_len) : json_null());
-    CLI_SET(j, "builds", a = json_array());
+    CLI_JSET(j, "context", cli_json_u64(p->context));
+    CLI_JSET(j, "source", p->source ? cli_json_text(p->source, p->source_len) : json_null());
+    CLI_JSET(j, "builds", a = json_array());
     for (uint32_t i = 0; i < p->nbuilds; i++) {
         const cli_show_build *b = &p->builds[i];
         json_t *e = json_object(), *hs = json_array(), *ms = json_array();
-        CLI_SET(e, "seq", cli_json_u64(b->seq));
-        CLI_SET(e, "fn", cli_json_ctext(b->fn));
-        CLI_SET(e, "options", cli_json_ctext(b->options));
-        CLI_SET(e, "code", json_integer(b->ret == CLI_SHOW_NO_CODE ? -1 : b->ret));
-        CLI_SET(e, "result", cli_json_ctext(cli_show_err_name(b->ret)));
+        CLI_JSET(e, "seq", cli_json_u64(b->seq));
+        CLI_JSET(e, "fn", cli_json_ctext(b->fn));
+        CLI_JSET(e, "options", cli_json_ctext(b->options));
+        CLI_JSET(e, "code", json_integer(b->ret == CLI_SHOW_NO_CODE ? -1 : b->ret));
+        CLI_JSET(e, "result", cli_json_ctext(cli_show_err_name(b->ret)));
         for (uint32_t h = 0; h < b->nheaders; h++) {
             json_t *he = json_object();
-            CLI_SET(he, "name", cli_json_ctext(b->hnames[h]));
-            CLI_SET(he, "size", cli_json_u64(b->hsizes[h]));
+            CLI_JSET(he, "name", cli_json_ctext(b->hnames[h]));
+            CLI_JSET(he, "size", cli_json_u64(b->hsizes[h]));
             json_array_append_new(hs, he);
         }
-        CLI_SET(e, "headers", hs);
+        CLI_JSET(e, "headers", hs);
         for (uint32_t h = 0; h < b->nmissing; h++)
             json_array_append_new(ms, cli_json_ctext(b->missing[h]));
-        CLI_SET(e, "headers_missing", ms);
+        CLI_JSET(e, "headers_missing", ms);
         json_array_append_new(a, e);
     }
-    CLI_SET(j, "build_logs", a = json_array());
+    CLI_JSET(j, "build_logs", a = json_array());
     for (uint32_t i = 0; i < p->nlogs; i++) {
         const cli_show_log *l = &p->logs[i];
         size_t nl = 0;
         const char *dn = cli_show_dev_name(r, l->device, &nl);
         json_t *e = json_object();
-        CLI_SET(e, "device", cli_json_u64(l->device));
-        CLI_SET(e, "device_name", dn ? cli_json_text(dn, nl) : json_null());
-        CLI_SET(e, "seq", cli_json_u64(l->seq));
-        CLI_SET(e, "log", cli_json_text(l->text, l->len));
+        CLI_JSET(e, "device", cli_json_u64(l->device));
+        CLI_JSET(e, "device_name", dn ? cli_json_text(dn, nl) : json_null());
+        CLI_JSET(e, "seq", cli_json_u64(l->seq));
+        CLI_JSET(e, "log", cli_json_text(l->text, l->len));
         json_array_append_new(a, e);
     }
-    CLI_SET(j, "binaries_from",
+    CLI_JSET(j, "binaries_from",
             json_string(p->bins_fetched ? "query" : !strcmp(p->fn, "clCreateProgramWithIL") ? "il" : "creation"));
-    CLI_SET(j, "binaries", a = json_array());
+    CLI_JSET(j, "binaries", a = json_array());
     for (uint32_t i = 0; i < p->nbins; i++) {
         char hb[CLI_FMT_CAP + 4];
         json_t *e = json_object();
-        CLI_SET(e, "index", json_integer(i));
-        CLI_SET(e, "size", cli_json_u64(p->bins[i].size));
-        CLI_SET(e, "hash", json_string(cli_fmt_hash(&p->bins[i], 32, hb)));
+        CLI_JSET(e, "index", json_integer(i));
+        CLI_JSET(e, "size", cli_json_u64(p->bins[i].size));
+        CLI_JSET(e, "hash", json_string(cli_fmt_hash(&p->bins[i], 32, hb)));
         json_array_append_new(a, e);
     }
-    CLI_SET(j, "kernels", a = json_array());
+    CLI_JSET(j, "kernels", a = json_array());
     for (size_t i = 0; i < sc->n; i++)
         if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id) {
             json_t *e = json_object();
-            CLI_SET(e, "id", cli_json_u64(sc->objs[i].id));
-            CLI_SET(e, "name", cli_json_ctext(sc->objs[i].name));
+            CLI_JSET(e, "id", cli_json_u64(sc->objs[i].id));
+            CLI_JSET(e, "name", cli_json_ctext(sc->objs[i].name));
             json_array_append_new(a, e);
         }
     cli_show_json_put(j);
@@ -458,43 +456,44 @@ int cli_show_kernel_view(tf_reader *r, const cli_show_scan *sc, const cli_show_o
     FILE *f = stdout;
     if (o->json) {
         json_t *j = json_object(), *args = json_array();
-        CLI_SET(j, "id", cli_json_u64(k->id));
-        CLI_SET(j, "kind", json_string("kernel"));
-        CLI_SET(j, "name", cli_json_ctext(k->name));
-        CLI_SET(j, "program", cli_json_u64(k->program));
-        CLI_SET(j, "created_at", cli_json_u64(k->create_seq));
-        CLI_SET(j, "released_at", k->release_seq ? cli_json_u64(k->release_seq) : json_null());
-        CLI_SET(j, "analysis", ak ? json_null() : cli_json_ctext(aerr[0] ? aerr : "the analysis found no such kernel"));
+        CLI_JSET(j, "id", cli_json_u64(k->id));
+        CLI_JSET(j, "kind", json_string("kernel"));
+        CLI_JSET(j, "name", cli_json_ctext(k->name));
+        CLI_JSET(j, "program", cli_json_u64(k->program));
+        CLI_JSET(j, "created_at", cli_json_u64(k->create_seq));
+        CLI_JSET(j, "released_at", k->release_seq ? cli_json_u64(k->release_seq) : json_null());
+        CLI_JSET(j, "analysis",
+                 ak ? json_null() : cli_json_ctext(aerr[0] ? aerr : "the analysis found no such kernel"));
         for (uint32_t i = 0; i < n; i++) {
             cli_show_argrow a;
             cli_show_argrow_of(k, ak, i, &a);
             json_t *e = json_object(), *set;
-            CLI_SET(e, "index", json_integer(i));
-            CLI_SET(e, "name", cli_json_ctext(a.name));
-            CLI_SET(e, "type", cli_json_ctext(a.type));
-            CLI_SET(e, "address", cli_json_ctext(a.addr));
-            CLI_SET(e, "access", cli_json_ctext(a.access));
-            CLI_SET(e, "const", json_boolean(a.is_const));
-            CLI_SET(e, "use", cli_json_ctext(a.use));
-            CLI_SET(e, "from", cli_json_ctext(a.from));
+            CLI_JSET(e, "index", json_integer(i));
+            CLI_JSET(e, "name", cli_json_ctext(a.name));
+            CLI_JSET(e, "type", cli_json_ctext(a.type));
+            CLI_JSET(e, "address", cli_json_ctext(a.addr));
+            CLI_JSET(e, "access", cli_json_ctext(a.access));
+            CLI_JSET(e, "const", json_boolean(a.is_const));
+            CLI_JSET(e, "use", cli_json_ctext(a.use));
+            CLI_JSET(e, "from", cli_json_ctext(a.from));
             const cli_show_karg *ka = k->kargs ? &k->kargs[i] : NULL;
             if (!ka || !ka->set) {
                 set = json_null();
             } else {
                 set = json_object();
                 if (ka->set == 2)
-                    CLI_SET(set, "object", cli_json_u64(ka->id));
+                    CLI_JSET(set, "object", cli_json_u64(ka->id));
                 else if (ka->set == 3)
-                    CLI_SET(set, "local", cli_json_u64(ka->size));
+                    CLI_JSET(set, "local", cli_json_u64(ka->size));
                 else if (ka->set == 4)
-                    CLI_SET(set, "svm", cli_json_u64(ka->id));
+                    CLI_JSET(set, "svm", cli_json_u64(ka->id));
                 else
-                    CLI_SET(set, "size", cli_json_u64(ka->size));
+                    CLI_JSET(set, "size", cli_json_u64(ka->size));
             }
-            CLI_SET(e, "set", set);
+            CLI_JSET(e, "set", set);
             json_array_append_new(args, e);
         }
-        CLI_SET(j, "args", args);
+        CLI_JSET(j, "args", args);
         cli_show_json_put(j);
         ana_program_free(ap);
         return CLI_EXIT_OK;
