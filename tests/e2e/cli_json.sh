@@ -17,6 +17,7 @@ need "$CLRR"; need "$APPS/vecadd"
 B=$(cd "$B" && pwd); CLRR=$B/bin/clrr; APPS=$B/apps
 S=$(cd "$(dirname "$0")/../../docs/schemas" && pwd)
 G=$(cd "$(dirname "$0")/../../traces" && pwd)
+CORRUPT=$(cd "$(dirname "$0")/../corrupt" && pwd)
 PY=/usr/bin/python3
 $PY -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
 cd "$TMP" || exit 1
@@ -69,6 +70,29 @@ assert m and all(x["function"] == "clEnqueueReadBuffer" and x["written_by"].star
     add replay replay.stub.json
 fi
 add record-index set/index.json
+
+# recorded values past 2^63 inside a jansson document (info's ENV members
+# and platforms: cli_json_recorded) come out exact: v.clrr with its ENV's
+# pid and ppid made 2^64-1 and 2^63+5 (tests/corrupt/make.py
+# edits the records, fuzz-pack writes the trace again)
+if [ -x "$B/tests/fuzz-pack" ]; then
+    $PY - "$B" "$CORRUPT" <<'PEOF' || fail "making a trace with values past 2^63"
+import sys
+sys.path.insert(0, sys.argv[2])
+import make
+def big(r):
+    if isinstance(r, list) and r and r[0] == 0 and isinstance(r[1], dict):
+        r[1]["pid"] = 2**64 - 1
+        r[1]["ppid"] = 2**63 + 5
+    return r
+make.Sections(sys.argv[1], trace="v.clrr", out_dir=".").edit_records("big.clrr", big)
+PEOF
+    r info.big.json info --json big.clrr; add info info.big.json
+    $PY -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["pid"] == 2**64 - 1 and d["ppid"] == 2**63 + 5, (d["pid"], d["ppid"])
+assert d["platforms"][0]["devices"], d["platforms"]
+assert "\u0001" not in open(sys.argv[1]).read()' info.big.json || fail "info --json: values past 2^63 not exact: $(head -c 300 info.big.json)"
+fi
 
 # strings of a trace that are not ASCII: a kernel named in UTF-8, built with
 # options holding UTF-8 and bytes that are not UTF-8, from a directory whose
