@@ -111,8 +111,14 @@ ana_status ana_view_build(const ana_model *m, const ana_graph *g, const ana_grap
                           int skip_flush, ana_view *out);
 void ana_view_free(ana_view *v);
 
-/*! ana_json_str() : writes @p s (@p len bytes) as a JSON string. */
+/*! ana_json_str() : writes @p s (@p len bytes) as a JSON string through
+ *  jansson: valid UTF-8 is kept, a byte that is not becomes U+FFFD,
+ *  control characters are escaped (one encoder with tools/clrr's
+ *  cli_json_text(), via tf_utf8_fix()). Writes null when out of memory. */
 void ana_json_str(FILE *f, const char *s, size_t len);
+/*! ana_json_strmax() : ana_json_str() of at most @p max bytes (0: all),
+ *  then "..." inside the string when @p s was longer. */
+void ana_json_strmax(FILE *f, const char *s, size_t len, size_t max);
 /*! ana_json_cstr() : ana_json_str() of a C string, null for NULL. */
 void ana_json_cstr(FILE *f, const char *s);
 /*! ana_cmd_title() : a short title for a command ("sobel_gx", "write img",

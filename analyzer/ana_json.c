@@ -1,27 +1,38 @@
 /* ana_json.c — small output helpers shared by the analyzer's exports:
- * JSON strings, and the short title of a command ("sobel_gx", "write img"). */
+ * JSON strings (jansson: valid UTF-8 kept, invalid bytes as U+FFFD), and the short title of a command ("sobel_gx", "write img"). */
 #include "analyzer/ana_graph_int.h"
+#include "trace-format/tf.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+void ana_json_strmax(FILE *f, const char *s, size_t len, size_t max)
+{
+    /* one encoder: jansson, after tf_utf8_fix() (as cli_json_text() in
+     * tools/clrr, which the analyzer may not call) */
+    int cut = max && len > max;
+    size_t lim = cut ? max : len;
+    char *buf = malloc(lim * 3 + 4);
+    json_t *v = NULL;
+    if (buf) {
+        size_t n = tf_utf8_fix(buf, s, lim);
+        if (cut) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+        }
+        v = json_stringn_nocheck(buf, n);
+        free(buf);
+    }
+    if (!v || json_dumpf(v, f, JSON_ENCODE_ANY) < 0)
+        fputs("null", f);   /* out of memory */
+    json_decref(v);
+}
 
 void ana_json_str(FILE *f, const char *s, size_t len)
 {
-    putc('"', f);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            putc('\\', f);
-            putc(c, f);
-        } else if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c);
-        } else if (c >= 0x80) {
-            fputs("\\ufffd", f);   /* names come from untrusted traces: ASCII only */
-        } else {
-            putc(c, f);
-        }
-    }
-    putc('"', f);
+    ana_json_strmax(f, s, len, 0);
 }
 
 void ana_json_cstr(FILE *f, const char *s)
@@ -75,9 +86,11 @@ const char *ana_cmd_title(const ana_model *m, const ana_cmd *c, char *dst, size_
         snprintf(dst, cap, "%s", kind);
         break;
     }
-    /* trace strings may hold anything: keep titles printable */
+    /* trace strings may hold anything: no control characters in a title
+     * (bytes past ASCII stay: the JSON writer keeps valid UTF-8 and turns
+     * the rest into U+FFFD, the DOT writer prints '?' for them) */
     for (char *p = dst; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
             *p = '?';
     return dst;
 }

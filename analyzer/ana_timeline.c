@@ -42,64 +42,6 @@ static double ana_us(int64_t ns)
     return (double)ns / 1000.0;
 }
 
-/* Writes @p len bytes at @p s as a JSON string: valid UTF-8 is kept (paths
- * and names in any script survive), an invalid byte becomes U+FFFD and
- * control characters are escaped. At most @p max bytes (0: all) are
- * written, then "...". */
-static void ana_tl_str(FILE *f, const char *s, size_t len, size_t max)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, lim = max && len > max ? max : len;
-    putc('"', f);
-    while (i < lim) {
-        unsigned char c = p[i];
-        if (c == '"' || c == '\\') {
-            putc('\\', f);
-            putc(c, f);
-            i++;
-            continue;
-        }
-        if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        if (c < 0x80) {
-            putc(c, f);
-            i++;
-            continue;
-        }
-        /* a UTF-8 sequence: lead byte, continuation bytes, no overlong
-         * form, no surrogate, at most U+10FFFF */
-        size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-        int ok = n && i + n <= lim;
-        for (size_t k = 1; ok && k < n; k++)
-            ok = (p[i + k] & 0xc0) == 0x80;
-        if (ok && n == 3)
-            ok = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
-        if (ok && n == 4)
-            ok = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
-        if (!ok) {
-            fputs("\\ufffd", f);
-            i++;
-            continue;
-        }
-        fwrite(p + i, 1, n, f);
-        i += n;
-    }
-    if (lim < len)
-        fputs("...", f);
-    putc('"', f);
-}
-
-static void ana_tl_cstr(FILE *f, const char *s)
-{
-    if (s)
-        ana_tl_str(f, s, strlen(s), 0);
-    else
-        fputs("null", f);
-}
-
 #define ANA_TL_STR_MAX 160    /* bytes of a string argument shown */
 #define ANA_TL_ARRAY_MAX 32   /* elements of an array argument shown */
 
@@ -124,7 +66,7 @@ static void ana_tl_value(FILE *f, int kind, const tf_value *v, int depth)
         else
             fputs("null", f);
         break;
-    case TF_STR: ana_tl_str(f, v->v.str.ptr, v->v.str.len, ANA_TL_STR_MAX); break;
+    case TF_STR: ana_json_strmax(f, v->v.str.ptr, v->v.str.len, ANA_TL_STR_MAX); break;
     case TF_BIN: fprintf(f, "{\"bin_bytes\":%" PRIu32 "}", v->v.str.len); break;
     case TF_BLOB: fprintf(f, "{\"blob_bytes\":%" PRIu64 "}", v->v.blob.size); break;
     case TF_ARRAY:
@@ -153,7 +95,7 @@ static void ana_tl_value(FILE *f, int kind, const tf_value *v, int depth)
             if (i)
                 putc(',', f);
             if (k->type == TF_STR)
-                ana_tl_str(f, k->v.str.ptr, k->v.str.len, ANA_TL_STR_MAX);
+                ana_json_strmax(f, k->v.str.ptr, k->v.str.len, ANA_TL_STR_MAX);
             else
                 fprintf(f, "\"%" PRIu32 "\"", i);
             putc(':', f);
@@ -180,7 +122,7 @@ static void ana_tl_call_args(FILE *f, const tf_call *c)
         if (!first)
             putc(',', f);
         first = 0;
-        ana_tl_cstr(f, p->name);
+        ana_json_cstr(f, p->name);
         putc(':', f);
         ana_tl_value(f, p->kind, &c->args[i], 0);
     }
@@ -193,7 +135,7 @@ static void ana_tl_call_args(FILE *f, const tf_call *c)
                 continue;
             fputs(first ? ",\"outs\":{" : ",", f);
             first = 0;
-            ana_tl_cstr(f, p->name);
+            ana_json_cstr(f, p->name);
             putc(':', f);
             ana_tl_value(f, p->kind, &c->outs[i], 0);
         }
@@ -299,9 +241,9 @@ static void ana_tl_meta(ana_tl *t, int pid, int64_t tid, const char *what, const
         size_t en = extra->v.str.len < 120 ? extra->v.str.len : 120;
         char buf[256];
         snprintf(buf, sizeof buf, "%s%.*s", name, (int)en, extra->v.str.ptr);
-        ana_tl_cstr(t->f, buf);
+        ana_json_cstr(t->f, buf);
     } else {
-        ana_tl_cstr(t->f, name);
+        ana_json_cstr(t->f, name);
     }
     fputs("}}", t->f);
 }
@@ -360,7 +302,7 @@ static ana_status ana_tl_host(ana_tl *t, tf_reader *r, char *err, size_t err_cap
         int64_t d = c->complete && c->t_end > c->t_begin ? c->t_end - c->t_begin : 0;
         ana_tl_sep(t);
         fputs("{\"ph\":\"X\",\"cat\":\"api\",\"name\":", t->f);
-        ana_tl_cstr(t->f, c->sig && c->sig->name ? c->sig->name : "?");
+        ana_json_cstr(t->f, c->sig && c->sig->name ? c->sig->name : "?");
         fprintf(t->f, ",\"pid\":1,\"tid\":%" PRIu64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"seq\":%" PRIu64 "%s",
                 c->tid, ana_us(c->t_begin - t->t0), d ? ana_us(d) : 0.001, c->seq,
                 c->complete ? "" : ",\"incomplete\":true");
@@ -442,9 +384,9 @@ static void ana_tl_launch(ana_tl *t, const ana_cmd *c)
         fprintf(f, "%s{\"index\":%u", i ? "," : "", i);
         if (ka) {
             fputs(",\"name\":", f);
-            ana_tl_cstr(f, ka->name);
+            ana_json_cstr(f, ka->name);
             fputs(",\"type\":", f);
-            ana_tl_cstr(f, ka->type);
+            ana_json_cstr(f, ka->type);
         }
         switch (a->kind) {
         case ANA_KARG_MEM: {
@@ -452,7 +394,7 @@ static void ana_tl_launch(ana_tl *t, const ana_cmd *c)
             char lab[64];
             fprintf(f, ",\"kind\":\"%s\",\"id\":%" PRIu64 ",\"label\":",
                     o ? ana_obj_kind_name((ana_obj_kind)o->kind) : "object", a->value);
-            ana_tl_cstr(f, ana_model_label(m, a->value, lab, sizeof lab));
+            ana_json_cstr(f, ana_model_label(m, a->value, lab, sizeof lab));
             break;
         }
         case ANA_KARG_LOCAL: fprintf(f, ",\"kind\":\"local\",\"size\":%" PRIu32, a->size); break;
@@ -488,11 +430,11 @@ static void ana_tl_commands(ana_tl *t)
         fputs("{\"ph\":\"X\",\"cat\":", t->f);
         fprintf(t->f, "\"%s%s\",\"name\":", c->kind == ANA_CMD_KERNEL ? "kernel" : "transfer",
                 c->has_devtime ? "" : ",no_device_time");
-        ana_tl_cstr(t->f, ana_cmd_title(m, c, title, sizeof title));
+        ana_json_cstr(t->f, ana_cmd_title(m, c, title, sizeof title));
         fprintf(t->f, ",\"pid\":%d,\"tid\":%" PRIu64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"seq\":%" PRIu64
                       ",\"fn\":", ana_tl_pid(t, c), c->queue, ana_us(b - t->t0),
                 e > b ? ana_us(e - b) : 0.001, c->seq);
-        ana_tl_cstr(t->f, c->fn);
+        ana_json_cstr(t->f, c->fn);
         fprintf(t->f, ",\"bytes\":%" PRIu64 ",\"device_time\":%s", c->bytes,
                 c->has_devtime ? "true" : "false");
         ana_tl_devtimes(t, c);

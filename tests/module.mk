@@ -23,7 +23,7 @@ $(B)/tests/test_rpl_lanes: $(RPL_LIB)
 UNIT_LIBS_test_rpl_refine := $(RPL_LIB) $(CDB_LIB)
 $(B)/tests/test_rpl_refine: $(RPL_LIB) $(CDB_LIB)
 # The graph tests link the analyzer (model, graph, statistics, exports).
-UNIT_LIBS_test_ana_graph := $(ANA_LIB)
+UNIT_LIBS_test_ana_graph := $(ANA_LIB) $(ANA_LIBS)
 $(B)/tests/test_ana_graph: $(ANA_LIB)
 # The cost database tests link the cost database only.
 UNIT_LIBS_test_cdb := $(CDB_LIB)

@@ -525,6 +525,44 @@ typedef struct tf_devspec_dev {
  *  "--device SPEC: why" in @p err (capacity @p cap). Pure: thread-safe. */
 int tf_devspec_pick(const tf_devspec_dev *devs, unsigned n, const char *spec, char *err, size_t cap);
 
+/* ------------------------------------------------ a growing trace (tf_grow.c) */
+/* What the complete chunks of a trace being written hold so far, read
+ * from their headers (no decompression): zero it, then call
+ * tf_grow_scan() on the same path as often as wanted. */
+typedef struct tf_grow {
+    uint64_t off;       /* next chunk header to read (0: the file header) */
+    uint64_t raw;       /* payload bytes of RECORD and BLOB chunks, raw */
+    uint64_t stored;    /* the same, as stored (compressed) */
+    uint64_t chunks;    /* complete chunks seen */
+    uint64_t ino;       /* the file's inode: another file at the path starts again */
+    int bad;            /* not a trace, or a damaged header: no more scans */
+} tf_grow;
+
+/*! tf_grow_scan() : adds to @p g the chunks of the file at @p path that
+ *  were completed since the last call, reading only their headers (each
+ *  checked: FORMAT.md 3.1); a chunk being written, or a file not there yet
+ *  or shorter than its header, is left for the next call; another file at
+ *  @p path (another inode, or shorter than what was read) starts again. The ratio of
+ *  the recording so far is raw / stored. Opens the file read-only and
+ *  closes it; never writes. Returns 0, or -1 once the file is not a
+ *  trace or a header is damaged (g->bad; later calls return -1 at once).
+ *  Thread-safe for distinct @p g. */
+int tf_grow_scan(tf_grow *g, const char *path);
+
+/* ------------------------------------------------ UTF-8 (tf_utf8.c) */
+/*! tf_utf8_seq() : the length (1-4) of the valid UTF-8 sequence at @p s
+ *  (at most @p n bytes), 0 when it is not one (bad lead or continuation
+ *  byte, overlong form, surrogate, past U+10FFFF, cut short). Pure. */
+size_t tf_utf8_seq(const char *s, size_t n);
+/*! tf_utf8_valid() : the length of the longest valid UTF-8 prefix of the
+ *  @p len bytes at @p s (@p len: all of them are valid). Pure. */
+size_t tf_utf8_valid(const char *s, size_t len);
+/*! tf_utf8_fix() : writes the @p len bytes at @p s to @p dst with each
+ *  byte that is not part of a valid UTF-8 sequence replaced by U+FFFD
+ *  (EF BF BD); @p dst (caller's) holds at least 3 * @p len bytes; no NUL
+ *  is added. Returns the bytes written. Pure: thread-safe. */
+size_t tf_utf8_fix(char *dst, const char *s, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,12 +8,16 @@
 # tree; each output must carry "schema": "clrr-NAME/1" (plans: "format":
 # "clrr-plan") and validate (python3-jsonschema, draft 2020-12). Each
 # schema file must itself be a valid schema, and must reject an output
-# whose "schema" or a required member is wrong (the check can fail).
+# whose "schema" or a required member is wrong (the check can fail). A
+# program of its own puts UTF-8 and bytes that are not UTF-8 into a kernel
+# name, build options and a path: graph, timeline, info and dump keep the
+# UTF-8 and write U+FFFD for the rest.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/vecadd"
 B=$(cd "$B" && pwd); CLRR=$B/bin/clrr; APPS=$B/apps
 S=$(cd "$(dirname "$0")/../../docs/schemas" && pwd)
 G=$(cd "$(dirname "$0")/../../traces" && pwd)
+CORRUPT=$(cd "$(dirname "$0")/../corrupt" && pwd)
 PY=/usr/bin/python3
 $PY -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
 cd "$TMP" || exit 1
@@ -66,6 +70,88 @@ assert m and all(x["function"] == "clEnqueueReadBuffer" and x["written_by"].star
     add replay replay.stub.json
 fi
 add record-index set/index.json
+
+# recorded values past 2^63 inside a jansson document (info's ENV members
+# and platforms: cli_json_recorded) come out exact: v.clrr with its ENV's
+# pid and ppid made 2^64-1 and 2^63+5 (tests/corrupt/make.py
+# edits the records, fuzz-pack writes the trace again)
+if [ -x "$B/tests/fuzz-pack" ]; then
+    $PY - "$B" "$CORRUPT" <<'PEOF' || fail "making a trace with values past 2^63"
+import sys
+sys.path.insert(0, sys.argv[2])
+import make
+def big(r):
+    if isinstance(r, list) and r and r[0] == 0 and isinstance(r[1], dict):
+        r[1]["pid"] = 2**64 - 1
+        r[1]["ppid"] = 2**63 + 5
+    return r
+make.Sections(sys.argv[1], trace="v.clrr", out_dir=".").edit_records("big.clrr", big)
+PEOF
+    r info.big.json info --json big.clrr; add info info.big.json
+    $PY -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["pid"] == 2**64 - 1 and d["ppid"] == 2**63 + 5, (d["pid"], d["ppid"])
+assert d["platforms"][0]["devices"], d["platforms"]
+assert "\u0001" not in open(sys.argv[1]).read()' info.big.json || fail "info --json: values past 2^63 not exact: $(head -c 300 info.big.json)"
+fi
+
+# strings of a trace that are not ASCII: a kernel named in UTF-8, built with
+# options holding UTF-8 and bytes that are not UTF-8, from a directory whose
+# name has both. Every writer (clrr's and the analyzer's graph and
+# timeline) is jansson after tf_utf8_fix(): UTF-8 kept, a bad byte U+FFFD.
+command -v cc >/dev/null || skip "no C compiler for the UTF-8 program"
+cat >u8.c <<'CEOF'
+#include <CL/cl.h>
+int main(void)
+{
+    cl_platform_id pl; cl_device_id d; cl_int e;
+    if (clGetPlatformIDs(1, &pl, NULL) || clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
+        return 2;
+    cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+    cl_command_queue q = clCreateCommandQueueWithProperties(c, d, NULL, &e);
+    const char *src = "__kernel void k\xc3\xa9rnel_\xce\xbb(__global float *a) { a[get_global_id(0)] *= 2.0f; }";
+    cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &e);
+    if (clBuildProgram(p, 1, &d, "-DTAG=caf\xc3\xa9 -DJUNK=\xff\xfe", NULL, NULL))
+        return 3;
+    cl_kernel k = clCreateKernel(p, "k\xc3\xa9rnel_\xce\xbb", &e);
+    if (e)
+        return 4;
+    float a[64];
+    for (int i = 0; i < 64; i++)
+        a[i] = (float)i;
+    cl_mem b = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof a, a, &e);
+    size_t g = 64;
+    clSetKernelArg(k, 0, sizeof b, &b);
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof a, a, 0, NULL, NULL);
+    return a[3] == 6.0f ? 0 : 5;
+}
+CEOF
+u8dir=$(printf 'd\303\274_\377')
+mkdir -p "$u8dir" && cc -DCL_TARGET_OPENCL_VERSION=300 -o "$u8dir/u8" u8.c -lOpenCL || fail "compiling u8.c"
+FOREIGN=()   # a program not built with the sanitizer: its runtime for the SAN layer
+if [ -n "$(asan_rt)" ]; then FOREIGN=(env "LD_PRELOAD=$(asan_rt)"); fi
+"$CLRR" record -o u8.clrr -- "${FOREIGN[@]}" "./$u8dir/u8" >/dev/null 2>"$TMP/err" || fail "record u8: $(tail -3 "$TMP/err")"
+r info.u8.json info --json u8.clrr; add info info.u8.json
+r dump.u8.jsonl dump --json u8.clrr; add dump dump.u8.jsonl
+r stats.u8.json stats --json u8.clrr; add stats stats.u8.json
+"$CLRR" graph u8.clrr -o graph.u8.json 2>"$TMP/err" || fail "graph u8: $(cat "$TMP/err")"; add graph graph.u8.json
+"$CLRR" timeline u8.clrr -o tl.u8.json 2>"$TMP/err" || fail "timeline u8: $(cat "$TMP/err")"
+$PY - <<'PEOF' || fail "UTF-8 in graph/timeline/info/dump JSON"
+import json
+K, O = "k\u00e9rnel_\u03bb", "-DTAG=caf\u00e9 -DJUNK=\ufffd\ufffd"
+g = json.load(open("graph.u8.json"))
+assert [o["options"] for o in g["objects"] if o["kind"] == "program"] == [O], g["objects"]
+assert K in [o["name"] for o in g["objects"] if o["kind"] == "kernel"], g["objects"]
+assert K in [n["name"] for n in g["nodes"] if n["fn"] == "clEnqueueNDRangeKernel"], g["nodes"]
+t = json.load(open("tl.u8.json"))
+ev = t["traceEvents"] if isinstance(t, dict) else t
+assert any(e.get("cat") == "kernel" and e["name"] == K for e in ev), "no kernel slice named %r" % K
+assert any(e.get("name") == "clBuildProgram" and e["args"]["params"]["options"] == O for e in ev), "clBuildProgram options"
+info = json.load(open("info.u8.json"))
+assert "/d\u00fc_\ufffd/u8" in json.dumps(info, ensure_ascii=False), "info: the command's path"
+dump = [json.loads(l) for l in open("dump.u8.jsonl")]
+assert any(K in json.dumps(d, ensure_ascii=False) for d in dump) and any(O in json.dumps(d, ensure_ascii=False) for d in dump), "dump"
+PEOF
 
 $PY - "$S" "${checks[@]}" <<'EOF'
 import copy, json, os, sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_progress.sh BUILD_DIR — the progress line (tools/clrr/cli_progress.h)
 # on a terminal (a pseudo-terminal made by util-linux's `script`): record
-# (bytes written), replay (calls done of the total, bytes, elapsed), trim,
+# (bytes written, compression ratio), replay (calls done of the total, bytes, elapsed), trim,
 # profile and optimize draw it on stderr, at most 10 times a second, and
 # clear it before their own output; it never appears when stderr is not a
 # terminal, nor with -q or --json; stdout never holds it.
@@ -46,6 +46,15 @@ tty rec record -o n.clrr -- $APP
 drawn rec record
 grep -q "clrr record: [0-9.]* [KMG]*i*B written" rec.tty || fail "record's progress does not say the bytes written: $(head -c 300 rec.tty | cat -v)"
 [ -s n.clrr ] || fail "record on a terminal wrote no trace"
+# the compression ratio of the chunks written so far (their headers): the
+# last one drawn is the finished trace's, as info computes it (within 25%:
+# a last chunk may land after the last draw)
+last=$(tr '\r' '\n' <rec.tty | grep -oE "clrr record: .* written, compression [0-9.]+x" | tail -1 | grep -oE "[0-9.]+x$" | tr -d x)
+[ -n "$last" ] || fail "record's progress does not say the compression ratio: $(tr '\r' '\n' <rec.tty | tail -3 | cat -v)"
+info=$("$CLRR" info n.clrr | sed -n 's/^ratios *compression \([0-9.]*\)x.*/\1/p')
+[ -n "$info" ] || fail "info n.clrr gives no compression ratio"
+awk -v a="$last" -v b="$info" 'BEGIN { exit !(a > 0 && a >= b * 0.75 && a <= b * 1.25) }' ||
+    fail "record's progress says compression ${last}x, the trace's is ${info}x"
 calls=$("$CLRR" dump n.clrr | grep -c '^#')
 
 tty rep replay n.clrr

@@ -35,9 +35,10 @@ typedef struct cli_an_program {
     size_t nkernels;
 } cli_an_program;
 
-/*! cli_an_print_human() / cli_an_print_json_program() : write one program's
- *  report. The JSON form is one object (no trailing newline). */
+/*! cli_an_print_human() : writes one program's report. */
 void cli_an_print_human(FILE *f, const ana_model *m, const cli_an_program *p);
-void cli_an_print_json_program(FILE *f, const ana_model *m, const cli_an_program *p);
+/*! cli_an_program_json() : one program's report as a new jansson object
+ *  (the caller's reference; NULL when out of memory). */
+struct json_t *cli_an_program_json(const ana_model *m, const cli_an_program *p);
 
 #endif /* CLRR_CLI_ANALYZE_INT_H */

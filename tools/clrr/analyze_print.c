@@ -4,6 +4,7 @@
 #include "tools/clrr/analyze_int.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <string.h>
 
 static const char *cli_an_kind(unsigned k)
@@ -204,158 +205,201 @@ void cli_an_print_human(FILE *f, const ana_model *m, const cli_an_program *p)
 
 /* ------------------------------------------------------------ JSON */
 
-static void cli_an_region_json(FILE *f, const ana_region *r)
+static json_t *cli_an_region_json(const ana_region *r)
 {
-    fprintf(f, "{\"empty\":%s,\"whole\":%s,\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 "}", r->empty ? "true" : "false",
-            r->whole ? "true" : "false", r->lo, r->hi);
+    json_t *o = json_object();
+    CLI_JSET(o, "empty", json_boolean(r->empty));
+    CLI_JSET(o, "whole", json_boolean(r->whole));
+    CLI_JSET(o, "lo", cli_json_u64(r->lo));
+    CLI_JSET(o, "hi", cli_json_u64(r->hi));
+    return o;
 }
 
-static void cli_an_expr_json(FILE *f, const ana_kernel *k, const ana_expr *e)
+static json_t *cli_an_expr_json(const ana_kernel *k, const ana_expr *e)
 {
     char buf[1024];
-    fputs("{\"text\":", f);
-    cli_json_cstr(f, cli_an_expr(k, e, buf, sizeof buf));
-    fprintf(f, ",\"known\":%s,\"reason\":", e->known ? "true" : "false");
-    cli_json_cstr(f, e->known ? NULL : e->reason);
-    putc('}', f);
+    json_t *o = json_object();
+    CLI_JSET(o, "text", cli_json_ctext(cli_an_expr(k, e, buf, sizeof buf)));
+    CLI_JSET(o, "known", json_boolean(e->known));
+    CLI_JSET(o, "reason", cli_json_ctext(e->known ? NULL : e->reason));
+    return o;
 }
 
-static void cli_an_kernel_json(FILE *f, const cli_an_kernel *x)
+static json_t *cli_an_dims_json(const uint64_t *v, unsigned n)
+{
+    json_t *a = json_array();
+    for (unsigned d = 0; d < n; d++)
+        json_array_append_new(a, cli_json_u64(v[d]));
+    return a;
+}
+
+/* The representative launch's regions, contiguity and dynamic features. */
+static void cli_an_launch_json(json_t *o, const cli_an_kernel *x)
 {
     const ana_kernel *k = x->k;
-    fputs("{\"name\":", f);
-    cli_json_cstr(f, x->name);
-    fprintf(f, ",\"launches\":%" PRIu64 ",\"shapes\":%" PRIu64 ",\"analyzed\":%s,\"unsupported\":", x->launches,
-            x->shapes, k && !k->unsupported ? "true" : "false");
-    cli_json_cstr(f, !k ? "no analysis of its program" : k->unsupported);
-    if (!k || k->unsupported) {
-        putc('}', f);
-        return;
-    }
-    fputs(",\"args\":[", f);
-    for (unsigned i = 0; i < k->nargs; i++) {
-        const ana_arg *a = &k->args[i];
-        fprintf(f, "%s{\"index\":%u,\"name\":", i ? "," : "", i);
-        cli_json_cstr(f, a->name);
-        fputs(",\"type\":", f);
-        cli_json_cstr(f, a->type);
-        fprintf(f, ",\"kind\":\"%s\",\"access\":\"%s\",\"elem_size\":%u,\"const\":%s,\"analyzable\":%s}",
-                cli_an_kind(a->kind), cli_an_access(a->access), a->elem_size, a->is_const ? "true" : "false",
-                a->analyzable ? "true" : "false");
-    }
-    fputs("],\"accesses\":[", f);
-    for (unsigned i = 0; i < k->naccesses; i++) {
-        const ana_mem_access *ac = &k->accesses[i];
-        fprintf(f, "%s{\"arg\":%u,\"arg_name\":", i ? "," : "", ac->arg);
-        cli_json_cstr(f, cli_an_argname(k, ac->arg));
-        fprintf(f, ",\"write\":%s,\"atomic\":%s,\"size\":%u,\"line\":%u,\"offset\":", ac->is_write ? "true" : "false",
-                ac->is_atomic ? "true" : "false", ac->size, ac->line);
-        cli_an_expr_json(f, k, &ac->offset);
-        fputs(",\"guards\":[", f);
-        for (unsigned g = 0; g < ac->nguards; g++) {
-            fprintf(f, "%s{\"cmp\":\"%s\",\"expr\":", g ? "," : "", cli_an_cmp(ac->guards[g].cmp));
-            cli_an_expr_json(f, k, &ac->guards[g].expr);
-            putc('}', f);
-        }
-        fputs("]}", f);
-    }
-    fputs("],\"loops\":[", f);
-    for (unsigned i = 0; i < k->nloops; i++) {
-        fprintf(f, "%s{\"depth\":%u,\"step\":%" PRId64 ",\"start\":", i ? "," : "", k->loops[i].depth,
-                k->loops[i].step);
-        cli_an_expr_json(f, k, &k->loops[i].start);
-        fputs(",\"end\":", f);
-        cli_an_expr_json(f, k, &k->loops[i].end);
-        putc('}', f);
-    }
-    const ana_static_features *s = &k->features;
-    fprintf(f, "],\"static_features\":{\"int_ops\":%u,\"float_ops\":%u,\"loads\":%u,\"stores\":%u,"
-               "\"global_loads\":%u,\"global_stores\":%u,\"local_loads\":%u,\"local_stores\":%u,\"branches\":%u,"
-               "\"barriers\":%u,\"atomics\":%u,\"calls\":%u,\"loops\":%u}",
-            s->int_ops, s->float_ops, s->loads, s->stores, s->global_loads, s->global_stores, s->local_loads,
-            s->local_stores, s->branches, s->barriers, s->atomics, s->calls, s->loops);
-    if (!x->rep) {
-        fputs(",\"launch\":null,\"regions\":[],\"contiguity\":[],\"features\":null}", f);
-        return;
-    }
     const ana_cmd *c = x->rep;
-    fprintf(f, ",\"launch\":{\"seq\":%" PRIu64 ",\"count\":%" PRIu64 ",\"work_dim\":%u,\"global\":[", c->seq,
-            x->shape_count, c->work_dim);
-    for (unsigned d = 0; d < c->work_dim; d++)
-        fprintf(f, "%s%" PRIu64, d ? "," : "", c->global[d]);
-    fputs("],\"local\":[", f);
-    for (unsigned d = 0; d < c->work_dim; d++)
-        fprintf(f, "%s%" PRIu64, d ? "," : "", c->local[d]);
-    fputs("],\"offset\":[", f);
-    for (unsigned d = 0; d < c->work_dim; d++)
-        fprintf(f, "%s%" PRIu64, d ? "," : "", c->goff[d]);
-    fputs("],\"groups\":[", f);
-    for (unsigned d = 0; d < c->work_dim; d++)
-        fprintf(f, "%s%" PRIu64, d ? "," : "", x->groups[d]);
-    fputs("],\"args\":[", f);
-    for (unsigned i = 0; i < x->l.nargs; i++)
-        fprintf(f, "%s{\"known\":%s,\"value\":%" PRId64 ",\"size\":%" PRIu64 "}", i ? "," : "",
-                x->vals[i].known ? "true" : "false", x->vals[i].value, x->vals[i].size);
-    fputs("]},\"regions\":[", f);
+    json_t *l = json_object(), *a;
+    CLI_JSET(l, "seq", cli_json_u64(c->seq));
+    CLI_JSET(l, "count", cli_json_u64(x->shape_count));
+    CLI_JSET(l, "work_dim", json_integer(c->work_dim));
+    CLI_JSET(l, "global", cli_an_dims_json(c->global, c->work_dim));
+    CLI_JSET(l, "local", cli_an_dims_json(c->local, c->work_dim));
+    CLI_JSET(l, "offset", cli_an_dims_json(c->goff, c->work_dim));
+    CLI_JSET(l, "groups", cli_an_dims_json(x->groups, c->work_dim));
+    CLI_JSET(l, "args", a = json_array());
+    for (unsigned i = 0; i < x->l.nargs; i++) {
+        json_t *e = json_object();
+        CLI_JSET(e, "known", json_boolean(x->vals[i].known));
+        CLI_JSET(e, "value", json_integer(x->vals[i].value));
+        CLI_JSET(e, "size", cli_json_u64(x->vals[i].size));
+        json_array_append_new(a, e);
+    }
+    CLI_JSET(o, "launch", l);
+    CLI_JSET(o, "regions", a = json_array());
     uint64_t lo[3] = { 0, 0, 0 };
-    int first = 1;
     for (unsigned i = 0; i < k->nargs; i++) {
         ana_region rd, wr;
         if (!cli_an_is_ptr(&k->args[i]) || ana_kernel_region(k, &x->l, i, lo, x->groups, &rd, &wr) != ANA_OK)
             continue;
-        fprintf(f, "%s{\"arg\":%u,\"name\":", first ? "" : ",", i);
-        cli_json_cstr(f, k->args[i].name);
-        fprintf(f, ",\"size\":%" PRIu64 ",\"read\":", x->vals[i].size);
-        cli_an_region_json(f, &rd);
-        fputs(",\"write\":", f);
-        cli_an_region_json(f, &wr);
-        putc('}', f);
-        first = 0;
+        json_t *e = json_object();
+        CLI_JSET(e, "arg", json_integer(i));
+        CLI_JSET(e, "name", cli_json_ctext(k->args[i].name));
+        CLI_JSET(e, "size", cli_json_u64(x->vals[i].size));
+        CLI_JSET(e, "read", cli_an_region_json(&rd));
+        CLI_JSET(e, "write", cli_an_region_json(&wr));
+        json_array_append_new(a, e);
     }
-    fputs("],\"contiguity\":[", f);
-    first = 1;
+    CLI_JSET(o, "contiguity", a = json_array());
     for (unsigned i = 0; i < k->nargs; i++) {
         ana_contiguity ct;
         if (!cli_an_is_ptr(&k->args[i]) || !(k->args[i].access & ANA_ACC_WRITE) ||
             ana_kernel_contiguity(k, &x->l, i, &ct) != ANA_OK)
             continue;
-        fprintf(f, "%s{\"arg\":%u,\"name\":", first ? "" : ",", i);
-        cli_json_cstr(f, k->args[i].name);
-        fprintf(f, ",\"linear\":%s,\"dim\":[%s,%s,%s],\"reason\":", ct.linear ? "true" : "false",
-                ct.dim[0] ? "true" : "false", ct.dim[1] ? "true" : "false", ct.dim[2] ? "true" : "false");
-        cli_json_cstr(f, ct.linear ? NULL : ct.reason);
-        putc('}', f);
-        first = 0;
+        json_t *e = json_object(), *dim = json_array();
+        CLI_JSET(e, "arg", json_integer(i));
+        CLI_JSET(e, "name", cli_json_ctext(k->args[i].name));
+        CLI_JSET(e, "linear", json_boolean(ct.linear));
+        for (int d = 0; d < 3; d++)
+            json_array_append_new(dim, json_boolean(ct.dim[d]));
+        CLI_JSET(e, "dim", dim);
+        CLI_JSET(e, "reason", cli_json_ctext(ct.linear ? NULL : ct.reason));
+        json_array_append_new(a, e);
     }
-    fputs("],\"features\":", f);
     ana_features ft;
     if (ana_kernel_features(k, &x->l, &ft) != ANA_OK) {
-        fputs("null}", f);
+        CLI_JSET(o, "features", json_null());
         return;
     }
-    fprintf(f, "{\"work_items\":%" PRIu64 ",\"work_groups\":%" PRIu64 ",\"strides\":{\"invariant\":%u,\"unit\":%u,"
-               "\"strided\":%u,\"unknown\":%u},\"dyn_ops\":%.3f,\"dyn_loads\":%.3f,\"dyn_stores\":%.3f,"
-               "\"loops_known\":%u,\"max_trip_count\":%" PRIu64 "}}",
-            ft.work_items, ft.work_groups, ft.accesses_by_stride[ANA_STRIDE_INVARIANT],
-            ft.accesses_by_stride[ANA_STRIDE_UNIT], ft.accesses_by_stride[ANA_STRIDE_STRIDED],
-            ft.accesses_by_stride[ANA_STRIDE_UNKNOWN], ft.dyn_ops, ft.dyn_loads, ft.dyn_stores, ft.loops_known,
-            ft.max_trip_count);
+    json_t *f = json_object(), *st = json_object();
+    CLI_JSET(f, "work_items", cli_json_u64(ft.work_items));
+    CLI_JSET(f, "work_groups", cli_json_u64(ft.work_groups));
+    CLI_JSET(st, "invariant", json_integer(ft.accesses_by_stride[ANA_STRIDE_INVARIANT]));
+    CLI_JSET(st, "unit", json_integer(ft.accesses_by_stride[ANA_STRIDE_UNIT]));
+    CLI_JSET(st, "strided", json_integer(ft.accesses_by_stride[ANA_STRIDE_STRIDED]));
+    CLI_JSET(st, "unknown", json_integer(ft.accesses_by_stride[ANA_STRIDE_UNKNOWN]));
+    CLI_JSET(f, "strides", st);
+    CLI_JSET(f, "dyn_ops", cli_json_f64(ft.dyn_ops));
+    CLI_JSET(f, "dyn_loads", cli_json_f64(ft.dyn_loads));
+    CLI_JSET(f, "dyn_stores", cli_json_f64(ft.dyn_stores));
+    CLI_JSET(f, "loops_known", json_integer(ft.loops_known));
+    CLI_JSET(f, "max_trip_count", cli_json_u64(ft.max_trip_count));
+    CLI_JSET(o, "features", f);
 }
 
-void cli_an_print_json_program(FILE *f, const ana_model *m, const cli_an_program *p)
+static json_t *cli_an_kernel_json(const cli_an_kernel *x)
+{
+    const ana_kernel *k = x->k;
+    json_t *o = json_object(), *a;
+    CLI_JSET(o, "name", cli_json_ctext(x->name));
+    CLI_JSET(o, "launches", cli_json_u64(x->launches));
+    CLI_JSET(o, "shapes", cli_json_u64(x->shapes));
+    CLI_JSET(o, "analyzed", json_boolean(k && !k->unsupported));
+    CLI_JSET(o, "unsupported", cli_json_ctext(!k ? "no analysis of its program" : k->unsupported));
+    if (!k || k->unsupported)
+        return o;
+    CLI_JSET(o, "args", a = json_array());
+    for (unsigned i = 0; i < k->nargs; i++) {
+        const ana_arg *g = &k->args[i];
+        json_t *e = json_object();
+        CLI_JSET(e, "index", json_integer(i));
+        CLI_JSET(e, "name", cli_json_ctext(g->name));
+        CLI_JSET(e, "type", cli_json_ctext(g->type));
+        CLI_JSET(e, "kind", json_string(cli_an_kind(g->kind)));
+        CLI_JSET(e, "access", json_string(cli_an_access(g->access)));
+        CLI_JSET(e, "elem_size", json_integer(g->elem_size));
+        CLI_JSET(e, "const", json_boolean(g->is_const));
+        CLI_JSET(e, "analyzable", json_boolean(g->analyzable));
+        json_array_append_new(a, e);
+    }
+    CLI_JSET(o, "accesses", a = json_array());
+    for (unsigned i = 0; i < k->naccesses; i++) {
+        const ana_mem_access *ac = &k->accesses[i];
+        json_t *e = json_object(), *gs = json_array();
+        CLI_JSET(e, "arg", json_integer(ac->arg));
+        CLI_JSET(e, "arg_name", cli_json_ctext(cli_an_argname(k, ac->arg)));
+        CLI_JSET(e, "write", json_boolean(ac->is_write));
+        CLI_JSET(e, "atomic", json_boolean(ac->is_atomic));
+        CLI_JSET(e, "size", json_integer(ac->size));
+        CLI_JSET(e, "line", json_integer(ac->line));
+        CLI_JSET(e, "offset", cli_an_expr_json(k, &ac->offset));
+        for (unsigned g = 0; g < ac->nguards; g++) {
+            json_t *ge = json_object();
+            CLI_JSET(ge, "cmp", json_string(cli_an_cmp(ac->guards[g].cmp)));
+            CLI_JSET(ge, "expr", cli_an_expr_json(k, &ac->guards[g].expr));
+            json_array_append_new(gs, ge);
+        }
+        CLI_JSET(e, "guards", gs);
+        json_array_append_new(a, e);
+    }
+    CLI_JSET(o, "loops", a = json_array());
+    for (unsigned i = 0; i < k->nloops; i++) {
+        json_t *e = json_object();
+        CLI_JSET(e, "depth", json_integer(k->loops[i].depth));
+        CLI_JSET(e, "step", json_integer(k->loops[i].step));
+        CLI_JSET(e, "start", cli_an_expr_json(k, &k->loops[i].start));
+        CLI_JSET(e, "end", cli_an_expr_json(k, &k->loops[i].end));
+        json_array_append_new(a, e);
+    }
+    const ana_static_features *s = &k->features;
+    json_t *sf = json_object();
+    CLI_JSET(sf, "int_ops", json_integer(s->int_ops));
+    CLI_JSET(sf, "float_ops", json_integer(s->float_ops));
+    CLI_JSET(sf, "loads", json_integer(s->loads));
+    CLI_JSET(sf, "stores", json_integer(s->stores));
+    CLI_JSET(sf, "global_loads", json_integer(s->global_loads));
+    CLI_JSET(sf, "global_stores", json_integer(s->global_stores));
+    CLI_JSET(sf, "local_loads", json_integer(s->local_loads));
+    CLI_JSET(sf, "local_stores", json_integer(s->local_stores));
+    CLI_JSET(sf, "branches", json_integer(s->branches));
+    CLI_JSET(sf, "barriers", json_integer(s->barriers));
+    CLI_JSET(sf, "atomics", json_integer(s->atomics));
+    CLI_JSET(sf, "calls", json_integer(s->calls));
+    CLI_JSET(sf, "loops", json_integer(s->loops));
+    CLI_JSET(o, "static_features", sf);
+    if (!x->rep) {
+        CLI_JSET(o, "launch", json_null());
+        CLI_JSET(o, "regions", json_array());
+        CLI_JSET(o, "contiguity", json_array());
+        CLI_JSET(o, "features", json_null());
+        return o;
+    }
+    cli_an_launch_json(o, x);
+    return o;
+}
+
+json_t *cli_an_program_json(const ana_model *m, const cli_an_program *p)
 {
     (void)m;
-    fputs("{\"ids\":[", f);
+    json_t *o = json_object(), *a = json_array();
     for (size_t i = 0; i < p->nids; i++)
-        fprintf(f, "%s%" PRIu64, i ? "," : "", p->ids[i]);
-    fprintf(f, "],\"source_bytes\":%" PRIu64 ",\"options\":", p->prog->source_len);
-    cli_json_cstr(f, p->prog->options);
-    fprintf(f, ",\"analyzed\":%s,\"why\":", p->p ? "true" : "false");
-    cli_json_cstr(f, p->p ? NULL : p->why);
-    fputs(",\"kernels\":[", f);
-    for (size_t i = 0; i < p->nkernels; i++) {
-        fputs(i ? ",\n  " : "\n  ", f);
-        cli_an_kernel_json(f, &p->kernels[i]);
-    }
-    fputs("]}", f);
+        json_array_append_new(a, cli_json_u64(p->ids[i]));
+    CLI_JSET(o, "ids", a);
+    CLI_JSET(o, "source_bytes", cli_json_u64(p->prog->source_len));
+    CLI_JSET(o, "options", cli_json_ctext(p->prog->options));
+    CLI_JSET(o, "analyzed", json_boolean(p->p != NULL));
+    CLI_JSET(o, "why", cli_json_ctext(p->p ? NULL : p->why));
+    CLI_JSET(o, "kernels", a = json_array());
+    for (size_t i = 0; i < p->nkernels; i++)
+        json_array_append_new(a, cli_an_kernel_json(&p->kernels[i]));
+    return o;
 }

@@ -235,6 +235,9 @@ const char *cli_device_type_name(uint64_t type);
  * write them with cli_json_put(); cli_json_str() is the same encoder for
  * the emitters still written with printf. */
 struct json_t;
+/* CLI_JSET() : sets member @p k of jansson object @p o to the new value
+ * @p v (reference stolen); the emitters' one-line idiom. */
+#define CLI_JSET(o, k, v) json_object_set_new((o), (k), (v))
 /*! cli_json_text() : a new JSON string of the @p len bytes at @p s (NULL:
  *  JSON null), invalid UTF-8 bytes replaced by U+FFFD. @return a new
  *  reference (the caller's), NULL when out of memory. */
@@ -259,6 +262,25 @@ void cli_json_cstr(FILE *f, const char *s);
  *  {"blob":"<32 hex>","size":N}, bin -> {"bin":"<hex>"}, non-finite floats
  *  as strings, map keys that are not strings as their JSON text. */
 void cli_json_value(FILE *f, const tf_value *v);
+
+/* Recorded values inside a jansson document: jansson's integers are signed
+ * 64-bit, so a document that holds values of the trace puts a placeholder
+ * where each goes (cli_json_recorded()) and cli_json_put_doc() writes the
+ * document with each placeholder replaced by cli_json_value()'s text:
+ * unsigned values past 2^63 come out exact. */
+typedef struct cli_json_doc {
+    const tf_value **v;   /* malloc'ed; the values, borrowed */
+    size_t n, cap;
+} cli_json_doc;
+/*! cli_json_recorded() : a new placeholder (the caller's reference) for
+ *  recorded value @p v (borrowed: it must live until cli_json_put_doc();
+ *  NULL writes null) in document @p d (zeroed by the caller). NULL when
+ *  out of memory. Not thread-safe for one @p d. */
+struct json_t *cli_json_recorded(cli_json_doc *d, const tf_value *v);
+/*! cli_json_put_doc() : cli_json_put() of @p doc (reference stolen), the
+ *  placeholders of @p d replaced by their values; releases @p d's memory.
+ *  @return 0, or -1 (out of memory: nothing written). */
+int cli_json_put_doc(FILE *f, struct json_t *doc, cli_json_doc *d);
 
 /* ------------------------------------------------------------ values (human) */
 

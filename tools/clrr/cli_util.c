@@ -239,57 +239,17 @@ void cli_mismatch_print(const rpl_mismatch *m)
 
 /* ------------------------------------------------------------ JSON */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t cli_utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len;
-    uint32_t cp, min;
-    if (s[0] < 0x80)
-        return 1;
-    if ((s[0] & 0xe0) == 0xc0) { len = 2; cp = s[0] & 0x1f; min = 0x80; }
-    else if ((s[0] & 0xf0) == 0xe0) { len = 3; cp = s[0] & 0x0f; min = 0x800; }
-    else if ((s[0] & 0xf8) == 0xf0) { len = 4; cp = s[0] & 0x07; min = 0x10000; }
-    else return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 json_t *cli_json_text(const char *s, size_t len)
 {
     if (!s)
         return json_null();
     /* jansson takes valid UTF-8 only: invalid bytes become U+FFFD first */
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len && cli_utf8_len(p + i, len - i))
-        i += cli_utf8_len(p + i, len - i);
-    if (i == len)
+    if (tf_utf8_valid(s, len) == len)
         return json_stringn_nocheck(s, len);
     char *buf = malloc(len * 3 + 1);
     if (!buf)
         return NULL;
-    size_t n = 0;
-    for (i = 0; i < len;) {
-        size_t k = cli_utf8_len(p + i, len - i);
-        if (k) {
-            memcpy(buf + n, p + i, k);
-            n += k;
-            i += k;
-        } else {
-            memcpy(buf + n, "\xef\xbf\xbd", 3);
-            n += 3;
-            i++;
-        }
-    }
-    json_t *v = json_stringn_nocheck(buf, n);
+    json_t *v = json_stringn_nocheck(buf, tf_utf8_fix(buf, s, len));
     free(buf);
     return v;
 }
@@ -423,6 +383,61 @@ static void cli_json_value_d(FILE *f, const tf_value *v, int depth)
 void cli_json_value(FILE *f, const tf_value *v)
 {
     cli_json_value_d(f, v, 0);
+}
+
+/* A placeholder is the object {"\u0001":N}: jansson writes every other
+ * '"' inside a string as \", so `{"\u0001":` never occurs in the text of
+ * a string, and the document's own keys are the emitter's. */
+#define CLI_JRAW_KEY "\x01"
+#define CLI_JRAW_TEXT "{\"\\u0001\":"
+
+json_t *cli_json_recorded(cli_json_doc *d, const tf_value *v)
+{
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 16;
+        const tf_value **nv = realloc(d->v, cap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        d->v = nv;
+        d->cap = cap;
+    }
+    json_t *o = json_object();
+    if (!o || json_object_set_new(o, CLI_JRAW_KEY, json_integer((json_int_t)d->n)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    d->v[d->n++] = v;
+    return o;
+}
+
+int cli_json_put_doc(FILE *f, json_t *doc, cli_json_doc *d)
+{
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(doc);
+    int rc = -1;
+    if (text) {
+        const char *p = text, *q;
+        size_t klen = strlen(CLI_JRAW_TEXT);
+        while ((q = strstr(p, CLI_JRAW_TEXT)) != NULL) {
+            char *end;
+            unsigned long long i = strtoull(q + klen, &end, 10);
+            fwrite(p, 1, (size_t)(q - p), f);
+            if (*end == '}' && i < d->n) {
+                cli_json_value(f, d->v[i]);
+                p = end + 1;
+            } else {   /* not one of ours (cannot happen): as it is */
+                fwrite(q, 1, klen, f);
+                p = q + klen;
+            }
+        }
+        fputs(p, f);
+        free(text);
+        rc = 0;
+    }
+    free(d->v);
+    d->v = NULL;
+    d->n = d->cap = 0;
+    return rc;
 }
 
 int cli_one_file(int argc, char **argv, const char **path)

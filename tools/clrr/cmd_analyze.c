@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,14 +235,18 @@ static int cli_analyze_run(int argc, char **argv)
         goto out;
     }
     if (json) {
-        fputs("{\"schema\":\"clrr-analyze/1\",\"file\":", stdout);
-        cli_json_cstr(stdout, path);
-        fprintf(stdout, ",\"launches\":%" PRIu64 ",\"programs\":[", ana_model_get_info(m)->launches);
-        for (size_t i = 0; i < np; i++) {
-            fputs(i ? ",\n" : "\n", stdout);
-            cli_an_print_json_program(stdout, m, &ps[i]);
+        json_t *o = json_object(), *a = json_array();
+        json_object_set_new(o, "schema", json_string("clrr-analyze/1"));
+        json_object_set_new(o, "file", cli_json_ctext(path));
+        json_object_set_new(o, "launches", cli_json_u64(ana_model_get_info(m)->launches));
+        for (size_t i = 0; i < np; i++)
+            json_array_append_new(a, cli_an_program_json(m, &ps[i]));
+        json_object_set_new(o, "programs", a);
+        if (cli_json_put(stdout, o) < 0) {
+            rc = cli_ana_status_err(path, ANA_ERR_NOMEM, NULL);
+            goto out;
         }
-        fputs("]}\n", stdout);
+        putchar('\n');
     } else {
         if (!np)
             printf("%s: no program in the trace\n", path);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -132,11 +133,14 @@ static int cli_info_dir(const char *path, int json)
     }
     size_t bad = cli_set_read(&set);
     if (json) {
-        fputs("{\"schema\":\"clrr-info-set/1\",\"set\":", stdout);
-        cli_json_cstr(stdout, path);
-        fputs(",\"processes\":", stdout);
-        cli_set_print_json(stdout, &set);
-        fputs("}\n", stdout);
+        json_t *o = json_object();
+        json_object_set_new(o, "schema", json_string("clrr-info-set/1"));
+        json_object_set_new(o, "set", cli_json_ctext(path));
+        json_object_set_new(o, "processes", cli_set_json(&set));
+        if (cli_json_put(stdout, o) < 0)
+            cli_err("info: out of memory");
+        else
+            putchar('\n');
     } else {
         printf("set        %s: %zu trace%s, one per process\n", path, set.n, set.n == 1 ? "" : "s");
         cli_set_print_human(stdout, &set);

@@ -11,6 +11,7 @@
 #include "replayer/rpl.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <inttypes.h>
@@ -179,32 +180,49 @@ static void cli_on_partition(void *user, const opt_partition_info *in)
     c->solve = in->solve_ns;
 }
 
-static void cli_parts_print(const cli_parts *ps, int json)
+/* A time in ns computed as a double, as a JSON integer (rounded). */
+static json_t *cli_opt_ns_json(double ns)
+{
+    return isfinite(ns) && fabs(ns) < 9e18 ? json_integer((json_int_t)llround(ns)) : cli_json_f64(ns);
+}
+
+/* The partitions as a JSON array. */
+static json_t *cli_parts_json(const cli_parts *ps)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < ps->n; i++) {
+        const cli_part *c = &ps->v[i];
+        json_t *o = json_object(), *devs = json_array();
+        CLI_JSET(o, "kernel", cli_json_ctext(c->kernel));
+        CLI_JSET(o, "seq", cli_json_u64(c->seq));
+        CLI_JSET(o, "verdict", json_string(c->verdict));
+        CLI_JSET(o, "dim", json_integer(c->dim));
+        CLI_JSET(o, "groups", cli_json_u64(c->slices));
+        for (unsigned d = 0; d < c->ndevs; d++) {
+            json_t *e = json_object();
+            CLI_JSET(e, "device", cli_json_ctext(c->dev[d]));
+            CLI_JSET(e, "groups", cli_json_u64(c->count[d]));
+            json_array_append_new(devs, e);
+        }
+        CLI_JSET(o, "devices", devs);
+        if (!strcmp(c->verdict, "even")) {
+            CLI_JSET(o, "why", cli_json_ctext(c->why));
+        } else {
+            CLI_JSET(o, "predicted_ns", cli_opt_ns_json(c->predicted));
+            CLI_JSET(o, "alone_ns", cli_opt_ns_json(c->alone));
+            CLI_JSET(o, "best_single", cli_json_ctext(c->dev[c->best_i]));
+            CLI_JSET(o, "best_single_ns", cli_opt_ns_json(c->best));
+            CLI_JSET(o, "solve_ns", cli_opt_ns_json(c->solve));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static void cli_parts_print(const cli_parts *ps)
 {
     for (size_t i = 0; i < ps->n; i++) {
         const cli_part *c = &ps->v[i];
-        if (json) {
-            printf("%s{\"kernel\":", i ? "," : "");
-            cli_json_cstr(stdout, c->kernel);
-            printf(",\"seq\":%" PRIu64 ",\"verdict\":\"%s\",\"dim\":%u,\"groups\":%" PRIu64 ",\"devices\":[", c->seq,
-                   c->verdict, c->dim, c->slices);
-            for (unsigned d = 0; d < c->ndevs; d++) {
-                printf("%s{\"device\":", d ? "," : "");
-                cli_json_cstr(stdout, c->dev[d]);
-                printf(",\"groups\":%" PRIu64 "}", c->count[d]);
-            }
-            printf("]");
-            if (!strcmp(c->verdict, "even")) {
-                printf(",\"why\":");
-                cli_json_cstr(stdout, c->why);
-            } else {
-                printf(",\"predicted_ns\":%.0f,\"alone_ns\":%.0f,\"best_single\":", c->predicted, c->alone);
-                cli_json_cstr(stdout, c->dev[c->best_i]);
-                printf(",\"best_single_ns\":%.0f,\"solve_ns\":%.0f", c->best, c->solve);
-            }
-            printf("}");
-            continue;
-        }
         printf("partition %s (launch %" PRIu64 ", %" PRIu64 " groups along dim %u): ", c->kernel, c->seq, c->slices,
                c->dim);
         if (!strcmp(c->verdict, "even")) {
@@ -228,18 +246,25 @@ struct cli_verify;
 static uint64_t cli_verify_readbacks(const struct cli_verify *cv);
 static unsigned cli_verify_tuned(const struct cli_verify *cv);
 
-/* The scheduled queues as JSON objects, comma-separated (the plan's fields). */
-static void cli_sched_json(const plan_file *p)
+/* The scheduled queues as a JSON array (the plan's fields). */
+static json_t *cli_sched_json(const plan_file *p)
 {
+    json_t *a = json_array();
     for (size_t i = 0; i < plan_sched_count(p); i++) {
         const plan_sched *s = plan_get_sched(p, i);
-        printf("%s{\"id\":%u,\"queue\":%" PRIu64 ",\"lanes\":%u,\"commands\":%" PRIu64 ",\"uploads\":%" PRIu64
-               ",\"downloads\":%" PRIu64 ",\"recorded_ns\":%" PRIu64 ",\"predicted_ns\":%" PRIu64 ",\"reason\":",
-               i ? "," : "", s->id, s->queue, s->lanes, s->commands, s->uploads, s->downloads, s->recorded_ns,
-               s->predicted_ns);
-        cli_json_cstr(stdout, s->reason);
-        printf("}");
+        json_t *o = json_object();
+        CLI_JSET(o, "id", json_integer(s->id));
+        CLI_JSET(o, "queue", cli_json_u64(s->queue));
+        CLI_JSET(o, "lanes", json_integer(s->lanes));
+        CLI_JSET(o, "commands", cli_json_u64(s->commands));
+        CLI_JSET(o, "uploads", cli_json_u64(s->uploads));
+        CLI_JSET(o, "downloads", cli_json_u64(s->downloads));
+        CLI_JSET(o, "recorded_ns", cli_json_u64(s->recorded_ns));
+        CLI_JSET(o, "predicted_ns", cli_json_u64(s->predicted_ns));
+        CLI_JSET(o, "reason", cli_json_ctext(s->reason));
+        json_array_append_new(a, o);
     }
+    return a;
 }
 
 static void cli_optimize_print(const char *path, const char *out, const plan_file *p, int json, const char *note,
@@ -248,31 +273,47 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
 {
     const plan_info *in = plan_get_info(p);
     if (json) {
-        printf("{\"schema\":\"clrr-optimize/1\",\"trace\":");
-        cli_json_cstr(stdout, path);
-        printf(",\"plan\":");
-        cli_json_cstr(stdout, out);
-        printf(",\"calls\":%" PRIu64 ",\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%zu,\"passes\":[",
-               in->trace_calls, in->fingerprint, plan_xform_count(p));
+        json_t *o = json_object(), *a = json_array(), *v = json_object();
+        char fp[24];
+        CLI_JSET(o, "schema", json_string("clrr-optimize/1"));
+        CLI_JSET(o, "trace", cli_json_ctext(path));
+        CLI_JSET(o, "plan", cli_json_ctext(out));
+        CLI_JSET(o, "calls", cli_json_u64(in->trace_calls));
+        snprintf(fp, sizeof fp, "%016" PRIx64, in->fingerprint);
+        CLI_JSET(o, "fingerprint", json_string(fp));
+        CLI_JSET(o, "transformations", cli_json_u64(plan_xform_count(p)));
         for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
             const plan_pass_result *r = plan_get_pass(p, (plan_pass)i);
-            printf("%s{\"name\":\"%s\",\"enabled\":%s,\"transformations\":%" PRIu64 ",\"commands\":%" PRIu64
-                   ",\"kernels\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 ",\"timed\":%" PRIu64 "}",
-                   i ? "," : "", plan_pass_name((plan_pass)i), r->enabled ? "true" : "false", r->transformations,
-                   r->effect.commands, r->effect.kernels, r->effect.bytes, r->effect.device_ns, r->effect.timed);
+            json_t *e = json_object();
+            CLI_JSET(e, "name", json_string(plan_pass_name((plan_pass)i)));
+            CLI_JSET(e, "enabled", json_boolean(r->enabled));
+            CLI_JSET(e, "transformations", cli_json_u64(r->transformations));
+            CLI_JSET(e, "commands", cli_json_u64(r->effect.commands));
+            CLI_JSET(e, "kernels", cli_json_u64(r->effect.kernels));
+            CLI_JSET(e, "bytes", cli_json_u64(r->effect.bytes));
+            CLI_JSET(e, "device_ns", cli_json_u64(r->effect.device_ns));
+            CLI_JSET(e, "timed", cli_json_u64(r->effect.timed));
+            json_array_append_new(a, e);
         }
-        printf("],\"splits\":%zu,\"specializations\":%zu,\"local_sizes\":%zu,\"schedule\":[", plan_split_count(p),
-               plan_spec_count(p), plan_local_count(p));
-        cli_sched_json(p);
-        printf("],\"split_note\":");
-        cli_json_cstr(stdout, note);
-        printf(",\"rewriter_note\":");
-        cli_json_cstr(stdout, rw_note);
-        printf(",\"partitions\":[");
-        cli_parts_print(ps, 1);
-        printf("],\"verify\":{\"status\":\"%s\",\"replays\":%u,\"removed\":%" PRIu64 ",\"readbacks\":%" PRIu64
-               ",\"timed\":%u,\"slower\":%u}}\n",
-               verify, vr->replays, vr->removed, cli_verify_readbacks(cv), vr->timed, vr->slower);
+        CLI_JSET(o, "passes", a);
+        CLI_JSET(o, "splits", cli_json_u64(plan_split_count(p)));
+        CLI_JSET(o, "specializations", cli_json_u64(plan_spec_count(p)));
+        CLI_JSET(o, "local_sizes", cli_json_u64(plan_local_count(p)));
+        CLI_JSET(o, "schedule", cli_sched_json(p));
+        CLI_JSET(o, "split_note", cli_json_ctext(note));
+        CLI_JSET(o, "rewriter_note", cli_json_ctext(rw_note));
+        CLI_JSET(o, "partitions", cli_parts_json(ps));
+        CLI_JSET(v, "status", json_string(verify));
+        CLI_JSET(v, "replays", json_integer(vr->replays));
+        CLI_JSET(v, "removed", cli_json_u64(vr->removed));
+        CLI_JSET(v, "readbacks", cli_json_u64(cli_verify_readbacks(cv)));
+        CLI_JSET(v, "timed", json_integer(vr->timed));
+        CLI_JSET(v, "slower", json_integer(vr->slower));
+        CLI_JSET(o, "verify", v);
+        if (cli_json_put(stdout, o) < 0)
+            cli_err("optimize: out of memory");
+        else
+            putchar('\n');
         return;
     }
     printf("optimized %s (%" PRIu64 " calls) -> %s\n", path, in->trace_calls, out);
@@ -312,7 +353,7 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         cli_opt_sched_print(plan_get_sched(p, i));
         printf("\n");
     }
-    cli_parts_print(ps, 0);
+    cli_parts_print(ps);
     if (vr->baseline)
         printf("verified  no: the trace mismatches here even without a plan; the plan has no transformation (%"
                PRIu64 " removed)\n", vr->removed);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -252,10 +253,11 @@ static void cli_rec_index(const cli_rec_out *o, const cli_trace_set *set)
             close(fd);
         cli_err("cannot write %s: %s", idx, strerror(errno));
     } else {
-        fputs("{\"schema\":\"clrr-record-index/1\",\"processes\":", f);
-        cli_set_print_json(f, set);
-        fputs("}\n", f);
-        if (fclose(f) != 0 || rename(tmp, idx) != 0) {
+        json_t *o = json_object();
+        json_object_set_new(o, "schema", json_string("clrr-record-index/1"));
+        json_object_set_new(o, "processes", cli_set_json(set));
+        int bad = cli_json_put(f, o) < 0 || putc('\n', f) == EOF;
+        if (fclose(f) != 0 || bad || rename(tmp, idx) != 0) {
             cli_err("cannot write %s: %s", idx, strerror(errno));
             unlink(tmp);
         }
@@ -327,11 +329,31 @@ static int cli_rec_report(const cli_rec_out *o, int *written)
     return bad > 0;
 }
 
-/* The progress line while CMD runs: what its processes wrote so far. */
+/* The progress line while CMD runs: what its processes wrote so far, and
+ * the compression of their complete chunks (read from the chunk headers
+ * that appeared since the last tick: tf_grow_scan(); the app's process is
+ * not touched). */
+#define CLI_REC_GROW_MAX 64   /* traces whose chunks are followed */
+
 typedef struct cli_rec_watch {
     const cli_rec_out *o;
     cli_progress *prog;
+    char *gpath[CLI_REC_GROW_MAX];   /* malloc'ed; the traces followed */
+    tf_grow grow[CLI_REC_GROW_MAX];
+    size_t ngrow;
 } cli_rec_watch;
+
+/* The scan state of trace @p path (a new one when first seen), or NULL. */
+static tf_grow *cli_rec_grow(cli_rec_watch *w, const char *path)
+{
+    for (size_t i = 0; i < w->ngrow; i++)
+        if (!strcmp(w->gpath[i], path))
+            return &w->grow[i];
+    if (w->ngrow == CLI_REC_GROW_MAX || !(w->gpath[w->ngrow] = strdup(path)))
+        return NULL;
+    memset(&w->grow[w->ngrow], 0, sizeof w->grow[0]);
+    return &w->grow[w->ngrow++];
+}
 
 static void cli_rec_tick(void *user)
 {
@@ -339,18 +361,26 @@ static void cli_rec_tick(void *user)
     cli_trace_set set;
     if (!cli_progress_due(w->prog) || cli_set_find(w->o->path, w->o->dir, &set))
         return;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, raw = 0, stored = 0;
     struct stat st;
-    for (size_t i = 0; i < set.n; i++)
+    for (size_t i = 0; i < set.n; i++) {
         if (stat(set.m[i].path, &st) == 0)
             bytes += (uint64_t)st.st_size;
-    char extra[64], sz[CLI_FMT_CAP];
+        tf_grow *g = cli_rec_grow(w, set.m[i].path);
+        if (g && tf_grow_scan(g, set.m[i].path) == 0) {
+            raw += g->raw;
+            stored += g->stored;
+        }
+    }
+    char extra[128], sz[CLI_FMT_CAP], ratio[48] = "";
+    if (stored)
+        snprintf(ratio, sizeof ratio, ", compression %.2fx", (double)raw / (double)stored);
     if (!set.n)
         snprintf(extra, sizeof extra, "no trace yet");
     else if (set.n == 1)
-        snprintf(extra, sizeof extra, "%s written", cli_fmt_size(bytes, sz));
+        snprintf(extra, sizeof extra, "%s written%s", cli_fmt_size(bytes, sz), ratio);
     else
-        snprintf(extra, sizeof extra, "%s written, %zu traces", cli_fmt_size(bytes, sz), set.n);
+        snprintf(extra, sizeof extra, "%s written%s, %zu traces", cli_fmt_size(bytes, sz), ratio, set.n);
     cli_progress_update(w->prog, 0, 0, extra);
     cli_set_free(&set);
 }
@@ -363,9 +393,11 @@ static int cli_rec_exec(char **cmd, const cli_rec_out *o, int preload)
     cli_rec_stat(out, &before);
     int status = 0;
     const char *q = getenv("CLRR_QUIET");   /* --quiet sets it */
-    cli_rec_watch w = {o, o->device ? NULL : cli_progress_new("record", NULL, 0, q && strcmp(q, "0"))};
+    cli_rec_watch w = {o, o->device ? NULL : cli_progress_new("record", NULL, 0, q && strcmp(q, "0")), {0}, {{0}}, 0};
     int rc = cli_spawn_watch(cmd, &status, w.prog ? cli_rec_tick : NULL, &w);
     cli_progress_end(w.prog);
+    for (size_t i = 0; i < w.ngrow; i++)
+        free(w.gpath[i]);
     if (rc != CLI_EXIT_OK)
         return rc;
     int written = 0, bad = 0;

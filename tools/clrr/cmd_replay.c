@@ -119,8 +119,7 @@ typedef struct cli_replay {
     FILE *out;
     cli_ktime *k;
     size_t nk;
-    char *mism_json;          /* JSON array text of mismatches */
-    size_t mism_len, mism_cap;
+    struct json_t *mism_json; /* the JSON array of mismatches (--json), or NULL */
     /* --compare: the outcome, printed with the summary */
     const char *cmp_dev;      /* NULL: no --compare */
     uint64_t cmp_n;           /* read-backs compared */
@@ -149,21 +148,6 @@ typedef struct cli_replay {
 } cli_replay;
 
 
-static void cli_append(cli_replay *r, const char *s)
-{
-    size_t n = strlen(s);
-    if (r->mism_len + n + 1 > r->mism_cap) {
-        size_t cap = (r->mism_cap + n + 1) * 2;
-        char *p = realloc(r->mism_json, cap);
-        if (!p)
-            return;
-        r->mism_json = p;
-        r->mism_cap = cap;
-    }
-    memcpy(r->mism_json + r->mism_len, s, n + 1);
-    r->mism_len += n;
-}
-
 static void cli_on_mismatch(void *user, const rpl_mismatch *m)
 {
     cli_replay *r = user;
@@ -180,14 +164,10 @@ static void cli_on_mismatch(void *user, const rpl_mismatch *m)
         json_object_set_new(o, "first_offset", cli_json_u64(m->cmp.first));
         json_object_set_new(o, "written_by", cli_json_ctext(m->writers));
         json_object_set_new(o, "by_hash", json_boolean(m->by_hash));
-        char *text = json_dumps(o, JSON_COMPACT);
-        json_decref(o);
-        if (text && r->reported < 1000) {
-            if (r->reported)
-                cli_append(r, ",");
-            cli_append(r, text);
-        }
-        free(text);
+        if (r->reported < 1000 && (r->mism_json || (r->mism_json = json_array())))
+            json_array_append_new(r->mism_json, o);
+        else
+            json_decref(o);
         r->reported++;
         return;
     }
@@ -313,34 +293,42 @@ static int cli_compare(rpl_session *a, rpl_session *b, const rpl_tolerance *tol,
     }
 }
 
+/* --compare's outcome, for --json. */
+static json_t *cli_compare_json(const cli_replay *r)
+{
+    const rpl_readback *a = &r->cmp_a;
+    json_t *o = json_object();
+    CLI_JSET(o, "device", cli_json_ctext(r->cmp_b_device));
+    CLI_JSET(o, "compared", cli_json_u64(r->cmp_n));
+    CLI_JSET(o, "same", json_boolean(!r->cmp_state));
+    CLI_JSET(o, "b_readbacks", cli_json_u64(r->cmp_b_readbacks));
+    CLI_JSET(o, "b_mismatches", cli_json_u64(r->cmp_b_mismatches));
+    if (r->cmp_state == 3)
+        CLI_JSET(o, "reason", json_string("different numbers of read-backs"));
+    if (r->cmp_state == 1 || r->cmp_state == 2) {
+        json_t *d = json_object();
+        CLI_JSET(d, "seq", cli_json_u64(a->seq));
+        CLI_JSET(d, "function", cli_json_ctext(a->function));
+        CLI_JSET(d, "what", cli_json_ctext(a->what));
+        CLI_JSET(d, "object", cli_json_u64(a->object));
+        if (r->cmp_state == 1) {
+            CLI_JSET(d, "differ", cli_json_u64(r->cmp.differ));
+            CLI_JSET(d, "elements", cli_json_u64(r->cmp.elems));
+            CLI_JSET(d, "elem_size", cli_json_u64(r->cmp.elem_size));
+            CLI_JSET(d, "first_byte", cli_json_u64(r->cmp.first));
+            CLI_JSET(d, "a_matches_recording", json_boolean(a->matched));
+            CLI_JSET(d, "b_matches_recording", json_boolean(r->cmp_b_matched));
+        } else {
+            CLI_JSET(d, "b_seq", cli_json_u64(r->cmp_b_seq));
+        }
+        CLI_JSET(o, "first_difference", d);
+    }
+    return o;
+}
+
 static void cli_print_compare(const cli_replay *r)
 {
     const rpl_readback *a = &r->cmp_a;
-    if (r->json) {
-        printf(",\"compare\":{\"device\":");
-        cli_json_cstr(stdout, r->cmp_b_device);
-        printf(",\"compared\":%" PRIu64 ",\"same\":%s,\"b_readbacks\":%" PRIu64 ",\"b_mismatches\":%" PRIu64,
-               r->cmp_n, r->cmp_state ? "false" : "true", r->cmp_b_readbacks, r->cmp_b_mismatches);
-        if (r->cmp_state == 3)
-            printf(",\"reason\":\"different numbers of read-backs\"");
-        if (r->cmp_state == 1 || r->cmp_state == 2) {
-            printf(",\"first_difference\":{\"seq\":%" PRIu64 ",\"function\":", a->seq);
-            cli_json_cstr(stdout, a->function);
-            printf(",\"what\":");
-            cli_json_cstr(stdout, a->what);
-            printf(",\"object\":%" PRIu64, a->object);
-            if (r->cmp_state == 1)
-                printf(",\"differ\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"elem_size\":%" PRIu64
-                       ",\"first_byte\":%" PRIu64 ",\"a_matches_recording\":%s,\"b_matches_recording\":%s",
-                       r->cmp.differ, r->cmp.elems, r->cmp.elem_size, r->cmp.first, a->matched ? "true" : "false",
-                       r->cmp_b_matched ? "true" : "false");
-            else
-                printf(",\"b_seq\":%" PRIu64, r->cmp_b_seq);
-            printf("}");
-        }
-        printf("}");
-        return;
-    }
     if (r->cmp_state == 0 && !r->quiet)
         printf("compare   %" PRIu64 " read-backs identical on both devices (within the tolerance)\n", r->cmp_n);
     if (r->cmp_state == 3)
@@ -423,28 +411,36 @@ static int cli_repeat(rpl_session **ss, unsigned n, const rpl_tolerance *tol, cl
     return r->rep_state ? CLI_EXIT_SELF : CLI_EXIT_OK;
 }
 
+/* --repeat's outcome, for --json. */
+static json_t *cli_repeat_json(const cli_replay *r)
+{
+    const rpl_readback *a = &r->rep_a;
+    json_t *o = json_object();
+    CLI_JSET(o, "replays", json_integer(r->rep_n));
+    CLI_JSET(o, "compared", cli_json_u64(r->rep_compared));
+    CLI_JSET(o, "agree", json_boolean(!r->rep_state));
+    if (r->rep_state) {
+        json_t *d = json_object();
+        CLI_JSET(d, "seq", cli_json_u64(a->seq));
+        CLI_JSET(d, "function", cli_json_ctext(a->function));
+        CLI_JSET(d, "what", cli_json_ctext(a->what));
+        CLI_JSET(d, "object", cli_json_u64(a->object));
+        CLI_JSET(d, "replay", json_integer(r->rep_k));
+        CLI_JSET(d, "reason", json_string(r->rep_state == 1 ? "different bytes" : r->rep_state == 2 ? "other calls"
+                                                                               : "different numbers of read-backs"));
+        if (r->rep_state == 1) {
+            CLI_JSET(d, "differ", cli_json_u64(r->rep_cmp.differ));
+            CLI_JSET(d, "elements", cli_json_u64(r->rep_cmp.elems));
+            CLI_JSET(d, "first_byte", cli_json_u64(r->rep_cmp.first));
+        }
+        CLI_JSET(o, "nondeterministic", d);
+    }
+    return o;
+}
+
 static void cli_print_repeat(const cli_replay *r, const rpl_summary *s)
 {
     const rpl_readback *a = &r->rep_a;
-    if (r->json) {
-        printf(",\"repeat\":{\"replays\":%u,\"compared\":%" PRIu64 ",\"agree\":%s", r->rep_n, r->rep_compared,
-               r->rep_state ? "false" : "true");
-        if (r->rep_state) {
-            printf(",\"nondeterministic\":{\"seq\":%" PRIu64 ",\"function\":", a->seq);
-            cli_json_cstr(stdout, a->function);
-            printf(",\"what\":");
-            cli_json_cstr(stdout, a->what);
-            printf(",\"object\":%" PRIu64 ",\"replay\":%u,\"reason\":\"%s\"", a->object, r->rep_k,
-                   r->rep_state == 1 ? "different bytes" : r->rep_state == 2 ? "other calls"
-                                                                            : "different numbers of read-backs");
-            if (r->rep_state == 1)
-                printf(",\"differ\":%" PRIu64 ",\"elements\":%" PRIu64 ",\"first_byte\":%" PRIu64, r->rep_cmp.differ,
-                       r->rep_cmp.elems, r->rep_cmp.first);
-            printf("}");
-        }
-        printf("}");
-        return;
-    }
     if (r->rep_state) {
         printf("repeat    the program itself gives different results at call #%" PRIu64 " %s %s (%u replays disagree",
                a->seq, a->function ? a->function : "?", a->what ? a->what : "", r->rep_n);
@@ -466,55 +462,88 @@ static void cli_print_repeat(const cli_replay *r, const rpl_summary *s)
                r->rep_n, r->rep_compared);
 }
 
+/* What the plan did, for --json. */
+static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
+{
+    live_exec_stats ps;
+    live_exec_get_stats(r->plan_exec, &ps);
+    size_t nfb = live_exec_fallback_count(r->plan_exec);
+    json_t *o = json_object(), *t = json_object(), *a;
+    char fp[24];
+    CLI_JSET(o, "file", cli_json_ctext(r->plan_path));
+    CLI_JSET(o, "same_trace", json_boolean(ps.same_trace));
+    snprintf(fp, sizeof fp, "%016" PRIx64, ps.fingerprint);
+    CLI_JSET(o, "fingerprint", json_string(fp));
+    CLI_JSET(o, "transformations", cli_json_u64(ps.transformations));
+    CLI_JSET(o, "applied", cli_json_u64(ps.applied));
+    CLI_JSET(o, "fell_back", cli_json_u64(ps.fell_back));
+    CLI_JSET(o, "unmatched", cli_json_u64(ps.unmatched));
+    CLI_JSET(o, "dropped", cli_json_u64(s->plan_dropped));
+    CLI_JSET(o, "markers", cli_json_u64(s->plan_markers));
+    CLI_JSET(o, "fused", cli_json_u64(s->plan_fused));
+    CLI_JSET(o, "specialized", cli_json_u64(s->plan_specialized));
+    CLI_JSET(o, "unheld", cli_json_u64(s->plan_unheld));
+    CLI_JSET(o, "split", cli_json_u64(s->split.launches));
+    CLI_JSET(o, "split_parts", cli_json_u64(s->split.parts));
+    CLI_JSET(o, "split_bytes_out", cli_json_u64(s->split.bytes_out));
+    CLI_JSET(o, "split_bytes_in", cli_json_u64(s->split.bytes_in));
+    CLI_JSET(o, "split_resident", cli_json_u64(s->split.resident));
+    CLI_JSET(o, "split_fallback", cli_json_u64(s->split.fallback));
+    CLI_JSET(t, "wait", json_integer(s->split.wait_ns));
+    CLI_JSET(t, "send", json_integer(s->split.send_ns));
+    CLI_JSET(t, "parts", json_integer(s->split.parts_ns));
+    CLI_JSET(t, "merge", json_integer(s->split.merge_ns));
+    CLI_JSET(o, "split_ns", t);
+    t = json_object();
+    CLI_JSET(t, "commands", cli_json_u64(ps.effect.commands));
+    CLI_JSET(t, "kernels", cli_json_u64(ps.effect.kernels));
+    CLI_JSET(t, "bytes", cli_json_u64(ps.effect.bytes));
+    CLI_JSET(t, "device_ns", cli_json_u64(ps.effect.device_ns));
+    CLI_JSET(o, "expected", t);
+    CLI_JSET(o, "fallbacks", a = json_array());
+    for (size_t i = 0; i < nfb; i++) {
+        const live_fallback *f = live_exec_fallback(r->plan_exec, i);
+        json_t *e = json_object();
+        CLI_JSET(e, "id", json_integer(f->xform));
+        CLI_JSET(e, "seq", cli_json_u64(f->seq));
+        CLI_JSET(e, "reason", cli_json_ctext(f->reason));
+        json_array_append_new(a, e);
+    }
+    CLI_JSET(o, "unbuilt", cli_json_ctext(s->plan_unbuilt));
+    CLI_JSET(o, "split_note", cli_json_ctext(s->split.note));
+    CLI_JSET(o, "split_adapted", cli_json_u64(s->split.adapted));
+    CLI_JSET(o, "split_declined", cli_json_u64(s->split.declined));
+    CLI_JSET(o, "split_learned", cli_json_u64(s->split.learned));
+    CLI_JSET(o, "split_built_ahead", cli_json_u64(s->split.built_ahead));
+    CLI_JSET(o, "split_built_late", cli_json_u64(s->split.built_late));
+    CLI_JSET(o, "split_launch_ns", a = json_array());
+    for (unsigned i = 0; i < s->split.nlaunch_ns; i++)
+        json_array_append_new(a, json_integer(s->split.launch_ns[i]));
+    CLI_JSET(o, "split_shares", cli_json_ctext(s->split.shares));
+    t = json_object();
+    CLI_JSET(t, "queues", cli_json_u64(s->plan_lane_queues));
+    CLI_JSET(t, "moved", cli_json_u64(s->plan_lane_moved));
+    CLI_JSET(t, "waits", cli_json_u64(s->plan_lane_waits));
+    CLI_JSET(t, "joins", cli_json_u64(s->plan_lane_joins));
+    CLI_JSET(t, "pinned", cli_json_u64(s->plan_lane_pinned));
+    CLI_JSET(t, "unpinned", cli_json_u64(s->plan_lane_unpinned));
+    CLI_JSET(t, "pin_evicted", cli_json_u64(s->plan_lane_pin_evicted));
+    CLI_JSET(t, "note", cli_json_ctext(s->plan_lane_note));
+    CLI_JSET(o, "lanes", t);
+    t = json_object();
+    CLI_JSET(t, "applied", cli_json_u64(s->plan_local));
+    CLI_JSET(t, "unmeasured_device", cli_json_u64(s->plan_local_unmeasured));
+    CLI_JSET(t, "refused", cli_json_u64(s->plan_local_refused));
+    CLI_JSET(o, "local_size", t);
+    return o;
+}
+
 static void cli_print_plan(const rpl_summary *s, cli_replay *r)
 {
     live_exec_stats ps;
     live_exec_get_stats(r->plan_exec, &ps);
     size_t nfb = live_exec_fallback_count(r->plan_exec);
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP];
-    if (r->json) {
-        printf(",\"plan\":{\"file\":");
-        cli_json_cstr(stdout, r->plan_path);
-        printf(",\"same_trace\":%s,\"fingerprint\":\"%016" PRIx64 "\",\"transformations\":%" PRIu64
-               ",\"applied\":%" PRIu64 ",\"fell_back\":%" PRIu64 ",\"unmatched\":%" PRIu64 ",\"dropped\":%" PRIu64
-               ",\"markers\":%" PRIu64 ",\"fused\":%" PRIu64 ",\"specialized\":%" PRIu64 ",\"unheld\":%" PRIu64
-               ",\"split\":%" PRIu64
-               ",\"split_parts\":%" PRIu64 ",\"split_bytes_out\":%" PRIu64 ",\"split_bytes_in\":%" PRIu64
-               ",\"split_resident\":%" PRIu64 ",\"split_fallback\":%" PRIu64 ",\"split_ns\":{\"wait\":%" PRId64
-               ",\"send\":%" PRId64 ",\"parts\":%" PRId64 ",\"merge\":%" PRId64 "},\"expected\":{\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64
-               ",\"bytes\":%" PRIu64 ",\"device_ns\":%" PRIu64 "},\"fallbacks\":[",
-               ps.same_trace ? "true" : "false", ps.fingerprint, ps.transformations, ps.applied, ps.fell_back,
-               ps.unmatched, s->plan_dropped, s->plan_markers, s->plan_fused, s->plan_specialized, s->plan_unheld,
-               s->split.launches, s->split.parts,
-               s->split.bytes_out, s->split.bytes_in, s->split.resident, s->split.fallback, s->split.wait_ns,
-               s->split.send_ns, s->split.parts_ns, s->split.merge_ns, ps.effect.commands, ps.effect.kernels, ps.effect.bytes,
-               ps.effect.device_ns);
-        for (size_t i = 0; i < nfb; i++) {
-            const live_fallback *f = live_exec_fallback(r->plan_exec, i);
-            printf("%s{\"id\":%u,\"seq\":%" PRIu64 ",\"reason\":", i ? "," : "", f->xform, f->seq);
-            cli_json_cstr(stdout, f->reason);
-            printf("}");
-        }
-        printf("],\"unbuilt\":");
-        cli_json_cstr(stdout, s->plan_unbuilt);
-        printf(",\"split_note\":");
-        cli_json_cstr(stdout, s->split.note);
-        printf(",\"split_adapted\":%" PRIu64 ",\"split_declined\":%" PRIu64 ",\"split_learned\":%" PRIu64
-               ",\"split_built_ahead\":%" PRIu64 ",\"split_built_late\":%" PRIu64 ",\"split_launch_ns\":[",
-               s->split.adapted, s->split.declined, s->split.learned, s->split.built_ahead, s->split.built_late);
-        for (unsigned i = 0; i < s->split.nlaunch_ns; i++)
-            printf("%s%" PRId64, i ? "," : "", s->split.launch_ns[i]);
-        printf("],\"split_shares\":");
-        cli_json_cstr(stdout, s->split.shares);
-        printf(",\"lanes\":{\"queues\":%" PRIu64 ",\"moved\":%" PRIu64 ",\"waits\":%" PRIu64 ",\"joins\":%" PRIu64
-               ",\"pinned\":%" PRIu64 ",\"unpinned\":%" PRIu64 ",\"pin_evicted\":%" PRIu64 ",\"note\":",
-               s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_joins, s->plan_lane_pinned,
-               s->plan_lane_unpinned, s->plan_lane_pin_evicted);
-        cli_json_cstr(stdout, s->plan_lane_note);
-        printf("},\"local_size\":{\"applied\":%" PRIu64 ",\"unmeasured_device\":%" PRIu64 ",\"refused\":%" PRIu64
-               "}}", s->plan_local, s->plan_local_unmeasured, s->plan_local_refused);
-        return;
-    }
     if (r->quiet)
         return;
     printf("plan      %s: %" PRIu64 " transformations, %" PRIu64 " applied, %" PRIu64 " fell back",
@@ -578,38 +607,54 @@ static void cli_print_summary(const char *path, const rpl_summary *s, cli_replay
 {
     char a[CLI_FMT_CAP], b[CLI_FMT_CAP], c[CLI_FMT_CAP];
     if (r->json) {
-        printf("{\"schema\":\"clrr-replay/1\",\"trace\":");
-        cli_json_cstr(stdout, path);
-        printf(",\"recorded_device\":");
-        cli_json_cstr(stdout, s->recorded_device);
-        printf(",\"device\":");
-        cli_json_cstr(stdout, s->device);
-        printf(",\"calls\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"kernels\":%" PRIu64 ",\"skipped\":%" PRIu64
-               ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",\"readbacks\":%" PRIu64
-               ",\"mismatches\":%" PRIu64 ",\"unverified\":%" PRIu64 ",\"undefined_bytes\":%" PRIu64
-               ",\"undefined_readbacks\":%" PRIu64 ",\"hashed\":%" PRIu64 ",\"call_diffs\":%" PRIu64 ",\"user_events_early\":%" PRIu64
-               ",\"wall_ns\":%" PRId64 ",\"exec_ns\":%" PRId64 ",\"exec_ns_loop_median\":%" PRId64
-               ",\"loops\":%u,\"device_ns\":%" PRId64 ",\"truncated\":%s,\"ok\":%s,\"mismatch_list\":[%s]",
-               s->calls, s->commands, s->kernels, s->skipped, s->bytes_in, s->bytes_out, s->readbacks, s->mismatches,
-               s->unverified, s->undefined_bytes, s->undefined_readbacks, s->hashed, s->call_diffs, s->user_events_early, s->wall_ns, s->exec_ns, s->exec_ns_loop_median, s->loops, s->device_ns,
-               s->truncated ? "true" : "false", status_ok && !s->mismatches && !r->cmp_state && !r->rep_state ? "true" : "false", r->mism_json ? r->mism_json : "");
+        json_t *o = json_object(), *k;
+        CLI_JSET(o, "schema", json_string("clrr-replay/1"));
+        CLI_JSET(o, "trace", cli_json_ctext(path));
+        CLI_JSET(o, "recorded_device", cli_json_ctext(s->recorded_device));
+        CLI_JSET(o, "device", cli_json_ctext(s->device));
+        CLI_JSET(o, "calls", cli_json_u64(s->calls));
+        CLI_JSET(o, "commands", cli_json_u64(s->commands));
+        CLI_JSET(o, "kernels", cli_json_u64(s->kernels));
+        CLI_JSET(o, "skipped", cli_json_u64(s->skipped));
+        CLI_JSET(o, "bytes_in", cli_json_u64(s->bytes_in));
+        CLI_JSET(o, "bytes_out", cli_json_u64(s->bytes_out));
+        CLI_JSET(o, "readbacks", cli_json_u64(s->readbacks));
+        CLI_JSET(o, "mismatches", cli_json_u64(s->mismatches));
+        CLI_JSET(o, "unverified", cli_json_u64(s->unverified));
+        CLI_JSET(o, "undefined_bytes", cli_json_u64(s->undefined_bytes));
+        CLI_JSET(o, "undefined_readbacks", cli_json_u64(s->undefined_readbacks));
+        CLI_JSET(o, "hashed", cli_json_u64(s->hashed));
+        CLI_JSET(o, "call_diffs", cli_json_u64(s->call_diffs));
+        CLI_JSET(o, "user_events_early", cli_json_u64(s->user_events_early));
+        CLI_JSET(o, "wall_ns", json_integer(s->wall_ns));
+        CLI_JSET(o, "exec_ns", json_integer(s->exec_ns));
+        CLI_JSET(o, "exec_ns_loop_median", json_integer(s->exec_ns_loop_median));
+        CLI_JSET(o, "loops", json_integer(s->loops));
+        CLI_JSET(o, "device_ns", json_integer(s->device_ns));
+        CLI_JSET(o, "truncated", json_boolean(s->truncated));
+        CLI_JSET(o, "ok", json_boolean(status_ok && !s->mismatches && !r->cmp_state && !r->rep_state));
+        CLI_JSET(o, "mismatch_list", r->mism_json ? json_incref(r->mism_json) : json_array());
         if (r->cmp_dev)
-            cli_print_compare(r);
+            CLI_JSET(o, "compare", cli_compare_json(r));
         if (r->rep_n)
-            cli_print_repeat(r, s);
+            CLI_JSET(o, "repeat", cli_repeat_json(r));
         if (r->plan_exec)
-            cli_print_plan(s, r);
-        printf(",\"kernels_timing\":[");
+            CLI_JSET(o, "plan", cli_plan_json(s, r));
+        CLI_JSET(o, "kernels_timing", k = json_array());
         for (size_t i = 0; i < r->nk; i++) {
-            printf("%s{\"name\":", i ? "," : "");
-            cli_json_cstr(stdout, r->k[i].name);
-            printf(",\"launches\":%" PRIu64 ",\"host_ns\":%" PRId64 ",\"device_ns\":%" PRId64, r->k[i].n, r->k[i].host,
-                   r->k[i].dev);
+            json_t *e = json_object();
+            CLI_JSET(e, "name", cli_json_ctext(r->k[i].name));
+            CLI_JSET(e, "launches", cli_json_u64(r->k[i].n));
+            CLI_JSET(e, "host_ns", json_integer(r->k[i].host));
+            CLI_JSET(e, "device_ns", json_integer(r->k[i].dev));
             if (r->k[i].have_rec)
-                printf(",\"recorded_device_ns\":%" PRId64, r->k[i].rec);
-            printf("}");
+                CLI_JSET(e, "recorded_device_ns", json_integer(r->k[i].rec));
+            json_array_append_new(k, e);
         }
-        printf("]}\n");
+        if (cli_json_put(stdout, o) < 0)
+            cli_err("replay: out of memory");
+        else
+            putchar('\n');
         return;
     }
     if (r->cmp_dev)
@@ -1037,7 +1082,7 @@ static int cli_replay_run(int argc, char **argv)
     live_exec_close(r.plan_exec);
     plan_free(plan);
     free(r.k);
-    free(r.mism_json);
+    json_decref(r.mism_json);
     free(hints);
     if (st != RPL_OK)
         return CLI_EXIT_ERROR;

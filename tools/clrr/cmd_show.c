@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,34 +132,29 @@ static void cli_show_mem_line(FILE *f, const cli_show_obj *o)
     putc('\n', f);
 }
 
-static void cli_show_obj_json_head(FILE *f, const cli_show_obj *o)
+static json_t *cli_show_mem_json(const cli_show_obj *o)
 {
-    fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"%s\",\"created_at\":%" PRIu64 ",\"created_by\":", o->id,
-            cli_show_kind_name(o->kind), o->create_seq);
-    cli_json_cstr(f, o->fn);
-    fputs(",\"released_at\":", f);
-    if (o->release_seq)
-        fprintf(f, "%" PRIu64, o->release_seq);
-    else
-        fputs("null", f);
-}
-
-static void cli_show_mem_json(FILE *f, const cli_show_obj *o)
-{
-    cli_show_obj_json_head(f, o);
-    fprintf(f, ",\"size\":%" PRIu64 ",\"flags\":%" PRIu64 ",\"context\":%" PRIu64, o->size, o->flags, o->context);
-    if (o->kind == CLI_SHOW_SUBBUFFER)
-        fprintf(f, ",\"parent\":%" PRIu64 ",\"origin\":%" PRIu64, o->parent, o->origin);
-    if (o->kind == CLI_SHOW_IMAGE) {
-        fprintf(f, ",\"image\":{\"type\":\"%s\",\"width\":%" PRIu64 ",\"height\":%" PRIu64 ",\"depth\":%" PRIu64
-                   ",\"channel_order\":",
-                cli_show_img_type_name(o->img_type), o->w, o->h ? o->h : 1, o->d ? o->d : 1);
-        cli_json_cstr(f, cli_show_order_name(o->order));
-        fputs(",\"channel_type\":", f);
-        cli_json_cstr(f, cli_show_ctype_name(o->ctype));
-        fprintf(f, ",\"pixel_bytes\":%" PRIu64 ",\"buffer\":%" PRIu64 "}", o->elem, o->parent);
+    json_t *j = cli_show_obj_json_head(o);
+    CLI_JSET(j, "size", cli_json_u64(o->size));
+    CLI_JSET(j, "flags", cli_json_u64(o->flags));
+    CLI_JSET(j, "context", cli_json_u64(o->context));
+    if (o->kind == CLI_SHOW_SUBBUFFER) {
+        CLI_JSET(j, "parent", cli_json_u64(o->parent));
+        CLI_JSET(j, "origin", cli_json_u64(o->origin));
     }
-    putc('}', f);
+    if (o->kind == CLI_SHOW_IMAGE) {
+        json_t *im = json_object();
+        CLI_JSET(im, "type", json_string(cli_show_img_type_name(o->img_type)));
+        CLI_JSET(im, "width", cli_json_u64(o->w));
+        CLI_JSET(im, "height", cli_json_u64(o->h ? o->h : 1));
+        CLI_JSET(im, "depth", cli_json_u64(o->d ? o->d : 1));
+        CLI_JSET(im, "channel_order", cli_json_ctext(cli_show_order_name(o->order)));
+        CLI_JSET(im, "channel_type", cli_json_ctext(cli_show_ctype_name(o->ctype)));
+        CLI_JSET(im, "pixel_bytes", cli_json_u64(o->elem));
+        CLI_JSET(im, "buffer", cli_json_u64(o->parent));
+        CLI_JSET(j, "image", im);
+    }
+    return j;
 }
 
 /* ------------------------------------------------------------ listing */
@@ -169,10 +165,12 @@ static void cli_show_list(const cli_show_scan *sc, const char *path, int json)
         {CLI_SHOW_PROGRAM, CLI_SHOW_PROGRAM}, {CLI_SHOW_KERNEL, CLI_SHOW_KERNEL}, {CLI_SHOW_BUFFER, CLI_SHOW_SVM}};
     static const char *const title[3] = {"programs", "kernels", "memory"};
     FILE *f = stdout;
+    json_t *j = NULL;
     if (json) {
-        fputs("{\"file\":", f);
-        cli_json_cstr(f, path);
-        fprintf(f, ",\"calls\":%" PRIu64 ",\"failed_calls\":%zu", sc->calls, sc->nfails);
+        j = json_object();
+        CLI_JSET(j, "file", cli_json_ctext(path));
+        CLI_JSET(j, "calls", cli_json_u64(sc->calls));
+        CLI_JSET(j, "failed_calls", cli_json_u64(sc->nfails));
     } else {
         fprintf(f, "trace      %s: %" PRIu64 " calls, %zu of them failed%s\n", path, sc->calls, sc->nfails,
                 sc->nfails ? " ('errors' lists them)" : "");
@@ -181,41 +179,43 @@ static void cli_show_list(const cli_show_scan *sc, const char *path, int json)
         size_t n = 0;
         for (size_t i = 0; i < sc->n; i++)
             n += sc->objs[i].kind >= order[g][0] && sc->objs[i].kind <= order[g][1];
-        if (json)
-            fprintf(f, ",\"%s\":[", title[g]);
-        else
+        json_t *a = json ? json_array() : NULL;
+        if (!json)
             fprintf(f, "\n%s (%zu)\n", title[g], n);
-        int first = 1;
         for (size_t i = 0; i < sc->n; i++) {
             const cli_show_obj *o = &sc->objs[i];
             if (o->kind < order[g][0] || o->kind > order[g][1])
                 continue;
-            if (json && !first)
-                putc(',', f);
-            first = 0;
-            if (!json)
-                fputs("  ", f);
+            if (json) {
+                json_array_append_new(a, g == 0   ? cli_show_prog_brief_json(sc, o)
+                                         : g == 1 ? cli_show_kernel_brief_json(o)
+                                                  : cli_show_mem_json(o));
+                continue;
+            }
+            fputs("  ", f);
             if (g == 0)
-                cli_show_prog_brief(f, sc, o, json);
+                cli_show_prog_brief(f, sc, o);
             else if (g == 1)
-                cli_show_kernel_brief(f, o, json);
-            else if (json)
-                cli_show_mem_json(f, o);
+                cli_show_kernel_brief(f, o);
             else
                 cli_show_mem_line(f, o);
         }
         if (json)
-            putc(']', f);
+            CLI_JSET(j, title[g], a);
     }
     if (json)
-        fputs("}\n", f);
+        cli_show_json_put(j);
 }
 
 static void cli_show_errors(const cli_show_scan *sc, int json)
 {
     FILE *f = stdout;
+    json_t *j = NULL, *a = NULL;
     if (json) {
-        fprintf(f, "{\"calls\":%" PRIu64 ",\"failed_calls\":%zu,\"errors\":[", sc->calls, sc->nfails);
+        j = json_object();
+        a = json_array();
+        CLI_JSET(j, "calls", cli_json_u64(sc->calls));
+        CLI_JSET(j, "failed_calls", cli_json_u64(sc->nfails));
     } else {
         fprintf(f, "%zu of %" PRIu64 " calls failed\n", sc->nfails, sc->calls);
     }
@@ -223,11 +223,12 @@ static void cli_show_errors(const cli_show_scan *sc, int json)
         const cli_show_fail *e = &sc->fails[i];
         const char *name = e->code != CLI_SHOW_NO_CODE ? cli_error_name(e->code) : NULL;
         if (json) {
-            fprintf(f, "%s{\"seq\":%" PRIu64 ",\"fn\":", i ? "," : "", e->seq);
-            cli_json_cstr(f, e->fn);
-            fprintf(f, ",\"code\":%" PRId64 ",\"error\":", e->code);
-            cli_json_cstr(f, name ? name : e->code == CLI_SHOW_NO_CODE ? "NULL" : NULL);
-            putc('}', f);
+            json_t *x = json_object();
+            CLI_JSET(x, "seq", cli_json_u64(e->seq));
+            CLI_JSET(x, "fn", cli_json_ctext(e->fn));
+            CLI_JSET(x, "code", json_integer(e->code));
+            CLI_JSET(x, "error", cli_json_ctext(name ? name : e->code == CLI_SHOW_NO_CODE ? "NULL" : NULL));
+            json_array_append_new(a, x);
         } else if (name) {
             fprintf(f, "#%-8" PRIu64 " %-36s %s\n", e->seq, e->fn, name);
         } else {
@@ -235,8 +236,10 @@ static void cli_show_errors(const cli_show_scan *sc, int json)
                     e->code == CLI_SHOW_NO_CODE ? "NULL (no error code recorded)" : "?");
         }
     }
-    if (json)
-        fputs("]}\n", f);
+    if (json) {
+        CLI_JSET(j, "errors", a);
+        cli_show_json_put(j);
+    }
 }
 
 /* ------------------------------------------------------------ memory */

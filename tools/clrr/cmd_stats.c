@@ -4,6 +4,7 @@
 #include "tools/clrr/cli_ana.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,52 +95,87 @@ static void cli_stats_json(FILE *f, const char *path, const ana_model *m, const 
                            unsigned top)
 {
     const ana_model_info *in = ana_model_get_info(m);
-    fputs("{\"schema\":\"clrr-stats/1\",\"file\":", f);
-    cli_json_cstr(f, path);
-    fprintf(f, ",\"calls\":%" PRIu64 ",\"failed_calls\":%" PRIu64, in->calls, in->failed);
-    fprintf(f, ",\"commands\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"launches\":%" PRIu64
-               ",\"duration_ns\":%" PRId64 ",\"kernel_ns\":%" PRIu64 ",\"transfer_ns\":%" PRIu64 ",\"kernels\":[",
-            s->commands, s->timed, s->launches, in->t_last - in->t_first, s->kernel_ns, s->xfer_ns);
+    json_t *o = json_object(), *a;
+    CLI_JSET(o, "schema", json_string("clrr-stats/1"));
+    CLI_JSET(o, "file", cli_json_ctext(path));
+    CLI_JSET(o, "calls", cli_json_u64(in->calls));
+    CLI_JSET(o, "failed_calls", cli_json_u64(in->failed));
+    CLI_JSET(o, "commands", cli_json_u64(s->commands));
+    CLI_JSET(o, "timed", cli_json_u64(s->timed));
+    CLI_JSET(o, "launches", cli_json_u64(s->launches));
+    CLI_JSET(o, "duration_ns", json_integer((json_int_t)(in->t_last - in->t_first)));
+    CLI_JSET(o, "kernel_ns", cli_json_u64(s->kernel_ns));
+    CLI_JSET(o, "transfer_ns", cli_json_u64(s->xfer_ns));
+    CLI_JSET(o, "kernels", a = json_array());
     for (size_t i = 0; i < s->nkernels; i++) {
         const ana_kernel_stats *k = &s->kernels[i];
-        fputs(i ? ",{\"name\":" : "{\"name\":", f);
-        cli_json_cstr(f, k->name);
-        fprintf(f, ",\"launches\":%" PRIu64 ",\"timed\":%" PRIu64 ",\"device_ns\":{\"total\":%" PRIu64
-                   ",\"mean\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 "},\"work_items\":%" PRIu64
-                   ",\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",\"whole_ranges\":%" PRIu64 "}",
-                k->launches, k->timed, k->dev_total_ns, k->timed ? k->dev_total_ns / k->timed : 0,
-                k->dev_min_ns, k->dev_max_ns, k->work_items, k->bytes_read, k->bytes_written, k->whole_ranges);
+        json_t *e = json_object(), *d = json_object();
+        CLI_JSET(e, "name", cli_json_ctext(k->name));
+        CLI_JSET(e, "launches", cli_json_u64(k->launches));
+        CLI_JSET(e, "timed", cli_json_u64(k->timed));
+        CLI_JSET(d, "total", cli_json_u64(k->dev_total_ns));
+        CLI_JSET(d, "mean", cli_json_u64(k->timed ? k->dev_total_ns / k->timed : 0));
+        CLI_JSET(d, "min", cli_json_u64(k->dev_min_ns));
+        CLI_JSET(d, "max", cli_json_u64(k->dev_max_ns));
+        CLI_JSET(e, "device_ns", d);
+        CLI_JSET(e, "work_items", cli_json_u64(k->work_items));
+        CLI_JSET(e, "bytes_read", cli_json_u64(k->bytes_read));
+        CLI_JSET(e, "bytes_written", cli_json_u64(k->bytes_written));
+        CLI_JSET(e, "whole_ranges", cli_json_u64(k->whole_ranges));
+        json_array_append_new(a, e);
     }
-    fputs("],\"transfers\":[", f);
+    CLI_JSET(o, "transfers", a = json_array());
     for (size_t i = 0; i < s->nxfers; i++) {
         const ana_xfer_stats *x = &s->xfers[i];
-        fprintf(f, "%s{\"kind\":\"%s\",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"timed\":%" PRIu64
-                   ",\"device_ns\":%" PRIu64 ",\"gb_per_s\":%.4f}", i ? "," : "", x->kind, x->count, x->bytes,
-                x->timed, x->dev_total_ns, cli_gbps(x->timed_bytes, x->dev_total_ns));
+        json_t *e = json_object();
+        CLI_JSET(e, "kind", cli_json_ctext(x->kind));
+        CLI_JSET(e, "count", cli_json_u64(x->count));
+        CLI_JSET(e, "bytes", cli_json_u64(x->bytes));
+        CLI_JSET(e, "timed", cli_json_u64(x->timed));
+        CLI_JSET(e, "device_ns", cli_json_u64(x->dev_total_ns));
+        CLI_JSET(e, "gb_per_s", cli_json_f64(cli_gbps(x->timed_bytes, x->dev_total_ns)));
+        json_array_append_new(a, e);
     }
-    fputs("],\"host_api\":[", f);
+    CLI_JSET(o, "host_api", a = json_array());
     for (unsigned i = 0; i < in->nfns; i++) {
         const ana_fn_time *t = ana_model_fn_time(m, i);
-        fputs(i ? ",{\"fn\":" : "{\"fn\":", f);
-        cli_json_cstr(f, t->fn);
-        fprintf(f, ",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                t->calls, t->total_ns, t->min_ns, t->max_ns);
+        json_t *e = json_object();
+        CLI_JSET(e, "fn", cli_json_ctext(t->fn));
+        CLI_JSET(e, "calls", cli_json_u64(t->calls));
+        CLI_JSET(e, "total_ns", cli_json_u64(t->total_ns));
+        CLI_JSET(e, "min_ns", cli_json_u64(t->min_ns));
+        CLI_JSET(e, "max_ns", cli_json_u64(t->max_ns));
+        json_array_append_new(a, e);
     }
-    fputs("],\"queues\":[", f);
+    CLI_JSET(o, "queues", a = json_array());
     for (size_t i = 0; i < s->nqueues; i++) {
         const ana_queue_stats *q = &s->queues[i];
-        fprintf(f, "%s{\"queue\":%" PRIu64 ",\"device\":%" PRIu64 ",\"commands\":%" PRIu64 ",\"timed\":%" PRIu64
-                   ",\"busy_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64 ",\"gaps\":%" PRIu64
-                   ",\"max_gap_ns\":%" PRIu64 "}", i ? "," : "", q->queue, q->device, q->commands, q->timed,
-                q->busy_ns, q->span_ns, q->idle_ns, q->gaps, q->max_gap_ns);
+        json_t *e = json_object();
+        CLI_JSET(e, "queue", cli_json_u64(q->queue));
+        CLI_JSET(e, "device", cli_json_u64(q->device));
+        CLI_JSET(e, "commands", cli_json_u64(q->commands));
+        CLI_JSET(e, "timed", cli_json_u64(q->timed));
+        CLI_JSET(e, "busy_ns", cli_json_u64(q->busy_ns));
+        CLI_JSET(e, "span_ns", cli_json_u64(q->span_ns));
+        CLI_JSET(e, "idle_ns", cli_json_u64(q->idle_ns));
+        CLI_JSET(e, "gaps", cli_json_u64(q->gaps));
+        CLI_JSET(e, "max_gap_ns", cli_json_u64(q->max_gap_ns));
+        json_array_append_new(a, e);
     }
-    fputs("],\"top_gaps\":[", f);
+    CLI_JSET(o, "top_gaps", a = json_array());
     for (size_t i = 0; i < s->ngaps && i < top; i++) {
         const ana_gap *g = &s->gaps[i];
-        fprintf(f, "%s{\"queue\":%" PRIu64 ",\"after_seq\":%" PRIu64 ",\"before_seq\":%" PRIu64 ",\"ns\":%" PRIu64 "}",
-                i ? "," : "", g->queue, g->after_seq, g->before_seq, g->ns);
+        json_t *e = json_object();
+        CLI_JSET(e, "queue", cli_json_u64(g->queue));
+        CLI_JSET(e, "after_seq", cli_json_u64(g->after_seq));
+        CLI_JSET(e, "before_seq", cli_json_u64(g->before_seq));
+        CLI_JSET(e, "ns", cli_json_u64(g->ns));
+        json_array_append_new(a, e);
     }
-    fputs("]}\n", f);
+    if (cli_json_put(f, o) < 0)
+        cli_err("stats: out of memory");
+    else
+        putc('\n', f);
 }
 
 static int cli_stats_run(int argc, char **argv)

@@ -85,10 +85,12 @@ int cli_set_find(const char *path, int is_dir, cli_trace_set *s);
  *  members by start time. @return the number of unreadable members. */
 size_t cli_set_read(cli_trace_set *s);
 /*! cli_set_print_human() : one line per member (pid, parent, start, size,
- *  path, command). cli_set_print_json() : a JSON array of objects (file,
- *  pid, ppid, start_unix_ns, bytes, readable, error, cmdline). */
+ *  path, command). */
 void cli_set_print_human(FILE *f, const cli_trace_set *s);
-void cli_set_print_json(FILE *f, const cli_trace_set *s);
+/*! cli_set_json() : the members as a new jansson array (the caller's) of
+ *  objects (file, pid, ppid, start_unix_ns, bytes, readable, error,
+ *  cmdline). */
+struct json_t *cli_set_json(const cli_trace_set *s);
 /*! cli_set_free() : frees what cli_set_find() allocated; accepts an empty set. */
 void cli_set_free(cli_trace_set *s);
 

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,67 +254,79 @@ void cli_info_print_human(FILE *f, const cli_info_stats *st)
 
 /* ------------------------------------------------------------ JSON */
 
-static void cli_json_env_field(FILE *f, const tf_value *env, const char *key)
+static void cli_json_env_field(json_t *o, cli_json_doc *d, const tf_value *env, const char *key)
 {
-    fprintf(f, ",\"%s\":", key);
-    cli_json_value(f, env ? tf_map_get(env, key) : NULL);
+    CLI_JSET(o, key, cli_json_recorded(d, env ? tf_map_get(env, key) : NULL));
 }
 
 void cli_info_print_json(FILE *f, const cli_info_stats *st)
 {
     const tf_reader_info *in = st->info;
-    fputs("{\"schema\":\"clrr-info/1\",\"file\":", f);
-    cli_json_cstr(f, st->path);
-    fprintf(f, ",\"file_bytes\":%" PRIu64 ",\"format\":\"%u.%u\",\"has_index\":%s,"
-               "\"truncated\":%s,\"valid_bytes\":%" PRIu64,
-            in->file_bytes, (unsigned)in->major, (unsigned)in->minor,
-            in->has_index ? "true" : "false", in->truncated ? "true" : "false", in->valid_bytes);
+    cli_json_doc d = {0};
+    json_t *o = json_object();
+    char fmt[32];
+    CLI_JSET(o, "schema", json_string("clrr-info/1"));
+    CLI_JSET(o, "file", cli_json_ctext(st->path));
+    CLI_JSET(o, "file_bytes", cli_json_u64(in->file_bytes));
+    snprintf(fmt, sizeof fmt, "%u.%u", (unsigned)in->major, (unsigned)in->minor);
+    CLI_JSET(o, "format", json_string(fmt));
+    CLI_JSET(o, "has_index", json_boolean(in->has_index));
+    CLI_JSET(o, "truncated", json_boolean(in->truncated));
+    CLI_JSET(o, "valid_bytes", cli_json_u64(in->valid_bytes));
     static const char *const keys[] = { "recorder", "cmdline", "pid", "ppid", "hostname", "layer_mode",
                                         "host_clock", "start_unix_ns", "device_override" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        cli_json_env_field(f, st->env, keys[i]);
+        cli_json_env_field(o, &d, st->env, keys[i]);
     uint64_t u;
     char tb[64];
-    fputs(",\"recorded_at\":", f);
     if (st->env && cli_env_u64(st->env, "start_unix_ns", &u) && cli_fmt_unix(u, tb, sizeof tb, 1))
-        cli_json_cstr(f, tb);
+        CLI_JSET(o, "recorded_at", cli_json_ctext(tb));
     else
-        fputs("null", f);
-    cli_json_env_field(f, st->env, "platforms");
-    fprintf(f, ",\"calls\":%" PRIu64 ",\"failed_calls\":%" PRIu64, st->calls, st->failed);
-    fprintf(f, ",\"incomplete_calls\":%" PRIu64 ",\"functions\":%zu"
-               ",\"kernel_launches\":%" PRIu64 ",\"transfers\":%" PRIu64
-               ",\"bytes_host_to_device\":%" PRIu64 ",\"bytes_device_to_host\":%" PRIu64
-               ",\"device_timings\":%" PRIu64 ",\"device_time_ns\":%" PRIu64
-               ",\"data_items\":%" PRIu64 ",\"notes\":%" PRIu64 ",\"hashed_reads\":%" PRIu64
-               ",\"hashed_read_bytes\":%" PRIu64 ",\"duration_ns\":%" PRId64,
-            st->incomplete, st->nfn, st->launches, st->transfers, st->h2d, st->d2h,
-            st->devtimes, st->devtime_ns, st->data_items, st->notes, st->hashed_reads, st->hashed_bytes,
-            st->have_time ? st->t_last - st->t_first : 0);
-    fprintf(f, ",\"record_chunks\":%" PRIu64 ",\"blob_chunks\":%" PRIu64 ",\"blob_chunks_shuffled\":%" PRIu64
-               ",\"record_bytes_raw\":%" PRIu64 ",\"record_bytes_stored\":%" PRIu64
-               ",\"blobs\":%" PRIu64 ",\"blob_bytes_unique\":%" PRIu64
-               ",\"blob_bytes_stored\":%" PRIu64 ",\"blob_bytes_referenced\":%" PRIu64
-               ",\"compression_ratio\":%.4f,\"dedup_ratio\":%.4f",
-            in->record_chunks, in->blob_chunks, in->blob_chunks_shuffled, in->record_bytes_raw,
-            in->record_bytes_stored, in->blobs, in->blob_bytes_raw, in->blob_bytes_stored, st->blob_refs,
-            cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
-                      in->record_bytes_stored + in->blob_bytes_stored),
-            cli_ratio(st->blob_refs, in->blob_bytes_raw));
-    fprintf(f, ",\"binary_only_programs\":%" PRIu64 ",\"binary_only_devices\":", st->bo.programs);
-    cli_json_cstr(f, st->bo.devices);
-    fputs(",\"function_counts\":[", f);
+        CLI_JSET(o, "recorded_at", json_null());
+    cli_json_env_field(o, &d, st->env, "platforms");
+    CLI_JSET(o, "calls", cli_json_u64(st->calls));
+    CLI_JSET(o, "failed_calls", cli_json_u64(st->failed));
+    CLI_JSET(o, "incomplete_calls", cli_json_u64(st->incomplete));
+    CLI_JSET(o, "functions", cli_json_u64(st->nfn));
+    CLI_JSET(o, "kernel_launches", cli_json_u64(st->launches));
+    CLI_JSET(o, "transfers", cli_json_u64(st->transfers));
+    CLI_JSET(o, "bytes_host_to_device", cli_json_u64(st->h2d));
+    CLI_JSET(o, "bytes_device_to_host", cli_json_u64(st->d2h));
+    CLI_JSET(o, "device_timings", cli_json_u64(st->devtimes));
+    CLI_JSET(o, "device_time_ns", cli_json_u64(st->devtime_ns));
+    CLI_JSET(o, "data_items", cli_json_u64(st->data_items));
+    CLI_JSET(o, "notes", cli_json_u64(st->notes));
+    CLI_JSET(o, "hashed_reads", cli_json_u64(st->hashed_reads));
+    CLI_JSET(o, "hashed_read_bytes", cli_json_u64(st->hashed_bytes));
+    CLI_JSET(o, "duration_ns", json_integer((json_int_t)(st->have_time ? st->t_last - st->t_first : 0)));
+    CLI_JSET(o, "record_chunks", cli_json_u64(in->record_chunks));
+    CLI_JSET(o, "blob_chunks", cli_json_u64(in->blob_chunks));
+    CLI_JSET(o, "blob_chunks_shuffled", cli_json_u64(in->blob_chunks_shuffled));
+    CLI_JSET(o, "record_bytes_raw", cli_json_u64(in->record_bytes_raw));
+    CLI_JSET(o, "record_bytes_stored", cli_json_u64(in->record_bytes_stored));
+    CLI_JSET(o, "blobs", cli_json_u64(in->blobs));
+    CLI_JSET(o, "blob_bytes_unique", cli_json_u64(in->blob_bytes_raw));
+    CLI_JSET(o, "blob_bytes_stored", cli_json_u64(in->blob_bytes_stored));
+    CLI_JSET(o, "blob_bytes_referenced", cli_json_u64(st->blob_refs));
+    CLI_JSET(o, "compression_ratio", cli_json_f64(cli_ratio(in->record_bytes_raw + in->blob_bytes_raw,
+                                                           in->record_bytes_stored + in->blob_bytes_stored)));
+    CLI_JSET(o, "dedup_ratio", cli_json_f64(cli_ratio(st->blob_refs, in->blob_bytes_raw)));
+    CLI_JSET(o, "binary_only_programs", cli_json_u64(st->bo.programs));
+    CLI_JSET(o, "binary_only_devices", cli_json_ctext(st->bo.devices));
+    json_t *a = json_array();
     for (size_t i = 0; i < st->nfn; i++) {
-        fputs(i ? ",{\"fn\":" : "{\"fn\":", f);
-        cli_json_cstr(f, st->fns[i].name);
-        fprintf(f, ",\"count\":%" PRIu64 "}", st->fns[i].count);
+        json_t *e = json_object();
+        CLI_JSET(e, "fn", cli_json_ctext(st->fns[i].name));
+        CLI_JSET(e, "count", cli_json_u64(st->fns[i].count));
+        json_array_append_new(a, e);
     }
-    fputs("]", f);
-    if (st->set && st->set->n > 1) {
-        fputs(",\"processes\":", f);
-        cli_set_print_json(f, st->set);
-    }
-    fputs("}\n", f);
+    CLI_JSET(o, "function_counts", a);
+    if (st->set && st->set->n > 1)
+        CLI_JSET(o, "processes", cli_set_json(st->set));
+    if (cli_json_put_doc(f, o, &d) < 0)
+        cli_err("info: out of memory");
+    else
+        putc('\n', f);
 }
 
 /* ------------------------------------------------------------ trace sets */
@@ -488,22 +501,23 @@ void cli_set_print_human(FILE *f, const cli_trace_set *s)
     }
 }
 
-void cli_set_print_json(FILE *f, const cli_trace_set *s)
+json_t *cli_set_json(const cli_trace_set *s)
 {
-    putc('[', f);
+    json_t *a = json_array();
     for (size_t i = 0; i < s->n; i++) {
         const cli_set_member *m = &s->m[i];
-        fputs(i ? ",{\"file\":" : "{\"file\":", f);
-        cli_json_cstr(f, m->path);
-        fprintf(f, ",\"pid\":%" PRIu64 ",\"ppid\":%" PRIu64 ",\"start_unix_ns\":%" PRIu64
-                   ",\"bytes\":%" PRIu64 ",\"readable\":%s,\"error\":",
-                m->pid, m->ppid, m->start_ns, m->size, m->ok ? "true" : "false");
-        cli_json_cstr(f, m->ok ? NULL : m->err);
-        fputs(",\"cmdline\":", f);
-        cli_json_cstr(f, m->cmd);
-        putc('}', f);
+        json_t *e = json_object();
+        CLI_JSET(e, "file", cli_json_ctext(m->path));
+        CLI_JSET(e, "pid", cli_json_u64(m->pid));
+        CLI_JSET(e, "ppid", cli_json_u64(m->ppid));
+        CLI_JSET(e, "start_unix_ns", cli_json_u64(m->start_ns));
+        CLI_JSET(e, "bytes", cli_json_u64(m->size));
+        CLI_JSET(e, "readable", json_boolean(m->ok));
+        CLI_JSET(e, "error", cli_json_ctext(m->ok ? NULL : m->err));
+        CLI_JSET(e, "cmdline", cli_json_ctext(m->cmd));
+        json_array_append_new(a, e);
     }
-    putc(']', f);
+    return a;
 }
 
 void cli_set_free(cli_trace_set *s)

@@ -150,10 +150,19 @@ typedef struct cli_show_opts {
 
 /* ------------------------------------------------------------ programs and kernels (show_prog.c) */
 
-/*! cli_show_prog_brief() / cli_show_kernel_brief() : one listing entry (a line, or
- *  a JSON object) for program @p p / kernel @p k. */
-void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p, int json);
-void cli_show_kernel_brief(FILE *f, const cli_show_obj *k, int json);
+/*! cli_show_prog_brief() / cli_show_kernel_brief() : one listing line. */
+void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p);
+void cli_show_kernel_brief(FILE *f, const cli_show_obj *k);
+/*! cli_show_obj_json_head() : a new jansson object (the caller's) with an
+ *  object's id, kind, created_at, created_by, released_at.
+ *  cli_show_prog_brief_json() / cli_show_kernel_brief_json() : one listing
+ *  entry as a new jansson object. */
+struct json_t *cli_show_obj_json_head(const cli_show_obj *o);
+struct json_t *cli_show_prog_brief_json(const cli_show_scan *sc, const cli_show_obj *p);
+struct json_t *cli_show_kernel_brief_json(const cli_show_obj *k);
+/*! cli_show_json_put() : writes @p j (reference stolen) and a newline on
+ *  stdout (an error line when out of memory). */
+void cli_show_json_put(struct json_t *j);
 /*! cli_show_prog_view() : program @p p as @p o asks (its source, logs, a
  *  binary, or everything; JSON). @return a CLI_EXIT_* status (errors said). */
 int cli_show_prog_view(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *p, const cli_show_opts *o);

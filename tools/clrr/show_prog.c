@@ -12,6 +12,7 @@
 #include "replayer/rpl.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,33 +48,45 @@ static const cli_show_build *cli_show_last_ok_build(const cli_show_obj *p)
     return p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
 }
 
-void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p, int json)
+void cli_show_json_put(json_t *j)
+{
+    if (cli_json_put(stdout, j) < 0)
+        cli_err("show: out of memory");
+    else
+        putchar('\n');
+}
+
+json_t *cli_show_obj_json_head(const cli_show_obj *o)
+{
+    json_t *j = json_object();
+    CLI_JSET(j, "id", cli_json_u64(o->id));
+    CLI_JSET(j, "kind", json_string(cli_show_kind_name(o->kind)));
+    CLI_JSET(j, "created_at", cli_json_u64(o->create_seq));
+    CLI_JSET(j, "created_by", cli_json_ctext(o->fn));
+    CLI_JSET(j, "released_at", o->release_seq ? cli_json_u64(o->release_seq) : json_null());
+    return j;
+}
+
+json_t *cli_show_prog_brief_json(const cli_show_scan *sc, const cli_show_obj *p)
+{
+    const cli_show_build *b = p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
+    json_t *j = cli_show_obj_json_head(p), *a = json_array();
+    CLI_JSET(j, "source_bytes", cli_json_u64(p->source ? p->source_len : 0));
+    CLI_JSET(j, "binaries", json_integer(p->nbins));
+    CLI_JSET(j, "builds", json_integer(p->nbuilds));
+    CLI_JSET(j, "build_logs", json_integer(p->nlogs));
+    CLI_JSET(j, "last_build", cli_json_ctext(b ? cli_show_err_name(b->ret) : NULL));
+    for (size_t i = 0; i < sc->n; i++)
+        if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id)
+            json_array_append_new(a, cli_json_u64(sc->objs[i].id));
+    CLI_JSET(j, "kernels", a);
+    return j;
+}
+
+void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p)
 {
     char sz[CLI_FMT_CAP];
     const cli_show_build *b = p->nbuilds ? &p->builds[p->nbuilds - 1] : NULL;
-    if (json) {
-        fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"program\",\"created_at\":%" PRIu64 ",\"created_by\":", p->id,
-                p->create_seq);
-        cli_json_cstr(f, p->fn);
-        fputs(",\"released_at\":", f);
-        if (p->release_seq)
-            fprintf(f, "%" PRIu64, p->release_seq);
-        else
-            fputs("null", f);
-        fprintf(f, ",\"source_bytes\":%zu,\"binaries\":%" PRIu32 ",\"builds\":%" PRIu32 ",\"build_logs\":%" PRIu32
-                   ",\"last_build\":",
-                p->source ? p->source_len : 0, p->nbins, p->nbuilds, p->nlogs);
-        cli_json_cstr(f, b ? cli_show_err_name(b->ret) : NULL);
-        fputs(",\"kernels\":[", f);
-        int first = 1;
-        for (size_t i = 0; i < sc->n; i++)
-            if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id) {
-                fprintf(f, "%s%" PRIu64, first ? "" : ",", sc->objs[i].id);
-                first = 0;
-            }
-        fputs("]}", f);
-        return;
-    }
     fprintf(f, "%-10s #%-6" PRIu64 " ", "program", p->id);
     if (p->source)
         fprintf(f, "source %s", cli_fmt_size(p->source_len, sz));
@@ -103,20 +116,21 @@ void cli_show_prog_brief(FILE *f, const cli_show_scan *sc, const cli_show_obj *p
     putc('\n', f);
 }
 
-void cli_show_kernel_brief(FILE *f, const cli_show_obj *k, int json)
+json_t *cli_show_kernel_brief_json(const cli_show_obj *k)
 {
-    if (json) {
-        fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"kernel\",\"name\":", k->id);
-        cli_json_cstr(f, k->name);
-        fprintf(f, ",\"program\":%" PRIu64 ",\"created_at\":%" PRIu64 ",\"created_by\":", k->program, k->create_seq);
-        cli_json_cstr(f, k->fn);
-        fputs(",\"released_at\":", f);
-        if (k->release_seq)
-            fprintf(f, "%" PRIu64 "}", k->release_seq);
-        else
-            fputs("null}", f);
-        return;
-    }
+    json_t *j = json_object();
+    CLI_JSET(j, "id", cli_json_u64(k->id));
+    CLI_JSET(j, "kind", json_string("kernel"));
+    CLI_JSET(j, "name", cli_json_ctext(k->name));
+    CLI_JSET(j, "program", cli_json_u64(k->program));
+    CLI_JSET(j, "created_at", cli_json_u64(k->create_seq));
+    CLI_JSET(j, "created_by", cli_json_ctext(k->fn));
+    CLI_JSET(j, "released_at", k->release_seq ? cli_json_u64(k->release_seq) : json_null());
+    return j;
+}
+
+void cli_show_kernel_brief(FILE *f, const cli_show_obj *k)
+{
     fprintf(f, "%-10s #%-6" PRIu64 " %s of program #%" PRIu64 "  created at call #%" PRIu64 " (%s)", "kernel", k->id,
             k->name[0] ? k->name : "?", k->program, k->create_seq, k->fn);
     if (k->release_seq)
@@ -150,72 +164,62 @@ static int cli_show_raw_out(const cli_show_opts *o, const void *data, size_t len
 
 static void cli_show_prog_json(tf_reader *r, const cli_show_scan *sc, const cli_show_obj *p)
 {
-    FILE *f = stdout;
-    fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"program\",\"created_at\":%" PRIu64 ",\"created_by\":", p->id,
-            p->create_seq);
-    cli_json_cstr(f, p->fn);
-    fputs(",\"released_at\":", f);
-    if (p->release_seq)
-        fprintf(f, "%" PRIu64, p->release_seq);
-    else
-        fputs("null", f);
-    fprintf(f, ",\"context\":%" PRIu64 ",\"source\":", p->context);
-    if (p->source)
-        cli_json_str(f, p->source, p->source_len);
-    else
-        fputs("null", f);
-    fputs(",\"builds\":[", f);
+    json_t *j = cli_show_obj_json_head(p), *a;
+    CLI_JSET(j, "context", cli_json_u64(p->context));
+    CLI_JSET(j, "source", p->source ? cli_json_text(p->source, p->source_len) : json_null());
+    CLI_JSET(j, "builds", a = json_array());
     for (uint32_t i = 0; i < p->nbuilds; i++) {
         const cli_show_build *b = &p->builds[i];
-        fprintf(f, "%s{\"seq\":%" PRIu64 ",\"fn\":\"%s\",\"options\":", i ? "," : "", b->seq, b->fn);
-        cli_json_cstr(f, b->options);
-        fprintf(f, ",\"code\":%" PRId64 ",\"result\":", b->ret == CLI_SHOW_NO_CODE ? -1 : b->ret);
-        cli_json_cstr(f, cli_show_err_name(b->ret));
-        fputs(",\"headers\":[", f);
+        json_t *e = json_object(), *hs = json_array(), *ms = json_array();
+        CLI_JSET(e, "seq", cli_json_u64(b->seq));
+        CLI_JSET(e, "fn", cli_json_ctext(b->fn));
+        CLI_JSET(e, "options", cli_json_ctext(b->options));
+        CLI_JSET(e, "code", json_integer(b->ret == CLI_SHOW_NO_CODE ? -1 : b->ret));
+        CLI_JSET(e, "result", cli_json_ctext(cli_show_err_name(b->ret)));
         for (uint32_t h = 0; h < b->nheaders; h++) {
-            fprintf(f, "%s{\"name\":", h ? "," : "");
-            cli_json_cstr(f, b->hnames[h]);
-            fprintf(f, ",\"size\":%" PRIu64 "}", b->hsizes[h]);
+            json_t *he = json_object();
+            CLI_JSET(he, "name", cli_json_ctext(b->hnames[h]));
+            CLI_JSET(he, "size", cli_json_u64(b->hsizes[h]));
+            json_array_append_new(hs, he);
         }
-        fputs("],\"headers_missing\":[", f);
-        for (uint32_t h = 0; h < b->nmissing; h++) {
-            if (h)
-                putc(',', f);
-            cli_json_cstr(f, b->missing[h]);
-        }
-        fputs("]}", f);
+        CLI_JSET(e, "headers", hs);
+        for (uint32_t h = 0; h < b->nmissing; h++)
+            json_array_append_new(ms, cli_json_ctext(b->missing[h]));
+        CLI_JSET(e, "headers_missing", ms);
+        json_array_append_new(a, e);
     }
-    fputs("],\"build_logs\":[", f);
+    CLI_JSET(j, "build_logs", a = json_array());
     for (uint32_t i = 0; i < p->nlogs; i++) {
         const cli_show_log *l = &p->logs[i];
         size_t nl = 0;
         const char *dn = cli_show_dev_name(r, l->device, &nl);
-        fprintf(f, "%s{\"device\":%" PRIu64 ",\"device_name\":", i ? "," : "", l->device);
-        if (dn)
-            cli_json_str(f, dn, nl);
-        else
-            fputs("null", f);
-        fprintf(f, ",\"seq\":%" PRIu64 ",\"log\":", l->seq);
-        cli_json_str(f, l->text, l->len);
-        putc('}', f);
+        json_t *e = json_object();
+        CLI_JSET(e, "device", cli_json_u64(l->device));
+        CLI_JSET(e, "device_name", dn ? cli_json_text(dn, nl) : json_null());
+        CLI_JSET(e, "seq", cli_json_u64(l->seq));
+        CLI_JSET(e, "log", cli_json_text(l->text, l->len));
+        json_array_append_new(a, e);
     }
-    fprintf(f, "],\"binaries_from\":\"%s\",\"binaries\":[",
-            p->bins_fetched ? "query" : !strcmp(p->fn, "clCreateProgramWithIL") ? "il" : "creation");
+    CLI_JSET(j, "binaries_from",
+            json_string(p->bins_fetched ? "query" : !strcmp(p->fn, "clCreateProgramWithIL") ? "il" : "creation"));
+    CLI_JSET(j, "binaries", a = json_array());
     for (uint32_t i = 0; i < p->nbins; i++) {
         char hb[CLI_FMT_CAP + 4];
-        fprintf(f, "%s{\"index\":%" PRIu32 ",\"size\":%" PRIu64 ",\"hash\":\"%s\"}", i ? "," : "", i, p->bins[i].size,
-                cli_fmt_hash(&p->bins[i], 32, hb));
+        json_t *e = json_object();
+        CLI_JSET(e, "index", json_integer(i));
+        CLI_JSET(e, "size", cli_json_u64(p->bins[i].size));
+        CLI_JSET(e, "hash", json_string(cli_fmt_hash(&p->bins[i], 32, hb)));
+        json_array_append_new(a, e);
     }
-    fputs("],\"kernels\":[", f);
-    int first = 1;
+    CLI_JSET(j, "kernels", a = json_array());
     for (size_t i = 0; i < sc->n; i++)
         if (sc->objs[i].kind == CLI_SHOW_KERNEL && sc->objs[i].program == p->id) {
-            fprintf(f, "%s{\"id\":%" PRIu64 ",\"name\":", first ? "" : ",", sc->objs[i].id);
-            cli_json_cstr(f, sc->objs[i].name);
-            putc('}', f);
-            first = 0;
+            json_t *e = json_object();
+            CLI_JSET(e, "id", cli_json_u64(sc->objs[i].id));
+            CLI_JSET(e, "name", cli_json_ctext(sc->objs[i].name));
+            json_array_append_new(a, e);
         }
-    fputs("]}\n", f);
+    cli_show_json_put(j);
 }
 
 static void cli_show_logs_human(tf_reader *r, FILE *f, const cli_show_obj *p)
@@ -451,49 +455,46 @@ int cli_show_kernel_view(tf_reader *r, const cli_show_scan *sc, const cli_show_o
         n = CLI_SHOW_MAX_ARGS;
     FILE *f = stdout;
     if (o->json) {
-        fprintf(f, "{\"id\":%" PRIu64 ",\"kind\":\"kernel\",\"name\":", k->id);
-        cli_json_cstr(f, k->name);
-        fprintf(f, ",\"program\":%" PRIu64 ",\"created_at\":%" PRIu64 ",\"released_at\":", k->program, k->create_seq);
-        if (k->release_seq)
-            fprintf(f, "%" PRIu64, k->release_seq);
-        else
-            fputs("null", f);
-        fputs(",\"analysis\":", f);
-        if (ak)
-            fputs("null", f);
-        else
-            cli_json_cstr(f, aerr[0] ? aerr : "the analysis found no such kernel");
-        fputs(",\"args\":[", f);
+        json_t *j = json_object(), *args = json_array();
+        CLI_JSET(j, "id", cli_json_u64(k->id));
+        CLI_JSET(j, "kind", json_string("kernel"));
+        CLI_JSET(j, "name", cli_json_ctext(k->name));
+        CLI_JSET(j, "program", cli_json_u64(k->program));
+        CLI_JSET(j, "created_at", cli_json_u64(k->create_seq));
+        CLI_JSET(j, "released_at", k->release_seq ? cli_json_u64(k->release_seq) : json_null());
+        CLI_JSET(j, "analysis",
+                 ak ? json_null() : cli_json_ctext(aerr[0] ? aerr : "the analysis found no such kernel"));
         for (uint32_t i = 0; i < n; i++) {
             cli_show_argrow a;
             cli_show_argrow_of(k, ak, i, &a);
-            fprintf(f, "%s{\"index\":%" PRIu32 ",\"name\":", i ? "," : "", i);
-            cli_json_cstr(f, a.name);
-            fputs(",\"type\":", f);
-            cli_json_cstr(f, a.type);
-            fputs(",\"address\":", f);
-            cli_json_cstr(f, a.addr);
-            fputs(",\"access\":", f);
-            cli_json_cstr(f, a.access);
-            fprintf(f, ",\"const\":%s,\"use\":", a.is_const ? "true" : "false");
-            cli_json_cstr(f, a.use);
-            fputs(",\"from\":", f);
-            cli_json_cstr(f, a.from);
+            json_t *e = json_object(), *set;
+            CLI_JSET(e, "index", json_integer(i));
+            CLI_JSET(e, "name", cli_json_ctext(a.name));
+            CLI_JSET(e, "type", cli_json_ctext(a.type));
+            CLI_JSET(e, "address", cli_json_ctext(a.addr));
+            CLI_JSET(e, "access", cli_json_ctext(a.access));
+            CLI_JSET(e, "const", json_boolean(a.is_const));
+            CLI_JSET(e, "use", cli_json_ctext(a.use));
+            CLI_JSET(e, "from", cli_json_ctext(a.from));
             const cli_show_karg *ka = k->kargs ? &k->kargs[i] : NULL;
-            fputs(",\"set\":", f);
-            if (!ka || !ka->set)
-                fputs("null", f);
-            else if (ka->set == 2)
-                fprintf(f, "{\"object\":%" PRIu64 "}", ka->id);
-            else if (ka->set == 3)
-                fprintf(f, "{\"local\":%" PRIu64 "}", ka->size);
-            else if (ka->set == 4)
-                fprintf(f, "{\"svm\":%" PRIu64 "}", ka->id);
-            else
-                fprintf(f, "{\"size\":%" PRIu64 "}", ka->size);
-            putc('}', f);
+            if (!ka || !ka->set) {
+                set = json_null();
+            } else {
+                set = json_object();
+                if (ka->set == 2)
+                    CLI_JSET(set, "object", cli_json_u64(ka->id));
+                else if (ka->set == 3)
+                    CLI_JSET(set, "local", cli_json_u64(ka->size));
+                else if (ka->set == 4)
+                    CLI_JSET(set, "svm", cli_json_u64(ka->id));
+                else
+                    CLI_JSET(set, "size", cli_json_u64(ka->size));
+            }
+            CLI_JSET(e, "set", set);
+            json_array_append_new(args, e);
         }
-        fputs("]}\n", f);
+        CLI_JSET(j, "args", args);
+        cli_show_json_put(j);
         ana_program_free(ap);
         return CLI_EXIT_OK;
     }
