@@ -44,6 +44,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -292,14 +293,20 @@ def apps_outcome_for(test):
 
 # ----------------------------------------------------------------- driver
 def run(argv, cwd, env, timeout):
+    """Runs ARGV in a session of its own; past TIMEOUT the whole process
+    group is killed (a shell's children too), and 'timeout' is returned."""
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         errors='replace', start_new_session=True)
     try:
-        p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True,
-                           timeout=timeout, errors='replace')
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
-        err = e.stderr.decode(errors='replace') if isinstance(e.stderr, bytes) else (e.stderr or '')
-        return 'timeout', out, err
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        out, err = p.communicate()
+        return 'timeout', out or '', err or ''
 
 
 def trace_set(trace):
@@ -311,7 +318,8 @@ def trace_set(trace):
     return ([trace] if os.path.exists(trace) else []) + sib
 
 
-RANK_REPLAY = {'not run': 0, 'verified': 0, 'no read-backs': 1, 'mismatch': 3, 'failed': 4, 'timeout': 5}
+RANK_REPLAY = {'not run': 0, 'verified': 0, 'no read-backs': 1, 'nondeterministic': 2, 'mismatch': 3,
+               'failed': 4, 'timeout': 5}
 
 
 def replay_set(r, pre, traces, extra, cwd, env):
@@ -334,6 +342,13 @@ def replay_set(r, pre, traces, extra, cwd, env):
             v = 'verified' if j.get('readbacks', 0) > 0 else 'no read-backs'
         elif rc == 1:
             v = 'mismatch'
+            # is the program itself nondeterministic? Three replays side by
+            # side (clrr replay --repeat: exit 4 when they disagree among themselves)
+            rrc, _, rerr = run([ARGS.clrr, 'replay', '--repeat', '3', '-q'] + extra + [trace], cwd, env,
+                               REPLAY_TIMEOUT)
+            if rrc == 4:
+                v = 'nondeterministic'
+                r.setdefault(pre + 'nondet', ((rerr or '').strip().split('\n') or [''])[0][:300])
         else:
             v = 'failed'
         if v not in ('verified', 'no read-backs') and pre + 'replay_err' not in r:
@@ -436,7 +451,7 @@ def apps_table(results, known, args):
     rows = ['| program | native | recorded | stdout | replay | %s | traces | size | record/plain | reason |' % (
         'replay on ' + args.cross if args.cross else 'other device'),
         '|---|---|---|---|---|---|---|---|---|---|']
-    ran = ok = 0
+    ran = ok = selfnd = 0
     for r in results:
         same = r['plain'] == r['rec'] and r['plain_detail'] == r['rec_detail']
         good = r['replay'] in ('verified', 'no read-backs', 'not run')
@@ -444,9 +459,12 @@ def apps_table(results, known, args):
         if native:
             ran += 1
             ok += good and same
+            selfnd += r['replay'] == 'nondeterministic' and same
         reason = ''
         if not same:
             reason = 'recorded: %s %s' % (r['rec'], r['rec_detail'])
+        elif r['replay'] == 'nondeterministic':
+            reason = known.get(r['name']) or 'the program itself: ' + r.get('nondet', '')
         elif not good:
             reason = known.get(r['name']) or r.get('replay_err') or str(r.get('mismatch_list', ''))[:200]
         elif not native:
@@ -458,7 +476,9 @@ def apps_table(results, known, args):
             r.get('cross', 'n/a'), r.get('traces', 0), human(r.get('trace_bytes', 0)),
             r.get('overhead', 0), reason.replace('|', '/').replace('\n', ' ')[:240]))
     rows.append('')
-    rows.append('%d of %d programs that run natively recorded the same verdict and replayed verified on the same device.' % (ok, ran))
+    rows.append('%d of %d programs that run natively recorded the same verdict and replayed verified on the same device;'
+                ' %d more are nondeterministic by themselves (`clrr replay --repeat 3`: their own replays disagree).'
+                % (ok, ran, selfnd))
     return '\n'.join(rows)
 
 
@@ -582,9 +602,12 @@ def main():
             r['name'], r['plain'], r['plain_detail'][:200], r['rec'], r['rec_detail'][:200],
             ('\n      recorder stderr: ' + r.get('rec_err', '')[-400:].replace('\n', '\n      '))
             if r.get('rec_err') else ''))
-    nondet, stale = [], []
+    nondet, stale, selfnd = [], [], []
     for r in results:
         ok = r['replay'] in ('verified', 'no read-backs', 'not run')
+        if r['replay'] == 'nondeterministic' and r['name'] not in known:
+            selfnd.append(r)   # the program's own replays disagree: not clrr's fault, listed below
+            continue
         if r['name'] in known:
             if ok:
                 stale.append(r['name'])
@@ -624,6 +647,9 @@ def main():
             print('    %s: replay %s: %s' % (r['name'], r['replay'], known[r['name']]))
     if stale:
         print('  listed as nondeterministic but replayed verified: %s' % ', '.join(stale))
+    if selfnd:
+        print('  nondeterministic by themselves (clrr replay --repeat 3: their replays disagree among themselves): %s'
+              % ', '.join(r['name'] for r in selfnd))
     if args.suite == 'apps' or args.table:
         table = apps_table(results, known, args)
         if args.suite == 'apps':
