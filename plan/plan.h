@@ -625,6 +625,8 @@ typedef struct plan_obj {
     uint8_t in_order;         /* queues */
     uint8_t has_src;          /* programs: src is known */
     uint8_t has_sub;          /* roots: a sub-buffer was made of it */
+    uint8_t open;             /* roots: in plan_track.open (may hold a content not known
+                                 complete, or whose key comes later) */
     uint8_t writes;           /* memory roots: commands that may have written its bytes,
                                  up to 2 (2 also: made with contents, or an unknown
                                  command ran) */
@@ -660,6 +662,10 @@ typedef struct plan_track {
                                  signature id (plan_pattern_build.c); malloc'ed */
     plan_obj **all;            /* every object, for freeing */
     size_t nall, capall;
+    plan_obj **open;           /* the roots that may hold a content not settled or pending:
+                                 all that settling and late data look at (a run creates and
+                                 releases objects by the hundred thousand) */
+    size_t nopen, capopen;
     uint32_t next_ordinal;
     const plan_file *facts;    /* kernel facts (a plan), or NULL */
     /* fingerprint of the structure (plan_track_call with fp on) */

@@ -3,7 +3,10 @@
  * read-back left there, named by a content key), cut by every command that
  * may write them. A write whose bytes a range already holds, from a
  * command it is ordered after, is redundant. Bounded: at most
- * PLAN_MAX_SEGS ranges per object (the oldest goes first). */
+ * PLAN_MAX_SEGS ranges per object (the oldest goes first). Settling and
+ * late data look only at the roots that may hold a content not yet
+ * settled or still waiting for its key (plan_track.open), never at every
+ * object the run made. */
 #include "plan/plan_int.h"
 
 #include <stdlib.h>
@@ -64,9 +67,35 @@ void plan_hold_kill_all(plan_track *t)
         t->all[i]->nsegs = 0;
         t->all[i]->writes = 2;
     }
+    for (size_t i = 0; i < t->nopen; i++)
+        t->open[i]->open = 0;
+    t->nopen = 0;
 }
 
-plan_status plan_hold_add(plan_obj *r, const plan_content *c)
+/* 1 when root @p r still holds a content not settled or not keyed. */
+static int plan_hold_is_open(const plan_obj *r)
+{
+    for (unsigned j = 0; j < r->nsegs; j++)
+        if (!r->segs[j].settled || r->segs[j].pending)
+            return 1;
+    return 0;
+}
+
+/* Drops the roots of t->open that hold nothing open any more. */
+static void plan_hold_prune(plan_track *t)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->nopen; i++) {
+        plan_obj *r = t->open[i];
+        if (plan_hold_is_open(r))
+            t->open[k++] = r;
+        else
+            r->open = 0;
+    }
+    t->nopen = k;
+}
+
+plan_status plan_hold_add(plan_track *t, plan_obj *r, const plan_content *c)
 {
     if (!r || c->lo >= c->hi)
         return PLAN_OK;
@@ -85,6 +114,12 @@ plan_status plan_hold_add(plan_obj *r, const plan_content *c)
         if (plan_grow((void **)&r->segs, &cap, r->nsegs + 2, sizeof *r->segs))
             return PLAN_ERR_NOMEM;
         r->capsegs = (unsigned)cap;
+    }
+    if ((!c->settled || c->pending) && !r->open) {
+        if (plan_grow((void **)&t->open, &t->capopen, t->nopen + 1, sizeof *t->open))
+            return PLAN_ERR_NOMEM;
+        t->open[t->nopen++] = r;
+        r->open = 1;
     }
     r->segs[r->nsegs++] = *c;
     return PLAN_OK;
@@ -110,8 +145,8 @@ const plan_content *plan_hold_find(const plan_track *t, const plan_obj *r, const
 
 void plan_hold_data(plan_track *t, uint64_t seq, const uint8_t hash[16])
 {
-    for (size_t i = 0; i < t->nall; i++) {
-        plan_obj *r = t->all[i];
+    for (size_t i = 0; i < t->nopen; i++) {
+        plan_obj *r = t->open[i];
         for (unsigned j = 0; j < r->nsegs; j++) {
             plan_content *s = &r->segs[j];
             if (!s->pending || s->seq != seq)
@@ -123,14 +158,16 @@ void plan_hold_data(plan_track *t, uint64_t seq, const uint8_t hash[16])
             s->pending = 0;
         }
     }
+    plan_hold_prune(t);
 }
 
 void plan_hold_settle(plan_track *t, uint64_t queue)
 {
-    for (size_t i = 0; i < t->nall; i++) {
-        plan_obj *r = t->all[i];
+    for (size_t i = 0; i < t->nopen; i++) {
+        plan_obj *r = t->open[i];
         for (unsigned j = 0; j < r->nsegs; j++)
             if (!queue || r->segs[j].queue == queue)
                 r->segs[j].settled = 1;
     }
+    plan_hold_prune(t);
 }
