@@ -51,7 +51,7 @@ const char *plan_strerror(plan_status s);
  * "Versions"). */
 #define PLAN_FORMAT "clrr-plan"
 #define PLAN_MAJOR 1
-#define PLAN_MINOR 10
+#define PLAN_MINOR 11
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -130,6 +130,10 @@ typedef struct plan_xform {
     uint64_t key;             /* XXH64 of pattern */
     uint64_t occurrence;      /* the call is the occurrence-th (from 0) with this pattern */
     uint64_t occurrences;     /* 1.3: calls of the recording with this pattern (0: not said) */
+    uint64_t repeat;          /* 1.11, drops: the decision is the same for occurrences
+                                 occurrence .. occurrence + repeat - 1 of the pattern (0 or
+                                 1: this one alone); seq, holds and reason are the first's,
+                                 effect their sum */
     uint64_t holds_seq;       /* redundant: the call that left the same bytes, else 0 */
     plan_effect effect;
     const char *reason;       /* one line: why it is safe */

@@ -709,9 +709,9 @@ static int cli_optimize_run(int argc, char **argv)
     if (worker && *worker)
         return cli_tune_worker(atoi(worker));
     char note[512] = "";
-    char rw_note[1024] = "";
+    char rw_note[1024] = "", limit_note[512] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
-                     rw_note, sizeof rw_note, NULL, 0};
+                     rw_note, sizeof rw_note, NULL, 0, limit_note, sizeof limit_note, 0};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0, no_verify = 0;
@@ -863,6 +863,8 @@ static int cli_optimize_run(int argc, char **argv)
         }
     }
     cdb_close(o.costs);
+    if (st == PLAN_OK && limit_note[0])   /* a plan clrr would refuse is never written */
+        cli_err("warning: %s: %s", path, limit_note);
     if (ps.oom && st == PLAN_OK) {
         plan_free(p);
         p = NULL;
