@@ -630,7 +630,9 @@ typedef struct plan_obj {
     uint8_t has_src;          /* programs: src is known */
     uint8_t has_sub;          /* roots: a sub-buffer was made of it */
     uint8_t open;             /* roots: in plan_track.open (may hold a content not known
-                                 complete, or whose key comes later) */
+                                 complete) */
+    uint8_t pend;             /* roots: in plan_track.pend (may hold a content whose key
+                                 comes later) */
     uint8_t writes;           /* memory roots: commands that may have written its bytes,
                                  up to 2 (2 also: made with contents, or an unknown
                                  command ran) */
@@ -666,10 +668,12 @@ typedef struct plan_track {
                                  signature id (plan_pattern_build.c); malloc'ed */
     plan_obj **all;            /* every object, for freeing */
     size_t nall, capall;
-    plan_obj **open;           /* the roots that may hold a content not settled or pending:
-                                 all that settling and late data look at (a run creates and
-                                 releases objects by the hundred thousand) */
+    plan_obj **open;           /* the roots that may hold a content not settled: all that
+                                 settling looks at (a run creates and releases objects by
+                                 the hundred thousand) */
     size_t nopen, capopen;
+    plan_obj **pend;           /* ... a content whose key comes later: all late data look at */
+    size_t npend, cappend;
     uint32_t next_ordinal;
     const plan_file *facts;    /* kernel facts (a plan), or NULL */
     /* fingerprint of the structure (plan_track_call with fp on) */

@@ -45,6 +45,7 @@ void plan_track_free(plan_track *t)
         plan_obj_free(t->all[i]);
     free(t->all);
     free(t->open);
+    free(t->pend);
     for (size_t i = 0; i < PLAN_PSIG_SLOTS; i++)
         free(t->psig[i]);
     plan_map_free(&t->objs);
