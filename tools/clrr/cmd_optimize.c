@@ -287,8 +287,11 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
             continue;
         }
         if (i == PLAN_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
-            printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", r->transformations,
-                   plan_spec_count(p));
+            uint64_t nl = 0;   /* one transformation per shape pattern: its launches (occurrences) */
+            for (size_t k = 0; k < plan_xform_count(p); k++)
+                if (plan_get_xform(p, k)->pass == PLAN_PASS_SPECIALIZE)
+                    nl += plan_get_xform(p, k)->occurrences ? plan_get_xform(p, k)->occurrences : 1;
+            printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", nl, plan_spec_count(p));
             continue;
         }
         if (i == PLAN_PASS_WGSIZE) {   /* nothing is left out: launches run with other local sizes */
