@@ -40,6 +40,9 @@ grep -q '^result    ok' "$TMP/rp.out" || fail "replay --plan did not verify: $(t
 grep -q '2 transformations, 2 applied, 0 fell back' "$TMP/rp.out" || fail "not every transformation applied: $(grep '^plan' "$TMP/rp.out")"
 grep -q "$((2 * N - 1)) commands not executed" "$TMP/rp.out" ||
     fail "the repeated decisions did not leave out every call: $(grep 'not executed' "$TMP/rp.out")"
+"$CLRR" plan show "$TMP/t.plan" >"$TMP/show.out" 2>&1 || fail "clrr plan show: $(head -3 "$TMP/show.out")"
+grep -q "dead       drop call #[0-9]* clEnqueueFillBuffer (occurrences 0 to $((N - 1)) of its pattern)" "$TMP/show.out" ||
+    fail "plan show does not say which occurrences: $(grep '^#' "$TMP/show.out")"
 # a plan of an older version with repeat is refused, in one line
 sed 's/"version": "1.11"/"version": "1.10"/' "$TMP/t.plan" >"$TMP/old.plan"
 "$CLRR" plan show "$TMP/old.plan" >"$TMP/old.out" 2>&1 && fail "a 1.10 plan with repeat was read"
