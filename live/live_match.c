@@ -315,12 +315,21 @@ static size_t live_key_first(const live_exec *x, uint64_t key, uint64_t occ)
     return lo;
 }
 
+/* The transformation of occurrence @p occ of the pattern @p canon: one
+ * whose occurrence is @p occ, or (1.11) whose repeat covers it: the nearest
+ * of the pattern at or before it (a pattern's ranges never overlap). */
 static const plan_xform *live_find_key(const live_exec *x, uint64_t key, uint64_t occ, const char *canon)
 {
     size_t lo = live_key_first(x, key, occ);
-    for (; lo < x->n && x->by_key[lo]->key == key && x->by_key[lo]->occurrence == occ; lo++)
-        if (!strcmp(x->by_key[lo]->pattern, canon))
-            return x->by_key[lo];
+    for (size_t i = lo; i < x->n && x->by_key[i]->key == key && x->by_key[i]->occurrence == occ; i++)
+        if (!strcmp(x->by_key[i]->pattern, canon))
+            return x->by_key[i];
+    for (size_t i = lo; i-- > 0 && x->by_key[i]->key == key;) {
+        const plan_xform *f = x->by_key[i];
+        if (strcmp(f->pattern, canon))
+            continue;   /* another pattern of the same key */
+        return f->repeat > 1 && occ - f->occurrence < f->repeat ? f : NULL;
+    }
     return NULL;
 }
 

@@ -79,12 +79,22 @@ typedef struct opt_options {
      * verification removes, `clrr optimize`); NULL: none. */
     const uint64_t *keep;
     size_t nkeep;
+    char *limit_note;         /* when not NULL: set (if still "") to one line when a pass was
+                                 left out because its plan would pass the reader's limits
+                                 (PLAN_MAX_BYTES, PLAN_MAX_XFORMS); the caller clears it;
+                                 limit_note_cap bytes */
+    size_t limit_note_cap;
+    int no_repeat;            /* write every drop on its own (plan 1.11 repeat unused), and
+                                 skip the limits: the verifier lists the calls of a pass so */
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and
  *  builds the plan (*out, caller frees). The kernel analysis runs when it
  *  is available (without it, launches count as reading and writing their
- *  memory arguments in full). @return PLAN_OK; PLAN_ERR_TRACE with one line
+ *  memory arguments in full). A plan that would be over the reader's
+ *  limits (file size, transformations) is made again without the pass with
+ *  the most transformations, until it is not (o->limit_note says which):
+ *  it never returns a plan clrr would refuse to read. @return PLAN_OK; PLAN_ERR_TRACE with one line
  *  in @p err; PLAN_ERR_NOMEM. */
 plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out, char *err, size_t err_cap);
 

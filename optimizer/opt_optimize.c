@@ -45,6 +45,7 @@ typedef struct opt_run {
     size_t ndead;
     plan_map occ;              /* pattern key -> occurrences so far */
     plan_map socc;             /* shape pattern key -> specialized launches so far */
+    plan_map last;             /* pattern key -> 1 + index of its last drop (1.11 repeat) */
     opt_fuse_role *roles;     /* by seq */
     size_t nroles;
     char fuse_note[512];      /* the first pair the rewriter refused */
@@ -504,9 +505,26 @@ static plan_status opt_add(opt_run *x, const tf_call *c, plan_pass pass, const c
     t.reason = reason;
     opt_effect_of(opt_cmd_of(x->m, c->seq), &t.effect);
     plan_pass_result *r = plan_pass_mut(x->p, pass);
-    r->transformations++;
     opt_effect_add(&r->effect, &t.effect);
-    return plan_add_xform(x->p, &t);
+    int drop = pass == PLAN_PASS_DEAD || pass == PLAN_PASS_REDUNDANT;
+    if (drop && !x->o->no_repeat) {
+        /* the same decision as for the pattern's occurrence before: the
+         * same transformation, one occurrence more (plan 1.11 repeat) */
+        uintptr_t i = (uintptr_t)plan_map_get(&x->last, key ? key : 1);
+        plan_xform *f = i ? plan_xform_mut(x->p, i - 1) : NULL;
+        uint64_t n = f && f->repeat > 1 ? f->repeat : 1;
+        if (f && f->pass == pass && f->action == PLAN_ACT_DROP && f->occurrence + n == occ && !strcmp(f->pattern, canon)) {
+            f->repeat = n + 1;
+            opt_effect_add(&f->effect, &t.effect);
+            return PLAN_OK;
+        }
+    }
+    r->transformations++;
+    plan_status st = plan_add_xform(x->p, &t);
+    if (st == PLAN_OK && drop && !x->o->no_repeat &&
+        plan_map_put(&x->last, key ? key : 1, (void *)(uintptr_t)plan_xform_count(x->p)))
+        st = PLAN_ERR_NOMEM;
+    return st;
 }
 
 /* One call of the stream: pattern, decision, tracker. */
@@ -610,8 +628,14 @@ static plan_status opt_stream_call(opt_run *x, plan_track *t, const tf_call *c)
                      z->kernel);
             st = plan_track_pattern(t, c, 1, &scanon, &skey);
             if (st == PLAN_OK) {
+                /* the decision is the pattern's, wherever its launches come
+                 * (live_match.c): written once, for its first launch;
+                 * occurrences says how many there were */
                 uint64_t socc = plan_occurrence_next(&x->socc, skey, &nomem);
-                st = nomem ? PLAN_ERR_NOMEM : opt_add(x, c, PLAN_PASS_SPECIALIZE, scanon, skey, socc, 0, why);
+                if (!nomem && socc)
+                    z = NULL;
+                else
+                    st = nomem ? PLAN_ERR_NOMEM : opt_add(x, c, PLAN_PASS_SPECIALIZE, scanon, skey, socc, 0, why);
             } else if (st == PLAN_ERR_LIMIT) {
                 st = PLAN_OK;   /* too long to name: not specialized */
                 z = NULL;
@@ -667,7 +691,8 @@ static plan_status opt_stream(opt_run *x)
     return st;
 }
 
-plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out, char *err, size_t err_cap)
+static plan_status opt_optimize_once(const char *path, const opt_options *o, plan_file **out, char *err,
+                                     size_t err_cap)
 {
     opt_run x;
     memset(&x, 0, sizeof x);
@@ -743,6 +768,7 @@ out:
     free(x.dead);
     plan_map_free(&x.occ);
     plan_map_free(&x.socc);
+    plan_map_free(&x.last);
     free(x.roles);
     free(x.sroles);
     free(x.specs);
@@ -751,4 +777,60 @@ out:
     ana_model_free(x.m);
     tf_reader_close(x.r);
     return st;
+}
+
+/* fopencookie's write: counts the bytes. */
+static ssize_t opt_count_write(void *cookie, const char *buf, size_t n)
+{
+    (void)buf;
+    *(uint64_t *)cookie += n;
+    return (ssize_t)n;
+}
+
+/* The size of @p p as plan_write() writes it (0: could not tell). */
+static uint64_t opt_plan_bytes(const plan_file *p)
+{
+    uint64_t n = 0;
+    cookie_io_functions_t io = {NULL, opt_count_write, NULL, NULL};
+    FILE *f = fopencookie(&n, "w", io);
+    if (!f)
+        return 0;
+    plan_status st = plan_write(p, f);
+    fclose(f);
+    return st == PLAN_OK ? n : 0;
+}
+
+plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out, char *err, size_t err_cap)
+{
+    opt_options z = *o;
+    for (;;) {
+        plan_status st = opt_optimize_once(path, &z, out, err, err_cap);
+        if (st != PLAN_OK || o->no_repeat)
+            return st;
+        size_t nx = plan_xform_count(*out);
+        uint64_t bytes = opt_plan_bytes(*out);
+        if (nx <= PLAN_MAX_XFORMS && bytes <= PLAN_MAX_BYTES)   /* (0: not measured) */
+            return PLAN_OK;
+        /* over the reader's limits: the pass with the most transformations goes */
+        unsigned worst = PLAN_PASS_COUNT;
+        uint64_t most = 0;
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
+            const plan_pass_result *r = plan_get_pass(*out, (plan_pass)i);
+            if (((z.passes >> i) & 1) && r->transformations > most) {
+                most = r->transformations;
+                worst = i;
+            }
+        }
+        plan_free(*out);
+        *out = NULL;
+        if (worst == PLAN_PASS_COUNT)
+            return plan_seterr(err, err_cap, PLAN_ERR_LIMIT, "the plan would be over the reader's limits (%llu bytes, "
+                               "%zu transformations) with no pass to leave out", (unsigned long long)bytes, nx);
+        if (o->limit_note && o->limit_note_cap && !o->limit_note[0])
+            snprintf(o->limit_note, o->limit_note_cap,
+                     "pass %s left out: its %llu transformations make a plan of %llu bytes, over the reader's "
+                     "limits (%zu bytes, %u transformations)", plan_pass_name((plan_pass)worst),
+                     (unsigned long long)most, (unsigned long long)bytes, PLAN_MAX_BYTES, PLAN_MAX_XFORMS);
+        z.passes &= ~(1u << worst);
+    }
 }

@@ -170,9 +170,17 @@ static int opt_bisect(opt_vrun *x, plan_pass pass, const uint64_t *all, size_t n
 }
 
 /* Pass @p pass alone mismatched: its offending calls kept. */
-static plan_status opt_vpass(opt_vrun *x, plan_pass pass, const plan_file *alone)
+static plan_status opt_vpass(opt_vrun *x, plan_pass pass, const plan_file *alone_rep)
 {
     size_t n = 0;
+    /* its calls one by one: a drop that repeats names only its first call */
+    plan_file *alone = NULL;
+    (void)alone_rep;
+    x->o.no_repeat = 1;
+    plan_status bs = opt_vbuild(x, 1u << pass, NULL, 0, &alone);
+    x->o.no_repeat = 0;
+    if (bs != PLAN_OK)
+        return bs;
     uint64_t *all = malloc((plan_xform_count(alone) + 1) * sizeof *all);
     uint64_t *bad = malloc((plan_xform_count(alone) + 1) * sizeof *bad);
     plan_status st = PLAN_OK;
@@ -210,6 +218,7 @@ static plan_status opt_vpass(opt_vrun *x, plan_pass pass, const plan_file *alone
              plan_pass_name(pass), nbad, n, n == 1 ? "" : "s", nbad == 1 ? "" : "s", list,
              strlen(list) + 24 >= sizeof list && nbad > 1 ? ", ..." : "");
 out:
+    plan_free(alone);
     free(all);
     free(bad);
     return st;

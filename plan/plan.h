@@ -51,7 +51,7 @@ const char *plan_strerror(plan_status s);
  * "Versions"). */
 #define PLAN_FORMAT "clrr-plan"
 #define PLAN_MAJOR 1
-#define PLAN_MINOR 10
+#define PLAN_MINOR 11
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -130,6 +130,10 @@ typedef struct plan_xform {
     uint64_t key;             /* XXH64 of pattern */
     uint64_t occurrence;      /* the call is the occurrence-th (from 0) with this pattern */
     uint64_t occurrences;     /* 1.3: calls of the recording with this pattern (0: not said) */
+    uint64_t repeat;          /* 1.11, drops: the decision is the same for occurrences
+                                 occurrence .. occurrence + repeat - 1 of the pattern (0 or
+                                 1: this one alone); seq, holds and reason are the first's,
+                                 effect their sum */
     uint64_t holds_seq;       /* redundant: the call that left the same bytes, else 0 */
     plan_effect effect;
     const char *reason;       /* one line: why it is safe */
@@ -625,6 +629,10 @@ typedef struct plan_obj {
     uint8_t in_order;         /* queues */
     uint8_t has_src;          /* programs: src is known */
     uint8_t has_sub;          /* roots: a sub-buffer was made of it */
+    uint8_t open;             /* roots: in plan_track.open (may hold a content not known
+                                 complete) */
+    uint8_t pend;             /* roots: in plan_track.pend (may hold a content whose key
+                                 comes later) */
     uint8_t writes;           /* memory roots: commands that may have written its bytes,
                                  up to 2 (2 also: made with contents, or an unknown
                                  command ran) */
@@ -660,6 +668,12 @@ typedef struct plan_track {
                                  signature id (plan_pattern_build.c); malloc'ed */
     plan_obj **all;            /* every object, for freeing */
     size_t nall, capall;
+    plan_obj **open;           /* the roots that may hold a content not settled: all that
+                                 settling looks at (a run creates and releases objects by
+                                 the hundred thousand) */
+    size_t nopen, capopen;
+    plan_obj **pend;           /* ... a content whose key comes later: all late data look at */
+    size_t npend, cappend;
     uint32_t next_ordinal;
     const plan_file *facts;    /* kernel facts (a plan), or NULL */
     /* fingerprint of the structure (plan_track_call with fp on) */

@@ -3,7 +3,10 @@
  * read-back left there, named by a content key), cut by every command that
  * may write them. A write whose bytes a range already holds, from a
  * command it is ordered after, is redundant. Bounded: at most
- * PLAN_MAX_SEGS ranges per object (the oldest goes first). */
+ * PLAN_MAX_SEGS ranges per object (the oldest goes first). Settling looks
+ * only at the roots that may hold a content not yet settled
+ * (plan_track.open), late data at those that may hold one waiting for its
+ * key (plan_track.pend), never at every object the run made. */
 #include "plan/plan_int.h"
 
 #include <stdlib.h>
@@ -64,9 +67,45 @@ void plan_hold_kill_all(plan_track *t)
         t->all[i]->nsegs = 0;
         t->all[i]->writes = 2;
     }
+    for (size_t i = 0; i < t->nopen; i++)
+        t->open[i]->open = 0;
+    for (size_t i = 0; i < t->npend; i++)
+        t->pend[i]->pend = 0;
+    t->nopen = t->npend = 0;
 }
 
-plan_status plan_hold_add(plan_obj *r, const plan_content *c)
+/* 1 when root @p r still holds a content not settled (@p pending 0) or not
+ * keyed (1). */
+static int plan_hold_is_open(const plan_obj *r, int pending)
+{
+    for (unsigned j = 0; j < r->nsegs; j++)
+        if (pending ? r->segs[j].pending != 0 : !r->segs[j].settled)
+            return 1;
+    return 0;
+}
+
+/* Drops the roots of t->open (@p pending 0) or t->pend (1) that hold
+ * nothing of that kind any more. */
+static void plan_hold_prune(plan_track *t, int pending)
+{
+    plan_obj **v = pending ? t->pend : t->open;
+    size_t n = pending ? t->npend : t->nopen, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        plan_obj *r = v[i];
+        if (plan_hold_is_open(r, pending))
+            v[k++] = r;
+        else if (pending)
+            r->pend = 0;
+        else
+            r->open = 0;
+    }
+    if (pending)
+        t->npend = k;
+    else
+        t->nopen = k;
+}
+
+plan_status plan_hold_add(plan_track *t, plan_obj *r, const plan_content *c)
 {
     if (!r || c->lo >= c->hi)
         return PLAN_OK;
@@ -85,6 +124,18 @@ plan_status plan_hold_add(plan_obj *r, const plan_content *c)
         if (plan_grow((void **)&r->segs, &cap, r->nsegs + 2, sizeof *r->segs))
             return PLAN_ERR_NOMEM;
         r->capsegs = (unsigned)cap;
+    }
+    if (!c->settled && !r->open) {
+        if (plan_grow((void **)&t->open, &t->capopen, t->nopen + 1, sizeof *t->open))
+            return PLAN_ERR_NOMEM;
+        t->open[t->nopen++] = r;
+        r->open = 1;
+    }
+    if (c->pending && !r->pend) {
+        if (plan_grow((void **)&t->pend, &t->cappend, t->npend + 1, sizeof *t->pend))
+            return PLAN_ERR_NOMEM;
+        t->pend[t->npend++] = r;
+        r->pend = 1;
     }
     r->segs[r->nsegs++] = *c;
     return PLAN_OK;
@@ -110,8 +161,8 @@ const plan_content *plan_hold_find(const plan_track *t, const plan_obj *r, const
 
 void plan_hold_data(plan_track *t, uint64_t seq, const uint8_t hash[16])
 {
-    for (size_t i = 0; i < t->nall; i++) {
-        plan_obj *r = t->all[i];
+    for (size_t i = 0; i < t->npend; i++) {
+        plan_obj *r = t->pend[i];
         for (unsigned j = 0; j < r->nsegs; j++) {
             plan_content *s = &r->segs[j];
             if (!s->pending || s->seq != seq)
@@ -123,14 +174,16 @@ void plan_hold_data(plan_track *t, uint64_t seq, const uint8_t hash[16])
             s->pending = 0;
         }
     }
+    plan_hold_prune(t, 1);
 }
 
 void plan_hold_settle(plan_track *t, uint64_t queue)
 {
-    for (size_t i = 0; i < t->nall; i++) {
-        plan_obj *r = t->all[i];
+    for (size_t i = 0; i < t->nopen; i++) {
+        plan_obj *r = t->open[i];
         for (unsigned j = 0; j < r->nsegs; j++)
             if (!queue || r->segs[j].queue == queue)
                 r->segs[j].settled = 1;
     }
+    plan_hold_prune(t, 0);
 }

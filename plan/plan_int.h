@@ -51,7 +51,7 @@ plan_status plan_pattern_check(const json_t *pat, const char *where, char *err, 
 void plan_key_combine(const uint8_t h[16], const uint8_t g[16], uint8_t out[16]);
 void plan_hold_kill(plan_obj *root, uint64_t lo, uint64_t hi);
 void plan_hold_kill_all(plan_track *t);
-plan_status plan_hold_add(plan_obj *root, const plan_content *c);
+plan_status plan_hold_add(plan_track *t, plan_obj *root, const plan_content *c);
 /*! plan_hold_find() : a known content with @p key and @p origin covering
  *  [lo, hi) that a command on @p queue may rely on (settled, or from the
  *  same in-order queue); NULL when none. */

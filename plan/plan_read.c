@@ -831,7 +831,7 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
 {
     static const char *const names[] = {"id", "pass", "action", "call", "occurrence", "pattern", "effect",
                                         "holds", "reason", "verify", "fused", "occurrences", "split",
-                                        "specialization", "local_size", NULL};
+                                        "specialization", "local_size", "repeat", NULL};
     static const char *const cn[] = {"seq", "function", NULL};
     char where[64], w2[96];
     const char *pass, *action, *fn, *reason, *verify;
@@ -942,6 +942,20 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
                               "%s.occurrences: %llu, but the call is occurrence %llu (from 0) of its pattern", where,
                               (unsigned long long)x.occurrences, (unsigned long long)x.occurrence);
     }
+    if (json_object_get(o, "repeat") && (r->p->info.minor >= 11 || !r->lenient)) {   /* 1.11 */
+        if (r->p->info.minor < 11)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.repeat: not in a plan of version %u.%u", where,
+                              r->p->info.major, r->p->info.minor);
+        PLAN_TRY(plan_get_u64(r, o, "repeat", where, &x.repeat));
+        if (!x.repeat || x.action != PLAN_ACT_DROP)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.repeat: %s", where,
+                              x.repeat ? "only a drop repeats" : "at least 1");
+        if (x.repeat > UINT64_MAX - x.occurrence || (x.occurrences && x.occurrence + x.repeat > x.occurrences))
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN,
+                              "%s.repeat: %llu occurrences from %llu, past the pattern's %llu", where,
+                              (unsigned long long)x.repeat, (unsigned long long)x.occurrence,
+                              (unsigned long long)x.occurrences);
+    }
     json_t *pat = json_object_get(o, "pattern");
     snprintf(w2, sizeof w2, "%s.pattern", where);
     PLAN_TRY(plan_pattern_check(pat, w2, r->err, r->cap));
@@ -1005,9 +1019,18 @@ static int plan_xcmp(const void *a, const void *b)
     const plan_xform *x = *(const plan_xform *const *)a, *y = *(const plan_xform *const *)b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    if (x->occurrence != y->occurrence)
-        return x->occurrence < y->occurrence ? -1 : 1;
-    return strcmp(x->pattern, y->pattern);
+    int c = strcmp(x->pattern, y->pattern);
+    if (c)
+        return c;
+    return x->occurrence < y->occurrence ? -1 : x->occurrence > y->occurrence;
+}
+
+/* 1 when @p y (after @p x in plan_xcmp's order) names a call @p x names too:
+ * the same pattern, and its occurrence inside x's (1.11: repeat). */
+static int plan_xoverlap(const plan_xform *x, const plan_xform *y)
+{
+    uint64_t n = x->repeat > 1 ? x->repeat : 1;
+    return x->key == y->key && !strcmp(x->pattern, y->pattern) && y->occurrence - x->occurrence < n;
 }
 
 static plan_status plan_rd_xforms(plan_rd *r, const json_t *root)
@@ -1032,7 +1055,7 @@ static plan_status plan_rd_xforms(plan_rd *r, const json_t *root)
     qsort(v, n, sizeof *v, plan_xcmp);
     plan_status st = PLAN_OK;
     for (size_t i = 1; i < n && st == PLAN_OK; i++)
-        if (!plan_xcmp(&v[i - 1], &v[i]))
+        if (plan_xoverlap(v[i - 1], v[i]))
             st = plan_seterr(r->err, r->cap, PLAN_ERR_PLAN,
                             "transformations[%u] and [%u] apply to the same call (same pattern and occurrence)",
                             v[i - 1]->id - 1, v[i]->id - 1);

@@ -44,6 +44,8 @@ void plan_track_free(plan_track *t)
     for (size_t i = 0; i < t->nall; i++)
         plan_obj_free(t->all[i]);
     free(t->all);
+    free(t->open);
+    free(t->pend);
     for (size_t i = 0; i < PLAN_PSIG_SLOTS; i++)
         free(t->psig[i]);
     plan_map_free(&t->objs);
@@ -131,7 +133,7 @@ static plan_status plan_create_mem(plan_track *t, const tf_call *c, const char *
         o->size = size;
         plan_content k = {.lo = 0, .hi = size, .origin = 0, .seq = c->seq, .settled = 1};
         if ((flags & CL_MEM_COPY_HOST_PTR_) && !o->visible && plan_value_hash(plan_arg(c, "host_ptr"), k.key) &&
-            plan_hold_add(o, &k) != PLAN_OK)
+            plan_hold_add(t, o, &k) != PLAN_OK)
             return PLAN_ERR_NOMEM;
         return PLAN_OK;
     }

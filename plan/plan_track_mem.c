@@ -227,7 +227,7 @@ static plan_status plan_track_read(plan_track *t, const tf_call *c, const api_se
     k.pending = !have;
     if (k.pending && !bytes)
         k.pending = 2;   /* a rect: combine the geometry with the data's hash */
-    return plan_hold_add(root, &k);
+    return plan_hold_add(t, root, &k);
 }
 
 /* Memory effects of an enqueue that runs (or was dropped as dead: its
@@ -249,7 +249,7 @@ plan_status plan_track_enqueue(plan_track *t, const tf_call *c, const char *fn, 
             plan_obj_written(root);
             plan_hold_kill(root, k.lo, k.hi);
             k.settled = plan_blocking(c);
-            if (fate == PLAN_FATE_RUN && plan_hold_add(root, &k) != PLAN_OK)
+            if (fate == PLAN_FATE_RUN && plan_hold_add(t, root, &k) != PLAN_OK)
                 return PLAN_ERR_NOMEM;
         } else {
             plan_arg_u64(c, api_sem_param(a, hw->obj), &id);

@@ -58,6 +58,10 @@ static json_t *plan_xform_json(const plan_xform *x)
         json_decref(o);
         return NULL;
     }
+    if (o && x->repeat > 1 && json_object_set_new(o, "repeat", plan_u64(x->repeat))) {   /* 1.11 */
+        json_decref(o);
+        return NULL;
+    }
     if (o && x->fused && json_object_set_new(o, "fused", plan_u64(x->fused))) {
         json_decref(o);
         return NULL;

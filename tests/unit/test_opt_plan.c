@@ -488,7 +488,7 @@ static void test_requires(void)
     plan_file *e = plan_new();
     CU_ASSERT_FATAL(e != NULL);
     w = write_text(e);
-    CU_ASSERT(strstr(w, "\"version\": \"1.10\",\n\"requires\": [],\n") != NULL);
+    CU_ASSERT(strstr(w, "\"version\": \"1.11\",\n\"requires\": [],\n") != NULL);
     free(w);
     plan_free(e);
     CU_ASSERT(!strcmp(plan_feature_name(PLAN_FEAT_CHAIN), "chain") && plan_feature_name(PLAN_FEAT_COUNT) == NULL);

@@ -329,8 +329,11 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
             continue;
         }
         if (i == PLAN_PASS_SPECIALIZE) {   /* nothing is left out: launches run specialized */
-            printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", r->transformations,
-                   plan_spec_count(p));
+            uint64_t nl = 0;   /* one transformation per shape pattern: its launches (occurrences) */
+            for (size_t k = 0; k < plan_xform_count(p); k++)
+                if (plan_get_xform(p, k)->pass == PLAN_PASS_SPECIALIZE)
+                    nl += plan_get_xform(p, k)->occurrences ? plan_get_xform(p, k)->occurrences : 1;
+            printf("%" PRIu64 " launches specialized (%zu specialized kernels)\n", nl, plan_spec_count(p));
             continue;
         }
         if (i == PLAN_PASS_WGSIZE) {   /* nothing is left out: launches run with other local sizes */
@@ -761,9 +764,9 @@ static int cli_optimize_run(int argc, char **argv)
     if (worker && *worker)
         return cli_tune_worker(atoi(worker));
     char note[512] = "";
-    char rw_note[1024] = "";
+    char rw_note[1024] = "", limit_note[512] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
-                     rw_note, sizeof rw_note, NULL, 0};
+                     rw_note, sizeof rw_note, NULL, 0, limit_note, sizeof limit_note, 0};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0, no_verify = 0;
@@ -917,6 +920,8 @@ static int cli_optimize_run(int argc, char **argv)
         }
     }
     cdb_close(o.costs);
+    if (st == PLAN_OK && limit_note[0])   /* a plan clrr would refuse is never written */
+        cli_err("warning: %s: %s", path, limit_note);
     if (ps.oom && st == PLAN_OK) {
         plan_free(p);
         p = NULL;

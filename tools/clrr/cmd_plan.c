@@ -169,9 +169,14 @@ static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
     char *buf = malloc(PLAN_PATTERN_MAX + 1);
     for (size_t i = 0; i < n && i < max; i++) {
         const plan_xform *x = plan_get_xform(p, i);
-        printf("#%-6u  %-10s %s call #%" PRIu64 " %s (occurrence %" PRIu64 " of its pattern)\n", x->id,
-               plan_pass_name((plan_pass)x->pass), plan_action_name((plan_action)x->action), x->seq, x->function,
-               x->occurrence);
+        if (x->repeat > 1)   /* 1.11: one decision for consecutive occurrences */
+            printf("#%-6u  %-10s %s call #%" PRIu64 " %s (occurrences %" PRIu64 " to %" PRIu64 " of its pattern)\n",
+                   x->id, plan_pass_name((plan_pass)x->pass), plan_action_name((plan_action)x->action), x->seq,
+                   x->function, x->occurrence, x->occurrence + x->repeat - 1);
+        else
+            printf("#%-6u  %-10s %s call #%" PRIu64 " %s (occurrence %" PRIu64 " of its pattern)\n", x->id,
+                   plan_pass_name((plan_pass)x->pass), plan_action_name((plan_action)x->action), x->seq,
+                   x->function, x->occurrence);
         if (buf) {
             plan_pattern_format(x->pattern, buf, PLAN_PATTERN_MAX + 1);
             printf("         pattern  %s\n", buf);
