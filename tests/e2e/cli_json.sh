@@ -52,6 +52,8 @@ r replay.timing.json replay --json --timing v.clrr; add replay replay.timing.jso
 r diff.vs.json diff --json v.clrr s.clrr; add diff diff.vs.json
 r diff.vv.json diff --json v.clrr v.clrr; add diff diff.vv.json
 r devices.json devices --json; add devices devices.json
+r show.v.json show --json v.clrr; add show show.v.json
+r show.err.json show --json v.clrr errors; add show show.err.json
 r optimize.s.json optimize --json s.clrr -o s.plan; add optimize optimize.s.json
 r plan.s.json plan show --json s.plan; add plan plan.s.json
 add plan s.plan

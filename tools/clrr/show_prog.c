@@ -50,6 +50,8 @@ static const cli_show_build *cli_show_last_ok_build(const cli_show_obj *p)
 
 void cli_show_json_put(json_t *j)
 {
+    if (json_is_object(j))   /* every form names the schema (docs/schemas/show.json) */
+        json_object_set_new(j, "schema", json_string("clrr-show/1"));
     if (cli_json_put(stdout, j) < 0)
         cli_err("show: out of memory");
     else
