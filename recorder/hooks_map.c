@@ -21,6 +21,14 @@ typedef struct rec_regions {
 static rec_regions rec_maps, rec_svm;
 static pthread_mutex_t rec_region_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void rec_maps_atfork(int phase)
+{
+    if (phase == REC_FORK_PREPARE)
+        pthread_mutex_lock(&rec_region_lock);
+    else
+        pthread_mutex_unlock(&rec_region_lock);   /* the forking thread holds it */
+}
+
 static void rec_region_add(rec_regions *t, const void *p, size_t size, cl_map_flags flags)
 {
     pthread_mutex_lock(&rec_region_lock);

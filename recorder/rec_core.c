@@ -189,7 +189,7 @@ static pthread_mutex_t rec_dev_lock;   /* (defined below, with the platforms it 
 
 /* Before fork: every lock of the recorder that the child uses, in one
  * order (the device lock, the events' poll and queue locks, the object
- * table's), so that no other thread holds one when the process is copied;
+ * table's, the mapped regions'), so that no other thread holds one when the process is copied;
  * a thread inside one finishes first. The writer's locks (the record lock,
  * the queue's) need none of this: the child never touches the parent's
  * writer and starts its own. */
@@ -201,12 +201,14 @@ static void rec_atfork_prepare(void)
     pthread_mutex_lock(&rec_dev_lock);
     rec_events_atfork(REC_FORK_PREPARE);
     rec_objs_atfork(REC_FORK_PREPARE);
+    rec_maps_atfork(REC_FORK_PREPARE);
 }
 
 static void rec_atfork_release(int phase)
 {
     if (!rec_fork_held)
         return;
+    rec_maps_atfork(phase);
     rec_objs_atfork(phase);
     rec_events_atfork(phase);
     pthread_mutex_unlock(&rec_dev_lock);

@@ -342,10 +342,12 @@ void rec_events_stop(void);
  * locks (events: the poll lock, then the queue lock; objects: the table's),
  * PARENT and CHILD release them (the forking thread holds them in both
  * processes), so that the child never finds one held by a thread that was
- * not forked. Order: rec_core's device lock, events, objects. */
+ * not forked. Order: rec_core's device lock, events, objects, mapped
+ * regions (hooks_map.c's table of live maps and SVM allocations). */
 enum { REC_FORK_PREPARE, REC_FORK_PARENT, REC_FORK_CHILD };
 void rec_events_atfork(int phase);
 void rec_objs_atfork(int phase);
+void rec_maps_atfork(int phase);
 
 /* -------------------------------------------------------- hooks_query.c */
 /* Query answers that are objects (CL_CONTEXT_DEVICES, CL_KERNEL_PROGRAM…)
