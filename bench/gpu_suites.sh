@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_suites.sh prepare | run — the third-party programs of
+# gpu_suites.sh prepare | run [REGEX] — the third-party programs of
 # tests/suites/apps.list on the GPU machine, which can fetch and build
 # nothing: `prepare` (here) copies the suites tests/suites/fetch.sh built
 # into .gpu/suites (their binaries, kernel files and inputs; ignored by git,
@@ -7,14 +7,15 @@
 # presented as the first platform and device (`--record-device gpu`: plainly
 # through `clrr run --device gpu`, recorded through `clrr record --device
 # gpu`), replays every trace on the GPU and on PoCL's CPU device (`--cross
-# cpu`), and writes the table to $OUT/suites-gpu.md.
+# cpu`), and writes the table to $OUT/suites-gpu.md. REGEX: only the
+# programs whose names match it (default: every suite's).
 set -u
-cmd=${1:?usage: gpu_suites.sh prepare|run}
+cmd=${1:?usage: gpu_suites.sh prepare|run [REGEX]}
 if [ "$cmd" = prepare ]; then
     S=${CLRR_SUITES:-$HOME/.cache/clrr/suites}
     D=.gpu/suites
     rm -rf "$D" && mkdir -p "$D"
-    for s in shoc chai heteromark mixbench; do
+    for s in shoc chai heteromark mixbench parboil; do
         ls "$S/$s"/built.* >/dev/null 2>&1 || { echo "absent: $s"; continue; }
         mkdir -p "$D/$s" && cp "$S/$s"/built.* "$D/$s/"
     done
@@ -30,6 +31,11 @@ if [ "$cmd" = prepare ]; then
         xargs -0 -I{} cp --parents {} "$OLDPWD/$D/") 2>/dev/null
     [ -d "$S/mixbench/build" ] && mkdir -p "$D/mixbench/build" &&
         cp "$S/mixbench/build/mixbench-ocl" "$S/mixbench/build/mix_kernels.cl" "$D/mixbench/build/"
+    # Parboil: the programs with their src/ (kernels, headers) and our inputs
+    [ -d "$S/parboil/build" ] && mkdir -p "$D/parboil" &&
+        cp -r "$S/parboil/inputs" "$D/parboil/" &&
+        (cd "$S" && find parboil/build -mindepth 1 -maxdepth 1 ! -name common -print0 |
+            xargs -0 -I{} cp -r --parents {} "$OLDPWD/$D/")
     du -sh "$D"
     exit 0
 fi
@@ -38,8 +44,8 @@ mkdir -p /tmp/vend && echo libnvidia-opencl.so.1 >/tmp/vend/nvidia.icd &&
     cp /etc/OpenCL/vendors/pocl.icd /tmp/vend/ 2>/dev/null
 export OCL_ICD_VENDORS=/tmp/vend CLRR_SUITES=$PWD/.gpu/suites
 build/bin/clrr devices | grep -E '^ *[0-9]'
-grep -v -E '^(#|$)' tests/suites/apps.list | cut -f1 | grep -E '^(shoc|chai|heteromark|mixbench)' \
-    | grep -v -E '^chai-ced' >/tmp/gpu-subset.list
+grep -v -E '^(#|$)' tests/suites/apps.list | cut -f1 | grep -E '^(shoc|chai|heteromark|mixbench|parboil)' \
+    | grep -v -E '^chai-ced' | grep -E "${2:-.}" >/tmp/gpu-subset.list
 PYTHONUNBUFFERED=1 python3 tests/suites/suite_run.py apps --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
     --known tests/suites/apps.known --record-device gpu --cross cpu --timing -v \
     --results "$OUT/suites-gpu.jsonl" --table "$OUT/suites-gpu.md"

@@ -82,10 +82,14 @@ int rec_host_ptr_in_svm(const void *p)
     return p && rec_in_svm(p);
 }
 
-/* A read map: the mapped bytes now (blocking) or when the command completes. */
+/* A read map: the mapped bytes now (blocking) or when the command completes.
+ * Any blocking map (read or write) first captures the read-backs whose
+ * commands have completed, as a blocking read does (rec_cap_complete). */
 static void rec_map_read(rec_call *c, const void *p, size_t size, cl_map_flags flags, cl_bool blocking,
                          cl_event *ev)
 {
+    if (blocking)
+        rec_events_poll(0);   /* earlier commands completed too: rec_cap_complete */
     if (!(flags & CL_MAP_READ) || !p)
         return;
     if (blocking) {

@@ -64,6 +64,14 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
 {
     if (!p || !c->capture || blocking) {
         rec_slot_fill_read(c, &c->out[i], p, len);
+        /* A blocking command returned: on an in-order queue every command
+         * before it has completed, and the application may now reuse or
+         * free the memory of their non-blocking reads (Parboil's
+         * mri-gridding frees it before any clFinish). Capture them now, not
+         * at the background poll, which could read overwritten or unmapped
+         * memory. Nothing pending: one atomic load. */
+        if (blocking)
+            rec_events_poll(0);
         return;
     }
     if (!ev) {

@@ -14,6 +14,7 @@ set -u
 ROOT=${CLRR_SUITES:-$HOME/.cache/clrr/suites}
 MIRROR=${CLRR_SUITES_MIRROR:-}
 JOBS=${CLRR_SUITES_JOBS:-$(nproc)}
+HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$ROOT" || { echo "fetch.sh: cannot create $ROOT" >&2; exit 1; }
 
 # NAME OWNER/REPO COMMIT: the pinned suites
@@ -22,6 +23,7 @@ mixbench    ekondis/mixbench        236a0be007a5937e9ffb4a6c7eb1fafed6108e80
 shoc        vetter/shoc             0aea03beba2f09fcb5935cc11737372fe4de9ec0
 chai        chai-benchmarks/chai    1ad38e3607a59905c5edc4f6ae11f676a769f3d9
 heteromark  NUCAR-DEV/Hetero-Mark   b8ea324d2394401776487b3520338d03f8c27676
+parboil     abduld/Parboil          a4c63da28f45699e9a274cbc49af3e067162aa2b
 "
 
 # get NAME OWNER/REPO COMMIT: $ROOT/NAME/src checked out at COMMIT
@@ -66,6 +68,59 @@ build_chai() {
     return $ok
 }
 
+# Parboil: its own build driver is python2, so each benchmark's opencl_base
+# version is built here with plain cc/c++ from the objects its Makefile
+# names (SRCDIR_OBJS), with the common harness (parboil_opencl.c, args.c,
+# stub.cc) and stand-ins for its libpfm performance monitor (perf_init etc.:
+# no-ops; Parboil's own do nothing unless MXPA_PROFILE is set). Into
+# build/BENCH/: the program and the benchmark's src/ (its kernels are read
+# from src/opencl_base relative to the working directory; mri-q's are built
+# with -I src/opencl_nvidia). A benchmark that does not build gets one
+# "skipped:" line in build.log; the others go on. Parboil's datasets are a
+# separate download, not in the repository: tests/suites/parboil_inputs.py
+# writes our own small inputs into inputs/BENCH/ (after every fetch.sh).
+build_parboil() {
+    local b s o srcs inc n=0 cf="-O2 -w -DCL_TARGET_OPENCL_VERSION=120 -Isrc/common/include -Ibuild/common/include"
+    mkdir -p build/common/include/perfmon || return 1
+    printf '%s\n' '/* clrr fetch.sh: stand-in for libpfm4 header (the types perf_util.h names) */' \
+        '#include <stdio.h>' '#include <linux/perf_event.h>' >build/common/include/perfmon/pfmlib_perf_event.h
+    printf '%s\n' '/* clrr fetch.sh: no-op stand-in for Parboil perfmon.c (needs libpfm) */' \
+        'void perf_init(void) {}' 'void perf_start(const char *k) { (void)k; }' \
+        'void perf_end(const char *k) { (void)k; }' 'void perf_fini(void) {}' \
+        'void pin_trace_enable(char *n) { (void)n; }' 'void pin_trace_disable(char *n) { (void)n; }' >build/common/perfstub.c
+    # its pb_sig_uchar is defined with other types than parboil.h declares (an
+    # error for gcc 12): compiled from a copy whose definition matches
+    sed 's/^pb_sig_uchar(char\* c, unsigned char\* p, int sz) {/pb_sig_uchar(char* c, int* pi, unsigned int sz) { unsigned char* p = (unsigned char*)pi;/' \
+        src/common/src/parboil_opencl.c >build/common/parboil_opencl.c &&
+        cc $cf -Isrc/common/src -c build/common/parboil_opencl.c -o build/common/parboil_opencl.o &&
+        cc $cf -c src/common/src/args.c -o build/common/args.o &&
+        c++ $cf -c -x c++ src/common/src/stub.cc -o build/common/stub.o &&
+        cc $cf -c build/common/perfstub.c -o build/common/perfstub.o || return 1
+    for s in src/benchmarks/*/src/opencl_base; do
+        b=${s#src/benchmarks/}; b=${b%%/*}
+        rm -rf "build/$b"; mkdir -p "build/$b/obj"
+        srcs=$(cat "$s/Makefile" "src/benchmarks/$b"/common_src/*/commontools.mk 2>/dev/null |
+            sed -n 's/#.*//; s/^SRCDIR_OBJS *+\{0,1\}= *//p')
+        inc="-I$s"; for o in "src/benchmarks/$b"/common_src/*/; do [ -d "$o" ] && inc="$inc -I$o"; done
+        if (for o in $srcs; do
+                o=$s/${o%.o}
+                if [ -f "$o.c" ]; then cc $cf $inc -c "$o.c" -o "build/$b/obj/${o##*/}.o" || exit 1
+                elif [ -f "$o.cc" ]; then c++ $cf $inc -c "$o.cc" -o "build/$b/obj/${o##*/}.o" || exit 1
+                elif [ -f "$o.cpp" ]; then c++ $cf $inc -c "$o.cpp" -o "build/$b/obj/${o##*/}.o" || exit 1
+                else echo "$b: no source for $o"; exit 1; fi
+            done
+            c++ "build/$b"/obj/*.o build/common/*.o -o "build/$b/$b" -lOpenCL -lm -lpthread &&
+                cp -r "src/benchmarks/$b/src" "build/$b/src" && rm -rf "build/$b/obj"
+        ); then
+            n=$((n + 1))
+        else
+            echo "skipped: parboil $b (does not build: see above)"; rm -rf "build/$b"
+        fi
+    done
+    echo "parboil: $n benchmarks built"
+    [ "$n" -gt 0 ]
+}
+
 want=" $* "
 rc=0
 while read -r name repo commit; do
@@ -74,14 +129,18 @@ while read -r name repo commit; do
     get "$name" "$repo" "$commit" || { rc=1; continue; }
     if [ -f "$ROOT/$name/built.$commit" ]; then
         echo "ready: $name ($repo at ${commit:0:12}) in $ROOT/$name"
-        continue
-    fi
-    if (cd "$ROOT/$name" && "build_$name") >"$ROOT/$name/build.log" 2>&1; then
+    elif (cd "$ROOT/$name" && "build_$name") >"$ROOT/$name/build.log" 2>&1; then
         touch "$ROOT/$name/built.$commit"
         echo "built: $name ($repo at ${commit:0:12}) in $ROOT/$name"
     else
         echo "absent: $name (build failed: $ROOT/$name/build.log: $(grep -m1 -iE 'error' "$ROOT/$name/build.log" | cut -c1-160))"
         rc=1
+        continue
+    fi
+    # Parboil's inputs: ours, deterministic, written anew each time (a second)
+    if [ "$name" = parboil ] && ! python3 "$HERE/parboil_inputs.py" "$ROOT/parboil/inputs" >"$ROOT/parboil/inputs.log" 2>&1; then
+        echo "absent: parboil (inputs: $ROOT/parboil/inputs.log: $(tail -1 "$ROOT/parboil/inputs.log"))"
+        rm -f "$ROOT/parboil"/built.*; rc=1
     fi
 done <<<"$SUITES"
 exit $rc
