@@ -182,6 +182,13 @@ typedef struct tf_wworker {
     size_t zcap;
     uint8_t *sbuf;               /* a blob piece, byte-shuffled (codec 2) */
     size_t scap;
+    /* Under qmu: the chunk this worker has ready (compressed, header and
+     * checksum in place) while it waits for its turn, so that the worker
+     * in turn can write it with its own (tf_wjob_run). */
+    tf_job *rj;                  /* NULL: none */
+    tf_chunk_hdr rh;
+    uint8_t *rstart;             /* the chunk's first byte (header) */
+    int rdone;                   /* written by the worker in turn */
 } tf_wworker;
 
 #define TF_MAX_WORKERS 64        /* cap on an explicit opts->threads */
