@@ -54,7 +54,8 @@ rec_fork() {
     local rc=0 try
     for try in 1 2 3; do
         rc=0
-        timeout 30 "$CLRR" record "$@" >"$label.out" 2>"$label.err" || rc=$?
+        # a retry replaces the hung try's partial traces (--force)
+        timeout 30 "$CLRR" record $([ $try -gt 1 ] && echo --force) "$@" >"$label.out" 2>"$label.err" || rc=$?
         [ $rc = 124 ] && [ "${CLRR_SAN:-0}" = 1 ] && [ $try -lt 3 ] && continue
         break
     done
