@@ -217,7 +217,7 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
     if (!v)
         return PLAN_ERR_NOMEM;
     plan_status st = PLAN_OK;
-    unsigned n = opt_co_cands(t, L.dim, L.global, v), made = 0, same = 0, differ = 0, failed = 0;
+    unsigned n = opt_co_cands(t, L.dim, L.global, v), made = 0, same = 0, differ = 0, failed = 0, unchecked = 0;
     char refusal[320] = "", fail1[320] = "";
     uint8_t h0[16];
     int64_t *ns = NULL;
@@ -257,8 +257,10 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
     for (unsigned i = 0; i < n; i++) {
         if (!v[i].out.source)
             continue;
-        if (opt_co_now() > deadline)
-            break;
+        if (opt_co_now() > deadline) {
+            unchecked++;
+            continue;
+        }
         opt_coarse_cand c = {v[i].out.source, v[i].out.len, pg->options, v[i].name, v[i].dim, v[i].factor,
                              v[i].form, 0, {0, 0, 0}};
         opt_co_local(&L, v[i].dim, v[i].factor, &c);
@@ -278,9 +280,9 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
     if (differ)
         res->co_differ++;
     if (!same) {
-        opt_co_say(t, "%s (launch %llu): not coarsened: of %u coarsenings, %u change the outputs, %u fail%s%.200s%s",
+        opt_co_say(t, "%s (launch %llu): not coarsened: of %u coarsenings, %u change the outputs, %u fail%s%.200s%s%s",
                    kernel, (unsigned long long)seq, made, differ, failed, failed ? " (" : "", fail1,
-                   failed ? ")" : "");
+                   failed ? ")" : "", unchecked ? ", the others out of budget" : "");
         goto out;
     }
     /* 3. the timing, alternated with the recorded launch, within the budget */
@@ -319,8 +321,8 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
     }
     (void)bq3;
     if (!timed) {
-        opt_co_say(t, "%s (launch %llu): not coarsened: out of budget or not timed (%u with the same outputs)", kernel,
-                   (unsigned long long)seq, same);
+        opt_co_say(t, "%s (launch %llu): not coarsened: out of budget before its timing (%u coarsening%s with the "
+                   "same outputs)", kernel, (unsigned long long)seq, same, same == 1 ? "" : "s");
         goto out;
     }
     res->co_measured++;

@@ -295,7 +295,8 @@ typedef struct rw_coarsen_out {
  *  __local memory (parameters or variables), get_local_id, get_group_id,
  *  get_local_size, get_num_groups or get_enqueued_local_size in
  *  dimension D or in a dimension not known at compile time,
- *  reqd_work_group_size, static variables, a function K calls that calls
+ *  reqd_work_group_size, static variables, a parameter the body assigns,
+ *  increments or takes the address of, a function K calls that calls
  *  a redirected builtin or one of those (only K's own body is
  *  redirected), a program that defines get_global_id, get_global_size or
  *  get_global_linear_id itself. Atomics are not refused: the order of

@@ -181,6 +181,56 @@ static void rw_co_dim_call(rw_co_walk *w, CXCursor c, const char *name)
                         w->k->name, name, w->dim, rw_line_of(w->t, c), w->dim);
 }
 
+/* The kernel parameter @p c names (through parentheses and implicit
+ * conversions), or a null cursor. */
+static CXCursor rw_co_param_of(const rw_co_walk *w, CXCursor c)
+{
+    for (unsigned depth = 0; depth < 64; depth++) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr) {
+            c = rw_child(c, 0);
+            continue;
+        }
+        if (k != CXCursor_DeclRefExpr)
+            break;
+        CXCursor r = clang_getCursorReferenced(c);
+        for (unsigned i = 0; i < w->k->np; i++)
+            if (clang_equalCursors(r, w->k->p[i].c))
+                return r;
+        break;
+    }
+    return clang_getNullCursor();
+}
+
+/* Refuses an assignment, increment, decrement or address of a parameter:
+ * each of the F work-items must start from the launch's value. */
+static int rw_co_param_write(rw_co_walk *w, CXCursor c, enum CXCursorKind kind)
+{
+    char op[8], name[RW_NAME_MAX];
+    unsigned end;
+    CXCursor target = clang_getNullCursor();
+
+    if (kind == CXCursor_CompoundAssignOperator) {
+        target = rw_co_param_of(w, rw_child(c, 0));
+    } else if (kind == CXCursor_BinaryOperator) {
+        rw_binop(w->t, c, op, sizeof op, &end);
+        if (!strcmp(op, "=") || (!op[0] && rw_macro_op_may(w->t, c, 0)))
+            target = rw_co_param_of(w, rw_child(c, 0));
+    } else if (kind == CXCursor_UnaryOperator) {
+        rw_unop(w->t, c, op, sizeof op);
+        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || (!op[0] && rw_macro_op_may(w->t, c, 1)))
+            target = rw_co_param_of(w, rw_child(c, 0));
+    }
+    if (clang_Cursor_isNull(target))
+        return 0;
+    rw_cxcopy(clang_getCursorSpelling(target), name, sizeof name);
+    w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                    "%s changes or takes the address of its parameter %s (line %u): each coarsened work-item "
+                    "starts from the launch's value",
+                    w->k->name, name, rw_line_of(w->t, c));
+    return 1;
+}
+
 static enum CXChildVisitResult rw_co_visit(CXCursor c, CXCursor parent, CXClientData d)
 {
     rw_co_walk *w = d;
@@ -188,6 +238,9 @@ static enum CXChildVisitResult rw_co_visit(CXCursor c, CXCursor parent, CXClient
     char name[RW_NAME_MAX];
 
     (void)parent;
+    if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator ||
+         kind == CXCursor_UnaryOperator) && rw_co_param_write(w, c, kind))
+        return CXChildVisit_Break;
     if (kind == CXCursor_CallExpr) {
         CXCursor f = rw_callee(c, name, sizeof name);
         (void)f;
