@@ -11,7 +11,8 @@
  * dimension. The oracle is shown to catch the plain kernel run over the
  * smaller size. Then every refusal (barrier, get_local_id in the
  * dimension, a dimension not known at compile time, __local memory,
- * reqd_work_group_size, a helper that calls get_global_id, a program that
+ * reqd_work_group_size, a parameter the body changes, a helper that calls
+ * get_global_id, a program that
  * defines get_global_size) and bad request, and libclrr-rw.so's exports. */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -300,6 +301,15 @@ static void test_refusals(void)
     refused("#define get_global_size(d) 64\n"
             "__kernel void k(__global float *a)\n{\n    a[get_global_id(0)] = get_global_size(0);\n}\n",
             "k", 0, "the program defines get_global_size as a macro (line 1)");
+    refused("__kernel void k(__global float *a, uint n)\n{\n    n += get_global_id(0);\n    a[n] = 1.0f;\n}\n",
+            "k", 0, "k changes or takes the address of its parameter n (line 3)");
+    refused("__kernel void k(__global float *a)\n{\n    (a)++;\n    a[get_global_id(0)] = 1.0f;\n}\n",
+            "k", 0, "its parameter a (line 3)");
+    refused("__kernel void k(__global float *a, int n)\n{\n    n = 3;\n    a[get_global_id(0)] = n;\n}\n",
+            "k", 0, "its parameter n (line 3)");
+    refused("void f(int *p) { *p = 1; }\n__kernel void k(__global int *a, int n)\n{\n    f(&n);\n"
+            "    a[get_global_id(0)] = n;\n}\n",
+            "k", 0, "its parameter n (line 4)");
     refused(vecadd_cl, "nothere", 0, "nothere");
 }
 
