@@ -8,7 +8,10 @@ replay the trace plain and with the plan, REPS times each, alternating,
 every read-back verified. Prints one Markdown table per workload: per
 launch shape tuned, the recorded and the tuned local size with their
 medians as the tuner measured them (device time of the launch) and the
-speedup; the shapes kept as recorded (and why, in short); and the whole
+speedup, or the coarsening chosen (factor, dimension, form: plan 1.12)
+with its speedup; the shapes kept as recorded (and why, in short); the
+coarsening decision of each shape that kept its local size (coarsened,
+not faster, changed outputs, or refused by the rewriter and why); and the whole
 replay's OpenCL time plain and with the plan, medians, with the speedup
 and whether the replay with the plan verified.
 
@@ -77,22 +80,32 @@ def main():
             verified &= bool(b["ok"]) and not b["mismatches"]
         mp, mq = med(plain_ns), med(plan_ns)
         print("### %s (`%s`)\n" % (name, " ".join(os.path.basename(c) if i == 0 else c for i, c in enumerate(cmd))))
-        print("| kernel | global | local recorded | local tuned | recorded (ms) | tuned (ms) | speedup | noise (ms) |")
-        print("|---|---|---|---|---:|---:|---:|---:|")
+        print("| kernel | global | local recorded | local tuned | coarsened | recorded (ms) | tuned (ms) | speedup | noise (ms) |")
+        print("|---|---|---|---|---|---:|---:|---:|---:|")
+        co = {c["id"]: c for c in d.get("coarsenings", [])}
         shapes = []
         for l in d.get("local_sizes", []):
             t = l["tuned"][0]
+            c = co.get(t.get("coarsen"))
+            cs = "%d along %d (%s)" % (c["factor"], c["dim"], c["form"]) if c else "-"
             shapes.append({"kernel": l["kernel"], "global": l["global"], "recorded": l["recorded"], "tuned": t["local"],
                            "before_ns": t["before_ns"], "after_ns": t["after_ns"], "noise_ns": t["noise_ns"],
-                           "reps": t["reps"]})
-            print("| %s | %s | %s | %s | %.3f | %.3f | %.2fx | %.3f |" % (
-                l["kernel"], dims(l["global"]), dims(l["recorded"]), dims(t["local"]), t["before_ns"] / 1e6,
+                           "reps": t["reps"], "coarsen": ({"factor": c["factor"], "dim": c["dim"], "form": c["form"]}
+                                                          if c else None)})
+            print("| %s | %s | %s | %s | %s | %.3f | %.3f | %.2fx | %.3f |" % (
+                l["kernel"], dims(l["global"]), dims(l["recorded"]), dims(t["local"]), cs, t["before_ns"] / 1e6,
                 t["after_ns"] / 1e6, t["before_ns"] / max(t["after_ns"], 1), t["noise_ns"] / 1e6))
-        kept = [l for l in lines if ": kept " in l or "changes the outputs" in l or "not measured" in l]
+        kept = [l for l in lines if ": kept " in l or "change the outputs" in l and "coarsen" not in l or
+                "not measured" in l]
         for l in kept:
             m = re.match(r"(\w+) \(launch (\d+)[^)]*\): (.*)", l)
             if m:
-                print("| %s | | | (kept) | | | | %s |" % (m.group(1), m.group(3).replace("|", "/")[:120]))
+                print("| %s | | | (kept) | | | | | %s |" % (m.group(1), m.group(3).replace("|", "/")[:120]))
+        cos = [l for l in lines if ": not coarsened: " in l or ": coarsened by " in l]
+        if cos:
+            print("\ncoarsening (each shape that kept its local size):\n")
+            for l in cos:
+                print("- %s" % l.replace("|", "/")[:260])
         summary = [l for l in lines if re.match(r"\d+ launch shapes?,", l)]
         print("\nwhole replay, OpenCL time, median of %d alternated: plain %.2f ms, with the plan %.2f ms: "
               "**%.2fx**, %s; %s\n" % (REPS, mp / 1e6, mq / 1e6, mp / mq if mq else 0,

@@ -123,6 +123,9 @@ static struct {
     uint64_t local_launches;   /* launches run with a tuned local size (plan 1.10) */
     uint64_t local_unmeasured; /* ... not: the plan did not measure their device */
     uint64_t local_refused;    /* ... not: the driver refused the tuned size (ran as made) */
+    uint64_t co_launches;      /* launches run as a coarsened kernel (plan 1.12) */
+    uint64_t co_fallback;      /* ... not: it did not build or the driver refused it (ran as made) */
+    plan_fused *co_views;      /* per coarsened kernel: it as a fused launch of one (made on first use) */
     cl_device_id local_dev;    /* the last device looked up, and whether the plan's */
     char local_name[256], local_driver[128];
     int64_t build_ns, match_ns;   /* building fused kernels; decoding and matching calls */
@@ -1034,6 +1037,68 @@ static int64_t rp_clock(void)
     return rp_call_times ? rec_time_ns() : 0;
 }
 
+/* A launch of a coarsened shape (plan 1.12): the coarsened kernel, built
+ * by the layer in the launch's context (once), with the arguments the
+ * application set on its kernel, over the global size divided, with local
+ * size @p tl (t->local all 0: none), the application's queue, offsets,
+ * wait list and event. @return 1 when the driver took it (*ret), 0 when
+ * the launch must run as made (nothing was enqueued). */
+static int rp_coarse_launch(rec_hook_call *c, void **pa, cl_command_queue q, const plan_local *l,
+                            const plan_tuned *t, const size_t *tl, cl_int *ret)
+{
+    const plan_coarse *co = plan_get_coarse(rp.plan, t->coarsen - 1);
+    cl_kernel k = RP_VAL(cl_kernel, c, pa, "kernel");
+    cl_uint dim = RP_VAL(cl_uint, c, pa, "work_dim");
+    const size_t *gsz = RP_VAL(const size_t *, c, pa, "global_work_size");
+    if (!co || co->dim >= dim || !gsz || gsz[co->dim] % co->factor)
+        return 0;
+    if (!rp.co_views) {
+        size_t n = plan_coarse_count(rp.plan);
+        rp.co_views = calloc(n ? n : 1, sizeof *rp.co_views);
+        uint8_t(*pr)[2] = rp.co_views ? calloc((size_t)n * PLAN_FUSED_MAX_PARAMS, sizeof *pr) : NULL;
+        if (!pr) {
+            free(rp.co_views);
+            rp.co_views = NULL;
+            return 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const plan_coarse *z = plan_get_coarse(rp.plan, i);
+            uint8_t(*p)[2] = pr + i * PLAN_FUSED_MAX_PARAMS;
+            for (unsigned a = 0; a < z->nargs && a < PLAN_FUSED_MAX_PARAMS; a++)
+                p[a][1] = (uint8_t)a;
+            rp.co_views[i] = (plan_fused){.id = PLAN_COARSE_ID_BASE + z->id, .name = z->name, .producer = z->kernel,
+                                          .consumer = z->kernel, .launches = 1, .source = z->source,
+                                          .options = z->options, .keep_store = 1, .nparams = z->nargs,
+                                          .params = (const uint8_t(*)[2])p};
+            memcpy(rp.co_views[i].program, z->program, 16);
+        }
+    }
+    rp_fused *f = rp_fused_get(q, &rp.co_views[co->id - 1]);
+    rp_kargs *ca = rp_kargs_of(k, 0);
+    if (!f || !f->k || !ca || ca->n < co->nargs)
+        return 0;
+    for (unsigned i = 0; i < co->nargs; i++) {
+        const rp_arg *a = &ca->a[i];
+        if ((!a->null && !a->bytes) ||
+            live_next->clSetKernelArg(f->k, i, a->size, a->null ? NULL : a->bytes) != CL_SUCCESS)
+            return 0;
+    }
+    size_t g[3] = {1, 1, 1};
+    for (cl_uint d = 0; d < dim && d < 3; d++)
+        g[d] = gsz[d];
+    g[co->dim] /= co->factor;
+    cl_uint nw = RP_VAL(cl_uint, c, pa, "num_events_in_wait_list");
+    cl_int e = live_next->clEnqueueNDRangeKernel(q, f->k, dim, RP_VAL(const size_t *, c, pa, "global_work_offset"), g,
+                                               t->local[0] ? tl : NULL, nw,
+                                               nw ? RP_VAL(const cl_event *, c, pa, "event_wait_list") : NULL,
+                                               RP_VAL(cl_event *, c, pa, "event"));
+    (void)l;
+    if (e != CL_SUCCESS)
+        return 0;
+    *ret = e;
+    return 1;
+}
+
 /* A launch of a tuned shape (plan 1.10): run here with the local size the
  * plan measured for the queue's device, as the application asked
  * otherwise (the same queue, offsets, wait list, event); when the driver
@@ -1071,6 +1136,16 @@ static int rp_local(rec_hook_call *c, void **pa, cl_command_queue q, const plan_
     size_t tl[3] = {1, 1, 1};
     for (unsigned d = 0; d < dim && d < 3; d++)
         tl[d] = (size_t)t->local[d];
+    if (t->coarsen) {   /* 1.12: the coarsened kernel, or the launch as made */
+        cl_int cr;
+        if (rp_coarse_launch(c, pa, q, l, t, tl, &cr)) {
+            rp.co_launches++;
+            c->ret_override = cr;
+            return 1;
+        }
+        rp.co_fallback++;
+        return 0;
+    }
     cl_int r = live_next->clEnqueueNDRangeKernel(q, k, dim, off, gsz, tl, nw, wl, ev);
     if (r != CL_SUCCESS) {   /* refused here: as the application made it */
         rp.local_refused++;
@@ -1273,6 +1348,8 @@ void live_plan_end(void)
                 rp.needs_data ? "true" : "false", (unsigned long long)s.steady, rp.gate ? "false" : "true",
                 (unsigned long long)rp.untrusted);
         live_stage_report(f);
+        fprintf(f, ", \"coarsened_launches\": %llu, \"coarsen_fallback\": %llu", (unsigned long long)rp.co_launches,
+                (unsigned long long)rp.co_fallback);
         rp_split_report(f);
         rp_time_report(f);
         fputs(", \"fallbacks\": [", f);

@@ -91,7 +91,8 @@ static plan_status live_exec_new(const plan_file *p, live_exec **out, char *err,
         return plan_seterr(err, err_cap, PLAN_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < x->n; i++)
-        if (x->by_key[i]->action == PLAN_ACT_LOCAL_SIZE && x->by_key[i]->local &&
+        if ((x->by_key[i]->action == PLAN_ACT_LOCAL_SIZE || x->by_key[i]->action == PLAN_ACT_COARSEN) &&
+            x->by_key[i]->local &&
             x->by_key[i]->local <= plan_local_count(p) && !x->local_xf[x->by_key[i]->local - 1])
             x->local_xf[x->by_key[i]->local - 1] = x->by_key[i];
     qsort(x->by_key, x->n, sizeof *x->by_key, live_cmp_key);
@@ -496,7 +497,7 @@ int live_exec_decide(live_exec *x, const tf_call *c, plan_fate *fate)
         x->specs++;
         return LIVE_FUSE;
     }
-    if (f->action == PLAN_ACT_LOCAL_SIZE) {
+    if (f->action == PLAN_ACT_LOCAL_SIZE || f->action == PLAN_ACT_COARSEN) {   /* per device: the executor's */
         const plan_local *l = plan_get_local(x->p, f->local - 1);
         if (!l || x->nheld) {
             live_exec_fell_back(x, f, c->seq, "launches held for a fusion came before it");

@@ -6,6 +6,8 @@
 #include "live/live_int.h"
 #include "replayer/rpl.h"
 
+#include <string.h>
+
 static int live_rpl_item(void *user, const tf_item *it)
 {
     int v = live_exec_item(user, it);
@@ -23,6 +25,29 @@ static int live_rpl_local(void *user, const char *device, const char *driver, si
         return 0;
     for (unsigned d = 0; d < 3; d++)
         lsz[d] = d < l->dim ? (size_t)t->local[d] : 1;
+    return 1;
+}
+
+/* The coarsened kernel of the last LIVE_LOCAL answer, for this device
+ * (plan 1.12). */
+static int live_rpl_coarsen(void *user, const char *device, const char *driver, rpl_coarse *out)
+{
+    const live_exec *x = user;
+    const plan_local *l = live_exec_local(x);
+    const plan_tuned *t = plan_local_for(l, device, driver);
+    const plan_coarse *c = t && t->coarsen ? plan_get_coarse(x->p, t->coarsen - 1) : NULL;
+    if (!c)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->id = PLAN_COARSE_ID_BASE + c->id;
+    out->name = c->name;
+    out->source = c->source;
+    out->options = c->options;
+    out->dim = c->dim;
+    out->factor = c->factor;
+    out->has_local = t->local[0] != 0;
+    for (unsigned d = 0; d < 3; d++)
+        out->local[d] = d < l->dim ? (size_t)t->local[d] : 1;
     return 1;
 }
 
@@ -59,5 +84,5 @@ static void live_rpl_rewind(void *user)
 void live_exec_replay_hook(live_exec *x, struct rpl_plan_hook *out)
 {
     *out = (rpl_plan_hook){x, live_rpl_item, live_rpl_rewind, live_rpl_fused, live_rpl_split, live_rpl_split_of,
-                           live_rpl_lanes, live_rpl_local};
+                           live_rpl_lanes, live_rpl_local, live_rpl_coarsen};
 }

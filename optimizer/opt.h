@@ -203,6 +203,20 @@ int opt_tune_mode_parse(const char *s, opt_tune_mode *m);
  *  with reqd_work_group_size. @return the number of rows. Thread-safe. */
 unsigned opt_wg_candidates(const opt_wg_limits *l, opt_tune_mode mode, uint64_t (*out)[3], unsigned cap);
 
+/* A coarsening candidate (rewriter/rw.h rw_coarsen): the program with the
+ * coarsened kernel `name`, run with the launch's arguments over its global
+ * size divided by `factor` in dimension `dim`, with local size `local`
+ * (has_local 0: the driver's). */
+typedef struct opt_coarse_cand {
+    const char *source;       /* NUL-terminated */
+    size_t len;
+    const char *options;
+    const char *name;
+    unsigned dim, factor, form;
+    int has_local;
+    uint64_t local[3];
+} opt_coarse_cand;
+
 typedef struct opt_tune {
     opt_tune_mode mode;
     double budget_s;          /* the search's time bound, in seconds (> 0) */
@@ -229,7 +243,20 @@ typedef struct opt_tune {
     void *user;
     struct cdb *costs;        /* when not NULL: each tuned shape is added (cdb_add_tuned; the
                                  caller flushes) */
+    /* Coarsening (1.12; NULL: not searched). Launch @p seq run once as
+     * coarsened kernel @p c: XXH3-128 of its memory arguments afterwards,
+     * as hash's. @return 0 or -1 (err). */
+    int (*co_hash)(void *user, uint64_t seq, const opt_coarse_cand *c, uint8_t h[16], char *err,
+                   size_t err_cap);
+    /* Launch @p seq run as recorded (i = 0) and as @p c (i = 1),
+     * alternated, @p reps timed runs each: ns[r * 2 + i]. @return 0 or -1. */
+    int (*co_time)(void *user, uint64_t seq, const opt_coarse_cand *c, unsigned reps, int64_t *ns,
+                   char *err, size_t err_cap);
+    unsigned force_factor;    /* testing (--tune-force=coarsen:F): only factor F along dimension 0
+                                 is tried, and kept where its outputs are identical, faster or not */
 } opt_tune;
+
+
 
 typedef struct opt_tune_result {
     unsigned shapes;          /* distinct launch shapes of the trace */
@@ -242,8 +269,23 @@ typedef struct opt_tune_result {
     unsigned left;            /* ... not measured: out of budget */
     int removed;              /* the plan with them did not replay verified: all removed */
     unsigned recorded;        /* tuned shapes added to opt_tune.costs */
+    unsigned coarsened;       /* ... given a coarsen transformation (1.12) */
+    unsigned co_measured;     /* ... whose coarsenings were measured */
+    unsigned co_differ;       /* ... where a coarsening changed the outputs (not kept) */
+    unsigned co_refused;      /* ... where the rewriter refused every coarsening (why: on_line) */
     double seconds;           /* the search took */
 } opt_tune_result;
+
+/*! opt_coarsen_regenerate() : for `clrr plan verify`: for each coarsened
+ *  kernel of @p want (1.12), the rewriter's coarsening of the same kernel
+ *  (its program found by source hash in trace @p path; the same
+ *  dimension, factor, form and name), added to @p got, which
+ *  plan_compare_generated() then compares. One the trace has no source
+ *  for, or that the rewriter refuses, is not added (the comparison names
+ *  it). @return PLAN_OK; PLAN_ERR_TRACE (one line in @p err);
+ *  PLAN_ERR_NOMEM. */
+plan_status opt_coarsen_regenerate(const char *path, size_t max_memory, const plan_file *want, plan_file *got,
+                                   char *err, size_t err_cap);
 
 /*! opt_tune_plan() : the wgsize pass over trace @p path, adding its
  *  transformations and tuned shapes to @p p (made by opt_optimize*; launches

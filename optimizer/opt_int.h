@@ -125,6 +125,24 @@ rw_status opt_rw_partition(const rw_part_req *req, rw_part_out *out, char *err, 
 void opt_rw_partition_free(rw_part_out *out);
 rw_status opt_rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, size_t cap);
 void opt_rw_specialize_free(rw_spec_out *out);
+rw_status opt_rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, size_t cap);
+void opt_rw_coarsen_free(rw_coarsen_out *out);
+
+/* opt_coarsen.c: the coarsening half of the wgsize pass (opt_wg.c). The
+ * program sources of a trace, by source hash, for the rewriter. */
+typedef struct opt_co_progs opt_co_progs;
+/*! opt_co_progs_open() : the programs made from source in trace @p path.
+ *  NULL with why in @p err. */
+opt_co_progs *opt_co_progs_open(const char *path, size_t max_memory, char *err, size_t err_cap);
+void opt_co_progs_close(opt_co_progs *g);
+/*! opt_co_shape() : coarsening candidates for the launch shape whose
+ *  first launch is @p seq (kernel @p kernel of program @p program, canon
+ *  pattern @p canon of key @p key, @p count launches, recorded device time
+ *  @p rec_ns), measured and maybe added to @p p as a coarsen
+ *  transformation (1.12). @return PLAN_OK or PLAN_ERR_NOMEM. */
+plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint64_t seq, const char *kernel,
+                         const uint8_t program[16], const char *canon, uint64_t key, uint64_t count, uint64_t rec_ns,
+                         double deadline, opt_tune_result *res);
 
 /* opt_dead.c: the dead command pass on the analyzer's model. */
 typedef struct ana_model ana_model;

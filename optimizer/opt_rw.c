@@ -1,4 +1,4 @@
-/* opt_rw.c — the rewriter (rewriter/rw.h) for the fuse, split and specialize passes, loaded on
+/* opt_rw.c — the rewriter (rewriter/rw.h) for the fuse, split, specialize and coarsening passes, loaded on
  * first use from libclrr-rw.so next to the executable (or CLRR_RW_LIB):
  * it holds libclang's LLVM, which must never be in a process that runs an
  * OpenCL driver built on another LLVM (PoCL), so `clrr` does not link it. */
@@ -21,6 +21,8 @@ static rw_status (*opt_rw_part_fn)(const rw_part_req *, rw_part_out *, char *, s
 static void (*opt_rw_part_free_fn)(rw_part_out *);
 static rw_status (*opt_rw_spec_fn)(const rw_spec_req *, rw_spec_out *, char *, size_t);
 static void (*opt_rw_spec_free_fn)(rw_spec_out *);
+static rw_status (*opt_rw_co_fn)(const rw_coarsen_req *, rw_coarsen_out *, char *, size_t);
+static void (*opt_rw_co_free_fn)(rw_coarsen_out *);
 
 static int opt_rw_try(const char *path, char *err, size_t cap)
 {
@@ -31,9 +33,10 @@ static int opt_rw_try(const char *path, char *err, size_t cap)
         return 0;
     }
     void *f = dlsym(h, "rw_fuse"), *g = dlsym(h, "rw_fuse_free"), *pf = dlsym(h, "rw_partition"),
-         *pg = dlsym(h, "rw_partition_free"), *sf = dlsym(h, "rw_specialize"), *sg = dlsym(h, "rw_specialize_free");
-    if (!f || !g || !pf || !pg || !sf || !sg) {
-        snprintf(err, cap, "%s: no rw_fuse, rw_partition or rw_specialize in it", path);
+         *pg = dlsym(h, "rw_partition_free"), *sf = dlsym(h, "rw_specialize"), *sg = dlsym(h, "rw_specialize_free"),
+         *cf = dlsym(h, "rw_coarsen"), *cg = dlsym(h, "rw_coarsen_free");
+    if (!f || !g || !pf || !pg || !sf || !sg || !cf || !cg) {
+        snprintf(err, cap, "%s: no rw_fuse, rw_partition, rw_specialize or rw_coarsen in it", path);
         dlclose(h);
         return 0;
     }
@@ -43,6 +46,8 @@ static int opt_rw_try(const char *path, char *err, size_t cap)
     memcpy(&opt_rw_part_free_fn, &pg, sizeof pg);
     memcpy(&opt_rw_spec_fn, &sf, sizeof sf);
     memcpy(&opt_rw_spec_free_fn, &sg, sizeof sg);
+    memcpy(&opt_rw_co_fn, &cf, sizeof cf);
+    memcpy(&opt_rw_co_free_fn, &cg, sizeof cg);
     return 1;
 }
 
@@ -113,4 +118,18 @@ void opt_rw_specialize_free(rw_spec_out *out)
 {
     if (opt_rw_spec_free_fn)
         opt_rw_spec_free_fn(out);
+}
+
+rw_status opt_rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    if (!opt_rw_load(err, cap))
+        return RW_ERR_INTERNAL;
+    return opt_rw_co_fn(req, out, err, cap);
+}
+
+void opt_rw_coarsen_free(rw_coarsen_out *out)
+{
+    if (opt_rw_co_free_fn)
+        opt_rw_co_free_fn(out);
 }

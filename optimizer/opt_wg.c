@@ -7,7 +7,9 @@
  * hooks); the fastest candidate that beats the recorded size beyond the
  * measured noise, and leaves every memory argument bit-identical, becomes a
  * local_size transformation of the shape (plan 1.10) with the device's
- * measurements. optimizer/README.md, "Work-group sizes". */
+ * measurements. A shape that keeps its local size is then offered
+ * coarsened kernels (opt_coarsen.c, plan 1.12). optimizer/README.md,
+ * "Work-group sizes". */
 #include "optimizer/opt_int.h"
 
 #include <math.h>
@@ -489,7 +491,7 @@ static plan_status opt_wg_tune_shape(const opt_tune *t, plan_file *p, const opt_
         unsigned i = win;
         opt_wg_fmt(best, sizeof best, L.dim, rows[i]);
         plan_tuned tu = {L.device, L.driver, {rows[i][0], rows[i][1], rows[i][2]}, (uint64_t)bmed, (uint64_t)wmed,
-                         (uint64_t)wnoise, reps};
+                         (uint64_t)wnoise, reps, 0};
         plan_local pl;
         memset(&pl, 0, sizeof pl);
         pl.kernel = s->kernel;
@@ -582,6 +584,8 @@ plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, siz
     x.ntaken = nx;
     plan_pass_mut(p, PLAN_PASS_WGSIZE)->enabled = 1;
     plan_status st = opt_wg_shapes(&x, path, p, max_memory, err, err_cap);
+    opt_co_progs *progs = NULL;
+    int progs_failed = 0;
     res->shapes = (unsigned)x.n;
     /* the budget goes first to the shapes the recording spent most device time in */
     if (st == PLAN_OK)
@@ -597,22 +601,40 @@ plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, siz
             res->left++;
             continue;
         }
+        unsigned tuned = res->tuned;
         st = opt_wg_tune_shape(t, p, &x.v[i], deadline, res);
+        /* a shape that kept its local size: coarsened kernels (1.12) */
+        if (st == PLAN_OK && res->tuned == tuned && t->co_hash && t->co_time && opt_wg_now() < deadline) {
+            if (!progs && !progs_failed) {
+                char e2[512] = "";
+                progs = opt_co_progs_open(path, max_memory, e2, sizeof e2);
+                if (!progs) {
+                    progs_failed = 1;
+                    opt_wg_say(t, "no coarsening: %s", e2);
+                }
+            }
+            if (progs)
+                st = opt_co_shape(t, p, progs, x.v[i].seq, x.v[i].kernel, x.v[i].program, x.v[i].canon, x.v[i].key,
+                                  x.v[i].count, x.v[i].rec_ns, deadline, res);
+        }
     }
+    opt_co_progs_close(progs);
     if (t->on_progress && st == PLAN_OK)
         t->on_progress(t->user, (unsigned)x.n, (unsigned)x.n, opt_wg_now() - t0);
     if (res->left)
         opt_wg_say(t, "out of budget (%.0f s): %u shape%s not measured (--budget)", t->budget_s, res->left,
                    res->left == 1 ? "" : "s");
-    if (st == PLAN_OK && res->tuned && t->replay) {
+    if (st == PLAN_OK && (res->tuned || res->coarsened) && t->replay) {
         char e2[512] = "";
         int r = t->replay(t->user, p, e2, sizeof e2);
         if (r != 0) {
-            opt_wg_say(t, "the plan with its %u local size%s does not replay verified here (%s): removed", res->tuned,
-                       res->tuned == 1 ? "" : "s", r < 0 ? e2 : "a read-back mismatched");
+            opt_wg_say(t, "the plan with its %u local size%s and %u coarsening%s does not replay verified here (%s): "
+                       "removed", res->tuned, res->tuned == 1 ? "" : "s", res->coarsened,
+                       res->coarsened == 1 ? "" : "s", r < 0 ? e2 : "a read-back mismatched");
             plan_remove_locals(p);
             res->removed = 1;
             res->tuned = 0;
+            res->coarsened = 0;
         }
     }
     if (st != PLAN_OK && st != PLAN_ERR_TRACE)

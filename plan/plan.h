@@ -51,7 +51,7 @@ const char *plan_strerror(plan_status s);
  * "Versions"). */
 #define PLAN_FORMAT "clrr-plan"
 #define PLAN_MAJOR 1
-#define PLAN_MINOR 11
+#define PLAN_MINOR 12
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -113,10 +113,11 @@ typedef struct plan_file plan_file;
  * recorded if that does not come); fuse: the consumer launch runs the
  * fused kernel instead, with the held launch's arguments and its own. */
 typedef enum plan_action { PLAN_ACT_DROP = 0, PLAN_ACT_HOLD = 1, PLAN_ACT_FUSE = 2, PLAN_ACT_SPLIT = 3,
-                          PLAN_ACT_SPECIALIZE = 4, PLAN_ACT_LOCAL_SIZE = 5, PLAN_ACT_COUNT } plan_action;
+                          PLAN_ACT_SPECIALIZE = 4, PLAN_ACT_LOCAL_SIZE = 5, PLAN_ACT_COARSEN = 6,
+                          PLAN_ACT_COUNT } plan_action;
 
 /*! plan_action_name() : "drop", "hold", "fuse", "split", "specialize",
- *  "local_size" (static). */
+ *  "local_size", "coarsen" (static). */
 const char *plan_action_name(plan_action a);
 
 typedef struct plan_xform {
@@ -140,7 +141,8 @@ typedef struct plan_xform {
     uint32_t fused;           /* hold, fuse: the fused kernel's id (1, 2, ...), else 0 */
     uint32_t split;           /* split (1.4): the split's id (1, 2, ...), else 0 */
     uint32_t spec;            /* specialize (1.7): the specialization's id (1, 2, ...), else 0 */
-    uint32_t local;           /* local_size (1.10): the tuned shape's id (1, 2, ...), else 0 */
+    uint32_t local;           /* local_size (1.10), coarsen (1.12): the tuned shape's id (1, 2,
+                                 ...), else 0 */
 } plan_xform;
 
 /* The most launches one fused kernel does (a chain, plan 1.5). */
@@ -243,6 +245,10 @@ typedef struct plan_tuned {
     uint64_t local[3];        /* dim entries, each >= 1, product <= PLAN_LOCAL_MAX_ITEMS */
     uint64_t before_ns, after_ns, noise_ns;
     unsigned reps;
+    uint32_t coarsen;         /* 1.12: 0, or the coarsening (coarsenings[coarsen - 1]) the
+                                 launch runs instead, over its global size divided by the
+                                 factor in that dimension, with local size `local`, or
+                                 with none (local all 0) */
 } plan_tuned;
 typedef struct plan_local {
     uint32_t id;              /* 1, 2, ... in plan order */
@@ -256,6 +262,35 @@ typedef struct plan_local {
     const plan_tuned *tuned;
 } plan_local;
 #define PLAN_MAX_LOCALS 65536u
+
+/* A coarsened kernel (1.12, PLAN.md "Coarsenings"): kernel `kernel` of a
+ * program rewritten (rewriter/rw.h rw_coarsen) so that each work-item
+ * does the work of `factor` work-items along dimension `dim`, `form`
+ * RW_COARSEN_BLOCKED (0) or RW_COARSEN_STRIDED (1); the same parameters,
+ * so a launch runs it with its own arguments over a global size `factor`
+ * times smaller in `dim`. Named by tuned shapes' per-device decisions. */
+#define PLAN_COARSE_ID_BASE 0x200000u   /* its id in build caches shared with fused kernels */
+#define PLAN_MAX_COARSE 65536u
+typedef struct plan_coarse {
+    uint32_t id;              /* 1, 2, ... in plan order */
+    const char *name;         /* the coarsened kernel's name */
+    const char *kernel;       /* the kernel it coarsens */
+    uint8_t program[16];      /* XXH3-128 of the original program source */
+    const char *source;       /* the program to build */
+    const char *options;      /* its build options (the original program's) */
+    unsigned dim;             /* 0..2 */
+    unsigned factor;          /* 2, 4 or 8 */
+    unsigned form;            /* 0 blocked, 1 strided */
+    unsigned nargs;           /* the kernel's parameters (1..128) */
+} plan_coarse;
+/*! plan_coarse_count() / plan_get_coarse() : the coarsened kernels
+ *  (1.12); by index from 0 (NULL out of range). */
+size_t plan_coarse_count(const plan_file *p);
+const plan_coarse *plan_get_coarse(const plan_file *p, size_t i);
+/*! plan_add_coarse() : appends a copy of @p c (its id assigned; *id may
+ *  be NULL). @return PLAN_OK, PLAN_ERR_ARG (dim, factor or form out of
+ *  range), PLAN_ERR_NOMEM or PLAN_ERR_LIMIT. */
+plan_status plan_add_coarse(plan_file *p, const plan_coarse *c, uint32_t *id);
 /*! plan_local_count() / plan_get_local() : the tuned shapes (1.10); by
  *  index from 0 (NULL out of range). */
 size_t plan_local_count(const plan_file *p);
@@ -264,8 +299,9 @@ const plan_local *plan_get_local(const plan_file *p, size_t i);
  *  NULL). @return PLAN_OK, PLAN_ERR_ARG (a local size out of range),
  *  PLAN_ERR_NOMEM or PLAN_ERR_LIMIT. */
 plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id);
-/*! plan_remove_locals() : removes every local_size transformation and
- *  tuned shape (the others keep their order; ids renumbered). */
+/*! plan_remove_locals() : removes every local_size and coarsen
+ *  transformation, tuned shape and coarsened kernel (the others keep
+ *  their order; ids renumbered). */
 void plan_remove_locals(plan_file *p);
 /* A launch as tuned shapes name it (1.10): kernel, program, NDRange. */
 typedef struct plan_shape {
@@ -383,12 +419,13 @@ typedef enum plan_feature {
     PLAN_FEAT_SPECIALIZE = 3,  /* action specialize, specializations (1.7) */
     PLAN_FEAT_SCHEDULE = 4,    /* scheduled queues (1.8) */
     PLAN_FEAT_LOCAL_SIZE = 5,  /* action local_size, section local_sizes (1.10) */
+    PLAN_FEAT_COARSEN = 6,     /* action coarsen, section coarsenings (1.12) */
     PLAN_FEAT_COUNT
 } plan_feature;
 #define PLAN_MAX_REQUIRES 64u   /* names in `requires` */
 
 /*! plan_feature_name() : "fuse", "split", "chain", "specialize",
- *  "schedule", "local_size" (static); NULL out of range. Thread-safe. */
+ *  "schedule", "local_size", "coarsen" (static); NULL out of range. Thread-safe. */
 const char *plan_feature_name(plan_feature f);
 /*! plan_features() : the features plan @p p uses (bit f = feature f),
  *  from its contents: what the writer puts in `requires`. */
@@ -448,7 +485,7 @@ int plan_trust_lookup(const char *key, const char *device, char *devices, size_t
 /*! plan_compare_generated() : whether everything plan @p want executes
  *  that is not checked as it runs — kernel facts, fused kernels,
  *  specializations, splits (source, parameters, constants, models and
- *  regions) — is what @p got (the same trace's plan, regenerated by the
+ *  regions), coarsened kernels — is what @p got (the same trace's plan, regenerated by the
  *  optimizer) has: each of want's entries equal to one of got's (the
  *  generated kernel's name aside). @return PLAN_OK, or PLAN_ERR_PLAN with
  *  one line in @p err naming the first entry that differs and how

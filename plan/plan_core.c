@@ -30,6 +30,7 @@ void plan_free(plan_file *p)
     free(p->sz);
     free(p->sc);
     free(p->lz);
+    free(p->cz);
     free(p->programs);
     plan_arena_free(&p->arena);
     free(p);
@@ -138,9 +139,14 @@ plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id)
         return PLAN_ERR_ARG;
     for (unsigned t = 0; t < l->ntuned; t++) {
         uint64_t items = 1;
-        for (unsigned d = 0; d < l->dim; d++) {
-            uint64_t v = l->tuned[t].local[d];
-            if (!v || v > PLAN_LOCAL_MAX_ITEMS || !l->global[d] || v > l->global[d])
+        const plan_tuned *tt = &l->tuned[t];
+        const plan_coarse *co = tt->coarsen ? plan_get_coarse(p, tt->coarsen - 1) : NULL;
+        if (tt->coarsen && (!co || co->dim >= l->dim || l->global[co->dim] % co->factor))
+            return PLAN_ERR_ARG;
+        int none = co && !tt->local[0] && !tt->local[1] && !tt->local[2];   /* coarsened, no local size */
+        for (unsigned d = 0; d < l->dim && !none; d++) {
+            uint64_t v = tt->local[d], g = co && co->dim == d ? l->global[d] / co->factor : l->global[d];
+            if (!v || v > PLAN_LOCAL_MAX_ITEMS || !g || v > g || (co && g % v))
                 return PLAN_ERR_ARG;
             items *= v;
         }
@@ -169,11 +175,45 @@ plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id)
     return PLAN_OK;
 }
 
+size_t plan_coarse_count(const plan_file *p)
+{
+    return p->ncz;
+}
+
+const plan_coarse *plan_get_coarse(const plan_file *p, size_t i)
+{
+    return i < p->ncz ? &p->cz[i] : NULL;
+}
+
+plan_status plan_add_coarse(plan_file *p, const plan_coarse *c, uint32_t *id)
+{
+    if (p->ncz >= PLAN_MAX_COARSE)
+        return PLAN_ERR_LIMIT;
+    if (c->dim > 2 || (c->factor != 2 && c->factor != 4 && c->factor != 8) || c->form > 1 || !c->nargs ||
+        c->nargs > PLAN_FUSED_MAX_PARAMS || !c->name || !c->kernel || !c->source)
+        return PLAN_ERR_ARG;
+    if (plan_grow((void **)&p->cz, &p->capcz, p->ncz + 1, sizeof *p->cz))
+        return PLAN_ERR_NOMEM;
+    plan_coarse *d = &p->cz[p->ncz];
+    *d = *c;
+    d->name = plan_str(p, c->name);
+    d->kernel = plan_str(p, c->kernel);
+    d->source = plan_str(p, c->source);
+    d->options = plan_str(p, c->options ? c->options : "");
+    if (!d->name || !d->kernel || !d->source || !d->options)
+        return PLAN_ERR_NOMEM;
+    d->id = (uint32_t)++p->ncz;
+    if (id)
+        *id = d->id;
+    return PLAN_OK;
+}
+
 void plan_remove_locals(plan_file *p)
 {
     size_t k = 0;
+    p->ncz = 0;
     for (size_t i = 0; i < p->nxf; i++)
-        if (p->xf[i].action != PLAN_ACT_LOCAL_SIZE) {
+        if (p->xf[i].action != PLAN_ACT_LOCAL_SIZE && p->xf[i].action != PLAN_ACT_COARSEN) {
             p->xf[k] = p->xf[i];
             p->xf[k].id = (uint32_t)(k + 1);
             k++;
@@ -473,7 +513,7 @@ plan_xform *plan_xform_mut(plan_file *p, size_t i)
 }
 
 static const char *const plan_feature_names[PLAN_FEAT_COUNT] = {"fuse", "split", "chain", "specialize", "schedule",
-                                                                       "local_size"};
+                                                                       "local_size", "coarsen"};
 
 const char *plan_feature_name(plan_feature f)
 {
@@ -493,7 +533,11 @@ unsigned plan_features(const plan_file *p)
             m |= 1u << PLAN_FEAT_SPECIALIZE;
         else if (a == PLAN_ACT_LOCAL_SIZE)
             m |= 1u << PLAN_FEAT_LOCAL_SIZE;
+        else if (a == PLAN_ACT_COARSEN)
+            m |= 1u << PLAN_FEAT_LOCAL_SIZE | 1u << PLAN_FEAT_COARSEN;
     }
+    if (p->ncz)
+        m |= 1u << PLAN_FEAT_COARSEN;
     if (p->nlz)
         m |= 1u << PLAN_FEAT_LOCAL_SIZE;
     if (p->nfz)

@@ -30,6 +30,8 @@ struct plan_file {
     size_t nsc, capsc;
     plan_local *lz;
     size_t nlz, caplz;
+    plan_coarse *cz;
+    size_t ncz, capcz;
 };
 
 /* ------------------------------------------------------------ patterns */

@@ -203,7 +203,7 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
     r->lenient = mi > PLAN_MINOR;
     static const char *const top[] = {"format", "version", "requires", "generator", "trace", "passes", "kernels",
                                       "transformations", "device_selection", "splits", "fused_kernels",
-                                      "specializations", "schedule", "local_sizes", NULL};
+                                      "specializations", "schedule", "local_sizes", "coarsenings", NULL};
     PLAN_TRY(plan_members(r, root, "plan", top));
     if (mi >= 9)   /* first: a feature this build does not know is the reason to refuse */
         PLAN_TRY(plan_rd_requires(r, root, mi));
@@ -224,6 +224,9 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
                           "(this plan is %lu.%lu)", ma, mi);
     if (mi < 10 && json_object_get(root, "local_sizes") && !r->lenient)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.local_sizes: comes with 1.10 (this plan is %lu.%lu)",
+                          ma, mi);
+    if (mi < 12 && json_object_get(root, "coarsenings") && !r->lenient)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.coarsenings: comes with 1.12 (this plan is %lu.%lu)",
                           ma, mi);
     for (size_t i = 0; plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, plan_reserved[i]);
@@ -720,13 +723,60 @@ static plan_status plan_get_dims(plan_rd *r, const json_t *o, const char *name, 
     return PLAN_OK;
 }
 
+/* coarsenings[i] (1.12): a coarsened kernel of a plan whose wgsize pass
+ * ran; factor 2, 4 or 8, dim 0..2, form blocked or strided. */
+static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
+{
+    static const char *const names[] = {"id", "name", "kernel", "program", "args", "dim", "factor", "form",
+                                        "options", "source", NULL};
+    char where[48], w2[96];
+    plan_coarse c;
+    uint64_t id, nargs, dim, factor;
+    const char *form;
+    memset(&c, 0, sizeof c);
+    snprintf(where, sizeof where, "coarsenings[%zu]", i);
+    if (!r->p->passes[PLAN_PASS_WGSIZE].enabled)
+        return plan_bad(r, PLAN_ERR_PLAN, where, "the wgsize pass is not enabled in 'passes'");
+    PLAN_TRY(plan_rd_entry(r, o, where, names, i, &id));
+    PLAN_TRY(plan_get_str(r, o, "name", where, 256, &c.name));
+    PLAN_TRY(plan_get_str(r, o, "kernel", where, 256, &c.kernel));
+    if (!plan_is_ident(c.name) || !plan_is_ident(c.kernel))
+        return plan_bad(r, PLAN_ERR_PLAN, where, "name and kernel must be OpenCL C identifiers");
+    snprintf(w2, sizeof w2, "%s.program", where);
+    PLAN_TRY(plan_get_hash(r, json_object_get(o, "program"), w2, c.program));
+    PLAN_TRY(plan_get_u64(r, o, "args", where, &nargs));
+    if (!nargs || nargs > PLAN_FUSED_MAX_PARAMS)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.args: %llu, expected 1..%u", where,
+                          (unsigned long long)nargs, PLAN_FUSED_MAX_PARAMS);
+    c.nargs = (unsigned)nargs;
+    PLAN_TRY(plan_get_u64(r, o, "dim", where, &dim));
+    if (dim > 2)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.dim: %llu, expected 0, 1 or 2", where,
+                          (unsigned long long)dim);
+    c.dim = (unsigned)dim;
+    PLAN_TRY(plan_get_u64(r, o, "factor", where, &factor));
+    if (factor != 2 && factor != 4 && factor != 8)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.factor: %llu, expected 2, 4 or 8", where,
+                          (unsigned long long)factor);
+    c.factor = (unsigned)factor;
+    PLAN_TRY(plan_get_str(r, o, "form", where, 64, &form));
+    if (strcmp(form, "blocked") && strcmp(form, "strided"))
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.form: '%.64s', expected blocked or strided", where,
+                          form);
+    c.form = !strcmp(form, "strided");
+    PLAN_TRY(plan_get_str(r, o, "options", where, 65536, &c.options));
+    PLAN_TRY(plan_get_str(r, o, "source", where, PLAN_FUSED_MAX_SOURCE, &c.source));
+    return plan_add_coarse(r->p, &c, NULL);
+}
+
 /* local_sizes[i] (1.10): a tuned launch shape of a plan whose wgsize pass
  * ran; every local size in range (each dimension 1..global, at most
  * PLAN_LOCAL_MAX_ITEMS work-items in all). */
 static plan_status plan_rd_local(plan_rd *r, const json_t *o, size_t i)
 {
     static const char *const names[] = {"id", "kernel", "program", "dim", "global", "recorded", "tuned", NULL};
-    static const char *const tn[] = {"device", "driver", "local", "before_ns", "after_ns", "noise_ns", "reps", NULL};
+    static const char *const tn[] = {"device", "driver", "local", "before_ns", "after_ns", "noise_ns", "reps",
+                                     "coarsen", NULL};
     char where[48], w2[96];
     plan_local l;
     plan_tuned tu[PLAN_LOCAL_MAX_TUNED];
@@ -760,12 +810,33 @@ static plan_status plan_rd_local(plan_rd *r, const json_t *o, size_t i)
         PLAN_TRY(plan_members(r, e, w2, tn));
         PLAN_TRY(plan_get_str(r, e, "device", w2, 256, &tu[k].device));
         PLAN_TRY(plan_get_str(r, e, "driver", w2, 256, &tu[k].driver));
-        PLAN_TRY(plan_get_dims(r, e, "local", w2, l.dim, PLAN_LOCAL_MAX_ITEMS, 0, tu[k].local, NULL));
+        const plan_coarse *co = NULL;
+        if (json_object_get(e, "coarsen")) {   /* 1.12: a coarsened kernel runs instead */
+            uint64_t cid;
+            PLAN_TRY(plan_get_u64(r, e, "coarsen", w2, &cid));
+            if (!cid || cid > r->p->ncz)
+                return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.coarsen: no coarsened kernel %llu in "
+                                  "coarsenings", w2, (unsigned long long)cid);
+            co = &r->p->cz[cid - 1];
+            if (co->dim >= l.dim)
+                return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.coarsen: coarsenings[%llu] coarsens dimension "
+                                  "%u of a launch of %u", w2, (unsigned long long)cid - 1, co->dim, l.dim);
+            if (l.global[co->dim] % co->factor)
+                return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.coarsen: the global size %llu is not a "
+                                  "multiple of the factor %u", w2, (unsigned long long)l.global[co->dim], co->factor);
+            tu[k].coarsen = (uint32_t)cid;
+        }
+        int has_local = 1;
+        PLAN_TRY(plan_get_dims(r, e, "local", w2, l.dim, PLAN_LOCAL_MAX_ITEMS, co != NULL, tu[k].local, &has_local));
         uint64_t items = 1;
-        for (unsigned d = 0; d < l.dim; d++) {
-            if (tu[k].local[d] > l.global[d])
+        for (unsigned d = 0; d < l.dim && has_local; d++) {
+            uint64_t g = co && co->dim == d ? l.global[d] / co->factor : l.global[d];
+            if (tu[k].local[d] > g)
                 return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local[%u]: %llu is larger than the global size "
-                                  "%llu", w2, d, (unsigned long long)tu[k].local[d], (unsigned long long)l.global[d]);
+                                  "%llu", w2, d, (unsigned long long)tu[k].local[d], (unsigned long long)g);
+            if (co && g % tu[k].local[d])
+                return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local[%u]: %llu does not divide the coarsened "
+                                  "global size %llu", w2, d, (unsigned long long)tu[k].local[d], (unsigned long long)g);
             items *= tu[k].local[d];
         }
         if (items > PLAN_LOCAL_MAX_ITEMS)
@@ -861,15 +932,17 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
         x.action = PLAN_ACT_SPECIALIZE;
     else if (!strcmp(action, "local_size"))
         x.action = PLAN_ACT_LOCAL_SIZE;
+    else if (!strcmp(action, "coarsen"))
+        x.action = PLAN_ACT_COARSEN;
     else
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN,
-                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse, split, specialize and "
-                          "local_size)", where, action, PLAN_MINOR);
+                          "%s.action: unknown action '%.64s' (1.%d knows drop, hold, fuse, split, specialize, "
+                          "local_size and coarsen)", where, action, PLAN_MINOR);
     int act_ok = x.pass == PLAN_PASS_FUSE           ? x.action == PLAN_ACT_HOLD || x.action == PLAN_ACT_FUSE
                  : x.pass == PLAN_PASS_SPLIT        ? x.action == PLAN_ACT_SPLIT
                  : x.pass == PLAN_PASS_SPECIALIZE   ? x.action == PLAN_ACT_SPECIALIZE
                  : x.pass == PLAN_PASS_SCHEDULE     ? 0   /* a schedule has no transformation */
-                 : x.pass == PLAN_PASS_WGSIZE       ? x.action == PLAN_ACT_LOCAL_SIZE
+                 : x.pass == PLAN_PASS_WGSIZE       ? x.action == PLAN_ACT_LOCAL_SIZE || x.action == PLAN_ACT_COARSEN
                                                    : x.action == PLAN_ACT_DROP;
     if (!act_ok)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.action: '%s' is not an action of pass '%s'", where,
@@ -879,9 +952,9 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
     json_t *lsz = json_object_get(o, "local_size");
     if (spz && x.action != PLAN_ACT_SPECIALIZE)
         return plan_bad(r, PLAN_ERR_PLAN, where, "only a specialize names a specialization");
-    if (lsz && x.action != PLAN_ACT_LOCAL_SIZE)
-        return plan_bad(r, PLAN_ERR_PLAN, where, "only a local_size names a tuned shape");
-    if (x.action == PLAN_ACT_LOCAL_SIZE) {
+    if (lsz && x.action != PLAN_ACT_LOCAL_SIZE && x.action != PLAN_ACT_COARSEN)
+        return plan_bad(r, PLAN_ERR_PLAN, where, "only a local_size or a coarsen names a tuned shape");
+    if (x.action == PLAN_ACT_LOCAL_SIZE || x.action == PLAN_ACT_COARSEN) {
         uint64_t lid;
         PLAN_TRY(plan_get_u64(r, o, "local_size", where, &lid));
         if (!lid || lid > r->p->nlz)
@@ -890,6 +963,12 @@ static plan_status plan_rd_xform(plan_rd *r, const json_t *o, size_t i, uint64_t
         if (fz || spl || spz)
             return plan_bad(r, PLAN_ERR_PLAN, where, "a local_size names no fused kernel, split or specialization");
         x.local = (uint32_t)lid;
+        int coarse = 0;
+        for (unsigned k = 0; k < r->p->lz[lid - 1].ntuned; k++)
+            coarse |= r->p->lz[lid - 1].tuned[k].coarsen != 0;
+        if (x.action == PLAN_ACT_COARSEN && !coarse)
+            return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local_size: a coarsen names a tuned shape with a "
+                              "coarsened kernel, and local_sizes[%llu] has none", where, (unsigned long long)lid - 1);
     } else if (x.action == PLAN_ACT_SPECIALIZE) {
         uint64_t zid;
         PLAN_TRY(plan_get_u64(r, o, "specialization", where, &zid));
@@ -1094,6 +1173,8 @@ plan_status plan_parse(const char *text, size_t len, plan_file **out, char *err,
         st = plan_rd_section(&r, root, "specializations", PLAN_MAX_SPECS, plan_rd_spec);
     if (st == PLAN_OK)
         st = plan_rd_section(&r, root, "schedule", PLAN_MAX_SCHEDS, plan_rd_sched);
+    if (st == PLAN_OK && r.p->info.minor >= 12 && json_object_get(root, "coarsenings"))
+        st = plan_rd_section(&r, root, "coarsenings", PLAN_MAX_COARSE, plan_rd_coarse);
     if (st == PLAN_OK && r.p->info.minor >= 10)
         st = plan_rd_section(&r, root, "local_sizes", PLAN_MAX_LOCALS, plan_rd_local);
     if (st == PLAN_OK)

@@ -336,6 +336,19 @@ static void plan_split_diff(const plan_split *z, const plan_split *r, char *why,
         snprintf(why, cap, "its source differs from the rewriter's at line %u", line);
 }
 
+static void plan_coarse_diff(const plan_coarse *z, const plan_coarse *r, char *why, size_t cap)
+{
+    unsigned line;
+    why[0] = 0;
+    if (strcmp(z->kernel, r->kernel) || memcmp(z->program, r->program, 16) || z->nargs != r->nargs ||
+        z->dim != r->dim || z->factor != r->factor || z->form != r->form)
+        snprintf(why, cap, "another coarsening");
+    else if (strcmp(plan_str(z->options), plan_str(r->options)))
+        snprintf(why, cap, "its build options differ from the program's");
+    else if ((line = plan_src_diff(z->source, z->name, r->source, r->name)))
+        snprintf(why, cap, "its source differs from the rewriter's at line %u", line);
+}
+
 /* The entry of @p got that equals the want entry (why empty), else the
  * reason against the closest one (the first that is the same group). */
 #define PLAN_FIND(WANT, COUNT, GET, DIFF, why, cap)                                                          \
@@ -386,6 +399,12 @@ plan_status plan_compare_generated(const plan_file *want, const plan_file *got, 
         PLAN_FIND(z, plan_split_count, plan_get_split, plan_split_diff, why, sizeof why);
         if (why[0])
             return plan_seterr(err, err_cap, PLAN_ERR_PLAN, "splits[%zu] (%s): %s", i, z->name, why);
+    }
+    for (size_t i = 0; i < plan_coarse_count(want); i++) {
+        const plan_coarse *z = plan_get_coarse(want, i);
+        PLAN_FIND(z, plan_coarse_count, plan_get_coarse, plan_coarse_diff, why, sizeof why);
+        if (why[0])
+            return plan_seterr(err, err_cap, PLAN_ERR_PLAN, "coarsenings[%zu] (%s): %s", i, z->name, why);
     }
     return PLAN_OK;
 }

@@ -34,7 +34,7 @@ const char *plan_action_name(plan_action a)
 {
     return a == PLAN_ACT_DROP ? "drop" : a == PLAN_ACT_HOLD ? "hold" : a == PLAN_ACT_FUSE ? "fuse"
            : a == PLAN_ACT_SPLIT ? "split" : a == PLAN_ACT_SPECIALIZE ? "specialize"
-           : a == PLAN_ACT_LOCAL_SIZE ? "local_size" : "?";
+           : a == PLAN_ACT_LOCAL_SIZE ? "local_size" : a == PLAN_ACT_COARSEN ? "coarsen" : "?";
 }
 
 int plan_passes_parse(const char *list, unsigned *mask, char *err, size_t err_cap)

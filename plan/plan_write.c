@@ -13,7 +13,7 @@ static const char *const plan_acc_names[] = {"none", "read", "write", "rw", "unk
 const char *const plan_reserved[] = {"device_selection", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
-                                            "schedule", "local_sizes", NULL};
+                                            "schedule", "coarsenings", "local_sizes", NULL};
 
 static json_t *plan_u64(uint64_t v)
 {
@@ -98,10 +98,16 @@ static json_t *plan_local_json(const plan_local *l)
     json_t *tuned = json_array();
     for (unsigned i = 0; tuned && i < l->ntuned; i++) {
         const plan_tuned *t = &l->tuned[i];
-        if (json_array_append_new(tuned, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "device", t->device, "driver",
-                                                   t->driver, "local", plan_dims_json(l->dim, t->local), "before_ns",
-                                                   plan_u64(t->before_ns), "after_ns", plan_u64(t->after_ns),
-                                                   "noise_ns", plan_u64(t->noise_ns), "reps", plan_u64(t->reps)))) {
+        int none = t->coarsen && !t->local[0] && !t->local[1] && !t->local[2];
+        json_t *e = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "device", t->device, "driver", t->driver, "local",
+                              none ? json_null() : plan_dims_json(l->dim, t->local), "before_ns",
+                              plan_u64(t->before_ns), "after_ns", plan_u64(t->after_ns), "noise_ns",
+                              plan_u64(t->noise_ns), "reps", plan_u64(t->reps));
+        if (e && t->coarsen && json_object_set_new(e, "coarsen", plan_u64(t->coarsen))) {
+            json_decref(e);
+            e = NULL;
+        }
+        if (json_array_append_new(tuned, e)) {
             json_decref(tuned);
             return NULL;
         }
@@ -111,6 +117,15 @@ static json_t *plan_local_json(const plan_local *l)
     return json_pack("{s:o,s:s,s:o,s:i,s:o,s:o,s:o}", "id", plan_u64(l->id), "kernel", l->kernel, "program",
                      plan_hash_json(l->program), "dim", (int)l->dim, "global", plan_dims_json(l->dim, l->global),
                      "recorded", l->has_recorded ? plan_dims_json(l->dim, l->recorded) : json_null(), "tuned", tuned);
+}
+
+/* A coarsened kernel (1.12). */
+static json_t *plan_coarse_json(const plan_coarse *c)
+{
+    return json_pack("{s:o,s:s,s:s,s:o,s:o,s:i,s:i,s:s,s:s,s:s}", "id", plan_u64(c->id), "name", c->name, "kernel",
+                     c->kernel, "program", plan_hash_json(c->program), "args", plan_u64(c->nargs), "dim", (int)c->dim,
+                     "factor", (int)c->factor, "form", c->form ? "strided" : "blocked", "options", c->options,
+                     "source", c->source);
 }
 
 /* A specialization (1.7): its constants as [INDEX, "BYTES"], the bytes in
@@ -289,6 +304,17 @@ plan_status plan_write(const plan_file *p, FILE *f)
                 rc |= plan_put(f, plan_sched_json(&p->sc[i]));
             }
             fputs(p->nsc ? "\n]" : "]", f);
+            continue;
+        }
+        if (!strcmp(plan_tail[t], "coarsenings")) {
+            if (in->minor < 12 || !p->ncz)
+                continue;   /* no such member before 1.12; left out when empty */
+            fputs(",\n\"coarsenings\": [", f);
+            for (size_t i = 0; i < p->ncz; i++) {
+                fputs(i ? ",\n  " : "\n  ", f);
+                rc |= plan_put(f, plan_coarse_json(&p->cz[i]));
+            }
+            fputs("\n]", f);
             continue;
         }
         if (!strcmp(plan_tail[t], "local_sizes")) {

@@ -428,6 +428,20 @@ int rpl_lanes_finish(rpl_lanes *L);
 /*! rpl_lanes_get_stats() : counts since rpl_lanes_new. */
 const rpl_lanes_stats *rpl_lanes_get_stats(const rpl_lanes *L);
 
+/* A coarsened kernel (plan 1.12, rewriter/rw.h rw_coarsen): it takes the
+ * launch's own arguments and runs over its global size divided by
+ * `factor` in dimension `dim`, with local size `local` (has_local 0: the
+ * driver's). Built once per context (the cache of fused kernels, by id). */
+typedef struct rpl_coarse {
+    uint32_t id;              /* names the kernel across calls (a fused kernel's id never) */
+    const char *name;         /* kernel name in source */
+    const char *source;       /* the program (NUL-terminated) */
+    const char *options;      /* build options */
+    unsigned dim, factor;
+    int has_local;
+    size_t local[3];
+} rpl_coarse;
+
 typedef struct rpl_fused_kernel {
     uint32_t id;              /* names the kernel across calls (the build is cached) */
     const char *name;         /* kernel name in source */
@@ -469,7 +483,14 @@ typedef struct rpl_plan_hook {
      * @return 1 with *lsz set, 0 when the plan did not measure that device
      * (the launch runs as recorded). May be NULL. */
     int (*local_size)(void *user, const char *device, const char *driver, size_t lsz[3]);
+    /* After on_item answered RPL_PLAN_LOCAL, first: the coarsened kernel
+     * (plan 1.12) the plan gives the launch on that device. @return 1 with
+     * *out set, 0 when the plan does not coarsen it there (local_size is
+     * asked then). May be NULL. */
+    int (*coarsen)(void *user, const char *device, const char *driver, rpl_coarse *out);
 } rpl_plan_hook;
+
+
 
 /* ---------------------------------------------------------------- profile */
 
@@ -677,6 +698,9 @@ typedef struct rpl_summary {
     uint64_t plan_local;      /* launches a plan ran with a tuned local size (1.10) */
     uint64_t plan_local_unmeasured;   /* ... not: the plan did not measure this device */
     uint64_t plan_local_refused;      /* ... not: the tuned size is not legal here */
+    uint64_t plan_coarsened;  /* launches a plan ran as a coarsened kernel (1.12) */
+    uint64_t plan_coarsen_fallback;   /* ... not: it did not build, or its sizes do not fit
+                                       * the launch here (run as recorded) */
     uint64_t plan_unheld;     /* held launches run as recorded (no fusion followed,
                                * or the fused kernel cannot be built here) */
     uint64_t plan_lane_queues;   /* queues run over lanes (a plan's schedule, 1.8) */
@@ -760,6 +784,17 @@ rpl_status rpl_tune_time(const char *path, const rpl_opts *o, uint64_t seq, cons
  *  another error; one line in @p err. */
 rpl_status rpl_tune_hash(const char *path, const rpl_opts *o, uint64_t seq, const size_t *lsz, uint8_t h[16],
                          char *err, size_t cap);
+
+/*! rpl_tune_coarse_hash() : rpl_tune_hash() with the launch run as the
+ *  coarsened kernel @p co instead (its own program built in the launch's
+ *  context, the launch's arguments, the global size divided). */
+rpl_status rpl_tune_coarse_hash(const char *path, const rpl_opts *o, uint64_t seq, const rpl_coarse *co,
+                                uint8_t h[16], char *err, size_t cap);
+/*! rpl_tune_coarse_time() : rpl_tune_time() with two candidates: the
+ *  launch as recorded (i = 0) and as the coarsened kernel @p co (i = 1),
+ *  alternated; ns[r * 2 + i]. */
+rpl_status rpl_tune_coarse_time(const char *path, const rpl_opts *o, uint64_t seq, const rpl_coarse *co,
+                                unsigned reps, int64_t *ns, char *err, size_t cap);
 
 /* ------------------------------------------------------------------- trim */
 

@@ -203,7 +203,8 @@ int rpl_pre_clSetKernelArg(rpl_cx *x_, cl_kernel *kernel, cl_uint *arg_index, si
     }
     if (k && *arg_index < RPL_MAX_KARGS)
         k->args[*arg_index] = mem;
-    if (k && ((x_->s->o.plan && (x_->s->o.plan->fused || x_->s->o.plan->split)) || x_->s->prof)) {
+    if (k && ((x_->s->o.plan && (x_->s->o.plan->fused || x_->s->o.plan->split || x_->s->o.plan->coarsen)) ||
+              x_->s->prof || x_->s->tune)) {
         RPL_TRY(rpl_kargs_note(x_->s, k, *arg_index, *arg_size, *arg_value));
         if (k->kargs && *arg_index < RPL_MAX_KARGS)
             k->kargs->a[*arg_index].obj = (uint8_t)kind;
@@ -282,7 +283,7 @@ int rpl_pre_clEnqueueNDRangeKernel(rpl_cx *x_, cl_command_queue *command_queue, 
     (void)event_wait_list;
     (void)event;
     RPL_TRY(rpl_host_snapshots(x_));
-    RPL_TRY(rpl_local_pre(x_, *command_queue, *kernel, *work_dim, *global_work_size, local_work_size));
+    RPL_TRY(rpl_local_pre(x_, *command_queue, kernel, *work_dim, global_work_size, local_work_size));
     /* cost learning measures the launch on copies of its inputs, as they
      * are now (host-pointer snapshots written) */
     return x_->s->prof ? rpl_profile_kernel(x_) : RPL_OK;

@@ -337,6 +337,7 @@ struct rpl_session {
     size_t nsvmdefs, cap_svmdefs;
     int plan_local_pending;   /* the plan answered RPL_PLAN_LOCAL for the launch about to run */
     size_t local_buf[3];      /* the local size a launch runs with instead (rpl_tune.c) */
+    size_t coarse_gsz[3];     /* the global size a coarsened launch runs with (rpl_tune.c) */
     struct rpl_tune_state *tune;   /* rpl_tune_* sessions (rpl_tune.c), NULL otherwise */
     /* state */
     int failed;
@@ -416,7 +417,12 @@ int rpl_devmap_resolve(rpl_session *s, const char *spec, cl_device_id *dev, cl_p
  * local size (rpl_plan_hook.local_size) or a tuning session's candidate
  * replaces *lsz when legal on the queue's device; the post hook hashes a
  * tuning session's outputs. RPL_OK or an error. */
-int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *gsz, const size_t **lsz);
+int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel *k, cl_uint dim, const size_t **gsz, const size_t **lsz);
+/* rpl_plan.c: the coarsened kernel @p co built for queue @p q's context
+ * (cached by id), with the arguments of kernel object @p ko set on it.
+ * NULL with why in @p err. */
+cl_kernel rpl_coarse_kernel(rpl_session *s, cl_command_queue q, const rpl_coarse *co, const rpl_obj *ko, char *err,
+                            size_t cap);
 int rpl_local_post(rpl_cx *x, int ok, cl_command_queue q, cl_int ret);
 
 /* Kernel argument values as set (rpl_plan.c). */

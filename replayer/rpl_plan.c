@@ -335,6 +335,31 @@ static struct rpl_fused_build *rpl_fused_get(rpl_session *s, const rpl_fused_ker
     return b;
 }
 
+cl_kernel rpl_coarse_kernel(rpl_session *s, cl_command_queue q, const rpl_coarse *co, const rpl_obj *ko, char *err,
+                            size_t cap)
+{
+    rpl_fused_kernel f;
+    memset(&f, 0, sizeof f);
+    f.id = co->id;
+    f.name = co->name;
+    f.source = co->source;
+    f.options = co->options;
+    f.launches = 1;
+    struct rpl_fused_build *b = rpl_fused_get(s, &f, q, err, cap);
+    if (!b)
+        return NULL;
+    if (!ko || !ko->kargs) {
+        snprintf(err, cap, "the launch's arguments are not known");
+        return NULL;
+    }
+    cl_int e = rpl_kargs_apply(s, b->k, ko->kargs);
+    if (e != CL_SUCCESS) {
+        snprintf(err, cap, "clSetKernelArg failed (error %d)", (int)e);
+        return NULL;
+    }
+    return b->k;
+}
+
 /* Runs the fused kernel in place of consumer launch @p c, with the held one.
  * *done 0: the fused kernel cannot be built here (the held launch ran as
  * recorded, and so must c; the first reason is kept for the summary). */

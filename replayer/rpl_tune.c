@@ -12,7 +12,7 @@
 #include <xxhash.h>
 
 typedef struct rpl_tune_state rpl_tune_state_t;
-enum { RPL_TUNE_PROBE = 0, RPL_TUNE_TIME = 1, RPL_TUNE_HASH = 2 };
+enum { RPL_TUNE_PROBE = 0, RPL_TUNE_TIME = 1, RPL_TUNE_HASH = 2, RPL_TUNE_CO_HASH = 3, RPL_TUNE_CO_TIME = 4 };
 
 struct rpl_tune_state {
     uint64_t seq;
@@ -22,6 +22,7 @@ struct rpl_tune_state {
     unsigned n, reps;
     int64_t *ns;
     const size_t *lsz;        /* HASH: NULL the recorded */
+    const rpl_coarse *co;     /* CO_HASH, CO_TIME: the coarsened kernel */
     uint8_t *hash;
     int hashed, unhashable;
     unsigned launches;        /* launches of seq run so far */
@@ -74,11 +75,60 @@ static int rpl_local_legal(const rpl_api_table *api, cl_device_id dev, cl_kernel
     return prod <= dmax && prod <= kmax;
 }
 
-int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *gsz, const size_t **lsz)
+/* Launch @p *k over @p *gsz becomes coarsened kernel @p co over the
+ * global size divided (its local size, or none): 1 when it does, 0 when
+ * it cannot here (why in err; the launch is left as it was). */
+static int rpl_coarse_swap(rpl_cx *x, cl_command_queue q, cl_kernel *k, cl_uint dim, const size_t **gsz,
+                           const size_t **lsz, const rpl_coarse *co, char *err, size_t cap)
+{
+    rpl_session *s = x->s;
+    if (co->dim >= dim || co->factor < 2 || !*gsz || (*gsz)[co->dim] % co->factor) {
+        snprintf(err, cap, "coarsening by %u along dimension %u does not fit this launch", co->factor, co->dim);
+        return 0;
+    }
+    size_t g[3] = {1, 1, 1};
+    for (cl_uint d = 0; d < dim && d < 3; d++)
+        g[d] = (*gsz)[d];
+    g[co->dim] /= co->factor;
+    rpl_obj *ko = rpl_obj_find(s, rpl_arg_id(x, 1));
+    cl_kernel ck = rpl_coarse_kernel(s, q, co, ko, err, cap);
+    if (!ck)
+        return 0;
+    if (co->has_local) {
+        cl_device_id dev;
+        char name[256], drv[128];
+        rpl_local_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
+        if (!rpl_local_legal(x->api, dev, ck, dim, g, co->local)) {
+            snprintf(err, cap, "its local size is not legal here");
+            return 0;
+        }
+        memcpy(s->local_buf, co->local, sizeof s->local_buf);
+        *lsz = s->local_buf;
+    } else {
+        *lsz = NULL;
+    }
+    memcpy(s->coarse_gsz, g, sizeof g);
+    *gsz = s->coarse_gsz;
+    *k = ck;
+    return 1;
+}
+
+int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel *kp, cl_uint dim, const size_t **gszp, const size_t **lsz)
 {
     rpl_session *s = x->s;
     rpl_tune_state_t *t = s->tune;
-    const size_t *want = NULL;
+    const size_t *want = NULL, *gsz = *gszp;
+    cl_kernel k = *kp;
+    if (t && x->c->seq == t->seq && (t->mode == RPL_TUNE_CO_HASH || t->mode == RPL_TUNE_CO_TIME)) {
+        unsigned i = t->launches++;
+        t->cur = -1;
+        if (t->mode == RPL_TUNE_CO_TIME && (i < 1 || (i - 1) % 2 == 0))
+            return RPL_OK;   /* the recorded launch (warm-up and baseline) */
+        char err[320];
+        if (!rpl_coarse_swap(x, q, kp, dim, gszp, lsz, t->co, err, sizeof err))
+            return rpl_call_error(x, RPL_ERR_ARG, "tuning: the coarsened kernel %s: %s", t->co->name, err);
+        return RPL_OK;
+    }
     if (t && x->c->seq == t->seq) {
         unsigned i = t->launches++;
         t->cur = -1;
@@ -143,6 +193,18 @@ int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel k, cl_uint dim, const
         char name[256], drv[128];
         size_t l[3] = {1, 1, 1};
         rpl_local_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
+        rpl_coarse co;
+        memset(&co, 0, sizeof co);
+        if (s->o.plan && s->o.plan->coarsen && s->o.plan->coarsen(s->o.plan->user, name, drv, &co) == 1) {
+            char err[320];
+            if (rpl_coarse_swap(x, q, kp, dim, gszp, lsz, &co, err, sizeof err)) {
+                s->sum.plan_coarsened++;
+            } else {
+                if (!s->sum.plan_coarsen_fallback++ && !s->sum.plan_unbuilt[0])
+                    snprintf(s->sum.plan_unbuilt, sizeof s->sum.plan_unbuilt, "%.64s: %.250s", co.name, err);
+            }
+            return RPL_OK;
+        }
         if (!s->o.plan || !s->o.plan->local_size || s->o.plan->local_size(s->o.plan->user, name, drv, l) != 1) {
             s->sum.plan_local_unmeasured++;
             return RPL_OK;
@@ -167,7 +229,7 @@ int rpl_local_post(rpl_cx *x, int ok, cl_command_queue q, cl_int ret)
 {
     rpl_session *s = x->s;
     rpl_tune_state_t *t = s->tune;
-    if (!t || x->c->seq != t->seq || t->mode != RPL_TUNE_HASH || t->hashed)
+    if (!t || x->c->seq != t->seq || (t->mode != RPL_TUNE_HASH && t->mode != RPL_TUNE_CO_HASH) || t->hashed)
         return RPL_OK;
     if (!ok)
         return rpl_call_error(x, RPL_ERR_CL, "tuning: the launch failed (error %d)", (int)ret);
@@ -217,7 +279,7 @@ int rpl_local_post(rpl_cx *x, int ok, cl_command_queue q, cl_int ret)
 static void rpl_tune_on_time(void *user, const rpl_cmd_time *ct)
 {
     rpl_tune_state_t *t = user;
-    if (ct->seq != t->seq || t->mode != RPL_TUNE_TIME || ct->loop < 1 + t->n)
+    if (ct->seq != t->seq || (t->mode != RPL_TUNE_TIME && t->mode != RPL_TUNE_CO_TIME) || ct->loop < 1 + t->n)
         return;
     unsigned i = ct->loop - 1 - t->n;   /* the timed runs, from 0 */
     if (i < t->n * t->reps)
@@ -232,7 +294,7 @@ static rpl_status rpl_tune_session(const char *path, const rpl_opts *base, rpl_t
     o.kernel = t->seq;
     o.first = o.last = 0;
     o.loop = loops;
-    o.timing = t->mode == RPL_TUNE_TIME;
+    o.timing = t->mode == RPL_TUNE_TIME || t->mode == RPL_TUNE_CO_TIME;
     o.verify = 0;
     o.plan = NULL;
     o.profile = NULL;
@@ -306,4 +368,41 @@ rpl_status rpl_tune_hash(const char *path, const rpl_opts *o, uint64_t seq, cons
         return RPL_ERR_UNSUPPORTED;
     }
     return st;
+}
+
+rpl_status rpl_tune_coarse_hash(const char *path, const rpl_opts *o, uint64_t seq, const rpl_coarse *co,
+                                uint8_t h[16], char *err, size_t cap)
+{
+    rpl_tune_state_t t;
+    memset(&t, 0, sizeof t);
+    t.seq = seq;
+    t.mode = RPL_TUNE_CO_HASH;
+    t.co = co;
+    t.hash = h;
+    rpl_status st = rpl_tune_session(path, o, &t, 1, err, cap);
+    if (st == RPL_OK && t.unhashable) {
+        snprintf(err, cap, "an argument of the launch is not a buffer");
+        return RPL_ERR_UNSUPPORTED;
+    }
+    return st;
+}
+
+rpl_status rpl_tune_coarse_time(const char *path, const rpl_opts *o, uint64_t seq, const rpl_coarse *co,
+                                unsigned reps, int64_t *ns, char *err, size_t cap)
+{
+    if (!reps || reps > 1000) {
+        snprintf(err, cap, "tuning: %u repetitions", reps);
+        return RPL_ERR_ARG;
+    }
+    rpl_tune_state_t t;
+    memset(&t, 0, sizeof t);
+    t.seq = seq;
+    t.mode = RPL_TUNE_CO_TIME;
+    t.co = co;
+    t.n = 2;
+    t.reps = reps;
+    t.ns = ns;
+    for (unsigned i = 0; i < 2 * reps; i++)
+        ns[i] = -1;
+    return rpl_tune_session(path, o, &t, 1 + 2 + 2 * reps, err, cap);
 }

@@ -25,7 +25,7 @@ ALL_TARGETS += $(RW_LIB)
 RW_SO := $(B)/lib/libclrr-rw.so
 RW_SO_MAP := $(B)/gen/rw.map
 $(RW_SO_MAP): rewriter/module.mk | $(B)/gen/.stamp
-	echo '{ global: rw_fuse; rw_fuse_free; rw_partition; rw_partition_free; rw_specialize; rw_specialize_free; rw_strerror; local: *; };' > $@
+	echo '{ global: rw_fuse; rw_fuse_free; rw_partition; rw_partition_free; rw_specialize; rw_specialize_free; rw_coarsen; rw_coarsen_free; rw_coarsen_form_name; rw_strerror; local: *; };' > $@
 $(RW_SO): $(call objs,$(RW_SRCS)) $(RW_SO_MAP)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -o $@ $(filter %.o,$^) -Wl,--version-script=$(RW_SO_MAP) $(RW_LIBS)
@@ -72,3 +72,12 @@ UNIT_LIBS_test_rw_spec := $(RWP_OBJS) $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
 $(B)/tests/test_rw_spec: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
 $(B)/obj/tests/unit/test_rw_spec.o: $(B)/gen/apps/nbody_cl.h $(B)/gen/apps/matmul_cl.h \
     $(B)/gen/apps/histogram_cl.h $(B)/gen/apps/vecadd_cl.h
+
+# Unit test of coarsened kernels: the workload kernels and inline ones, each
+# run on the OpenCL driver as written and coarsened (factors 2, 4, 8, both
+# forms) over the divided global size, every buffer compared (rwp-run);
+# then every refusal.
+UNIT_LIBS_test_rw_coarsen := $(RWP_OBJS) $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
+$(B)/tests/test_rw_coarsen: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
+$(B)/obj/tests/unit/test_rw_coarsen.o: $(B)/gen/apps/vecadd_cl.h $(B)/gen/apps/blackscholes_cl.h \
+    $(B)/gen/apps/sobel_cl.h $(B)/gen/apps/jacobi_cl.h $(B)/gen/apps/matmul_cl.h

@@ -43,6 +43,9 @@
  * have returned. K's body is copied as written; macros defined just
  * before the copy send those calls to helper functions.
  *
+ * And a coarsened copy of a kernel K (rw_coarsen): each work-item does
+ * the work of 2, 4 or 8 work-items along one dimension.
+ *
  * And a specialized copy of a kernel K (rw_specialize): the same
  * parameters, some scalar ones turned into compile-time constants
  * declared at the top of the body, for launches that always pass those
@@ -241,6 +244,80 @@ rw_status rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, siz
 /*! rw_specialize_free() : releases what rw_specialize() put in *out and
  *  empties it; accepts NULL and an empty *out. */
 void rw_specialize_free(rw_spec_out *out);
+
+/* ------------------------------------------------- coarsened kernels */
+
+/* How the F work-items one coarsened work-item does are chosen along
+ * dimension D (i: the original work-item's index from the global offset,
+ * i' the coarsened one's, G the original global size, j = 0 .. F-1):
+ * blocked i = i' * F + j (consecutive work-items), strided
+ * i = i' + j * (G / F) (work-items G/F apart). */
+#define RW_COARSEN_BLOCKED 0u
+#define RW_COARSEN_STRIDED 1u
+
+/*! rw_coarsen_form_name() : "blocked", "strided", or NULL for another
+ *  value (static). Thread-safe. */
+const char *rw_coarsen_form_name(unsigned form);
+
+/* A coarsening request. Every pointer is borrowed for the duration of the call. */
+typedef struct rw_coarsen_req {
+    const char *source;       /* the whole program source, as rw_fuse_req's */
+    size_t len;               /* its length in bytes (no terminating NUL needed) */
+    const char *options;      /* the program's build options, or NULL (as rw_fuse_req's) */
+    const char *kernel;       /* K: the kernel to coarsen */
+    const char *name;         /* the new kernel's name: an identifier not used in the program */
+    unsigned dim;             /* D: 0, 1 or 2 */
+    unsigned factor;          /* F: 2, 4 or 8 */
+    unsigned form;            /* RW_COARSEN_BLOCKED or RW_COARSEN_STRIDED */
+} rw_coarsen_req;
+
+/* A program with a coarsened kernel. */
+typedef struct rw_coarsen_out {
+    char *source;             /* malloc'd: the original source, then the new kernel */
+    size_t len;               /* its length (a NUL follows it) */
+    unsigned nparams;         /* K's parameter count, which the new kernel keeps */
+} rw_coarsen_out;
+
+/*! rw_coarsen() : appends to a copy of req->source the kernel req->name:
+ *  K's attributes and parameters (same order, names and types, so a
+ *  launch's arguments apply as they are), and a body that runs K's body
+ *  as written F times, `for (uint j = 0; j < F; j++) { K's body }`, where
+ *  get_global_id(D) is the original work-item j of the form above,
+ *  get_global_size(D) is F times the launch's, get_global_linear_id()
+ *  follows them, and each `return` of K's body goes to the next j
+ *  (`goto NEXT`). Launch it over the same global offset and work_dim,
+ *  global size G/F in dimension D (the caller makes sure F divides G: no
+ *  bound check is generated) and a local size whose dimension D divides
+ *  that, the other dimensions' as the launch had them (K may ask for
+ *  them; it does not ask for dimension D's). Refused where the F
+ *  work-items could tell they run as one: a barrier or another
+ *  work-group or sub-group function (async copies, get_local_linear_id),
+ *  __local memory (parameters or variables), get_local_id, get_group_id,
+ *  get_local_size, get_num_groups or get_enqueued_local_size in
+ *  dimension D or in a dimension not known at compile time,
+ *  reqd_work_group_size, static variables, a parameter the body assigns,
+ *  increments or takes the address of, a function K calls that calls
+ *  a redirected builtin or one of those (only K's own body is
+ *  redirected), a program that defines get_global_id, get_global_size or
+ *  get_global_linear_id itself. Atomics are not refused: the order of
+ *  their updates changes, and only a measurement of the outputs tells
+ *  whether that shows (the optimizer keeps a coarsening only where the
+ *  outputs are bit-identical). Build the result with the program's own
+ *  options. On success *out owns a malloc'd source (release it with
+ *  rw_coarsen_free()). On failure *out is empty and err (capacity cap,
+ *  may be NULL when cap is 0) holds one line: the first parse error, or
+ *  why K cannot be coarsened ("stencil calls barrier (line 9): its
+ *  work-items do not run on their own", "reduce calls get_local_id(0)
+ *  (line 4): coarsening dimension 0 changes its work-groups", ...).
+ *  Thread-safety: as rw_fuse().
+ *  @return RW_OK, RW_ERR_PARSE, RW_ERR_REFUSED, RW_ERR_ARG (NULL or
+ *  incomplete request, name not an identifier, dim, factor or form out
+ *  of range), RW_ERR_NOMEM or RW_ERR_INTERNAL. */
+rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, size_t cap);
+
+/*! rw_coarsen_free() : releases what rw_coarsen() put in *out and empties
+ *  it; accepts NULL and an empty *out. */
+void rw_coarsen_free(rw_coarsen_out *out);
 
 #ifdef __cplusplus
 }

@@ -450,7 +450,7 @@ static void test_requires(void)
     plan_status st = plan_parse(tu, strlen(tu), &q, err, sizeof err);
     int ok = st == PLAN_ERR_VERSION && !q && !strchr(err, '\n') &&
              strstr(err, "plan.requires[1]: feature 'teleport' is unknown to this build (it knows fuse, split, chain, "
-                         "specialize, schedule, local_size)");
+                         "specialize, schedule, local_size, coarsen)");
     if (!ok)
         fprintf(stderr, "\n  unknown feature: status %d, '%s'\n", st, err);
     CU_ASSERT(ok);
@@ -488,7 +488,7 @@ static void test_requires(void)
     plan_file *e = plan_new();
     CU_ASSERT_FATAL(e != NULL);
     w = write_text(e);
-    CU_ASSERT(strstr(w, "\"version\": \"1.11\",\n\"requires\": [],\n") != NULL);
+    CU_ASSERT(strstr(w, "\"version\": \"1.12\",\n\"requires\": [],\n") != NULL);
     free(w);
     plan_free(e);
     CU_ASSERT(!strcmp(plan_feature_name(PLAN_FEAT_CHAIN), "chain") && plan_feature_name(PLAN_FEAT_COUNT) == NULL);

@@ -27,7 +27,8 @@
 
 static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify]\n"
-    "                     [--measure[=N]] [--tune[=MODE]] [--budget SECONDS] [--json]\n"
+    "                     [--measure[=N]] [--tune[=MODE]] [--budget SECONDS]\n"
+    "                     [--tune-force=coarsen:F] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
     "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
@@ -75,7 +76,12 @@ static const char cli_optimize_usage[] =
     "              5% less\n"
     "  wgsize      (with --tune) each launch shape (kernel, global size, recorded\n"
     "              local size) runs with the local size measured fastest here\n"
-    "              that leaves its outputs bit-identical (see --tune)\n"
+    "              that leaves its outputs bit-identical (see --tune); a shape\n"
+    "              that keeps its local size may instead run a coarsened kernel,\n"
+    "              each work-item doing the work of 2, 4 or 8 along a dimension\n"
+    "              over a global size that many times smaller, where the rewriter\n"
+    "              proves it safe, its outputs are bit-identical and it is\n"
+    "              measured faster (plan 1.12)\n"
     "  split       (with --split) each launch runs as parts, ranges of work-groups\n"
     "              on several devices at once; each device gets only the bytes\n"
     "              its range reads and sends back what it writes\n"
@@ -125,7 +131,14 @@ static const char cli_optimize_usage[] =
     "                       every memory argument\n"
     "                       bit-identical, goes into the plan for this device (name\n"
     "                       and driver). MODE: rapid (6 candidates), normal (16, the\n"
-    "                       default) or exhaustive (128)\n"
+    "                       default) or exhaustive (128). Then, for each shape that\n"
+    "                       kept its local size, coarsened kernels (rapid: factors\n"
+    "                       2 and 4 along dimension 0, blocked; normal: 2, 4, 8,\n"
+    "                       blocked and strided; exhaustive: every dimension),\n"
+    "                       checked and timed the same way\n"
+    "  --tune-force=coarsen:F  testing aid: only coarsening by F (2, 4 or 8) along\n"
+    "                       dimension 0 is tried, and it is kept wherever its outputs\n"
+    "                       are bit-identical, faster or not (the plan says so)\n"
     "  --budget SECONDS     the tuning's time bound (default 30; progress on stderr\n"
     "                       when it is a terminal). Tuned local sizes are also\n"
     "                       added to the cost database (--costs DB, default this\n"
@@ -482,13 +495,18 @@ typedef struct cli_tune {
  * recorded number of work-groups, on a CPU device the host's memory —
  * costs that candidate, not the optimizer. */
 #define CLI_TUNE_MAXC 132
-enum { CLI_TUNE_PROBE = 1, CLI_TUNE_TIME = 2, CLI_TUNE_HASH = 3 };
+enum { CLI_TUNE_PROBE = 1, CLI_TUNE_TIME = 2, CLI_TUNE_HASH = 3, CLI_TUNE_CO_HASH = 4, CLI_TUNE_CO_TIME = 5 };
+#define CLI_TUNE_CO_MAX ((size_t)4 << 20)   /* a coarsened program's source, at most */
 typedef struct cli_treq {
     uint32_t mode, n, reps, has_lsz, has_device;
     uint64_t seq, max_memory;
     uint64_t lsz[3];
     char path[4096], device[256];
     uint64_t rows[CLI_TUNE_MAXC][3];
+    /* CO_HASH, CO_TIME: the coarsened kernel; co_len bytes of its program follow */
+    uint32_t co_dim, co_factor, co_has_lsz;
+    uint64_t co_lsz[3], co_len;
+    char co_name[64], co_options[65536];
 } cli_treq;
 typedef struct cli_tres {
     int32_t rc;
@@ -522,6 +540,18 @@ static int cli_tune_worker(int fd)
     if (cli_tune_io(0, &rq, sizeof rq, 0))
         return CLI_EXIT_ERROR;
     rq.path[sizeof rq.path - 1] = rq.device[sizeof rq.device - 1] = 0;
+    rq.co_name[sizeof rq.co_name - 1] = rq.co_options[sizeof rq.co_options - 1] = 0;
+    char *co_src = NULL;
+    if (rq.mode == CLI_TUNE_CO_HASH || rq.mode == CLI_TUNE_CO_TIME) {
+        if (!rq.co_len || rq.co_len > CLI_TUNE_CO_MAX || !(co_src = malloc(rq.co_len + 1)) ||
+            cli_tune_io(0, co_src, rq.co_len, 0)) {
+            free(co_src);
+            return CLI_EXIT_ERROR;
+        }
+        co_src[rq.co_len] = 0;
+    }
+    rpl_coarse co = {1, rq.co_name, co_src, rq.co_options, rq.co_dim, rq.co_factor, (int)rq.co_has_lsz,
+                     {(size_t)rq.co_lsz[0], (size_t)rq.co_lsz[1], (size_t)rq.co_lsz[2]}};
     rpl_opts o;
     rpl_opts_init(&o);
     o.max_memory = (size_t)rq.max_memory;
@@ -539,9 +569,14 @@ static int cli_tune_worker(int fd)
     } else if (rq.mode == CLI_TUNE_HASH) {
         size_t l[3] = {(size_t)rq.lsz[0], (size_t)rq.lsz[1], (size_t)rq.lsz[2]};
         st = rpl_tune_hash(rq.path, &o, rq.seq, rq.has_lsz ? l : NULL, rs.hash, rs.err, sizeof rs.err);
+    } else if (rq.mode == CLI_TUNE_CO_HASH) {
+        st = rpl_tune_coarse_hash(rq.path, &o, rq.seq, &co, rs.hash, rs.err, sizeof rs.err);
+    } else if (rq.mode == CLI_TUNE_CO_TIME && rq.reps && rq.reps <= OPT_VERIFY_MAX_REPS) {
+        st = rpl_tune_coarse_time(rq.path, &o, rq.seq, &co, rq.reps, rs.ns, rs.err, sizeof rs.err);
     } else {
         snprintf(rs.err, sizeof rs.err, "a bad tuning request");
     }
+    free(co_src);
     rs.rc = st == RPL_OK ? 0 : 1;
     return cli_tune_io(fd, &rs, sizeof rs, 1) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }
@@ -583,7 +618,14 @@ static double cli_tune_until;
 /* Runs request @p rq in a worker; 0 with *rs, or -1 with one line in err.
  * A worker still running at cli_tune_until is killed (a local size that
  * makes the kernel loop or the driver hang). */
+static int cli_tune_call_src(const cli_treq *rq, const char *src, cli_tres *rs, char *err, size_t cap);
 static int cli_tune_call(const cli_treq *rq, cli_tres *rs, char *err, size_t cap)
+{
+    return cli_tune_call_src(rq, NULL, rs, err, cap);
+}
+
+/* cli_tune_call() with @p src (rq->co_len bytes) sent after the request. */
+static int cli_tune_call_src(const cli_treq *rq, const char *src, cli_tres *rs, char *err, size_t cap)
 {
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC)) {
@@ -615,7 +657,8 @@ static int cli_tune_call(const cli_treq *rq, cli_tres *rs, char *err, size_t cap
         return -1;
     }
     void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    int wrote = !cli_tune_io(in[1], (void *)rq, sizeof *rq, 1);
+    int wrote = !cli_tune_io(in[1], (void *)rq, sizeof *rq, 1) &&
+                (!src || !cli_tune_io(in[1], (void *)src, (size_t)rq->co_len, 1));
     close(in[1]);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -718,6 +761,58 @@ static int cli_tune_hash(void *user, uint64_t seq, const uint64_t *lsz, uint8_t 
     return 0;
 }
 
+/* A coarsening request (opt_tune.co_hash, co_time). */
+static int cli_tune_co_req(const cli_tune *t, cli_treq *rq, uint32_t mode, uint64_t seq, const opt_coarse_cand *c,
+                           char *err, size_t err_cap)
+{
+    cli_tune_req(t, rq, mode, seq);
+    if (!c->len || c->len > CLI_TUNE_CO_MAX || strlen(c->name) >= sizeof rq->co_name ||
+        strlen(c->options ? c->options : "") >= sizeof rq->co_options) {
+        snprintf(err, err_cap, "the coarsened program is too large to measure");
+        return -1;
+    }
+    rq->co_dim = c->dim;
+    rq->co_factor = c->factor;
+    rq->co_has_lsz = (uint32_t)c->has_local;
+    memcpy(rq->co_lsz, c->local, sizeof rq->co_lsz);
+    rq->co_len = c->len;
+    snprintf(rq->co_name, sizeof rq->co_name, "%s", c->name);
+    snprintf(rq->co_options, sizeof rq->co_options, "%s", c->options ? c->options : "");
+    return 0;
+}
+
+static int cli_tune_co_hash(void *user, uint64_t seq, const opt_coarse_cand *c, uint8_t h[16], char *err,
+                            size_t err_cap)
+{
+    cli_tune *t = user;
+    static cli_treq rq;
+    static cli_tres rs;
+    if (cli_tune_co_req(t, &rq, CLI_TUNE_CO_HASH, seq, c, err, err_cap) ||
+        cli_tune_call_src(&rq, c->source, &rs, err, err_cap))
+        return -1;
+    memcpy(h, rs.hash, 16);
+    return 0;
+}
+
+static int cli_tune_co_time(void *user, uint64_t seq, const opt_coarse_cand *c, unsigned reps, int64_t *ns,
+                            char *err, size_t err_cap)
+{
+    cli_tune *t = user;
+    static cli_treq rq;
+    static cli_tres rs;
+    if (reps > OPT_VERIFY_MAX_REPS) {
+        snprintf(err, err_cap, "%u runs each: too many", reps);
+        return -1;
+    }
+    if (cli_tune_co_req(t, &rq, CLI_TUNE_CO_TIME, seq, c, err, err_cap))
+        return -1;
+    rq.reps = reps;
+    if (cli_tune_call_src(&rq, c->source, &rs, err, err_cap))
+        return -1;
+    memcpy(ns, rs.ns, (size_t)2 * reps * sizeof *ns);
+    return 0;
+}
+
 static int cli_tune_replay(void *user, const plan_file *p, char *err, size_t err_cap)
 {
     cli_tune *t = user;
@@ -746,7 +841,7 @@ static void cli_tune_progress(void *user, unsigned done, unsigned total, double 
 static int cli_optimize_run(int argc, char **argv)
 {
     enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
-           O_NO_COSTS, O_DEVICE, O_TUNE, O_BUDGET };
+           O_NO_COSTS, O_DEVICE, O_TUNE, O_BUDGET, O_TUNE_FORCE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"measure", optional_argument, NULL, O_MEASURE}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
@@ -758,6 +853,7 @@ static int cli_optimize_run(int argc, char **argv)
         {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
         {"tune", optional_argument, NULL, O_TUNE}, {"budget", required_argument, NULL, O_BUDGET},
+        {"tune-force", required_argument, NULL, O_TUNE_FORCE},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     const char *worker = getenv("CLRR_TUNE_WORKER");   /* a measurement of --tune's (cli_tune_call) */
@@ -774,6 +870,7 @@ static int cli_optimize_run(int argc, char **argv)
     int tune = 0;
     opt_tune_mode tune_mode = OPT_TUNE_NORMAL;
     double budget = 30;
+    unsigned force_factor = 0;
     unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
@@ -830,6 +927,12 @@ static int cli_optimize_run(int argc, char **argv)
                 return cli_usage_err("--budget takes seconds, more than 0 and at most 86400, not '%s'", optarg);
             break;
         }
+        case O_TUNE_FORCE:
+            if (!strcmp(optarg, "coarsen:2") || !strcmp(optarg, "coarsen:4") || !strcmp(optarg, "coarsen:8"))
+                force_factor = (unsigned)(optarg[8] - '0');
+            else
+                return cli_usage_err("--tune-force takes coarsen:2, coarsen:4 or coarsen:8, not '%s'", optarg);
+            break;
         case 'h': fputs(cli_optimize_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
@@ -841,6 +944,8 @@ static int cli_optimize_run(int argc, char **argv)
         return cli_usage_err("--measure times a verified plan: it excludes --no-verify");
     if (no_verify && tune)
         return cli_usage_err("--tune measures a verified plan: it excludes --no-verify");
+    if (force_factor && !tune)
+        return cli_usage_err("--tune-force needs --tune");
     if (o.split)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
@@ -902,11 +1007,16 @@ static int cli_optimize_run(int argc, char **argv)
             clock_gettime(CLOCK_MONOTONIC, &now);
             cli_tune_until = (double)now.tv_sec + now.tv_nsec / 1e9 + budget + 5;
             opt_tune t = {tune_mode, budget, measure ? measure : 5, cli_tune_probe, cli_tune_time, cli_tune_hash,
-                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs};
+                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs, cli_tune_co_hash,
+                          cli_tune_co_time, force_factor};
             opt_tune_result tr;
             st = opt_tune_plan(path, p, &t, o.max_memory, &tr, err, sizeof err);
             if (st == PLAN_OK && !tr.removed)
-                cv.tuned = tr.tuned;
+                cv.tuned = tr.tuned + tr.coarsened;
+            if (st == PLAN_OK)
+                fprintf(stderr, "clrr optimize: tune: %u launch shape%s coarsened, %u with coarsenings measured, %u "
+                        "where a coarsening changed the outputs, %u refused by the rewriter\n", tr.coarsened,
+                        tr.coarsened == 1 ? "" : "s", tr.co_measured, tr.co_differ, tr.co_refused);
             if (st == PLAN_OK)
                 fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
                         "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s)\n", tr.shapes,

@@ -157,9 +157,17 @@ static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
         }
         for (unsigned k = 0; k < l->ntuned; k++) {
             const plan_tuned *t = &l->tuned[k];
-            printf("; %" PRIu64, t->local[0]);
-            for (unsigned d = 1; d < l->dim; d++)
-                printf("x%" PRIu64, t->local[d]);
+            const plan_coarse *co = t->coarsen ? plan_get_coarse(p, t->coarsen - 1) : NULL;
+            if (co)   /* 1.12 */
+                printf("; coarsened by %u along %u (%s, %s), local ", co->factor, co->dim,
+                       co->form ? "strided" : "blocked", co->name);
+            if (co && !t->local[0]) {
+                printf("NULL");
+            } else {
+                printf("%s%" PRIu64, co ? "" : "; ", t->local[0]);
+                for (unsigned d = 1; d < l->dim; d++)
+                    printf("x%" PRIu64, t->local[d]);
+            }
             printf(" on %s (driver %s): %.3f ms -> %.3f ms, %u runs, noise %.3f ms", t->device, t->driver,
                    t->before_ns / 1e6, t->after_ns / 1e6, t->reps, t->noise_ns / 1e6);
         }
@@ -267,8 +275,9 @@ static int cli_plan_verify(const char *path, const char *trace, const char *devi
     memset(&o, 0, sizeof o);
     o.max_memory = maxmem;
     cli_pv_options(p, &o, split, sizeof split);
-    if (plan_fused_count(p) + plan_spec_count(p) + plan_split_count(p) + plan_kernel_count(p)) {
-        if ((st = opt_optimize(trace, &o, &g, err, sizeof err)) != PLAN_OK) {
+    if (plan_fused_count(p) + plan_spec_count(p) + plan_split_count(p) + plan_kernel_count(p) + plan_coarse_count(p)) {
+        if ((st = opt_optimize(trace, &o, &g, err, sizeof err)) != PLAN_OK ||
+            (st = opt_coarsen_regenerate(trace, maxmem, p, g, err, sizeof err)) != PLAN_OK) {
             cli_err("%s: %s", trace, err[0] ? err : plan_strerror(st));
             goto out;
         }
@@ -322,7 +331,7 @@ static int cli_plan_verify(const char *path, const char *trace, const char *devi
     }
     printf("verified  %s against %s: %zu generated kernels and %zu splits as the optimizer makes them, %" PRIu64
            " read-backs match the recording on %s; recorded (key %s)\n", path, trace,
-           plan_fused_count(p) + plan_spec_count(p), plan_split_count(p), sum.readbacks, dev, key);
+           plan_fused_count(p) + plan_spec_count(p) + plan_coarse_count(p), plan_split_count(p), sum.readbacks, dev, key);
     rc = CLI_EXIT_OK;
 out:
     rpl_close(s);

@@ -535,6 +535,10 @@ static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
     CLI_JSET(t, "unmeasured_device", cli_json_u64(s->plan_local_unmeasured));
     CLI_JSET(t, "refused", cli_json_u64(s->plan_local_refused));
     CLI_JSET(o, "local_size", t);
+    t = json_object();
+    CLI_JSET(t, "applied", cli_json_u64(s->plan_coarsened));
+    CLI_JSET(t, "fallback", cli_json_u64(s->plan_coarsen_fallback));
+    CLI_JSET(o, "coarsen", t);
     return o;
 }
 
@@ -563,6 +567,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("          not built here, its launches ran as recorded: %s\n", s->plan_unbuilt);
     if (s->plan_local)
         printf("          %" PRIu64 " launches ran with a tuned local size (wgsize)\n", s->plan_local);
+    if (s->plan_coarsened || s->plan_coarsen_fallback)
+        printf("          %" PRIu64 " launches ran as a coarsened kernel (wgsize); %" PRIu64 " as recorded: it does "
+               "not build or fit here\n", s->plan_coarsened, s->plan_coarsen_fallback);
     if (s->plan_local_unmeasured)
         printf("          %" PRIu64 " launches ran with their recorded local size: the plan did not measure this "
                "device (%s)\n", s->plan_local_unmeasured, s->device);

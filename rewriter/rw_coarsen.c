@@ -1,0 +1,507 @@
+/* rw_coarsen.c — rw_coarsen(): a thread-coarsened copy of a kernel (rw.h).
+ * Parses the program, finds K, refuses what coarsening could change (a
+ * barrier or another work-group or sub-group function, __local memory,
+ * get_local_id, get_group_id, get_local_size, get_num_groups,
+ * get_enqueued_local_size in dimension D or in a dimension not known at
+ * compile time, get_local_linear_id, reqd_work_group_size, a function K
+ * reaches that calls a redirected builtin or one of those, a program that
+ * defines a redirected builtin's name itself), picks reserved names that
+ * collide with nothing in the program, and appends: the helper functions,
+ * one #define per redirected builtin (get_global_id, get_global_size,
+ * get_global_linear_id) that sends its calls to a helper with the loop's
+ * counter, the new kernel (K's attributes and parameters, then a loop of
+ * F iterations around K's body, whose returns go to the loop's next
+ * iteration) and the #undefs; then checks the result (rw_check.c). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rewriter/rw_int.h"
+
+/* The builtins the coarsened kernel redirects. */
+static const char *const rw_co_builtins[] = {
+    "get_global_id", "get_global_size", "get_global_linear_id", NULL,
+};
+#define RW_CO_NBUILTINS 3u
+
+/* Builtins that tie a work-item to its work-group or sub-group: refused
+ * wherever K reaches them (prefixes work_group_ and sub_group_ too). */
+static const char *const rw_co_group[] = {
+    "barrier", "work_group_barrier", "sub_group_barrier", "get_local_linear_id",
+    "async_work_group_copy", "async_work_group_strided_copy", "wait_group_events",
+    "get_sub_group_id", "get_sub_group_local_id", "get_sub_group_size", "get_num_sub_groups",
+};
+#define RW_CO_NGROUP (sizeof rw_co_group / sizeof rw_co_group[0])
+
+/* Builtins that are fine in the dimensions other than D. */
+static const char *const rw_co_dimmed[] = {
+    "get_local_id", "get_group_id", "get_local_size", "get_num_groups", "get_enqueued_local_size",
+};
+#define RW_CO_NDIMMED (sizeof rw_co_dimmed / sizeof rw_co_dimmed[0])
+
+static const char *const rw_co_suffixes[] = {
+    "co_gid", "co_gsz", "co_lin", "co_j", "co_d", "co_next",
+};
+
+const char *rw_coarsen_form_name(unsigned form)
+{
+    return form == RW_COARSEN_BLOCKED ? "blocked" : form == RW_COARSEN_STRIDED ? "strided" : NULL;
+}
+
+static rw_status rw_co_prefix(const rw_tu *t, const char *name, char *pfx, size_t pcap, char *err,
+                              size_t cap)
+{
+    rw_names ids = { 0 };
+    char n[RW_NAME_MAX];
+    unsigned i, k;
+    rw_status st;
+
+    st = rw_idents(t, &ids);
+    if (st != RW_OK)
+        goto out;
+    if (rw_names_has(&ids, name)) {
+        st = rw_fail(err, cap, RW_ERR_REFUSED, "the name %s is already used in the program", name);
+        goto out;
+    }
+    for (k = 0; k < 1000; k++) {
+        snprintf(pfx, pcap, k ? "__clrr%u_" : "__clrr_", k);
+        for (i = 0; i < sizeof rw_co_suffixes / sizeof rw_co_suffixes[0]; i++) {
+            snprintf(n, sizeof n, "%s%s", pfx, rw_co_suffixes[i]);
+            if (rw_names_has(&ids, n) || !strcmp(n, name))
+                break;
+        }
+        if (i == sizeof rw_co_suffixes / sizeof rw_co_suffixes[0])
+            break;
+    }
+    if (k == 1000)
+        st = rw_fail(err, cap, RW_ERR_INTERNAL, "no free prefix for the generated names");
+out:
+    rw_names_free(&ids);
+    return st;
+}
+
+typedef struct rw_co_own {
+    const char *name;
+    unsigned line;
+} rw_co_own;
+
+static enum CXChildVisitResult rw_co_visit_own(CXCursor c, CXCursor parent, CXClientData d)
+{
+    rw_co_own *o = d;
+    char name[RW_NAME_MAX];
+    size_t i;
+
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
+        clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
+    for (i = 0; i < RW_CO_NBUILTINS; i++)
+        if (!strcmp(name, rw_co_builtins[i])) {
+            o->name = rw_co_builtins[i];
+            clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &o->line, NULL, NULL);
+            return CXChildVisit_Break;
+        }
+    return CXChildVisit_Continue;
+}
+
+/* Refuses a program that defines a redirected builtin's name itself. */
+static rw_status rw_co_own_names(const rw_tu *t, char *err, size_t cap)
+{
+    rw_co_own o = { NULL, 0 };
+    size_t i;
+
+    for (i = 0; i < t->ndefs; i++)
+        if (rw_in_set(t->defs[i].name, rw_co_builtins, RW_CO_NBUILTINS)) {
+            clang_getExpansionLocation(clang_getCursorLocation(t->defs[i].c), NULL, &o.line, NULL,
+                                       NULL);
+            return rw_fail(err, cap, RW_ERR_REFUSED,
+                           "the program defines %s as a macro (line %u): the coarsened kernel "
+                           "redefines it",
+                           t->defs[i].name, o.line);
+        }
+    clang_visitChildren(clang_getTranslationUnitCursor(t->tu), rw_co_visit_own, &o);
+    if (o.name)
+        return rw_fail(err, cap, RW_ERR_REFUSED,
+                       "the program defines its own %s (line %u): the coarsened kernel redefines it",
+                       o.name, o.line);
+    return RW_OK;
+}
+
+/* The walk of K's body: refusals and the edits of its returns. */
+typedef struct rw_co_walk {
+    const rw_tu *t;
+    const rw_kernel *k;
+    unsigned dim;
+    const char *next;          /* the label returns go to */
+    rw_edits *edits;
+    rw_status st;
+    char *err;
+    size_t cap;
+} rw_co_walk;
+
+static int rw_co_is_group(const char *name)
+{
+    return rw_in_set(name, rw_co_group, RW_CO_NGROUP) || !strncmp(name, "work_group_", 11) ||
+           !strncmp(name, "sub_group_", 10);
+}
+
+/* A call of a dimensioned builtin: its dimension must be a constant other
+ * than D. */
+static void rw_co_dim_call(rw_co_walk *w, CXCursor c, const char *name)
+{
+    CXCursor a;
+    CXEvalResult ev;
+    long long d = -1;
+    int known = 0;
+
+    if (clang_Cursor_getNumArguments(c) != 1) {
+        w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED, "%s calls %s (line %u) without one argument",
+                        w->k->name, name, rw_line_of(w->t, c));
+        return;
+    }
+    a = clang_Cursor_getArgument(c, 0);
+    ev = clang_Cursor_Evaluate(a);
+    if (ev) {
+        if (clang_EvalResult_getKind(ev) == CXEval_Int) {
+            d = clang_EvalResult_getAsLongLong(ev);
+            known = 1;
+        }
+        clang_EvalResult_dispose(ev);
+    }
+    if (!known)
+        w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                        "%s calls %s (line %u) with a dimension not known at compile time: it may "
+                        "be the coarsened dimension %u",
+                        w->k->name, name, rw_line_of(w->t, c), w->dim);
+    else if (d == (long long)w->dim)
+        w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                        "%s calls %s(%u) (line %u): coarsening dimension %u changes its work-groups",
+                        w->k->name, name, w->dim, rw_line_of(w->t, c), w->dim);
+}
+
+/* The kernel parameter @p c names (through parentheses and implicit
+ * conversions), or a null cursor. */
+static CXCursor rw_co_param_of(const rw_co_walk *w, CXCursor c)
+{
+    for (unsigned depth = 0; depth < 64; depth++) {
+        enum CXCursorKind k = clang_getCursorKind(c);
+        if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr) {
+            c = rw_child(c, 0);
+            continue;
+        }
+        if (k != CXCursor_DeclRefExpr)
+            break;
+        CXCursor r = clang_getCursorReferenced(c);
+        for (unsigned i = 0; i < w->k->np; i++)
+            if (clang_equalCursors(r, w->k->p[i].c))
+                return r;
+        break;
+    }
+    return clang_getNullCursor();
+}
+
+/* Refuses an assignment, increment, decrement or address of a parameter:
+ * each of the F work-items must start from the launch's value. */
+static int rw_co_param_write(rw_co_walk *w, CXCursor c, enum CXCursorKind kind)
+{
+    char op[8], name[RW_NAME_MAX];
+    unsigned end;
+    CXCursor target = clang_getNullCursor();
+
+    if (kind == CXCursor_CompoundAssignOperator) {
+        target = rw_co_param_of(w, rw_child(c, 0));
+    } else if (kind == CXCursor_BinaryOperator) {
+        rw_binop(w->t, c, op, sizeof op, &end);
+        if (!strcmp(op, "=") || (!op[0] && rw_macro_op_may(w->t, c, 0)))
+            target = rw_co_param_of(w, rw_child(c, 0));
+    } else if (kind == CXCursor_UnaryOperator) {
+        rw_unop(w->t, c, op, sizeof op);
+        if (!strcmp(op, "++") || !strcmp(op, "--") || !strcmp(op, "&") || (!op[0] && rw_macro_op_may(w->t, c, 1)))
+            target = rw_co_param_of(w, rw_child(c, 0));
+    }
+    if (clang_Cursor_isNull(target))
+        return 0;
+    rw_cxcopy(clang_getCursorSpelling(target), name, sizeof name);
+    w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                    "%s changes or takes the address of its parameter %s (line %u): each coarsened work-item "
+                    "starts from the launch's value",
+                    w->k->name, name, rw_line_of(w->t, c));
+    return 1;
+}
+
+static enum CXChildVisitResult rw_co_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+    rw_co_walk *w = d;
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    char name[RW_NAME_MAX];
+
+    (void)parent;
+    if ((kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator ||
+         kind == CXCursor_UnaryOperator) && rw_co_param_write(w, c, kind))
+        return CXChildVisit_Break;
+    if (kind == CXCursor_CallExpr) {
+        CXCursor f = rw_callee(c, name, sizeof name);
+        (void)f;
+        if (rw_co_is_group(name)) {
+            w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                            "%s calls %s (line %u): its work-items do not run on their own",
+                            w->k->name, name, rw_line_of(w->t, c));
+            return CXChildVisit_Break;
+        }
+        if (rw_in_set(name, rw_co_dimmed, RW_CO_NDIMMED)) {
+            rw_co_dim_call(w, c, name);
+            if (w->st != RW_OK)
+                return CXChildVisit_Break;
+        }
+        return CXChildVisit_Recurse;
+    }
+    if (kind == CXCursor_VarDecl) {
+        CXType ty = clang_getCursorType(c);
+        unsigned as = clang_getAddressSpace(ty);
+        if (as == RW_AS_LOCAL) {
+            rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
+            w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                            "%s declares __local %s (line %u): its work-items share local memory",
+                            w->k->name, name, rw_line_of(w->t, c));
+            return CXChildVisit_Break;
+        }
+        if (clang_getCursorKind(clang_getCursorSemanticParent(c)) == CXCursor_FunctionDecl &&
+            clang_Cursor_getStorageClass(c) == CX_SC_Static) {
+            rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
+            w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                            "%s declares static %s (line %u)", w->k->name, name,
+                            rw_line_of(w->t, c));
+            return CXChildVisit_Break;
+        }
+        return CXChildVisit_Recurse;
+    }
+    if (kind == CXCursor_ReturnStmt) {
+        unsigned s, e;
+        char text[RW_NAME_MAX + 8];
+        if (rw_extent(w->t, c, &s, &e) < 0) {
+            w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
+                            "%s: a return is not in the program's text", w->k->name);
+            return CXChildVisit_Break;
+        }
+        snprintf(text, sizeof text, "goto %s", w->next);
+        w->st = rw_edit_add(w->edits, s, s + 6, text, "return");
+        return w->st == RW_OK ? CXChildVisit_Recurse : CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* A refusal of rw_reach_check for a work-group builtin, said as such. */
+static rw_status rw_co_reach(const rw_tu *t, const rw_kernel *k, char *err, size_t cap)
+{
+    static const char *const names[] = {
+        "barrier", "work_group_barrier", "sub_group_barrier", "get_local_linear_id",
+        "async_work_group_copy", "async_work_group_strided_copy", "wait_group_events",
+        "get_local_id", "get_group_id", "get_local_size", "get_num_groups",
+        "get_enqueued_local_size", "get_sub_group_id", "get_sub_group_local_id",
+        "get_sub_group_size", "get_num_sub_groups",
+    };
+    char *tail;
+    rw_status st;
+
+    RW_FORWARD(rw_reach_check(t, k, rw_co_builtins, RW_CO_NBUILTINS, err, cap));
+    st = rw_reach_check(t, k, names, sizeof names / sizeof names[0], err, cap);
+    if (st == RW_ERR_REFUSED && err && cap && (tail = strstr(err, ": only calls")) != NULL)
+        snprintf(tail, cap - (size_t)(tail - err), ": coarsening keeps only calls in the kernel's own body");
+    return st;
+}
+
+/* The helpers and the #defines, '@' the prefix, D, F the dimension and
+ * the factor. Blocked: work-item i' of the coarsened launch does the
+ * original work-items F*i' .. F*i' + F-1 of dimension D (offsets kept);
+ * strided: i', i' + G/F, ..., i' + (F-1)*G/F. */
+static void rw_co_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigned form)
+{
+    rw_buf_addf(b,
+                "size_t %sco_gsz(uint %sco_d)\n"
+                "{\n"
+                "    return %sco_d == %uu ? get_global_size(%uu) * %uu : get_global_size(%sco_d);\n"
+                "}\n",
+                P, P, P, D, D, F, P);
+    rw_buf_addf(b,
+                "size_t %sco_gid(uint %sco_d, uint %sco_j)\n"
+                "{\n"
+                "    if (%sco_d != %uu)\n"
+                "        return get_global_id(%sco_d);\n",
+                P, P, P, P, D, P);
+    if (form == RW_COARSEN_BLOCKED)
+        rw_buf_addf(b,
+                    "    return get_global_offset(%uu) + (get_global_id(%uu) - get_global_offset(%uu)) * "
+                    "%uu + %sco_j;\n",
+                    D, D, D, F, P);
+    else
+        rw_buf_addf(b, "    return get_global_id(%uu) + (size_t)%sco_j * get_global_size(%uu);\n", D, P,
+                    D);
+    rw_buf_adds(b, "}\n");
+    rw_buf_addf(b,
+                "size_t %sco_lin(uint %sco_j)\n"
+                "{\n"
+                "    return ((%sco_gid(2u, %sco_j) - get_global_offset(2u)) * %sco_gsz(1u) +\n"
+                "            (%sco_gid(1u, %sco_j) - get_global_offset(1u))) * %sco_gsz(0u) +\n"
+                "           (%sco_gid(0u, %sco_j) - get_global_offset(0u));\n"
+                "}\n",
+                P, P, P, P, P, P, P, P, P, P);
+    rw_buf_addf(b, "#define get_global_id(d) %sco_gid((d), %sco_j)\n", P, P);
+    rw_buf_addf(b, "#define get_global_size(d) %sco_gsz(d)\n", P);
+    rw_buf_addf(b, "#define get_global_linear_id() %sco_lin(%sco_j)\n", P, P);
+}
+
+static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coarsen_req *req,
+                              const char *P, rw_edits *e, rw_buf *b, rw_segs *segs, char *err,
+                              size_t cap)
+{
+    rw_edits none = { 0 };
+    unsigned i;
+
+    RW_FORWARD(rw_kernel_head(t, k, NULL, req->name, b, segs, err, cap));
+    for (i = 0; i < k->np; i++) {
+        if (i)
+            rw_buf_adds(b, ",\n        ");
+        RW_FORWARD(rw_edits_apply(t, &none, k->p[i].start, k->p[i].end, b, segs, k->name, err,
+                                  cap));
+    }
+    rw_buf_addf(b, ")\n{\n    for (uint %sco_j = 0u; %sco_j < %uu; %sco_j++) {\n", P, P,
+                req->factor, P);
+    RW_FORWARD(rw_edits_apply(t, e, k->body_start, k->body_end, b, segs, k->name, err, cap));
+    rw_buf_addf(b, "\n    %sco_next: ;\n    }\n}\n", P);
+    for (i = 0; rw_co_builtins[i]; i++)
+        rw_buf_addf(b, "#undef %s\n", rw_co_builtins[i]);
+    return b->oom ? RW_ERR_NOMEM : RW_OK;
+}
+
+static rw_status rw_co_req_ok(const rw_coarsen_req *req, char *err, size_t cap)
+{
+    if (!req || (!req->source && req->len) || !req->kernel)
+        return rw_fail(err, cap, RW_ERR_ARG, "incomplete coarsening request");
+    if (!rw_is_ident(req->name) || strlen(req->name) > 200)
+        return rw_fail(err, cap, RW_ERR_ARG, "the new kernel's name is not an identifier");
+    if (req->len > RW_MAX_SOURCE)
+        return rw_fail(err, cap, RW_ERR_ARG, "program source too large (%zu bytes)", req->len);
+    if (req->dim > 2)
+        return rw_fail(err, cap, RW_ERR_ARG, "dimension %u: 0, 1 or 2", req->dim);
+    if (req->factor != 2 && req->factor != 4 && req->factor != 8)
+        return rw_fail(err, cap, RW_ERR_ARG, "factor %u: 2, 4 or 8", req->factor);
+    if (!rw_coarsen_form_name(req->form))
+        return rw_fail(err, cap, RW_ERR_ARG, "form %u: blocked or strided", req->form);
+    return RW_OK;
+}
+
+/* Every refusal of K itself, and the edits of its returns into @p e. */
+static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarsen_req *req,
+                             const char *next, rw_edits *e, char *err, size_t cap)
+{
+    rw_co_walk w;
+    const rw_macro *m;
+    unsigned i;
+
+    for (i = 0; i < k->na; i++)
+        if (strstr(k->a[i].key, "reqd_work_group_size"))
+            return rw_fail(err, cap, RW_ERR_REFUSED,
+                           "%s has reqd_work_group_size: its launches' global sizes are fixed",
+                           k->name);
+    for (i = 0; i < k->np; i++)
+        if (rw_param_as(k, i) == RW_AS_LOCAL)
+            return rw_fail(err, cap, RW_ERR_REFUSED,
+                           "parameter %u (%s) of %s is __local: its work-items share local memory",
+                           i, k->p[i].name, k->name);
+    m = rw_macro_edge(t, k->body_start, k->body_end);
+    if (m || t->src[k->body_start] != '{')
+        return rw_fail(err, cap, RW_ERR_REFUSED, "the body of %s comes from macro %s (line %u)",
+                       k->name, m ? m->name : "?", rw_line(t, k->body_start));
+    memset(&w, 0, sizeof w);
+    w.t = t;
+    w.k = k;
+    w.dim = req->dim;
+    w.next = next;
+    w.edits = e;
+    w.err = err;
+    w.cap = cap;
+    clang_visitChildren(k->body, rw_co_visit, &w);
+    if (w.st != RW_OK)
+        return w.st;
+    RW_FORWARD(rw_co_own_names(t, err, cap));
+    return rw_co_reach(t, k, err, cap);
+}
+
+rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, size_t cap)
+{
+    rw_tu t;
+    rw_kernel *k = NULL;
+    rw_edits e = { 0 };
+    rw_segs segs = { 0 };
+    rw_buf b = { 0 };
+    char *args = NULL, pfx[32], next[48];
+    size_t gen_off;
+    int nargs = 0;
+    rw_status st;
+
+    memset(&t, 0, sizeof t);
+    if (err && cap)
+        err[0] = '\0';
+    if (!out)
+        return rw_fail(err, cap, RW_ERR_ARG, "no output");
+    memset(out, 0, sizeof *out);
+    st = rw_co_req_ok(req, err, cap);
+    if (st == RW_OK)
+        st = rw_tu_open(&t, req->source, req->len, req->options, &args, &nargs, err, cap);
+    if (st != RW_OK)
+        goto out;
+    k = malloc(sizeof *k);
+    if (!k) {
+        st = RW_ERR_NOMEM;
+        goto out;
+    }
+    st = rw_kernel_find(&t, req->kernel, k, err, cap);
+    if (st == RW_OK)
+        st = rw_co_prefix(&t, req->name, pfx, sizeof pfx, err, cap);
+    if (st == RW_OK) {
+        snprintf(next, sizeof next, "%sco_next", pfx);
+        st = rw_co_check(&t, k, req, next, &e, err, cap);
+    }
+    if (st != RW_OK)
+        goto out;
+    rw_buf_program(&b, &t);
+    rw_buf_addf(&b, "\n/* %s: %s coarsened, each work-item doing the work of %u work-items of "
+                    "dimension %u (%s), over a global size %u times smaller (generated by clrr's "
+                    "rewriter) */\n",
+                req->name, k->name, req->factor, req->dim, rw_coarsen_form_name(req->form),
+                req->factor);
+    gen_off = b.len;
+    rw_co_text(&b, pfx, req->dim, req->factor, req->form);
+    st = rw_co_kernel(&t, k, req, pfx, &e, &b, &segs, err, cap);
+    if (st == RW_OK) {
+        rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name, k->np,
+                             k->name, rw_co_builtins };
+        st = rw_check(&chk, err, cap);
+    }
+    if (st == RW_OK) {
+        out->source = b.s;
+        out->len = b.len;
+        out->nparams = k->np;
+        b.s = NULL;
+    }
+out:
+    if (st != RW_OK)
+        memset(out, 0, sizeof *out);
+    rw_buf_free(&b);
+    rw_segs_free(&segs);
+    rw_edits_free(&e);
+    free(k);
+    free(args);
+    rw_tu_close(&t);
+    return st;
+}
+
+void rw_coarsen_free(rw_coarsen_out *out)
+{
+    if (!out)
+        return;
+    free(out->source);
+    memset(out, 0, sizeof *out);
+}

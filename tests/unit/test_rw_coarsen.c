@@ -1,0 +1,420 @@
+/* test_rw_coarsen.c — coarsened kernels (rw_coarsen, rewriter/rw.h).
+ * Each case runs kernel K on the OpenCL device as written (one launch),
+ * and the kernel coarsened by 2, 4 and 8 along a dimension, blocked and
+ * strided, over the global size divided by the factor, on the same random
+ * inputs and with the same arguments; every buffer must be equal bit for
+ * bit (tests/rw/rwp.h, rwp-run). Kernels: the workloads vecadd (a bound
+ * check), blackscholes (a helper function, an early return), sobel_gx and
+ * jacobi (2D, coarsened along x and along y), and an inline one that
+ * writes get_global_id and get_global_size of a
+ * launch with a global offset and uses get_local_id of the other
+ * dimension. The oracle is shown to catch the plain kernel run over the
+ * smaller size. Then every refusal (barrier, get_local_id in the
+ * dimension, a dimension not known at compile time, __local memory,
+ * reqd_work_group_size, a parameter the body changes, a helper that calls
+ * get_global_id, a program that
+ * defines get_global_size) and bad request, and libclrr-rw.so's exports. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "rewriter/rw.h"
+#include "tests/rw/rwp.h"
+#include "tests/rw/rwt.h"
+
+static const char vecadd_cl[] =
+#include "apps/vecadd_cl.h"
+    ;
+static const char blackscholes_cl[] =
+#include "apps/blackscholes_cl.h"
+    ;
+static const char sobel_cl[] =
+#include "apps/sobel_cl.h"
+    ;
+static const char jacobi_cl[] =
+#include "apps/jacobi_cl.h"
+    ;
+static const char matmul_cl[] =
+#include "apps/matmul_cl.h"
+    ;
+
+#define BUF(n) { RWP_BUF, (n), 0, 0.0f }
+#define INT(v) { RWP_INT, 0, (v), 0.0f }
+#define UINT(v) { RWP_UINT, 0, (v), 0.0f }
+#define FLT(v) { RWP_FLOAT, 0, 0, (v) }
+#define SRC(s) (s), sizeof(s) - 1
+#define FLOATS(n) { (size_t)(n) * 4, RWP_F32 }
+#define INTS(n) { (size_t)(n) * 4, RWP_I32 }
+
+#define NAME "clrr_coarse"
+
+static const rwp_split whole = { 0, 1, { 0 } };
+
+/* What K of @p cs leaves in the buffers run as written (*full, malloc'd). */
+static int co_full(const rwp_case *cs, unsigned char **full, char *err, size_t cap)
+{
+    return rwp_parts(cs, cs->src, cs->len, cs->kernel, 0, &whole, full, err, cap);
+}
+
+/* Runs (@p src, kernel @p name) over the global size of dimension @p dim
+ * divided by @p f (the local size of that dimension halved until it
+ * divides it; the others' kept) and compares every buffer with @p full (co_full);
+ * @return rwp's 0 equal, 1 differs, -1. */
+static int co_compare(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
+                      const char *name, unsigned dim, unsigned f, char *err, size_t cap)
+{
+    rwp_case c2 = *cs;
+    unsigned char *co = NULL;
+    size_t pos = 0, at;
+    unsigned i;
+    int rc = -1;
+
+    c2.global[dim] = cs->global[dim] / f;
+    while (c2.local[0] && c2.global[dim] % c2.local[dim])
+        c2.local[dim] /= 2;   /* the other dimensions' stay: K may ask for them */
+    if (rwp_parts(&c2, src, len, name, 0, &whole, &co, err, cap) < 0)
+        goto out;
+    rc = 0;
+    for (i = 0; i < cs->nbufs && rc == 0; pos += cs->bufs[i].bytes, i++) {
+        for (at = 0; at < cs->bufs[i].bytes && full[pos + at] == co[pos + at]; at++)
+            ;
+        if (at < cs->bufs[i].bytes) {
+            rc = 1;
+            snprintf(err, cap, "buffer %u differs at byte %zu", i, at);
+        }
+    }
+out:
+    free(co);
+    return rc;
+}
+
+/* Coarsens cs->kernel along @p dim by 2, 4 and 8 in both forms; each must
+ * build, pass clang -fsyntax-only and leave every buffer as K does. */
+static void co_run(const rwp_case *cs, unsigned dim)
+{
+    static const unsigned fs[] = { 2, 4, 8 };
+    unsigned char *full = NULL;
+    char err[4096];
+    unsigned i, form;
+
+    if (co_full(cs, &full, err, sizeof err) < 0) {
+        fprintf(stderr, "\n  %s as written: %s\n", cs->kernel, err);
+        CU_FAIL("the kernel does not run as written");
+        return;
+    }
+    for (form = RW_COARSEN_BLOCKED; form <= RW_COARSEN_STRIDED; form++)
+        for (i = 0; i < 3; i++) {
+            rw_coarsen_req r = { cs->src, cs->len, cs->options, cs->kernel, NAME, dim, fs[i], form };
+            rw_coarsen_out o;
+            rw_status st = rw_coarsen(&r, &o, err, sizeof err);
+            int rc;
+            if (st != RW_OK)
+                fprintf(stderr, "\n  rw_coarsen(%s, dim %u, %u, %s): %s\n", cs->kernel, dim, fs[i],
+                        rw_coarsen_form_name(form), err);
+            CU_ASSERT_EQUAL(st, RW_OK);
+            if (st != RW_OK)
+                continue;
+            CU_ASSERT(o.len > cs->len && !memcmp(o.source, cs->src, cs->len));
+            CU_ASSERT_EQUAL(strlen(o.source), o.len);
+            CU_ASSERT_EQUAL(o.nparams, cs->nargs);
+            CU_ASSERT_PTR_NOT_NULL(strstr(o.source + cs->len, "void " NAME "("));
+            if (!rwt_syntax_ok(o.source, o.len, cs->options, err, sizeof err)) {
+                fprintf(stderr, "\n  clang -fsyntax-only: %s\n%s\n", err, o.source + cs->len);
+                CU_FAIL("the coarsened source does not pass clang -fsyntax-only");
+            }
+            rc = co_compare(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
+            if (rc != 0)
+                fprintf(stderr, "\n  %s coarsened (dim %u, %u, %s): %s\n%s\n", cs->kernel, dim,
+                        fs[i], rw_coarsen_form_name(form), err, o.source + cs->len);
+            CU_ASSERT_EQUAL(rc, 0);
+            rw_coarsen_free(&o);
+        }
+    free(full);
+}
+
+/* ------------------------------------------------------- workloads */
+
+/* n below the global size: the bound check must stay per work-item */
+static const rwp_case vecadd_case = {
+    SRC(vecadd_cl), NULL, "vecadd", 3, { FLOATS(4096), FLOATS(4096), FLOATS(4096) }, 4,
+    { BUF(0), BUF(1), BUF(2), UINT(4000) },
+    1, { 0, 0, 0 }, { 4096, 1, 1 }, { 64, 1, 1 },
+};
+
+static void test_vecadd(void)
+{
+    co_run(&vecadd_case, 0);
+}
+
+static const rwp_case blackscholes_case = {
+    SRC(blackscholes_cl), NULL, "blackscholes", 5,
+    { FLOATS(2048), FLOATS(2048), FLOATS(2048), FLOATS(2048), FLOATS(2048) }, 8,
+    { BUF(0), BUF(1), BUF(2), BUF(3), BUF(4), FLT(0.02f), FLT(0.3f), UINT(2000) },
+    1, { 0, 0, 0 }, { 2048, 1, 1 }, { 0, 0, 0 },
+};
+
+static void test_blackscholes(void)
+{
+    co_run(&blackscholes_case, 0);
+}
+
+/* 64 x 32 work-items over a 60 x 30 image: returns in both dimensions */
+static const rwp_case sobel_case = {
+    SRC(sobel_cl), NULL, "sobel_gx", 2, { FLOATS(60 * 30), FLOATS(60 * 30) }, 4,
+    { BUF(0), BUF(1), INT(60), INT(30) },
+    2, { 0, 0, 0 }, { 64, 32, 1 }, { 8, 8, 1 },
+};
+
+static const rwp_case jacobi_case = {
+    SRC(jacobi_cl), NULL, "jacobi", 2, { FLOATS(40 * 40), FLOATS(40 * 40) }, 3,
+    { BUF(0), BUF(1), INT(40) },
+    2, { 0, 0, 0 }, { 40, 40, 1 }, { 0, 0, 0 },
+};
+
+static void test_2d(void)
+{
+    co_run(&sobel_case, 0);
+    co_run(&sobel_case, 1);
+    co_run(&jacobi_case, 1);
+}
+
+/* What each work-item sees, written where its linear id says, with a
+ * global offset; get_local_id and get_group_id of dimension 0 are fine
+ * when dimension 1 is coarsened. */
+static const char ids_cl[] =
+    "__kernel void ids(__global uint *o)\n"
+    "{\n"
+    "    size_t l = (get_global_id(1) - get_global_offset(1)) * get_global_size(0) +\n"
+    "               (get_global_id(0) - get_global_offset(0));\n"
+    "    __global uint *r = o + l * 6;\n"
+    "    r[0] = (uint)get_global_id(0);\n"
+    "    r[1] = (uint)get_global_id(1);\n"
+    "    r[2] = (uint)get_global_size(0);\n"
+    "    r[3] = (uint)get_global_size(1);\n"
+    "    r[4] = (uint)get_local_id(0) + 100u * (uint)get_group_id(0);\n"
+    "    if (get_global_id(1) % 3 == 0)\n"
+    "        return;\n"
+    "    for (int k = 0; k < 4; k++) {\n"
+    "        if (k == 2)\n"
+    "            return;\n"
+    "        r[5] += (uint)k + (uint)l;\n"
+    "    }\n"
+    "}\n";
+
+static const rwp_case ids_case = {
+    SRC(ids_cl), NULL, "ids", 1, { INTS(6 * 16 * 24) }, 1, { BUF(0) },
+    2, { 3, 5, 0 }, { 16, 24, 1 }, { 4, 8, 1 },
+};
+
+static void test_ids(void)
+{
+    rwp_case c = ids_case;
+    co_run(&c, 1);
+    c.local[1] = 2;
+    co_run(&c, 1);
+}
+
+/* The oracle has teeth: K itself over the smaller size leaves buffers
+ * that differ; so does a coarsening along the other dimension's count. */
+static void test_oracle(void)
+{
+    char err[512];
+    rw_coarsen_req r = { SRC(vecadd_cl), NULL, "vecadd", NAME, 0, 4, RW_COARSEN_BLOCKED };
+    rw_coarsen_out o;
+    unsigned char *full = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(co_full(&vecadd_case, &full, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(co_compare(&vecadd_case, full, SRC(vecadd_cl), "vecadd", 0, 4, err, sizeof err), 1);
+    CU_ASSERT_EQUAL_FATAL(rw_coarsen(&r, &o, err, sizeof err), RW_OK);
+    /* coarsened by 4, launched over an eighth */
+    CU_ASSERT_EQUAL(co_compare(&vecadd_case, full, o.source, o.len, NAME, 0, 8, err, sizeof err), 1);
+    rw_coarsen_free(&o);
+    free(full);
+}
+
+/* OpenCL C 2.0: get_global_linear_id is redirected, work_group_barrier
+ * refused (checked by the parse: a device run needs a 2.0 device). */
+static void test_cl20(void)
+{
+    static const char lin[] =
+        "__kernel void k(__global uint *o)\n{\n    o[get_global_linear_id()] = get_global_id(1);\n}\n";
+    static const char wgb[] =
+        "__kernel void k(__global int *a)\n{\n    work_group_barrier(CLK_GLOBAL_MEM_FENCE);\n}\n";
+    rw_coarsen_req r = { SRC(lin), "-cl-std=CL2.0", "k", NAME, 1, 4, RW_COARSEN_STRIDED };
+    rw_coarsen_out o;
+    char err[1024];
+
+    CU_ASSERT_EQUAL_FATAL(rw_coarsen(&r, &o, err, sizeof err), RW_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.source, "#define get_global_linear_id() __clrr_co_lin(__clrr_co_j)"));
+    CU_ASSERT(rwt_syntax_ok(o.source, o.len, "-cl-std=CL2.0", err, sizeof err));
+    rw_coarsen_free(&o);
+    r.source = wgb;
+    r.len = sizeof wgb - 1;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "k calls work_group_barrier (line 3)"));
+}
+
+/* ------------------------------------------------------- refusals */
+
+static void refused(const char *src, const char *kernel, unsigned dim, const char *why)
+{
+    rw_coarsen_req r = { src, strlen(src), NULL, kernel, NAME, dim, 4, RW_COARSEN_BLOCKED };
+    rw_coarsen_out o;
+    char err[1024] = "";
+    rw_status st = rw_coarsen(&r, &o, err, sizeof err);
+
+    if (st != RW_ERR_REFUSED || !strstr(err, why))
+        fprintf(stderr, "\n  %s: status %d, '%s' (expected '%s')\n", kernel, (int)st, err, why);
+    CU_ASSERT_EQUAL(st, RW_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, why));
+    CU_ASSERT_PTR_NULL(o.source);
+}
+
+static void test_refusals(void)
+{
+    refused("__kernel void k(__global float *a)\n{\n    size_t i = get_global_id(0);\n"
+            "    a[i] += 1.0f;\n    barrier(CLK_GLOBAL_MEM_FENCE);\n    a[i] *= 2.0f;\n}\n",
+            "k", 0, "k calls barrier (line 5): its work-items do not run on their own");
+    refused("__kernel void k(__global uint *a)\n{\n    a[get_global_id(0)] = get_local_id(0);\n}\n",
+            "k", 0, "k calls get_local_id(0) (line 3): coarsening dimension 0 changes its work-groups");
+    refused("__kernel void k(__global uint *a)\n{\n    a[get_global_id(0)] = get_num_groups(1);\n}\n",
+            "k", 1, "k calls get_num_groups(1) (line 3)");
+    refused("__kernel void k(__global uint *a, uint d)\n{\n    a[get_global_id(0)] = get_group_id(d);\n}\n",
+            "k", 0, "k calls get_group_id (line 3) with a dimension not known at compile time");
+    refused("__kernel void k(__global float *a, __local float *t)\n{\n"
+            "    t[0] = a[get_global_id(0)];\n}\n",
+            "k", 0, "parameter 1 (t) of k is __local");
+    refused("__kernel void k(__global float *a)\n{\n    __local float t[64];\n"
+            "    t[get_local_id(1)] = a[get_global_id(0)];\n    a[get_global_id(0)] = t[0];\n}\n",
+            "k", 0, "k declares __local t (line 3)");
+    refused(matmul_cl, "matmul", 0, "matmul has reqd_work_group_size");
+    refused("size_t me(void) { return get_global_id(0); }\n"
+            "__kernel void k(__global float *a)\n{\n    a[me()] = 1.0f;\n}\n",
+            "k", 0, "helper me calls get_global_id (line 1)");
+    refused("void sync(void) { barrier(CLK_LOCAL_MEM_FENCE); }\n"
+            "__kernel void k(__global float *a)\n{\n    a[get_global_id(0)] = 1.0f;\n    sync();\n}\n",
+            "k", 0, "helper sync calls barrier (line 1): coarsening keeps only calls in the kernel's own body");
+    refused("#define get_global_size(d) 64\n"
+            "__kernel void k(__global float *a)\n{\n    a[get_global_id(0)] = get_global_size(0);\n}\n",
+            "k", 0, "the program defines get_global_size as a macro (line 1)");
+    refused("__kernel void k(__global float *a, uint n)\n{\n    n += get_global_id(0);\n    a[n] = 1.0f;\n}\n",
+            "k", 0, "k changes or takes the address of its parameter n (line 3)");
+    refused("__kernel void k(__global float *a)\n{\n    (a)++;\n    a[get_global_id(0)] = 1.0f;\n}\n",
+            "k", 0, "its parameter a (line 3)");
+    refused("__kernel void k(__global float *a, int n)\n{\n    n = 3;\n    a[get_global_id(0)] = n;\n}\n",
+            "k", 0, "its parameter n (line 3)");
+    refused("void f(int *p) { *p = 1; }\n__kernel void k(__global int *a, int n)\n{\n    f(&n);\n"
+            "    a[get_global_id(0)] = n;\n}\n",
+            "k", 0, "its parameter n (line 4)");
+    refused(vecadd_cl, "nothere", 0, "nothere");
+}
+
+static void test_bad_requests(void)
+{
+    rw_coarsen_req r = { SRC(vecadd_cl), NULL, "vecadd", NAME, 0, 4, RW_COARSEN_BLOCKED };
+    rw_coarsen_out o;
+    char err[256];
+
+    CU_ASSERT_EQUAL(rw_coarsen(NULL, &o, err, sizeof err), RW_ERR_ARG);
+    CU_ASSERT_EQUAL(rw_coarsen(&r, NULL, err, sizeof err), RW_ERR_ARG);
+    r.factor = 3;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "factor 3: 2, 4 or 8"));
+    r.factor = 16;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
+    r.factor = 2;
+    r.dim = 3;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "dimension 3"));
+    r.dim = 0;
+    r.form = 2;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
+    CU_ASSERT_PTR_NULL(rw_coarsen_form_name(2));
+    r.form = RW_COARSEN_STRIDED;
+    r.name = "a b";
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
+    r.name = "vecadd";   /* taken */
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_REFUSED);
+    r.name = NAME;
+    r.kernel = NULL;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
+    r.kernel = "vecadd";
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, 1), RW_OK);
+    CU_ASSERT_EQUAL(o.nparams, 4);
+    rw_coarsen_free(&o);
+    rw_coarsen_free(&o);
+    rw_coarsen_free(NULL);
+}
+
+/* The generated names avoid the program's identifiers. */
+static void test_names(void)
+{
+    static const char prog[] =
+        "__kernel void k(__global uint *o)\n"
+        "{\n    uint __clrr_co_j = 1;\n    o[get_global_id(0)] = __clrr_co_j;\n}\n";
+    rw_coarsen_req r = { SRC(prog), NULL, "k", NAME, 0, 2, RW_COARSEN_BLOCKED };
+    rw_coarsen_out o;
+    char err[1024];
+
+    CU_ASSERT_EQUAL_FATAL(rw_coarsen(&r, &o, err, sizeof err), RW_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.source, "for (uint __clrr1_co_j = 0u; __clrr1_co_j < 2u;"));
+    rw_coarsen_free(&o);
+}
+
+static void test_shared_object(void)
+{
+    rw_status (*co)(const rw_coarsen_req *, rw_coarsen_out *, char *, size_t);
+    void (*release)(rw_coarsen_out *);
+    rw_coarsen_req r = { SRC(vecadd_cl), NULL, "vecadd", NAME, 0, 8, RW_COARSEN_STRIDED };
+    rw_coarsen_out o;
+    char err[256];
+    void *f, *g;
+    int hidden;
+    void *h = rwt_rw_so("rw_coarsen", "rw_coarsen_free", &f, &g, &hidden);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(hidden);
+    if (f && g) {
+        memcpy(&co, &f, sizeof f);
+        memcpy(&release, &g, sizeof g);
+        CU_ASSERT_EQUAL(co(&r, &o, err, sizeof err), RW_OK);
+        CU_ASSERT(o.source && o.nparams == 4);
+        release(&o);
+    } else {
+        CU_FAIL("libclrr-rw.so does not export rw_coarsen and rw_coarsen_free");
+    }
+    CU_ASSERT_PTR_NOT_NULL(dlsym(h, "rw_coarsen_form_name"));
+    dlclose(h);
+}
+
+int main(void)
+{
+    CU_pSuite s;
+    unsigned failed;
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    s = CU_add_suite("rw_coarsen", NULL, NULL);
+    if (!s || !CU_add_test(s, "vecadd", test_vecadd) ||
+        !CU_add_test(s, "blackscholes", test_blackscholes) ||
+        !CU_add_test(s, "2D: sobel_gx and jacobi", test_2d) ||
+        !CU_add_test(s, "ids, sizes, linear id, offset, returns", test_ids) ||
+        !CU_add_test(s, "the oracle has teeth", test_oracle) ||
+        !CU_add_test(s, "OpenCL C 2.0 builtins", test_cl20) ||
+        !CU_add_test(s, "refusals", test_refusals) ||
+        !CU_add_test(s, "bad requests", test_bad_requests) ||
+        !CU_add_test(s, "generated names", test_names) ||
+        !CU_add_test(s, "libclrr-rw.so", test_shared_object)) {
+        CU_cleanup_registry();
+        return 2;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
