@@ -18,6 +18,15 @@
 static live_kc_stats kc;
 static int kc_warned;
 
+/* The folder's bound: CDB_KC_CAP, or CLRR_KERNEL_CACHE_MAX bytes. */
+static uint64_t kc_cap(void)
+{
+    const char *v = getenv("CLRR_KERNEL_CACHE_MAX");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && n ? (uint64_t)n : CDB_KC_CAP;
+}
+
 const live_kc_stats *live_kc_get(void)
 {
     return &kc;
@@ -131,7 +140,7 @@ cl_program live_kc_build(cl_context ctx, const char *src, const char *options, c
     if (live_next->clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof blen, &blen, NULL) == CL_SUCCESS && blen &&
         (out = malloc(blen)) != NULL &&
         live_next->clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof out, &out, NULL) == CL_SUCCESS) {
-        if (cdb_kc_store(dir, key, out, blen, (uint64_t)ns, CDB_KC_CAP, err, sizeof err) == CDB_OK) {
+        if (cdb_kc_store(dir, key, out, blen, (uint64_t)ns, kc_cap(), err, sizeof err) == CDB_OK) {
             kc.stored++;
         } else {
             kc.store_errors++;

@@ -7,6 +7,7 @@
 #   foreign entry are each rebuilt from source (the report says so) with the
 #   same output; a cache folder that cannot be made leaves the run working,
 #   with one line on stderr at most;
+# - past CLRR_KERNEL_CACHE_MAX bytes the least recently used entries go;
 # - the report gives the whole process and the OpenCL time;
 # - never slower: `clrr optimize --tune` weighs the measured gain against
 #   what the layer costs (a layer cost injected through the cost database,
@@ -77,7 +78,18 @@ run 6 CLRR_KERNEL_CACHE="$TMP/file/kc"
 [ "$(grep -c "kernel binary cache" "$TMP/e6.txt")" -le 2 ] && [ "$(grep -c "^clrr: " "$TMP/e6.txt")" = 1 ] ||
     fail "unwritable: stderr $(cat "$TMP/e6.txt")"
 
-# 5. never slower: a layer that costs more than any gain
+# 5. bounded: a folder that holds one entry keeps the last one kept
+if [ "$n" -ge 2 ]; then
+    max=$(( $(stat -c %s "$TMP"/kc/*.bin | sort -n | tail -1) + 100 ))
+    run 7 CLRR_KERNEL_CACHE="$TMP/kc2" CLRR_KERNEL_CACHE_MAX=$max
+    [ "$(ls "$TMP/kc2" | grep -c '\.bin$')" = 1 ] || fail "eviction: $(ls -la "$TMP/kc2")"
+    run 8 CLRR_KERNEL_CACHE="$TMP/kc2" CLRR_KERNEL_CACHE_MAX=$max
+    [ "$(ls "$TMP/kc2" | grep -c '\.bin$')" = 1 ] &&
+        [ "$(j "$TMP/r8.json" "d['kernel_cache']['hits'] + d['kernel_cache']['misses']")" = "$n" ] ||
+        fail "eviction: $(kc 8); $(ls -la "$TMP/kc2")"
+fi
+
+# 6. never slower: a layer that costs more than any gain
 "$CLRR" record -o "$TMP/w.clrr" -- "$W" --size 256 >/dev/null || fail "recording wgtune"
 printf 'clrr-costs\t1\nl\ttest\t1\t1000000000000\t0\t0\n' >"$TMP/dear"
 CLRR_COSTS=$TMP/dear "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 10 >"$TMP/w.txt" 2>"$TMP/w.err" ||
