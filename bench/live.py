@@ -13,7 +13,11 @@ the benchmark; the program's output line, less its time, must be the same
 with and without the plan. The plan's report (`clrr run --report`) gives
 what was applied.
 
-Plans are made here (record + optimize, which needs LLVM/libclang), or
+Plans are made here (record + `optimize --measure --tune --budget
+BENCH_BUDGET`, default 10 s: each pass kept only where measured faster
+here, local sizes tuned, and the plan kept only where what it gains beats
+what the layer costs a live run, docs/optimizing.md "Never slower live";
+BENCH_MEASURE=0: the rules alone, as before; this needs LLVM/libclang), or
 taken from a folder: `live.py BUILD --make-plans DIR` only makes them,
 `live.py BUILD --plans DIR` uses them (the GPU machine has no LLVM;
 patterns name kernels, shapes and arguments, not devices).
@@ -43,6 +47,8 @@ REPS = min(int(os.environ.get("BENCH_REPS", "5")), 3 if QUICK else 1000)
 DEVICE = os.environ.get("BENCH_DEVICE", "")
 RUN_OPTS = os.environ.get("BENCH_RUN_OPTS", "").split()
 NOSTAGE = os.environ.get("BENCH_NOSTAGE", "1") != "0"
+MEASURE = os.environ.get("BENCH_MEASURE", "1") != "0"
+BUDGET = os.environ.get("BENCH_BUDGET", "10")
 AB = os.environ.get("BENCH_AB", "")
 CLRR = os.path.join(B, "bin", "clrr")
 CLRR_AB = os.path.join(AB, "bin", "clrr") if AB else None
@@ -107,7 +113,8 @@ def app_env():
 def make_plan(name, cmd, d):
     trace, plan = os.path.join(TMP, name + ".clrr"), os.path.join(d, name + ".plan")
     run([CLRR, "record", "--force", "-o", trace, "--"] + cmd + ["--quiet"], env=app_env())
-    o = json.loads(run([CLRR, "optimize", trace, "-o", plan, "--json"])[0])
+    extra = ["--measure", "--tune", "--budget", BUDGET] if MEASURE else []
+    o = json.loads(run([CLRR, "optimize", trace, "-o", plan, "--json"] + extra)[0])
     return plan, o
 
 
@@ -169,6 +176,8 @@ def main():
         bld = med([x["report"].get("fused_build_us", 0) / 1e3 for x in r["plan"]])
         mat = med([x["report"].get("match_us", 0) / 1e3 for x in r["plan"]])
         mat3 = med([x["report"].get("match_us", 0) / 1e3 for x in r["other"]]) if r["other"] else float("nan")
+        rep = dict(rep, kc_hits=med([x["report"].get("kernel_cache", {}).get("hits", 0) for x in r["plan"]]),
+                   xforms=json.load(open(plan)).get("transformations", []).__len__())
         rows.append((name, what, rep, t0, t1, t2, w0, w1, bld, mat, t3, mat3))
     print("\n### Live runs: the application plain and under `clrr run --plan` (medians of %d runs, alternating)\n"
           % REPS)
@@ -180,20 +189,26 @@ def main():
           "against the plan (medians); steady: calls past the recording's calls of their pattern given its last "
           "transformation (a run longer than the recording, plan 1.3); staged: buffer transfers the layer moved through its pinned memory "
           "(`--stage`, on by default where the device does not share the host's memory); w/o staging: "
-          "`clrr run --plan --stage off`, run alongside.\n" % dev)
-    print("| workload | applied | fell back | dropped | deferred | ran after all | never ran | fused launches "
-          "| steady | staged | build ms | match ms | plain ocl ms | --plan ocl ms | speedup | w/o staging ocl ms "
-          "| speedup w/o staging | plain wall ms | --plan wall ms | wall speedup |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "`clrr run --plan --stage off`, run alongside. plan: the plan's transformations (%s); layer: whether "
+          "`clrr run` loaded the layer (no: nothing of the plan applies here, the program ran as it is); "
+          "kc hits: generated programs made from the kernel binary cache (median). OpenCL and whole-process "
+          "speedups side by side.\n" % (dev, "optimize --measure --tune --budget %s" % BUDGET if MEASURE
+                                         else "optimize, rules not measured"))
+    print("| workload | plan | layer | applied | fell back | dropped | deferred | ran after all | never ran "
+          "| fused launches | steady | staged | build ms | kc hits | match ms | plain ocl ms | --plan ocl ms "
+          "| OpenCL speedup | w/o staging ocl ms | speedup w/o staging | plain wall ms | --plan wall ms "
+          "| whole-process speedup |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, what, rep, t0, t1, t2, w0, w1, bld, mat, _, _ in rows:
         sp = "%.2fx" % (t0 / t1) if t1 == t1 and t1 > 0 else "-"
         sp2 = "%.2fx" % (t0 / t2) if t2 == t2 and t2 > 0 else "-"
-        print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %.1f | %.1f "
-              "| %.2fx |" % (
-                  name, rep["applied"], rep["fell_back"], rep["dropped"], rep["deferred"], rep["ran_after_all"],
-                  rep["never_ran"], rep["fused_launches"], rep.get("steady", 0),
+        print("| %s | %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %d | %.1f | %s | %s | %s | %s "
+              "| %s | %.1f | %.1f | %.2fx |" % (
+                  name, rep["xforms"], "no" if rep.get("layer") is False else "yes", rep.get("applied", 0),
+                  rep.get("fell_back", 0), rep.get("dropped", 0), rep.get("deferred", 0), rep.get("ran_after_all", 0),
+                  rep.get("never_ran", 0), rep.get("fused_launches", 0), rep.get("steady", 0),
                   rep.get("staged_writes", 0) + rep.get("staged_reads", 0),
-                  bld, mat, "%.2f" % t0 if t0 == t0 else "-", "%.2f" % t1 if t1 == t1 else "-", sp,
+                  bld, rep["kc_hits"], mat, "%.2f" % t0 if t0 == t0 else "-", "%.2f" % t1 if t1 == t1 else "-", sp,
                   "%.2f" % t2 if t2 == t2 else "-", sp2, w0, w1, w0 / w1))
     if AB:
         print("\nThe same plans under the other build (%s), run in turn with the runs above:\n" % AB)

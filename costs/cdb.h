@@ -185,4 +185,59 @@ int cdb_get_tuned(const cdb *db, const char *identity, const cdb_key *k, cdb_tun
  *  measured). */
 int cdb_xfer(cdb *db, const char *identity, int dir, double *lat_ns, double *ns_per_byte);
 
+/* ------------------------------------------------------------ the layer's cost */
+/* What plan mode in the application's process costs (`clrr run --plan`,
+ * live/live_layer.c): an `l` record per live run, COSTS.md. `clrr
+ * optimize --measure` weighs a plan's measured gain against it. */
+typedef struct cdb_layer_cost {
+    double call_ns;           /* per OpenCL call of the application */
+    double fixed_ns;          /* per run: loading the plan, the layer's set-up and exit */
+    unsigned runs;            /* records it is the median of (0: none; the defaults) */
+} cdb_layer_cost;
+#define CDB_LAYER_CALL_NS 4000.0     /* defaults, when no run recorded one: measured on PoCL here */
+#define CDB_LAYER_FIXED_NS 5e6
+/*! cdb_add_layer() : one live run on device @p identity made @p calls
+ *  OpenCL calls through the layer, which spent @p call_ns nanoseconds on
+ *  them (its own time, not the driver's) and @p fixed_ns on its set-up
+ *  and exit. @return CDB_OK, CDB_ERR_ARG (calls 0, a bad string),
+ *  CDB_ERR_NOMEM. */
+cdb_status cdb_add_layer(cdb *db, const char *identity, uint64_t calls, uint64_t call_ns, uint64_t fixed_ns);
+/*! cdb_get_layer() : the layer's cost on this machine: medians over the
+ *  latest CDB_KEEP `l` records (any device: the layer's work is the
+ *  host's), per call and per run; without records the defaults above
+ *  (runs 0). @p db may be NULL (the defaults). */
+void cdb_get_layer(const cdb *db, cdb_layer_cost *out);
+
+/* ------------------------------------------------------------ kernel binaries */
+/* The kernel binary cache (COSTS.md, "The kernel binary cache"): program
+ * binaries of generated kernels, one file per key in a folder. Bytes only;
+ * every function is thread-safe (a file per entry, atomic renames). */
+#define CDB_KC_CAP (256ull << 20)   /* bytes the folder holds at most (oldest used evicted) */
+/*! cdb_kc_dir() : the cache's folder: $CLRR_KERNEL_CACHE, else
+ *  $XDG_CACHE_HOME/clrr/kernels, else $HOME/.cache/clrr/kernels, into
+ *  @p buf (@p cap bytes). @return buf, or NULL (no HOME, too long). */
+const char *cdb_kc_dir(char *buf, size_t cap);
+/*! cdb_kc_key() : the key of a program built from @p source with
+ *  @p options for one device (@p device CL_DEVICE_NAME, @p driver
+ *  CL_DRIVER_VERSION, @p platform CL_PLATFORM_NAME; NULL as empty): an
+ *  XXH3-128 over the fields, each with its length. */
+void cdb_kc_key(uint8_t key[16], const char *source, const char *options, const char *device, const char *driver,
+                const char *platform);
+/*! cdb_kc_load() : the entry of @p key in folder @p dir: *bin (malloc'd,
+ *  the caller frees), *len, *build_ns (what building it took, may be
+ *  NULL). @return 1 found; 0 none (or out of memory); -1 an entry that is
+ *  not one (wrong magic or key, cut short, longer than @p max_len, bytes
+ *  that do not match its hash): it is removed. */
+int cdb_kc_load(const char *dir, const uint8_t key[16], uint64_t max_len, void **bin, size_t *len,
+                uint64_t *build_ns);
+/*! cdb_kc_forget() : removes the entry of @p key (one the driver refused). */
+void cdb_kc_forget(const char *dir, const uint8_t key[16]);
+/*! cdb_kc_store() : writes the entry of @p key (@p len bytes, built in
+ *  @p build_ns) into @p dir (made when missing) through a temporary file
+ *  and a rename, then removes the least recently used entries past @p cap
+ *  bytes in all; an entry over @p cap is not kept (CDB_OK). @return
+ *  CDB_OK, CDB_ERR_IO (with why in @p err), CDB_ERR_ARG. */
+cdb_status cdb_kc_store(const char *dir, const uint8_t key[16], const void *bin, size_t len, uint64_t build_ns,
+                        uint64_t cap, char *err, size_t err_cap);
+
 #endif

@@ -77,6 +77,8 @@ struct cdb {
     unsigned ndevs;
     struct cdb_wrec *tuned;   /* tuned local sizes (`w` records), in file order */
     size_t ntuned, cap_tuned;
+    double layer_call[CDB_KEEP], layer_fixed[CDB_KEEP];   /* `l` records: a ring of the latest */
+    unsigned nlayer;          /* records seen (the ring holds the latest CDB_KEEP) */
     cdb_buf pend;             /* lines added, not yet flushed */
     int cancel_next;          /* a flush failed within its lines: the next one starts with CAN '\n' */
 };
@@ -88,6 +90,9 @@ typedef struct cdb_wrec {
 } cdb_wrec;
 /* cdb_store.c: one tuned record in memory (CDB_OK or CDB_ERR_NOMEM). */
 cdb_status cdb_tuned_store(cdb *db, uint32_t ident, uint32_t kernel, const cdb_key *k, const cdb_tuned *t);
+
+/* cdb_store.c: one layer record in memory. */
+void cdb_layer_store(cdb *db, uint64_t calls, uint64_t call_ns, uint64_t fixed_ns);
 
 /* cdb_store.c */
 uint64_t cdb_hash(const void *p, size_t n, uint64_t h);

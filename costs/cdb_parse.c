@@ -193,6 +193,24 @@ static cdb_status rec_tuned(pstate *ps, char **f, unsigned nf)
     return cdb_tuned_store(ps->db, (uint32_t)id, (uint32_t)kn, &k, &t);
 }
 
+/* l: what the layer cost in one live run (live/live_layer.c). */
+static cdb_status rec_layer(pstate *ps, char **f, unsigned nf)
+{
+    uint64_t calls, call_ns, fixed_ns, tm;
+    if (nf != 6)
+        PERR(ps, "layer record: 6 fields expected, %u found", nf);
+    if (!*f[1])
+        PERR(ps, "layer record: empty device identity");
+    NUMF(ps, f[2], &calls, "layer record: CALLS");
+    NUMF(ps, f[3], &call_ns, "layer record: CALL_NS");
+    NUMF(ps, f[4], &fixed_ns, "layer record: FIXED_NS");
+    NUMF(ps, f[5], &tm, "layer record: UNIXTIME");
+    if (!calls)
+        PERR(ps, "layer record: CALLS is 0");
+    cdb_layer_store(ps->db, calls, call_ns, fixed_ns);
+    return CDB_OK;
+}
+
 static cdb_status rec_xfer(pstate *ps, char **f, unsigned nf)
 {
     uint64_t bytes, ns, t;
@@ -291,6 +309,7 @@ static cdb_status record(pstate *ps, char *l, size_t n)
     case 'k': return rec_kernel(ps, f, nf);
     case 'x': return rec_xfer(ps, f, nf);
     case 'w': return rec_tuned(ps, f, nf);
+    case 'l': return rec_layer(ps, f, nf);
     case 's': return rec_snapshot(ps, f, nf);
     case 'd': return rec_device(ps, f, nf);
     default: return CDB_OK;   /* a record of a later minor version: ignored */

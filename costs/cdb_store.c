@@ -436,3 +436,50 @@ int cdb_get_tuned(const cdb *db, const char *identity, const cdb_key *k, cdb_tun
         }
     return 0;
 }
+
+/* ------------------------------------------------------------ the layer's cost */
+
+void cdb_layer_store(cdb *db, uint64_t calls, uint64_t call_ns, uint64_t fixed_ns)
+{
+    unsigned i = db->nlayer++ % CDB_KEEP;
+    db->layer_call[i] = (double)call_ns / (double)calls;
+    db->layer_fixed[i] = (double)fixed_ns;
+}
+
+cdb_status cdb_add_layer(cdb *db, const char *identity, uint64_t calls, uint64_t call_ns, uint64_t fixed_ns)
+{
+    if (!db || !calls || !cdb_str_ok(identity, 0))
+        return CDB_ERR_ARG;
+    if (cdb_buf_printf(&db->pend, "l\t%s\t%llu\t%llu\t%llu\t%llu\n", identity, (unsigned long long)calls,
+                       (unsigned long long)call_ns, (unsigned long long)fixed_ns, (unsigned long long)time(NULL)))
+        return CDB_ERR_NOMEM;
+    cdb_layer_store(db, calls, call_ns, fixed_ns);
+    return CDB_OK;
+}
+
+static int cdb_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double cdb_dmedian(const double *v, unsigned n)
+{
+    double s[CDB_KEEP];
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cdb_dcmp);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+void cdb_get_layer(const cdb *db, cdb_layer_cost *out)
+{
+    out->call_ns = CDB_LAYER_CALL_NS;
+    out->fixed_ns = CDB_LAYER_FIXED_NS;
+    out->runs = 0;
+    if (!db || !db->nlayer)
+        return;
+    unsigned n = db->nlayer < CDB_KEEP ? db->nlayer : CDB_KEEP;
+    out->call_ns = cdb_dmedian(db->layer_call, n);
+    out->fixed_ns = cdb_dmedian(db->layer_fixed, n);
+    out->runs = n;
+}

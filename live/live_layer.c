@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "costs/cdb.h"
@@ -135,6 +136,8 @@ static struct {
                                      references to what the application released: on an
                                      H200 geomatrix's 7 temporaries, 36-70 us an iteration;
                                      freed by another thread they cost the run as much) */
+    int64_t init_ns, end_ns;  /* the layer's set-up (reading and checking the plan) and exit */
+    int no_learn;             /* CLRR_NO_LEARN: nothing goes to the cost database */
     int needs_data;           /* the plan drops redundant transfers: data is hashed */
     int has_splits, split_fixed;   /* the plan splits launches; keep its proportions */
     int split_method;         /* RPL_SPLIT_FIXED_POINT, or RPL_SPLIT_BROYDEN (CLRR_SPLIT_METHOD=broyden) */
@@ -354,6 +357,7 @@ int live_plan_init(tf_writer_opts *o, int *call_times)
     const char *path = getenv("CLRR_PLAN");
     if (!path || !*path)
         return 0;
+    int64_t init_t0 = rec_time_ns();
     char err[512];
     plan_status st = plan_read_keyed(path, &rp.plan, rp.key, err, sizeof err);
     if (st != PLAN_OK) {
@@ -383,6 +387,7 @@ int live_plan_init(tf_writer_opts *o, int *call_times)
     rp.has_splits = plan_split_count(rp.plan) > 0;
     const char *fixed = getenv("CLRR_SPLIT_FIXED"), *nolearn = getenv("CLRR_NO_LEARN");
     rp.split_fixed = fixed && *fixed && strcmp(fixed, "0");
+    rp.no_learn = nolearn && *nolearn && strcmp(nolearn, "0");
     const char *method = getenv("CLRR_SPLIT_METHOD");
     rp.split_method = method && !strcmp(method, "broyden") ? RPL_SPLIT_BROYDEN : RPL_SPLIT_FIXED_POINT;
     /* every optimized run adds its own measurements (as `clrr replay --plan`) */
@@ -397,6 +402,7 @@ int live_plan_init(tf_writer_opts *o, int *call_times)
     o->sink = rp_sink;
     o->sink_ctx = NULL;
     live_stage_init();
+    rp.init_ns = rec_time_ns() - init_t0;
     rp_on = 1;
     return 1;
 }
@@ -806,12 +812,9 @@ static rp_fused *rp_fused_in(cl_context ctx, const plan_fused *z)
         rp.untrusted++;
         return f;
     }
-    cl_int e = CL_SUCCESS;
     const char *src = z->source;
     int64_t t0 = rec_time_ns();
-    f->prog = live_next->clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-    if (f->prog && e == CL_SUCCESS && live_next->clBuildProgram(f->prog, 0, NULL, z->options, NULL, NULL) == CL_SUCCESS)
-        f->k = live_next->clCreateKernel(f->prog, z->name, &e);
+    f->prog = live_kc_build(ctx, src, z->options, z->name, &f->k);   /* through the kernel binary cache */
     rp.build_ns += rec_time_ns() - t0;
     if (!f->k) {
         rp.unbuilt++;
@@ -1313,10 +1316,66 @@ static void rp_split_report(FILE *f)
     rp_json_str(f, t->shares);
 }
 
+/* What the layer's own work per call cost: decoding and matching, timed
+ * (match_ns), twice over for the entry points' encoding and the hooks,
+ * which are not timed (no clock on the recorder's hot path; under
+ * callgrind they are about as much again, live/README.md). */
+static int64_t rp_layer_ns(void)
+{
+    return 2 * rp.match_ns;
+}
+
+/* The application's OpenCL time (its calls, the driver's work and the
+ * layer's), the layer's own, and the kernel binary cache (live_kcache.c). */
+static void rp_whole_report(FILE *f)
+{
+    int64_t ocl = 0;
+    uint64_t calls = 0;
+    for (uint32_t fn = 0; fn < REC_FN_COUNT; fn++) {
+        ocl += atomic_load(&rp_time_ns[fn]);
+        calls += atomic_load(&rp_time_n[fn]);
+    }
+    const live_kc_stats *k = live_kc_get();
+    fprintf(f, ", \"ocl_calls\": %llu, \"ocl_us\": %lld, \"layer_init_us\": %lld, \"layer_us\": %lld, "
+            "\"kernel_cache\": {\"hits\": %llu, \"misses\": %llu, \"rebuilt\": %llu, \"stored\": %llu, "
+            "\"store_errors\": %llu, \"uncached\": %llu, \"build_us\": %lld, \"load_us\": %lld, \"saved_us\": %lld}",
+            (unsigned long long)calls, (long long)(ocl / 1000), (long long)(rp.init_ns / 1000),
+            (long long)(rp_layer_ns() / 1000), (unsigned long long)k->hits, (unsigned long long)k->misses,
+            (unsigned long long)k->rebuilt, (unsigned long long)k->stored, (unsigned long long)k->store_errors,
+            (unsigned long long)k->uncached, (long long)(k->build_ns / 1000), (long long)(k->load_ns / 1000),
+            (long long)(k->saved_ns / 1000));
+}
+
+/* One `l` record (costs/COSTS.md): what the layer cost this run, for
+ * `clrr optimize --measure`'s live-cost rule; kept until the machine has
+ * RP_LAYER_RUNS of them (the figure is the host's, measured once). */
+#define RP_LAYER_RUNS 5
+static void rp_learn_layer(void)
+{
+    uint64_t calls = 0;
+    for (uint32_t fn = 0; fn < REC_FN_COUNT; fn++)
+        calls += atomic_load(&rp_time_n[fn]);
+    char path[1024], err[512], host[256] = "host";
+    cdb *db = NULL;
+    if (rp.no_learn || !rp_call_times || calls < 100 || !cdb_default_path(path, sizeof path) ||
+        cdb_open(path, &db, err, sizeof err) != CDB_OK)
+        return;
+    cdb_layer_cost lc;
+    cdb_get_layer(db, &lc);
+    if (gethostname(host, sizeof host - 1) || !host[0])
+        strcpy(host, "host");
+    host[sizeof host - 1] = 0;
+    if (lc.runs < RP_LAYER_RUNS &&
+        cdb_add_layer(db, host, calls, (uint64_t)rp_layer_ns(), (uint64_t)(rp.init_ns + rp.end_ns)) == CDB_OK)
+        cdb_flush(db, err, sizeof err);   /* (not kept: the next run measures again) */
+    cdb_close(db);
+}
+
 void live_plan_end(void)
 {
     if (!rp_on)
         return;
+    int64_t end_t0 = rec_time_ns();
     pthread_mutex_lock(&rp.mu);
     live_answer a;
     live_exec_live_end(rp.x, &a);   /* what is still kept was dead indeed (its objects go with the process) */
@@ -1352,6 +1411,7 @@ void live_plan_end(void)
                 (unsigned long long)rp.co_fallback);
         rp_split_report(f);
         rp_time_report(f);
+        rp_whole_report(f);
         fputs(", \"fallbacks\": [", f);
         size_t n = live_exec_fallback_count(rp.x);
         for (size_t i = 0; i < n; i++) {
@@ -1364,6 +1424,8 @@ void live_plan_end(void)
         fputs("]}\n", f);
         fclose(f);
     }
+    rp.end_ns = rec_time_ns() - end_t0;
+    rp_learn_layer();
     rp_on = 0;
     rec_hooks_stop();
     cdb_close(rp.learn);

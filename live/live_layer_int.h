@@ -39,6 +39,25 @@ void live_plan_program(cl_program prog);
 void live_plan_end(void);
 void live_plan_time(uint32_t fn, int64_t ns);
 
+/* live_kcache.c: programs of the plan's generated kernels, built through
+ * the kernel binary cache (costs/cdb.h). Called under rp.mu. */
+typedef struct live_kc_stats {
+    uint64_t hits;            /* made from a kept binary */
+    uint64_t misses;          /* no entry: built from source (and kept) */
+    uint64_t rebuilt;         /* an entry that was not one, or that the driver refused: built from source */
+    uint64_t stored;          /* binaries kept */
+    uint64_t store_errors;    /* binaries that could not be kept (the folder cannot be written) */
+    uint64_t uncached;        /* contexts of several devices (or no cache folder): from source */
+    int64_t build_ns;         /* building from source */
+    int64_t load_ns;          /* making programs from kept binaries */
+    int64_t saved_ns;         /* what the hits' builds took when they were made, less their loads */
+} live_kc_stats;
+/* The program of @p src built with @p options for every device of
+ * @p ctx, through the cache, and its kernel @p name in *k (the caller
+ * releases both); NULL (and *k NULL) when it does not build. */
+cl_program live_kc_build(cl_context ctx, const char *src, const char *options, const char *name, cl_kernel *k);
+const live_kc_stats *live_kc_get(void);
+
 /* live_stage.c: staged transfers. Large buffer writes and reads on devices
  * without host-unified memory go through pinned blocks of the layer's,
  * copied by several threads (live_stage.c says how and when). Thread-safe

@@ -11,7 +11,7 @@
 # libclive.a archives both for clrr and the tests (clrr reaches only the
 # matcher).
 LIVE_MATCH_SRCS := live/live_match.c live/live_defer.c live/live_rpl.c
-LIVE_LAYER_SRCS := live/live_layer.c live/live_stage.c
+LIVE_LAYER_SRCS := live/live_layer.c live/live_stage.c live/live_kcache.c
 LIVE_SRCS := $(LIVE_MATCH_SRCS) $(LIVE_LAYER_SRCS)
 LIVE_OBJS := $(call objs,$(LIVE_SRCS))
 MOD_CFLAGS_live := -fvisibility=hidden

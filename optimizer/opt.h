@@ -135,6 +135,9 @@ typedef struct opt_verify_result {
                                  even without a plan: the plan is opt_optimize()'s,
                                  not verified; why says why */
     char why[256];
+    double gain_ns;           /* with opt_verify.time: what the passes kept gained, measured
+                                 (the medians without each less with it, summed) */
+    int measured;             /* the passes were measured (opt_verify.time ran) */
 } opt_verify_result;
 
 /*! opt_optimize_verified() : opt_optimize(), then @p v's replay of the
@@ -153,6 +156,35 @@ typedef struct opt_verify_result {
  *  through v->on_removed). */
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
                                   opt_verify_result *res, char *err, size_t err_cap);
+
+/* ================================================================ never slower live */
+
+/* What opt_live_check decided (optimizer/opt_verify.c). */
+typedef struct opt_live_result {
+    int checked;              /* the plan's gain was measured, so it was weighed */
+    int dropped;              /* every transformation removed: the layer would cost more */
+    double gain_ns;           /* the measured gain of the plan's transformations */
+    double cost_ns;           /* what the layer costs a run of the trace (calls x per call + per run) */
+    uint64_t calls;           /* the trace's calls */
+    unsigned layer_runs;      /* `l` records the cost is the median of (0: the defaults) */
+} opt_live_result;
+#define OPT_LIVE_MARGIN 1.5   /* the gain must exceed the layer's cost this many times over */
+
+/*! opt_live_check() : weighs plan *p of trace @p path against what
+ *  applying it live costs (`clrr run --plan` loads the layer only when
+ *  something of the plan applies; the layer then costs every call of the
+ *  run and its set-up: cdb_get_layer of @p costs, NULL for the defaults).
+ *  The plan's gain is what was measured: @p vr's passes (vr->gain_ns, when
+ *  vr->measured) plus its tuned local sizes (before less after, times the
+ *  launches of their shape). When that gain is not above OPT_LIVE_MARGIN
+ *  times the cost, every transformation is removed (*p replaced by the
+ *  plan of @p o with no pass, o's passes listed) and one line goes to
+ *  @p say. Plans whose passes were not measured (no vr->measured) and that
+ *  tuned nothing are left as they are (res->checked 0). @return PLAN_OK,
+ *  or opt_optimize()'s error. */
+plan_status opt_live_check(const char *path, const opt_options *o, const opt_verify_result *vr, const struct cdb *costs,
+                           void (*say)(void *user, const char *line), void *user, plan_file **p,
+                           opt_live_result *res, char *err, size_t err_cap);
 
 /* ================================================================ work-group sizes */
 

@@ -20,7 +20,11 @@
  * verified plan is then timed: the plan with it and without it replayed
  * alternately, reps times each; it stays only when the median with it is
  * faster than without by more than the noise (half the spread of the runs
- * without it, at least 2%). */
+ * without it, at least 2%).
+ * opt_live_check then weighs what was measured against what applying the
+ * plan live costs (the layer's per-call and per-run cost, costs/cdb.h
+ * cdb_get_layer): a plan that does not gain OPT_LIVE_MARGIN times that
+ * loses every transformation, and `clrr run` runs without the layer. */
 #include "optimizer/opt_int.h"
 
 #include <stdarg.h>
@@ -261,6 +265,8 @@ static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan
     double noise = mo > 0 ? (hi_o - lo_o) / 2 / mo : 0;
     noise = noise < 0.02 ? 0.02 : noise;
     int keep = mw < mo * (1 - noise);
+    if (keep)
+        x->res->gain_ns += mo - mw;
     opt_vsay(x, "pass %s %s: measured %.3f ms with it, %.3f ms without (medians of %u alternated replays, noise %.1f%%)",
              plan_pass_name(pass), keep ? "kept" : "removed", mw / 1e6, mo / 1e6, n, noise * 100);
     return keep;
@@ -272,6 +278,7 @@ static plan_status opt_vmeasure(opt_vrun *x, plan_file **p)
 {
     if (!x->v->time)
         return PLAN_OK;
+    x->res->measured = 1;
     for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
         if (!((x->o.passes >> i) & 1))
             continue;
@@ -423,4 +430,65 @@ out:
     plan_free(p);
     free(x.keep);
     return st;
+}
+
+/* ------------------------------------------------------------ never slower live */
+
+plan_status opt_live_check(const char *path, const opt_options *o, const opt_verify_result *vr, const struct cdb *costs,
+                           void (*say)(void *user, const char *line), void *user, plan_file **p,
+                           opt_live_result *res, char *err, size_t err_cap)
+{
+    memset(res, 0, sizeof *res);
+    size_t nx = plan_xform_count(*p);
+    double gain = vr && vr->measured ? vr->gain_ns : 0;
+    int tuned = 0, others = 0;
+    for (size_t i = 0; i < nx; i++) {
+        const plan_xform *x = plan_get_xform(*p, i);
+        if (x->action != PLAN_ACT_LOCAL_SIZE && x->action != PLAN_ACT_COARSEN) {
+            others = 1;
+            continue;
+        }   /* a coarsening's measurements are its tuned shape's, as a local size's */
+        const plan_local *l = x->local ? plan_get_local(*p, x->local - 1) : NULL;
+        if (!l || !l->ntuned)
+            continue;
+        double best = 0;   /* the device it was measured on (one per tuning run) */
+        for (unsigned t = 0; t < l->ntuned; t++) {
+            double g = (double)l->tuned[t].before_ns - (double)l->tuned[t].after_ns;
+            best = g > best ? g : best;
+        }
+        gain += best * (double)(x->occurrences ? x->occurrences : 1);
+        tuned = 1;
+    }
+    if (!nx || (others && !(vr && vr->measured)) || (!others && !tuned))
+        return PLAN_OK;   /* nothing to weigh, or rules that were not measured */
+    cdb_layer_cost lc;
+    cdb_get_layer(costs, &lc);
+    res->checked = 1;
+    res->calls = plan_get_info(*p)->trace_calls;
+    res->cost_ns = (double)res->calls * lc.call_ns + lc.fixed_ns;
+    res->gain_ns = gain;
+    res->layer_runs = lc.runs;
+    char line[512];
+    snprintf(line, sizeof line,
+             "live: the plan's measured gain %.3f ms against what the layer costs a run, %.3f ms (%llu calls x %.2f us "
+             "+ %.3f ms; %s): %s",
+             gain / 1e6, res->cost_ns / 1e6, (unsigned long long)res->calls, lc.call_ns / 1e3, lc.fixed_ns / 1e6,
+             lc.runs ? "medians of the cost database's layer records" : "the defaults, no run recorded one",
+             gain > OPT_LIVE_MARGIN * res->cost_ns ? "kept" : "every transformation removed (clrr run will run without the layer)");
+    if (say)
+        say(user, line);
+    if (gain > OPT_LIVE_MARGIN * res->cost_ns)
+        return PLAN_OK;
+    opt_options z = *o;
+    z.passes = 0;
+    plan_file *q = NULL;
+    plan_status st = opt_optimize(path, &z, &q, err, err_cap);
+    if (st != PLAN_OK)
+        return st;
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+        plan_pass_mut(q, (plan_pass)i)->enabled = plan_get_pass(*p, (plan_pass)i)->enabled;
+    plan_free(*p);
+    *p = q;
+    res->dropped = 1;
+    return PLAN_OK;
 }

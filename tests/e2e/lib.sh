@@ -12,6 +12,9 @@ export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
 export CLRR_COSTS=$TMP/costs
 # the record of verified plans (plan/PLAN.md, "Trust"): the test's own
 export CLRR_VERIFIED=$TMP/verified
+# generated kernels' binaries: the test's own (and with it no kept
+# "did the plan measure a device here" answer: clrr run asks every time)
+export CLRR_KERNEL_CACHE=$TMP/kernels
 asan_rt() {
     [ "${CLRR_SAN:-0}" = 1 ] && clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null
 }

@@ -17,6 +17,9 @@ need "$CLRR"; need "$LAYER"; need "$W"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD CLRR_APP_DEVICE
 export CLRR_COSTS=$TMP/costs
+# a layer that costs nothing (an `l` record): this tests the tuning, not
+# the rule that weighs a plan against the layer (live_bincache.sh does)
+printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"
 
 "$W" --size 256 >"$TMP/plain.out" || fail "wgtune: $(cat "$TMP/plain.out")"
 "$CLRR" record -o "$TMP/w.clrr" -- "$W" --size 256 >/dev/null || fail "recording wgtune"

@@ -1029,6 +1029,20 @@ static int cli_optimize_run(int argc, char **argv)
                         tr.recorded == 1 ? "" : "s", cdb_path(o.costs));
         }
     }
+    /* never slower live: what was measured against what the layer costs
+     * (not with --tune-force, whose decisions are kept unmeasured on purpose) */
+    if (st == PLAN_OK && !no_verify && (measure || tune) && !force_factor && !vr.unverified && !vr.baseline) {
+        cdb *lc = o.costs;
+        char lpath[1024], lerr[512];
+        if (!lc && !no_costs && cdb_default_path(lpath, sizeof lpath) && cdb_open(lpath, &lc, lerr, sizeof lerr))
+            lc = NULL;
+        opt_live_result lr;
+        st = opt_live_check(path, &o, &vr, lc, cli_verify_removed, &cv, &p, &lr, err, sizeof err);
+        if (st == PLAN_OK && lr.dropped)
+            cv.tuned = 0;
+        if (lc != o.costs)
+            cdb_close(lc);
+    }
     cdb_close(o.costs);
     if (st == PLAN_OK && limit_note[0])   /* a plan clrr would refuse is never written */
         cli_err("warning: %s: %s", path, limit_note);

@@ -11,12 +11,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CL/cl.h>
 #include <jansson.h>
 
+#include "costs/cdb.h"
 #include "optimizer/opt.h"
 
 static const char cli_run_usage[] =
@@ -95,7 +99,7 @@ static unsigned long long cli_run_num(const json_t *o, const char *k)
 
 /* The summary line(s) from the layer's report. @return 0, or -1 when the
  * report is missing or unreadable. */
-static int cli_run_summary(const char *report, const char *plan, int quiet)
+static int cli_run_summary(const char *report, const char *plan, int quiet, double process_us)
 {
     json_error_t je;
     json_t *r = json_load_file(report, 0, &je);
@@ -103,6 +107,10 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
         json_decref(r);
         return -1;
     }
+    /* the whole process's wall time, measured here, goes into the report */
+    if (json_object_set_new(r, "process_us", json_integer((json_int_t)process_us)) ||
+        json_dump_file(r, report, JSON_COMPACT))
+        cli_err("warning: cannot add the process time to the report %s", report);
     if (!quiet) {
         fprintf(stderr,
                 "clrr run: plan %s: %llu of %llu transformations applied (%llu fell back, %llu matched no call)\n",
@@ -177,11 +185,29 @@ static int cli_run_summary(const char *report, const char *plan, int quiet)
                 fprintf(stderr, "clrr run: %llu part times added to %s\n", cli_run_num(r, "split_learned"),
                         json_string_value(db));
         }
+        fprintf(stderr, "clrr run: whole process %.1f ms; its %llu OpenCL calls %.1f ms (the driver's work and "
+                "the layer's, of which the layer's own about %.1f ms, and %.1f ms setting up)\n", process_us / 1e3,
+                cli_run_num(r, "ocl_calls"), cli_run_num(r, "ocl_us") / 1e3, cli_run_num(r, "layer_us") / 1e3,
+                cli_run_num(r, "layer_init_us") / 1e3);
+        const json_t *kc = json_object_get(r, "kernel_cache");
+        if (cli_run_num(kc, "hits") + cli_run_num(kc, "misses") + cli_run_num(kc, "rebuilt"))
+            fprintf(stderr, "clrr run: kernel binary cache: %llu generated programs loaded from it (%.1f ms of "
+                    "builds saved), %llu built from source (%llu kept), %llu rebuilt (an entry that was not one)%s\n",
+                    cli_run_num(kc, "hits"), cli_run_num(kc, "saved_us") / 1e3,
+                    cli_run_num(kc, "misses") + cli_run_num(kc, "rebuilt"), cli_run_num(kc, "stored"),
+                    cli_run_num(kc, "rebuilt"), cli_run_num(kc, "store_errors") ? "; the cache cannot be written" : "");
         if (json_is_true(json_object_get(r, "stopped")))
             fprintf(stderr, "clrr run: plan mode stopped during the run (see the line above)\n");
     }
     json_decref(r);
     return 0;
+}
+
+static double cli_run_now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
 /* `clrr run --device SPEC -- CMD`: the layer presents the device and does
@@ -244,11 +270,96 @@ static int cli_run_local_here(void *arg, char *buf, size_t cap)
     return 0;
 }
 
+/* The answer of cli_run_local_here is kept (CLI_RUN_HERE_S seconds) in
+ * $XDG_CACHE_HOME/clrr/run-here/KEY, KEY a hash of the plan's trust key
+ * and of what decides which devices the application sees (the ICD
+ * loader's and the drivers' variables, the ICD files of
+ * /etc/OpenCL/vendors with their times and sizes): asking costs a start of
+ * every OpenCL driver (PoCL here: 30-100 ms of wall time before the
+ * application starts). A stale answer is safe both ways: a plan whose
+ * device is gone loads the layer, which then runs the launches as made; one
+ * whose device came runs without the plan until the entry expires. */
+#define CLI_RUN_HERE_S (24 * 3600)
+static int cli_run_here_path(const char *key, char *path, size_t cap)
+{
+    static const char *vars[] = {"OCL_ICD_VENDORS", "OCL_ICD_FILENAMES", "OPENCL_VENDOR_PATH", "POCL_DEVICES",
+                                 "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CLRR_DEVICE", "CLRR_APP_DEVICE", NULL};
+    char dir[PATH_MAX];
+    if (!cdb_kc_dir(dir, sizeof dir))
+        return -1;
+    char *slash = strrchr(dir, '/');   /* .../clrr/kernels -> .../clrr/run-here */
+    if (!slash || getenv("CLRR_KERNEL_CACHE"))
+        return -1;   /* (a kernel cache elsewhere: no answer kept) */
+    *slash = 0;
+    uint64_t h = 1469598103934665603ull;
+#define CLI_FNV(p, n) do { const unsigned char *q_ = (const unsigned char *)(p); \
+        for (size_t i_ = 0; i_ < (n); i_++) { h ^= q_[i_]; h *= 1099511628211ull; } h ^= 0xff; h *= 1099511628211ull; } while (0)
+    CLI_FNV(key, strlen(key));
+    for (unsigned i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        CLI_FNV(v ? v : "-", strlen(v ? v : "-"));
+    }
+    DIR *d = opendir("/etc/OpenCL/vendors");
+    struct dirent *e;
+    uint64_t sum = 0;
+    while (d && (e = readdir(d)) != NULL) {   /* order-free: a sum of per-file hashes */
+        struct stat st;
+        char f[PATH_MAX];
+        snprintf(f, sizeof f, "/etc/OpenCL/vendors/%s", e->d_name);
+        if (e->d_name[0] == '.' || stat(f, &st))
+            continue;
+        uint64_t outer = h;
+        h = 1469598103934665603ull;
+        CLI_FNV(e->d_name, strlen(e->d_name));
+        CLI_FNV(&st.st_mtim, sizeof st.st_mtim);
+        CLI_FNV(&st.st_size, sizeof st.st_size);
+        sum += h;
+        h = outer;
+    }
+    if (d)
+        closedir(d);
+    CLI_FNV(&sum, sizeof sum);
+#undef CLI_FNV
+    int n = snprintf(path, cap, "%s/run-here/%016llx", dir, (unsigned long long)h);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* The kept answer for @p path: 1 or 0, or -1 (none, or expired). */
+static int cli_run_here_get(const char *path)
+{
+    struct stat st;
+    char c = 0;
+    FILE *f = stat(path, &st) || time(NULL) - st.st_mtime > CLI_RUN_HERE_S ? NULL : fopen(path, "r");
+    int r = f && fread(&c, 1, 1, f) == 1 && (c == '0' || c == '1') ? c - '0' : -1;
+    if (f)
+        fclose(f);
+    return r;
+}
+
+static void cli_run_here_put(const char *path, int yes)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return;
+    *slash = 0;
+    mkdir(dir, 0755);
+    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return;
+    int bad = write(fd, yes ? "1\n" : "0\n", 2) != 2;
+    if (close(fd) || bad || rename(tmp, path))
+        unlink(tmp);
+}
+
 /* 1 when something of plan @p p applies to a live run here: a
  * transformation other than local_size, or a local_size measured on a
- * device present (name and driver). Else 0, with why in @p why and the
- * local_size transformations in *nlocal. Schedules apply to replays only. */
-static int cli_run_applies(const plan_file *p, char *why, size_t cap, size_t *nlocal)
+ * device present (name and driver; the answer kept, above). Else 0, with
+ * why in @p why and the local_size transformations in *nlocal. Schedules
+ * apply to replays only. */
+static int cli_run_applies(const plan_file *p, const char *key, char *why, size_t cap, size_t *nlocal)
 {
     size_t n = plan_xform_count(p), nl = 0;
     *nlocal = 0;
@@ -262,8 +373,15 @@ static int cli_run_applies(const plan_file *p, char *why, size_t cap, size_t *nl
         snprintf(why, cap, "it has no transformation%s", plan_sched_count(p) ? "; its schedule applies to replays only" : "");
         return 0;
     }
-    char buf[8];
-    if (cli_in_child(cli_run_local_here, (void *)p, buf, sizeof buf) == 1)
+    char buf[8], here[PATH_MAX];
+    int named = !cli_run_here_path(key, here, sizeof here);
+    int yes = named ? cli_run_here_get(here) : -1;
+    if (yes < 0) {
+        yes = cli_in_child(cli_run_local_here, (void *)p, buf, sizeof buf) == 1;
+        if (named)
+            cli_run_here_put(here, yes);
+    }
+    if (yes)
         return 1;
     const plan_local *l = plan_get_local(p, 0);
     snprintf(why, cap, "its %zu local size%s %s measured on %s (driver %s), not on a device here", nl,
@@ -395,7 +513,7 @@ static int cli_run_run(int argc, char **argv)
      * the layer, which would only cost (its matching, its staging) */
     char why[512] = "";
     size_t nlocal = 0;
-    int direct = !cli_run_applies(p, why, sizeof why, &nlocal);
+    int direct = !cli_run_applies(p, key, why, sizeof why, &nlocal);
 
     char tried[PATH_MAX + 64], tmp_report[PATH_MAX];
     char *layer = direct ? NULL : cli_find_layer(tried, sizeof tried), *plan_abs = realpath(plan, NULL),
@@ -467,9 +585,10 @@ static int cli_run_run(int argc, char **argv)
         goto out;
     }
     int status = 0;
+    double t0 = cli_run_now_us();
     if ((rc = cli_spawn(argv + optind, &status)) != CLI_EXIT_OK)
         goto out;
-    if (cli_run_summary(report_abs, plan, quiet) != 0)
+    if (cli_run_summary(report_abs, plan, quiet, cli_run_now_us() - t0) != 0)
         cli_err("the plan was not applied: %s made no OpenCL call, or its ICD loader did not load the layer%s",
                 argv[optind], preload ? "" : " (try --preload)");
     if (WIFSIGNALED(status)) {
