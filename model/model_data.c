@@ -100,16 +100,25 @@ model_status model_data_from_cdb(cdb *db, model_data **out, char *err, size_t ca
     size_t ns = cdb_kernel_series_count(db), cap_s = 0;
     uint64_t *groups = NULL;
     size_t ngroups = 0;
+    cdb_key *done = NULL;     /* every shape looked at (a shape has one series per device) */
+    size_t ndone = 0;
     for (size_t s = 0; s < ns && st == MODEL_OK; s++) {
         const char *id;
         cdb_key k;
         if (!cdb_kernel_series_at(db, s, &id, &k))
             continue;
         int seen = 0;
-        for (size_t j = 0; j < d->n && !seen; j++)
-            seen = model_key_eq(&d->s[j].key, &k);
+        for (size_t j = 0; j < ndone && !seen; j++)
+            seen = model_key_eq(&done[j], &k);
         if (seen)
             continue;
+        cdb_key *dk = realloc(done, (ndone + 1) * sizeof *dk);
+        if (!dk) {
+            st = MODEL_ERR_NOMEM;
+            break;
+        }
+        done = dk;
+        done[ndone++] = k;   /* its kernel name is the database's, valid while it is open */
         /* every device's full-size time; one missing: not a sample */
         model_sample smp;
         memset(&smp, 0, sizeof smp);
@@ -131,7 +140,6 @@ model_status model_data_from_cdb(cdb *db, model_data **out, char *err, size_t ca
             d->no_features++;
             continue;
         }
-        /* a shape seen again through another device's series: counted once (seen above) */
         smp.key = k;
         smp.group = model_group_of(&k);
         for (unsigned i = 1; i < d->ndevs; i++)
@@ -166,6 +174,7 @@ model_status model_data_from_cdb(cdb *db, model_data **out, char *err, size_t ca
         }
     }
     free(groups);
+    free(done);
     d->ngroups = ngroups;
     if (st != MODEL_OK) {
         if (st == MODEL_ERR_NOMEM)

@@ -12,5 +12,6 @@ $(MODEL_LIB): $(call objs,$(MODEL_SRCS))
 
 ALL_TARGETS += $(MODEL_LIB)
 
-UNIT_LIBS_test_model := $(MODEL_LIB) $(OPT_TEST_LIBS) $(OPT_LIBS) $(MODEL_LIBS) -ldl -lm
-$(B)/tests/test_model: $(MODEL_LIB) $(OPT_TEST_LIBS) $(ANA_SO)
+# The model's unit test: the model and the cost database (XGBoost loaded at run time).
+UNIT_LIBS_test_model := $(MODEL_LIB) $(CDB_LIB) $(MODEL_LIBS) -lm
+$(B)/tests/test_model: $(MODEL_LIB) $(CDB_LIB)

@@ -483,7 +483,7 @@ static int cli_model_predict(const cli_model_opts *o, const char *trace)
         }
         /* the measured fastest, when every class has a curve for the shape */
         int meas = -1;
-        double bns = 0;
+        double bns = 0, tns[MODEL_MAX_DEVICES];
         for (unsigned k = 0; k < model_device_count(m); k++) {
             cdb_curve c;
             uint64_t full = 1;
@@ -494,7 +494,7 @@ static int cli_model_predict(const cli_model_opts *o, const char *trace)
                 meas = -2;
                 break;
             }
-            double t = cdb_curve_at(&c, (double)full);
+            double t = tns[k] = cdb_curve_at(&c, (double)full);
             if (meas < 0 || t < bns) {
                 meas = (int)k;
                 bns = t;
@@ -514,6 +514,10 @@ static int cli_model_predict(const cli_model_opts *o, const char *trace)
             json_object_set_new(s, "identity", cli_json_ctext(model_device(m, best)));
             json_object_set_new(s, "probability", cli_json_f64(prob));
             json_object_set_new(s, "measured_fastest", meas >= 0 ? cli_json_ctext(specs[meas]) : json_null());
+            json_t *mn = meas >= 0 ? json_object() : json_null();
+            for (unsigned k = 0; meas >= 0 && k < model_device_count(m); k++)
+                json_object_set_new(mn, specs[k], cli_json_f64(tns[k]));
+            json_object_set_new(s, "measured_ns", mn);
             json_array_append_new(arr, s);
         } else {
             printf("%-24.24s %-20s %8" PRIu64 "  %-10s %5.0f%%  %s\n", v[i].key.kernel, shape, v[i].launches,
