@@ -93,8 +93,8 @@ include replayer/module.mk
 include plan/module.mk
 include live/module.mk
 include analyzer/module.mk
-include optimizer/module.mk
 include model/module.mk
+include optimizer/module.mk
 include rewriter/module.mk
 include tools/module.mk
 include tests/module.mk

@@ -9,7 +9,8 @@
 # kernel (reported); `clrr model predict` names a device for every shape of a
 # trace, also of a size nobody measured, and new sizes of the kernels,
 # measured apart, are predicted better than chance where the devices
-# clearly differ. Bad input: one line, exit 2
+# clearly differ; `clrr optimize --split` gives such a launch to the
+# device the model picks, and its plan replays verified. Bad input: one line, exit 2
 # (usage) or 3 (an empty database, a corrupt or missing model, a trace that
 # is not one).
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +117,20 @@ grep -qE '^ep[a-z_]* +2048[^ ]* +1 +cpu[01] +[0-9]+% +not measured' "$TMP/pred.o
 "$CLRR" model predict "$TMP/vecadd-256.clrr" --json >"$TMP/pred.json" || fail "predict --json"
 "$PY" -c 'import json,sys; p=json.load(open(sys.argv[1])); s=p["shapes"]; assert s and s[0]["predicted"] in ("cpu0","cpu1") and s[0]["measured_fastest"] in ("cpu0","cpu1") and p["measured"]==len(s), p' \
     "$TMP/pred.json" || fail "predict --json: $(cat "$TMP/pred.json")"
+
+# --- clrr optimize: a launch nobody measured goes where the model says
+# (the split pass's verdict "model"), and the plan replays verified;
+# without a model the launch is left as recorded
+"$CLRR" optimize "$TMP/ep-new.clrr" --split cpu0,cpu1 -o "$TMP/ep-new.plan" >"$TMP/opt.out" 2>&1 ||
+    fail "optimize with the model: $(cat "$TMP/opt.out")"
+grep -qE '^partition ep .*decided by the model: the model picks cpu[01] \(probability [0-9.]+\): no costs for this launch' \
+    "$TMP/opt.out" || fail "optimize did not ask the model: $(cat "$TMP/opt.out")"
+"$CLRR" replay "$TMP/ep-new.clrr" --plan "$TMP/ep-new.plan" --costs "$TMP/replay-costs" >"$TMP/rp.out" 2>&1 ||
+    fail "replay --plan of the model's plan: $(tail -5 "$TMP/rp.out")"
+CLRR_MODEL=$TMP/none.json "$CLRR" optimize "$TMP/ep-new.clrr" --split cpu0,cpu1 -o "$TMP/ep-none.plan" >"$TMP/opt2.out" 2>&1 ||
+    fail "optimize without a model: $(cat "$TMP/opt2.out")"
+grep -q 'decided by the model' "$TMP/opt2.out" && fail "optimize without a model used one: $(cat "$TMP/opt2.out")"
+grep -q '^partition ep .*even shares: no costs for this launch' "$TMP/opt2.out" || fail "without a model: $(cat "$TMP/opt2.out")"
 
 # --- bad model files and traces
 printf '{"learner": {' >"$TMP/bad.json"

@@ -15,4 +15,12 @@
  *  the trace or its analysis cannot be had (the caller goes on without). */
 long cli_model_note_features(const char *path, cdb *db);
 
+struct model;
+/*! cli_model_open_beside() : the device-selection model of cost database
+ *  @p costs ($CLRR_MODEL, else model.json in its folder) for `clrr
+ *  optimize`, or NULL when there is none (silently) or it cannot be read
+ *  (one warning line: launches nobody measured then run as recorded).
+ *  The caller frees it (model_free). */
+struct model *cli_model_open_beside(const char *costs);
+
 #endif

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
 
@@ -241,6 +242,21 @@ static const char *cli_model_path(const cli_model_opts *o, char *buf, size_t cap
     snprintf(tmp, sizeof tmp, "%s", db);
     int w = snprintf(buf, cap, "%s/model.json", dirname(tmp));
     return w > 0 && (size_t)w < cap ? buf : NULL;
+}
+
+struct model *cli_model_open_beside(const char *costs)
+{
+    cli_model_opts o = {costs, NULL, 5, 0, 0};
+    char pbuf[1100], err[1024];
+    const char *path = cli_model_path(&o, pbuf, sizeof pbuf);
+    if (!path || access(path, F_OK))
+        return NULL;
+    model *m = NULL;
+    if (model_load(path, &m, err, sizeof err) != MODEL_OK) {
+        cli_err("warning: %s (launches nobody measured run as recorded)", err);
+        return NULL;
+    }
+    return m;
 }
 
 static int cli_model_data(cdb *db, model_data **d)
