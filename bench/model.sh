@@ -17,7 +17,12 @@
 #                 cost database (give --features-from DIR there).
 #   --features-from DIR  append DIR/features.costs's `f` records first.
 # The cost database is OUT/costs (default OUT: /tmp/clrr-model); the model
-# OUT/model.json. POCL_DEVICES="basic pthread" gives PoCL's single- and
+# OUT/model.json. On the GPU machine (no LLVM, no libxgboost): run
+# `bench/model.sh --features DIR` here first and carry DIR, then there
+# `bench/model.sh --features-from DIR`; give CLRR_XGBOOST=/path/libxgboost.so.0
+# (from the libxgboost0 and libdmlc0 packages, unpacked with dpkg -x, with
+# LD_LIBRARY_PATH for libdmlc) or evaluate the printed cost database here.
+# POCL_DEVICES="basic pthread" gives PoCL's single- and
 # multi-threaded CPU devices (two devices on a machine with one CPU).
 set -u
 B=build OUT=/tmp/clrr-model SCALE=1 FEAT= FROM=
@@ -29,7 +34,7 @@ while [ $# -gt 0 ]; do
     --scale) SCALE=$2; shift 2 ;;
     --features) FEAT=$2; shift 2 ;;
     --features-from) FROM=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) TRACES+=("$1"); shift ;;
     esac
 done
@@ -76,7 +81,11 @@ for t in "${TRACES[@]}"; do
 done
 echo "profiled  $prof traces in $(( $(date +%s) - t0 )) s; devices:"
 "$C" devices 2>/dev/null | grep -E '^[0-9]'
-"$C" model train -o "$OUT/model.json" || exit 3
+if ! "$C" model train -o "$OUT/model.json"; then
+    echo "bench/model.sh: no model trained here; the samples are in $OUT/costs: copy it to a machine with"
+    echo "  libxgboost (or set CLRR_XGBOOST) and run: clrr model eval --costs FILE; clrr model eval --forest --costs FILE"
+    exit 3
+fi
 printf '\n%-18s %9s %9s %8s %8s %9s %9s %7s\n' method accuracy baseline samples kernels "sum x" "geomean x" worst
 for m in boost forest; do
     f=; [ $m = forest ] && f=--forest
