@@ -61,6 +61,11 @@ grep '^f' "$CLRR_COSTS" | head -1 | grep -q 'work_items=.*float_ops=.*stride_uni
 "$CLRR" profile "$TMP/vecadd-256.clrr" --reps 3 >/dev/null 2>&1 || fail "profile ep again"
 [ "$(grep -c '^f' "$CLRR_COSTS")" = "$nf" ] || fail "a second profile added features records again"
 
+# clrr model features: the features alone, into another database (a machine without LLVM appends them)
+"$CLRR" model features "$TMP/vecadd-256.clrr" --costs "$TMP/feat-only" >"$TMP/feat.out" 2>&1 || fail "model features: $(cat "$TMP/feat.out")"
+grep -q '^features  .*vecadd-256.clrr: 1 launch shapes' "$TMP/feat.out" || fail "model features: $(cat "$TMP/feat.out")"
+[ "$(grep -c '^f' "$TMP/feat-only")" = 1 ] || fail "model features wrote: $(cat "$TMP/feat-only")"
+
 # --- train: the model beside the database
 "$CLRR" model train >"$TMP/train.out" 2>"$TMP/train.err" || fail "clrr model train: $(cat "$TMP/train.err")"
 [ -s "$TMP/model.json" ] || fail "no $TMP/model.json: $(cat "$TMP/train.out")"
