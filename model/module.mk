@@ -5,6 +5,14 @@
 MODEL_SRCS := $(wildcard model/*.c)
 MODEL_LIB := $(B)/lib/libmodel.a
 MODEL_LIBS := -ldl
+# Under ASan (SAN=1) the C++ runtime must be there when the process starts:
+# ASan resolves its __cxa_throw interceptor then, and an exception thrown
+# inside a libxgboost loaded later (a corrupt model file: XGBoost reports
+# errors by throwing, caught in its C API) otherwise aborts in ASan's
+# CHECK "real___cxa_throw != 0".
+ifeq ($(SAN),1)
+MODEL_LIBS += -Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state
+endif
 
 $(MODEL_LIB): $(call objs,$(MODEL_SRCS))
 	@mkdir -p $(@D)
