@@ -37,7 +37,8 @@ DEB_PKGS := build-essential ocl-icd-opencl-dev opencl-headers pocl-opencl-icd \
             piglit python3-pytest python3-pytest-xdist python-pyopencl-doc libclang-rt-16-dev valgrind \
             chromium xxd \
             libpng-dev python3-numpy \
-            clfft-client clblast-tests
+            clfft-client clblast-tests \
+            libxgboost-dev
 DEPS_STAMP := $(B)/.deps-ok
 deps: $(DEPS_STAMP)
 # deb_install PKGS: installs those of PKGS that are missing (sudo unless root)
@@ -92,6 +93,7 @@ include replayer/module.mk
 include plan/module.mk
 include live/module.mk
 include analyzer/module.mk
+include model/module.mk
 include optimizer/module.mk
 include rewriter/module.mk
 include tools/module.mk

@@ -128,6 +128,14 @@ typedef struct cdb_tuned {
  *  CDB_ERR_ARG (dim not 1..3, a local size 0, reps 0, a bad string),
  *  CDB_ERR_NOMEM. */
 cdb_status cdb_add_tuned(cdb *db, const char *identity, const cdb_key *k, const cdb_tuned *t);
+/*! cdb_add_features() : records what the kernel analysis says of launch
+ *  shape @p k (an `f` record, COSTS.md): @p vec, "name=value,..." with
+ *  names of [a-z0-9_] and decimal numbers as values (model/model.h makes
+ *  and reads them; the database does not interpret them). The latest
+ *  record of a key is the one cdb_get_features gives; a vector equal to
+ *  that one adds nothing. @return CDB_OK, CDB_ERR_ARG (dim not 1..3, a
+ *  bad kernel name, a malformed or over-long vector), CDB_ERR_NOMEM. */
+cdb_status cdb_add_features(cdb *db, const cdb_key *k, const char *vec);
 /*! cdb_set_devices() : this machine lists these devices, in order (the
  *  order `clrr devices` shows): a new snapshot, which replaces the
  *  previous one for cdb_resolve. @return CDB_OK, CDB_ERR_ARG (n 0 or above
@@ -179,6 +187,17 @@ double cdb_curve_at(const cdb_curve *c, double groups);
 /*! cdb_get_tuned() : the latest tuned local size of launch @p k on
  *  @p identity (sizes beyond dim ignored). @return 1 with *out filled, or 0. */
 int cdb_get_tuned(const cdb *db, const char *identity, const cdb_key *k, cdb_tuned *out);
+/*! cdb_get_features() : the latest features vector of launch shape @p k
+ *  (sizes beyond dim ignored; owned by @p db, valid until it changes or
+ *  closes), or NULL when none was recorded. */
+const char *cdb_get_features(const cdb *db, const cdb_key *k);
+/*! cdb_kernel_series_count() / cdb_kernel_series_at() : every (device,
+ *  launch shape) with kernel samples, by index i < count (indices of
+ *  transfer series answer 0: skip them). @return 1 with *identity and *k
+ *  filled (strings owned by @p db, valid until it changes or closes; the
+ *  curve itself: cdb_kernel_curve), else 0. */
+size_t cdb_kernel_series_count(const cdb *db);
+int cdb_kernel_series_at(const cdb *db, size_t i, const char **identity, cdb_key *k);
 /*! cdb_xfer() : the transfer cost to (CDB_H2D) or from (CDB_D2H) device
  *  @p identity: *lat_ns + bytes * *ns_per_byte, least squares over the
  *  trusted per-size medians (at least two sizes). @return 1, else 0 (not

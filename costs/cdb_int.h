@@ -79,6 +79,8 @@ struct cdb {
     size_t ntuned, cap_tuned;
     double layer_call[CDB_KEEP], layer_fixed[CDB_KEEP];   /* `l` records: a ring of the latest */
     unsigned nlayer;          /* records seen (the ring holds the latest CDB_KEEP) */
+    struct cdb_frec *feats;   /* launch features (`f` records), in file order */
+    size_t nfeats, cap_feats;
     cdb_buf pend;             /* lines added, not yet flushed */
     int cancel_next;          /* a flush failed within its lines: the next one starts with CAN '\n' */
 };
@@ -88,6 +90,17 @@ typedef struct cdb_wrec {
     cdb_skey key;             /* kind CDB_SER_KERNEL */
     cdb_tuned t;
 } cdb_wrec;
+/* A launch's features as stored (cdb_feat.c): its series key (ident 0) and the vector. */
+typedef struct cdb_frec {
+    cdb_skey key;             /* kind CDB_SER_KERNEL, ident 0 */
+    char *vec;                /* "name=value,..." (owned) */
+} cdb_frec;
+/* cdb_feat.c: one features record in memory (CDB_OK or CDB_ERR_NOMEM); frees them all */
+cdb_status cdb_feat_store(cdb *db, uint32_t kernel, const cdb_key *k, const char *vec);
+void cdb_feat_free(cdb *db);
+/* cdb_feat.c: whether @p vec is a well-formed vector (COSTS.md, `f`) */
+int cdb_feat_vec_ok(const char *vec);
+
 /* cdb_store.c: one tuned record in memory (CDB_OK or CDB_ERR_NOMEM). */
 cdb_status cdb_tuned_store(cdb *db, uint32_t ident, uint32_t kernel, const cdb_key *k, const cdb_tuned *t);
 
@@ -110,6 +123,8 @@ int64_t cdb_series_find(const cdb *db, const cdb_skey *sk);
 /* one sample into the point (series, x), made when new: CDB_OK or CDB_ERR_NOMEM */
 cdb_status cdb_sample(cdb *db, const cdb_skey *sk, uint64_t x, uint64_t ns);
 void cdb_store_free(cdb *db);
+/* 32 lowercase hex digits of @p b */
+void cdb_hex16(char out[33], const uint8_t b[16]);
 
 /* cdb_dev.c */
 int cdb_str_ok(const char *s, int may_be_empty);

@@ -211,6 +211,33 @@ static cdb_status rec_layer(pstate *ps, char **f, unsigned nf)
     return CDB_OK;
 }
 
+/* f: a launch shape's features (cdb_feat.c). */
+static cdb_status rec_features(pstate *ps, char **f, unsigned nf)
+{
+    cdb_key k;
+    uint64_t dim, tm;
+    if (nf != 8)
+        PERR(ps, "features record: 8 fields expected, %u found", nf);
+    if (!hex16(f[1], k.program))
+        PERR(ps, "features record: the program hash is not 32 hexadecimal digits");
+    if (!*f[2])
+        PERR(ps, "features record: empty kernel name");
+    NUMF(ps, f[3], &dim, "features record: DIM");
+    if (dim < 1 || dim > 3)
+        PERR(ps, "features record: DIM %llu is not 1, 2 or 3", (unsigned long long)dim);
+    if (!triple(f[4], k.gsz) || !triple(f[5], k.lsz))
+        PERR(ps, "features record: a size is not three numbers");
+    if (!cdb_feat_vec_ok(f[6]))
+        PERR(ps, "features record: the vector is not name=value,...");
+    NUMF(ps, f[7], &tm, "features record: UNIXTIME");
+    k.dim = (unsigned)dim;
+    k.kernel = f[2];
+    int64_t kn = cdb_str_intern(ps->db, f[2], strlen(f[2]));
+    if (kn < 0)
+        return CDB_ERR_NOMEM;
+    return cdb_feat_store(ps->db, (uint32_t)kn, &k, f[6]);
+}
+
 static cdb_status rec_xfer(pstate *ps, char **f, unsigned nf)
 {
     uint64_t bytes, ns, t;
@@ -310,6 +337,7 @@ static cdb_status record(pstate *ps, char *l, size_t n)
     case 'x': return rec_xfer(ps, f, nf);
     case 'w': return rec_tuned(ps, f, nf);
     case 'l': return rec_layer(ps, f, nf);
+    case 'f': return rec_features(ps, f, nf);
     case 's': return rec_snapshot(ps, f, nf);
     case 'd': return rec_device(ps, f, nf);
     default: return CDB_OK;   /* a record of a later minor version: ignored */

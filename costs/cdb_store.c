@@ -310,10 +310,11 @@ void cdb_store_free(cdb *db)
     free(db->pt);
     free(db->pttab.slot);
     free(db->tuned);
+    cdb_feat_free(db);
 }
 
 /* ------------------------------------------------------------ adding */
-static void hex16(char out[33], const uint8_t b[16])
+void cdb_hex16(char out[33], const uint8_t b[16])
 {
     static const char d[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) {
@@ -335,7 +336,7 @@ cdb_status cdb_add_kernel(cdb *db, const char *identity, const cdb_key *k, uint6
     cdb_skey sk;
     cdb_skey_kernel(&sk, (uint32_t)id, (uint32_t)kn, k);
     char hex[33];
-    hex16(hex, k->program);
+    cdb_hex16(hex, k->program);
     size_t mark = db->pend.len;
     if (cdb_buf_printf(&db->pend,
                        "k\t%s\t%s\t%s\t%u\t%llu,%llu,%llu\t%llu,%llu,%llu\t%llu\t%llu\t%llu\n", identity, hex,
@@ -401,7 +402,7 @@ cdb_status cdb_add_tuned(cdb *db, const char *identity, const cdb_key *k, const 
     cdb_skey sk;
     cdb_skey_kernel(&sk, (uint32_t)id, (uint32_t)kn, k);
     char hex[33];
-    hex16(hex, k->program);
+    cdb_hex16(hex, k->program);
     uint64_t l[3] = {t->local[0], k->dim > 1 ? t->local[1] : 1, k->dim > 2 ? t->local[2] : 1};
     size_t mark = db->pend.len;
     if (cdb_buf_printf(&db->pend,

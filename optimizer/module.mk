@@ -17,7 +17,7 @@ ALL_TARGETS += $(OPT_LIB)
 # matcher (test_opt_plan), the passes, the pattern builder (committed
 # recordings, canonical texts), the partitioner (opt_part.o and the curves
 # of libcdb.a).
-OPT_TEST_LIBS := $(OPT_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB)
+OPT_TEST_LIBS := $(OPT_LIB) $(MODEL_LIB) $(LIVE_LIB) $(PLAN_LIB) $(ANA_LIB) $(RPL_LIB) $(CDB_LIB)
 UNIT_LIBS_test_opt_plan := $(OPT_TEST_LIBS) $(OPT_LIBS) -ldl -lm
 $(B)/tests/test_opt_plan: $(OPT_TEST_LIBS)
 UNIT_LIBS_test_opt_passes := $(OPT_TEST_LIBS) $(OPT_LIBS) -ldl -lm

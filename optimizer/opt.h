@@ -36,7 +36,9 @@ typedef struct opt_partition_info {
     const uint64_t *count;    /* per device: its work-groups (0: not used) */
     const char *verdict;      /* "split", "device" (all on one other device), "whole"
                                  (the queue's device alone; not split), or "even" (the
-                                 costs do not cover the launch: even shares; why says) */
+                                 costs do not cover the launch: even shares; why says), or
+                                 "model" (not covered: the device-selection model picked
+                                 devices[best_single] for the whole launch; why says) */
     const char *why;          /* "even": why ("no costs for this launch on gpu1 ...") */
     double predicted_ns;      /* the launch, as decided */
     double alone_ns;          /* the queue's device alone */
@@ -86,6 +88,10 @@ typedef struct opt_options {
     size_t limit_note_cap;
     int no_repeat;            /* write every drop on its own (plan 1.11 repeat unused), and
                                  skip the limits: the verifier lists the calls of a pass so */
+    struct model *model;      /* split pass with costs: the device-selection model
+                                 (model/model.h) for launches the costs do not cover:
+                                 all their work-groups on the device it picks (verdict
+                                 "model"); NULL: those launches run as recorded */
 } opt_options;
 
 /*! opt_optimize() : reads trace @p path, runs the passes of @p o and

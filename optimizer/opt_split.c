@@ -15,6 +15,7 @@
 #include "optimizer/opt_int.h"
 
 #include "analyzer/ana.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -318,6 +319,10 @@ static int opt_split_models(const ana_kernel *k, const ana_launch *l, const uint
     return ok;
 }
 
+static int opt_split_model(const opt_split_run *x, const ana_cmd *c, const ana_kernel *k, const ana_launch *l,
+                           const opt_cost_launch *in, uint64_t *count, opt_partition_info *info, const char *nocost,
+                           char *why, size_t cap);
+
 /* With measured costs and a list without weights: the partitioner's
  * devices and shares for launch @p c. *decided 0 (use the weights) when
  * there are no costs or they do not cover the launch; else the parts in
@@ -362,6 +367,9 @@ static plan_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ui
     opt_partition_info info;
     char why[320];
     int ok = opt_split_cost(&in, count, &info, why, sizeof why);
+    char mwhy[400];
+    if (!ok && x->o->model)   /* not measured: the model decides, where it can */
+        ok = opt_split_model(x, c, k, l, &in, count, &info, why, mwhy, sizeof mwhy);
     /* tell the caller once per kind of launch */
     int told = 0;
     for (size_t i = 0; i < x->ntold && !told; i++)
@@ -392,6 +400,10 @@ static plan_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ui
     if (!ok)
         return PLAN_OK;
     *decided = 1;
+    if (!strcmp(info.verdict, "model") && !strcmp(specs[info.best_single], in.primary)) {
+        opt_split_note(x, ko->name, info.why);   /* the queue's device: run as recorded */
+        return PLAN_OK;
+    }
     if (!strcmp(info.verdict, "whole")) {
         char n[160];
         snprintf(n, sizeof n, "%.64s alone is predicted fastest (no split pays)", in.primary);
@@ -407,6 +419,54 @@ static plan_status opt_split_costed(opt_split_run *x, const ana_cmd *c, const ui
             pspec[(*np)++] = x->devs[i].spec;
         }
     return PLAN_OK;
+}
+
+/* A launch the costs do not cover (@p nocost says why), with a
+ * device-selection model (opt_options.model): all its work-groups on the
+ * device the model picks among the split list's, from the launch's
+ * features. @return 1 with @p count and @p info filled (verdict "model",
+ * why in @p why), or 0 when the model cannot say (its device is not in the
+ * list, no features). */
+static int opt_split_model(const opt_split_run *x, const ana_cmd *c, const ana_kernel *k, const ana_launch *l,
+                           const opt_cost_launch *in, uint64_t *count, opt_partition_info *info, const char *nocost,
+                           char *why, size_t cap)
+{
+    ana_features f;
+    if (ana_kernel_features(k, l, &f) != ANA_OK)
+        return 0;
+    model_launch_bytes b = {0, 0};
+    for (unsigned a = 0; a < c->nmem; a++) {
+        uint64_t len = c->mem[a].hi > c->mem[a].lo ? c->mem[a].hi - c->mem[a].lo : 0;
+        if (c->mem[a].access & ANA_ACC_READ)
+            b.in += len;
+        if (c->mem[a].access & ANA_ACC_WRITE)
+            b.out += len;
+    }
+    char vec[2048];
+    float fx[MODEL_NFEAT];
+    unsigned best;
+    double p;
+    if (model_features_format(&f, c->work_dim, in->key.lsz, &b, vec, sizeof vec) < 0 ||
+        model_features_parse(vec, fx) < 0 || model_predict(x->o->model, fx, &best, &p) != MODEL_OK)
+        return 0;
+    const char *id = model_device(x->o->model, best);
+    int pick = -1;
+    for (unsigned i = 0; i < in->ndevs && pick < 0; i++) {
+        char e[256];
+        int idx = cdb_resolve(in->db, in->specs[i], e, sizeof e);
+        if (idx >= 0 && !strcmp(cdb_device_at(in->db, (unsigned)idx)->identity, id))
+            pick = (int)i;
+    }
+    if (pick < 0)
+        return 0;
+    memset(info, 0, sizeof *info);
+    memset(count, 0, in->ndevs * sizeof *count);
+    count[pick] = in->g[in->dim];
+    info->verdict = "model";
+    info->best_single = (unsigned)pick;
+    snprintf(why, cap, "the model picks %.64s (probability %.2f): %.200s", in->specs[pick], p, nocost);
+    info->why = why;
+    return 1;
 }
 
 /* Plans launch @p c; *sid 0 when it is left alone (the reason noted). */

@@ -5,9 +5,11 @@
 #include "tools/clrr/cli_progress.h"
 #include "tools/clrr/cli_ana.h"
 #include "tools/clrr/cli_opt.h"
+#include "tools/clrr/cli_model.h"
 
 #include "costs/cdb.h"
 #include "live/live.h"
+#include "model/model.h"
 #include "replayer/rpl.h"
 
 #include <getopt.h>
@@ -218,7 +220,7 @@ static json_t *cli_parts_json(const cli_parts *ps)
             json_array_append_new(devs, e);
         }
         CLI_JSET(o, "devices", devs);
-        if (!strcmp(c->verdict, "even")) {
+        if (!strcmp(c->verdict, "even") || !strcmp(c->verdict, "model")) {
             CLI_JSET(o, "why", cli_json_ctext(c->why));
         } else {
             CLI_JSET(o, "predicted_ns", cli_opt_ns_json(c->predicted));
@@ -240,6 +242,10 @@ static void cli_parts_print(const cli_parts *ps)
                c->dim);
         if (!strcmp(c->verdict, "even")) {
             printf("even shares: %s\n", c->why);
+            continue;
+        }
+        if (!strcmp(c->verdict, "model")) {   /* not measured: the device-selection model decided */
+            printf("whole on %s, decided by the model: %s\n", c->dev[c->best_i], c->why);
             continue;
         }
         if (!strcmp(c->verdict, "whole"))
@@ -862,7 +868,7 @@ static int cli_optimize_run(int argc, char **argv)
     char note[512] = "";
     char rw_note[1024] = "", limit_note[512] = "";
     opt_options o = {PLAN_PASSES_DEFAULT, NULL, cli_max_memory(), NULL, NULL, note, sizeof note, NULL, NULL, NULL, NULL, 0,
-                     rw_note, sizeof rw_note, NULL, 0, limit_note, sizeof limit_note, 0};
+                     rw_note, sizeof rw_note, NULL, 0, limit_note, sizeof limit_note, 0, NULL};
     cli_parts ps = {NULL, 0, 0};
     const char *out = NULL, *costs = NULL;
     int no_costs = 0, no_verify = 0;
@@ -977,12 +983,14 @@ static int cli_optimize_run(int argc, char **argv)
         if (o.split) {
             o.on_partition = cli_on_partition;
             o.user = &ps;
+            o.model = cli_model_open_beside(costs);
         }
     }
     /* PLAN replaces the old one only once whole (and is never an input) */
     cli_out f;
     const char *inputs[] = { path, costs, NULL };
     if ((rc = cli_out_open(&f, out, 0, inputs)) != CLI_EXIT_OK) {
+        model_free(o.model);
         cdb_close(o.costs);
         return rc;
     }
@@ -1043,6 +1051,7 @@ static int cli_optimize_run(int argc, char **argv)
         if (lc != o.costs)
             cdb_close(lc);
     }
+    model_free(o.model);
     cdb_close(o.costs);
     if (st == PLAN_OK && limit_note[0])   /* a plan clrr would refuse is never written */
         cli_err("warning: %s: %s", path, limit_note);

@@ -5,6 +5,7 @@
  * finds them. replayer/rpl_profile.c does the measuring; this file parses
  * options and prints what the database holds afterwards. */
 #include "tools/clrr/cli.h"
+#include "tools/clrr/cli_model.h"
 #include "tools/clrr/cli_progress.h"
 
 #include <jansson.h>
@@ -23,7 +24,9 @@ static const char cli_profile_usage[] =
     "each distinct kernel and shape run again, on copies of their inputs, at\n"
     "several numbers of work-groups, timed by the device; each device's\n"
     "host<->device transfer latency and bandwidth are measured once. The samples\n"
-    "are added to this machine's cost database, which 'clrr optimize' reads.\n"
+    "are added to this machine's cost database, which 'clrr optimize' reads, with\n"
+    "each launch shape's features from the kernel analysis ('clrr model' learns\n"
+    "from them).\n"
     "\n"
     "Options:\n"
     "  --devices SPEC,...  the devices to measure on, each as --device takes it\n"
@@ -418,6 +421,8 @@ static int cli_profile_run(int argc, char **argv)
     /* what was measured is kept, whatever the replay's outcome, once
      * anything of the trace replayed */
     err[0] = 0;
+    if (sum.calls && ps.launches)   /* the measured shapes' features, for `clrr model` */
+        cli_model_note_features(path, db);
     cs = sum.calls ? cdb_flush(db, err, sizeof err) : CDB_OK;
     if (cs != CDB_OK) {
         cli_err("%s", err[0] ? err : cdb_strerror(cs));

@@ -26,7 +26,8 @@
     X(profile)          \
     X(optimize)         \
     X(run)              \
-    X(plan)
+    X(plan)             \
+    X(model)
 
 #define CLI_DECLARE(name) extern const cli_command cli_cmd_##name;
 CLI_COMMANDS(CLI_DECLARE)
