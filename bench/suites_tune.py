@@ -352,19 +352,32 @@ def main():
     ap.add_argument('--work')
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--results', help='one JSON line per program')
-    ap.add_argument('--from', dest='from_', help='write the table from a --results file, run nothing')
+    ap.add_argument('--from', dest='from_', nargs='+', metavar='RESULTS',
+                    help='write the table from --results files (parts of one run, merged), run nothing')
     ap.add_argument('--table', help='the markdown table (default: stdout only)')
     ap.add_argument('--title', default='clrr optimize on third-party programs')
+    ap.add_argument('--note', help='--from: a paragraph under the title (the command line, the machine)')
     ap.add_argument('-v', action='store_true')
     args = ap.parse_args()
     args.known = S.load_known(args.known)
-    if args.from_:
-        results, absent = [], []
-        with open(args.from_) as f:
-            for line in f:
-                j = json.loads(line)
-                (absent.append(tuple(j['absent'])) if 'absent' in j else results.append(j))
-        t = table(results, absent, '## ' + args.title)
+    if args.from_:   # several files (parts of one run): a program's first row that got past 'not reached'
+        results, absent, where = [], [], {}
+        for fn in args.from_:
+            with open(fn) as f:
+                for line in f:
+                    j = json.loads(line)
+                    if 'absent' in j:
+                        if tuple(j['absent']) not in absent:
+                            absent.append(tuple(j['absent']))
+                    elif j['name'] not in where:
+                        where[j['name']] = len(results)
+                        results.append(j)
+                    elif results[where[j['name']]]['stage'] == 'not reached':
+                        results[where[j['name']]] = j
+        if args.subset:   # in the order of this list
+            order = {n: i for i, n in enumerate(S.load_list(args.subset))}
+            results.sort(key=lambda r: order.get(r['name'], len(order)))
+        t = table(results, absent, '## ' + args.title + (('\n\n' + args.note) if args.note else ''))
         print(t)
         if args.table:
             open(args.table, 'w').write(t)
@@ -388,7 +401,8 @@ def main():
             if w not in names:
                 print('FAIL: %s names %s, which %s does not have' % (args.subset, w, args.list))
                 return 1
-        tests = [t for t in tests if t.name in want]
+        byname = {t.name: t for t in tests}
+        tests = [byname[w] for w in want if w in byname]   # in the subset's order
         absent = [a for a in absent if a[0] in want]
     for n, why in absent:
         print('absent: %s: %s' % (n, why), flush=True)
