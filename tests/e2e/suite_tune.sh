@@ -14,8 +14,11 @@ need "$CLRR"; need "$LAYER"
 unset OPENCL_LAYERS LD_PRELOAD PYOPENCL_CTX OCL_ICD_VENDORS POCL_DEVICES
 S=$(cd "$(dirname "$0")/../suites" && pwd)
 [ -f /etc/OpenCL/vendors/pocl.icd ] || skip "no PoCL ICD"
+# SHOC's Spmv overflows a heap buffer of its own (ASan says so in a plain
+# run with the runtime preloaded): not under SAN
+grep -v -E "^${CLRR_SAN:-0}:" <(sed 's/^shoc-spmv$/1:&/' "$S/tune-ci.list") | sed 's/^[01]://' >"$TMP/ci.list"
 rc=0
-/usr/bin/python3 "$S/../../bench/suites_tune.py" --clrr "$CLRR" --subset "$S/tune-ci.list" \
+/usr/bin/python3 "$S/../../bench/suites_tune.py" --clrr "$CLRR" --subset "$TMP/ci.list" \
     --no-plain --no-measure --no-tune --reps 0 --live-reps 0 --keep --work "$TMP/w" --results "$TMP/r.jsonl" >"$TMP/out" 2>&1 || rc=$?
 [ $rc = 77 ] && skip "$(grep -E '^skip' "$TMP/out")"
 grep -E '^(absent|FAIL)' "$TMP/out"
