@@ -9,8 +9,18 @@
 # gpu`), replays every trace on the GPU and on PoCL's CPU device (`--cross
 # cpu`), and writes the table to $OUT/suites-gpu.md. REGEX: only the
 # programs whose names match it (default: every suite's).
+# `tune [1|2]` (there, after the same `prepare` here) runs the tuner on them
+# instead (bench/suites_tune.py, `make bench-suites`'s script): each program
+# recorded on the H200, `clrr optimize --measure --tune --budget
+# $TUNE_BUDGET` run there (the tuning measures on the device it tunes for;
+# the GPU machine has no LLVM, so the passes that need a kernel analysis
+# treat every kernel as unanalyzed, as for binaries), replayed with the plan
+# on the H200, timed, and run live with `clrr run --plan --device gpu`.
+# Part 1 or 2 (every other program of the list) keeps one call within the
+# device's 10 minutes; the parts' results merge with `bench/suites_tune.py
+# --from suites-tune-1.jsonl suites-tune-2.jsonl`. Without a part: all.
 set -u
-cmd=${1:?usage: gpu_suites.sh prepare|run [REGEX]}
+cmd=${1:?usage: gpu_suites.sh prepare|run [REGEX]|tune [1|2]}
 if [ "$cmd" = prepare ]; then
     S=${CLRR_SUITES:-$HOME/.cache/clrr/suites}
     D=.gpu/suites
@@ -45,7 +55,21 @@ mkdir -p /tmp/vend && echo libnvidia-opencl.so.1 >/tmp/vend/nvidia.icd &&
 export OCL_ICD_VENDORS=/tmp/vend CLRR_SUITES=$PWD/.gpu/suites
 build/bin/clrr devices | grep -E '^ *[0-9]'
 grep -v -E '^(#|$)' tests/suites/apps.list | cut -f1 | grep -E '^(shoc|chai|heteromark|mixbench|parboil)' \
-    | grep -v -E '^chai-ced' | grep -E "${2:-.}" >/tmp/gpu-subset.list
+    | grep -v -E '^chai-ced' >/tmp/gpu-subset.list
+if [ "$cmd" = run ]; then   # REGEX: none matching runs none
+    grep -E "${2:-.}" /tmp/gpu-subset.list >/tmp/gpu-sel.list; mv /tmp/gpu-sel.list /tmp/gpu-subset.list
+fi
+if [ "$cmd" = tune ]; then
+    part=${2:-}
+    [ -n "$part" ] && awk -v p="$part" 'NR % 2 == p % 2' /tmp/gpu-subset.list >/tmp/gpu-part.list &&
+        mv /tmp/gpu-part.list /tmp/gpu-subset.list
+    export CLRR_COSTS=$OUT/costs CLRR_VERIFIED=/tmp/verified
+    PYTHONUNBUFFERED=1 python3 bench/suites_tune.py --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
+        --record-device gpu --budget "${TUNE_BUDGET:-10}" --deadline "${TUNE_DEADLINE:-420}" -v \
+        --title "clrr optimize on third-party programs, NVIDIA H200${part:+ (part $part)}" \
+        --results "$OUT/suites-tune${part:+-$part}.jsonl" --table "$OUT/suites-tune${part:+-$part}.md"
+    exit
+fi
 PYTHONUNBUFFERED=1 python3 tests/suites/suite_run.py apps --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
     --known tests/suites/apps.known --record-device gpu --cross cpu --timing -v \
     --results "$OUT/suites-gpu.jsonl" --table "$OUT/suites-gpu.md"

@@ -181,7 +181,10 @@ static plan_status opt_spec_plan(opt_run *x)
         tf_hash(prog->source, (size_t)prog->source_len, &h);
         for (size_t j = 0; j < plan_spec_count(x->p) && !x->spec_ids[i]; j++) {
             const plan_spec *z = plan_get_spec(x->p, j);   /* the same specialization, made before */
+            /* the same source built with other options (SHOC's Spmv: -DUSE_TEXTURE, or not) is another
+             * kernel: its parameters may differ (an image, or a buffer) */
             if (!strcmp(z->kernel, k->name) && !memcmp(z->program, h.hash, 16) && z->nconsts == s->nconsts &&
+                !strcmp(z->options ? z->options : "", prog->options ? prog->options : "") &&
                 !memcmp(z->consts, s->consts, s->nconsts * sizeof *s->consts))
                 x->spec_ids[i] = z->id;
         }

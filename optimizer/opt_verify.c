@@ -41,6 +41,7 @@ typedef struct opt_vrun {
     size_t nkeep, capkeep;
     char *err;
     size_t err_cap;
+    int plan_fails;           /* the trace replays verified alone: a replay that fails is the plan's */
 } opt_vrun;
 
 static int opt_u64_cmp(const void *a, const void *b)
@@ -96,6 +97,8 @@ static int opt_vreplay(opt_vrun *x, const plan_file *p)
     x->res->replays++;
     int r = x->v->replay(x->v->user, p, x->err, x->err_cap);
     x->err[0] = r > 0 ? 0 : x->err[0];
+    if (r < 0 && x->plan_fails)
+        return 0;   /* as a mismatch: the transformations that make it fail are looked for */
     return r < 0 ? -1 : r == 0;
 }
 
@@ -326,6 +329,24 @@ plan_status opt_optimize_verified(const char *path, const opt_options *o, const 
     if (st != PLAN_OK)
         return st;
     int r = opt_vreplay(&x, p);
+    if (r < 0) {   /* failed with the plan: when the trace alone replays verified, the failure is the plan's */
+        opt_options z = *o;
+        z.passes = 0;
+        plan_file *empty = NULL;
+        char e2[512] = "";
+        if (opt_optimize(path, &z, &empty, e2, sizeof e2) == PLAN_OK) {
+            res->replays++;
+            int r0 = v->replay(v->user, empty, e2, sizeof e2);
+            plan_free(empty);
+            if (r0 == 0) {
+                x.plan_fails = 1;
+                r = 0;
+                opt_vsay(&x, "the plan's replay failed (%s), the trace alone replays verified: the transformations "
+                         "that make it fail are left out", err);
+                err[0] = 0;
+            }
+        }
+    }
     if (r != 0) {   /* verified, or not replayable here (res->unverified says) */
         if (r < 0) {
             res->unverified = 1;

@@ -588,7 +588,7 @@ plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, siz
     int progs_failed = 0;
     res->shapes = (unsigned)x.n;
     /* the budget goes first to the shapes the recording spent most device time in */
-    if (st == PLAN_OK)
+    if (st == PLAN_OK && x.n)   /* x.v is NULL when the trace has no launch shape (qsort's argument is nonnull) */
         qsort(x.v, x.n, sizeof *x.v, opt_wg_shape_cmp);
     for (size_t i = 0; st == PLAN_OK && i < x.n; i++) {
         if (t->on_progress)

@@ -22,3 +22,15 @@ suites: all
 	    python3 tests/suites/suite_run.py $$s --clrr $(B)/bin/clrr --known tests/suites/$$s.known \
 	        --results $(B)/suites/$$s.jsonl --table $(B)/suites/$$s.md $$t \
 	        -j $(or $(CLRR_SUITE_JOBS),1) $(SUITES_ARGS) || rc=1; done; exit $$rc
+
+# `make bench-suites`: the tuner on the programs of apps.list
+# (bench/suites_tune.py): each recorded, `clrr optimize --measure --tune
+# --budget S`, replayed with the plan (verified, OpenCL time against the
+# plain replay) and run live with it (`clrr run --plan`, whole-process time);
+# the table goes to $(B)/suites/tune.md. BENCH_SUITES_ARGS is passed on
+# (e.g. --budget 10 --subset FILE).
+.PHONY: bench-suites
+bench-suites: all
+	@mkdir -p $(B)/suites
+	@python3 bench/suites_tune.py --clrr $(B)/bin/clrr --results $(B)/suites/tune.jsonl --table $(B)/suites/tune.md \
+	    -v $(BENCH_SUITES_ARGS)
