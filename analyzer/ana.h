@@ -461,6 +461,8 @@ typedef struct ana_cmd {
                              (blocking read/write/map/SVM copy; FINISH and WAIT) */
     uint8_t has_devtime;  /* a DEVTIME record gave dev_start/dev_end */
     uint8_t in_order;     /* its queue executes in order */
+    uint8_t timed;        /* the application asked its event's profiling times
+                             (clGetEventProfilingInfo): it measures this command */
     uint64_t queue;       /* its queue (FINISH/FLUSH: the queue; WAIT, SET_EVENT: 0) */
     uint64_t device;      /* the queue's device, 0 when unknown */
     uint64_t kernel;      /* KERNEL: the kernel object */

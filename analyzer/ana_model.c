@@ -180,9 +180,13 @@ static ana_status ana_model_finish(ana_model *m)
         else
             m->info.devtimes_unmatched++;
     }
-    for (size_t i = 0; i < m->ncmds; i++)
+    for (size_t i = 0; i < m->ncmds; i++) {
+        uint32_t t;
         if (m->cmds[i].kind == ANA_CMD_KERNEL)
             m->info.launches++;
+        if (m->cmds[i].event && ana_idmap_get(&m->timed, m->cmds[i].event, &t))
+            m->cmds[i].timed = 1;
+    }
     for (size_t i = 0; i < m->nobjs; i++) {
         ana_obj_x *x = &m->xo[i];
         if (m->objs[i].kind != ANA_OBJ_KERNEL)
@@ -284,6 +288,7 @@ void ana_model_free(ana_model *m)
     ana_idmap_free(&m->seqmap);
     ana_idmap_free(&m->labels);
     ana_idmap_free(&m->tids);
+    ana_idmap_free(&m->timed);
     ana_pool_release(&m->pool);
     free(m);
 }

@@ -121,6 +121,7 @@ struct ana_model {
     ana_fn_slot *fnslots;         /* by signature id, sorted */
     size_t nfnslots, capfnslots;
     ana_idmap tids;
+    ana_idmap timed;              /* events whose profiling times the application asked */
     ana_prog_an *progs;
     size_t nprogs, capprogs;
     int analyzed;

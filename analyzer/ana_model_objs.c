@@ -254,6 +254,9 @@ ana_status ana_model_objects_call(ana_model *m, const tf_call *c)
         uint64_t kid, pn;
         const tf_value *pv = ana_call_out(c, "param_value");
         uint32_t k;
+        if (!strcmp(fn, "clGetEventProfilingInfo") && ana_call_u64(c, "event", 0, &kid) && kid &&
+            ana_idmap_put(&m->timed, kid, 1))
+            return ANA_ERR_NOMEM;
         if (!strcmp(fn, "clGetKernelInfo") && ana_call_u64(c, "kernel", 0, &kid) &&
             ana_call_u64(c, "param_name", 0, &pn) && pn == CL_KERNEL_FUNCTION_NAME && pv &&
             (pv->type == TF_BIN || pv->type == TF_STR) && ana_idmap_get(&m->objmap, kid, &k) &&

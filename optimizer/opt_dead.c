@@ -18,7 +18,11 @@
  * and clEnqueueCopyBuffer overwrite for sure (a kernel's write region is a
  * hull of what it may write); memory the host can see outside the API
  * (USE_HOST_PTR, SVM, pipes, images over buffers, objects the trace never
- * created) is never dropped; kernels whose program calls printf are kept;
+ * created) is never dropped; kernels whose program calls printf are kept,
+ * and so are commands whose event the application asks the profiling times
+ * of (clGetEventProfilingInfo: it measures them, as benchmarks do; dropped,
+ * their times are meaningless, and live the layer has to run them after
+ * all when the times are asked: SHOC BusSpeedDownload ran 2.1x slower);
  * a command of unknown effect reads everything; at the end of a trace
  * that was cut short, everything not released is read. */
 #include "optimizer/opt_int.h"
@@ -276,6 +280,8 @@ static int opt_printf_kernel(const ana_model *m, const ana_cmd *c)
 static int opt_candidate(const opt_dead *d, const ana_cmd *c)
 {
     if (!plan_droppable(c->fn) || d->opaque || (d->excluded && d->excluded(d->user, c->seq)))
+        return 0;
+    if (c->timed)   /* the application measures it: what it prints of it is its result */
         return 0;
     if (c->kind == ANA_CMD_KERNEL && (d->has_svm || opt_printf_kernel(d->m, c)))
         return 0;

@@ -41,6 +41,12 @@ j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$
 "$CLRR" optimize "$TMP/a.clrr" -o "$TMP/h.plan" >"$TMP/o.txt" || fail "clrr optimize (human)"
 grep -q "^pass      dead       12 commands (8 kernel launches)" "$TMP/o.txt" || fail "summary: $(cat "$TMP/o.txt")"
 cmp -s "$TMP/a.plan" "$TMP/h.plan" || fail "two runs of optimize wrote different plans"
+# the program asks the stats launch's profiling times (it measures it): kept
+"$CLRR" record -o "$TMP/t.clrr" -- "$DW" --size 4096 --iters 4 --work 8 --time-stats >/dev/null 2>"$TMP/err" ||
+    fail "recording deadwork --time-stats: $(cat "$TMP/err")"
+"$CLRR" optimize "$TMP/t.clrr" -o "$TMP/t.plan" >"$TMP/o.txt" || fail "clrr optimize (--time-stats)"
+grep -q "^pass      dead       8 commands (4 kernel launches)" "$TMP/o.txt" ||
+    fail "a launch whose event's profiling times the program asks was dropped: $(cat "$TMP/o.txt")"
 
 # --- plan show: readable, and --json reads back as the same plan
 "$CLRR" plan show "$TMP/a.plan" >"$TMP/show.txt" 2>"$TMP/err" || fail "clrr plan show: $(cat "$TMP/err")"

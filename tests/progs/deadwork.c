@@ -22,7 +22,9 @@
  * --exec-info gives the guess kernel an SVM allocation through
  * clSetKernelExecInfo (which it never touches): the live plan mode does not
  * know what such a kernel may reach, so it does not defer its launches.
- * Usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--exec-info] [--quiet]
+ * --time-stats asks E's profiling times (a profiling queue), as benchmarks
+ * do: the stats launch is then measured by the program, and a plan keeps it.
+ * Usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--exec-info] [--time-stats] [--quiet]
  * Exit status 0 when every result is right, 1 otherwise (one message). */
 #include <CL/cl.h>
 #include <math.h>
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 {
     cl_uint n = 65536, iters = 3, work = 64;
     uint64_t seed = 1;
-    int quiet = 0, observe = 0, exec_info = 0;
+    int quiet = 0, observe = 0, exec_info = 0, time_stats = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size"))
             n = (cl_uint)opt_num(argc, argv, &i, "--size");
@@ -114,11 +116,13 @@ int main(int argc, char **argv)
             observe = 1;
         else if (!strcmp(argv[i], "--exec-info"))
             exec_info = 1;
+        else if (!strcmp(argv[i], "--time-stats"))
+            time_stats = 1;
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
         else {
             fprintf(stderr, "usage: deadwork [--size N] [--iters K] [--seed S] [--work W] [--observe] [--exec-info] "
-                            "[--quiet]\n");
+                            "[--time-stats] [--quiet]\n");
             return 2;
         }
     }
@@ -134,7 +138,8 @@ int main(int argc, char **argv)
     CHECK(clGetPlatformIDs(1, &plat, NULL));
     CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
     CREATE(ctx, clCreateContext(NULL, 1, &dev, NULL, NULL, &err_));
-    CREATE(q, clCreateCommandQueueWithProperties(ctx, dev, NULL, &err_));
+    cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    CREATE(q, clCreateCommandQueueWithProperties(ctx, dev, time_stats ? qp : NULL, &err_));
     CREATE(prog, clCreateProgramWithSource(ctx, 1, &source, NULL, &err_));
     CHECK(clBuildProgram(prog, 1, &dev, "", NULL, NULL));
     cl_kernel kstats, kscale, kguess, kfinish;
@@ -192,6 +197,13 @@ int main(int argc, char **argv)
         if (ty != CL_COMMAND_NDRANGE_KERNEL) {
             fprintf(stderr, "deadwork: the stats launch's event says command type 0x%x\n", (unsigned)ty);
             bad = 1;
+        }
+        if (time_stats) {
+            cl_ulong t0 = 0, t1 = 0;
+            CHECK(clGetEventProfilingInfo(e_stats, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL));
+            CHECK(clGetEventProfilingInfo(e_stats, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL));
+            if (!quiet)
+                printf("deadwork: stats took %llu ns\n", (unsigned long long)(t1 - t0));
         }
         CHECK(clReleaseEvent(e_stats));
         for (cl_uint i = 0; i < n && !bad; i++) {
