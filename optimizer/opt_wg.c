@@ -602,7 +602,8 @@ plan_status opt_tune_plan(const char *path, plan_file *p, const opt_tune *t, siz
             continue;
         }
         unsigned tuned = res->tuned;
-        st = opt_wg_tune_shape(t, p, &x.v[i], deadline, res);
+        if (!t->force_factor)   /* --tune-force: only the coarsening is tried (not timing-dependent) */
+            st = opt_wg_tune_shape(t, p, &x.v[i], deadline, res);
         /* a shape that kept its local size: coarsened kernels (1.12) */
         if (st == PLAN_OK && res->tuned == tuned && t->co_hash && t->co_time && opt_wg_now() < deadline) {
             if (!progs && !progs_failed) {
