@@ -20,6 +20,9 @@ need "$CLRR"; need "$LAYER"; need "$P"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD CLRR_APP_DEVICE
 export CLRR_COSTS=$TMP/costs CLRR_VERIFIED=$TMP/verified
+# the layer costs nothing here (an `l` record): the live-cost rule
+# (opt_live_check, tested in live_bincache.sh) keeps what tuning found
+printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"
 
 "$P" --size 262144 >"$TMP/plain.out" || fail "coarsen: $(cat "$TMP/plain.out")"
 "$CLRR" record -o "$TMP/c.clrr" -- "$P" --size 262144 >/dev/null || fail "recording coarsen"
@@ -27,12 +30,19 @@ export CLRR_COSTS=$TMP/costs CLRR_VERIFIED=$TMP/verified
 # 1. measured: a line for axpb either way, lid refused with the reason
 "$CLRR" optimize "$TMP/c.clrr" -o "$TMP/m.plan" --tune=rapid --budget 20 >"$TMP/m.txt" 2>"$TMP/m.err" ||
     fail "optimize --tune: $(cat "$TMP/m.txt" "$TMP/m.err")"
-grep -Eq "^clrr optimize: tune: axpb \(launch [0-9]+, 2 launches\): (coarsened by [248] along dimension 0 \((blocked|strided)\): .* ms instead of .*outputs identical|not coarsened: .* ms as recorded; the fastest coarsening with the same outputs \((blocked|strided), [248] along 0\) .* ms, not faster beyond the noise)" \
-    "$TMP/m.err" || fail "no measured decision for axpb: $(cat "$TMP/m.err")"
 grep -q "^clrr optimize: tune: lid (launch [0-9]*): not coarsened: lid calls get_local_id(0) (line 10): coarsening dimension 0 changes its work-groups" \
     "$TMP/m.err" || fail "lid not refused: $(cat "$TMP/m.err")"
-grep -q "^clrr optimize: tune: [01] launch shapes\? coarsened, 1 with coarsenings measured, 0 where a coarsening changed the outputs, 1 refused by the rewriter" \
-    "$TMP/m.err" || fail "tune summary: $(cat "$TMP/m.err")"
+if grep -q "^clrr optimize: tune: axpb (launch [0-9]*, 2 launches): local size [0-9x]* instead of" "$TMP/m.err"; then
+    # a local size measured faster (this machine, its load): by design such a
+    # shape is not offered coarsenings (docs/optimizing.md)
+    grep -q "^clrr optimize: tune: 0 launch shapes coarsened, 0 with coarsenings measured, 0 where a coarsening changed the outputs, 1 refused by the rewriter" \
+        "$TMP/m.err" || fail "tune summary: $(cat "$TMP/m.err")"
+else
+    grep -Eq "^clrr optimize: tune: axpb \(launch [0-9]+, 2 launches\): (coarsened by [248] along dimension 0 \((blocked|strided)\): .* ms instead of .*outputs identical|not coarsened: .* ms as recorded; the fastest coarsening with the same outputs \((blocked|strided), [248] along 0\) .* ms, not faster beyond the noise)" \
+        "$TMP/m.err" || fail "no measured decision for axpb: $(cat "$TMP/m.err")"
+    grep -q "^clrr optimize: tune: [01] launch shapes\? coarsened, 1 with coarsenings measured, 0 where a coarsening changed the outputs, 1 refused by the rewriter" \
+        "$TMP/m.err" || fail "tune summary: $(cat "$TMP/m.err")"
+fi
 if grep -q "axpb .*: coarsened by" "$TMP/m.err"; then   # measured faster here: in the plan, faster
     python3 - "$TMP/m.plan" <<'PY' || fail "the measured coarsening: $(j "$TMP/m.plan" "d['local_sizes']")"
 import json, sys
