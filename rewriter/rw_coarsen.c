@@ -81,54 +81,6 @@ out:
     return st;
 }
 
-typedef struct rw_co_own {
-    const char *name;
-    unsigned line;
-} rw_co_own;
-
-static enum CXChildVisitResult rw_co_visit_own(CXCursor c, CXCursor parent, CXClientData d)
-{
-    rw_co_own *o = d;
-    char name[RW_NAME_MAX];
-    size_t i;
-
-    (void)parent;
-    if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
-        clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
-        return CXChildVisit_Continue;
-    rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
-    for (i = 0; i < RW_CO_NBUILTINS; i++)
-        if (!strcmp(name, rw_co_builtins[i])) {
-            o->name = rw_co_builtins[i];
-            clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &o->line, NULL, NULL);
-            return CXChildVisit_Break;
-        }
-    return CXChildVisit_Continue;
-}
-
-/* Refuses a program that defines a redirected builtin's name itself. */
-static rw_status rw_co_own_names(const rw_tu *t, char *err, size_t cap)
-{
-    rw_co_own o = { NULL, 0 };
-    size_t i;
-
-    for (i = 0; i < t->ndefs; i++)
-        if (rw_in_set(t->defs[i].name, rw_co_builtins, RW_CO_NBUILTINS)) {
-            clang_getExpansionLocation(clang_getCursorLocation(t->defs[i].c), NULL, &o.line, NULL,
-                                       NULL);
-            return rw_fail(err, cap, RW_ERR_REFUSED,
-                           "the program defines %s as a macro (line %u): the coarsened kernel "
-                           "redefines it",
-                           t->defs[i].name, o.line);
-        }
-    clang_visitChildren(clang_getTranslationUnitCursor(t->tu), rw_co_visit_own, &o);
-    if (o.name)
-        return rw_fail(err, cap, RW_ERR_REFUSED,
-                       "the program defines its own %s (line %u): the coarsened kernel redefines it",
-                       o.name, o.line);
-    return RW_OK;
-}
-
 /* The walk of K's body: refusals and the edits of its returns. */
 typedef struct rw_co_walk {
     const rw_tu *t;
@@ -425,7 +377,7 @@ static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarse
     clang_visitChildren(k->body, rw_co_visit, &w);
     if (w.st != RW_OK)
         return w.st;
-    RW_FORWARD(rw_co_own_names(t, err, cap));
+    RW_FORWARD(rw_own_names(t, rw_co_builtins, RW_CO_NBUILTINS, "coarsened kernel", err, cap));
     return rw_co_reach(t, k, err, cap);
 }
 

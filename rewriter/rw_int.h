@@ -99,6 +99,14 @@ typedef struct rw_tu {
     CXSourceRangeList *skipped;   /* inactive preprocessor branches */
 } rw_tu;
 
+/* Refuses (RW_ERR_REFUSED, one line in @p err) a program of @p t that
+ * defines one of the @p n names of @p set itself, as a macro (anywhere) or
+ * as a function (outside the system headers): a rewrite that redirects
+ * those builtins would replace what the program means by them. @p what
+ * names the generated kernel in the message ("coarsened kernel"). */
+rw_status rw_own_names(const rw_tu *t, const char *const *set, size_t n, const char *what, char *err,
+                       size_t cap);
+
 /* The parse's command line from the program's build options: NUL-separated
  * strings in *args (malloc'd), their count in *nargs. */
 rw_status rw_parse_args(const char *options, char **args, int *nargs, char *err, size_t cap);

@@ -61,57 +61,6 @@ out:
     return st;
 }
 
-typedef struct rw_own {
-    const char *name;          /* the first builtin the program defines itself */
-    unsigned line;
-} rw_own;
-
-static enum CXChildVisitResult rw_visit_own(CXCursor c, CXCursor parent, CXClientData d)
-{
-    rw_own *o = d;
-    char name[RW_NAME_MAX];
-    size_t i;
-
-    (void)parent;
-    if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
-        clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
-        return CXChildVisit_Continue;
-    rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
-    for (i = 0; i < RW_PART_NBUILTINS; i++)
-        if (!strcmp(name, rw_part_builtins[i])) {
-            o->name = rw_part_builtins[i];
-            clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &o->line, NULL, NULL);
-            return CXChildVisit_Break;
-        }
-    return CXChildVisit_Continue;
-}
-
-/* Refuses a program that defines one of the builtins' names itself, as a
- * macro (anywhere) or as a function (outside the system headers): the
- * redirection would replace what it means. */
-static rw_status rw_part_own_names(const rw_tu *t, char *err, size_t cap)
-{
-    rw_own o = { NULL, 0 };
-    size_t i;
-
-    for (i = 0; i < t->ndefs; i++)
-        if (rw_in_set(t->defs[i].name, rw_part_builtins, RW_PART_NBUILTINS)) {
-            clang_getExpansionLocation(clang_getCursorLocation(t->defs[i].c), NULL, &o.line,
-                                       NULL, NULL);
-            return rw_fail(err, cap, RW_ERR_REFUSED,
-                           "the program defines %s as a macro (line %u): the partition-ready "
-                           "kernel redefines it",
-                           t->defs[i].name, o.line);
-        }
-    clang_visitChildren(clang_getTranslationUnitCursor(t->tu), rw_visit_own, &o);
-    if (o.name)
-        return rw_fail(err, cap, RW_ERR_REFUSED,
-                       "the program defines its own %s (line %u): the partition-ready kernel "
-                       "redefines it",
-                       o.name, o.line);
-    return RW_OK;
-}
-
 /* Appends @p tmpl with every '@' replaced by the prefix @p P ('@' is no
  * character of OpenCL C outside strings). */
 static void rw_add_prefixed(rw_buf *b, const char *tmpl, const char *P)
@@ -242,7 +191,7 @@ rw_status rw_partition(const rw_part_req *req, rw_part_out *out, char *err, size
         st = rw_fail(err, cap, RW_ERR_REFUSED,
                      "the partition-ready kernel would have %u parameters", k->np + RW_PART_EXTRA);
     if (st == RW_OK)
-        st = rw_part_own_names(&t, err, cap);
+        st = rw_own_names(&t, rw_part_builtins, RW_PART_NBUILTINS, "partition-ready kernel", err, cap);
     if (st == RW_OK)
         st = rw_reach_check(&t, k, rw_part_builtins, RW_PART_NBUILTINS, err, cap);
     if (st == RW_OK)

@@ -185,3 +185,51 @@ void rw_names_free(rw_names *s)
     free(s->v);
     memset(s, 0, sizeof *s);
 }
+
+typedef struct rw_own {
+    const char *const *set;
+    size_t n;
+    const char *name;          /* the first builtin the program defines itself */
+    unsigned line;
+} rw_own;
+
+static enum CXChildVisitResult rw_visit_own(CXCursor c, CXCursor parent, CXClientData d)
+{
+    rw_own *o = d;
+    char name[RW_NAME_MAX];
+    size_t i;
+
+    (void)parent;
+    if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
+        clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    rw_cxcopy(clang_getCursorSpelling(c), name, sizeof name);
+    for (i = 0; i < o->n; i++)
+        if (!strcmp(name, o->set[i])) {
+            o->name = o->set[i];
+            clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &o->line, NULL, NULL);
+            return CXChildVisit_Break;
+        }
+    return CXChildVisit_Continue;
+}
+
+rw_status rw_own_names(const rw_tu *t, const char *const *set, size_t n, const char *what, char *err,
+                       size_t cap)
+{
+    rw_own o = { set, n, NULL, 0 };
+    size_t i;
+
+    for (i = 0; i < t->ndefs; i++)
+        if (rw_in_set(t->defs[i].name, set, n)) {
+            clang_getExpansionLocation(clang_getCursorLocation(t->defs[i].c), NULL, &o.line, NULL,
+                                       NULL);
+            return rw_fail(err, cap, RW_ERR_REFUSED,
+                           "the program defines %s as a macro (line %u): the %s redefines it",
+                           t->defs[i].name, o.line, what);
+        }
+    clang_visitChildren(clang_getTranslationUnitCursor(t->tu), rw_visit_own, &o);
+    if (o.name)
+        return rw_fail(err, cap, RW_ERR_REFUSED, "the program defines its own %s (line %u): the %s redefines it",
+                       o.name, o.line, what);
+    return RW_OK;
+}
