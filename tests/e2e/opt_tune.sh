@@ -23,14 +23,19 @@ printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"
 
 "$W" --size 256 >"$TMP/plain.out" || fail "wgtune: $(cat "$TMP/plain.out")"
 "$CLRR" record -o "$TMP/w.clrr" -- "$W" --size 256 >/dev/null || fail "recording wgtune"
-"$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 >"$TMP/o.txt" 2>"$TMP/o.err" ||
-    fail "optimize --tune: $(cat "$TMP/o.txt" "$TMP/o.err")"
+# --device: the tuning's replays run on the device named (here the first)
+"$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 --device 0 >"$TMP/o.txt" 2>"$TMP/o.err" ||
+    fail "optimize --tune --device 0: $(cat "$TMP/o.txt" "$TMP/o.err")"
 if ! grep -q "^pass      wgsize     1 launch shape tuned" "$TMP/o.txt"; then
     # timing on a machine shared with other jobs: once more, saying why
     echo "note: the first tuning found nothing; its lines:"; cat "$TMP/o.err"
     "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 >"$TMP/o.txt" 2>"$TMP/o.err" ||
         fail "optimize --tune: $(cat "$TMP/o.txt" "$TMP/o.err")"
 fi
+# a device that is not here: one line, exit 2, no plan written
+rc=0; "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/nodev.plan" --tune --device no-such-device >/dev/null 2>"$TMP/nd.err" || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$TMP/nd.err")" = 1 ] && grep -q "no device here matches" "$TMP/nd.err" && [ ! -e "$TMP/nodev.plan" ] ||
+    fail "--device no-such-device: exit $rc: $(cat "$TMP/nd.err")"
 grep -q "^pass      wgsize     1 launch shape tuned" "$TMP/o.txt" || fail "optimize summary: $(cat "$TMP/o.txt" "$TMP/o.err")"
 grep -q "^clrr optimize: tune: blur (launch [0-9]*, 2 launches): local size [0-9x]* instead of 1x1: .*outputs identical" \
     "$TMP/o.err" || fail "no tuning line for blur: $(cat "$TMP/o.err")"

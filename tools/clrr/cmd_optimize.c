@@ -112,8 +112,9 @@ static const char cli_optimize_usage[] =
     "  --costs DB           the cost database (default: this machine's, $CLRR_COSTS\n"
     "                       or ~/.cache/clrr/costs, when it exists)\n"
     "  --no-costs           even shares, whatever was measured\n"
-    "  --device SPEC        the device the replay's queues run on (as 'clrr replay\n"
-    "                       --device' takes it; default: the first of --split)\n"
+    "  --device SPEC        the device the verification's, --measure's and --tune's\n"
+    "                       replays run on (as 'clrr replay --device' takes it;\n"
+    "                       default: the first of --split, else as replay picks)\n"
     "  --max-memory N       bytes the trace reader may hold (default 1 GiB or\n"
     "                       CLRR_MAX_MEMORY; K/M/G suffixes)\n"
     "  --no-verify          write the plan without replaying it first\n"
@@ -956,10 +957,13 @@ static int cli_optimize_run(int argc, char **argv)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
         return cli_usage_err("--split-kernel needs --split DEVICES");
-    else if (o.device || (costs && !tune))
-        return cli_usage_err("%s needs --split DEVICES", o.device ? "--device" : "--costs");
+    else if ((o.device && !tune && !measure) || (costs && !tune))
+        return cli_usage_err("%s needs --split DEVICES", o.device ? "--device (without --tune or --measure)" : "--costs");
     if (costs && no_costs)
         return cli_usage_err("--costs and --no-costs exclude each other");
+    int drc;   /* a device that is not here: one line, before any replay */
+    if (o.device && (drc = cli_device_check(o.device, NULL, 0)) != CLI_EXIT_OK)
+        return drc;
     const char *path;
     int rc = cli_one_file(argc, argv, &path);
     if (rc != CLI_EXIT_OK)
