@@ -443,6 +443,20 @@ def human(n):
         n /= 1024.0
 
 
+def cross_reason(r, args):
+    """One line: why the replay on --cross did not verify (the elements
+    beyond the tolerance per read-back and the kernel that wrote them, or
+    the replay's error)."""
+    ml = r.get('cross_mismatch_list') or []
+    if not ml:
+        return r.get('cross_replay_err') or r.get('cross', '')
+    parts = ['call %d: %d of %d elements%s' % (m.get('call', 0), m.get('differ', 0), m.get('elements', 0),
+                                             ' (written by %s)' % m['written_by'] if m.get('written_by') else '')
+             for m in ml[:2]]
+    more = ' and %d more read-backs' % (len(ml) - 2) if len(ml) > 2 else ''
+    return 'beyond %s: %s%s' % (args.cross_tolerance or 'exact', '; '.join(parts), more)
+
+
 def apps_table(results, known, args):
     """One markdown row per program: native verdict, the same under clrr
     record (verdict, stdout), replay on the same device, on --cross, trace
@@ -469,6 +483,8 @@ def apps_table(results, known, args):
             reason = known.get(r['name']) or r.get('replay_err') or str(r.get('mismatch_list', ''))[:200]
         elif not native:
             reason = 'native: %s' % r['plain_detail']
+        elif r.get('cross') not in (None, 'verified', 'no read-backs', 'not run'):
+            reason = 'on %s: %s' % (args.cross, cross_reason(r, args))
         rows.append('| %s | %s | %s | %s | %s | %s | %d | %s | %.2fx | %s |' % (
             r['name'], r['plain'], 'same' if same else r['rec'],
             'same' if r.get('same_stdout') else 'differs',
