@@ -19,6 +19,7 @@
 # Part 1 or 2 (every other program of the list) keeps one call within the
 # device's 10 minutes; the parts' results merge with `bench/suites_tune.py
 # --from suites-tune-1.jsonl suites-tune-2.jsonl`. Without a part: all.
+# TUNE_REGEX: tune only the programs whose names match it (before the part).
 set -u
 cmd=${1:?usage: gpu_suites.sh prepare|run [REGEX]|tune [1|2]}
 if [ "$cmd" = prepare ]; then
@@ -56,8 +57,9 @@ export OCL_ICD_VENDORS=/tmp/vend CLRR_SUITES=$PWD/.gpu/suites
 build/bin/clrr devices | grep -E '^ *[0-9]'
 grep -v -E '^(#|$)' tests/suites/apps.list | cut -f1 | grep -E '^(shoc|chai|heteromark|mixbench|parboil)' \
     | grep -v -E '^chai-ced' >/tmp/gpu-subset.list
-if [ "$cmd" = run ]; then   # REGEX: none matching runs none
-    grep -E "${2:-.}" /tmp/gpu-subset.list >/tmp/gpu-sel.list; mv /tmp/gpu-sel.list /tmp/gpu-subset.list
+sel=${TUNE_REGEX:-.}; [ "$cmd" = run ] && sel=${2:-.}
+if [ "$sel" != . ]; then   # REGEX: none matching runs none
+    grep -E "$sel" /tmp/gpu-subset.list >/tmp/gpu-sel.list; mv /tmp/gpu-sel.list /tmp/gpu-subset.list
 fi
 if [ "$cmd" = tune ]; then
     part=${2:-}
