@@ -116,7 +116,10 @@ void tf_wwait_space_locked(tf_writer *w, size_t cost)
     int counted = 0;
 
     while (!atomic_load(&w->f.failed)) {
-        size_t q = atomic_load(&w->f.queued);
+        /* not counting pending tickets' windows: a thread whose ticket
+         * holds budget during a driver call that waits for this one (a
+         * user event it sets) would otherwise never be back to free it */
+        size_t q = atomic_load(&w->f.queued) - atomic_load(&w->held);
         if (q == 0 || q + cost <= w->f.budget)
             break;
         if (!counted) {
