@@ -19,7 +19,7 @@
 #
 # Environment: OUT (default bench-out), ROUNDS (7), ITERS (20), MODES
 # ("random varying repeated"), TRACE (the trace's path, default
-# /tmp/clrr-overlap.clrr: one file, replaced each run), LIMIT_S (250: no
+# /tmp/clrr-overlap.clrr: one file, replaced each run), LIMIT_S (230: no
 # new round starts after this many seconds; the table says how many ran).
 # On the H200 machine (16 cores) the whole run takes about 3-4 minutes.
 set -u
@@ -29,7 +29,7 @@ ROUNDS=${ROUNDS:-7}
 ITERS=${ITERS:-20}
 MODES=${MODES:-random varying repeated}
 TRACE=${TRACE:-/tmp/clrr-overlap.clrr}
-LIMIT_S=${LIMIT_S:-250}
+LIMIT_S=${LIMIT_S:-230}
 M=$B/bench/micro
 CLRR=$B/bin/clrr
 [ -x "$M" ] && [ -x "$CLRR" ] || { echo "gpu_recorder_overlap.sh: no $M or $CLRR (make first)" >&2; exit 2; }
