@@ -221,7 +221,7 @@ int rec_pre_clEnqueueSVMMemcpy(rec_call *c, cl_command_queue *a_command_queue, c
     c->in[2].state = REC_SLOT_UINT;
     c->in[2].v.u = (uint64_t)(uintptr_t)*a_dst_ptr;
     if (*a_src_ptr && !rec_in_svm(*a_src_ptr)) {
-        rec_slot_fill(c, &c->in[3], *a_src_ptr, *a_size);   /* host memory: its bytes */
+        rec_slot_fill_ov(c, &c->in[3], *a_src_ptr, *a_size);   /* host memory: its bytes */
     } else {
         c->in[3].state = REC_SLOT_UINT;
         c->in[3].v.u = (uint64_t)(uintptr_t)*a_src_ptr;

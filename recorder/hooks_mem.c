@@ -22,7 +22,7 @@ int rec_host_ptr_in_svm(const void *p);   /* hooks_map.c */
 static void rec_cap_host(rec_call *c, unsigned i, cl_mem_flags flags, const void *p, size_t size)
 {
     if (p && rec_host_ptr_used(flags) && !((flags & CL_MEM_USE_HOST_PTR) && rec_host_ptr_in_svm(p))) {
-        rec_slot_fill(c, &c->in[i], p, size);
+        rec_slot_fill_ov(c, &c->in[i], p, size);   /* during the driver's call */
     } else {
         c->in[i].state = REC_SLOT_UINT;   /* no contents: the address, for the record */
         c->in[i].v.u = (uint64_t)(uintptr_t)p;

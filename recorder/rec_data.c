@@ -4,6 +4,7 @@
 #include "recorder/rec_int.h"
 #include "trace-format/tf_len.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,53 @@ void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len)
     } else {
         s->state = REC_SLOT_BLOB;
         tf_writer_blob(rec_g.w, p, len, &s->v.blob);
+    }
+}
+
+/* CLRR_REC_OVERLAP=0: inputs are captured before the driver's call, as
+ * before the overlap (for measuring one against the other); read once. */
+static _Atomic int rec_overlap_on = -1;
+
+static int rec_overlap(void)
+{
+    int on = atomic_load_explicit(&rec_overlap_on, memory_order_relaxed);
+    if (on < 0) {
+        const char *v = getenv("CLRR_REC_OVERLAP");
+        on = !(v && !strcmp(v, "0"));
+        atomic_store_explicit(&rec_overlap_on, on, memory_order_relaxed);
+    }
+    return on;
+}
+
+/* Why the ticket is safe: the application's memory is valid and unchanged
+ * for the whole call (the driver reads it; a non-blocking write's pointer
+ * may be freed right after the return, hence the join before it). Not in
+ * plan mode (the plan may change the call, or skip it) nor with numbers
+ * taken at entry (a capture range: the BEGIN written after the driver's
+ * call would come after later numbers). */
+void rec_slot_fill_ov(rec_call *c, rec_slot *s, const void *p, size_t len)
+{
+    tf_status st;
+
+    if (!p || !c->capture || len <= TF_BLOB_PIECE || c->pend || rec_g.plan || rec_g.seq_at_enter ||
+        !rec_overlap()) {
+        rec_slot_fill(c, s, p, len);
+        return;
+    }
+    s->state = REC_SLOT_BLOB;
+    c->pend = tf_writer_blob_begin(rec_g.w, p, len, &s->v.blob, &st);
+}
+
+void rec_cap_in_ov(rec_call *c, unsigned i, const void *p, size_t len)
+{
+    rec_slot_fill_ov(c, &c->in[i], p, len);
+}
+
+void rec_cap_join(rec_call *c)
+{
+    if (c->pend) {
+        tf_writer_blob_join(rec_g.w, c->pend);
+        c->pend = NULL;
     }
 }
 

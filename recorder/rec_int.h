@@ -76,6 +76,9 @@ struct rec_call {
     tf_enc *e;                      /* the encoder while the record lock is held */
     uint64_t hook_u;                /* scratch for a pre hook to tell its post hook */
     const void *hook_p;
+    tf_wticket *pend;               /* an input's capture running during the driver's call
+                                       (rec_slot_fill_ov); set only by the entry points
+                                       that call rec_cap_join */
     uint64_t scratch[64];           /* storage a pre hook hands to the driver */
     int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
     int timed;                      /* enqueue: its device time is recorded (rec_time_decide) */
@@ -298,6 +301,18 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
                       cl_event ev);
 /* Fills a slot from memory: inline, blob, or skipped when capture is off. */
 void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
+/* Overlapped capture, for the host memory a call reads, in the entry points
+ * the generator lists (tools/gen/gen_emit.c gen_overlaps: they set c->pend
+ * to NULL first): a blob of more than 1 MiB is copied and hashed by the
+ * writer's workers while the driver runs (tf_writer_blob_begin), and
+ * rec_cap_join, called after the driver returned and before the BEGIN
+ * record is encoded, waits for it and fills the slot. Without a ticket
+ * (small data, CLRR_REC_OVERLAP=0, plan mode, a capture range, a ticket
+ * already pending in this call) the slot is filled at once
+ * (rec_slot_fill). Same thread as the call. */
+void rec_slot_fill_ov(rec_call *c, rec_slot *s, const void *p, size_t len);
+void rec_cap_in_ov(rec_call *c, unsigned i, const void *p, size_t len);
+void rec_cap_join(rec_call *c);
 /* The same for a read-back: its hash when --hash-reads (or
  * --hash-reads-over, past the size) says so. */
 void rec_slot_fill_read(rec_call *c, rec_slot *s, const void *p, size_t len);

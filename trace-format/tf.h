@@ -256,6 +256,29 @@ tf_status tf_write_devices(tf_writer *w, uint64_t platform, const tf_value *devi
  *  set, so the call record stays well-formed). */
 #define TF_BLOB_PIECE ((size_t)1 << 20)
 tf_status tf_writer_blob(tf_writer *w, const void *data, size_t len, tf_blobref *ref);
+/*! tf_writer_blob_begin() / tf_writer_blob_join() : tf_writer_blob() in
+ *  two halves, so that the caller can do something else (call the driver)
+ *  while the writer's workers copy and hash the bytes. begin posts the
+ *  copy + hash tasks of a blob of more than TF_BLOB_PIECE bytes and returns
+ *  a ticket at once (after waiting for budget as tf_writer_blob does); the
+ *  caller's thread takes no task until it calls join, which helps with the
+ *  tasks left, waits for the others, sets *ref and queues the pieces.
+ *  Between the two the @p len bytes at @p data must stay valid and
+ *  unchanged, and *ref is unset; join exactly once, before any record that
+ *  refers to the blob is encoded (the ordering of tf_writer_blob then holds
+ *  from join's return). Neither may be called while holding
+ *  tf_writer_lock(). begin returns NULL when it did the whole capture
+ *  itself (a small blob, sink mode, a failed writer, no memory for the
+ *  ticket; bad arguments: *status TF_ERR_ARG): then *status and *ref are
+ *  what tf_writer_blob() gives. The ticket belongs to the writer (freed by
+ *  join). join @return as tf_writer_blob(). Thread-safe: any number of
+ *  tickets may be pending at once, on any threads; a ticket is used by one
+ *  thread. The trace holds the same records and blobs as with
+ *  tf_writer_blob(). */
+typedef struct tf_wticket tf_wticket;
+tf_wticket *tf_writer_blob_begin(tf_writer *w, const void *data, size_t len, tf_blobref *ref,
+                                 tf_status *status);
+tf_status tf_writer_blob_join(tf_writer *w, tf_wticket *t);
 /*! tf_writer_blob_ref() : tf_writer_blob() for bytes copied from another
  *  trace, stored under the reference @p ref the records copied with them
  *  use (ref->size must be @p len), without hashing them again: a trace of

@@ -233,6 +233,10 @@ struct tf_writer {
     _Atomic size_t blob_unsealed;   /* blob bytes stored since the record chunk was last
                                        sealed (tf_wseal_before, tf_wblob.c) */
     unsigned win_pieces;         /* pieces captured at once (budget / 4) */
+    _Atomic size_t held;         /* budget of the windows of pending tickets
+                                    (tf_writer_blob_begin), in f.queued too; no one
+                                    waits for it: it is freed only when the
+                                    ticket's thread is back from the driver */
 
     /* Workers: fixed after open. */
     tf_wworker *workers;

@@ -32,7 +32,16 @@
  * hashed first, by tasks, and nothing is copied for a blob already stored.
  * On an H200 host's data-heavy benchmark (16 CPUs) this is what brings the
  * recording closer to plain speed, with varying and with repeated data
- * (bench/results/nvidia-h200-recorder.txt). */
+ * (bench/results/nvidia-h200-recorder.txt).
+ *
+ * In two halves (tf_writer_blob_begin, tf_writer_blob_join): begin posts
+ * the first window's tasks (copy + hash when speculative, else the leaves'
+ * hashes) and returns; the workers run them while the caller calls the
+ * driver (the recorder, for the host memory a call reads: the 40 captures
+ * of 16 MiB a run of `micro data 20 random` each waited 0.7-0.9 ms before
+ * the driver's call started, bench/results/nvidia-h200-recorder-random.md);
+ * join does what tf_writer_blob would have done after those tasks. The
+ * pieces are queued at join, so the ordering above holds from join on. */
 #include "trace-format/tf_int.h"
 
 #include <errno.h>
@@ -175,24 +184,16 @@ static void tf_wtask_do(tf_wcopy *t)
         tf_hash_leaf(src, len, t->digest);
 }
 
-/* Runs @p n tasks: one, the caller does; several are posted for idle
- * workers to take before any compression job, and the caller takes them
- * one at a time too, as a worker does, so that workers waking up meanwhile
- * take the others (taking all at once would leave the caller doing them
- * alone); then it waits for those a worker is doing. */
-static void tf_wtasks_run(tf_writer *w, tf_wcopy *tasks, unsigned n)
+/* Posts @p n tasks for idle workers to take before any compression job,
+ * counted in *pending (set here, under qmu, which guards it from now on). */
+static void tf_wtasks_post(tf_writer *w, tf_wcopy *tasks, unsigned n, unsigned *pending)
 {
-    unsigned pending = n;   /* tasks not done (qmu) */
-
-    if (n == 1) {
-        tf_wtask_do(&tasks[0]);
-        return;
-    }
     pthread_mutex_lock(&w->qmu);
+    *pending = n;
     for (unsigned i = 0; i < n; i++) {
         tf_wcopy *t = &tasks[i];
         t->next = NULL;
-        t->pending = &pending;
+        t->pending = pending;
         if (w->copies_tail)
             w->copies_tail->next = t;
         else
@@ -201,9 +202,19 @@ static void tf_wtasks_run(tf_writer *w, tf_wcopy *tasks, unsigned n)
     }
     atomic_fetch_add(&w->ncopies, n);
     pthread_cond_broadcast(&w->qcv);
+    pthread_mutex_unlock(&w->qmu);
+}
+
+/* The poster of the tasks counted in *pending takes those no worker took
+ * yet one at a time, as a worker does, so that workers waking up meanwhile
+ * take the others (taking all at once would leave the caller doing them
+ * alone); then it waits for those a worker is doing. */
+static void tf_wtasks_finish(tf_writer *w, unsigned *pending)
+{
+    pthread_mutex_lock(&w->qmu);
     for (;;) {
         tf_wcopy **pp = &w->copies, *t, *prev = NULL;
-        while ((t = *pp) != NULL && t->pending != &pending) {
+        while ((t = *pp) != NULL && t->pending != pending) {
             prev = t;
             pp = &t->next;
         }
@@ -216,11 +227,25 @@ static void tf_wtasks_run(tf_writer *w, tf_wcopy *tasks, unsigned n)
         pthread_mutex_unlock(&w->qmu);
         tf_wtask_do(t);
         pthread_mutex_lock(&w->qmu);
-        pending--;
+        (*pending)--;
     }
-    while (pending > 0)
+    while (*pending > 0)
         pthread_cond_wait(&w->copy_cv, &w->qmu);
     pthread_mutex_unlock(&w->qmu);
+}
+
+/* Runs @p n tasks: one, the caller does; several are posted and the
+ * caller takes part (tf_wtasks_finish). */
+static void tf_wtasks_run(tf_writer *w, tf_wcopy *tasks, unsigned n)
+{
+    unsigned pending;   /* tasks not done (qmu) */
+
+    if (n == 1) {
+        tf_wtask_do(&tasks[0]);
+        return;
+    }
+    tf_wtasks_post(w, tasks, n, &pending);
+    tf_wtasks_finish(w, &pending);
 }
 
 void tf_wcopy_run_locked(tf_writer *w)
@@ -246,21 +271,15 @@ void tf_wcopy_serve(tf_writer *w)
     pthread_mutex_unlock(&w->qmu);
 }
 
-/* The hash of a blob of several leaves, the leaves hashed by the workers
- * and the caller together, a window of TF_WIN_PIECES at a time. */
-static void tf_whash_par(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref)
+/* Hashes the leaves of the @p len bytes at @p src from @p off (a multiple
+ * of TF_HASH_LEAF) on into the root's state @p st, by the workers and the
+ * caller together, a window of TF_WIN_PIECES at a time. */
+static void tf_whash_leaves(tf_writer *w, const uint8_t *src, size_t len, size_t off, XXH3_state_t *st)
 {
     tf_wcopy tasks[TF_WIN_PIECES];
     uint8_t dig[TF_WIN_PIECES][16];
-    XXH3_state_t st;
 
-    if (len <= TF_HASH_LEAF) {
-        tf_hash(src, len, ref);
-        return;
-    }
-    ref->size = len;
-    tf_hroot_begin(&st, len);
-    for (size_t off = 0; off < len;) {
+    while (off < len) {
         unsigned n = 0;
         for (; n < TF_WIN_PIECES && off < len; n++, off += TF_HASH_LEAF) {
             tasks[n].src = src + off;
@@ -269,8 +288,23 @@ static void tf_whash_par(tf_writer *w, const uint8_t *src, size_t len, tf_blobre
             tasks[n].digest = dig[n];
         }
         tf_wtasks_run(w, tasks, n);
-        (void)XXH3_128bits_update(&st, dig, (size_t)n * 16);
+        (void)XXH3_128bits_update(st, dig, (size_t)n * 16);
     }
+}
+
+/* The hash of a blob of several leaves, the leaves hashed by the workers
+ * and the caller together (tf_whash_leaves). */
+static void tf_whash_par(tf_writer *w, const uint8_t *src, size_t len, tf_blobref *ref)
+{
+    XXH3_state_t st;
+
+    if (len <= TF_HASH_LEAF) {
+        tf_hash(src, len, ref);
+        return;
+    }
+    ref->size = len;
+    tf_hroot_begin(&st, len);
+    tf_whash_leaves(w, src, len, 0, &st);
     tf_hroot_end(&st, ref);
 }
 
@@ -283,6 +317,7 @@ typedef struct tf_wcap {
     uint8_t dig[TF_WIN_PIECES][16];   /* with @p hash: the leaves' digests */
     unsigned n;
     size_t cost;
+    int held;                         /* a ticket's: cost counted in w->held too */
 } tf_wcap;
 
 /* Gives back the budget and the jobs of @p c (not queued). */
@@ -290,6 +325,9 @@ static void tf_wcap_release(tf_writer *w, tf_wcap *c)
 {
     pthread_mutex_lock(&w->qmu);
     atomic_fetch_sub(&w->f.queued, c->cost);
+    if (c->held)
+        atomic_fetch_sub(&w->held, c->cost);
+    c->held = 0;
     for (unsigned i = 0; i < c->n; i++)
         tf_job_put_locked(w, c->jobs[i]);
     c->n = 0;
@@ -300,14 +338,16 @@ static void tf_wcap_release(tf_writer *w, tf_wcap *c)
 /* Starts capturing @p len bytes at @p src, the part at @p off of a blob of
  * @p blob_size bytes (at most win_pieces pieces): waits for budget, gets
  * the jobs, and makes a task per piece that copies it (tf_wtasks_run runs
- * them), with @p hash also hashing it as a leaf into c->dig. @return TF_OK,
- * or TF_ERR_FAILED (nothing held). */
+ * them), with @p hash also hashing it as a leaf into c->dig; with @p held
+ * (a ticket's window) the budget is counted in w->held too until the pieces
+ * are queued or given back. @return TF_OK, or TF_ERR_FAILED (nothing held). */
 static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uint64_t off, size_t len,
-                               uint64_t blob_size, int hash)
+                               uint64_t blob_size, int hash, int held)
 {
     unsigned n = (unsigned)((len + TF_BLOB_PIECE - 1) / TF_BLOB_PIECE);
 
     c->n = 0;
+    c->held = 0;
     c->cost = len + (size_t)n * TF_HDR_ROOM;
     pthread_mutex_lock(&w->qmu);
     tf_wwait_space_locked(w, c->cost);
@@ -316,6 +356,9 @@ static tf_status tf_wcap_begin(tf_writer *w, tf_wcap *c, const uint8_t *src, uin
         return TF_ERR_FAILED;
     }
     atomic_fetch_add(&w->f.queued, c->cost);
+    if (held)
+        atomic_fetch_add(&w->held, c->cost);
+    c->held = held;
     pthread_mutex_unlock(&w->qmu);
 
     for (unsigned i = 0; i < n; i++) {
@@ -356,6 +399,9 @@ static tf_status tf_wcap_push(tf_writer *w, tf_wcap *c, const tf_blobref *ref)
     for (unsigned i = 0; i < c->n; i++)
         tf_wq_push_locked(w, c->jobs[i]);
     c->n = 0;
+    if (c->held)
+        atomic_fetch_sub(&w->held, c->cost);
+    c->held = 0;
     pthread_mutex_unlock(&w->qmu);
     return TF_OK;
 }
@@ -383,7 +429,7 @@ static tf_status tf_wblob_plain(tf_writer *w, const uint8_t *src, size_t len, tf
         return TF_OK;
     for (off = 0; off < len; off += n) {
         n = len - off < win ? len - off : win;
-        if ((status = tf_wcap_begin(w, &c, src + off, off, n, len, 0)) != TF_OK)
+        if ((status = tf_wcap_begin(w, &c, src + off, off, n, len, 0, 0)) != TF_OK)
             return status;
         tf_wtasks_run(w, c.tasks, c.n);
         if ((status = tf_wcap_push(w, &c, ref)) != TF_OK)
@@ -401,7 +447,7 @@ static tf_status tf_wblob_spec(tf_writer *w, const uint8_t *src, size_t len, tf_
     tf_wcap c;
     XXH3_state_t st;
 
-    if (tf_wcap_begin(w, &c, src, 0, len, len, 1) != TF_OK)
+    if (tf_wcap_begin(w, &c, src, 0, len, len, 1, 0) != TF_OK)
         return tf_wblob_plain(w, src, len, ref, have, 0);   /* failed: sets ref, counts */
     tf_wtasks_run(w, c.tasks, c.n);
     ref->size = len;
@@ -498,4 +544,94 @@ tf_status tf_writer_blob_ref(tf_writer *w, const void *data, size_t len, const t
     if (status != TF_OK || have)
         return status;
     return tf_wblob_added(w, &r);
+}
+
+/* Capture in two halves (tf_writer_blob_begin, tf_writer_blob_join) ------ */
+
+/* A blob whose tasks are posted while the caller does something else (the
+ * recorder: the driver's call). With spec, c holds the jobs and each task
+ * copies and hashes its piece (tf_wblob_spec's capture); without, the
+ * tasks hash the leaves of the first TF_WIN_PIECES MiB into c.dig, the
+ * rest is hashed and the blob copied at join (tf_wblob_plain's, given the
+ * hash). */
+struct tf_wticket {
+    const uint8_t *src;
+    size_t len;
+    tf_blobref *ref;
+    int spec;
+    unsigned ntasks;             /* posted */
+    unsigned pending;            /* posted tasks not done (qmu) */
+    tf_wcap c;
+};
+
+tf_wticket *tf_writer_blob_begin(tf_writer *w, const void *data, size_t len, tf_blobref *ref,
+                                 tf_status *status)
+{
+    tf_wticket *t;
+
+    if (w == NULL || ref == NULL || data == NULL || len <= TF_BLOB_PIECE || w->sink ||
+        atomic_load(&w->f.failed) || (t = malloc(sizeof *t)) == NULL) {
+        *status = tf_writer_blob(w, data, len, ref);
+        return NULL;
+    }
+    tf_wseal_before(w, len);
+    t->src = data;
+    t->len = len;
+    t->ref = ref;
+    t->spec = len <= (size_t)w->win_pieces * TF_BLOB_PIECE && atomic_load(&w->blob_spec) &&
+              tf_wcap_begin(w, &t->c, data, 0, len, len, 1, 1) == TF_OK;
+    if (t->spec) {
+        t->ntasks = t->c.n;
+    } else {
+        size_t off = 0;
+        unsigned n = 0;
+        for (; n < TF_WIN_PIECES && off < len; n++, off += TF_HASH_LEAF) {
+            t->c.tasks[n].src = t->src + off;
+            t->c.tasks[n].j = NULL;
+            t->c.tasks[n].len = len - off < TF_HASH_LEAF ? len - off : TF_HASH_LEAF;
+            t->c.tasks[n].digest = t->c.dig[n];
+        }
+        t->c.n = 0;   /* no jobs */
+        t->c.held = 0;
+        t->ntasks = n;
+    }
+    tf_wtasks_post(w, t->c.tasks, t->ntasks, &t->pending);
+    *status = TF_OK;
+    return t;
+}
+
+tf_status tf_writer_blob_join(tf_writer *w, tf_wticket *t)
+{
+    tf_blobref *ref = t->ref;
+    tf_status status;
+    XXH3_state_t st;
+    int have = 0;
+
+    tf_wtasks_finish(w, &t->pending);
+    ref->size = t->len;
+    tf_hroot_begin(&st, t->len);
+    (void)XXH3_128bits_update(&st, t->c.dig, (size_t)t->ntasks * 16);
+    if (t->spec) {
+        tf_hroot_end(&st, ref);
+        pthread_mutex_lock(&w->bmu);
+        w->st_blob_calls++;
+        w->st_blob_in += t->len;
+        have = tf_wset_has(w, ref);
+        pthread_mutex_unlock(&w->bmu);
+        if (have || atomic_load(&w->f.failed)) {
+            tf_wcap_release(w, &t->c);
+            status = atomic_load(&w->f.failed) ? TF_ERR_FAILED : TF_OK;
+        } else {
+            status = tf_wcap_push(w, &t->c, ref);
+        }
+    } else {
+        tf_whash_leaves(w, t->src, t->len, (size_t)t->ntasks * TF_HASH_LEAF, &st);
+        tf_hroot_end(&st, ref);
+        status = tf_wblob_plain(w, t->src, t->len, ref, &have, 1);
+    }
+    atomic_store(&w->blob_spec, !have);
+    free(t);
+    if (status != TF_OK || have)
+        return status;
+    return tf_wblob_added(w, ref);
 }

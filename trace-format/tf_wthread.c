@@ -18,7 +18,9 @@
  * budget counts jobs queued, being compressed and waiting for their turn.
  *
  * The application's thread waits until each blob's bytes are hashed and
- * copied into jobs; the leaves' hashes and the copies are posted as tasks
+ * copied into jobs (with a ticket, tf_writer_blob_begin, it first does
+ * something else: the recorder calls the driver meanwhile, and waits at
+ * tf_writer_blob_join); the leaves' hashes and the copies are posted as tasks
  * (tf_wblob.c) that a worker serves before taking a job, and between two 128 KiB slices of the
  * job it is compressing (zstd's streaming API, still one frame per chunk),
  * so a copy never waits for a whole compression. Blob pieces go to a faster
@@ -116,7 +118,10 @@ void tf_wwait_space_locked(tf_writer *w, size_t cost)
     int counted = 0;
 
     while (!atomic_load(&w->f.failed)) {
-        size_t q = atomic_load(&w->f.queued);
+        /* not counting pending tickets' windows: a thread whose ticket
+         * holds budget during a driver call that waits for this one (a
+         * user event it sets) would otherwise never be back to free it */
+        size_t q = atomic_load(&w->f.queued) - atomic_load(&w->held);
         if (q == 0 || q + cost <= w->f.budget)
             break;
         if (!counted) {

@@ -1043,6 +1043,80 @@ static void hash_writer(unsigned threads)
     unlink(path);
 }
 
+/* Tickets (tf_writer_blob_begin/join), with 1 and 4 workers and a budget
+ * of 16 MiB (windows of 4 pieces): four pending at once on one thread,
+ * their windows more than the budget (each holds its window's: a wait for
+ * it here would never end),
+ * new blobs (speculative), the same bytes again (hashed, not stored),
+ * blobs of several windows, one of a single piece and an empty one (done
+ * at begin, NULL). Every ref is what tf_writer_blob gives (the rule), a
+ * blob pending elsewhere is stored once, every blob reads back. */
+static void blob_tickets(unsigned threads)
+{
+    char path[64];
+    tf_writer_opts o = { .threads = threads, .memory_budget = 16 * MIB, .flush_ms = 100000 };
+    static const size_t sizes[] = { 4 * MIB, 4 * MIB - 1, 4 * MIB, 4 * MIB, 3 * MIB + 5, 9 * MIB + 77, MIB, 0,
+                                    2 * MIB, 21 * MIB };
+    enum { NB = sizeof sizes / sizeof sizes[0] };
+    uint8_t *p[NB], want[16];
+    tf_blobref ref[NB], again[NB];
+    tf_wticket *t[NB];
+    tf_status st;
+    tf_writer *w;
+    tf_writer_stats ws;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    for (size_t i = 0; i < NB; i++) {
+        p[i] = malloc(sizes[i] ? sizes[i] : 1);
+        CU_ASSERT_FATAL(p[i] != NULL);
+        tt_fill(p[i], sizes[i], 300 + i, i & 1);
+    }
+    for (int round = 0; round < 2; round++) {   /* new, then the same bytes again */
+        tf_blobref *r = round ? again : ref;
+        for (size_t i = 0; i < NB; i += 4) {     /* four pending at a time: 16 MiB and headers */
+            for (size_t k = i; k < i + 4 && k < NB; k++) {
+                st = TF_ERR_ARG;
+                t[k] = tf_writer_blob_begin(w, p[k], sizes[k], &r[k], &st);
+                CU_ASSERT((t[k] == NULL) == (sizes[k] <= MIB));
+                CU_ASSERT(st == TF_OK);
+            }
+            for (size_t k = i; k < i + 4 && k < NB; k++)
+                if (t[k])
+                    CU_ASSERT(tf_writer_blob_join(w, t[k]) == TF_OK);
+        }
+        for (size_t i = 0; i < NB; i++) {
+            ht_rule(p[i], sizes[i], want);
+            CU_ASSERT(r[i].size == sizes[i] && memcmp(r[i].hash, want, 16) == 0);
+        }
+    }
+    CU_ASSERT(tf_writer_blob_begin(w, NULL, 5, &again[0], &st) == NULL && st == TF_ERR_ARG);
+    tf_writer_get_stats(w, &ws);
+    CU_ASSERT(ws.blobs_stored == NB - 1);   /* the empty one is no blob */
+    CU_ASSERT(ws.blob_calls == 2 * NB);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    tf_reader *rd;
+    CU_ASSERT_FATAL(tf_reader_open(&rd, path, NULL) == TF_OK);
+    for (size_t i = 0; i < NB; i++) {
+        uint8_t *got = malloc(sizes[i] ? sizes[i] : 1);
+        CU_ASSERT_FATAL(got != NULL);
+        CU_ASSERT(tf_reader_blob(rd, &ref[i], 0, got, sizes[i]) == TF_OK);
+        CU_ASSERT(memcmp(got, p[i], sizes[i]) == 0);
+        free(got);
+    }
+    tf_reader_close(rd);
+    for (size_t i = 0; i < NB; i++)
+        free(p[i]);
+    unlink(path);
+}
+
+static void test_blob_tickets(void)
+{
+    blob_tickets(1);
+    blob_tickets(4);
+}
+
 /* Incompressible blob pieces (random bytes) are stored as they are
  * (codec 0, the sample says zstd cannot win: tf_wzstd.c): the file is the
  * raw bytes plus chunk headers, and reads back; compressible ones of the
@@ -1204,6 +1278,7 @@ int main(void)
     CU_add_test(s, "blob hashes: whole up to 1 MiB, leaves above", test_hash_rule);
     CU_add_test(s, "incompressible blob pieces stored raw: file = bytes + headers", test_incompressible);
     CU_add_test(s, "workers hash large blobs: speculative, repeated, several windows, given refs", test_hash_writer);
+    CU_add_test(s, "tickets: several pending, new and repeated blobs, several windows, small ones at begin", test_blob_tickets);
     CU_add_test(s, "records larger than a chunk and its slack: grown under the record, counted", test_big_records);
     CU_add_test(s, "PREFETCHW used only where the CPU has it", test_prefetchw_flag);
     CU_add_test(s, "record writers: every record type's bytes as FORMAT.md lists them", test_record_writers);

@@ -286,6 +286,40 @@ static const char *gen_ref_change(const gen_func *f)
     return NULL;
 }
 
+/* Entry points whose host-memory input (a blob parameter, or the contents
+ * their pre hook captures: COPY/USE_HOST_PTR, an SVM copy's host source)
+ * is captured while the driver runs (recorder/rec_data.c
+ * rec_slot_fill_ov): the driver is called first when a ticket is pending,
+ * then rec_cap_join, then the BEGIN record; a call without one pays one
+ * branch on a local before the BEGIN and one before the driver's call.
+ * Every function whose pre hook calls rec_slot_fill_ov must be here (the
+ * others never set c->pend). */
+static int gen_overlaps(const gen_func *f)
+{
+    static const char *const names[] = {
+        "clEnqueueWriteBuffer", "clEnqueueWriteBufferRect", "clEnqueueWriteImage",
+        "clEnqueueSVMMemcpy", "clCreateBuffer", "clCreateBufferWithProperties", "clCreateImage",
+        "clCreateImageWithProperties", "clCreateImage2D", "clCreateImage3D",
+    };
+    if (f->ret_void || gen_ref_change(f))
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(f->name, names[i]))
+            return 1;
+    return 0;
+}
+
+/* The driver's call as an expression (skip_: a pre hook's or the plan's
+ * answer, for functions returning cl_int). */
+static void gen_call_expr(FILE *o, const gen_func *f, int ret_cl_int)
+{
+    if (ret_cl_int)
+        fprintf(o, "skip_ ? (%s)c->ret_override : ", f->ret);
+    fprintf(o, "rec_next.%s(", f->name);
+    gen_args(o, f, "a_");
+    fputs(")", o);
+}
+
 static void gen_emit_wrapper(FILE *o, const gen_func *f)
 {
     const gen_param *ev = NULL, *complete = NULL;
@@ -312,6 +346,9 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
                 fprintf(o, "    c->out[%d].state = REC_SLOT_NONE;\n", i);
         }
     }
+    int ov = gen_overlaps(f);
+    if (ov)
+        fputs("    c->pend = NULL;\n", o);
     for (int i = 0; i < f->np; i++) {
         const gen_param *p = &f->p[i];
         if (p->is_fnptr)
@@ -353,7 +390,15 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
     for (int i = 0; i < f->np; i++) {
         const gen_param *p = &f->p[i];
         if (p->a.kind == GK_BLOB && (p->a.dir & GD_IN))
-            fprintf(o, "    rec_cap_in(c, %d, %s, (size_t)(%s));\n", i, p->name, p->a.len);
+            fprintf(o, "    rec_cap_in%s(c, %d, %s, (size_t)(%s));\n", ov ? "_ov" : "", i, p->name,
+                    p->a.len);
+    }
+    if (ov) {
+        /* an input being captured: the driver first, then the join, then
+         * the BEGIN record, which holds the input's hash */
+        fprintf(o, "    %s ret;\n    int ov_ = c->pend != NULL;\n    if (ov_) {\n        ret = ", f->ret);
+        gen_call_expr(o, f, ret_cl_int);
+        fputs(";\n        rec_cap_join(c);\n    }\n", o);
     }
     fputs("    tf_enc *e = rec_begin(c);\n", o);
     fprintf(o, "    tf_enc_array(e, %d);\n", f->np);
@@ -377,15 +422,23 @@ static void gen_emit_wrapper(FILE *o, const gen_func *f)
                 f->p[0].name, refd);
 
     /* the call */
-    if (f->ret_void)
-        fputs("    (void)skip_;\n    ", o);
-    else if (ret_cl_int)
-        fprintf(o, "    %s ret = skip_ ? (%s)c->ret_override : ", f->ret, f->ret);
-    else
-        fprintf(o, "    (void)skip_;\n    %s ret = ", f->ret);
-    fprintf(o, "rec_next.%s(", f->name);
-    gen_args(o, f, "a_");
-    fputs(");\n", o);
+    if (ov) {
+        fputs("    if (!ov_)\n        ret = ", o);
+        gen_call_expr(o, f, ret_cl_int);
+        fputs(";\n", o);
+        if (!ret_cl_int)
+            fputs("    (void)skip_;\n", o);
+    } else {
+        if (f->ret_void)
+            fputs("    (void)skip_;\n    ", o);
+        else if (ret_cl_int)
+            fprintf(o, "    %s ret = skip_ ? (%s)c->ret_override : ", f->ret, f->ret);
+        else
+            fprintf(o, "    (void)skip_;\n    %s ret = ", f->ret);
+        fprintf(o, "rec_next.%s(", f->name);
+        gen_args(o, f, "a_");
+        fputs(");\n", o);
+    }
     fputs("    rec_after(c);\n", o);
 
     const gen_param *err = gen_errcode(f);
