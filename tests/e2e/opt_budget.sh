@@ -11,7 +11,9 @@
 # - --budget 1: 3 alternated pairs of replays that long plus the final
 #   check's reserve do not fit: the passes are removed as "not measured
 #   within --budget", no timed replay runs, and the command ends in a
-#   few replays' time (asserted on the counts, not on the clock);
+#   few replays' time (asserted on the counts, not on the clock); the
+#   benchmark's note for an empty plan (bench/suites_tune.py why_empty)
+#   says so from these lines;
 # - --budget 1 with --tune: the tuning gets what is left less the final
 #   check's reserve: not run, one line says so;
 # - --budget without --measure or --tune is a usage error (exit 2).
@@ -59,6 +61,15 @@ check "$TMP/m.json" 0
 grep -Eq '^clrr optimize: verify: not measured within --budget \(3 alternated pairs of [0-9.]+ s replays need [0-9.]+ s, [0-9.]+ s left less the final check.s [0-9.]+ s\): passes dead, redundant removed, their gain is not measured$' \
     "$TMP/b.err" || fail "no line for --budget: $(cat "$TMP/b.err")"
 check "$TMP/b.json" 0
+# the benchmark's note for an empty plan (bench/suites_tune.py) says why, from these lines
+python3 - "$(dirname "$0")/../../bench/suites_tune.py" "$TMP/b.err" "$TMP/m.err" <<'PY' || fail "suites_tune.py's why_empty"
+import importlib.util, sys
+s = importlib.util.spec_from_file_location('st', sys.argv[1]); m = importlib.util.module_from_spec(s); s.loader.exec_module(m)
+b = m.why_empty(m.opt_log(open(sys.argv[2]).read()))
+assert b.startswith('dead, redundant not measured within --budget'), b
+w = m.why_empty(m.opt_log(open(sys.argv[3]).read()))
+assert w.startswith('dead, redundant not measured (a timed replay mismatched'), w
+PY
 
 # --- the tuning gets what is left, less the final check's reserve
 "$CLRR" optimize --measure --tune=rapid --budget 1 --no-costs --json "$TMP/t.clrr" -o "$TMP/u.plan" >"$TMP/u.json" 2>"$TMP/u.err" ||
