@@ -38,6 +38,7 @@ v = o["verify"]
 assert v["status"] == "verified", v
 assert all(p.get("transformations", 0) == 0 for p in o["passes"]), o["passes"]
 assert v["timed"] <= int(sys.argv[2]), v
+assert v["unmeasured"] >= 1 or v["final"] == "emptied", v
 PY
 }
 python3 - "$TMP/r.json" <<'PY' || fail "the rules' plan: $(cat "$TMP/r.json")"

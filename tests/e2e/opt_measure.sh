@@ -30,6 +30,7 @@ v = o["verify"]
 dead = [p for p in o["passes"] if p["name"] == "dead"][0]
 assert v["status"] == "verified" and dead["kernels"] == 4, (v, dead)
 assert v["timed"] >= 6 and v["timed"] % 6 == 0, v
+assert v["final"] == "kept" and v["unmeasured"] == 0, v
 PY
 "$CLRR" replay "$TMP/t.clrr" --plan "$TMP/t.plan" >"$TMP/rp.out" 2>&1 || fail "replay --plan: $(tail -3 "$TMP/rp.out")"
 for bad in "--measure=2" "--measure=x" "--measure --no-verify"; do

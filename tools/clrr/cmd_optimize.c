@@ -342,6 +342,9 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         CLI_JSET(v, "readbacks", cli_json_u64(cli_verify_readbacks(cv)));
         CLI_JSET(v, "timed", json_integer(vr->timed));
         CLI_JSET(v, "slower", json_integer(vr->slower));
+        CLI_JSET(v, "unmeasured", json_integer(vr->unmeasured));
+        CLI_JSET(v, "final", json_string(vr->final_empty ? "emptied" : vr->final_kept ? "kept" : "not run"));
+        CLI_JSET(v, "final_removed", json_integer(vr->final_removed));
         CLI_JSET(o, "verify", v);
         if (cli_json_put(stdout, o) < 0)
             cli_err("optimize: out of memory");
