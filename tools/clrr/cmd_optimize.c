@@ -420,7 +420,8 @@ typedef struct cli_verify {
     uint64_t calls;           /* the trace's, for the progress line (0: not counted yet) */
     char dev[256];            /* the last replay's device, as a trust record names it */
     unsigned tuned;           /* --tune: local sizes kept after the tuned plan replayed verified */
-    char pcmd[32];            /* the progress line's command ("optimize: final 3/6"; empty: "optimize") */
+    char pcmd[64];            /* the progress line's command ("optimize: final 3/6 20s left", cut to
+                                 what cli_progress keeps; empty: "optimize") */
     unsigned timed;           /* timed replays so far (CLRR_TEST_TIMED_MISMATCH) */
 } cli_verify;
 
@@ -522,7 +523,7 @@ static void cli_verify_stage(void *user, const char *stage, unsigned done, unsig
 {
     cli_verify *v = user;
     if (left >= 0)
-        snprintf(v->pcmd, sizeof v->pcmd, "optimize: %.10s %u/%u %.0fs", stage, done, total, left);
+        snprintf(v->pcmd, sizeof v->pcmd, "optimize: %.10s %u/%u %.0fs left", stage, done, total, left);
     else
         snprintf(v->pcmd, sizeof v->pcmd, "optimize: %.10s %u/%u", stage, done, total);
 }
