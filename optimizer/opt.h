@@ -138,8 +138,8 @@ typedef struct opt_verify {
      * passes measured), before the final check: adds to *p what the
      * caller measures itself (`clrr optimize --tune`: opt_tune_plan),
      * within @p budget_s seconds (with end_s: what is left less the final
-     * check's reserve; never called with less than 1 s: one line says it
-     * did not run). @return PLAN_OK, or an error that ends
+     * check's reserve and one replay; never called with less than 1 s: one
+     * line says it did not run). @return PLAN_OK, or an error that ends
      * opt_optimize_verified (one line in err). */
     plan_status (*after)(void *user, plan_file *p, double budget_s, char *err, size_t err_cap);
     double after_budget_s;    /* without end_s: the budget after gets */

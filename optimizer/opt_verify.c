@@ -630,7 +630,10 @@ static plan_status opt_vfinish(opt_vrun *x, plan_file **p)
         x->err[0] = 0;
     }
     if (x->v->after) {
-        double b = x->v->end_s > 0 ? opt_vleft(x) - (x->v->time ? opt_vreserve(x) : 0) : x->v->after_budget_s;
+        /* with end_s: what is left less the final check's reserve and the
+         * replay that verifies what the tuning added */
+        double b = x->v->end_s > 0 ? opt_vleft(x) - (x->v->time ? opt_vreserve(x) : 0) - x->res->replay_s
+                                   : x->v->after_budget_s;
         if (b < 1)
             opt_vsay(x, "tuning not run: %.1f s left within --budget, less the final check's %.1f s", opt_vleft(x) > 0 ? opt_vleft(x) : 0,
                      opt_vreserve(x));
