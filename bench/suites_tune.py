@@ -14,8 +14,12 @@ suites tests/suites/fetch.sh builds; parsed, and run, as suite_run.py does):
     program that does not record the same verdict or whose trace does not
     replay verified is not tuned (the row says why);
  3. `clrr optimize --measure --tune[=MODE] --budget S --json TRACE -o PLAN`
-    (every pass measured, work-group sizes tuned, the plan verified by
-    optimize itself), bounded by --opt-timeout;
+    (every pass measured, work-group sizes tuned, the whole plan checked
+    against no plan, the plan verified by optimize itself; --budget bounds
+    all of optimize's measuring), bounded by --opt-timeout; its "tune:" and
+    "verify:" lines (at most 40) go into the program's record as opt_log,
+    and an empty plan's note says why, short ("0 of 12 launch shapes
+    faster; dead not faster");
  4. `clrr replay --plan PLAN --json`: must verify (a plan that mismatches is
     a bug of the pass that made it: exit status 1);
  5. OpenCL time: REPS replays plain and REPS with the plan, alternated, the
@@ -137,10 +141,13 @@ def one(test, args, idx):
         plan = os.path.join(tdir, 'p%d.plan' % n)
         t1 = time.time()
         rc, j, err = jrun([C, 'optimize'] + (['--measure'] if args.measure else []) +
-                          (['--tune=' + args.mode, '--budget', str(args.budget)] if args.tune else []) +
+                          (['--tune=' + args.mode] if args.tune else []) +
+                          (['--budget', str(args.budget)] if args.tune or args.measure else []) +
                           ['--json', t, '-o', plan] + (['--device', args.record_device] if args.record_device else []),
                           cwd, env, args.opt_timeout)
         r['opt_s'] += round(time.time() - t1, 2)
+        log = opt_log(err)
+        r.setdefault('opt_log', []).extend(('%d: ' % n if len(traces) > 1 else '') + l for l in log)
         for l in (err or '').split('\n'):
             if 'removed' in l and 'verify' in l or 'left out' in l or 'mismatch' in l:
                 r['notes'].append(l.replace('clrr optimize: ', '')[:200])
@@ -156,6 +163,7 @@ def one(test, args, idx):
         r['opt_verify'] = ((j or {}).get('verify') or {}).get('status', '?')
         if not kinds:
             r['empty'] += 1
+            r.setdefault('empty_why', []).append(why_empty(log))
             continue
         # 4. the plan replays verified
         rc, j, err = jrun([C, 'replay', '--json', '--plan', plan, t], cwd, env, REPLAY_TIMEOUT)
@@ -171,7 +179,8 @@ def one(test, args, idx):
         return r
     r['stage'] = 'tuned'
     if not plans:
-        r.update(speedup=1.0, reason='empty plan: counts as 1.00x')
+        why = '; '.join(w for w in dict.fromkeys(r.get('empty_why', [])) if w)
+        r.update(speedup=1.0, reason='empty plan%s: counts as 1.00x' % (' (%s)' % why if why else ''))
         if args.live_reps:
             r['live'] = 'n/a (empty plan)'
         return r
@@ -228,6 +237,53 @@ def one(test, args, idx):
     if not args.keep:
         shutil.rmtree(tdir, ignore_errors=True)
     return r
+
+
+OPT_LOG_MAX = 40
+
+
+def opt_log(err):
+    """optimize's "tune:" and "verify:" lines (at most OPT_LOG_MAX: the first and last halves)."""
+    ls = [l.replace('clrr optimize: ', '')[:300] for l in (err or '').split('\n')
+          if l.startswith('clrr optimize: tune:') or l.startswith('clrr optimize: verify:')]
+    if len(ls) > OPT_LOG_MAX:
+        h = OPT_LOG_MAX // 2
+        ls = ls[:h] + ['... %d lines left out' % (len(ls) - 2 * h)] + ls[-h:]
+    return ls
+
+
+def why_empty(log):
+    """Why a plan is empty, short, from optimize's lines (e.g. '0 of 12 launch shapes faster')."""
+    out = []
+    for l in log:
+        m = re.match(r'tune: (\d+) launch shapes?, (\d+) measured, (\d+) tuned, .*?(\d+) out of budget', l)
+        if m:
+            out.append('%s of %s launch shapes faster%s' % (m.group(3), m.group(1), ', %s out of budget' % m.group(4)
+                                                               if m.group(4) != '0' else ''))
+            continue
+        m = re.match(r'verify: pass (\w+) removed: measured', l)
+        if m:
+            out.append('%s not faster' % m.group(1))
+            continue
+        m = re.match(r'verify: not measured within --budget .*: pass(?:es)? (.*) removed', l)
+        if m:
+            out.append('%s not measured within --budget' % m.group(1))
+            continue
+        m = re.match(r'verify: not measured \((.*)\): pass(?:es)? (.*) removed', l)
+        if m:
+            out.append('%s not measured (%s)' % (m.group(2), m.group(1)[:60]))
+            continue
+        m = re.match(r'verify: final check: the whole plan \((.*?)\) (not faster|not measured within --budget|not measured)', l)
+        if m and 'every transformation removed' in l:
+            out.append('whole plan (%s) %s' % (m.group(1), m.group(2)))
+            continue
+        if l.startswith('verify: tuning not run'):
+            out.append('tuning not run (--budget)')
+        elif l.startswith('verify: live:') and 'every transformation removed' in l:
+            out.append('gain below the layer\'s cost live')
+        elif 'does not replay verified' in l or 'mismatched' in l and 'removed' in l:
+            out.append(l.replace('verify: ', '')[:80])
+    return '; '.join(out) or 'nothing found'
 
 
 def geomean(xs):

@@ -126,7 +126,31 @@ typedef struct opt_verify {
      * then not measured. */
     int (*time)(void *user, const plan_file *p, double *ns, char *err, size_t err_cap);
     unsigned reps;            /* timed replays per plan (3..OPT_VERIFY_MAX_REPS) */
+    /* With time: when the measuring must end (CLOCK_MONOTONIC seconds, as
+     * opt_now() gives; 0: unbounded). Each stage (the passes' timings, the
+     * tuning, the final check) gets what is left, the final check's timed
+     * replays reserved first; a stage that cannot run its minimum (3
+     * alternated pairs of whole replays, as long as the replays took so
+     * far) within it stops, and what it would have measured is removed
+     * ("not measured within --budget"). */
+    double end_s;
+    /* May be NULL. Called once the plan is verified (and, with time, its
+     * passes measured), before the final check: adds to *p what the
+     * caller measures itself (`clrr optimize --tune`: opt_tune_plan),
+     * within @p budget_s seconds (with end_s: what is left less the final
+     * check's reserve and one replay; never called with less than 1 s: one
+     * line says it did not run). @return PLAN_OK, or an error that ends
+     * opt_optimize_verified (one line in err). */
+    plan_status (*after)(void *user, plan_file *p, double budget_s, char *err, size_t err_cap);
+    double after_budget_s;    /* without end_s: the budget after gets */
+    /* May be NULL. Before each timed replay: the stage (a pass's name, or
+     * "final"), the replay's number from 1 of @p total, the seconds left
+     * of end_s (-1: unbounded), for a progress line. */
+    void (*on_stage)(void *user, const char *stage, unsigned done, unsigned total, double left_s);
 } opt_verify;
+
+/*! opt_now() : CLOCK_MONOTONIC in seconds (for opt_verify.end_s). Thread-safe. */
+double opt_now(void);
 #define OPT_VERIFY_MAX_REPS 15
 
 typedef struct opt_verify_result {
@@ -144,6 +168,18 @@ typedef struct opt_verify_result {
     double gain_ns;           /* with opt_verify.time: what the passes kept gained, measured
                                  (the medians without each less with it, summed) */
     int measured;             /* the passes were measured (opt_verify.time ran) */
+    double pass_gain_ns[PLAN_PASS_COUNT];   /* per pass kept: its measured gain (median
+                                 without it less with it) */
+    unsigned unmeasured;      /* passes removed because their timing could not run (a timed
+                                 replay mismatched or failed) or did not fit in end_s */
+    double replay_s;          /* the longest wall time of one replay so far (the budget's unit) */
+    int final_checked;        /* the final check measured the whole plan against no plan */
+    int final_kept;           /* ... and kept it (what is left of it), faster beyond the noise */
+    double final_gain_ns;     /* ... its measured gain (median without less with the plan) */
+    unsigned final_removed;   /* classes (a pass, or the tuning's local sizes and coarsenings)
+                                 the final check removed, or every one when it emptied the plan */
+    int final_empty;          /* the final check emptied the plan (not faster, not measured,
+                                 or not within end_s) */
 } opt_verify_result;
 
 /*! opt_optimize_verified() : opt_optimize(), then @p v's replay of the
@@ -159,7 +195,17 @@ typedef struct opt_verify_result {
  *  later replay fails to run (one line in @p err). With v->time, each
  *  pass of the verified plan is then kept only where the replay with it
  *  is measured faster than without it beyond the noise (one line per pass
- *  through v->on_removed). */
+ *  through v->on_removed); a pass whose timing cannot run (a timed replay
+ *  mismatches or fails, or v->end_s leaves no time for it) is removed with
+ *  the passes not yet measured: nothing of a measured plan is kept unless
+ *  measured. Then v->after, and, with v->time, the final check: the whole
+ *  plan against no plan, alternated (the same noise rule); when it is not
+ *  faster beyond the noise, the class (a pass, or the tuning's local sizes
+ *  and coarsenings) of least measured gain is removed and the check runs
+ *  again, until one class is left: not faster, the plan loses every
+ *  transformation. A final check that cannot be timed (a timed replay
+ *  mismatched, or not within v->end_s) empties the plan too. One line per
+ *  decision through v->on_removed. */
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
                                   opt_verify_result *res, char *err, size_t err_cap);
 
@@ -180,9 +226,10 @@ typedef struct opt_live_result {
  *  applying it live costs (`clrr run --plan` loads the layer only when
  *  something of the plan applies; the layer then costs every call of the
  *  run and its set-up: cdb_get_layer of @p costs, NULL for the defaults).
- *  The plan's gain is what was measured: @p vr's passes (vr->gain_ns, when
- *  vr->measured) plus its tuned local sizes (before less after, times the
- *  launches of their shape). When that gain is not above OPT_LIVE_MARGIN
+ *  The plan's gain is what was measured: the final check's whole-plan gain
+ *  (vr->final_gain_ns, when vr->final_checked), else @p vr's passes
+ *  (vr->gain_ns, when vr->measured) plus its tuned local sizes (before less
+ *  after, times the launches of their shape). When that gain is not above OPT_LIVE_MARGIN
  *  times the cost, every transformation is removed (*p replaced by the
  *  plan of @p o with no pass, o's passes listed) and one line goes to
  *  @p say. Plans whose passes were not measured (no vr->measured) and that

@@ -27,10 +27,12 @@
  * loses every transformation, and `clrr run` runs without the layer. */
 #include "optimizer/opt_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct opt_vrun {
     const char *path;
@@ -42,7 +44,22 @@ typedef struct opt_vrun {
     char *err;
     size_t err_cap;
     int plan_fails;           /* the trace replays verified alone: a replay that fails is the plan's */
+    int whole_pass;           /* pass + 1 whose timing compared the whole plan with no plan */
 } opt_vrun;
+
+double opt_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A replay that took @p s seconds: the budget's unit is the longest. */
+static void opt_vtook(opt_vrun *x, double s)
+{
+    if (s > x->res->replay_s)
+        x->res->replay_s = s;
+}
 
 static int opt_u64_cmp(const void *a, const void *b)
 {
@@ -95,7 +112,9 @@ static int opt_vreplay(opt_vrun *x, const plan_file *p)
     if (!opt_vchanges(p))
         return 1;
     x->res->replays++;
+    double t0 = opt_now();
     int r = x->v->replay(x->v->user, p, x->err, x->err_cap);
+    opt_vtook(x, opt_now() - t0);
     x->err[0] = r > 0 ? 0 : x->err[0];
     if (r < 0 && x->plan_fails)
         return 0;   /* as a mismatch: the transformations that make it fail are looked for */
@@ -243,72 +262,385 @@ static double opt_median(double *v, unsigned n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Whether plan @p p (with pass @p pass) and @p q (without it) were timed:
- * 1 p is faster beyond the noise, 0 not, -1 a replay failed or mismatched. */
-static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan_file *q)
+/* The seconds left of opt_verify.end_s (INFINITY: unbounded). */
+static double opt_vleft(const opt_vrun *x)
+{
+    return x->v->end_s > 0 ? x->v->end_s - opt_now() : INFINITY;
+}
+
+/* The alternated pairs a timing may run in @p avail seconds: the caller's
+ * reps at most, 0 when fewer than 3 fit (the replays as long as the
+ * longest so far). */
+static unsigned opt_vfit(const opt_vrun *x, double avail)
 {
     unsigned n = x->v->reps < 3 ? 3 : x->v->reps > OPT_VERIFY_MAX_REPS ? OPT_VERIFY_MAX_REPS : x->v->reps;
-    double with[OPT_VERIFY_MAX_REPS], without[OPT_VERIFY_MAX_REPS];
-    for (unsigned k = 0; k < n; k++) {   /* alternated, the first of each pair switching */
+    if (isinf(avail))
+        return n;
+    if (avail <= 0)
+        return 0;
+    if (x->res->replay_s <= 0)
+        return n;
+    double fit = avail / (2 * x->res->replay_s);
+    if (fit < 3)
+        return 0;
+    return fit < n ? (unsigned)fit : n;
+}
+
+/* The seconds the final check's minimum (3 alternated pairs) takes. */
+static double opt_vreserve(const opt_vrun *x)
+{
+    return 6 * x->res->replay_s;
+}
+
+/* Plans @p p and @p q timed, @p n alternated pairs (the first of each pair
+ * switching), for stage @p stage: their medians (*mw, *mo) and the noise
+ * (half the spread of q's runs, relative, at least 2%). @return 1 p is
+ * faster beyond the noise, 0 not, -1 a replay failed or mismatched (err). */
+static int opt_vcompare(opt_vrun *x, const char *stage, const plan_file *p, const plan_file *q, unsigned *pn,
+                        double until, double *mw, double *mo, double *noise)
+{
+    unsigned n = *pn;
+    double with[OPT_VERIFY_MAX_REPS] = {0}, without[OPT_VERIFY_MAX_REPS] = {0};
+    n = n < 1 ? 1 : n > OPT_VERIFY_MAX_REPS ? OPT_VERIFY_MAX_REPS : n;
+    for (unsigned k = 0; k < n; k++) {
         const plan_file *a = k & 1 ? q : p, *b = k & 1 ? p : q;
-        double ta = 0, tb = 0;
-        if (x->v->time(x->v->user, a, &ta, x->err, x->err_cap) || x->v->time(x->v->user, b, &tb, x->err, x->err_cap))
+        double ta = 0, tb = 0, t0;
+        if (x->v->on_stage)
+            x->v->on_stage(x->v->user, stage, 2 * k + 1, 2 * n, x->v->end_s > 0 ? opt_vleft(x) : -1);
+        t0 = opt_now();
+        if (x->v->time(x->v->user, a, &ta, x->err, x->err_cap))
             return -1;
+        opt_vtook(x, opt_now() - t0);
+        if (x->v->on_stage)
+            x->v->on_stage(x->v->user, stage, 2 * k + 2, 2 * n, x->v->end_s > 0 ? opt_vleft(x) : -1);
+        t0 = opt_now();
+        if (x->v->time(x->v->user, b, &tb, x->err, x->err_cap))
+            return -1;
+        opt_vtook(x, opt_now() - t0);
         with[k] = k & 1 ? tb : ta;
         without[k] = k & 1 ? ta : tb;
         x->res->timed += 2;
+        if (k + 1 >= 3 && k + 1 < n && opt_now() + 2 * x->res->replay_s > until)
+            n = k + 1;   /* the replays took longer than foreseen: the minimum is enough */
     }
+    *pn = n;
     double lo_o = without[0], hi_o = without[0];
     for (unsigned k = 1; k < n; k++) {
         lo_o = without[k] < lo_o ? without[k] : lo_o;
         hi_o = without[k] > hi_o ? without[k] : hi_o;
     }
-    double mw = opt_median(with, n), mo = opt_median(without, n);
-    /* the noise: half the spread of the runs without the pass, at least 2% */
-    double noise = mo > 0 ? (hi_o - lo_o) / 2 / mo : 0;
-    noise = noise < 0.02 ? 0.02 : noise;
-    int keep = mw < mo * (1 - noise);
-    if (keep)
+    *mw = opt_median(with, n);
+    *mo = opt_median(without, n);
+    /* the noise: half the spread of the runs without, at least 2% */
+    double nz = *mo > 0 ? (hi_o - lo_o) / 2 / *mo : 0;
+    *noise = nz < 0.02 ? 0.02 : nz;
+    return *mw < *mo * (1 - *noise);
+}
+
+/* Whether plan @p p (with pass @p pass) and @p q (without it) were timed
+ * (@p n pairs): 1 p is faster beyond the noise, 0 not, -1 a replay failed
+ * or mismatched. */
+static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan_file *q, unsigned n)
+{
+    double mw, mo, noise;
+    int keep = opt_vcompare(x, plan_pass_name(pass), p, q, &n, x->v->end_s > 0 ? x->v->end_s - opt_vreserve(x) : INFINITY,
+                            &mw, &mo, &noise);
+    if (keep < 0)
+        return -1;
+    if (keep) {
         x->res->gain_ns += mo - mw;
+        x->res->pass_gain_ns[pass] = mo - mw;
+    }
     opt_vsay(x, "pass %s %s: measured %.3f ms with it, %.3f ms without (medians of %u alternated replays, noise %.1f%%)",
              plan_pass_name(pass), keep ? "kept" : "removed", mw / 1e6, mo / 1e6, n, noise * 100);
     return keep;
 }
 
-/* With a timing hook: each pass of *p kept only where the replay with it
- * is faster than without it beyond the noise (*p may be replaced). */
+/* Whether plan @p p has pass @p i's transformations (or schedule). */
+static int opt_vhas(const plan_file *p, unsigned i)
+{
+    return plan_get_pass(p, (plan_pass)i)->transformations || (i == PLAN_PASS_SCHEDULE && plan_sched_count(p));
+}
+
+/* Every pass of *p that is not measured (not yet, or its timing cannot
+ * run) is removed: nothing is kept for a gain that was not measured. */
 static plan_status opt_vmeasure(opt_vrun *x, plan_file **p)
 {
     if (!x->v->time)
         return PLAN_OK;
     x->res->measured = 1;
+    if (x->v->end_s > 0 && opt_vchanges(*p)) {   /* the budget's unit: a replay without the plan (the
+                                                    plan's own may be far shorter) */
+        plan_file *none = NULL;
+        plan_status st = opt_vbuild(x, 0, NULL, 0, &none);
+        if (st != PLAN_OK)
+            return st;
+        double ns = 0, t0 = opt_now();
+        if (!x->v->time(x->v->user, none, &ns, x->err, x->err_cap))
+            opt_vtook(x, opt_now() - t0);
+        x->err[0] = 0;
+        plan_free(none);
+    }
+    unsigned drop = 0;
+    char why[400] = "";
     for (unsigned i = 0; i < PLAN_PASS_COUNT; i++) {
         if (!((x->o.passes >> i) & 1))
             continue;
-        const plan_pass_result *r = plan_get_pass(*p, (plan_pass)i);
-        if (!r->transformations && !(i == PLAN_PASS_SCHEDULE && plan_sched_count(*p)))
+        if (why[0]) {   /* the timing stopped: no pass left is kept unmeasured (nor one that would take
+                           what a removed pass leaves) */
+            drop |= 1u << i;
             continue;
+        }
+        if (!opt_vhas(*p, i))
+            continue;
+        double left = opt_vleft(x), avail = left - opt_vreserve(x);
+        unsigned n = opt_vfit(x, avail);
+        if (!n) {
+            snprintf(why, sizeof why, "not measured within --budget (3 alternated pairs of %.1f s replays need %.1f s, "
+                     "%.1f s left less the final check's %.1f s)", x->res->replay_s, 6 * x->res->replay_s,
+                     left > 0 ? left : 0, opt_vreserve(x));
+            drop |= 1u << i;
+            continue;
+        }
         plan_file *q = NULL;
         plan_status st = opt_vbuild(x, x->o.passes & ~(1u << i), NULL, 0, &q);
         if (st != PLAN_OK)
             return st;
-        int keep = opt_vtime(x, (plan_pass)i, *p, q);
+        int keep = opt_vtime(x, (plan_pass)i, *p, q, n);
         if (keep == 0) {
             x->o.passes &= ~(1u << i);
-            x->res->removed += r->transformations + (i == PLAN_PASS_SCHEDULE ? plan_sched_count(*p) : 0);
+            x->res->removed += plan_get_pass(*p, (plan_pass)i)->transformations +
+                               (i == PLAN_PASS_SCHEDULE ? plan_sched_count(*p) : 0);
             x->res->slower++;
             plan_free(*p);
             *p = q;
-        } else {
-            plan_free(q);
-            if (keep < 0) {   /* cannot measure here: the plan as verified */
-                opt_vsay(x, "not measured: %s", x->err);
-                x->err[0] = 0;
-                return PLAN_OK;
-            }
+            continue;
+        }
+        if (keep > 0 && !opt_vchanges(q))
+            x->whole_pass = (int)i + 1;   /* this timing was the whole plan against no plan */
+        plan_free(q);
+        if (keep < 0) {   /* cannot measure here: this pass and those after it are not measured */
+            snprintf(why, sizeof why, "not measured (%s)", x->err);
+            x->err[0] = 0;
+            drop |= 1u << i;
         }
     }
+    if (!drop)
+        return PLAN_OK;
+    char names[160] = "";
+    unsigned nd = 0;
+    for (unsigned i = 0, k = 0; i < PLAN_PASS_COUNT; i++)
+        if (((drop >> i) & 1) && opt_vhas(*p, i)) {
+            x->res->removed += plan_get_pass(*p, (plan_pass)i)->transformations +
+                               (i == PLAN_PASS_SCHEDULE ? plan_sched_count(*p) : 0);
+            k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", nd ? ", " : "", plan_pass_name((plan_pass)i));
+            nd++;
+        }
+    x->res->unmeasured += nd;
+    x->o.passes &= ~drop;
+    if (!nd)
+        return PLAN_OK;   /* nothing of them in the plan */
+    if (x->whole_pass && ((drop >> (x->whole_pass - 1)) & 1))
+        x->whole_pass = 0;
+    plan_file *q = NULL;
+    plan_status st = opt_vbuild(x, x->o.passes, NULL, 0, &q);
+    if (st != PLAN_OK)
+        return st;
+    plan_free(*p);
+    *p = q;
+    opt_vsay(x, "%s: pass%s %s removed, %s gain is not measured", why, nd == 1 ? "" : "es", names,
+             nd == 1 ? "its" : "their");
     return PLAN_OK;
+}
+
+/* The tuning's transformations (local sizes, coarsenings) of @p p, and
+ * their measured gain (before less after, on the device that measured
+ * it, times the launches of the shape) into *gain. */
+static int opt_vtuned(const plan_file *p, double *gain)
+{
+    int any = 0;
+    *gain = 0;
+    for (size_t i = 0; i < plan_xform_count(p); i++) {
+        const plan_xform *x = plan_get_xform(p, i);
+        if (x->action != PLAN_ACT_LOCAL_SIZE && x->action != PLAN_ACT_COARSEN)
+            continue;
+        any = 1;
+        const plan_local *l = x->local ? plan_get_local(p, x->local - 1) : NULL;
+        double best = 0;
+        for (unsigned t = 0; l && t < l->ntuned; t++) {
+            double g = (double)l->tuned[t].before_ns - (double)l->tuned[t].after_ns;
+            best = g > best ? g : best;
+        }
+        *gain += best * (double)(x->occurrences ? x->occurrences : 1);
+    }
+    return any;
+}
+
+/* The tuning's transformations of @p from added to @p to (a plan of the
+ * same trace with fewer passes): its coarsened kernels, tuned shapes and
+ * local_size / coarsen transformations, in order (ids as in @p from, @p to
+ * having none); a launch @p to transforms otherwise is left alone. */
+static plan_status opt_vcopy_tuning(const plan_file *from, plan_file *to)
+{
+    plan_status st = PLAN_OK;
+    for (size_t i = 0; st == PLAN_OK && i < plan_coarse_count(from); i++)
+        st = plan_add_coarse(to, plan_get_coarse(from, i), NULL);
+    for (size_t i = 0; st == PLAN_OK && i < plan_local_count(from); i++)
+        st = plan_add_local(to, plan_get_local(from, i), NULL);
+    size_t n0 = plan_xform_count(to);
+    for (size_t i = 0; st == PLAN_OK && i < plan_xform_count(from); i++) {
+        const plan_xform *x = plan_get_xform(from, i);
+        if (x->action != PLAN_ACT_LOCAL_SIZE && x->action != PLAN_ACT_COARSEN)
+            continue;
+        int taken = 0;
+        for (size_t j = 0; j < n0 && !taken; j++)
+            taken = plan_get_xform(to, j)->seq == x->seq;
+        if (taken)
+            continue;
+        if ((st = plan_add_xform(to, x)) == PLAN_OK)
+            plan_pass_mut(to, PLAN_PASS_WGSIZE)->transformations++;
+    }
+    return st;
+}
+
+/* *p replaced by the plan of the passes in x->o.passes (and the tuning of
+ * *p unless @p no_tuning), the passes listed as in *p. */
+static plan_status opt_vrebuild(opt_vrun *x, plan_file **p, int no_tuning)
+{
+    plan_file *q = NULL;
+    plan_status st = opt_vbuild(x, x->o.passes, NULL, 0, &q);
+    if (st == PLAN_OK && !no_tuning)
+        st = opt_vcopy_tuning(*p, q);
+    if (st != PLAN_OK) {
+        plan_free(q);
+        return st;
+    }
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+        plan_pass_mut(q, (plan_pass)i)->enabled = plan_get_pass(*p, (plan_pass)i)->enabled;
+    plan_free(*p);
+    *p = q;
+    return PLAN_OK;
+}
+
+/* The final check: the whole plan *p against no plan; a class removed at a
+ * time (least measured gain first) while it is not faster beyond the
+ * noise; the plan emptied when one class is left and still not faster, or
+ * when the check cannot be timed. */
+static plan_status opt_vfinal(opt_vrun *x, plan_file **p)
+{
+    if (!x->v->time || !opt_vchanges(*p))
+        return PLAN_OK;
+    plan_status st;
+    for (;;) {
+        /* the classes left: the passes with transformations, the tuning */
+        int cls[PLAN_PASS_COUNT + 1];
+        double gain[PLAN_PASS_COUNT + 1], tg = 0;
+        unsigned nc = 0;
+        char names[200] = "";
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+            if (i != PLAN_PASS_WGSIZE && ((x->o.passes >> i) & 1) && opt_vhas(*p, i)) {
+                cls[nc] = (int)i;
+                gain[nc++] = x->res->pass_gain_ns[i];
+            }
+        if (opt_vtuned(*p, &tg)) {
+            cls[nc] = -1;
+            gain[nc++] = tg;
+        }
+        for (unsigned c = 0, k = 0; c < nc; c++)
+            k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", c ? ", " : "",
+                                  cls[c] < 0 ? "tuning" : plan_pass_name((plan_pass)cls[c]));
+        if (!nc)
+            return PLAN_OK;
+        if (nc == 1 && cls[0] >= 0 && x->whole_pass == cls[0] + 1) {   /* measured so above */
+            x->res->final_checked = x->res->final_kept = 1;
+            x->res->final_gain_ns = gain[0];
+            opt_vsay(x, "final check: the plan is pass %s alone, measured against no plan above: kept", names);
+            return PLAN_OK;
+        }
+        double left = opt_vleft(x);
+        unsigned n = opt_vfit(x, left);
+        int r = -2;
+        double mw = 0, mo = 0, noise = 0;
+        plan_file *none = NULL;
+        if (n) {
+            if ((st = opt_vbuild(x, 0, NULL, 0, &none)) != PLAN_OK)
+                return st;
+            r = opt_vcompare(x, "final", *p, none, &n, x->v->end_s > 0 ? x->v->end_s : INFINITY, &mw, &mo, &noise);
+            plan_free(none);
+        }
+        if (r == 1) {
+            x->res->final_checked = x->res->final_kept = 1;
+            x->res->final_gain_ns = mo - mw;
+            opt_vsay(x, "final check: the whole plan (%s) kept: measured %.3f ms with it, %.3f ms without (medians "
+                     "of %u alternated replays, noise %.1f%%)", names, mw / 1e6, mo / 1e6, n, noise * 100);
+            return PLAN_OK;
+        }
+        char what[400];
+        if (r == -2)
+            snprintf(what, sizeof what, "not measured within --budget (3 alternated pairs of %.1f s replays need "
+                     "%.1f s, %.1f s left)", x->res->replay_s, 6 * x->res->replay_s, left > 0 ? left : 0);
+        else if (r < 0)
+            snprintf(what, sizeof what, "not measured (%s)", x->err);
+        else
+            snprintf(what, sizeof what, "not faster: measured %.3f ms with it, %.3f ms without (medians of %u "
+                     "alternated replays, noise %.1f%%)", mw / 1e6, mo / 1e6, n, noise * 100);
+        x->err[0] = 0;
+        x->res->final_checked = r >= 0;
+        if (r < 0 || nc == 1) {   /* emptied: nothing is kept that is not measured faster */
+            x->res->final_empty = 1;
+            x->res->final_removed += nc;
+            x->res->removed += plan_xform_count(*p) + plan_sched_count(*p);
+            x->o.passes = 0;
+            if ((st = opt_vrebuild(x, p, 1)) != PLAN_OK)
+                return st;
+            opt_vsay(x, "final check: the whole plan (%s) %s: every transformation removed", names, what);
+            return PLAN_OK;
+        }
+        unsigned least = 0;
+        for (unsigned c = 1; c < nc; c++)
+            least = gain[c] < gain[least] ? c : least;
+        x->res->final_removed++;
+        if (cls[least] < 0) {
+            x->res->removed += plan_get_pass(*p, PLAN_PASS_WGSIZE)->transformations;
+            plan_remove_locals(*p);
+        } else {
+            x->res->removed += plan_get_pass(*p, (plan_pass)cls[least])->transformations +
+                               (cls[least] == PLAN_PASS_SCHEDULE ? plan_sched_count(*p) : 0);
+            x->o.passes &= ~(1u << cls[least]);
+            if ((st = opt_vrebuild(x, p, 0)) != PLAN_OK)
+                return st;
+        }
+        opt_vsay(x, "final check: the whole plan (%s) %s: %s removed (the least measured gain, %.3f ms), checked again",
+                 names, what, cls[least] < 0 ? "the tuning's local sizes and coarsenings" : plan_pass_name((plan_pass)cls[least]),
+                 gain[least] / 1e6);
+    }
+}
+
+/* After the verification: each pass measured, the caller's own measuring
+ * (the tuning), the final check. */
+static plan_status opt_vfinish(opt_vrun *x, plan_file **p)
+{
+    plan_status st = opt_vmeasure(x, p);
+    if (st != PLAN_OK)
+        return st;
+    if (x->v->after && x->v->time && x->res->replay_s <= 0) {   /* the budget's unit, before the tuning takes it */
+        double ns = 0, t0 = opt_now();
+        if (!x->v->time(x->v->user, *p, &ns, x->err, x->err_cap))
+            opt_vtook(x, opt_now() - t0);
+        x->err[0] = 0;
+    }
+    if (x->v->after) {
+        /* with end_s: what is left less the final check's reserve and the
+         * replay that verifies what the tuning added */
+        double b = x->v->end_s > 0 ? opt_vleft(x) - (x->v->time ? opt_vreserve(x) : 0) - x->res->replay_s
+                                   : x->v->after_budget_s;
+        if (b < 1)
+            opt_vsay(x, "tuning not run: %.1f s left within --budget, less the final check's %.1f s", opt_vleft(x) > 0 ? opt_vleft(x) : 0,
+                     opt_vreserve(x));
+        else if ((st = x->v->after(x->v->user, *p, b, x->err, x->err_cap)) != PLAN_OK)
+            return st;
+    }
+    return opt_vfinal(x, p);
 }
 
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
@@ -352,13 +684,14 @@ plan_status opt_optimize_verified(const char *path, const opt_options *o, const 
             res->unverified = 1;
             snprintf(res->why, sizeof res->why, "%s", err);
             err[0] = 0;
-        } else if ((st = opt_vmeasure(&x, &p)) != PLAN_OK) {
+        }
+        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+            plan_pass_mut(p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
+        if (r > 0 && (st = opt_vfinish(&x, &p)) != PLAN_OK) {
             plan_free(p);
             free(x.keep);
             return st;
         }
-        for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
-            plan_pass_mut(p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
         *out = p;
         free(x.keep);
         return PLAN_OK;
@@ -439,11 +772,11 @@ plan_status opt_optimize_verified(const char *path, const opt_options *o, const 
 last:
     if (!p && (st = opt_vbuild(&x, x.o.passes, NULL, 0, &p)) != PLAN_OK)
         goto out;
-    if (!res->baseline && (st = opt_vmeasure(&x, &p)) != PLAN_OK)
-        goto out;
     /* the passes the caller asked for stay listed, with what is left of them */
     for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
         plan_pass_mut(p, (plan_pass)i)->enabled = (o->passes >> i) & 1;
+    if (!res->baseline && (st = opt_vfinish(&x, &p)) != PLAN_OK)
+        goto out;
     *out = p;
     p = NULL;
     st = PLAN_OK;
@@ -461,7 +794,8 @@ plan_status opt_live_check(const char *path, const opt_options *o, const opt_ver
 {
     memset(res, 0, sizeof *res);
     size_t nx = plan_xform_count(*p);
-    double gain = vr && vr->measured ? vr->gain_ns : 0;
+    int whole = vr && vr->final_checked;   /* the final check measured the whole plan */
+    double gain = whole ? vr->final_gain_ns : vr && vr->measured ? vr->gain_ns : 0;
     int tuned = 0, others = 0;
     for (size_t i = 0; i < nx; i++) {
         const plan_xform *x = plan_get_xform(*p, i);
@@ -477,7 +811,8 @@ plan_status opt_live_check(const char *path, const opt_options *o, const opt_ver
             double g = (double)l->tuned[t].before_ns - (double)l->tuned[t].after_ns;
             best = g > best ? g : best;
         }
-        gain += best * (double)(x->occurrences ? x->occurrences : 1);
+        if (!whole)
+            gain += best * (double)(x->occurrences ? x->occurrences : 1);
         tuned = 1;
     }
     if (!nx || (others && !(vr && vr->measured)) || (!others && !tuned))

@@ -4,7 +4,8 @@
 # alternately) and kept only where it is faster beyond the noise. deadwork
 # with a costly dead kernel (stats, --work 400): the dead pass saves most of
 # the replay's device time, so it is measured faster and kept, with one
-# line saying what was measured; 3 reps give 6 timed replays per pass.
+# line saying what was measured; 3 reps give 6 timed replays per pass; the
+# final check (the whole plan against no plan) keeps it too.
 # Bad values of N are usage errors (exit 2). On PoCL.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"
@@ -19,6 +20,9 @@ need "$DW"
     fail "clrr optimize --measure: $(cat "$TMP/opt.err")"
 grep -Eq '^clrr optimize: verify: pass dead kept: measured [0-9.]+ ms with it, [0-9.]+ ms without \(medians of 3 alternated replays, noise [0-9.]+%\)$' \
     "$TMP/opt.err" || fail "the dead pass was not measured faster: $(cat "$TMP/opt.err")"
+# the final check: the whole plan against no plan (dead saves most of the time)
+grep -Eq '^clrr optimize: verify: final check: the whole plan \(dead(, redundant)?\) kept: measured [0-9.]+ ms with it, [0-9.]+ ms without \(medians of 3 alternated replays, noise [0-9.]+%\)$' \
+    "$TMP/opt.err" || fail "the final check: $(cat "$TMP/opt.err")"
 python3 - "$TMP/opt.json" <<'PY' || fail "the measured plan: $(cat "$TMP/opt.err")"
 import json, sys
 o = json.load(open(sys.argv[1]))
@@ -26,6 +30,7 @@ v = o["verify"]
 dead = [p for p in o["passes"] if p["name"] == "dead"][0]
 assert v["status"] == "verified" and dead["kernels"] == 4, (v, dead)
 assert v["timed"] >= 6 and v["timed"] % 6 == 0, v
+assert v["final"] == "kept" and v["unmeasured"] == 0, v
 PY
 "$CLRR" replay "$TMP/t.clrr" --plan "$TMP/t.plan" >"$TMP/rp.out" 2>&1 || fail "replay --plan: $(tail -3 "$TMP/rp.out")"
 for bad in "--measure=2" "--measure=x" "--measure --no-verify"; do

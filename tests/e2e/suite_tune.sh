@@ -28,6 +28,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if '"absent"' not in l]
 for r in rows:
     assert r['stage'] == 'tuned', '%s: %s' % (r['name'], r.get('reason'))
+    assert isinstance(r.get('opt_log'), list), '%s: no opt_log' % r['name']   # optimize's tune:/verify: lines
 assert any(r.get('verified') for r in rows), 'no program got a non-empty plan: nothing was tested'
 print('suite_tune: %s' % '; '.join('%s: %s, plan verified' % (r['name'], ', '.join(
     '%s %d' % kv for kv in sorted(r['kinds'].items())) or 'empty') for r in rows))

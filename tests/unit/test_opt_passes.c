@@ -701,6 +701,92 @@ static void test_verify(void)
     unlink(b.path);
 }
 
+/* A timing hook whose times depend on which passes the plan has: t[mask]
+ * ns for a plan with the dead (bit 0) and redundant (bit 1) passes' drops. */
+typedef struct tcase {
+    double t[4];
+    unsigned timed, lines, final_lines;
+} tcase;
+
+static int tcase_time(void *user, const plan_file *p, double *ns, char *err, size_t cap)
+{
+    (void)err;
+    (void)cap;
+    tcase *c = user;
+    unsigned m = 0;
+    for (size_t i = 0; i < plan_xform_count(p); i++)
+        m |= plan_get_xform(p, i)->pass == D ? 1u : plan_get_xform(p, i)->pass == R ? 2u : 0u;
+    c->timed++;
+    *ns = c->t[m];
+    return c->t[m] < 0;   /* as a timed replay that mismatched */
+}
+
+static int tcase_replay(void *user, const plan_file *p, char *err, size_t cap)
+{
+    (void)user;
+    (void)p;
+    (void)err;
+    (void)cap;
+    return 0;
+}
+
+static void tcase_line(void *user, const char *line)
+{
+    tcase *c = user;
+    c->lines++;
+    c->final_lines += strstr(line, "final check: ") == line;
+}
+
+/* The measured plan: each pass kept where the plan with it is faster than
+ * without it; then the final check, the whole plan against no plan: kept
+ * when faster, else a class removed at a time and, with one class left and
+ * still not faster, every transformation. */
+static void test_measure_final(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 4096, NULL), c = tb_buffer(&b, 1, 4096, NULL);
+    tb_write(&b, q, a, 0, 4096, Y);   /* dead: overwritten by the next */
+    tb_write(&b, q, a, 0, 4096, X);
+    tb_read(&b, q, a, 0, 4096, X);
+    tb_write(&b, q, c, 0, 4096, Y);
+    tb_read(&b, q, c, 0, 4096, Y);
+    tb_write(&b, q, c, 0, 4096, Y);   /* redundant */
+    tb_read(&b, q, c, 0, 4096, Y);
+    tb_close(&b);
+    opt_options o = {.passes = (1u << D) | (1u << R)};
+    char err[512] = "";
+    plan_file *p = NULL;
+    opt_verify_result res;
+    /* each pass faster, the whole faster: kept, one final line */
+    tcase k = {{100e6, 90e6, 90e6, 80e6}, 0, 0, 0};
+    opt_verify hk = {.replay = tcase_replay, .on_removed = tcase_line, .user = &k, .max_replays = 24,
+                     .time = tcase_time, .reps = 3};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &hk, &p, &res, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_get_pass(p, D)->transformations == 1 && plan_get_pass(p, R)->transformations == 1);
+    CU_ASSERT(res.final_checked && res.final_kept && !res.final_empty && k.final_lines == 1);
+    CU_ASSERT(res.final_gain_ns > 19e6 && res.final_gain_ns < 21e6 && k.timed == 18);
+    plan_free(p);
+    /* each pass faster than the plan without it, the whole not faster than
+     * no plan: dead (the first of equal gains) goes, then redundant alone is
+     * not faster either: the plan keeps nothing */
+    tcase e = {{80e6, 100e6, 100e6, 90e6}, 0, 0, 0};
+    opt_verify he = {.replay = tcase_replay, .on_removed = tcase_line, .user = &e, .max_replays = 24,
+                     .time = tcase_time, .reps = 3};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &he, &p, &res, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_xform_count(p) == 0 && res.final_empty && res.final_removed == 2 && e.final_lines == 2);
+    CU_ASSERT(plan_get_pass(p, D)->enabled && plan_get_pass(p, R)->enabled);
+    plan_free(p);
+    /* a timed replay that fails: nothing unmeasured is kept */
+    tcase f = {{80e6, 100e6, -1, 90e6}, 0, 0, 0};
+    opt_verify hf = {.replay = tcase_replay, .on_removed = tcase_line, .user = &f, .max_replays = 24,
+                     .time = tcase_time, .reps = 3};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &hf, &p, &res, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_xform_count(p) == 0 && res.unmeasured == 2 && f.lines == 1 && !f.final_lines);
+    plan_free(p);
+    unlink(b.path);
+}
+
 /* Vertical fusion: p's output b read by the next launch at the same element
  * fuses (b no longer stored when nothing reads it later, stored when the
  * host reads it); a consumer reading another element, or a command between
@@ -1546,6 +1632,7 @@ int main(void)
     CU_add_test(s, "dead: kernels from a binary write their arguments whatever the flags (hashcat)",
                 test_dead_binary_kernels);
     CU_add_test(s, "verify: the transformation that mismatches is found and left out", test_verify);
+    CU_add_test(s, "measure: each pass, then the whole plan against no plan", test_measure_final);
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);

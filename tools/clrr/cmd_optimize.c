@@ -122,7 +122,14 @@ static const char cli_optimize_usage[] =
     "                       plan with it and without it replayed here alternately, N\n"
     "                       times each (default 5); the pass stays only when the\n"
     "                       median with it is faster beyond the noise (half the\n"
-    "                       spread of the runs without it, at least 2%)\n"
+    "                       spread of the runs without it, at least 2%). A pass\n"
+    "                       whose timing cannot run (a timed replay mismatched) is\n"
+    "                       removed, with those not yet measured. Last (after\n"
+    "                       --tune), the final check: the whole plan against no\n"
+    "                       plan, the same way; not faster, the class of least\n"
+    "                       measured gain (a pass, or the tuning) goes and it runs\n"
+    "                       again; with one class left, or not measurable, the plan\n"
+    "                       keeps no transformation\n"
     "  --tune[=MODE]        after the verification (and --measure), tune work-group\n"
     "                       sizes: for every launch shape no other pass took, the\n"
     "                       local sizes legal on this device (its and the kernel's\n"
@@ -142,10 +149,16 @@ static const char cli_optimize_usage[] =
     "  --tune-force=coarsen:F  testing aid: only coarsening by F (2, 4 or 8) along\n"
     "                       dimension 0 is tried, and it is kept wherever its outputs\n"
     "                       are bit-identical, faster or not (the plan says so)\n"
-    "  --budget SECONDS     the tuning's time bound (default 30; progress on stderr\n"
-    "                       when it is a terminal). Tuned local sizes are also\n"
-    "                       added to the cost database (--costs DB, default this\n"
-    "                       machine's; --no-costs: not)\n"
+    "  --budget SECONDS     with --measure: the bound of all the measuring (the\n"
+    "                       verification's replays, each pass's timing, the tuning,\n"
+    "                       the final check; default 60): each stage gets what is\n"
+    "                       left, the final check's 3 pairs of replays reserved; one\n"
+    "                       that cannot run 3 alternated pairs in it stops and what\n"
+    "                       it would measure is removed (\"not measured within\n"
+    "                       --budget\"). --tune alone: the tuning's bound (default\n"
+    "                       30). Progress on stderr when it is a terminal. Tuned\n"
+    "                       local sizes are also added to the cost database (--costs\n"
+    "                       DB, default this machine's; --no-costs: not)\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -329,6 +342,9 @@ static void cli_optimize_print(const char *path, const char *out, const plan_fil
         CLI_JSET(v, "readbacks", cli_json_u64(cli_verify_readbacks(cv)));
         CLI_JSET(v, "timed", json_integer(vr->timed));
         CLI_JSET(v, "slower", json_integer(vr->slower));
+        CLI_JSET(v, "unmeasured", json_integer(vr->unmeasured));
+        CLI_JSET(v, "final", json_string(vr->final_empty ? "emptied" : vr->final_kept ? "kept" : "not run"));
+        CLI_JSET(v, "final_removed", json_integer(vr->final_removed));
         CLI_JSET(o, "verify", v);
         if (cli_json_put(stdout, o) < 0)
             cli_err("optimize: out of memory");
@@ -404,6 +420,9 @@ typedef struct cli_verify {
     uint64_t calls;           /* the trace's, for the progress line (0: not counted yet) */
     char dev[256];            /* the last replay's device, as a trust record names it */
     unsigned tuned;           /* --tune: local sizes kept after the tuned plan replayed verified */
+    char pcmd[64];            /* the progress line's command ("optimize: final 3/6 20s left", cut to
+                                 what cli_progress keeps; empty: "optimize") */
+    unsigned timed;           /* timed replays so far (CLRR_TEST_TIMED_MISMATCH) */
 } cli_verify;
 
 /* opt_verify.replay: the trace replayed here with plan @p p, verified. */
@@ -426,7 +445,7 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
         o.plan = &hook;
     rpl_session *s = NULL;
     int rc = -1;
-    cli_progress *prog = cli_progress_new("optimize", "verifying: call", 0, v->json);
+    cli_progress *prog = cli_progress_new(v->pcmd[0] ? v->pcmd : "optimize", "verifying: call", 0, v->json);
     if (prog) {
         if (!v->calls)
             v->calls = cli_progress_count_calls(v->path);
@@ -466,7 +485,16 @@ static int cli_verify_time(void *user, const plan_file *p, double *ns, char *err
 {
     cli_verify *v = user;
     v->exec_ns = 0;
+    /* tests: after N timed replays, each one says it mismatched (as a
+     * nondeterministic trace's would; tests/e2e/opt_budget.sh) */
+    const char *tm = getenv("CLRR_TEST_TIMED_MISMATCH");
+    if (tm && *tm && v->timed++ >= (unsigned)atoi(tm)) {
+        snprintf(err, err_cap, "a timed replay mismatched (CLRR_TEST_TIMED_MISMATCH)");
+        *ns = 0;
+        return 1;
+    }
     int r = cli_verify_replay(user, p, err, err_cap);
+    v->pcmd[0] = 0;
     if (r > 0)
         snprintf(err, err_cap, "a timed replay mismatched");
     *ns = (double)v->exec_ns;
@@ -487,6 +515,17 @@ static void cli_verify_removed(void *user, const char *line)
 {
     (void)user;
     fprintf(stderr, "clrr optimize: verify: %s\n", line);
+}
+
+/* opt_verify.on_stage: the next timed replay's progress line says which
+ * stage and which replay (on a terminal; the replay draws it). */
+static void cli_verify_stage(void *user, const char *stage, unsigned done, unsigned total, double left)
+{
+    cli_verify *v = user;
+    if (left >= 0)
+        snprintf(v->pcmd, sizeof v->pcmd, "optimize: %.10s %u/%u %.0fs left", stage, done, total, left);
+    else
+        snprintf(v->pcmd, sizeof v->pcmd, "optimize: %.10s %u/%u", stage, done, total);
 }
 
 /* ------------------------------------------------------------ tuning */
@@ -845,6 +884,50 @@ static void cli_tune_progress(void *user, unsigned done, unsigned total, double 
     fflush(stderr);
 }
 
+/* --tune, as opt_verify.after: the wgsize pass within what the budget left. */
+typedef struct cli_after {
+    cli_verify *cv;
+    const char *path;
+    size_t max_memory;
+    opt_tune_mode mode;
+    unsigned reps;
+    cdb *costs;
+    unsigned force_factor;
+} cli_after;
+static cli_after cli_after_ctx;
+
+static plan_status cli_tune_after(void *user, plan_file *p, double budget, char *err, size_t err_cap)
+{
+    (void)user;
+    cli_after *a = &cli_after_ctx;
+    cli_tune ct = {a->cv, isatty(2)};
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    cli_tune_until = (double)now.tv_sec + now.tv_nsec / 1e9 + budget + 5;
+    opt_tune t = {a->mode, budget, a->reps, cli_tune_probe, cli_tune_time, cli_tune_hash, cli_tune_replay,
+                  cli_tune_line, cli_tune_progress, &ct, a->costs, cli_tune_co_hash, cli_tune_co_time,
+                  a->force_factor};
+    opt_tune_result tr;
+    plan_status st = opt_tune_plan(a->path, p, &t, a->max_memory, &tr, err, err_cap);
+    if (st != PLAN_OK)
+        return st;
+    if (!tr.removed)
+        a->cv->tuned = tr.tuned + tr.coarsened;
+    fprintf(stderr, "clrr optimize: tune: %u launch shape%s coarsened, %u with coarsenings measured, %u "
+            "where a coarsening changed the outputs, %u refused by the rewriter\n", tr.coarsened,
+            tr.coarsened == 1 ? "" : "s", tr.co_measured, tr.co_differ, tr.co_refused);
+    fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
+            "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s of %.1f)\n", tr.shapes,
+            tr.shapes == 1 ? "" : "s", tr.measured, tr.tuned, tr.differ, tr.skipped, tr.left, tr.seconds, budget);
+    char cerr[512] = "";
+    if (a->costs && tr.recorded && cdb_flush(a->costs, cerr, sizeof cerr) != CDB_OK)
+        cli_err("warning: the tuned local sizes are not kept in %s: %s", cdb_path(a->costs), cerr);
+    else if (a->costs && tr.recorded)
+        fprintf(stderr, "clrr optimize: tune: %u tuned local size%s added to %s\n", tr.recorded,
+                tr.recorded == 1 ? "" : "s", cdb_path(a->costs));
+    return PLAN_OK;
+}
+
 static int cli_optimize_run(int argc, char **argv)
 {
     enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
@@ -876,7 +959,7 @@ static int cli_optimize_run(int argc, char **argv)
     unsigned measure = 0;
     int tune = 0;
     opt_tune_mode tune_mode = OPT_TUNE_NORMAL;
-    double budget = 30;
+    double budget = 0;   /* 0: the default (60 s with --measure, 30 s for --tune alone) */
     unsigned force_factor = 0;
     unsigned off = 0, on = 0;
     int json = 0, c;
@@ -953,6 +1036,8 @@ static int cli_optimize_run(int argc, char **argv)
         return cli_usage_err("--tune measures a verified plan: it excludes --no-verify");
     if (force_factor && !tune)
         return cli_usage_err("--tune-force needs --tune");
+    if (budget > 0 && !tune && !measure)
+        return cli_usage_err("--budget bounds --measure and --tune: it needs one of them");
     if (o.split)
         o.passes |= 1u << PLAN_PASS_SPLIT;
     else if (o.split_kernel)
@@ -1000,46 +1085,26 @@ static int cli_optimize_run(int argc, char **argv)
     }
     plan_file *p = NULL;
     plan_status st;
-    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*", 0};
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*", 0, "", 0};
     opt_verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (no_verify) {
         st = opt_optimize(path, &o, &p, err, sizeof err);
     } else {
-        opt_verify v = {cli_verify_replay, cli_verify_removed, &cv, 24, measure ? cli_verify_time : NULL,
-                        measure};
+        /* --measure: --budget bounds every measurement from here (default
+         * 60 s); --tune alone: the tuning (default 30 s) */
+        double budget_s = budget > 0 ? budget : measure ? 60 : 30;
+        cli_after_ctx = (cli_after){&cv, path, o.max_memory, tune_mode, measure ? measure : 5, o.costs, force_factor};
+        opt_verify v = {cli_verify_replay, cli_verify_removed, &cv, 24, measure ? cli_verify_time : NULL, measure,
+                        measure ? opt_now() + budget_s : 0, tune ? cli_tune_after : NULL, budget_s,
+                        measure ? cli_verify_stage : NULL};
         st = opt_optimize_verified(path, &o, &v, &p, &vr, err, sizeof err);
         if (st == PLAN_OK && vr.unverified)
             cli_err("warning: %s: the plan is not verified here: %s", path, vr.why);
-        if (st == PLAN_OK && tune && (vr.unverified || vr.baseline)) {
+        if (st == PLAN_OK && tune && (vr.unverified || vr.baseline))
             cli_err("warning: %s: not tuned: the trace does not replay verified here", path);
-        } else if (st == PLAN_OK && tune) {
-            cli_tune ct = {&cv, isatty(2)};
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            cli_tune_until = (double)now.tv_sec + now.tv_nsec / 1e9 + budget + 5;
-            opt_tune t = {tune_mode, budget, measure ? measure : 5, cli_tune_probe, cli_tune_time, cli_tune_hash,
-                          cli_tune_replay, cli_tune_line, cli_tune_progress, &ct, o.costs, cli_tune_co_hash,
-                          cli_tune_co_time, force_factor};
-            opt_tune_result tr;
-            st = opt_tune_plan(path, p, &t, o.max_memory, &tr, err, sizeof err);
-            if (st == PLAN_OK && !tr.removed)
-                cv.tuned = tr.tuned + tr.coarsened;
-            if (st == PLAN_OK)
-                fprintf(stderr, "clrr optimize: tune: %u launch shape%s coarsened, %u with coarsenings measured, %u "
-                        "where a coarsening changed the outputs, %u refused by the rewriter\n", tr.coarsened,
-                        tr.coarsened == 1 ? "" : "s", tr.co_measured, tr.co_differ, tr.co_refused);
-            if (st == PLAN_OK)
-                fprintf(stderr, "clrr optimize: tune: %u launch shape%s, %u measured, %u tuned, %u kept because a "
-                        "faster local size changed the outputs, %u skipped, %u out of budget (%.1f s)\n", tr.shapes,
-                        tr.shapes == 1 ? "" : "s", tr.measured, tr.tuned, tr.differ, tr.skipped, tr.left, tr.seconds);
-            char cerr[512] = "";
-            if (st == PLAN_OK && o.costs && tr.recorded && cdb_flush(o.costs, cerr, sizeof cerr) != CDB_OK)
-                cli_err("warning: the tuned local sizes are not kept in %s: %s", cdb_path(o.costs), cerr);
-            else if (st == PLAN_OK && o.costs && tr.recorded)
-                fprintf(stderr, "clrr optimize: tune: %u tuned local size%s added to %s\n", tr.recorded,
-                        tr.recorded == 1 ? "" : "s", cdb_path(o.costs));
-        }
+        if (st == PLAN_OK && !plan_local_count(p))
+            cv.tuned = 0;   /* the final check removed them */
     }
     /* never slower live: what was measured against what the layer costs
      * (not with --tune-force, whose decisions are kept unmeasured on purpose) */
