@@ -148,4 +148,22 @@ rc=0; "$CLRR" run --plan "$TMP/zero.plan" -- "$W" >"$TMP/out" 2>"$TMP/err" || rc
 one_line 2 optimize "$TMP/w.clrr" -o "$TMP/x.plan" --tune=fast
 one_line 2 optimize "$TMP/w.clrr" -o "$TMP/x.plan" --tune --budget 0
 one_line 2 optimize "$TMP/w.clrr" -o "$TMP/x.plan" --tune --no-verify
+# optimize's own process never starts an OpenCL driver (its replays run in
+# processes of their own): on the H200, processes started by one that has
+# made a context on NVIDIA's OpenCL found no GPU, so every tuning replay
+# failed. Checked by the dynamic loader's log of each process: the
+# drivers the ICD files name load in children only (each line of the log
+# starts with the process's id).
+icds=$(cat ${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}/*.icd 2>/dev/null | xargs -n1 basename 2>/dev/null | sed 's/\.so.*//' | sort -u)
+[ -n "$icds" ] || fail "no ICD file names a driver"
+LD_DEBUG=files LD_DEBUG_OUTPUT="$TMP/ld" "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/ld.plan" --measure --tune=rapid --budget 10 \
+    >/dev/null 2>"$TMP/ld.err" & opid=$!
+wait $opid || fail "optimize under LD_DEBUG: $(cat "$TMP/ld.err")"
+[ -s "$TMP/ld.$opid" ] || fail "no loader log of optimize's process ($TMP/ld.$opid)"
+for d in $icds; do
+    # (a forked child writes to its parent's log: each line names its process)
+    ! grep -q "^ *$opid:[[:space:]]*file=[^ ]*$d" "$TMP/ld.$opid" || fail "optimize's own process loaded the driver $d"
+    cat "$TMP"/ld.* | grep -q "file=[^ ]*$d" || fail "no process loaded the driver $d (the check cannot see it)"
+done
+rm -f "$TMP"/ld.*
 echo "ok: blur retuned and verified in replay and live, ids never retuned; unmeasured devices not applied (no layer); corrupt local sizes refused"

@@ -425,8 +425,8 @@ typedef struct cli_verify {
     unsigned timed;           /* timed replays so far (CLRR_TEST_TIMED_MISMATCH) */
 } cli_verify;
 
-/* opt_verify.replay: the trace replayed here with plan @p p, verified. */
-static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t err_cap)
+/* cli_verify_replay()'s work, in the child process. */
+static int cli_verify_replay_here(void *user, const plan_file *p, char *err, size_t err_cap)
 {
     cli_verify *v = user;
     live_exec *ex = NULL;
@@ -473,11 +473,100 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
     cli_opt_device_name(sum.device, v->dev, sizeof v->dev);
     rc = !sum.mismatches ? 0 : strcmp(sum.device, sum.recorded_device) ? 2 : 1;
     if (rc == 2)
-        snprintf(err, err_cap, "recorded on %s, replayed on %s", sum.recorded_device, sum.device);
+        snprintf(err, err_cap, "recorded on %.240s, replayed on %.240s", sum.recorded_device, sum.device);
 out:
     rpl_close(s);
     live_exec_close(ex);
     return rc;
+}
+
+/* What a verification's replay sends back from its process. */
+typedef struct cli_vres {
+    int32_t rc;
+    uint64_t readbacks, mismatches, calls;
+    int64_t exec_ns;
+    char dev[256], err[512];
+} cli_vres;
+
+/* opt_verify.replay: the trace replayed here with plan @p p, verified, in a
+ * child process (fork) so that this process never starts an OpenCL
+ * driver: --tune's workers are processes of its own, and on the H200 a
+ * process started by one that has made a context on NVIDIA's OpenCL finds
+ * no GPU (its tuning replays all failed: "--device gpu: no gpu device
+ * here"). */
+static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t err_cap)
+{
+    cli_verify *v = user;
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC)) {
+        snprintf(err, err_cap, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        static cli_vres r;
+        memset(&r, 0, sizeof r);
+        r.rc = cli_verify_replay_here(v, p, r.err, sizeof r.err);
+        r.readbacks = v->readbacks;
+        r.mismatches = v->mismatches;
+        r.calls = v->calls;
+        r.exec_ns = v->exec_ns;
+        snprintf(r.dev, sizeof r.dev, "%s", v->dev);
+        const char *c = (const char *)&r;
+        size_t n = sizeof r;
+        while (n) {
+            ssize_t k = write(fd[1], c, n);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            c += k;
+            n -= (size_t)k;
+        }
+        fflush(NULL);
+        _exit(0);
+    }
+    close(fd[1]);
+    if (pid < 0) {
+        snprintf(err, err_cap, "fork: %s", strerror(errno));
+        close(fd[0]);
+        return -1;
+    }
+    static cli_vres r;
+    char *c = (char *)&r;
+    size_t n = sizeof r;
+    while (n) {
+        ssize_t k = read(fd[0], c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        c += k;
+        n -= (size_t)k;
+    }
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (n) {
+        if (WIFSIGNALED(status))
+            snprintf(err, err_cap, "the replay died (signal %d)", WTERMSIG(status));
+        else
+            snprintf(err, err_cap, "the replay's process ended early (exit %d)",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return -1;
+    }
+    r.err[sizeof r.err - 1] = r.dev[sizeof r.dev - 1] = 0;
+    v->readbacks = r.readbacks;
+    v->mismatches = r.mismatches;
+    v->calls = r.calls;
+    v->exec_ns = r.exec_ns;
+    snprintf(v->dev, sizeof v->dev, "%s", r.dev);
+    if (r.rc)
+        snprintf(err, err_cap, "%s", r.err);
+    return r.rc;
 }
 
 /* opt_verify.time: the trace replayed with @p p, verified, its OpenCL time. */
