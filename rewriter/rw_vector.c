@@ -414,7 +414,7 @@ static void rw_vguard(rw_vw *w)
         } else {
             snprintf(id, sizeof id, "%sco_gid(0u, %sco_j)", w->P, w->P);
         }
-        rw_buf_addf(&b, "(%s + %uu)", id, w->F - 1);
+        rw_buf_addf(&b, "(%s + %u)", id, w->F - 1);   /* gid's own type: the comparison's kept */
         pos = g.e[i];
     }
     rw_buf_add(&b, w->t->src + pos, e - pos);
@@ -748,6 +748,12 @@ static void rw_vwalk(rw_vw *w, CXCursor c, CXCursor parent, CXCursor grand)
             }
         }
         break;
+    case CXCursor_GotoStmt:
+    case CXCursor_IndirectGotoStmt:
+    case CXCursor_LabelStmt:
+        RW_VFAIL(w, "%s uses goto or a label (line %u): the vector form copies the body twice", w->k->name,
+                 line);
+        return;
     case CXCursor_CStyleCastExpr:
         if (rw_vis_vec(w, c)) {
             RW_VFAIL(w, "%s casts a loaded value (line %u)", w->k->name, line);
