@@ -309,7 +309,7 @@ typedef struct rw_coarsen_out {
  *  outputs are bit-identical). The vector form (dimension 0 only, F up
  *  to 16) launches the same way; its body is K's body once, for the F
  *  work-items together: each access p[gid] of a global buffer of int,
- *  uint, long, ulong or float indexed by get_global_id(0) (or a local
+ *  uint, long, ulong, float or double indexed by get_global_id(0) (or a local
  *  holding it) is a vloadF/vstoreF of the F elements, locals holding
  *  loaded values are TF, scalars broadcast; a bounds guard
  *  `if (gid < n) ...` / `if (gid >= n) return;` first tests the last

@@ -337,7 +337,7 @@ rw_status rw_check(const rw_check_req *r, char *err, size_t cap);
  * guard (then the remainder is needed). RW_ERR_REFUSED with one line for
  * what vectors could change: a global pointer used other than as p[gid]
  * (another index, an address, a call), a buffer of another element type
- * than int, uint, long, ulong, float (structs, double, char, short, half,
+ * than int, uint, long, ulong, float, double (structs, char, short, half,
  * volatile), the global id used other than as such an index or in the
  * guard, a condition other than the guard on the global id, control flow,
  * a comparison, ?:, a cast, a conversion, a member, an address or a

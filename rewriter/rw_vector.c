@@ -126,6 +126,7 @@ static const char *rw_vtype(CXType ty)
     case CXType_UInt: return "uint";
     case CXType_Long: return "long";
     case CXType_ULong: return "ulong";
+    case CXType_Double: return "double";   /* K itself needs fp64: a device that runs it has it */
     default: return NULL;
     }
 }
@@ -526,7 +527,7 @@ static void rw_vdecl(rw_vw *w, CXCursor d, CXCursor stmt)
     clang_getFileLocation(clang_getCursorLocation(d), &f, NULL, NULL, &name_off);
     if (!el) {
         RW_VFAIL(w, "%s: %s (line %u) would hold loaded values but its type has no vector form here "
-                    "(int, uint, long, ulong, float)",
+                    "(int, uint, long, ulong, float, double)",
                  w->k->name, nm, line);
         return;
     }
@@ -674,7 +675,7 @@ static void rw_vwalk(rw_vw *w, CXCursor c, CXCursor parent, CXCursor grand)
                     char ts[RW_NAME_MAX];
                     rw_cxcopy(clang_getTypeSpelling(pt), ts, sizeof ts);
                     RW_VFAIL(w, "%s: %s holds %s (line %u): no vector form here (int, uint, long, "
-                                "ulong, float)",
+                                "ulong, float, double)",
                              w->k->name, w->k->p[p].name, ts, line);
                 } else {
                     RW_VFAIL(w, "%s accesses %s with an index other than the global id (line %u)",

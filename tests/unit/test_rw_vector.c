@@ -14,7 +14,8 @@
  * for bit; a user function taking a loaded value; another index: contrast; control flow, comparisons, ?:,
  * casts, conversions, the global id as a value, a condition on it that is
  * not a bounds guard, a guard with an else, a store before the guard,
- * double, char and struct buffers, atomics, barriers) and bad requests. */
+ * short, char and struct buffers, atomics, barriers) and bad requests;
+ * doubles where the device runs them. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,34 @@ static void test_mixed(void)
     vec_run(&locals);
 }
 
+/* doubles (the kernel as written needs fp64: skipped where it does not run) */
+static const char dbl_cl[] =
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "__kernel void dbl(__global const double *a, __global double *b, double s, uint n)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    if (i < n) {\n"
+    "        double t = a[i] * s + 1.0;\n"
+    "        b[i] = sqrt(fabs(t)) / (t + 3.0);\n"
+    "    }\n"
+    "}\n";
+
+static void test_double(void)
+{
+    rwp_case c = { SRC(dbl_cl), NULL, "dbl", 2, { FLOATS(2048), FLOATS(2048) }, 4,
+                   { BUF(0), BUF(1), { RWP_RAW, 8, 0x3ff8000000000000LL, 0.0f }, UINT(1001) }, 1, { 0, 0, 0 },
+                   { 1024, 1, 1 }, { 0, 0, 0 } };
+    unsigned char *full = NULL;
+    char err[1024];
+
+    if (co_full(&c, &full, err, sizeof err) < 0) {
+        fprintf(stderr, "\n  doubles skipped: %s\n", err);
+        return;
+    }
+    free(full);
+    vec_run(&c);
+}
+
 /* The oracle has teeth: the vector form by 4 launched over an eighth of the
  * global size leaves buffers that differ; so does one whose remainder
  * would be skipped (checked through the text: the guard's last-lane test). */
@@ -294,8 +323,11 @@ static void test_refusals(void)
     refused("__kernel void k(__global float *a, float s)\n{\n    a[0] = s;\n}\n", "k", "k accesses a with an index other than the global id (line 3)");
     refused("__kernel void k(__global float *a, float s)\n{\n    float t = s * 2.0f;\n    t += 1.0f;\n}\n", "k",
             "k has no access p[global id] of a buffer to vectorize");
-    refused("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void k(__global double *a)\n{\n    a[get_global_id(0)] *= 2.0;\n}\n", "k",
-            "k: a holds __global double (line 4): no vector form here");
+    refused("__kernel void k(__global short *a)\n{\n    a[get_global_id(0)] *= 2;\n}\n", "k",
+            "k: a holds __global short (line 3): no vector form here");
+    refused("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void k(__global float *a, __global double *b)\n{\n"
+            "    size_t i = get_global_id(0);\n    b[i] = a[i] * 2.0;\n}\n", "k",
+            "k converts a loaded value from float to double (line 5)");
     refused(K("    if (n == 0)\n        goto out;\n    b[i] = a[i];\nout:\n    ;\n"), "k", "k uses goto or a label (line 5)");
     refused(K("    typedef float real;\n    real t = a[i];\n    b[i] = t;\n"), "k", "the type of t (line 5) is not spelled float");
 }
@@ -333,6 +365,7 @@ int main(void)
         !CU_add_test(s, "exposure's elementwise kernels", test_exposure) ||
         !CU_add_test(s, "SHOC triad, global offset", test_triad) ||
         !CU_add_test(s, "ints, locals, broadcasts, return guard", test_mixed) ||
+        !CU_add_test(s, "doubles", test_double) ||
         !CU_add_test(s, "the oracle has teeth", test_oracle) ||
         !CU_add_test(s, "refusals", test_refusals) ||
         !CU_add_test(s, "bad requests", test_bad_requests)) {
