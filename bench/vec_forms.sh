@@ -9,7 +9,8 @@
 # $OUT/vec_forms.md, default bench/results/vec_forms.md) gives per kernel
 # and form the median over rounds of the plain and coarsened medians, the
 # range, and the rewriter's refusals. On this 2-core machine the numbers
-# are noisy; on a GPU machine run: OUT=... bash bench/vec_forms.sh build
+# are noisy; on a GPU machine run: OUT=$OUT bash bench/vec_forms.sh build
+# (then the tuners' logs are in $OUT/vec_forms.logs too)
 set -u
 B=${1:-build}
 CLRR=$B/bin/clrr
@@ -17,7 +18,7 @@ ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-7}
 OUT=${OUT:-bench/results}
 W=$(mktemp -d)
-trap 'cp "$W"/*.err "$OUT"/vec_forms.logs/ 2>/dev/null; rm -rf "$W"' EXIT
+trap '[ "$OUT" = bench/results ] || cp "$W"/*.err "$OUT"/vec_forms.logs/ 2>/dev/null; rm -rf "$W"' EXIT
 export CLRR_COSTS=$W/costs CLRR_VERIFIED=$W/verified
 printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"
 apps=("vecadd|$B/apps/vecadd --size 4194304" "exposure|$B/apps/exposure --size 1024")
@@ -35,7 +36,7 @@ for a in "${apps[@]}"; do
         done
     done
 done
-mkdir -p "$OUT" "$OUT/vec_forms.logs"
+mkdir -p "$OUT"; [ "$OUT" = bench/results ] || mkdir -p "$OUT/vec_forms.logs"
 python3 - "$W" "$OUT/vec_forms.md" "$ROUNDS" "$REPS" <<'PY'
 import glob, os, re, statistics, sys
 w, out, rounds, reps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
