@@ -302,6 +302,9 @@ typedef struct opt_coarse_cand {
     uint64_t local[3];
 } opt_coarse_cand;
 
+/* In opt_tune.force_factor: force the vector form of coarsening. */
+#define OPT_TUNE_FORCE_VECTOR 0x100u
+
 typedef struct opt_tune {
     opt_tune_mode mode;
     double budget_s;          /* the search's time bound, in seconds (> 0) */
@@ -338,7 +341,8 @@ typedef struct opt_tune {
     int (*co_time)(void *user, uint64_t seq, const opt_coarse_cand *c, unsigned reps, int64_t *ns,
                    char *err, size_t err_cap);
     unsigned force_factor;    /* testing (--tune-force=coarsen:F): only factor F along dimension 0
-                                 is tried, and kept where its outputs are identical, faster or not */
+                                 is tried, and kept where its outputs are identical, faster or not;
+                                 F | OPT_TUNE_FORCE_VECTOR (--tune-force=vector:F): the vector form */
 } opt_tune;
 
 

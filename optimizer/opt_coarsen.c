@@ -92,7 +92,7 @@ static const opt_co_prog *opt_co_prog_of(const opt_co_progs *g, const uint8_t pr
 /* The rewriter's names of the forms (this process does not link it). */
 static const char *opt_co_form(unsigned form)
 {
-    return form == RW_COARSEN_STRIDED ? "strided" : "blocked";
+    return form == RW_COARSEN_VECTOR ? "vector" : form == RW_COARSEN_STRIDED ? "strided" : "blocked";
 }
 
 static double opt_co_now(void)
@@ -146,30 +146,47 @@ typedef struct opt_co_try {
     double med, q1, q3;
 } opt_co_try;
 
-#define OPT_CO_MAX 18u
+#define OPT_CO_MAX 24u
+
+static void opt_co_add(opt_co_try *v, unsigned *n, const uint64_t *global, unsigned d, unsigned f, unsigned form)
+{
+    if (!global[d] || global[d] % f || global[d] / f < 1 || *n == OPT_CO_MAX)
+        return;
+    memset(&v[*n], 0, sizeof v[*n]);
+    v[*n].dim = d;
+    v[*n].factor = f;
+    v[*n].form = form;
+    (*n)++;
+}
 
 /* The candidates of mode @p mode for a launch of @p dim dimensions over
- * @p global: rapid dimension 0, factors 2 and 4, blocked; normal
- * dimension 0, 2, 4 and 8, both forms; exhaustive every dimension. Only
- * factors dividing the global size. */
+ * @p global: rapid dimension 0, factors 2 and 4 blocked and 4 vector;
+ * normal dimension 0, 2, 4 and 8 blocked and strided, 4, 8 and 16 vector;
+ * exhaustive every dimension (vector: dimension 0 only). Only factors
+ * dividing the global size. --tune-force: its one factor and form along
+ * dimension 0 (OPT_TUNE_FORCE_VECTOR in force_factor: the vector form; the
+ * blocked and strided forms otherwise). */
 static unsigned opt_co_cands(const opt_tune *t, unsigned dim, const uint64_t *global, opt_co_try *v)
 {
-    static const unsigned fs[] = {2, 4, 8};
+    static const unsigned fs[] = {2, 4, 8}, vfs[] = {4, 8, 16};
     unsigned n = 0, dims = t->mode == OPT_TUNE_EXHAUSTIVE ? dim : 1;
+    unsigned ff = t->force_factor & ~OPT_TUNE_FORCE_VECTOR;
+    int fvec = (t->force_factor & OPT_TUNE_FORCE_VECTOR) != 0;
+    if (t->force_factor) {
+        if (fvec)
+            opt_co_add(v, &n, global, 0, ff, RW_COARSEN_VECTOR);
+        else
+            for (unsigned form = 0; form < 2; form++)
+                opt_co_add(v, &n, global, 0, ff, form);
+        return n;
+    }
     for (unsigned d = 0; d < dims; d++)
-        for (unsigned form = 0; form < (t->mode == OPT_TUNE_RAPID && !t->force_factor ? 1u : 2u); form++)
-            for (unsigned k = 0; k < 3; k++) {
-                unsigned f = fs[k];
-                if (t->force_factor ? f != t->force_factor : t->mode == OPT_TUNE_RAPID && f == 8)
-                    continue;
-                if (!global[d] || global[d] % f || global[d] / f < 1 || n == OPT_CO_MAX)
-                    continue;
-                memset(&v[n], 0, sizeof v[n]);
-                v[n].dim = d;
-                v[n].factor = f;
-                v[n].form = form;
-                n++;
-            }
+        for (unsigned form = 0; form < (t->mode == OPT_TUNE_RAPID ? 1u : 2u); form++)
+            for (unsigned k = 0; k < 3; k++)
+                if (t->mode != OPT_TUNE_RAPID || fs[k] != 8)
+                    opt_co_add(v, &n, global, d, fs[k], form);
+    for (unsigned k = 0; k < (t->mode == OPT_TUNE_RAPID ? 1u : 3u); k++)
+        opt_co_add(v, &n, global, 0, vfs[k], RW_COARSEN_VECTOR);
     return n;
 }
 

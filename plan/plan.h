@@ -279,8 +279,8 @@ typedef struct plan_coarse {
     const char *source;       /* the program to build */
     const char *options;      /* its build options (the original program's) */
     unsigned dim;             /* 0..2 */
-    unsigned factor;          /* 2, 4 or 8 */
-    unsigned form;            /* 0 blocked, 1 strided */
+    unsigned factor;          /* 2, 4 or 8; also 16 for the vector form */
+    unsigned form;            /* 0 blocked, 1 strided, 2 vector (dim 0 only) */
     unsigned nargs;           /* the kernel's parameters (1..128) */
 } plan_coarse;
 /*! plan_coarse_count() / plan_get_coarse() : the coarsened kernels

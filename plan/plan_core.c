@@ -189,7 +189,8 @@ plan_status plan_add_coarse(plan_file *p, const plan_coarse *c, uint32_t *id)
 {
     if (p->ncz >= PLAN_MAX_COARSE)
         return PLAN_ERR_LIMIT;
-    if (c->dim > 2 || (c->factor != 2 && c->factor != 4 && c->factor != 8) || c->form > 1 || !c->nargs ||
+    if (c->dim > 2 || (c->factor != 2 && c->factor != 4 && c->factor != 8 && (c->factor != 16 || c->form != 2)) ||
+        c->form > 2 || (c->form == 2 && c->dim) || !c->nargs ||
         c->nargs > PLAN_FUSED_MAX_PARAMS || !c->name || !c->kernel || !c->source)
         return PLAN_ERR_ARG;
     if (plan_grow((void **)&p->cz, &p->capcz, p->ncz + 1, sizeof *p->cz))

@@ -724,7 +724,8 @@ static plan_status plan_get_dims(plan_rd *r, const json_t *o, const char *name, 
 }
 
 /* coarsenings[i] (1.12): a coarsened kernel of a plan whose wgsize pass
- * ran; factor 2, 4 or 8, dim 0..2, form blocked or strided. */
+ * ran; factor 2, 4 or 8, dim 0..2, form blocked or strided; or form vector
+ * with dim 0 and factor 2, 4, 8 or 16. */
 static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
 {
     static const char *const names[] = {"id", "name", "kernel", "program", "args", "dim", "factor", "form",
@@ -754,16 +755,19 @@ static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.dim: %llu, expected 0, 1 or 2", where,
                           (unsigned long long)dim);
     c.dim = (unsigned)dim;
-    PLAN_TRY(plan_get_u64(r, o, "factor", where, &factor));
-    if (factor != 2 && factor != 4 && factor != 8)
-        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.factor: %llu, expected 2, 4 or 8", where,
-                          (unsigned long long)factor);
-    c.factor = (unsigned)factor;
     PLAN_TRY(plan_get_str(r, o, "form", where, 64, &form));
-    if (strcmp(form, "blocked") && strcmp(form, "strided"))
-        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.form: '%.64s', expected blocked or strided", where,
-                          form);
-    c.form = !strcmp(form, "strided");
+    if (strcmp(form, "blocked") && strcmp(form, "strided") && strcmp(form, "vector"))
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.form: '%.64s', expected blocked, strided or vector",
+                          where, form);
+    c.form = !strcmp(form, "vector") ? 2u : !strcmp(form, "strided");
+    PLAN_TRY(plan_get_u64(r, o, "factor", where, &factor));
+    if (factor != 2 && factor != 4 && factor != 8 && (factor != 16 || c.form != 2))
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.factor: %llu, expected 2, 4 or 8%s", where,
+                          (unsigned long long)factor, c.form == 2 ? " or 16" : "");
+    c.factor = (unsigned)factor;
+    if (c.form == 2 && c.dim)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.dim: %u, the vector form coarsens dimension 0", where,
+                          c.dim);
     PLAN_TRY(plan_get_str(r, o, "options", where, 65536, &c.options));
     PLAN_TRY(plan_get_str(r, o, "source", where, PLAN_FUSED_MAX_SOURCE, &c.source));
     return plan_add_coarse(r->p, &c, NULL);

@@ -81,3 +81,8 @@ UNIT_LIBS_test_rw_coarsen := $(RWP_OBJS) $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
 $(B)/tests/test_rw_coarsen: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
 $(B)/obj/tests/unit/test_rw_coarsen.o: $(B)/gen/apps/vecadd_cl.h $(B)/gen/apps/blackscholes_cl.h \
     $(B)/gen/apps/sobel_cl.h $(B)/gen/apps/jacobi_cl.h $(B)/gen/apps/matmul_cl.h
+# The vector form of coarsening, the same way (factors 2, 4, 8, 16).
+UNIT_LIBS_test_rw_vector := $(RWP_OBJS) $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
+$(B)/tests/test_rw_vector: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
+$(B)/obj/tests/unit/test_rw_vector.o: $(B)/gen/apps/vecadd_cl.h $(B)/gen/apps/blackscholes_cl.h \
+    $(B)/gen/apps/exposure_cl.h

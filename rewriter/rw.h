@@ -254,8 +254,12 @@ void rw_specialize_free(rw_spec_out *out);
  * i = i' + j * (G / F) (work-items G/F apart). */
 #define RW_COARSEN_BLOCKED 0u
 #define RW_COARSEN_STRIDED 1u
+/* vector: blocked along dimension 0, the F work-items' global accesses
+ * p[gid] as one vloadF/vstoreF and their arithmetic on vector types (see
+ * rw_coarsen below and rewriter/README.md). */
+#define RW_COARSEN_VECTOR 2u
 
-/*! rw_coarsen_form_name() : "blocked", "strided", or NULL for another
+/*! rw_coarsen_form_name() : "blocked", "strided", "vector", or NULL for another
  *  value (static). Thread-safe. */
 const char *rw_coarsen_form_name(unsigned form);
 
@@ -267,8 +271,8 @@ typedef struct rw_coarsen_req {
     const char *kernel;       /* K: the kernel to coarsen */
     const char *name;         /* the new kernel's name: an identifier not used in the program */
     unsigned dim;             /* D: 0, 1 or 2 */
-    unsigned factor;          /* F: 2, 4 or 8 */
-    unsigned form;            /* RW_COARSEN_BLOCKED or RW_COARSEN_STRIDED */
+    unsigned factor;          /* F: 2, 4 or 8 (also 16 for RW_COARSEN_VECTOR) */
+    unsigned form;            /* RW_COARSEN_BLOCKED, RW_COARSEN_STRIDED or RW_COARSEN_VECTOR */
 } rw_coarsen_req;
 
 /* A program with a coarsened kernel. */
@@ -302,7 +306,18 @@ typedef struct rw_coarsen_out {
  *  get_global_linear_id itself. Atomics are not refused: the order of
  *  their updates changes, and only a measurement of the outputs tells
  *  whether that shows (the optimizer keeps a coarsening only where the
- *  outputs are bit-identical). Build the result with the program's own
+ *  outputs are bit-identical). The vector form (dimension 0 only, F up
+ *  to 16) launches the same way; its body is K's body once, for the F
+ *  work-items together: each access p[gid] of a global buffer of int,
+ *  uint, long, ulong, float or double indexed by get_global_id(0) (or a local
+ *  holding it) is a vloadF/vstoreF of the F elements, locals holding
+ *  loaded values are TF, scalars broadcast; a bounds guard
+ *  `if (gid < n) ...` / `if (gid >= n) return;` first tests the last
+ *  lane and, when it is out of bounds, runs the blocked loop instead.
+ *  Anything else that vectors could change is refused with one line
+ *  ("vecadd compares loaded values (line 5): ...", "blackscholes passes
+ *  a loaded value to its function cnd (line 22)"; the list is in
+ *  rewriter/README.md). Build the result with the program's own
  *  options. On success *out owns a malloc'd source (release it with
  *  rw_coarsen_free()). On failure *out is empty and err (capacity cap,
  *  may be NULL when cap is 0) holds one line: the first parse error, or
@@ -312,7 +327,7 @@ typedef struct rw_coarsen_out {
  *  Thread-safety: as rw_fuse().
  *  @return RW_OK, RW_ERR_PARSE, RW_ERR_REFUSED, RW_ERR_ARG (NULL or
  *  incomplete request, name not an identifier, dim, factor or form out
- *  of range), RW_ERR_NOMEM or RW_ERR_INTERNAL. */
+ *  of range, the vector form in a dimension other than 0), RW_ERR_NOMEM or RW_ERR_INTERNAL. */
 rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, size_t cap);
 
 /*! rw_coarsen_free() : releases what rw_coarsen() put in *out and empties

@@ -41,12 +41,15 @@ static const char *const rw_co_dimmed[] = {
 #define RW_CO_NDIMMED (sizeof rw_co_dimmed / sizeof rw_co_dimmed[0])
 
 static const char *const rw_co_suffixes[] = {
-    "co_gid", "co_gsz", "co_lin", "co_j", "co_d", "co_next",
+    "co_gid", "co_gsz", "co_lin", "co_j", "co_d", "co_next", "co_vs",
 };
 
 const char *rw_coarsen_form_name(unsigned form)
 {
-    return form == RW_COARSEN_BLOCKED ? "blocked" : form == RW_COARSEN_STRIDED ? "strided" : NULL;
+    return form == RW_COARSEN_BLOCKED   ? "blocked"
+           : form == RW_COARSEN_STRIDED ? "strided"
+           : form == RW_COARSEN_VECTOR  ? "vector"
+                                        : NULL;
 }
 
 static rw_status rw_co_prefix(const rw_tu *t, const char *name, char *pfx, size_t pcap, char *err,
@@ -304,9 +307,32 @@ static void rw_co_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigne
     rw_buf_addf(b, "#define get_global_linear_id() %sco_lin(%sco_j)\n", P, P);
 }
 
+/* The vector form's body: K's body with the vector edits @p ve for lane 0
+ * (get_global_id(0) is the blocked form's with j = 0), and when K has a
+ * bounds guard, the blocked loop over the F lanes as the remainder that
+ * the guard's last-lane test jumps to. */
+static rw_status rw_co_vector_body(const rw_tu *t, const rw_kernel *k, const rw_coarsen_req *req,
+                                   const char *P, rw_edits *e, rw_edits *ve, int guarded, rw_buf *b,
+                                   rw_segs *segs, char *err, size_t cap)
+{
+    rw_buf_addf(b, ")\n{\n    {\n    const uint %sco_j = 0u;\n    ", P);
+    RW_FORWARD(rw_edits_apply(t, ve, k->body_start, k->body_end, b, segs, k->name, err, cap));
+    rw_buf_adds(b, "\n    }\n");
+    if (guarded) {
+        rw_buf_addf(b, "    return;\n%sco_vs:\n    for (uint %sco_j = 0u; %sco_j < %uu; %sco_j++) {\n",
+                    P, P, P, req->factor, P);
+        RW_FORWARD(rw_edits_apply(t, e, k->body_start, k->body_end, b, segs, k->name, err, cap));
+        rw_buf_addf(b, "\n    %sco_next: ;\n    }\n", P);
+    }
+    rw_buf_adds(b, "}\n");
+    for (unsigned i = 0; rw_co_builtins[i]; i++)
+        rw_buf_addf(b, "#undef %s\n", rw_co_builtins[i]);
+    return b->oom ? RW_ERR_NOMEM : RW_OK;
+}
+
 static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coarsen_req *req,
-                              const char *P, rw_edits *e, rw_buf *b, rw_segs *segs, char *err,
-                              size_t cap)
+                              const char *P, rw_edits *e, rw_edits *ve, int guarded, rw_buf *b,
+                              rw_segs *segs, char *err, size_t cap)
 {
     rw_edits none = { 0 };
     unsigned i;
@@ -318,6 +344,8 @@ static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coars
         RW_FORWARD(rw_edits_apply(t, &none, k->p[i].start, k->p[i].end, b, segs, k->name, err,
                                   cap));
     }
+    if (req->form == RW_COARSEN_VECTOR)
+        return rw_co_vector_body(t, k, req, P, e, ve, guarded, b, segs, err, cap);
     rw_buf_addf(b, ")\n{\n    for (uint %sco_j = 0u; %sco_j < %uu; %sco_j++) {\n", P, P,
                 req->factor, P);
     RW_FORWARD(rw_edits_apply(t, e, k->body_start, k->body_end, b, segs, k->name, err, cap));
@@ -337,10 +365,14 @@ static rw_status rw_co_req_ok(const rw_coarsen_req *req, char *err, size_t cap)
         return rw_fail(err, cap, RW_ERR_ARG, "program source too large (%zu bytes)", req->len);
     if (req->dim > 2)
         return rw_fail(err, cap, RW_ERR_ARG, "dimension %u: 0, 1 or 2", req->dim);
-    if (req->factor != 2 && req->factor != 4 && req->factor != 8)
-        return rw_fail(err, cap, RW_ERR_ARG, "factor %u: 2, 4 or 8", req->factor);
     if (!rw_coarsen_form_name(req->form))
-        return rw_fail(err, cap, RW_ERR_ARG, "form %u: blocked or strided", req->form);
+        return rw_fail(err, cap, RW_ERR_ARG, "form %u: blocked, strided or vector", req->form);
+    if (req->factor != 2 && req->factor != 4 && req->factor != 8 &&
+        (req->factor != 16 || req->form != RW_COARSEN_VECTOR))
+        return rw_fail(err, cap, RW_ERR_ARG, "factor %u: 2, 4 or 8 (16 for the vector form)",
+                       req->factor);
+    if (req->form == RW_COARSEN_VECTOR && req->dim != 0)
+        return rw_fail(err, cap, RW_ERR_ARG, "the vector form coarsens dimension 0 only");
     return RW_OK;
 }
 
@@ -385,7 +417,8 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
 {
     rw_tu t;
     rw_kernel *k = NULL;
-    rw_edits e = { 0 };
+    rw_edits e = { 0 }, ve = { 0 };
+    int guarded = 0;
     rw_segs segs = { 0 };
     rw_buf b = { 0 };
     char *args = NULL, pfx[32], next[48];
@@ -416,6 +449,8 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
         snprintf(next, sizeof next, "%sco_next", pfx);
         st = rw_co_check(&t, k, req, next, &e, err, cap);
     }
+    if (st == RW_OK && req->form == RW_COARSEN_VECTOR)
+        st = rw_vec_edits(&t, k, req->factor, pfx, &ve, &guarded, err, cap);
     if (st != RW_OK)
         goto out;
     rw_buf_program(&b, &t);
@@ -425,8 +460,9 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
                 req->name, k->name, req->factor, req->dim, rw_coarsen_form_name(req->form),
                 req->factor);
     gen_off = b.len;
-    rw_co_text(&b, pfx, req->dim, req->factor, req->form);
-    st = rw_co_kernel(&t, k, req, pfx, &e, &b, &segs, err, cap);
+    rw_co_text(&b, pfx, req->dim, req->factor,
+               req->form == RW_COARSEN_VECTOR ? RW_COARSEN_BLOCKED : req->form);
+    st = rw_co_kernel(&t, k, req, pfx, &e, &ve, guarded, &b, &segs, err, cap);
     if (st == RW_OK) {
         rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name, k->np,
                              k->name, rw_co_builtins };
@@ -444,6 +480,7 @@ out:
     rw_buf_free(&b);
     rw_segs_free(&segs);
     rw_edits_free(&e);
+    rw_edits_free(&ve);
     free(k);
     free(args);
     rw_tu_close(&t);

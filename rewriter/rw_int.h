@@ -328,4 +328,24 @@ typedef struct rw_check_req {
  * in the new kernel. RW_ERR_INTERNAL or RW_ERR_REFUSED otherwise. */
 rw_status rw_check(const rw_check_req *r, char *err, size_t cap);
 
+/* ---------------------------------------------------------- rw_vector.c */
+
+/* The edits (into @p e) that make K's body the vector form's body for
+ * factor @p F (2, 4, 8, 16) along dimension 0, names with prefix @p P (the
+ * blocked form's helpers P##co_gid and P##co_j give lane 0's id, P##co_vs
+ * is the scalar remainder's label). *guarded is 1 when K has a bounds
+ * guard (then the remainder is needed). RW_ERR_REFUSED with one line for
+ * what vectors could change: a global pointer used other than as p[gid]
+ * (another index, an address, a call), a buffer of another element type
+ * than int, uint, long, ulong, float, double (structs, char, short, half,
+ * volatile), the global id used other than as such an index or in the
+ * guard, a condition other than the guard on the global id, control flow,
+ * a comparison, ?:, a cast, a conversion, a member, an address or a
+ * dereference of a loaded value, a loaded value passed to a function of
+ * the program or to a builtin without a kept vector overload, atomics,
+ * get_global_linear_id, a store before the guard, a local holding loaded
+ * values whose type is spelled other than as its element type. */
+rw_status rw_vec_edits(const rw_tu *t, const rw_kernel *k, unsigned F, const char *P, rw_edits *e,
+                       int *guarded, char *err, size_t cap);
+
 #endif

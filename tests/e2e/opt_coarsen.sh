@@ -38,7 +38,7 @@ if grep -q "^clrr optimize: tune: axpb (launch [0-9]*, 2 launches): local size [
     grep -q "^clrr optimize: tune: 0 launch shapes coarsened, 0 with coarsenings measured, 0 where a coarsening changed the outputs, 1 refused by the rewriter" \
         "$TMP/m.err" || fail "tune summary: $(cat "$TMP/m.err")"
 else
-    grep -Eq "^clrr optimize: tune: axpb \(launch [0-9]+, 2 launches\): (coarsened by [248] along dimension 0 \((blocked|strided)\): .* ms instead of .*outputs identical|not coarsened: .* ms as recorded; the fastest coarsening with the same outputs \((blocked|strided), [248] along 0\) .* ms, not faster beyond the noise)" \
+    grep -Eq "^clrr optimize: tune: axpb \(launch [0-9]+, 2 launches\): (coarsened by [248] along dimension 0 \((blocked|strided|vector)\): .* ms instead of .*outputs identical|not coarsened: .* ms as recorded; the fastest coarsening with the same outputs \((blocked|strided|vector), [248] along 0\) .* ms, not faster beyond the noise)" \
         "$TMP/m.err" || fail "no measured decision for axpb: $(cat "$TMP/m.err")"
     grep -q "^clrr optimize: tune: [01] launch shapes\? coarsened, 1 with coarsenings measured, 0 where a coarsening changed the outputs, 1 refused by the rewriter" \
         "$TMP/m.err" || fail "tune summary: $(cat "$TMP/m.err")"
@@ -147,7 +147,7 @@ grep -q "coarsenings\[0\].factor: 3, expected 2, 4 or 8" "$TMP/err" || fail "fac
 one_line 3 replay "$TMP/c.clrr" --plan "$TMP/dim.plan"
 grep -q "local_sizes\[0\].tuned\[0\].coarsen: coarsenings\[0\] coarsens dimension 1 of a launch of 1" "$TMP/err" || fail "dim: $(cat "$TMP/err")"
 one_line 3 replay "$TMP/c.clrr" --plan "$TMP/form.plan"
-grep -q "coarsenings\[0\].form: 'diagonal', expected blocked or strided" "$TMP/err" || fail "form: $(cat "$TMP/err")"
+grep -q "coarsenings\[0\].form: 'diagonal', expected blocked, strided or vector" "$TMP/err" || fail "form: $(cat "$TMP/err")"
 one_line 3 replay "$TMP/c.clrr" --plan "$TMP/noref.plan"
 grep -q "tuned\[0\].coarsen: no coarsened kernel 2 in coarsenings" "$TMP/err" || fail "noref: $(cat "$TMP/err")"
 one_line 3 replay "$TMP/c.clrr" --plan "$TMP/local.plan"

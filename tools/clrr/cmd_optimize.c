@@ -30,7 +30,7 @@
 static const char cli_optimize_usage[] =
     "Usage: clrr optimize FILE -o PLAN [--passes LIST] [--split DEVICES] [--costs DB] [--no-verify]\n"
     "                     [--measure[=N]] [--tune[=MODE]] [--budget SECONDS]\n"
-    "                     [--tune-force=coarsen:F] [--json]\n"
+    "                     [--tune-force=coarsen:F|vector:F] [--json]\n"
     "Finds work in a trace that can be left out, merged or overlapped without\n"
     "changing anything the application observes, and writes a plan\n"
     "(plan/PLAN.md) that 'clrr replay FILE --plan PLAN' executes, verifying\n"
@@ -143,12 +143,14 @@ static const char cli_optimize_usage[] =
     "                       and driver). MODE: rapid (6 candidates), normal (16, the\n"
     "                       default) or exhaustive (128). Then, for each shape that\n"
     "                       kept its local size, coarsened kernels (rapid: factors\n"
-    "                       2 and 4 along dimension 0, blocked; normal: 2, 4, 8,\n"
-    "                       blocked and strided; exhaustive: every dimension),\n"
+    "                       2 and 4 along dimension 0, blocked, and 4 vector; normal:\n"
+    "                       2, 4, 8, blocked and strided, 4, 8, 16 vector; exhaustive:\n"
+    "                       every dimension),\n"
     "                       checked and timed the same way\n"
     "  --tune-force=coarsen:F  testing aid: only coarsening by F (2, 4 or 8) along\n"
     "                       dimension 0 is tried, and it is kept wherever its outputs\n"
-    "                       are bit-identical, faster or not (the plan says so)\n"
+    "                       are bit-identical, faster or not (the plan says so);\n"
+    "                       vector:F (2, 4, 8 or 16): the same with the vector form\n"
     "  --budget SECONDS     with --measure: the bound of all the measuring (the\n"
     "                       verification's replays, each pass's timing, the tuning,\n"
     "                       the final check; default 60): each stage gets what is\n"
@@ -1109,8 +1111,12 @@ static int cli_optimize_run(int argc, char **argv)
         case O_TUNE_FORCE:
             if (!strcmp(optarg, "coarsen:2") || !strcmp(optarg, "coarsen:4") || !strcmp(optarg, "coarsen:8"))
                 force_factor = (unsigned)(optarg[8] - '0');
+            else if (!strcmp(optarg, "vector:2") || !strcmp(optarg, "vector:4") || !strcmp(optarg, "vector:8") ||
+                     !strcmp(optarg, "vector:16"))
+                force_factor = (unsigned)atoi(optarg + 7) | OPT_TUNE_FORCE_VECTOR;
             else
-                return cli_usage_err("--tune-force takes coarsen:2, coarsen:4 or coarsen:8, not '%s'", optarg);
+                return cli_usage_err("--tune-force takes coarsen:2, coarsen:4, coarsen:8 or vector:2, vector:4, "
+                                     "vector:8, vector:16, not '%s'", optarg);
             break;
         case 'h': fputs(cli_optimize_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
