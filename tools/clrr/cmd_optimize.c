@@ -1141,8 +1141,9 @@ static int cli_optimize_run(int argc, char **argv)
         return cli_usage_err("%s needs --split DEVICES", o.device ? "--device (without --tune or --measure)" : "--costs");
     if (costs && no_costs)
         return cli_usage_err("--costs and --no-costs exclude each other");
-    int drc;   /* a device that is not here: one line, before any replay */
-    if (o.device && (drc = cli_device_check(o.device, NULL, 0)) != CLI_EXIT_OK)
+    int drc;   /* --tune/--measure on a device that is not here: one line, before any replay
+                  (with --split the partitioner says what it does without it) */
+    if (o.device && !o.split && (drc = cli_device_check(o.device, NULL, 0)) != CLI_EXIT_OK)
         return drc;
     const char *path;
     int rc = cli_one_file(argc, argv, &path);
