@@ -151,6 +151,7 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
     unsigned k, n, i;
     cl_int ret = CL_SUCCESS, r;
     tf_wticket *t;
+    int rest = 0;   /* a piece was refused: the rest was read in one blocking read */
 
     c->hook_p = NULL;
     /* an event the application asked for must be one command's: plain; a
@@ -178,7 +179,14 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
     c->hook_p = &rec_pipe_mark;
     c->scratch[0] = c->scratch[1] = 0;   /* device time: the first piece's start, the last's end */
     t = tf_writer_blob_open(rec_g.w, ptr, size, &c->out[5].v.blob);   /* NULL: captured at the end */
-    for (n = 1; n < k; n++) {
+    for (n = 1, i = 0; n < k; n++) {
+        /* a driver that reads into pageable memory before a non-blocking
+         * read returns (as CUDA does) has the last piece there: its capture
+         * then runs during the next one's read (one look, no wait) */
+        cl_int st = CL_QUEUED;
+        for (; t && i < n && rec_next.clGetEventInfo(ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                                                     NULL) == CL_SUCCESS && st == CL_COMPLETE; i++)
+            tf_writer_blob_avail(rec_g.w, t, end[i]);
         ev[n] = NULL;
         r = rec_next.clEnqueueReadBuffer(q, buf, CL_FALSE, off + end[n - 1], end[n] - end[n - 1],
                                          (uint8_t *)ptr + end[n - 1], 0, NULL, &ev[n]);
@@ -188,10 +196,11 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
             /* the rest in one blocking read (after the pieces, in order): its answer is the call's */
             ret = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off + end[n - 1], size - end[n - 1],
                                                (uint8_t *)ptr + end[n - 1], 0, NULL, NULL);
+            rest = 1;
             break;
         }
     }
-    if (n == k)
+    if (!rest)
         rec_next.clFlush(q);
     for (i = 0; i < n; i++) {
         r = rec_next.clWaitForEvents(1, &ev[i]);
@@ -200,7 +209,7 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
         if (t && ret == CL_SUCCESS)
             tf_writer_blob_avail(rec_g.w, t, end[i]);
     }
-    if (c->timed && ret == CL_SUCCESS) {
+    if (c->timed && ret == CL_SUCCESS && !rest) {   /* (after a refusal: no device time) */
         cl_ulong start = 0, stop = 0;
         if (rec_next.clGetEventProfilingInfo(ev[n - 1], CL_PROFILING_COMMAND_END, sizeof stop, &stop, NULL) ==
                 CL_SUCCESS &&

@@ -1,7 +1,7 @@
 /* pipe.c — blocking reads around the size the recorder issues in pieces
  * (recorder/rec_data.c rec_read_pipe), for tests/e2e/record_pipeline.sh.
  *
- *   pipe SEED main|threads
+ *   pipe SEED main|threads|host
  *
  * A kernel fills a buffer of 72 MiB + 8 with pseudo-random words from
  * SEED; every read below is blocking, into fresh host memory, and is
@@ -18,6 +18,10 @@
  *     with a flag the setter raises before setting it); then two threads
  *     reading 12 MiB each from the same in-order queue at once. Pipelined:
  *     3 reads.
+ *   host: the parts of the buffer read written by the host (blocking
+ *     writes of the same words: runs on the stub driver, which runs no
+ *     kernel), then 16 MiB
+ *     from offset 0 and the last 9 MiB + 7 bytes. Pipelined: 2 reads.
  * Prints a line per read (size, offset, a fold of its words) and the
  * device's name. Exit 0 unless a call fails or a value is wrong. */
 #include <CL/cl.h>
@@ -124,8 +128,8 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[2], "main") && strcmp(argv[2], "threads"))) {
-        fprintf(stderr, "usage: pipe SEED main|threads\n");
+    if (argc != 3 || (strcmp(argv[2], "main") && strcmp(argv[2], "threads") && strcmp(argv[2], "host"))) {
+        fprintf(stderr, "usage: pipe SEED main|threads|host\n");
         return 2;
     }
     seed = (uint32_t)strtoul(argv[1], NULL, 10);
@@ -148,6 +152,22 @@ int main(int argc, char **argv)
     buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, NBUF, NULL, &err);
     CHECK(err);
     size_t g = NBUF / 4;
+    if (!strcmp(argv[2], "host")) {
+        size_t nh = 16 * MIB, tail = NBUF - 12 * MIB;   /* the parts read below */
+        uint32_t *h = (uint32_t *)xalloc(nh);
+        for (size_t i = 0; i < nh / 4; i++)
+            h[i] = word((uint32_t)i);   /* (little-endian hosts: the bytes verify() expects) */
+        CHECK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, nh, h, 0, NULL, NULL));
+        for (size_t i = 0; i < 12 * MIB / 4; i++)
+            h[i] = word((uint32_t)(tail / 4 + i));
+        CHECK(clEnqueueWriteBuffer(q, buf, CL_TRUE, tail, 12 * MIB, h, 0, NULL, NULL));
+        free(h);
+        rd("16 MiB", q, 0, 16 * MIB, 0, NULL, NULL);
+        rd("last bytes", q, NBUF - (9 * MIB + 7), 9 * MIB + 7, 0, NULL, NULL);
+        CHECK(clFinish(q));
+        printf("pipe: device %s ok\n", name);
+        return 0;
+    }
     CHECK(clSetKernelArg(k, 0, sizeof buf, &buf));
     CHECK(clSetKernelArg(k, 1, sizeof seed, &seed));
     CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL));
