@@ -165,6 +165,7 @@ static void rec_shutdown(void)
     rec_events_stop();
     rec_plan_end();
     rec_g.active = 0;
+    rec_data_counts();
     char msg[600];
     tf_status st = tf_writer_close_msg(rec_g.w, msg, sizeof msg);
     if (st != TF_OK && !atomic_exchange(&rec_g.error_reported, 1))

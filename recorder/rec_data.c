@@ -51,6 +51,8 @@ static int rec_overlap(void)
  * plan mode (the plan may change the call, or skip it) nor with numbers
  * taken at entry (a capture range: the BEGIN written after the driver's
  * call would come after later numbers). */
+static _Atomic uint64_t rec_n_overlap, rec_n_pipe;   /* CLRR_REC_COUNTS */
+
 void rec_slot_fill_ov(rec_call *c, rec_slot *s, const void *p, size_t len)
 {
     tf_status st;
@@ -62,6 +64,8 @@ void rec_slot_fill_ov(rec_call *c, rec_slot *s, const void *p, size_t len)
     }
     s->state = REC_SLOT_BLOB;
     c->pend = tf_writer_blob_begin(rec_g.w, p, len, &s->v.blob, &st);
+    if (c->pend)
+        atomic_fetch_add_explicit(&rec_n_overlap, 1, memory_order_relaxed);
 }
 
 void rec_cap_in_ov(rec_call *c, unsigned i, const void *p, size_t len)
@@ -85,6 +89,156 @@ static int rec_hashes(size_t len)
 uint32_t rec_data_features(void)
 {
     return rec_g.ctl.hash_reads || rec_g.ctl.hash_reads_over ? TF_FEATURE_HASHED_READS : 0;
+}
+
+/* Pipelined blocking reads ----------------------------------------------
+ * What is left of a large blocking read's cost on the application's thread
+ * is the capture of its read-back, which can start only once the bytes are
+ * there: on the H200, `micro data 20 random`'s 20 blocking reads of 16 MiB
+ * waited about 0.8 ms each for it after the driver returned. Issued as
+ * pieces, the capture of each (by the writer's workers, one ticket:
+ * tf_writer_blob_open/avail/join) runs while the driver reads the next,
+ * and only the last piece's is left after the data is all there. */
+#define REC_PIPE_MIN   ((size_t)8 << 20)   /* smallest read issued in pieces: two of 4 MiB */
+#define REC_PIPE_PIECE ((size_t)4 << 20)   /* a piece (a multiple of TF_BLOB_PIECE) */
+#define REC_PIPE_MAXK  16                  /* most pieces; larger reads get larger pieces */
+
+static _Atomic int rec_pipe_on = -1;   /* CLRR_REC_PIPELINE_READS=0: off; read once */
+
+static int rec_pipe_enabled(void)
+{
+    int on = atomic_load_explicit(&rec_pipe_on, memory_order_relaxed);
+    if (on < 0) {
+        const char *v = getenv("CLRR_REC_PIPELINE_READS");
+        on = !(v && !strcmp(v, "0"));
+        atomic_store_explicit(&rec_pipe_on, on, memory_order_relaxed);
+    }
+    return on;
+}
+
+static int rec_hashes(size_t len);
+static const char rec_pipe_mark;   /* c->hook_p: the read went in pieces */
+
+/* Whether the read can go in pieces with nothing the application sees
+ * changed: an in-order queue (its pieces then run in order, after the
+ * application's wait list, which the first one gets), a buffer that is not
+ * a sub-buffer, the range within it. Anything odd goes the plain way, and
+ * the driver answers it. */
+static int rec_pipe_ok(cl_command_queue q, cl_mem buf, size_t off, size_t size)
+{
+    cl_command_queue_properties props = 0;
+    cl_mem_object_type type = 0;
+    cl_mem parent = NULL;
+    size_t msize = 0;
+
+    return rec_next.clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) == CL_SUCCESS &&
+           !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) &&
+           rec_next.clGetMemObjectInfo(buf, CL_MEM_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+           type == CL_MEM_OBJECT_BUFFER &&
+           rec_next.clGetMemObjectInfo(buf, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
+               CL_SUCCESS &&
+           parent == NULL &&
+           rec_next.clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof msize, &msize, NULL) == CL_SUCCESS &&
+           off <= msize && size <= msize - off;
+}
+
+int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
+                  void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    cl_event ev[REC_PIPE_MAXK];
+    size_t end[REC_PIPE_MAXK];   /* bytes of ptr complete once piece i is */
+    size_t piece = REC_PIPE_PIECE;
+    unsigned k, n, i;
+    cl_int ret = CL_SUCCESS, r;
+    tf_wticket *t;
+    int rest = 0;   /* a piece was refused: the rest was read in one blocking read */
+
+    c->hook_p = NULL;
+    /* an event the application asked for must be one command's: plain; a
+     * timed call's event is ours (the stand-in), left unset: the pieces
+     * give the device time */
+    if (!blocking || (event && !(c->timed && c->own_event)) || !ptr || size < REC_PIPE_MIN || !c->capture ||
+        rec_g.plan || rec_g.seq_at_enter || rec_hashes(size) || !rec_pipe_enabled() ||
+        !rec_pipe_ok(q, buf, off, size))
+        return 0;
+    if ((size + piece - 1) / piece > REC_PIPE_MAXK)
+        piece = ((size + REC_PIPE_MAXK - 1) / REC_PIPE_MAXK + TF_BLOB_PIECE - 1) / TF_BLOB_PIECE * TF_BLOB_PIECE;
+    k = (unsigned)((size + piece - 1) / piece);
+    for (i = 0; i < k; i++)
+        end[i] = i + 1 < k ? (size_t)(i + 1) * piece : size;
+    /* the first piece, with the application's wait list: refused, nothing
+     * was issued, and the plain call gets the driver's own answer */
+    ev[0] = NULL;
+    if (rec_next.clEnqueueReadBuffer(q, buf, CL_FALSE, off, end[0], ptr, nwait, wait, &ev[0]) != CL_SUCCESS ||
+        !ev[0]) {
+        if (ev[0])
+            rec_next.clReleaseEvent(ev[0]);
+        return 0;
+    }
+    atomic_fetch_add_explicit(&rec_n_pipe, 1, memory_order_relaxed);
+    c->hook_p = &rec_pipe_mark;
+    c->scratch[0] = c->scratch[1] = 0;   /* device time: the first piece's start, the last's end */
+    t = tf_writer_blob_open(rec_g.w, ptr, size, &c->out[5].v.blob);   /* NULL: captured at the end */
+    for (n = 1, i = 0; n < k; n++) {
+        /* a driver that reads into pageable memory before a non-blocking
+         * read returns (as CUDA does) has the last piece there: its capture
+         * then runs during the next one's read (one look, no wait) */
+        cl_int st = CL_QUEUED;
+        for (; t && i < n && rec_next.clGetEventInfo(ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                                                     NULL) == CL_SUCCESS && st == CL_COMPLETE; i++)
+            tf_writer_blob_avail(rec_g.w, t, end[i]);
+        ev[n] = NULL;
+        r = rec_next.clEnqueueReadBuffer(q, buf, CL_FALSE, off + end[n - 1], end[n] - end[n - 1],
+                                         (uint8_t *)ptr + end[n - 1], 0, NULL, &ev[n]);
+        if (r != CL_SUCCESS || !ev[n]) {
+            if (ev[n])
+                rec_next.clReleaseEvent(ev[n]);
+            /* the rest in one blocking read (after the pieces, in order): its answer is the call's */
+            ret = rec_next.clEnqueueReadBuffer(q, buf, CL_TRUE, off + end[n - 1], size - end[n - 1],
+                                               (uint8_t *)ptr + end[n - 1], 0, NULL, NULL);
+            rest = 1;
+            break;
+        }
+    }
+    if (!rest)
+        rec_next.clFlush(q);
+    for (i = 0; i < n; i++) {
+        r = rec_next.clWaitForEvents(1, &ev[i]);
+        if (r != CL_SUCCESS && ret == CL_SUCCESS)
+            ret = r;   /* a blocking read's answer when its wait list failed */
+        if (t && ret == CL_SUCCESS)
+            tf_writer_blob_avail(rec_g.w, t, end[i]);
+    }
+    if (c->timed && ret == CL_SUCCESS && !rest) {   /* (after a refusal: no device time) */
+        cl_ulong start = 0, stop = 0;
+        if (rec_next.clGetEventProfilingInfo(ev[n - 1], CL_PROFILING_COMMAND_END, sizeof stop, &stop, NULL) ==
+                CL_SUCCESS &&
+            rec_next.clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
+                CL_SUCCESS)
+            start = 0;
+        c->scratch[0] = start;
+        c->scratch[1] = stop;
+    }
+    for (i = 0; i < n; i++)
+        rec_next.clReleaseEvent(ev[i]);
+    if (t) {
+        c->out[5].state = REC_SLOT_BLOB;   /* rec_cap_complete: captured */
+        tf_writer_blob_join(rec_g.w, t);
+    }
+    c->ret_override = ret;
+    return 1;
+}
+
+void rec_data_counts(void)
+{
+    const char *path = getenv("CLRR_REC_COUNTS");
+    FILE *fp;
+
+    if (!path || !*path || !(fp = fopen(path, "a")))
+        return;
+    fprintf(fp, "overlapped_captures %llu pipelined_reads %llu\n",
+            (unsigned long long)atomic_load(&rec_n_overlap), (unsigned long long)atomic_load(&rec_n_pipe));
+    fclose(fp);
 }
 
 void rec_slot_fill_read(rec_call *c, rec_slot *s, const void *p, size_t len)
@@ -111,7 +265,16 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
                       cl_event ev)
 {
     if (!p || !c->capture || blocking) {
-        rec_slot_fill_read(c, &c->out[i], p, len);
+        if (c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_pipe_mark) {   /* rec_read_pipe's */
+            if (c->out[i].state == REC_SLOT_NONE)
+                rec_slot_fill_read(c, &c->out[i], p, len);   /* no ticket: captured now */
+            if (c->scratch[1]) {   /* timed: the span of its pieces (it is after BEGIN: FORMAT.md 4) */
+                tf_wrec_devtime(tf_writer_lock(rec_g.w), c->seq, 0, 0, c->scratch[0], c->scratch[1]);
+                tf_writer_unlock(rec_g.w);
+            }
+        } else {
+            rec_slot_fill_read(c, &c->out[i], p, len);
+        }
         /* A blocking command returned: on an in-order queue every command
          * before it has completed, and the application may now reuse or
          * free the memory of their non-blocking reads (Parboil's

@@ -72,6 +72,7 @@ static rec_tkind rec_tkinds[REC_TIME_SLOTS];
 
 void rec_time_decide(rec_call *c, const void *key)
 {
+    c->own_event = 0;
     c->timed = rec_g.ctl.device_timing;
     uint64_t every = rec_g.ctl.timing_interval_us * 1000u;
     if (!c->timed || !every)
@@ -103,6 +104,7 @@ void rec_time_decide(rec_call *c, const void *key)
 
 int rec_want_event(rec_call *c, cl_bool blocking)
 {
+    c->own_event = 1;   /* asked: the application passed no event */
     return c->timed || (!blocking && c->capture);
 }
 

@@ -82,6 +82,8 @@ struct rec_call {
     uint64_t scratch[64];           /* storage a pre hook hands to the driver */
     int plan;                       /* plan mode: the matcher asked for something (rec_plan_apply) */
     int timed;                      /* enqueue: its device time is recorded (rec_time_decide) */
+    int own_event;                  /* enqueue: the application passed no event (set by
+                                       rec_time_decide and rec_want_event) */
     uint32_t heap;                  /* bit i: in[i] holds heap memory (REC_SLOT_BLOBS), freed by rec_end_done */
     int direct;                     /* plan mode: the call reaches the matcher through its hooks,
                                        not as records (rec_begin and rec_end hand out a
@@ -313,6 +315,27 @@ void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
 void rec_slot_fill_ov(rec_call *c, rec_slot *s, const void *p, size_t len);
 void rec_cap_in_ov(rec_call *c, unsigned i, const void *p, size_t len);
 void rec_cap_join(rec_call *c);
+/* A blocking clEnqueueReadBuffer (the pre hook, hooks_mem.c) of at least
+ * 8 MiB whose bytes are captured (not hashed), on an in-order queue, with
+ * no event asked and none of ours (not timed), not in plan mode nor with a
+ * capture range, CLRR_REC_PIPELINE_READS not 0: issued to the driver as
+ * pieces of 4 MiB (at most 16; larger reads, larger pieces), non-blocking,
+ * each with an event of ours, the application's wait list on the first;
+ * as each completes its capture is started on the writer's workers (one
+ * ticket, tf_writer_blob_open/avail), joined after the last. @return 1
+ * when it made the call (the answer in c->ret_override: CL_SUCCESS, a
+ * failed wait's status, or, when a later piece was refused, that of the
+ * rest read at once in one blocking read; c->out[5] holds the read-back,
+ * so that rec_cap_complete does not capture it again), 0 when the call
+ * goes the plain way (nothing issued: also when the first piece is
+ * refused). Same thread as the call; any number of threads at once. */
+int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
+                  void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event);
+/* CLRR_REC_COUNTS=FILE: at exit (rec_core.c's shutdown) appends a line
+ * "overlapped_captures N pipelined_reads M" to FILE, how many captures
+ * overlapped the driver's call and how many reads went in pieces (for the
+ * tests and benchmarks to see the paths ran). */
+void rec_data_counts(void);
 /* The same for a read-back: its hash when --hash-reads (or
  * --hash-reads-over, past the size) says so. */
 void rec_slot_fill_read(rec_call *c, rec_slot *s, const void *p, size_t len);
@@ -338,11 +361,12 @@ size_t rec_image_elem_size(const cl_image_format *f);
 
 /* --------------------------------------------------------- rec_events.c */
 /* rec_time_decide(): whether the command of @p c gets a device time (set
- * in c->timed), from its kind: c->fn and @p key, its first object after
+ * in c->timed; c->own_event cleared), from its kind: c->fn and @p key, its first object after
  * the queue (NULL when none). Called by every enqueue before the two below. */
 void rec_time_decide(rec_call *c, const void *key);
 /* Whether the recorder needs an event for this command when the
- * application passed none (device timing, or a non-blocking read-back). */
+ * application passed none (device timing, or a non-blocking read-back);
+ * called only then, it sets c->own_event. */
 int rec_want_event(rec_call *c, cl_bool blocking);
 /* Tracks an enqueued command's event: device times once complete, and the
  * release of a stand-in event (@p owned). */

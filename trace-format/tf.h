@@ -279,6 +279,22 @@ typedef struct tf_wticket tf_wticket;
 tf_wticket *tf_writer_blob_begin(tf_writer *w, const void *data, size_t len, tf_blobref *ref,
                                  tf_status *status);
 tf_status tf_writer_blob_join(tf_writer *w, tf_wticket *t);
+/*! tf_writer_blob_open() / tf_writer_blob_avail() : a ticket whose bytes
+ *  arrive in order while the caller waits (the recorder: a blocking read
+ *  issued as pieces). open is begin without posting any task: it makes
+ *  the ticket (waiting for budget) and returns it, or NULL when begin
+ *  would have done the capture itself (see above; nothing done then: the
+ *  caller captures the bytes another way once they are there). avail says
+ *  that the first @p n bytes at @p data are final: it posts the tasks of
+ *  the pieces (TF_BLOB_PIECE each, from @p data on) that lie wholly within
+ *  them, not posted yet, and returns at once; join posts the rest. The
+ *  bytes of a posted piece must stay valid and unchanged until join; those
+ *  not yet made available may be written meanwhile (not by the caller's
+ *  thread's tasks: none run before join). Join exactly once, as after
+ *  begin; the blob and the trace are the same as with tf_writer_blob()
+ *  over the final bytes. Same thread rules as begin/join. */
+tf_wticket *tf_writer_blob_open(tf_writer *w, const void *data, size_t len, tf_blobref *ref);
+void tf_writer_blob_avail(tf_writer *w, tf_wticket *t, size_t n);
 /*! tf_writer_blob_ref() : tf_writer_blob() for bytes copied from another
  *  trace, stored under the reference @p ref the records copied with them
  *  use (ref->size must be @p len), without hashing them again: a trace of

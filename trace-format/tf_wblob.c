@@ -41,7 +41,11 @@
  * of 16 MiB a run of `micro data 20 random` each waited 0.7-0.9 ms before
  * the driver's call started, bench/results/nvidia-h200-recorder-random.md);
  * join does what tf_writer_blob would have done after those tasks. The
- * pieces are queued at join, so the ordering above holds from join on. */
+ * pieces are queued at join, so the ordering above holds from join on.
+ * A ticket may also be opened before its bytes are there and its tasks
+ * posted as they arrive (tf_writer_blob_open, tf_writer_blob_avail: the
+ * recorder's pipelined blocking reads, whose read-back comes in pieces of
+ * 4 MiB while the driver reads the rest); the blob is the same one. */
 #include "trace-format/tf_int.h"
 
 #include <errno.h>
@@ -185,11 +189,14 @@ static void tf_wtask_do(tf_wcopy *t)
 }
 
 /* Posts @p n tasks for idle workers to take before any compression job,
- * counted in *pending (set here, under qmu, which guards it from now on). */
+ * counted in *pending (0 before the first post; added to here, under qmu,
+ * which guards it from then on: a ticket posts its tasks in parts). */
 static void tf_wtasks_post(tf_writer *w, tf_wcopy *tasks, unsigned n, unsigned *pending)
 {
+    if (n == 0)
+        return;
     pthread_mutex_lock(&w->qmu);
-    *pending = n;
+    *pending += n;
     for (unsigned i = 0; i < n; i++) {
         tf_wcopy *t = &tasks[i];
         t->next = NULL;
@@ -238,7 +245,7 @@ static void tf_wtasks_finish(tf_writer *w, unsigned *pending)
  * caller takes part (tf_wtasks_finish). */
 static void tf_wtasks_run(tf_writer *w, tf_wcopy *tasks, unsigned n)
 {
-    unsigned pending;   /* tasks not done (qmu) */
+    unsigned pending = 0;   /* tasks not done (qmu) */
 
     if (n == 1) {
         tf_wtask_do(&tasks[0]);
@@ -559,21 +566,19 @@ struct tf_wticket {
     size_t len;
     tf_blobref *ref;
     int spec;
-    unsigned ntasks;             /* posted */
+    unsigned ntasks;             /* made (c.tasks[0..ntasks), in the order of their bytes) */
+    unsigned nposted;            /* posted so far (tf_writer_blob_avail) */
     unsigned pending;            /* posted tasks not done (qmu) */
     tf_wcap c;
 };
 
-tf_wticket *tf_writer_blob_begin(tf_writer *w, const void *data, size_t len, tf_blobref *ref,
-                                 tf_status *status)
+tf_wticket *tf_writer_blob_open(tf_writer *w, const void *data, size_t len, tf_blobref *ref)
 {
     tf_wticket *t;
 
     if (w == NULL || ref == NULL || data == NULL || len <= TF_BLOB_PIECE || w->sink ||
-        atomic_load(&w->f.failed) || (t = malloc(sizeof *t)) == NULL) {
-        *status = tf_writer_blob(w, data, len, ref);
+        atomic_load(&w->f.failed) || (t = malloc(sizeof *t)) == NULL)
         return NULL;
-    }
     tf_wseal_before(w, len);
     t->src = data;
     t->len = len;
@@ -595,7 +600,32 @@ tf_wticket *tf_writer_blob_begin(tf_writer *w, const void *data, size_t len, tf_
         t->c.held = 0;
         t->ntasks = n;
     }
-    tf_wtasks_post(w, t->c.tasks, t->ntasks, &t->pending);
+    t->nposted = 0;
+    t->pending = 0;
+    return t;
+}
+
+void tf_writer_blob_avail(tf_writer *w, tf_wticket *t, size_t n)
+{
+    unsigned k = t->nposted;
+
+    while (k < t->ntasks &&
+           (n >= t->len || (size_t)(t->c.tasks[k].src - t->src) + t->c.tasks[k].len <= n))
+        k++;
+    tf_wtasks_post(w, t->c.tasks + t->nposted, k - t->nposted, &t->pending);
+    t->nposted = k;
+}
+
+tf_wticket *tf_writer_blob_begin(tf_writer *w, const void *data, size_t len, tf_blobref *ref,
+                                 tf_status *status)
+{
+    tf_wticket *t = tf_writer_blob_open(w, data, len, ref);
+
+    if (t == NULL) {
+        *status = tf_writer_blob(w, data, len, ref);
+        return NULL;
+    }
+    tf_writer_blob_avail(w, t, len);
     *status = TF_OK;
     return t;
 }
@@ -607,6 +637,7 @@ tf_status tf_writer_blob_join(tf_writer *w, tf_wticket *t)
     XXH3_state_t st;
     int have = 0;
 
+    tf_writer_blob_avail(w, t, t->len);   /* what is not posted yet */
     tf_wtasks_finish(w, &t->pending);
     ref->size = t->len;
     tf_hroot_begin(&st, t->len);

@@ -3,6 +3,7 @@
  * the bytes at once (see stub_event.c for the events). */
 #include "tests/stub-icd/stub_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static cl_int stub_check_buffer(cl_command_queue q, cl_mem m)
@@ -37,11 +38,21 @@ static cl_int stub_rw(cl_command_queue q, cl_mem m, int write, cl_bool blocking,
     return stub_cmd(q, write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER, nwait, wait, event, blocking);
 }
 
+/* CLRR_STUB_REFUSE_NB_READ=N: the N-th non-blocking clEnqueueReadBuffer
+ * (from 1) is refused with CL_OUT_OF_RESOURCES, nothing done (the
+ * recorder's pipelined reads, tests/e2e/record_pipeline.sh). */
+static unsigned stub_nb_reads;   /* (under the stub's lock) */
+
 cl_int CL_API_CALL stub_clEnqueueReadBuffer(cl_command_queue q, cl_mem buffer, cl_bool blocking_read,
                                             size_t offset, size_t size, void *ptr, cl_uint nwait,
                                             const cl_event *wait, cl_event *event)
 {
     STUB_ENTER();
+    const char *refuse = getenv("CLRR_STUB_REFUSE_NB_READ");
+    if (!blocking_read && refuse && ++stub_nb_reads == (unsigned)atoi(refuse)) {
+        stub_leave();
+        return CL_OUT_OF_RESOURCES;
+    }
     cl_int err = stub_rw(q, buffer, 0, blocking_read, offset, size, ptr, nwait, wait, event);
     stub_leave();
     return err;

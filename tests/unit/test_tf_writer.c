@@ -1117,6 +1117,74 @@ static void test_blob_tickets(void)
     blob_tickets(4);
 }
 
+/* Tickets whose bytes arrive while they are pending (tf_writer_blob_open,
+ * tf_writer_blob_avail: the recorder's pipelined reads): the memory holds
+ * other bytes until a part is made available (in steps that are no
+ * multiple of a piece, one of them 0, then all at once at join), each
+ * blob new and then again (stored once), in one window and in several;
+ * the refs are the rule's and the blobs read back as the final bytes. */
+static void blob_tickets_avail(unsigned threads)
+{
+    char path[64];
+    tf_writer_opts o = { .threads = threads, .memory_budget = 16 * MIB, .flush_ms = 100000 };
+    static const size_t sizes[] = { 4 * MIB, 3 * MIB + 5, 9 * MIB + 77, 2 * MIB };
+    enum { NB = sizeof sizes / sizeof sizes[0] };
+    uint8_t *p[NB], *fin[NB], want[16];
+    tf_blobref ref[NB];
+    tf_writer *w;
+    tf_writer_stats ws;
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    for (size_t i = 0; i < NB; i++) {
+        p[i] = malloc(sizes[i]);
+        fin[i] = malloc(sizes[i]);
+        CU_ASSERT_FATAL(p[i] != NULL && fin[i] != NULL);
+        tt_fill(fin[i], sizes[i], 700 + i, 0);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < NB; i++) {
+            size_t step = MIB + MIB / 2, at = 0;
+            memset(p[i], 0x5a, sizes[i]);
+            tf_wticket *t = tf_writer_blob_open(w, p[i], sizes[i], &ref[i]);
+            CU_ASSERT_FATAL(t != NULL);
+            tf_writer_blob_avail(w, t, 0);
+            for (; at + step < sizes[i] && at < 6 * MIB; at += step) {
+                memcpy(p[i] + at, fin[i] + at, step);
+                tf_writer_blob_avail(w, t, at + step);
+            }
+            memcpy(p[i] + at, fin[i] + at, sizes[i] - at);   /* the rest: posted by join */
+            CU_ASSERT(tf_writer_blob_join(w, t) == TF_OK);
+            ht_rule(fin[i], sizes[i], want);
+            CU_ASSERT(ref[i].size == sizes[i] && memcmp(ref[i].hash, want, 16) == 0);
+        }
+    }
+    CU_ASSERT(tf_writer_blob_open(w, p[0], MIB, &ref[0]) == NULL);   /* one piece: no ticket */
+    tf_writer_get_stats(w, &ws);
+    CU_ASSERT(ws.blobs_stored == NB);
+    CU_ASSERT(tf_writer_close(w) == TF_OK);
+
+    tf_reader *rd;
+    CU_ASSERT_FATAL(tf_reader_open(&rd, path, NULL) == TF_OK);
+    for (size_t i = 0; i < NB; i++) {
+        uint8_t *got = malloc(sizes[i]);
+        CU_ASSERT_FATAL(got != NULL);
+        CU_ASSERT(tf_reader_blob(rd, &ref[i], 0, got, sizes[i]) == TF_OK);
+        CU_ASSERT(memcmp(got, fin[i], sizes[i]) == 0);
+        free(got);
+        free(p[i]);
+        free(fin[i]);
+    }
+    tf_reader_close(rd);
+    unlink(path);
+}
+
+static void test_blob_tickets_avail(void)
+{
+    blob_tickets_avail(1);
+    blob_tickets_avail(4);
+}
+
 /* Incompressible blob pieces (random bytes) are stored as they are
  * (codec 0, the sample says zstd cannot win: tf_wzstd.c): the file is the
  * raw bytes plus chunk headers, and reads back; compressible ones of the
@@ -1279,6 +1347,7 @@ int main(void)
     CU_add_test(s, "incompressible blob pieces stored raw: file = bytes + headers", test_incompressible);
     CU_add_test(s, "workers hash large blobs: speculative, repeated, several windows, given refs", test_hash_writer);
     CU_add_test(s, "tickets: several pending, new and repeated blobs, several windows, small ones at begin", test_blob_tickets);
+    CU_add_test(s, "tickets: bytes made available in parts while pending (open, avail, join)", test_blob_tickets_avail);
     CU_add_test(s, "records larger than a chunk and its slack: grown under the record, counted", test_big_records);
     CU_add_test(s, "PREFETCHW used only where the CPU has it", test_prefetchw_flag);
     CU_add_test(s, "record writers: every record type's bytes as FORMAT.md lists them", test_record_writers);
