@@ -16,6 +16,9 @@
 #                 a machine without LLVM (the GPU machine) appends them to its
 #                 cost database (give --features-from DIR there).
 #   --features-from DIR  append DIR/features.costs's `f` records first.
+#   --traces-only  record nothing and add no traces/: profile only the
+#                 TRACEs given (third-party traces recorded elsewhere:
+#                 their features made there with --features DIR TRACE...).
 # The cost database is OUT/costs (default OUT: /tmp/clrr-model); the model
 # OUT/model.json. On the GPU machine (no LLVM, no libxgboost): run
 # `bench/model.sh --features DIR` here first and carry DIR, then there
@@ -25,7 +28,7 @@
 # POCL_DEVICES="basic pthread" gives PoCL's single- and
 # multi-threaded CPU devices (two devices on a machine with one CPU).
 set -u
-B=build OUT=/tmp/clrr-model SCALE=1 FEAT= FROM=
+B=build OUT=/tmp/clrr-model SCALE=1 FEAT= FROM= ONLY=
 TRACES=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -34,7 +37,8 @@ while [ $# -gt 0 ]; do
     --scale) SCALE=$2; shift 2 ;;
     --features) FEAT=$2; shift 2 ;;
     --features-from) FROM=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --traces-only) ONLY=1; shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) TRACES+=("$1"); shift ;;
     esac
 done
@@ -48,6 +52,7 @@ APPS="aes:262144:2 blackscholes:1048576:2 ep:32768:1 exposure:1024:1 geomatrix:5
       jacobi:1024:2 matmul:512:1 nbody:4096:2 overlap:262144:2 sobel:1024:1 spmv:131072:1 vecadd:4194304:1"
 t0=$(date +%s)
 n=0
+[ -n "$ONLY" ] && APPS=
 for w in $APPS; do
     IFS=: read -r app def iters <<<"$w"
     [ -x "$B/apps/$app" ] || continue
@@ -60,8 +65,12 @@ for w in $APPS; do
         n=$((n + 1))
     done
 done
-for t in traces/*.clrr; do TRACES+=("$t"); done
-echo "traces    ${#TRACES[@]} ($n recorded from build/apps at 4 sizes each, $(ls traces/*.clrr | wc -l) from traces/, the rest given)"
+[ -n "$ONLY" ] || for t in traces/*.clrr; do TRACES+=("$t"); done
+if [ -n "$ONLY" ]; then
+    echo "traces    ${#TRACES[@]} (given)"
+else
+    echo "traces    ${#TRACES[@]} ($n recorded from build/apps at 4 sizes each, $(ls traces/*.clrr | wc -l) from traces/, the rest given)"
+fi
 if [ -n "$FEAT" ]; then
     for t in "${TRACES[@]}"; do "$C" model features "$t" >/dev/null 2>&1 || echo "features $t: failed"; done
     echo "features  $(grep -c '^f' "$CLRR_COSTS") launch shapes in $CLRR_COSTS"
