@@ -62,6 +62,7 @@ typedef struct gen_func {
     int hook_pre, hook_post;
     int rpl_pre, rpl_post;   /* replay hooks (`replay` lines) */
     int ext;             /* wrapped extension function */
+    int overlap;         /* host input captured while the driver runs (`overlap` lines) */
     int in_dispatch;     /* has a slot in struct _cl_icd_dispatch */
 } gen_func;
 

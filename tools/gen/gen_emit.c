@@ -286,27 +286,14 @@ static const char *gen_ref_change(const gen_func *f)
     return NULL;
 }
 
-/* Entry points whose host-memory input (a blob parameter, or the contents
- * their pre hook captures: COPY/USE_HOST_PTR, an SVM copy's host source)
- * is captured while the driver runs (recorder/rec_data.c
+/* Entry points whose host-memory input is captured while the driver runs
+ * (`overlap` lines of recorder/api.overlay; recorder/rec_data.c
  * rec_slot_fill_ov): the driver is called first when a ticket is pending,
  * then rec_cap_join, then the BEGIN record; a call without one pays one
- * branch on a local before the BEGIN and one before the driver's call.
- * Every function whose pre hook calls rec_slot_fill_ov must be here (the
- * others never set c->pend). */
+ * branch on a local before the BEGIN and one before the driver's call. */
 static int gen_overlaps(const gen_func *f)
 {
-    static const char *const names[] = {
-        "clEnqueueWriteBuffer", "clEnqueueWriteBufferRect", "clEnqueueWriteImage",
-        "clEnqueueSVMMemcpy", "clCreateBuffer", "clCreateBufferWithProperties", "clCreateImage",
-        "clCreateImageWithProperties", "clCreateImage2D", "clCreateImage3D",
-    };
-    if (f->ret_void || gen_ref_change(f))
-        return 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(f->name, names[i]))
-            return 1;
-    return 0;
+    return f->overlap && !gen_ref_change(f);
 }
 
 /* The driver's call as an expression (skip_: a pre hook's or the plan's

@@ -165,6 +165,12 @@ int gen_apply_overlay(gen_api *api, const char *path)
             f->rpl_post |= !!strstr(tok[2], "post");
         } else if (!strcmp(tok[0], "ext")) {
             f->ext = 1;
+        } else if (!strcmp(tok[0], "overlap")) {
+            if (n < 3 || !tok[2][0])
+                gen_die("%s: overlap needs a reason", where);
+            if (f->ret_void)
+                gen_die("%s: overlap: %s returns nothing to hold while the capture is joined", where, tok[1]);
+            f->overlap = 1;
         } else if (gen_sem_directive(api, f, tok, n, where)) {
             /* cat, op, mem, waits, drop, unknown (gen_sem.c) */
         } else if (!strcmp(tok[0], "enum") || !strcmp(tok[0], "bits")) {
