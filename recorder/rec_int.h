@@ -304,8 +304,7 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
 /* Fills a slot from memory: inline, blob, or skipped when capture is off. */
 void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len);
 /* Overlapped capture, for the host memory a call reads, in the entry points
- * the generator lists (tools/gen/gen_emit.c gen_overlaps: they set c->pend
- * to NULL first): a blob of more than 1 MiB is copied and hashed by the
+ * of api.overlay's `overlap` lines (generated to set c->pend to NULL first): a blob of more than 1 MiB is copied and hashed by the
  * writer's workers while the driver runs (tf_writer_blob_begin), and
  * rec_cap_join, called after the driver returned and before the BEGIN
  * record is encoded, waits for it and fills the slot. Without a ticket
