@@ -140,13 +140,47 @@ int rwp_parts(const rwp_case *cs, const char *src, size_t len, const char *name,
     return rwp_run(cs, src, len, &a, out, err, cap);
 }
 
+/* Every buffer of @p a against @p b (as rwp_run lays them out): 0 equal,
+ * 1 with the first difference in err. */
+static int rwp_diff(const rwp_case *cs, const unsigned char *a, const unsigned char *b, char *err, size_t cap)
+{
+    size_t at, pos = 0;
+    for (unsigned i = 0; i < cs->nbufs; pos += cs->bufs[i].bytes, i++) {
+        for (at = 0; at < cs->bufs[i].bytes && a[pos + at] == b[pos + at]; at++)
+            ;
+        if (at < cs->bufs[i].bytes) {
+            snprintf(err, cap, "buffer %u differs at byte %zu", i, at);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int rwp_full(const rwp_case *cs, unsigned char **out, char *err, size_t cap)
+{
+    static const rwp_split whole = { 0, 1, { 0 } };
+    return rwp_parts(cs, cs->src, cs->len, cs->kernel, 0, &whole, out, err, cap);
+}
+
+int rwp_compare_coarse(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
+                       const char *name, unsigned dim, unsigned f, char *err, size_t cap)
+{
+    static const rwp_split whole = { 0, 1, { 0 } };
+    rwp_case c2 = *cs;
+    unsigned char *co = NULL;
+    c2.global[dim] = cs->global[dim] / f;
+    while (c2.local[0] && c2.global[dim] % c2.local[dim])
+        c2.local[dim] /= 2;   /* the other dimensions' stay: K may ask for them */
+    int rc = rwp_parts(&c2, src, len, name, 0, &whole, &co, err, cap) < 0 ? -1 : rwp_diff(cs, full, co, err, cap);
+    free(co);
+    return rc;
+}
+
 int rwp_compare(const rwp_case *cs, const char *src, size_t len, const char *name, int extra,
                 const rwp_split *sp, char *err, size_t cap)
 {
     static rwp_argv a;
     unsigned char *full = NULL, *parts = NULL;
-    size_t at, pos = 0;
-    unsigned i;
     int rc = -1;
 
     rwp_head(cs, &a);
@@ -155,15 +189,7 @@ int rwp_compare(const rwp_case *cs, const char *src, size_t len, const char *nam
         goto out;
     if (rwp_parts(cs, src, len, name, extra, sp, &parts, err, cap) < 0)
         goto out;
-    rc = 0;
-    for (i = 0; i < cs->nbufs && rc == 0; pos += cs->bufs[i].bytes, i++) {
-        for (at = 0; at < cs->bufs[i].bytes && full[pos + at] == parts[pos + at]; at++)
-            ;
-        if (at < cs->bufs[i].bytes) {
-            rc = 1;
-            snprintf(err, cap, "buffer %u differs at byte %zu", i, at);
-        }
-    }
+    rc = rwp_diff(cs, full, parts, err, cap);
 out:
     free(full);
     free(parts);

@@ -65,6 +65,18 @@ typedef struct rwp_split {
 int rwp_parts(const rwp_case *cs, const char *src, size_t len, const char *name, int extra,
               const rwp_split *sp, unsigned char **out, char *err, size_t cap);
 
+/*! rwp_full() : what cs->kernel of cs->src, run as written, leaves in the
+ *  buffers (one after the other, *out malloc'd). @return 0, or -1 with err. */
+int rwp_full(const rwp_case *cs, unsigned char **out, char *err, size_t cap);
+
+/*! rwp_compare_coarse() : runs kernel @p name of @p src (@p len bytes) over
+ *  cs's global size with dimension @p dim divided by @p f (that
+ *  dimension's local size halved until it divides it, the others' kept)
+ *  and compares every buffer with @p full (rwp_full). @return 0 equal, 1
+ *  differs (err says where), -1 could not run. */
+int rwp_compare_coarse(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
+                       const char *name, unsigned dim, unsigned f, char *err, size_t cap);
+
 /*! rwp_compare() : runs cs->kernel's full launch from cs->src, then kernel
  *  @p name of @p src (@p len bytes) in the parts of @p sp, each part with
  *  global_work_offset[d] = offset[d] + first * local[d] and global[d] the

@@ -52,46 +52,6 @@ static const char matmul_cl[] =
 
 #define NAME "clrr_coarse"
 
-static const rwp_split whole = { 0, 1, { 0 } };
-
-/* What K of @p cs leaves in the buffers run as written (*full, malloc'd). */
-static int co_full(const rwp_case *cs, unsigned char **full, char *err, size_t cap)
-{
-    return rwp_parts(cs, cs->src, cs->len, cs->kernel, 0, &whole, full, err, cap);
-}
-
-/* Runs (@p src, kernel @p name) over the global size of dimension @p dim
- * divided by @p f (the local size of that dimension halved until it
- * divides it; the others' kept) and compares every buffer with @p full (co_full);
- * @return rwp's 0 equal, 1 differs, -1. */
-static int co_compare(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
-                      const char *name, unsigned dim, unsigned f, char *err, size_t cap)
-{
-    rwp_case c2 = *cs;
-    unsigned char *co = NULL;
-    size_t pos = 0, at;
-    unsigned i;
-    int rc = -1;
-
-    c2.global[dim] = cs->global[dim] / f;
-    while (c2.local[0] && c2.global[dim] % c2.local[dim])
-        c2.local[dim] /= 2;   /* the other dimensions' stay: K may ask for them */
-    if (rwp_parts(&c2, src, len, name, 0, &whole, &co, err, cap) < 0)
-        goto out;
-    rc = 0;
-    for (i = 0; i < cs->nbufs && rc == 0; pos += cs->bufs[i].bytes, i++) {
-        for (at = 0; at < cs->bufs[i].bytes && full[pos + at] == co[pos + at]; at++)
-            ;
-        if (at < cs->bufs[i].bytes) {
-            rc = 1;
-            snprintf(err, cap, "buffer %u differs at byte %zu", i, at);
-        }
-    }
-out:
-    free(co);
-    return rc;
-}
-
 /* Coarsens cs->kernel along @p dim by 2, 4 and 8 in both forms; each must
  * build, pass clang -fsyntax-only and leave every buffer as K does. */
 static void co_run(const rwp_case *cs, unsigned dim)
@@ -101,7 +61,7 @@ static void co_run(const rwp_case *cs, unsigned dim)
     char err[4096];
     unsigned i, form;
 
-    if (co_full(cs, &full, err, sizeof err) < 0) {
+    if (rwp_full(cs, &full, err, sizeof err) < 0) {
         fprintf(stderr, "\n  %s as written: %s\n", cs->kernel, err);
         CU_FAIL("the kernel does not run as written");
         return;
@@ -126,7 +86,7 @@ static void co_run(const rwp_case *cs, unsigned dim)
                 fprintf(stderr, "\n  clang -fsyntax-only: %s\n%s\n", err, o.source + cs->len);
                 CU_FAIL("the coarsened source does not pass clang -fsyntax-only");
             }
-            rc = co_compare(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
+            rc = rwp_compare_coarse(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
             if (rc != 0)
                 fprintf(stderr, "\n  %s coarsened (dim %u, %u, %s): %s\n%s\n", cs->kernel, dim,
                         fs[i], rw_coarsen_form_name(form), err, o.source + cs->len);
@@ -227,11 +187,11 @@ static void test_oracle(void)
     rw_coarsen_out o;
     unsigned char *full = NULL;
 
-    CU_ASSERT_EQUAL_FATAL(co_full(&vecadd_case, &full, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(co_compare(&vecadd_case, full, SRC(vecadd_cl), "vecadd", 0, 4, err, sizeof err), 1);
+    CU_ASSERT_EQUAL_FATAL(rwp_full(&vecadd_case, &full, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rwp_compare_coarse(&vecadd_case, full, SRC(vecadd_cl), "vecadd", 0, 4, err, sizeof err), 1);
     CU_ASSERT_EQUAL_FATAL(rw_coarsen(&r, &o, err, sizeof err), RW_OK);
     /* coarsened by 4, launched over an eighth */
-    CU_ASSERT_EQUAL(co_compare(&vecadd_case, full, o.source, o.len, NAME, 0, 8, err, sizeof err), 1);
+    CU_ASSERT_EQUAL(rwp_compare_coarse(&vecadd_case, full, o.source, o.len, NAME, 0, 8, err, sizeof err), 1);
     rw_coarsen_free(&o);
     free(full);
 }
