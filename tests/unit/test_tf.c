@@ -8,6 +8,10 @@
 #include <msgpack.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -837,9 +841,49 @@ static void test_writer_failure(void)
 
 /* ---------------------------------------------------------- memory budget */
 
+/* The trace goes through a FIFO whose reader does not read until a
+ * producer has waited on the budget (or 30 s have passed): the writer's
+ * worker blocks in write(2) with its job still charged, so the wait does
+ * not depend on how fast the workers compress. Then the reader copies
+ * everything to the file. */
+typedef struct {
+    const char *fifo, *path;
+    tf_writer *_Atomic w;
+    int ok;
+} bud_drain;
+
+static void *bud_drain_body(void *arg)
+{
+    bud_drain *d = arg;
+    int in = open(d->fifo, O_RDONLY), out = open(d->path, O_WRONLY | O_TRUNC);
+    double t0 = tt_now();
+    tf_writer_stats st = { 0 };
+    static uint8_t buf[1 << 16];
+    ssize_t k;
+
+    while (tt_now() - t0 < 30.0) {
+        tf_writer *w = atomic_load(&d->w);
+        if (w) {
+            tf_writer_get_stats(w, &st);
+            if (st.waits > 0)
+                break;
+        }
+        usleep(1000);
+    }
+    d->ok = in >= 0 && out >= 0;
+    while (in >= 0 && (k = read(in, buf, sizeof(buf))) > 0)
+        if (out < 0 || write(out, buf, (size_t)k) != k)
+            d->ok = 0;
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    return NULL;
+}
+
 static void test_budget(void)
 {
-    char path[64];
+    char path[64], fifo[80];
     size_t n = 3 * MIB;
     uint8_t *data = malloc(n), *back = malloc(n);
     tf_writer *w = NULL;
@@ -847,17 +891,29 @@ static void test_budget(void)
     tf_writer_opts o = { .memory_budget = MIB, .level = 3 };
     tf_blobref ref[10];
     tf_writer_stats st;
+    bud_drain d = { 0 };
+    pthread_t th;
     int ok = 1;
 
     tt_tmp(path);
-    CU_ASSERT_FATAL(tf_writer_open(&w, path, &o) == TF_OK);
+    snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+    CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    d.fifo = fifo;
+    d.path = path;
+    CU_ASSERT_FATAL(pthread_create(&th, NULL, bud_drain_body, &d) == 0);
+    CU_ASSERT_FATAL(tf_writer_open(&w, fifo, &o) == TF_OK);
+    atomic_store(&d.w, w);
     for (int i = 0; i < 10; i++) {
         tt_fill(data, n, 100 + (uint64_t)i, i & 1);
         CU_ASSERT(tf_writer_blob(w, data, n, &ref[i]) == TF_OK);
     }
     tf_writer_get_stats(w, &st);
     CU_ASSERT(st.waits > 0);
+    atomic_store(&d.w, NULL);
     CU_ASSERT(tf_writer_close(w) == TF_OK);
+    pthread_join(th, NULL);
+    CU_ASSERT(d.ok);
+    unlink(fifo);
     CU_ASSERT_FATAL(tf_reader_open(&r, path, NULL) == TF_OK);
     for (int i = 0; i < 10; i++) {
         tt_fill(data, n, 100 + (uint64_t)i, i & 1);
