@@ -277,6 +277,11 @@ void rec_host_user_event(void)
     atomic_store(&rec_host_no_wait, 1);
 }
 
+int rec_user_events_made(void)
+{
+    return atomic_load(&rec_host_no_wait);
+}
+
 /* Finishes @p q once per launch (@p done lists the queues finished so far). */
 static void rec_host_finish(const void *q, const void *cur, const void **done, int *ndone)
 {

@@ -57,6 +57,8 @@ void rec_slot_fill_ov(rec_call *c, rec_slot *s, const void *p, size_t len)
 {
     tf_status st;
 
+    if (p && c->capture)
+        rec_reads_settle(p, len);   /* a pending read into it: its bytes first */
     if (!p || !c->capture || len <= TF_BLOB_PIECE || c->pend || rec_g.plan || rec_g.seq_at_enter ||
         !rec_overlap()) {
         rec_slot_fill(c, s, p, len);

@@ -9,6 +9,7 @@
 #include "recorder/rec_int.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -308,6 +309,59 @@ static void rec_poll(int wait_all, int who)
 void rec_events_poll(int wait_all)
 {
     rec_poll(wait_all, wait_all ? REC_POLL_STOP : REC_POLL_SYNC);
+}
+
+#define REC_SETTLE_MAX 64   /* events waited for at once; more: another round */
+
+void rec_reads_settle(const void *p, size_t len)
+{
+    static _Atomic int warned;
+    uintptr_t a = (uintptr_t)p, b = a + len;
+    cl_event evs[REC_SETTLE_MAX];
+    int more = 1, block;
+
+    if (!p || !len || !rec_g.active || atomic_load(&rec_ncap) == 0)
+        return;
+    block = !rec_user_events_made();
+    while (more) {
+        size_t n = 0;
+        more = 0;
+        /* the poll lock: no poller releases an entry's event meanwhile */
+        pthread_mutex_lock(&rec_poll_lock);
+        pthread_mutex_lock(&rec_ev_lock);
+        for (size_t i = rec_head; i < rec_npend; i++) {
+            const rec_pending *x = &rec_pend[i];
+            uintptr_t xa = (uintptr_t)x->p;
+            if (!x->ev || !x->key || !x->p || xa >= b || a >= xa + x->len)
+                continue;
+            if (n == REC_SETTLE_MAX) {
+                more = block;
+                break;
+            }
+            evs[n++] = x->ev;
+        }
+        for (size_t k = 0; k < n; k++)
+            rec_next.clRetainEvent(evs[k]);
+        pthread_mutex_unlock(&rec_ev_lock);
+        pthread_mutex_unlock(&rec_poll_lock);
+        if (n == 0)
+            return;
+        if (block) {
+            rec_next.clWaitForEvents((cl_uint)n, evs);
+        } else {
+            for (size_t k = 0; k < n; k++) {
+                cl_int st = CL_QUEUED;
+                if (rec_next.clGetEventInfo(evs[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) ==
+                        CL_SUCCESS && st > CL_COMPLETE && !atomic_exchange(&warned, 1))
+                    fprintf(stderr, "clrr: a command reads host memory that a non-blocking read still fills, "
+                                    "and the application uses user events: its bytes are recorded as they "
+                                    "are now (the replay may differ)\n");
+            }
+        }
+        for (size_t k = 0; k < n; k++)
+            rec_next.clReleaseEvent(evs[k]);
+        rec_events_poll(0);   /* the completed ones: captured before the caller's capture */
+    }
 }
 
 static void *rec_ev_main(void *arg)

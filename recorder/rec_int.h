@@ -374,6 +374,20 @@ void rec_track_event(rec_call *c, cl_event ev, int owned);
 void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p, size_t len);
 /* Captures every completed deferred read-back and device time now. */
 void rec_events_poll(int wait_all);
+/* rec_reads_settle(): host memory [@p p, +@p len) that a call is about to
+ * read (a write's source) may still be the target of a non-blocking read
+ * or read map the application enqueued earlier: the command that reads it
+ * runs after that read (the queue's order, or the application's events),
+ * so its bytes are those the read brings. Waits for every such pending
+ * read-back (unseen by the application: time only) and captures them, so
+ * that the caller then captures the bytes the command will read. Once the
+ * application has made a user event (a read waiting for one it sets after
+ * this call would never complete) it only looks: reads still running are
+ * left, and one warning says the bytes are recorded as they are. Nothing
+ * pending: one atomic load. Thread-safe. */
+void rec_reads_settle(const void *p, size_t len);
+/* Whether the application has made a user event (hooks_mem.c). */
+int rec_user_events_made(void);
 void rec_events_start(void);
 void rec_events_stop(void);
 /* Fork (rec_core.c's pthread_atfork handlers): PREPARE takes the module's

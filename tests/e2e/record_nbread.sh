@@ -7,16 +7,25 @@
 # mri-gridding crashed under clrr record on the freed memory, and recorded
 # overwritten bytes before that). Recorded on PoCL 3 times a mode: the
 # program's own check passes, every trace replays verified (2 of 2).
+# Mode write: a blocking write from the memory the pending read fills (the
+# write runs after the read, so it writes the read's bytes): the recorder
+# waits for the read before capturing the write's source (rec_reads_settle;
+# it recorded the bytes from before the read). Also at a size under 1 MiB
+# (captured without the overlap). Mode uevent: the read waits for a user
+# event set after a non-blocking write's call: no wait then (it would
+# hang), one warning line.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES
 PROG=$B/tests/progs/nbread
 need "$PROG"
-for m in read map; do
+for m in read map write write-small; do
     for i in 1 2 3; do
         t=$TMP/$m$i.clrr
-        "$CLRR" record -o "$t" -- "$PROG" $m >"$TMP/rec" 2>&1 || fail "record nbread $m ($i): $(cat "$TMP/rec")"
-        grep -q "nbread $m: .* ok" "$TMP/rec" || fail "nbread $m ($i) under clrr record: $(cat "$TMP/rec")"
+        args=$m
+        [ $m = write-small ] && args="write --n 4096"
+        "$CLRR" record -o "$t" -- "$PROG" $args >"$TMP/rec" 2>&1 || fail "record nbread $m ($i): $(cat "$TMP/rec")"
+        grep -q "nbread ${m%-small}: .* ok" "$TMP/rec" || fail "nbread $m ($i) under clrr record: $(cat "$TMP/rec")"
         rc=0
         "$CLRR" replay --json "$t" >"$TMP/rpl.json" 2>"$TMP/rpl.err" || rc=$?
         python3 - "$TMP/rpl.json" <<'PY' || fail "replay nbread $m ($i): exit $rc: $(cat "$TMP/rpl.err") $(cat "$TMP/rpl.json")"
@@ -27,4 +36,7 @@ PY
         [ "$rc" = 0 ] || fail "replay nbread $m ($i): exit $rc"
     done
 done
+timeout 60 "$CLRR" record -o "$TMP/ue.clrr" -- "$PROG" uevent >"$TMP/rec" 2>&1 || fail "record nbread uevent: exit $?: $(cat "$TMP/rec")"
+grep -q "nbread uevent: .* ok" "$TMP/rec" || fail "nbread uevent under clrr record: $(cat "$TMP/rec")"
+grep -q "non-blocking read still fills.*user events" "$TMP/rec" || fail "nbread uevent: no warning: $(cat "$TMP/rec")"
 echo "record_nbread: ok"

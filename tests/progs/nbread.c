@@ -6,6 +6,12 @@
  *           for, no clFinish), then a blocking clEnqueueReadBuffer of
  *           buffer B on the same in-order queue
  *     map   the same, the blocking command a blocking read map of B
+ *     write the same, the blocking command a blocking clEnqueueWriteBuffer
+ *           of A's host memory (still the target of the pending read) into
+ *           buffer C, read back blocking afterwards: C must hold A's bytes
+ *     uevent the same as write, but the read of A waits for a user event and
+ *           the write is non-blocking; the event is set after the write's
+ *           call (a recorder that waited for the read there would hang)
  *
  * After the blocking command returns, the first read has completed too (an
  * in-order queue), so the program checks A's bytes, overwrites them, waits
@@ -28,13 +34,14 @@ static const char src[] =
 int main(int argc, char **argv)
 {
     size_t n = 1u << 20;
-    if (argc < 2 || (strcmp(argv[1], "read") && strcmp(argv[1], "map"))) {
-        fprintf(stderr, "usage: nbread read|map [--n N]\n");
+    if (argc < 2 || (strcmp(argv[1], "read") && strcmp(argv[1], "map") && strcmp(argv[1], "write") &&
+                      strcmp(argv[1], "uevent"))) {
+        fprintf(stderr, "usage: nbread read|map|write|uevent [--n N]\n");
         return 2;
     }
     if (argc == 4 && !strcmp(argv[2], "--n"))
         n = strtoul(argv[3], NULL, 10);
-    int map = !strcmp(argv[1], "map");
+    int map = !strcmp(argv[1], "map"), ue = !strcmp(argv[1], "uevent"), wr = ue || !strcmp(argv[1], "write");
     cl_platform_id plat;
     cl_device_id dev;
     cl_int err;
@@ -65,12 +72,30 @@ int main(int argc, char **argv)
     float *ha = malloc(n * sizeof(float)), *hb = malloc(n * sizeof(float));
     if (!ha || !hb)
         return 2;
-    CHECK(clEnqueueReadBuffer(q, a, CL_FALSE, 0, n * sizeof(float), ha, 0, NULL, NULL));
+    cl_event uev = NULL;
+    if (ue) {
+        uev = clCreateUserEvent(ctx, &err);
+        CHECK(err);
+    }
+    CHECK(clEnqueueReadBuffer(q, a, CL_FALSE, 0, n * sizeof(float), ha, ue, ue ? &uev : NULL, NULL));
     if (map) {
         float *m = clEnqueueMapBuffer(q, b, CL_TRUE, CL_MAP_READ, 0, n * sizeof(float), 0, NULL, NULL, &err);
         CHECK(err);
         memcpy(hb, m, n * sizeof(float));
         CHECK(clEnqueueUnmapMemObject(q, b, m, 0, NULL, NULL));
+    } else if (wr) {
+        cl_mem c = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(float), NULL, &err);
+        CHECK(err);
+        /* in order: the write reads ha after the read has filled it */
+        CHECK(clEnqueueWriteBuffer(q, c, ue ? CL_FALSE : CL_TRUE, 0, n * sizeof(float), ha, 0, NULL, NULL));
+        if (ue) {
+            CHECK(clSetUserEventStatus(uev, CL_COMPLETE));
+            CHECK(clReleaseEvent(uev));
+        }
+        CHECK(clEnqueueReadBuffer(q, c, CL_TRUE, 0, n * sizeof(float), hb, 0, NULL, NULL));
+        clReleaseMemObject(c);
+        for (size_t i = 0; i < n; i++)
+            hb[i] *= kb / ka;       /* C held A's bytes: the check below */
     } else {
         CHECK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, n * sizeof(float), hb, 0, NULL, NULL));
     }
