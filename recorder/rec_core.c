@@ -33,8 +33,8 @@ static void rec_forget_platforms(void);
 
 void rec_report_writer_error(void)
 {
-    if (!rec_g.w || tf_writer_status(rec_g.w) == TF_OK)
-        return;
+    if (!rec_g.active || !rec_g.w || tf_writer_status(rec_g.w) == TF_OK)
+        return;   /* not active: the exit closed it (a late thread's call) */
     if (atomic_exchange(&rec_g.error_reported, 1))
         return;
     fprintf(stderr, "clrr: recording stopped: %s (the trace keeps the calls before; the "
@@ -167,7 +167,8 @@ static void rec_shutdown(void)
     rec_g.active = 0;
     rec_data_counts();
     char msg[600];
-    tf_status st = tf_writer_close_msg(rec_g.w, msg, sizeof msg);
+    /* not freed: another application thread may still be in a call */
+    tf_status st = tf_writer_close_shared(rec_g.w, msg, sizeof msg);
     if (st != TF_OK && !atomic_exchange(&rec_g.error_reported, 1))
         fprintf(stderr, "clrr: trace incomplete: %s\n", msg);
 }

@@ -184,6 +184,15 @@ tf_status tf_writer_close(tf_writer *w);
  *  message for the first error ("PATH: what at offset N: reason") is copied
  *  into @p msg (capacity @p msg_cap; "" when it succeeds). */
 tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap);
+/*! tf_writer_close_shared() : tf_writer_close_msg() for a process whose
+ *  other threads may still be calling the writer (the recorder at exit:
+ *  an application thread in an OpenCL call): everything queued is written,
+ *  then the index and trailer, the file is closed, but @p w is NOT freed:
+ *  it stays in the failed state (status TF_ERR_FAILED, message
+ *  "closed"), so that any later call returns at once without writing or
+ *  waiting. @p w must not be used for anything else after; its memory goes
+ *  with the process. @return the status before the close's end. */
+tf_status tf_writer_close_shared(tf_writer *w, char *msg, size_t msg_cap);
 
 /* ----------------------------------------------------------------- records */
 

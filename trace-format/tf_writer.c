@@ -364,14 +364,14 @@ void tf_writer_crash_flush(tf_writer *w, unsigned timeout_ms)
     }
 }
 
-tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap)
+/* Everything of a close but the free: queued data, index and trailer
+ * written, threads stopped, file closed. @return the writer's status. */
+static tf_status tf_writer_end(tf_writer *w, char *msg, size_t msg_cap)
 {
     tf_status status;
 
     if (msg && msg_cap)
         msg[0] = 0;
-    if (w == NULL)
-        return TF_OK;
     if (w->nstarted) {
         /* the lead worker writes the last records, the index and the
          * trailer (tf_wthread.c): no write(2) of the writer runs on a
@@ -387,7 +387,39 @@ tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap)
     status = tf_writer_status(w);
     if (status != TF_OK && msg && msg_cap)
         snprintf(msg, msg_cap, "%s", w->errmsg);
+    return status;
+}
+
+tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap)
+{
+    tf_status status;
+
+    if (msg && msg_cap)
+        msg[0] = 0;
+    if (w == NULL)
+        return TF_OK;
+    status = tf_writer_end(w, msg, msg_cap);
     tf_writer_free(w);
+    return status;
+}
+
+tf_status tf_writer_close_shared(tf_writer *w, char *msg, size_t msg_cap)
+{
+    tf_status status;
+
+    if (msg && msg_cap)
+        msg[0] = 0;
+    if (w == NULL)
+        return TF_OK;
+    status = tf_writer_end(w, msg, msg_cap);
+    /* late callers: the failed state drops their records and never waits */
+    pthread_mutex_lock(&w->qmu);
+    if (!atomic_load(&w->f.failed)) {
+        snprintf(w->errmsg, sizeof(w->errmsg), "closed");
+        atomic_store_explicit(&w->f.failed, 1, memory_order_release);
+    }
+    pthread_cond_broadcast(&w->space_cv);
+    pthread_mutex_unlock(&w->qmu);
     return status;
 }
 

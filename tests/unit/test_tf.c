@@ -839,6 +839,45 @@ static void test_writer_failure(void)
     free(data);
 }
 
+/* ------------------------------------------------------- shared close */
+
+/* tf_writer_close_shared: the file is complete (index, trailer); the
+ * writer stays, failed, so that a late caller returns at once. Its memory
+ * stays reachable (as the recorder's global), not a leak. */
+static tf_writer *shared_w;
+
+static void test_close_shared(void)
+{
+    char path[64];
+    tf_writer *w = NULL;
+    tf_blobref ref;
+    tf_reader_info info;
+    tt_read rd;
+    char msg[128];
+    static uint8_t big[3 << 20];
+
+    tt_tmp(path);
+    CU_ASSERT_FATAL(tf_writer_open(&w, path, NULL) == TF_OK);
+    tt_sig(w, 1, "clWork", 2);
+    for (uint64_t i = 1; i <= 5; i++) {
+        tt_begin(w, i, 1, 1, 2, i);
+        tt_end(w, i, 2, 0);
+    }
+    shared_w = w;
+    CU_ASSERT(tf_writer_close_shared(w, msg, sizeof msg) == TF_OK && msg[0] == 0);
+    CU_ASSERT(tf_writer_status(w) == TF_ERR_FAILED);
+    CU_ASSERT(strcmp(tf_writer_errmsg(w), "closed") == 0);
+    tt_begin(w, 6, 1, 1, 2, 6);                             /* a late call: dropped */
+    tt_end(w, 6, 2, 0);
+    CU_ASSERT(tf_writer_blob(w, big, sizeof big, &ref) == TF_ERR_FAILED);
+    CU_ASSERT(tf_writer_flush(w, 1) == TF_ERR_FAILED);
+    rd = tt_read_all(path, NULL, &info);
+    CU_ASSERT(rd.status == TF_END && rd.ncalls == 5 && rd.ncomplete == 5);
+    CU_ASSERT(info.has_index);
+    tt_read_free(&rd);
+    unlink(path);
+}
+
 /* ---------------------------------------------------------- memory budget */
 
 /* The trace goes through a FIFO whose reader does not read until a
@@ -1056,6 +1095,7 @@ int main(void)
     CU_add_test(s, "compression shrinks compressible data", test_compression);
     CU_add_test(s, "4-byte numbers byte-shuffled (codec 2), text not", test_shuffle);
     CU_add_test(s, "writer failure: failed state, no blocking", test_writer_failure);
+    CU_add_test(s, "shared close: file complete, late calls dropped", test_close_shared);
     CU_add_test(s, "memory budget: producers wait, data complete", test_budget);
     CU_add_test(s, "periodic flush makes records readable", test_periodic_flush);
     CU_add_test(s, "crash flush from a SIGSEGV handler", test_crash_flush);
