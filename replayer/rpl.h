@@ -648,6 +648,23 @@ typedef struct rpl_opts {
 #define RPL_TIMEOUT_AUTO (-1.0)
 #define RPL_TIMEOUT_EXIT 3
 
+/* Where this process's replays are, for a supervisor in another process
+ * (clrr's guard, tools/clrr/cli_guard.c, which maps it shared before it
+ * forks the process that replays): stored before each call, so that when
+ * the process dies (a driver fault, a trace's kernel writing outside its
+ * buffers on a CPU device) the supervisor can say where. */
+typedef struct rpl_where {
+    volatile uint64_t seq;      /* the call started last (0: none yet) */
+    volatile uint64_t launch;   /* the launch (NDRange, Task) started last (0: none) */
+    char fn[64];                /* the function of seq */
+    char launch_fn[32];         /* the function of launch */
+    char kernel[128];           /* the kernel of launch (its recorded name) */
+} rpl_where;
+/*! rpl_set_where() : every replay session of this process stores where it
+ *  is into @p w from now on (NULL: stop). @p w stays the caller's. Not
+ *  thread-safe against running sessions: call it before any. */
+void rpl_set_where(rpl_where *w);
+
 /*! rpl_opts_init() : defaults (verify on, exact comparison, whole trace). */
 void rpl_opts_init(rpl_opts *o);
 

@@ -508,12 +508,37 @@ static int rpl_next_iteration(rpl_session *s)
     return RPL_OK;
 }
 
+static rpl_where *rpl_where_at;
+
+void rpl_set_where(rpl_where *w)
+{
+    rpl_where_at = w;
+}
+
+/* Stores where the replay is (rpl_where), before the call is made. */
+static void rpl_where_store(rpl_session *s, const tf_call *c, int fn)
+{
+    rpl_where *w = rpl_where_at;
+    uint64_t kid = 0;
+
+    w->seq = c->seq;
+    snprintf(w->fn, sizeof w->fn, "%s", c->sig->name);
+    if (fn != RPL_FN_clEnqueueNDRangeKernel && fn != RPL_FN_clEnqueueTask)
+        return;
+    w->launch = c->seq;
+    snprintf(w->launch_fn, sizeof w->launch_fn, "%s", c->sig->name);
+    const rpl_obj *k = c->sig->nparams > 1 && tf_value_u64(&c->args[1], &kid) && kid ? rpl_obj_find(s, kid) : NULL;
+    snprintf(w->kernel, sizeof w->kernel, "%s", k && k->name ? k->name : "");
+}
+
 static int rpl_call(rpl_session *s, const tf_call *c)
 {
     int fn = rpl_sig_fn(s, c->sig);
     if (fn < 0)
         return rpl_set_error(s, RPL_ERR_UNSUPPORTED, "call #%llu: %s (%u parameters) is not known to this build",
                              (unsigned long long)c->seq, c->sig->name, c->sig->nparams);
+    if (rpl_where_at)
+        rpl_where_store(s, c, fn);
     if (s->o.on_progress)
         s->o.on_progress(s->o.user, c->seq, 0);
     if (s->pause_at && c->seq >= s->pause_at && !s->paused) {   /* clrr trim: stop before it */

@@ -19,6 +19,8 @@ run() {
     timeout 60 "$CLRR" replay "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
     [ $rc -ne 124 ] || fail "clrr replay $* hangs"
     [ $rc -lt 128 ] || fail "clrr replay $* died of signal $((rc - 128)): $(tail -5 "$TMP/err")"
+    # the guard (cli_guard.c) turns a crash into exit 3: one of ours is still a crash
+    ! grep -q "the replay's process died of" "$TMP/err" || fail "clrr replay $* crashed: $(tail -5 "$TMP/err")"
     if grep -q 'AddressSanitizer\|UndefinedBehaviorSanitizer\|runtime error:' "$TMP/err"; then
         fail "clrr replay $*: sanitizer report: $(head -20 "$TMP/err")"
     fi

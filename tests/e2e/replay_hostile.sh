@@ -21,6 +21,8 @@ check() {   # FILE
     timeout 60 "$CLRR" replay -q --timeout 10 "$f" >"$TMP/out" 2>"$TMP/err" || rc=$?
     [ $rc -ne 124 ] || fail "$what hangs"
     [ $rc -lt 128 ] || fail "$what died of signal $((rc - 128)): $(tail -5 "$TMP/err")"
+    # the guard (cli_guard.c) turns a crash into exit 3: one of ours is still a crash
+    ! grep -q "the replay's process died of" "$TMP/err" || fail "$what crashed: $(tail -5 "$TMP/err")"
     if grep -q 'AddressSanitizer\|LeakSanitizer\|UndefinedBehaviorSanitizer\|runtime error:' "$TMP/err"; then
         fail "$what: sanitizer report: $(head -20 "$TMP/err")"
     fi

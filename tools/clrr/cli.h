@@ -43,6 +43,18 @@ typedef struct cli_command {
                              * run time (record's options come from a table) */
 } cli_command;
 
+/*! cli_guard_wanted() : whether @p cmd runs a trace's calls on a driver
+ *  (replay, profile, show, trim, plan), and so runs in a child process. */
+int cli_guard_wanted(const cli_command *cmd);
+/*! cli_guard_run() : runs @p cmd in a child process and returns its exit
+ *  status; a child that dies of a fault (SIGSEGV, SIGBUS, SIGABRT...) is
+ *  reported in one line with where its replay was, and gives
+ *  CLI_EXIT_ERROR; one killed by another signal ends this process by the
+ *  same signal. SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the
+ *  child. In the child it returns @p cmd's own status. Called by main()
+ *  before any OpenCL call. */
+int cli_guard_run(const cli_command *cmd, int argc, char **argv);
+
 /*! cli_print_usage() : writes @p cmd's usage to @p f (help() or usage). */
 void cli_print_usage(const cli_command *cmd, FILE *f);
 

@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     int rc = cli_check_env();
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = cmd->run(argc - 1, argv + 1);
+    rc = cli_guard_wanted(cmd) ? cli_guard_run(cmd, argc - 1, argv + 1) : cmd->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_err("error writing the output");
         if (rc == CLI_EXIT_OK)   /* record and run: CMD's statuses, 1 is clrr's failure */
