@@ -372,6 +372,8 @@ static tf_status tf_writer_end(tf_writer *w, char *msg, size_t msg_cap)
 
     if (msg && msg_cap)
         msg[0] = 0;
+    if (w == NULL)
+        return TF_OK;
     if (w->nstarted) {
         /* the lead worker writes the last records, the index and the
          * trailer (tf_wthread.c): no write(2) of the writer runs on a
@@ -392,26 +394,19 @@ static tf_status tf_writer_end(tf_writer *w, char *msg, size_t msg_cap)
 
 tf_status tf_writer_close_msg(tf_writer *w, char *msg, size_t msg_cap)
 {
-    tf_status status;
+    tf_status status = tf_writer_end(w, msg, msg_cap);
 
-    if (msg && msg_cap)
-        msg[0] = 0;
-    if (w == NULL)
-        return TF_OK;
-    status = tf_writer_end(w, msg, msg_cap);
-    tf_writer_free(w);
+    if (w)
+        tf_writer_free(w);
     return status;
 }
 
 tf_status tf_writer_close_shared(tf_writer *w, char *msg, size_t msg_cap)
 {
-    tf_status status;
+    tf_status status = tf_writer_end(w, msg, msg_cap);
 
-    if (msg && msg_cap)
-        msg[0] = 0;
     if (w == NULL)
-        return TF_OK;
-    status = tf_writer_end(w, msg, msg_cap);
+        return status;
     /* late callers: the failed state drops their records and never waits */
     pthread_mutex_lock(&w->qmu);
     if (!atomic_load(&w->f.failed)) {
