@@ -16,8 +16,9 @@
 # per job as "LABEL SECONDS" lines; jobs not listed start first, as if
 # long); jobs listed in tests/serial.txt (timing-sensitive: they assert
 # on clocks or kill at chosen moments) run after the others, one at a time.
-# Each job's output is kept and printed, its last 40 lines, only when it
-# fails. The closing line is "LABEL: N passed, N failed, N skipped"; exit 0
+# Each job's output is kept and printed only when it fails: its first
+# lines that say fail or error (up to 10), then its last 40 lines.
+# The closing line is "LABEL: N passed, N failed, N skipped"; exit 0
 # when nothing failed. CLRR_TEST_DURATIONS=FILE writes the measured
 # durations there (to refresh tests/durations.txt).
 set -u
@@ -75,7 +76,11 @@ finish_job() {  # finish_job PID RC
         0) pass=$((pass+1)); echo "PASS $l (${dt}s)";;
         77) if [[ ${j#*:} == *.sh* ]]; then skip=$((skip+1)); echo "SKIP $l: $(tail -1 "$out/$i.log")";
             else fail=$((fail+1)); failed+=("$l"); echo "FAIL $l (rc=77)"; fi;;
-        *) fail=$((fail+1)); failed+=("$l"); echo "FAIL $l (rc=$rc, ${dt}s)"; tail -40 "$out/$i.log" | sed 's/^/    /';;
+        *) fail=$((fail+1)); failed+=("$l"); echo "FAIL $l (rc=$rc, ${dt}s)"
+           if [ "$(wc -l <"$out/$i.log")" -gt 40 ]; then
+               head -n -40 "$out/$i.log" | grep -m10 -iE 'fail|error' | sed 's/^/    | /'
+           fi
+           tail -40 "$out/$i.log" | sed 's/^/    /';;
     esac
 }
 
