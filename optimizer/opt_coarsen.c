@@ -165,7 +165,8 @@ static void opt_co_add(opt_co_try *v, unsigned *n, const uint64_t *global, unsig
  * exhaustive every dimension (vector: dimension 0 only). Only factors
  * dividing the global size. --tune-force: its one factor and form along
  * dimension 0 (OPT_TUNE_FORCE_VECTOR in force_factor: the vector form; the
- * blocked and strided forms otherwise). */
+ * blocked and strided forms otherwise, the blocked kept where its outputs
+ * are the same: the choice does not depend on the timings). */
 static unsigned opt_co_cands(const opt_tune *t, unsigned dim, const uint64_t *global, opt_co_try *v)
 {
     static const unsigned fs[] = {2, 4, 8}, vfs[] = {4, 8, 16};
@@ -347,7 +348,10 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
         if (!v[i].same || v[i].med <= 0)
             continue;
         int faster = v[i].q3 < bq1 && bmed - v[i].med > 0.03 * bmed;
-        if ((faster || t->force_factor) && (win < 0 || v[i].med < v[win].med))
+        if (t->force_factor) {   /* forced: the first form with the same outputs, whatever the timings */
+            if (win < 0)
+                win = (int)i;
+        } else if (faster && (win < 0 || v[i].med < v[win].med))
             win = (int)i;
     }
     if (win < 0) {
