@@ -409,6 +409,12 @@ typedef struct ana_object {
     const char *options;  /* program: build/compile options, or NULL */
     unsigned nargs;       /* kernel: its arguments at the end of the trace */
     const ana_karg *args;
+    const char *text;     /* program: what its compiler saw, self-contained: the source
+                             with the headers recorded with its last build inlined
+                             (FORMAT.md 11.1), or the source itself when it includes
+                             nothing; NULL without source. What a rewrite starts from:
+                             its output then builds with no header of any machine */
+    uint64_t text_len;
 } ana_object;
 
 /* ---------------------------------------------------------------- commands */

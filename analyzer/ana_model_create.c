@@ -195,16 +195,19 @@ static ana_status ana_create_program(ana_model *m, const tf_call *c, long k, con
     }
     m->objs[k].source = src;
     m->objs[k].source_len = len;
+    m->objs[k].text = src;
+    m->objs[k].text_len = len;
     return ANA_OK;
 }
 
-/* The source the analysis compiles: the recorded headers inlined. */
+/* The text the analysis and the rewrites compile (ana_object.text): the
+ * source with the recorded headers inlined (pool), or the source itself. */
 static ana_status ana_model_set_built(ana_model *m, const tf_call *c, long k)
 {
     char *t = NULL;
     size_t n = 0;
-    m->xo[k].built = NULL;
-    m->xo[k].built_len = 0;
+    m->objs[k].text = m->objs[k].source;
+    m->objs[k].text_len = m->objs[k].source_len;
     ana_status st = ana_source_inline(m->r, m->objs[k].source, m->objs[k].options,
                                       c->post ? tf_map_get(c->post, "headers") : NULL, &t, &n);
     if (st == ANA_ERR_ARG) {
@@ -217,8 +220,8 @@ static ana_status ana_model_set_built(ana_model *m, const tf_call *c, long k)
     free(t);
     if (!p)
         return ANA_ERR_NOMEM;
-    m->xo[k].built = p;
-    m->xo[k].built_len = n;
+    m->objs[k].text = p;
+    m->objs[k].text_len = n;
     return ANA_OK;
 }
 

@@ -76,9 +76,6 @@ typedef struct ana_obj_x {
     const char *why;              /* why there is no analysis */
     uint64_t inputs;              /* linked program: how many inputs */
     uint64_t input0;              /* linked program: its first input */
-    const char *built;            /* its source with the headers recorded with its build
-                                     inlined (pool), NULL when it includes nothing */
-    uint64_t built_len;
 } ana_obj_x;
 
 /* One program analysis, shared by programs with the same source and options. */

@@ -37,13 +37,13 @@ static ana_status ana_analyze_program(ana_model *m, size_t i)
 {
     ana_object *o = &m->objs[i];
     ana_obj_x *x = &m->xo[i];
-    const char *src = x->built ? x->built : o->source, *opts = o->options;   /* headers inlined */
-    uint64_t len = x->built ? x->built_len : o->source_len;
+    const char *src = o->text, *opts = o->options;   /* headers inlined */
+    uint64_t len = o->text_len;
     if (!src && x->inputs == 1 && x->input0) {   /* a link of one compiled program */
         const ana_object *in = ana_model_find(m, x->input0);
-        if (in && in->source) {
-            src = in->source;
-            len = in->source_len;
+        if (in && in->text) {
+            src = in->text;
+            len = in->text_len;
             opts = in->options;
         }
     } else if (!src && x->inputs > 1) {

@@ -20,7 +20,7 @@
 
 typedef struct opt_co_prog {
     uint8_t hash[16];
-    const char *source;       /* the model's */
+    const char *source;       /* the model's text (ana_object.text); hash: of its recorded source */
     size_t len;
     const char *options;
 } opt_co_prog;
@@ -64,8 +64,8 @@ opt_co_progs *opt_co_progs_open(const char *path, size_t max_memory, char *err, 
         tf_hash(o->source, (size_t)o->source_len, &h);
         opt_co_prog *q = &g->v[g->n++];
         memcpy(q->hash, h.hash, 16);
-        q->source = o->source;
-        q->len = (size_t)o->source_len;
+        q->source = o->text;   /* headers inlined: the coarsened program builds anywhere */
+        q->len = (size_t)o->text_len;
         q->options = o->options ? o->options : "";
     }
     return g;

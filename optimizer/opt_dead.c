@@ -273,7 +273,7 @@ static int opt_printf_kernel(const ana_model *m, const ana_cmd *c)
     const ana_object *p = k ? ana_model_find(m, k->parent) : NULL;
     if (!p || !p->source)
         return 0;
-    return memmem(p->source, (size_t)p->source_len, "printf", 6) != NULL;
+    return memmem(p->text, (size_t)p->text_len, "printf", 6) != NULL;
 }
 
 /* A command we may drop at all (its deadness is decided by the bytes). */

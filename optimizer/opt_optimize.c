@@ -199,7 +199,7 @@ static plan_status opt_spec_plan(opt_run *x)
         }
         char name[64], why[512] = "";
         snprintf(name, sizeof name, "__clrr_spec_%zu", plan_spec_count(x->p) + 1);
-        rw_spec_req req = {prog->source, (size_t)prog->source_len, prog->options, k->name, name, s->nconsts, cs};
+        rw_spec_req req = {prog->text, (size_t)prog->text_len, prog->options, k->name, name, s->nconsts, cs};
         rw_spec_out rout;
         rw_status rs = opt_rw_specialize(&req, &rout, why, sizeof why);
         if (rs == RW_ERR_NOMEM) {
@@ -299,8 +299,8 @@ static plan_status opt_fuse_make(opt_run *x, const ana_object *prog, const ana_o
     rw_fuse_out prev, rout;
     memset(&prev, 0, sizeof prev);
     memset(&rout, 0, sizeof rout);
-    const char *src = prog->source;
-    size_t len = (size_t)prog->source_len;
+    const char *src = prog->text;   /* headers inlined: the fused program builds anywhere */
+    size_t len = (size_t)prog->text_len;
     for (unsigned s = f->n - 1; s-- > 0;) {
         /* launch s into the kernel of the launches after it: its
          * intermediate is the parameter that launch to[s]'s argument in[s]

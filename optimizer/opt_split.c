@@ -129,7 +129,7 @@ static plan_status opt_split_source(opt_split_run *x, const ana_object *prog, co
     *m = (opt_part_made){prog->id, kname, NULL};
     char name[300], why[512] = "";
     snprintf(name, sizeof name, "__clrr_part_%s", kname);
-    rw_part_req req = {prog->source, (size_t)prog->source_len, prog->options, kname, name};
+    rw_part_req req = {prog->text, (size_t)prog->text_len, prog->options, kname, name};
     rw_part_out out;
     rw_status rs = opt_rw_partition(&req, &out, why, sizeof why);
     if (rs == RW_ERR_NOMEM)

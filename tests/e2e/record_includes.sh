@@ -13,7 +13,10 @@
 #     that names it and prints none of its content;
 #   - build options that name a host file (-include) are refused;
 #   - clrr analyze compiles the recorded headers (from anywhere) and never
-#     the host's (the trace without them fails to compile beside them).
+#     the host's (the trace without them fails to compile beside them);
+#   - clrr optimize's rewrites (a forced coarsening) start from the source
+#     with the recorded headers inlined: generated and replayed with the
+#     plan away from the headers.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES
@@ -83,6 +86,25 @@ grep -q '^      0 a  *int\*  *global   write, every offset known' "$TMP/ana.out"
 (cd "$SRC" && "$CLRR" analyze "$TMP/noheaders.clrr") >"$TMP/ana2.out" 2>&1 || fail "clrr analyze: $(cat "$TMP/ana2.out")"
 grep -q 'not analyzed: does not compile: .*clrr: no header recorded with the trace is named ./inc.h' "$TMP/ana2.out" ||
     fail "the analysis of a trace without its headers used the host's: $(cat "$TMP/ana2.out")"
+
+# --- the optimizer's rewrites start from the recorded headers inlined: a
+# coarsened kernel of the include program (forced: kept whatever its time)
+# is generated from anywhere and its plan replays verified away from the
+# headers (before, the rewriter saw the bare source: "'./inc.h' file not
+# found", and nothing was coarsened in Parboil's programs on the H200)
+(cd "$TMP/elsewhere" && "$CLRR" optimize "$TMP/inc.clrr" -o "$TMP/inc.plan" --tune=rapid --budget 20 \
+    --tune-force=coarsen:2) >"$TMP/co.out" 2>"$TMP/co.err" || fail "clrr optimize: $(cat "$TMP/co.out" "$TMP/co.err")"
+grep -q "^clrr optimize: tune: fill (launch [0-9][^)]*): coarsened by 2 along dimension 0 (blocked): .*forced by --tune-force" \
+    "$TMP/co.err" || fail "the include program's kernel was not coarsened: $(cat "$TMP/co.err")"
+grep -q "^verified  the plan replayed here" "$TMP/co.out" || fail "the coarsened plan: $(cat "$TMP/co.out")"
+python3 - "$TMP/inc.plan" <<'PY' || fail "the coarsened source: $(cat "$TMP/inc.plan")"
+import json, sys
+c, = json.load(open(sys.argv[1]))["coarsenings"]
+assert "#include" not in c["source"] and "other_add" in c["source"], c["source"]
+PY
+(cd "$TMP/elsewhere" && "$CLRR" replay --plan "$TMP/inc.plan" "$TMP/inc.clrr") >"$TMP/cop.out" 2>"$TMP/cop.err" &&
+    grep -q '^verified  1 read-backs, 0 mismatches' "$TMP/cop.out" ||
+    fail "replay --plan of the coarsened include program: $(cat "$TMP/cop.err" "$TMP/cop.out")"
 
 rc=0
 "$CLRR" replay "$TMP/incopt.clrr" >"$TMP/io.out" 2>"$TMP/io.err" || rc=$?
