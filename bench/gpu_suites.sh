@@ -65,6 +65,7 @@ if [ "$cmd" = tune ]; then
     part=${2:-}
     [ -n "$part" ] && awk -v p="$part" 'NR % 2 == p % 2' /tmp/gpu-subset.list >/tmp/gpu-part.list &&
         mv /tmp/gpu-part.list /tmp/gpu-subset.list
+    mkdir -p "$OUT" || exit 1
     export CLRR_COSTS=$OUT/costs CLRR_VERIFIED=/tmp/verified
     PYTHONUNBUFFERED=1 python3 bench/suites_tune.py --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
         --record-device gpu --budget "${TUNE_BUDGET:-10}" --deadline "${TUNE_DEADLINE:-420}" -v \
