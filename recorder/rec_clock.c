@@ -109,17 +109,13 @@ static void rc_publish(const rec_clock_seg *s, uint64_t next)
     atomic_store_explicit(&rec_clock.c0, s->c0, memory_order_relaxed);
     atomic_store_explicit(&rec_clock.n0, s->n0, memory_order_relaxed);
     atomic_store_explicit(&rec_clock.mul, s->mul, memory_order_relaxed);
+    atomic_store_explicit(&rec_clock.c1, s->c1, memory_order_relaxed);
+    atomic_store_explicit(&rec_clock.rate, s->rate, memory_order_relaxed);
     atomic_store_explicit(&rec_clock.next, next, memory_order_relaxed);
     atomic_store_explicit(&rec_clock.sq, sq + 2, memory_order_release);
 }
 
 #if defined(__x86_64__)
-/* Ticks in one period at @p rate. */
-static uint64_t rc_period_ticks(uint64_t rate)
-{
-    unsigned __int128 t = ((unsigned __int128)REC_CLOCK_PERIOD_NS << 32) / rate;
-    return t > (unsigned __int128)(UINT64_MAX >> 2) ? UINT64_MAX >> 2 : (uint64_t)t;
-}
 
 /* The first segment, once REC_CLOCK_FIRST_NS have passed (rc_mu held). */
 static void rc_first(void)
@@ -132,10 +128,10 @@ static void rc_first(void)
         atomic_store_explicit(&rec_clock.mode, REC_CLOCK_GETTIME, memory_order_release);
         return;
     }
-    rec_clock_seg s = {c, n, rate};
+    rec_clock_seg s = {c, n, rate, c, rate};
     rc_c_prev = c;
     rc_n_prev = n;
-    rc_publish(&s, c + rc_period_ticks(rate));
+    rc_publish(&s, c + rec_clock_period_ticks(rate));
     atomic_store_explicit(&rec_clock.mode, REC_CLOCK_TSC, memory_order_release);
 }
 
@@ -154,13 +150,13 @@ static void rc_again(void)
     if (!rate)
         rate = rec_clock_rate(c - rc_c_first, n - rc_n_first);
     if (!rate) {
-        rc_publish(&cur, c + rc_period_ticks(cur.mul));
+        rc_publish(&cur, c + rec_clock_period_ticks(cur.mul));
         return;
     }
     rc_c_prev = c;
     rc_n_prev = n;
     rec_clock_seg s = rec_clock_next(&cur, c, n, rate);
-    rc_publish(&s, c + rc_period_ticks(rate));
+    rc_publish(&s, c + rec_clock_period_ticks(rate));
 }
 
 /* The current segment's time now, read again while an update overlaps. */

@@ -16,22 +16,43 @@
 #include <stdint.h>
 
 /* A segment of the counter-to-time line: time @p n0 at counter @p c0,
- * @p mul nanoseconds per tick in 32.32 fixed point. */
+ * @p mul nanoseconds per tick in 32.32 fixed point up to counter @p c1,
+ * then @p rate (the counter's measured rate) past it; @p rate 0: @p mul
+ * throughout. mul is the rate slewed to make up an error over one period
+ * (rec_clock_next): applied past the period, a segment no call
+ * recalibrated in time (a long blocking call, an idle application) drifted
+ * by up to 1/8 of the time since, and a clock ahead is never stepped back
+ * (a recorded clEnqueueReadBuffer ended 27 ms after the application's own
+ * clock said it had returned, under a loaded test machine). */
 typedef struct rec_clock_seg {
     uint64_t c0;
     int64_t n0;
     uint64_t mul;
+    uint64_t c1;
+    uint64_t rate;
 } rec_clock_seg;
 
 #define REC_CLOCK_FIRST_NS  5000000    /* the first calibration: 5 ms after the start */
 #define REC_CLOCK_PERIOD_NS 10000000   /* then one every 10 ms of calls */
 #define REC_CLOCK_STEP_NS   1000000    /* behind by more: step, not slew */
 
-/* The time at counter @p c (before c0 too: continuous either side). */
+/* The time at counter @p c (before c0 too: continuous either side; past
+ * c1 at the measured rate, continuous there too). */
 static inline int64_t rec_clock_at(const rec_clock_seg *s, uint64_t c)
 {
     int64_t d = (int64_t)(c - s->c0);
+    int64_t d1 = (int64_t)(s->c1 - s->c0);
+    if (s->rate && d1 >= 0 && d > d1)
+        return s->n0 + (int64_t)(((__int128)d1 * (__int128)s->mul) >> 32) +
+               (int64_t)(((__int128)(d - d1) * (__int128)s->rate) >> 32);
     return s->n0 + (int64_t)(((__int128)d * (__int128)s->mul) >> 32);
+}
+
+/* Ticks in one period at @p rate. */
+static inline uint64_t rec_clock_period_ticks(uint64_t rate)
+{
+    unsigned __int128 t = ((unsigned __int128)REC_CLOCK_PERIOD_NS << 32) / (rate ? rate : 1);
+    return t > (unsigned __int128)(UINT64_MAX >> 2) ? UINT64_MAX >> 2 : (uint64_t)t;
 }
 
 /* The counter's rate, nanoseconds per tick (32.32), from two readings of
@@ -50,13 +71,14 @@ static inline uint64_t rec_clock_rate(uint64_t dc, int64_t dn)
  * period: CLOCK_MONOTONIC's own rate changes while NTP slews it, by up to
  * 8% under chrony). It starts where @p cur is at c, so that times never
  * jump, and its slope makes up the difference n - cur(c) over the next
- * REC_CLOCK_PERIOD_NS: a slew of at most 1/8 of the rate either way. Only
+ * REC_CLOCK_PERIOD_NS (then the rate alone: c1): a slew of at most 1/8 of
+ * the rate either way. Only
  * a time more than REC_CLOCK_STEP_NS behind is stepped, forward; a time
  * ahead is never stepped back, so that the times one thread reads never
  * decrease. */
 static inline rec_clock_seg rec_clock_next(const rec_clock_seg *cur, uint64_t c, int64_t n, uint64_t rate)
 {
-    rec_clock_seg s = {c, rec_clock_at(cur, c), rate};
+    rec_clock_seg s = {c, rec_clock_at(cur, c), rate, c + rec_clock_period_ticks(rate), rate};
     int64_t err = n - s.n0;                 /* > 0: this clock is behind */
 
     if (err > REC_CLOCK_STEP_NS) {

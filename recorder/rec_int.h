@@ -132,7 +132,7 @@ enum { REC_CLOCK_GETTIME = 0, REC_CLOCK_PENDING, REC_CLOCK_TSC };
 typedef struct rec_clock_state {
     _Alignas(64) _Atomic uint32_t sq;   /* odd while a segment is written */
     _Atomic int mode;
-    _Atomic uint64_t c0, mul, next;     /* the segment (rec_clock_seg), valid up to counter next */
+    _Atomic uint64_t c0, mul, c1, rate, next;   /* the segment (rec_clock_seg), valid up to counter next */
     _Atomic int64_t n0;
 } rec_clock_state;
 extern rec_clock_state rec_clock;
@@ -147,6 +147,8 @@ static inline int rec_clock_snap(rec_clock_seg *s, uint64_t *next)
     s->c0 = atomic_load_explicit(&rec_clock.c0, memory_order_relaxed);
     s->n0 = atomic_load_explicit(&rec_clock.n0, memory_order_relaxed);
     s->mul = atomic_load_explicit(&rec_clock.mul, memory_order_relaxed);
+    s->c1 = atomic_load_explicit(&rec_clock.c1, memory_order_relaxed);
+    s->rate = atomic_load_explicit(&rec_clock.rate, memory_order_relaxed);
     *next = atomic_load_explicit(&rec_clock.next, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     return !(sq & 1) && atomic_load_explicit(&rec_clock.sq, memory_order_relaxed) == sq;

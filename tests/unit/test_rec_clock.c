@@ -18,14 +18,14 @@
 
 static void test_at(void)
 {
-    rec_clock_seg s = {1000, 5000000, ONE / 2};   /* 0.5 ns per tick */
+    rec_clock_seg s = {1000, 5000000, ONE / 2, 0, 0};   /* 0.5 ns per tick, no slew end */
     CU_ASSERT_EQUAL(rec_clock_at(&s, 1000), 5000000);
     CU_ASSERT_EQUAL(rec_clock_at(&s, 3000), 5001000);
     CU_ASSERT_EQUAL(rec_clock_at(&s, 0), 4999500);          /* before c0: continuous */
     s.mul = 3 * ONE;
     CU_ASSERT_EQUAL(rec_clock_at(&s, 1000 + 10000000000ull), 5000000 + 30000000000ll);
     /* an hour of a 4 GHz counter: no overflow */
-    s = (rec_clock_seg){0, 0, ONE / 4};
+    s = (rec_clock_seg){0, 0, ONE / 4, 0, 0};
     CU_ASSERT_EQUAL(rec_clock_at(&s, 4000000000ull * 3600), 3600000000000ll);
 }
 
@@ -41,7 +41,7 @@ static void test_rate(void)
 
 static void test_next(void)
 {
-    rec_clock_seg cur = {0, 0, ONE};
+    rec_clock_seg cur = {0, 0, ONE, 0, 0};
     /* on time: the same rate, from where cur is */
     rec_clock_seg s = rec_clock_next(&cur, 1000, 1000, ONE);
     CU_ASSERT_EQUAL(s.c0, 1000);
@@ -76,6 +76,32 @@ static void test_next(void)
     CU_ASSERT_EQUAL(s.mul, ONE);
 }
 
+/* The slew ends with its period: a segment read long after (no call
+ * recalibrated it: a blocking call of 300 ms, an idle program) is off by
+ * the error it made up, never by 1/8 of the time since. Before, a clock
+ * 0.9 ms behind at a recalibration was 27 ms ahead 300 ms later, and a
+ * clock ahead is never stepped back. */
+static void test_slew_ends(void)
+{
+    rec_clock_seg cur = {0, 0, ONE, 0, 0};
+    const int64_t late = 300000000;   /* 300 ms after the recalibration */
+    for (int64_t err = -900000; err <= 900000; err += 300000) {
+        rec_clock_seg s = rec_clock_next(&cur, 1000, 1000 + err, ONE);
+        CU_ASSERT_EQUAL(s.c1, 1000 + REC_CLOCK_PERIOD_NS);
+        CU_ASSERT_EQUAL(s.rate, ONE);
+        /* at the period's end: made up (within the 1/8 bound: all of it here) */
+        CU_ASSERT(llabs(rec_clock_at(&s, 1000 + REC_CLOCK_PERIOD_NS) - (1000 + err + REC_CLOCK_PERIOD_NS)) <= 1);
+        /* long after: still only that far from the true line */
+        CU_ASSERT(llabs(rec_clock_at(&s, 1000 + late) - (1000 + err + late)) <= 1);
+        /* continuous at c1, and never back */
+        CU_ASSERT(rec_clock_at(&s, s.c1 + 1) >= rec_clock_at(&s, s.c1));
+        CU_ASSERT(rec_clock_at(&s, s.c1) >= rec_clock_at(&s, s.c1 - 1));
+    }
+    /* a first segment (mul = rate): the same line either side of c1 */
+    rec_clock_seg f = {500, 7000, ONE / 2, 500, ONE / 2};
+    CU_ASSERT_EQUAL(rec_clock_at(&f, 500 + 2000000000ull), 7000 + 1000000000ll);
+}
+
 /* A counter of 1/tick_ns GHz against a true time that runs @p ppm faster
  * after the first second (CLOCK_MONOTONIC under an NTP slew), read with
  * +-@p noise ns: the worst distance from the true time over @p seconds
@@ -93,7 +119,7 @@ static int64_t simulate(double tick_ns, double ppm, double noise, int seconds, i
     const int64_t start = 1000000000000ll;
     uint64_t c_first = 123456789, c = c_first;
     int mode = 0;   /* 0: pending, 1: segments */
-    rec_clock_seg seg = {0, 0, 0};
+    rec_clock_seg seg = {0, 0, 0, 0, 0};
     uint64_t next = 0, c_prev = 0;
     int64_t worst = 0, last = 0, n_prev = 0;
     uint64_t step = (uint64_t)(100000 / tick_ns);   /* a call every 100 us */
@@ -113,7 +139,7 @@ static int64_t simulate(double tick_ns, double ppm, double noise, int seconds, i
                 int64_t r = READ_NS(c);
                 uint64_t rate = rec_clock_rate(c - c_first, r - start);
                 CU_ASSERT_FATAL(rate != 0);
-                seg = (rec_clock_seg){c, r, rate};
+                seg = (rec_clock_seg){c, r, rate, c, rate};
                 next = c + (uint64_t)(REC_CLOCK_PERIOD_NS / tick_ns);
                 c_prev = c;
                 n_prev = r;
@@ -180,6 +206,7 @@ int main(void)
     CU_add_test(s, "rate: ns per tick, 0 when unusable", test_rate);
     CU_add_test(s, "next segment: continuous, slewed within 1/8, stepped only forward", test_next);
     CU_add_test(s, "simulated runs: near the true clock, through NTP slews, never back", test_simulated);
+    CU_add_test(s, "the slew ends with its period: no drift across a long call", test_slew_ends);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
