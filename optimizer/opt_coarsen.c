@@ -89,10 +89,16 @@ static const opt_co_prog *opt_co_prog_of(const opt_co_progs *g, const uint8_t pr
     return NULL;
 }
 
-/* The rewriter's names of the forms (this process does not link it). */
+/* The forms' names (the plan's: this process does not link the rewriter). */
 static const char *opt_co_form(unsigned form)
 {
-    return form == RW_COARSEN_VECTOR ? "vector" : form == RW_COARSEN_STRIDED ? "strided" : "blocked";
+    const char *n = plan_coarse_form_name(form);
+    return n ? n : "?";
+}
+
+static int opt_co_grouped(unsigned form)
+{
+    return form == RW_COARSEN_GROUP_BLOCKED || form == RW_COARSEN_GROUP_STRIDED;
 }
 
 static double opt_co_now(void)
@@ -146,7 +152,7 @@ typedef struct opt_co_try {
     double med, q1, q3;
 } opt_co_try;
 
-#define OPT_CO_MAX 24u
+#define OPT_CO_MAX 48u
 
 static void opt_co_add(opt_co_try *v, unsigned *n, const uint64_t *global, unsigned d, unsigned f, unsigned form)
 {
@@ -166,8 +172,31 @@ static void opt_co_add(opt_co_try *v, unsigned *n, const uint64_t *global, unsig
  * dividing the global size. --tune-force: its one factor and form along
  * dimension 0 (OPT_TUNE_FORCE_VECTOR in force_factor: the vector form; the
  * blocked and strided forms otherwise, the blocked kept where its outputs
- * are the same: the choice does not depend on the timings). */
-static unsigned opt_co_cands(const opt_tune *t, unsigned dim, const uint64_t *global, opt_co_try *v)
+ * are the same: the choice does not depend on the timings). Then, for a
+ * launch with a local size, the group forms with the same factors and
+ * dimensions where the factor divides the local size (opt_co_shape tries
+ * them only when the rewriter refused every plain form). */
+static unsigned opt_co_plain(const opt_tune *t, unsigned dim, const uint64_t *global, opt_co_try *v);
+static unsigned opt_co_cands(const opt_tune *t, const opt_wg_limits *L, opt_co_try *v)
+{
+    unsigned n = opt_co_plain(t, L->dim, L->global, v), np = n;
+    if (!L->has_local)
+        return n;
+    for (unsigned i = 0; i < np && n < OPT_CO_MAX; i++) {
+        unsigned d = v[i].dim, f = v[i].factor;
+        if (v[i].form == RW_COARSEN_VECTOR || !L->local[d] || L->local[d] % f)
+            continue;
+        for (uint64_t k = 0; k < L->dim; k++)
+            if (!L->local[k] || L->global[k] % L->local[k])
+                goto next;   /* non-uniform work-groups */
+        opt_co_add(v, &n, L->global, d, f, v[i].form == RW_COARSEN_STRIDED ? RW_COARSEN_GROUP_STRIDED
+                                                                          : RW_COARSEN_GROUP_BLOCKED);
+    next:;
+    }
+    return n;
+}
+
+static unsigned opt_co_plain(const opt_tune *t, unsigned dim, const uint64_t *global, opt_co_try *v)
 {
     static const unsigned fs[] = {2, 4, 8}, vfs[] = {4, 8, 16};
     unsigned n = 0, dims = t->mode == OPT_TUNE_EXHAUSTIVE ? dim : 1;
@@ -193,8 +222,9 @@ static unsigned opt_co_cands(const opt_tune *t, unsigned dim, const uint64_t *gl
 
 /* The local size of a coarsened launch: the recorded one with dimension
  * D's halved until it divides the coarsened global size (the others kept:
- * the kernel may ask for them), or none when the recording had none. */
-static void opt_co_local(const opt_wg_limits *L, unsigned d, unsigned f, opt_coarse_cand *c)
+ * the kernel may ask for them), or none when the recording had none; a
+ * group form's: the recorded one with D's divided by the factor. */
+static void opt_co_local(const opt_wg_limits *L, unsigned d, unsigned f, unsigned form, opt_coarse_cand *c)
 {
     c->has_local = L->has_local;
     memset(c->local, 0, sizeof c->local);
@@ -202,6 +232,10 @@ static void opt_co_local(const opt_wg_limits *L, unsigned d, unsigned f, opt_coa
         return;
     for (unsigned k = 0; k < 3; k++)
         c->local[k] = k < L->dim ? L->local[k] : 1;
+    if (opt_co_grouped(form)) {
+        c->local[d] /= f;
+        return;
+    }
     uint64_t g = L->global[d] / f;
     while (c->local[d] > 1 && g % c->local[d])
         c->local[d] /= 2;
@@ -235,7 +269,7 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
     if (!v)
         return PLAN_ERR_NOMEM;
     plan_status st = PLAN_OK;
-    unsigned n = opt_co_cands(t, L.dim, L.global, v), made = 0, same = 0, differ = 0, failed = 0, unchecked = 0;
+    unsigned n = opt_co_cands(t, &L, v), made = 0, same = 0, differ = 0, failed = 0, unchecked = 0;
     char refusal[320] = "", fail1[320] = "";
     uint8_t h0[16];
     int64_t *ns = NULL;
@@ -244,26 +278,35 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
                    (unsigned long long)seq);
         goto out;
     }
-    /* 1. the sources (the rewriter refuses what it cannot prove safe) */
-    for (unsigned i = 0; i < n; i++) {
-        snprintf(v[i].name, sizeof v[i].name, "__clrr_coarse_%zu_%u", plan_coarse_count(p) + 1, i);
-        rw_coarsen_req rq = {pg->source, pg->len, pg->options, kernel, v[i].name, v[i].dim, v[i].factor, v[i].form};
-        char why[320] = "";
-        rw_status rs = opt_rw_coarsen(&rq, &v[i].out, why, sizeof why);
-        if (rs == RW_ERR_NOMEM) {
-            st = PLAN_ERR_NOMEM;
-            goto out;
+    /* 1. the sources (the rewriter refuses what it cannot prove safe); the
+     *    group forms only where it refused every plain form (for a kernel
+     *    that asks nothing of its work-group, group-blocked is blocked) */
+    char grefusal[320] = "";
+    for (unsigned pass = 0; pass < 2 && !(pass == 1 && made); pass++) {
+        for (unsigned i = 0; i < n; i++) {
+            if (opt_co_grouped(v[i].form) != (pass == 1))
+                continue;
+            snprintf(v[i].name, sizeof v[i].name, "__clrr_coarse_%zu_%u", plan_coarse_count(p) + 1, i);
+            rw_coarsen_req rq = {pg->source, pg->len, pg->options, kernel, v[i].name, v[i].dim, v[i].factor, v[i].form};
+            char why[320] = "";
+            rw_status rs = opt_rw_coarsen(&rq, &v[i].out, why, sizeof why);
+            if (rs == RW_ERR_NOMEM) {
+                st = PLAN_ERR_NOMEM;
+                goto out;
+            }
+            if (rs != RW_OK) {
+                char *to = pass ? grefusal : refusal;
+                if (!to[0])
+                    snprintf(to, sizeof refusal, "%s", why);
+                continue;
+            }
+            made++;
         }
-        if (rs != RW_OK) {
-            if (!refusal[0])
-                snprintf(refusal, sizeof refusal, "%s", why);
-            continue;
-        }
-        made++;
     }
     if (!made) {
         res->co_refused++;
-        opt_co_say(t, "%s (launch %llu): not coarsened: %s", kernel, (unsigned long long)seq, refusal);
+        opt_co_say(t, "%s (launch %llu): not coarsened: %s%s%.300s", kernel, (unsigned long long)seq, refusal,
+                   grefusal[0] ? "; inside its work-groups: " : "", grefusal);
         goto out;
     }
     /* 2. the outputs: each coarsening once, every memory argument hashed
@@ -281,7 +324,7 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
         }
         opt_coarse_cand c = {v[i].out.source, v[i].out.len, pg->options, v[i].name, v[i].dim, v[i].factor,
                              v[i].form, 0, {0, 0, 0}};
-        opt_co_local(&L, v[i].dim, v[i].factor, &c);
+        opt_co_local(&L, v[i].dim, v[i].factor, v[i].form, &c);
         uint8_t h[16];
         if (t->co_hash(t->user, seq, &c, h, err, sizeof err)) {
             if (!failed++)
@@ -320,7 +363,7 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
             break;
         opt_coarse_cand c = {v[i].out.source, v[i].out.len, pg->options, v[i].name, v[i].dim, v[i].factor,
                              v[i].form, 0, {0, 0, 0}};
-        opt_co_local(&L, v[i].dim, v[i].factor, &c);
+        opt_co_local(&L, v[i].dim, v[i].factor, v[i].form, &c);
         if (t->co_time(t->user, seq, &c, reps, ns, err, sizeof err)) {
             v[i].same = 0;
             continue;
@@ -370,7 +413,7 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
         opt_co_try *w = &v[win];
         opt_coarse_cand c = {w->out.source, w->out.len, pg->options, w->name, w->dim, w->factor, w->form, 0,
                              {0, 0, 0}};
-        opt_co_local(&L, w->dim, w->factor, &c);
+        opt_co_local(&L, w->dim, w->factor, w->form, &c);
         plan_coarse pc;
         memset(&pc, 0, sizeof pc);
         pc.name = w->name;

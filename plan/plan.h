@@ -268,7 +268,11 @@ typedef struct plan_local {
  * does the work of `factor` work-items along dimension `dim`, `form`
  * RW_COARSEN_BLOCKED (0) or RW_COARSEN_STRIDED (1); the same parameters,
  * so a launch runs it with its own arguments over a global size `factor`
- * times smaller in `dim`. Named by tuned shapes' per-device decisions. */
+ * times smaller in `dim`. Named by tuned shapes' per-device decisions.
+ * Forms 3 and 4 (group-blocked, group-strided) coarsen inside each
+ * work-group: the launch's local size in `dim` is divided by `factor`
+ * too, so a tuned shape naming one must have its recorded local size and
+ * use exactly that divided (plan_add_local refuses anything else). */
 #define PLAN_COARSE_ID_BASE 0x200000u   /* its id in build caches shared with fused kernels */
 #define PLAN_MAX_COARSE 65536u
 typedef struct plan_coarse {
@@ -280,9 +284,13 @@ typedef struct plan_coarse {
     const char *options;      /* its build options (the original program's) */
     unsigned dim;             /* 0..2 */
     unsigned factor;          /* 2, 4 or 8; also 16 for the vector form */
-    unsigned form;            /* 0 blocked, 1 strided, 2 vector (dim 0 only) */
+    unsigned form;            /* 0 blocked, 1 strided, 2 vector (dim 0 only), 3 group-blocked, 4 group-strided */
     unsigned nargs;           /* the kernel's parameters (1..128) */
 } plan_coarse;
+#define PLAN_COARSE_FORMS 5u
+/*! plan_coarse_form_name() : "blocked", "strided", "vector", "group-blocked"
+ *  or "group-strided" for forms 0..4, NULL otherwise (static). */
+const char *plan_coarse_form_name(unsigned form);
 /*! plan_coarse_count() / plan_get_coarse() : the coarsened kernels
  *  (1.12); by index from 0 (NULL out of range). */
 size_t plan_coarse_count(const plan_file *p);

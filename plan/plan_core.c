@@ -144,6 +144,16 @@ plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id)
         if (tt->coarsen && (!co || co->dim >= l->dim || l->global[co->dim] % co->factor))
             return PLAN_ERR_ARG;
         int none = co && !tt->local[0] && !tt->local[1] && !tt->local[2];   /* coarsened, no local size */
+        if (co && co->form >= 3) {   /* a group form: the recorded work-groups, each F times fewer work-items */
+            if (!l->has_recorded || none)
+                return PLAN_ERR_ARG;
+            for (unsigned d = 0; d < l->dim; d++) {
+                uint64_t r = l->recorded[d];
+                if (!r || l->global[d] % r || tt->local[d] != (d == co->dim ? r / co->factor : r) ||
+                    (d == co->dim && r % co->factor))
+                    return PLAN_ERR_ARG;
+            }
+        }
         for (unsigned d = 0; d < l->dim && !none; d++) {
             uint64_t v = tt->local[d], g = co && co->dim == d ? l->global[d] / co->factor : l->global[d];
             if (!v || v > PLAN_LOCAL_MAX_ITEMS || !g || v > g || (co && g % v))
@@ -190,7 +200,7 @@ plan_status plan_add_coarse(plan_file *p, const plan_coarse *c, uint32_t *id)
     if (p->ncz >= PLAN_MAX_COARSE)
         return PLAN_ERR_LIMIT;
     if (c->dim > 2 || (c->factor != 2 && c->factor != 4 && c->factor != 8 && (c->factor != 16 || c->form != 2)) ||
-        c->form > 2 || (c->form == 2 && c->dim) || !c->nargs ||
+        c->form >= PLAN_COARSE_FORMS || (c->form == 2 && c->dim) || !c->nargs ||
         c->nargs > PLAN_FUSED_MAX_PARAMS || !c->name || !c->kernel || !c->source)
         return PLAN_ERR_ARG;
     if (plan_grow((void **)&p->cz, &p->capcz, p->ncz + 1, sizeof *p->cz))

@@ -724,8 +724,8 @@ static plan_status plan_get_dims(plan_rd *r, const json_t *o, const char *name, 
 }
 
 /* coarsenings[i] (1.12): a coarsened kernel of a plan whose wgsize pass
- * ran; factor 2, 4 or 8, dim 0..2, form blocked or strided; or form vector
- * with dim 0 and factor 2, 4, 8 or 16. */
+ * ran; factor 2, 4 or 8, dim 0..2, form blocked, strided, group-blocked or
+ * group-strided; or form vector with dim 0 and factor 2, 4, 8 or 16. */
 static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
 {
     static const char *const names[] = {"id", "name", "kernel", "program", "args", "dim", "factor", "form",
@@ -756,10 +756,12 @@ static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
                           (unsigned long long)dim);
     c.dim = (unsigned)dim;
     PLAN_TRY(plan_get_str(r, o, "form", where, 64, &form));
-    if (strcmp(form, "blocked") && strcmp(form, "strided") && strcmp(form, "vector"))
-        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.form: '%.64s', expected blocked, strided or vector",
-                          where, form);
-    c.form = !strcmp(form, "vector") ? 2u : !strcmp(form, "strided");
+    for (c.form = 0; c.form < PLAN_COARSE_FORMS && strcmp(form, plan_coarse_form_name(c.form)); c.form++)
+        ;
+    if (c.form == PLAN_COARSE_FORMS)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN,
+                          "%s.form: '%.64s', expected blocked, strided, vector, group-blocked or group-strided", where,
+                          form);
     PLAN_TRY(plan_get_u64(r, o, "factor", where, &factor));
     if (factor != 2 && factor != 4 && factor != 8 && (factor != 16 || c.form != 2))
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.factor: %llu, expected 2, 4 or 8%s", where,
@@ -832,6 +834,21 @@ static plan_status plan_rd_local(plan_rd *r, const json_t *o, size_t i)
         }
         int has_local = 1;
         PLAN_TRY(plan_get_dims(r, e, "local", w2, l.dim, PLAN_LOCAL_MAX_ITEMS, co != NULL, tu[k].local, &has_local));
+        if (co && co->form >= 3) {   /* a group form: the recorded work-groups with F times fewer work-items */
+            if (!l.has_recorded || !has_local)
+                return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.coarsen: coarsenings[%u] is %s: the shape needs "
+                                  "its recorded local size and a local size", w2, (unsigned)(co - r->p->cz),
+                                  plan_coarse_form_name(co->form));
+            for (unsigned d = 0; d < l.dim; d++) {
+                uint64_t want = d == co->dim ? l.recorded[d] / co->factor : l.recorded[d];
+                if (l.global[d] % l.recorded[d] || (d == co->dim && l.recorded[d] % co->factor) ||
+                    tu[k].local[d] != want)
+                    return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.local[%u]: %llu, the %s form needs the "
+                                      "recorded local size %llu%s", w2, d, (unsigned long long)tu[k].local[d],
+                                      plan_coarse_form_name(co->form), (unsigned long long)l.recorded[d],
+                                      d == co->dim ? " divided by the factor (uniform work-groups)" : "");
+            }
+        }
         uint64_t items = 1;
         for (unsigned d = 0; d < l.dim && has_local; d++) {
             uint64_t g = co && co->dim == d ? l.global[d] / co->factor : l.global[d];

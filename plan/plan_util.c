@@ -30,6 +30,13 @@ const char *plan_pass_name(plan_pass p)
     return (unsigned)p < PLAN_PASS_COUNT ? plan_pass_names[p] : NULL;
 }
 
+const char *plan_coarse_form_name(unsigned form)
+{
+    static const char *const names[PLAN_COARSE_FORMS] = {"blocked", "strided", "vector", "group-blocked",
+                                                         "group-strided"};
+    return form < PLAN_COARSE_FORMS ? names[form] : NULL;
+}
+
 const char *plan_action_name(plan_action a)
 {
     return a == PLAN_ACT_DROP ? "drop" : a == PLAN_ACT_HOLD ? "hold" : a == PLAN_ACT_FUSE ? "fuse"

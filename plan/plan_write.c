@@ -124,7 +124,7 @@ static json_t *plan_coarse_json(const plan_coarse *c)
 {
     return json_pack("{s:o,s:s,s:s,s:o,s:o,s:i,s:i,s:s,s:s,s:s}", "id", plan_u64(c->id), "name", c->name, "kernel",
                      c->kernel, "program", plan_hash_json(c->program), "args", plan_u64(c->nargs), "dim", (int)c->dim,
-                     "factor", (int)c->factor, "form", c->form == 2 ? "vector" : c->form ? "strided" : "blocked", "options", c->options,
+                     "factor", (int)c->factor, "form", plan_coarse_form_name(c->form), "options", c->options,
                      "source", c->source);
 }
 

@@ -258,9 +258,16 @@ void rw_specialize_free(rw_spec_out *out);
  * p[gid] as one vloadF/vstoreF and their arithmetic on vector types (see
  * rw_coarsen below and rewriter/README.md). */
 #define RW_COARSEN_VECTOR 2u
+/* group-blocked, group-strided: the same inside each work-group (l the
+ * original work-item's local index along D, l' the coarsened one's, L the
+ * original local size): blocked l = l' * F + j, strided l = l' + j * (L / F);
+ * the local size is divided by F as the global size is, so the work-groups,
+ * their ids and their count stay the launch's. */
+#define RW_COARSEN_GROUP_BLOCKED 3u
+#define RW_COARSEN_GROUP_STRIDED 4u
 
-/*! rw_coarsen_form_name() : "blocked", "strided", "vector", or NULL for another
- *  value (static). Thread-safe. */
+/*! rw_coarsen_form_name() : "blocked", "strided", "vector", "group-blocked",
+ *  "group-strided", or NULL for another value (static). Thread-safe. */
 const char *rw_coarsen_form_name(unsigned form);
 
 /* A coarsening request. Every pointer is borrowed for the duration of the call. */
@@ -272,7 +279,7 @@ typedef struct rw_coarsen_req {
     const char *name;         /* the new kernel's name: an identifier not used in the program */
     unsigned dim;             /* D: 0, 1 or 2 */
     unsigned factor;          /* F: 2, 4 or 8 (also 16 for RW_COARSEN_VECTOR) */
-    unsigned form;            /* RW_COARSEN_BLOCKED, RW_COARSEN_STRIDED or RW_COARSEN_VECTOR */
+    unsigned form;            /* RW_COARSEN_BLOCKED, _STRIDED, _VECTOR, _GROUP_BLOCKED or _GROUP_STRIDED */
 } rw_coarsen_req;
 
 /* A program with a coarsened kernel. */
@@ -317,7 +324,17 @@ typedef struct rw_coarsen_out {
  *  Anything else that vectors could change is refused with one line
  *  ("vecadd compares loaded values (line 5): ...", "blackscholes passes
  *  a loaded value to its function cnd (line 22)"; the list is in
- *  rewriter/README.md). Build the result with the program's own
+ *  rewriter/README.md). The group forms (F 2, 4 or 8, any dimension)
+ *  coarsen inside each work-group: launch them over G/F and a local size
+ *  of L/F in dimension D (L the launch's own local size, which must be
+ *  given and divide G; the others as the launch had them); besides the
+ *  global builtins, get_local_id(D), get_local_size(D),
+ *  get_enqueued_local_size(D) and get_local_linear_id() are the original
+ *  work-item's, and get_group_id and get_num_groups are untouched, so they
+ *  take kernels that index by work-group and local id, in any dimension
+ *  (one not known at compile time included), and __local parameters;
+ *  barriers, work-group and sub-group functions, async copies and
+ *  __local variables stay refused, as does reqd_work_group_size. Build the result with the program's own
  *  options. On success *out owns a malloc'd source (release it with
  *  rw_coarsen_free()). On failure *out is empty and err (capacity cap,
  *  may be NULL when cap is 0) holds one line: the first parse error, or

@@ -11,7 +11,13 @@
  * get_global_linear_id) that sends its calls to a helper with the loop's
  * counter, the new kernel (K's attributes and parameters, then a loop of
  * F iterations around K's body, whose returns go to the loop's next
- * iteration) and the #undefs; then checks the result (rw_check.c). */
+ * iteration) and the #undefs; then checks the result (rw_check.c).
+ * The group forms coarsen inside each work-group instead: the local size
+ * is divided too, get_local_id, get_local_size, get_enqueued_local_size
+ * and get_local_linear_id are redirected as well, and get_group_id and
+ * get_num_groups stay what they were, so a kernel that indexes by its
+ * work-group keeps its meaning (barriers and __local variables are still
+ * refused). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +30,18 @@ static const char *const rw_co_builtins[] = {
     "get_global_id", "get_global_size", "get_global_linear_id", NULL,
 };
 #define RW_CO_NBUILTINS 3u
+
+/* The group forms' (RW_COARSEN_GROUP_BLOCKED, RW_COARSEN_GROUP_STRIDED). */
+static const char *const rw_co_gbuiltins[] = {
+    "get_global_id", "get_global_size", "get_global_linear_id", "get_local_id", "get_local_size",
+    "get_enqueued_local_size", "get_local_linear_id", NULL,
+};
+#define RW_CO_NGBUILTINS 7u
+
+static int rw_co_is_grouped(unsigned form)
+{
+    return form == RW_COARSEN_GROUP_BLOCKED || form == RW_COARSEN_GROUP_STRIDED;
+}
 
 /* Builtins that tie a work-item to its work-group or sub-group: refused
  * wherever K reaches them (prefixes work_group_ and sub_group_ too). */
@@ -41,7 +59,7 @@ static const char *const rw_co_dimmed[] = {
 #define RW_CO_NDIMMED (sizeof rw_co_dimmed / sizeof rw_co_dimmed[0])
 
 static const char *const rw_co_suffixes[] = {
-    "co_gid", "co_gsz", "co_lin", "co_j", "co_d", "co_next", "co_vs",
+    "co_gid", "co_gsz", "co_lin", "co_j", "co_d", "co_next", "co_vs", "co_lid", "co_lsz", "co_llin",
 };
 
 const char *rw_coarsen_form_name(unsigned form)
@@ -49,6 +67,8 @@ const char *rw_coarsen_form_name(unsigned form)
     return form == RW_COARSEN_BLOCKED   ? "blocked"
            : form == RW_COARSEN_STRIDED ? "strided"
            : form == RW_COARSEN_VECTOR  ? "vector"
+           : form == RW_COARSEN_GROUP_BLOCKED ? "group-blocked"
+           : form == RW_COARSEN_GROUP_STRIDED ? "group-strided"
                                         : NULL;
 }
 
@@ -89,6 +109,7 @@ typedef struct rw_co_walk {
     const rw_tu *t;
     const rw_kernel *k;
     unsigned dim;
+    int grouped;               /* a group form: the local builtins are redirected too */
     const char *next;          /* the label returns go to */
     rw_edits *edits;
     rw_status st;
@@ -199,13 +220,13 @@ static enum CXChildVisitResult rw_co_visit(CXCursor c, CXCursor parent, CXClient
     if (kind == CXCursor_CallExpr) {
         CXCursor f = rw_callee(c, name, sizeof name);
         (void)f;
-        if (rw_co_is_group(name)) {
+        if (rw_co_is_group(name) && !(w->grouped && !strcmp(name, "get_local_linear_id"))) {
             w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
                             "%s calls %s (line %u): its work-items do not run on their own",
                             w->k->name, name, rw_line_of(w->t, c));
             return CXChildVisit_Break;
         }
-        if (rw_in_set(name, rw_co_dimmed, RW_CO_NDIMMED)) {
+        if (!w->grouped && rw_in_set(name, rw_co_dimmed, RW_CO_NDIMMED)) {
             rw_co_dim_call(w, c, name);
             if (w->st != RW_OK)
                 return CXChildVisit_Break;
@@ -247,21 +268,26 @@ static enum CXChildVisitResult rw_co_visit(CXCursor c, CXCursor parent, CXClient
     return CXChildVisit_Recurse;
 }
 
-/* A refusal of rw_reach_check for a work-group builtin, said as such. */
-static rw_status rw_co_reach(const rw_tu *t, const rw_kernel *k, char *err, size_t cap)
+/* A refusal of rw_reach_check for a work-group builtin, said as such; the
+ * group forms let functions K calls ask for their work-group. */
+static rw_status rw_co_reach(const rw_tu *t, const rw_kernel *k, int grouped, char *err, size_t cap)
 {
     static const char *const names[] = {
-        "barrier", "work_group_barrier", "sub_group_barrier", "get_local_linear_id",
+        "barrier", "work_group_barrier", "sub_group_barrier",
         "async_work_group_copy", "async_work_group_strided_copy", "wait_group_events",
-        "get_local_id", "get_group_id", "get_local_size", "get_num_groups",
-        "get_enqueued_local_size", "get_sub_group_id", "get_sub_group_local_id",
-        "get_sub_group_size", "get_num_sub_groups",
+        "get_sub_group_id", "get_sub_group_local_id", "get_sub_group_size", "get_num_sub_groups",
+        "get_local_linear_id", "get_local_id", "get_group_id", "get_local_size", "get_num_groups",
+        "get_enqueued_local_size",
     };
+    const size_t n = sizeof names / sizeof names[0], ngroup = 10;   /* the first 10: refused in every form */
     char *tail;
     rw_status st;
 
-    RW_FORWARD(rw_reach_check(t, k, rw_co_builtins, RW_CO_NBUILTINS, err, cap));
-    st = rw_reach_check(t, k, names, sizeof names / sizeof names[0], err, cap);
+    if (grouped)
+        RW_FORWARD(rw_reach_check(t, k, rw_co_gbuiltins, RW_CO_NGBUILTINS, err, cap));
+    else
+        RW_FORWARD(rw_reach_check(t, k, rw_co_builtins, RW_CO_NBUILTINS, err, cap));
+    st = rw_reach_check(t, k, names, grouped ? ngroup : n, err, cap);
     if (st == RW_ERR_REFUSED && err && cap && (tail = strstr(err, ": only calls")) != NULL)
         snprintf(tail, cap - (size_t)(tail - err), ": coarsening keeps only calls in the kernel's own body");
     return st;
@@ -307,6 +333,69 @@ static void rw_co_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigne
     rw_buf_addf(b, "#define get_global_linear_id() %sco_lin(%sco_j)\n", P, P);
 }
 
+/* The group forms' helpers and #defines: work-item l' of a coarsened
+ * work-group of L/F work-items along D does its group's original local
+ * ids l' * F + j (group-blocked) or l' + j * L/F (group-strided); the
+ * group ids and counts are the launch's, as the local size is divided
+ * with the global size (uniform work-groups: the caller makes sure L
+ * divides G, so get_enqueued_local_size is get_local_size). */
+static void rw_co_group_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigned form)
+{
+    rw_buf_addf(b,
+                "size_t %sco_lsz(uint %sco_d)\n"
+                "{\n"
+                "    return %sco_d == %uu ? get_local_size(%uu) * %uu : get_local_size(%sco_d);\n"
+                "}\n",
+                P, P, P, D, D, F, P);
+    rw_buf_addf(b,
+                "size_t %sco_lid(uint %sco_d, uint %sco_j)\n"
+                "{\n"
+                "    if (%sco_d != %uu)\n"
+                "        return get_local_id(%sco_d);\n",
+                P, P, P, P, D, P);
+    if (form == RW_COARSEN_GROUP_BLOCKED)
+        rw_buf_addf(b, "    return get_local_id(%uu) * %uu + %sco_j;\n", D, F, P);
+    else
+        rw_buf_addf(b, "    return get_local_id(%uu) + (size_t)%sco_j * get_local_size(%uu);\n", D, P, D);
+    rw_buf_adds(b, "}\n");
+    rw_buf_addf(b,
+                "size_t %sco_gsz(uint %sco_d)\n"
+                "{\n"
+                "    return %sco_d == %uu ? get_global_size(%uu) * %uu : get_global_size(%sco_d);\n"
+                "}\n",
+                P, P, P, D, D, F, P);
+    rw_buf_addf(b,
+                "size_t %sco_gid(uint %sco_d, uint %sco_j)\n"
+                "{\n"
+                "    if (%sco_d != %uu)\n"
+                "        return get_global_id(%sco_d);\n"
+                "    return get_global_offset(%uu) + get_group_id(%uu) * %sco_lsz(%uu) + %sco_lid(%uu, %sco_j);\n"
+                "}\n",
+                P, P, P, P, D, P, D, D, P, D, P, D, P);
+    rw_buf_addf(b,
+                "size_t %sco_lin(uint %sco_j)\n"
+                "{\n"
+                "    return ((%sco_gid(2u, %sco_j) - get_global_offset(2u)) * %sco_gsz(1u) +\n"
+                "            (%sco_gid(1u, %sco_j) - get_global_offset(1u))) * %sco_gsz(0u) +\n"
+                "           (%sco_gid(0u, %sco_j) - get_global_offset(0u));\n"
+                "}\n",
+                P, P, P, P, P, P, P, P, P, P);
+    rw_buf_addf(b,
+                "size_t %sco_llin(uint %sco_j)\n"
+                "{\n"
+                "    return (%sco_lid(2u, %sco_j) * %sco_lsz(1u) + %sco_lid(1u, %sco_j)) * %sco_lsz(0u) +\n"
+                "           %sco_lid(0u, %sco_j);\n"
+                "}\n",
+                P, P, P, P, P, P, P, P, P, P);
+    rw_buf_addf(b, "#define get_global_id(d) %sco_gid((d), %sco_j)\n", P, P);
+    rw_buf_addf(b, "#define get_global_size(d) %sco_gsz(d)\n", P);
+    rw_buf_addf(b, "#define get_global_linear_id() %sco_lin(%sco_j)\n", P, P);
+    rw_buf_addf(b, "#define get_local_id(d) %sco_lid((d), %sco_j)\n", P, P);
+    rw_buf_addf(b, "#define get_local_size(d) %sco_lsz(d)\n", P);
+    rw_buf_addf(b, "#define get_enqueued_local_size(d) %sco_lsz(d)\n", P);
+    rw_buf_addf(b, "#define get_local_linear_id() %sco_llin(%sco_j)\n", P, P);
+}
+
 /* The vector form's body: K's body with the vector edits @p ve for lane 0
  * (get_global_id(0) is the blocked form's with j = 0), and when K has a
  * bounds guard, the blocked loop over the F lanes as the remainder that
@@ -350,8 +439,9 @@ static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coars
                 req->factor, P);
     RW_FORWARD(rw_edits_apply(t, e, k->body_start, k->body_end, b, segs, k->name, err, cap));
     rw_buf_addf(b, "\n    %sco_next: ;\n    }\n}\n", P);
-    for (i = 0; rw_co_builtins[i]; i++)
-        rw_buf_addf(b, "#undef %s\n", rw_co_builtins[i]);
+    const char *const *undef = rw_co_is_grouped(req->form) ? rw_co_gbuiltins : rw_co_builtins;
+    for (i = 0; undef[i]; i++)
+        rw_buf_addf(b, "#undef %s\n", undef[i]);
     return b->oom ? RW_ERR_NOMEM : RW_OK;
 }
 
@@ -366,7 +456,8 @@ static rw_status rw_co_req_ok(const rw_coarsen_req *req, char *err, size_t cap)
     if (req->dim > 2)
         return rw_fail(err, cap, RW_ERR_ARG, "dimension %u: 0, 1 or 2", req->dim);
     if (!rw_coarsen_form_name(req->form))
-        return rw_fail(err, cap, RW_ERR_ARG, "form %u: blocked, strided or vector", req->form);
+        return rw_fail(err, cap, RW_ERR_ARG, "form %u: blocked, strided, vector, group-blocked or group-strided",
+                       req->form);
     if (req->factor != 2 && req->factor != 4 && req->factor != 8 &&
         (req->factor != 16 || req->form != RW_COARSEN_VECTOR))
         return rw_fail(err, cap, RW_ERR_ARG, "factor %u: 2, 4 or 8 (16 for the vector form)",
@@ -389,7 +480,7 @@ static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarse
             return rw_fail(err, cap, RW_ERR_REFUSED,
                            "%s has reqd_work_group_size: its launches' global sizes are fixed",
                            k->name);
-    for (i = 0; i < k->np; i++)
+    for (i = 0; i < k->np && !rw_co_is_grouped(req->form); i++)
         if (rw_param_as(k, i) == RW_AS_LOCAL)
             return rw_fail(err, cap, RW_ERR_REFUSED,
                            "parameter %u (%s) of %s is __local: its work-items share local memory",
@@ -402,6 +493,7 @@ static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarse
     w.t = t;
     w.k = k;
     w.dim = req->dim;
+    w.grouped = rw_co_is_grouped(req->form);
     w.next = next;
     w.edits = e;
     w.err = err;
@@ -409,8 +501,11 @@ static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarse
     clang_visitChildren(k->body, rw_co_visit, &w);
     if (w.st != RW_OK)
         return w.st;
-    RW_FORWARD(rw_own_names(t, rw_co_builtins, RW_CO_NBUILTINS, "coarsened kernel", err, cap));
-    return rw_co_reach(t, k, err, cap);
+    if (w.grouped)
+        RW_FORWARD(rw_own_names(t, rw_co_gbuiltins, RW_CO_NGBUILTINS, "coarsened kernel", err, cap));
+    else
+        RW_FORWARD(rw_own_names(t, rw_co_builtins, RW_CO_NBUILTINS, "coarsened kernel", err, cap));
+    return rw_co_reach(t, k, w.grouped, err, cap);
 }
 
 rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, size_t cap)
@@ -455,17 +550,20 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
         goto out;
     rw_buf_program(&b, &t);
     rw_buf_addf(&b, "\n/* %s: %s coarsened, each work-item doing the work of %u work-items of "
-                    "dimension %u (%s), over a global size %u times smaller (generated by clrr's "
+                    "dimension %u (%s), over a global size%s %u times smaller (generated by clrr's "
                     "rewriter) */\n",
                 req->name, k->name, req->factor, req->dim, rw_coarsen_form_name(req->form),
-                req->factor);
+                rw_co_is_grouped(req->form) ? " and a local size" : "", req->factor);
     gen_off = b.len;
-    rw_co_text(&b, pfx, req->dim, req->factor,
-               req->form == RW_COARSEN_VECTOR ? RW_COARSEN_BLOCKED : req->form);
+    if (rw_co_is_grouped(req->form))
+        rw_co_group_text(&b, pfx, req->dim, req->factor, req->form);
+    else
+        rw_co_text(&b, pfx, req->dim, req->factor,
+                   req->form == RW_COARSEN_VECTOR ? RW_COARSEN_BLOCKED : req->form);
     st = rw_co_kernel(&t, k, req, pfx, &e, &ve, guarded, &b, &segs, err, cap);
     if (st == RW_OK) {
         rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name, k->np,
-                             k->name, rw_co_builtins };
+                             k->name, rw_co_is_grouped(req->form) ? rw_co_gbuiltins : rw_co_builtins };
         st = rw_check(&chk, err, cap);
     }
     if (st == RW_OK) {

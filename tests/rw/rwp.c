@@ -176,6 +176,23 @@ int rwp_compare_coarse(const rwp_case *cs, const unsigned char *full, const char
     return rc;
 }
 
+int rwp_compare_group(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
+                      const char *name, unsigned dim, unsigned f, char *err, size_t cap)
+{
+    static const rwp_split whole = { 0, 1, { 0 } };
+    rwp_case c2 = *cs;
+    unsigned char *co = NULL;
+    if (!f || !cs->local[dim] || cs->local[dim] % f || cs->global[dim] % f) {
+        snprintf(err, cap, "the case's local size %zu is not a multiple of %u", cs->local[dim], f);
+        return -1;
+    }
+    c2.global[dim] = cs->global[dim] / f;
+    c2.local[dim] = cs->local[dim] / f;
+    int rc = rwp_parts(&c2, src, len, name, 0, &whole, &co, err, cap) < 0 ? -1 : rwp_diff(cs, full, co, err, cap);
+    free(co);
+    return rc;
+}
+
 int rwp_compare(const rwp_case *cs, const char *src, size_t len, const char *name, int extra,
                 const rwp_split *sp, char *err, size_t cap)
 {

@@ -77,6 +77,12 @@ int rwp_full(const rwp_case *cs, unsigned char **out, char *err, size_t cap);
 int rwp_compare_coarse(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
                        const char *name, unsigned dim, unsigned f, char *err, size_t cap);
 
+/*! rwp_compare_group() : as rwp_compare_coarse(), for the group forms:
+ *  dimension @p dim's local size is divided by @p f too (cs must have a
+ *  local size that f divides). @return 0 equal, 1 differs, -1 could not run. */
+int rwp_compare_group(const rwp_case *cs, const unsigned char *full, const char *src, size_t len,
+                      const char *name, unsigned dim, unsigned f, char *err, size_t cap);
+
 /*! rwp_compare() : runs cs->kernel's full launch from cs->src, then kernel
  *  @p name of @p src (@p len bytes) in the parts of @p sp, each part with
  *  global_work_offset[d] = offset[d] + first * local[d] and global[d] the

@@ -13,7 +13,13 @@
  * dimension, a dimension not known at compile time, __local memory,
  * reqd_work_group_size, a parameter the body changes, a helper that calls
  * get_global_id, a program that
- * defines get_global_size) and bad request, and libclrr-rw.so's exports. */
+ * defines get_global_size) and bad request, and libclrr-rw.so's exports.
+ * The group forms (group-blocked, group-strided: coarsened inside each
+ * work-group, the local size divided too) run kernels that index by
+ * work-group and local id in every dimension, one chosen at run time, with
+ * a __local parameter; they refuse barriers and __local variables, and the
+ * oracle catches a group-coarsened kernel launched with the local size
+ * left as it was. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -218,6 +224,175 @@ static void test_cl20(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "k calls work_group_barrier (line 3)"));
 }
 
+/* ----------------------------------------------------- group forms */
+
+/* Coarsens cs->kernel along @p dim inside its work-groups by each factor
+ * of 2, 4 and 8 that divides the case's local size there, in both group
+ * forms; each must leave every buffer as K does. */
+static void co_run_group(const rwp_case *cs, unsigned dim)
+{
+    static const unsigned fs[] = { 2, 4, 8 };
+    unsigned char *full = NULL;
+    char err[4096];
+    unsigned i, form, ran = 0;
+
+    if (rwp_full(cs, &full, err, sizeof err) < 0) {
+        fprintf(stderr, "\n  %s as written: %s\n", cs->kernel, err);
+        CU_FAIL("the kernel does not run as written");
+        return;
+    }
+    for (form = RW_COARSEN_GROUP_BLOCKED; form <= RW_COARSEN_GROUP_STRIDED; form++)
+        for (i = 0; i < 3; i++) {
+            if (cs->local[dim] % fs[i])
+                continue;
+            rw_coarsen_req r = { cs->src, cs->len, cs->options, cs->kernel, NAME, dim, fs[i], form };
+            rw_coarsen_out o;
+            rw_status st = rw_coarsen(&r, &o, err, sizeof err);
+            if (st != RW_OK)
+                fprintf(stderr, "\n  rw_coarsen(%s, dim %u, %u, %s): %s\n", cs->kernel, dim, fs[i],
+                        rw_coarsen_form_name(form), err);
+            CU_ASSERT_EQUAL(st, RW_OK);
+            if (st != RW_OK)
+                continue;
+            if (!rwt_syntax_ok(o.source, o.len, cs->options, err, sizeof err)) {
+                fprintf(stderr, "\n  clang -fsyntax-only: %s\n%s\n", err, o.source + cs->len);
+                CU_FAIL("the coarsened source does not pass clang -fsyntax-only");
+            }
+            int rc = rwp_compare_group(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
+            if (rc != 0)
+                fprintf(stderr, "\n  %s coarsened (dim %u, %u, %s): %s\n%s\n", cs->kernel, dim, fs[i],
+                        rw_coarsen_form_name(form), err, o.source + cs->len);
+            CU_ASSERT_EQUAL(rc, 0);
+            ran++;
+            rw_coarsen_free(&o);
+        }
+    CU_ASSERT(ran >= 2);
+    free(full);
+}
+
+/* Parboil mri-q's way of finding its element: the group's first plus the
+ * local id, with the block size a constant of the program; a loop over a
+ * table every work-item reads. */
+static const char byblock_cl[] =
+    "#define BLOCK 64\n"
+    "__kernel void byblock(__global float *x, __global float *q, __global const float *k, int nk)\n"
+    "{\n"
+    "    int i = get_group_id(0) * BLOCK + get_local_id(0);\n"
+    "    float s = q[i];\n"
+    "    for (int j = 0; j < nk; j++)\n"
+    "        s += k[j] * cos(x[i] * (float)j);\n"
+    "    q[i] = s;\n"
+    "}\n";
+
+static const rwp_case byblock_case = {
+    SRC(byblock_cl), NULL, "byblock", 3, { FLOATS(1024), FLOATS(1024), FLOATS(32) }, 4,
+    { BUF(0), BUF(1), BUF(2), INT(32) },
+    1, { 0, 0, 0 }, { 1024, 1, 1 }, { 64, 1, 1 },
+};
+
+/* Every work-group builtin, each dimension, with a global offset; a
+ * dimension known only at run time; a __local parameter each work-item
+ * uses as its own scratch (no barrier: nothing is shared); returns. */
+static const char groups_cl[] =
+    "__kernel void groups(__global uint *o, __local uint *t, uint d)\n"
+    "{\n"
+    "    size_t l = (get_global_id(1) - get_global_offset(1)) * get_global_size(0) +\n"
+    "               (get_global_id(0) - get_global_offset(0));\n"
+    "    __global uint *r = o + l * 8;\n"
+    "    size_t me = get_local_id(1) * get_local_size(0) + get_local_id(0);\n"
+    "    t[me] = (uint)(get_global_id(0) * 7u + get_global_id(1));\n"
+    "    r[0] = (uint)get_local_id(0) + 100u * (uint)get_group_id(0);\n"
+    "    r[1] = (uint)get_local_id(1) + 100u * (uint)get_group_id(1);\n"
+    "    r[2] = (uint)(get_local_size(0) * 1000u + get_local_size(1));\n"
+    "    r[3] = (uint)(get_num_groups(0) * 1000u + get_num_groups(1));\n"
+    "    r[4] = (uint)get_local_id(d) + 1000u * (uint)get_local_size(d);\n"
+    "    r[5] = (uint)(get_global_size(0) * 1000u + get_global_size(1));\n"
+    "    if (get_local_id(1) % 3 == 1)\n"
+    "        return;\n"
+    "    r[6] = t[me] + (uint)get_global_id(0);\n"
+    "    r[7] = (uint)me;\n"
+    "}\n";
+
+static const rwp_case groups_case = {
+    SRC(groups_cl), NULL, "groups", 1, { INTS(8 * 32 * 16) }, 3,
+    { BUF(0), { RWP_LOCAL, 8 * 8 * 4, 0, 0.0f }, UINT(1) },
+    2, { 3, 5, 0 }, { 32, 16, 1 }, { 8, 8, 1 },
+};
+
+static void test_group(void)
+{
+    rwp_case c = groups_case;
+    co_run_group(&byblock_case, 0);
+    co_run_group(&groups_case, 0);
+    co_run_group(&groups_case, 1);
+    c.args[2] = (rwp_arg)UINT(0);   /* the dimension asked at run time is the coarsened one */
+    co_run_group(&c, 0);
+}
+
+/* The oracle has teeth for the group forms: the coarsened kernel launched
+ * with its local size left as it was (its groups' ids then name other
+ * work-items) leaves buffers that differ. */
+static void test_group_oracle(void)
+{
+    char err[1024];
+    rw_coarsen_req r = { SRC(byblock_cl), NULL, "byblock", NAME, 0, 4, RW_COARSEN_GROUP_BLOCKED };
+    rw_coarsen_out o;
+    unsigned char *full = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(rwp_full(&byblock_case, &full, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(rw_coarsen(&r, &o, err, sizeof err), RW_OK);
+    CU_ASSERT_EQUAL(rwp_compare_group(&byblock_case, full, o.source, o.len, NAME, 0, 4, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rwp_compare_coarse(&byblock_case, full, o.source, o.len, NAME, 0, 4, err, sizeof err), 1);
+    rw_coarsen_free(&o);
+    /* the plain blocked form refuses it: its work-groups would change */
+    r.form = RW_COARSEN_BLOCKED;
+    CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "byblock calls get_group_id(0) (line 4)"));
+    free(full);
+}
+
+/* What the group forms still refuse, and get_local_linear_id (OpenCL C
+ * 2.0) redirected. */
+static void group_refused(const char *src, const char *kernel, const char *why)
+{
+    rw_coarsen_req r = { src, strlen(src), NULL, kernel, NAME, 0, 2, RW_COARSEN_GROUP_STRIDED };
+    rw_coarsen_out o;
+    char err[1024] = "";
+    rw_status st = rw_coarsen(&r, &o, err, sizeof err);
+
+    if (st != RW_ERR_REFUSED || !strstr(err, why))
+        fprintf(stderr, "\n  %s: status %d, '%s' (expected '%s')\n", kernel, (int)st, err, why);
+    CU_ASSERT_EQUAL(st, RW_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, why));
+}
+
+static void test_group_refusals(void)
+{
+    static const char lin[] =
+        "__kernel void k(__global uint *o)\n{\n    o[get_global_linear_id()] = get_local_linear_id();\n}\n";
+    rw_coarsen_req r = { SRC(lin), "-cl-std=CL2.0", "k", NAME, 1, 2, RW_COARSEN_GROUP_BLOCKED };
+    rw_coarsen_out o;
+    char err[1024];
+
+    group_refused("__kernel void k(__global float *a)\n{\n    size_t i = get_global_id(0);\n"
+                  "    a[i] += 1.0f;\n    barrier(CLK_GLOBAL_MEM_FENCE);\n    a[i] *= 2.0f;\n}\n",
+                  "k", "k calls barrier (line 5): its work-items do not run on their own");
+    group_refused("__kernel void k(__global float *a)\n{\n    __local float t[64];\n"
+                  "    t[get_local_id(0)] = a[get_global_id(0)];\n    a[get_global_id(0)] = t[0];\n}\n",
+                  "k", "k declares __local t (line 3)");
+    group_refused(matmul_cl, "matmul", "matmul has reqd_work_group_size");
+    group_refused("size_t me(void) { return get_local_id(0); }\n"
+                  "__kernel void k(__global float *a)\n{\n    a[me()] = 1.0f;\n}\n",
+                  "k", "helper me calls get_local_id (line 1)");
+    group_refused("#define get_local_size(d) 64\n"
+                  "__kernel void k(__global float *a)\n{\n    a[get_global_id(0)] = get_local_size(0);\n}\n",
+                  "k", "the program defines get_local_size as a macro (line 1)");
+    CU_ASSERT_EQUAL_FATAL(rw_coarsen(&r, &o, err, sizeof err), RW_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.source, "#define get_local_linear_id() __clrr_co_llin(__clrr_co_j)"));
+    CU_ASSERT(rwt_syntax_ok(o.source, o.len, "-cl-std=CL2.0", err, sizeof err));
+    rw_coarsen_free(&o);
+}
+
 /* ------------------------------------------------------- refusals */
 
 static void refused(const char *src, const char *kernel, unsigned dim, const char *why)
@@ -291,9 +466,11 @@ static void test_bad_requests(void)
     CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "dimension 3"));
     r.dim = 0;
-    r.form = 3;   /* 2 is RW_COARSEN_VECTOR: test_rw_vector.c */
+    r.form = 5;   /* 2 is RW_COARSEN_VECTOR: test_rw_vector.c; 3 and 4 the group forms */
     CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
-    CU_ASSERT_PTR_NULL(rw_coarsen_form_name(3));
+    CU_ASSERT_PTR_NULL(rw_coarsen_form_name(5));
+    CU_ASSERT_STRING_EQUAL(rw_coarsen_form_name(RW_COARSEN_GROUP_BLOCKED), "group-blocked");
+    CU_ASSERT_STRING_EQUAL(rw_coarsen_form_name(RW_COARSEN_GROUP_STRIDED), "group-strided");
     r.form = RW_COARSEN_STRIDED;
     r.name = "a b";
     CU_ASSERT_EQUAL(rw_coarsen(&r, &o, err, sizeof err), RW_ERR_ARG);
@@ -365,6 +542,9 @@ int main(void)
         !CU_add_test(s, "ids, sizes, linear id, offset, returns", test_ids) ||
         !CU_add_test(s, "the oracle has teeth", test_oracle) ||
         !CU_add_test(s, "OpenCL C 2.0 builtins", test_cl20) ||
+        !CU_add_test(s, "group forms: by work-group and local id", test_group) ||
+        !CU_add_test(s, "group forms: the oracle has teeth", test_group_oracle) ||
+        !CU_add_test(s, "group forms: refusals", test_group_refusals) ||
         !CU_add_test(s, "refusals", test_refusals) ||
         !CU_add_test(s, "bad requests", test_bad_requests) ||
         !CU_add_test(s, "generated names", test_names) ||

@@ -160,7 +160,7 @@ static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
             const plan_coarse *co = t->coarsen ? plan_get_coarse(p, t->coarsen - 1) : NULL;
             if (co)   /* 1.12 */
                 printf("; coarsened by %u along %u (%s, %s), local ", co->factor, co->dim,
-                       co->form == 2 ? "vector" : co->form ? "strided" : "blocked", co->name);
+                       plan_coarse_form_name(co->form), co->name);
             if (co && !t->local[0]) {
                 printf("NULL");
             } else {
