@@ -306,11 +306,15 @@ typedef struct rw_coarsen_out {
  *  __local memory (parameters or variables), get_local_id, get_group_id,
  *  get_local_size, get_num_groups or get_enqueued_local_size in
  *  dimension D or in a dimension not known at compile time,
- *  reqd_work_group_size, static variables, a parameter the body assigns,
- *  increments or takes the address of, a function K calls that calls
+ *  reqd_work_group_size, static variables, a function K calls that calls
  *  a redirected builtin or one of those (only K's own body is
  *  redirected), a program that defines get_global_id, get_global_size or
- *  get_global_linear_id itself. Atomics are not refused: the order of
+ *  get_global_linear_id itself. A parameter the body assigns, increments
+ *  or takes the address of is renamed PREFIX co_pN in the new kernel's
+ *  parameters, and each iteration of the loop first declares it again
+ *  under its name from that (`uint n = __clrr_co_p2;`), so each of the F
+ *  work-items starts from the launch's value (the vector form refuses
+ *  such a parameter). Atomics are not refused: the order of
  *  their updates changes, and only a measurement of the outputs tells
  *  whether that shows (the optimizer keeps a coarsening only where the
  *  outputs are bit-identical). The vector form (dimension 0 only, F up

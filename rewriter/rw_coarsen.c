@@ -72,7 +72,7 @@ const char *rw_coarsen_form_name(unsigned form)
                                         : NULL;
 }
 
-static rw_status rw_co_prefix(const rw_tu *t, const char *name, char *pfx, size_t pcap, char *err,
+static rw_status rw_co_prefix(const rw_tu *t, const char *name, unsigned np, char *pfx, size_t pcap, char *err,
                               size_t cap)
 {
     rw_names ids = { 0 };
@@ -94,7 +94,12 @@ static rw_status rw_co_prefix(const rw_tu *t, const char *name, char *pfx, size_
             if (rw_names_has(&ids, n) || !strcmp(n, name))
                 break;
         }
-        if (i == sizeof rw_co_suffixes / sizeof rw_co_suffixes[0])
+        int free_ = i == sizeof rw_co_suffixes / sizeof rw_co_suffixes[0];
+        for (unsigned q = 0; free_ && q < np; q++) {
+            snprintf(n, sizeof n, "%sco_p%u", pfx, q);   /* a parameter the body changes, renamed */
+            free_ = !rw_names_has(&ids, n) && strcmp(n, name);
+        }
+        if (free_)
             break;
     }
     if (k == 1000)
@@ -110,6 +115,8 @@ typedef struct rw_co_walk {
     const rw_kernel *k;
     unsigned dim;
     int grouped;               /* a group form: the local builtins are redirected too */
+    int vector;                /* the vector form: a parameter the body changes is refused */
+    unsigned char *written;    /* per parameter: the body changes it or takes its address */
     const char *next;          /* the label returns go to */
     rw_edits *edits;
     rw_status st;
@@ -178,8 +185,10 @@ static CXCursor rw_co_param_of(const rw_co_walk *w, CXCursor c)
     return clang_getNullCursor();
 }
 
-/* Refuses an assignment, increment, decrement or address of a parameter:
- * each of the F work-items must start from the launch's value. */
+/* An assignment, increment, decrement or address of a parameter: each of
+ * the F work-items must start from the launch's value, so the parameter
+ * is renamed and each iteration declares a copy under its name (marked in
+ * w->written); refused in the vector form. @return 1 when refused. */
 static int rw_co_param_write(rw_co_walk *w, CXCursor c, enum CXCursorKind kind)
 {
     char op[8], name[RW_NAME_MAX];
@@ -199,6 +208,12 @@ static int rw_co_param_write(rw_co_walk *w, CXCursor c, enum CXCursorKind kind)
     }
     if (clang_Cursor_isNull(target))
         return 0;
+    if (!w->vector) {
+        for (unsigned i = 0; i < w->k->np; i++)
+            if (clang_equalCursors(target, w->k->p[i].c))
+                w->written[i] = 1;
+        return 0;
+    }
     rw_cxcopy(clang_getCursorSpelling(target), name, sizeof name);
     w->st = rw_fail(w->err, w->cap, RW_ERR_REFUSED,
                     "%s changes or takes the address of its parameter %s (line %u): each coarsened work-item "
@@ -419,9 +434,28 @@ static rw_status rw_co_vector_body(const rw_tu *t, const rw_kernel *k, const rw_
     return b->oom ? RW_ERR_NOMEM : RW_OK;
 }
 
+/* K's parameter @p i as the new kernel's: renamed P co_p<i> when the body
+ * changes it (@p written), else as written. */
+static rw_status rw_co_param(const rw_tu *t, const rw_kernel *k, unsigned i, const char *P, int written,
+                             rw_buf *b, rw_segs *segs, char *err, size_t cap)
+{
+    rw_edits pe = { 0 };
+    char to[RW_NAME_MAX + 16];
+    rw_status st = RW_OK;
+
+    snprintf(to, sizeof to, "%sco_p%u", P, i);
+    if (written)
+        st = rw_edit_add(&pe, k->p[i].name_off, k->p[i].name_off + (unsigned)strlen(k->p[i].name), to,
+                         k->p[i].name);
+    if (st == RW_OK)
+        st = rw_edits_apply(t, &pe, k->p[i].start, k->p[i].end, b, segs, k->name, err, cap);
+    rw_edits_free(&pe);
+    return st;
+}
+
 static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coarsen_req *req,
-                              const char *P, rw_edits *e, rw_edits *ve, int guarded, rw_buf *b,
-                              rw_segs *segs, char *err, size_t cap)
+                              const char *P, const unsigned char *written, rw_edits *e, rw_edits *ve,
+                              int guarded, rw_buf *b, rw_segs *segs, char *err, size_t cap)
 {
     rw_edits none = { 0 };
     unsigned i;
@@ -430,13 +464,19 @@ static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coars
     for (i = 0; i < k->np; i++) {
         if (i)
             rw_buf_adds(b, ",\n        ");
-        RW_FORWARD(rw_edits_apply(t, &none, k->p[i].start, k->p[i].end, b, segs, k->name, err,
-                                  cap));
+        RW_FORWARD(rw_co_param(t, k, i, P, written[i], b, segs, err, cap));
     }
     if (req->form == RW_COARSEN_VECTOR)
         return rw_co_vector_body(t, k, req, P, e, ve, guarded, b, segs, err, cap);
     rw_buf_addf(b, ")\n{\n    for (uint %sco_j = 0u; %sco_j < %uu; %sco_j++) {\n", P, P,
                 req->factor, P);
+    for (i = 0; i < k->np; i++) {   /* each work-item starts from the launch's value */
+        if (!written[i])
+            continue;
+        rw_buf_adds(b, "    ");
+        RW_FORWARD(rw_edits_apply(t, &none, k->p[i].start, k->p[i].end, b, segs, k->name, err, cap));
+        rw_buf_addf(b, " = %sco_p%u;\n", P, i);
+    }
     RW_FORWARD(rw_edits_apply(t, e, k->body_start, k->body_end, b, segs, k->name, err, cap));
     rw_buf_addf(b, "\n    %sco_next: ;\n    }\n}\n", P);
     const char *const *undef = rw_co_is_grouped(req->form) ? rw_co_gbuiltins : rw_co_builtins;
@@ -469,7 +509,7 @@ static rw_status rw_co_req_ok(const rw_coarsen_req *req, char *err, size_t cap)
 
 /* Every refusal of K itself, and the edits of its returns into @p e. */
 static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarsen_req *req,
-                             const char *next, rw_edits *e, char *err, size_t cap)
+                             const char *next, rw_edits *e, unsigned char *written, char *err, size_t cap)
 {
     rw_co_walk w;
     const rw_macro *m;
@@ -494,6 +534,8 @@ static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarse
     w.k = k;
     w.dim = req->dim;
     w.grouped = rw_co_is_grouped(req->form);
+    w.vector = req->form == RW_COARSEN_VECTOR;
+    w.written = written;
     w.next = next;
     w.edits = e;
     w.err = err;
@@ -517,6 +559,7 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
     rw_segs segs = { 0 };
     rw_buf b = { 0 };
     char *args = NULL, pfx[32], next[48];
+    unsigned char written[RW_MAX_PARAMS] = { 0 };
     size_t gen_off;
     int nargs = 0;
     rw_status st;
@@ -539,10 +582,10 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
     }
     st = rw_kernel_find(&t, req->kernel, k, err, cap);
     if (st == RW_OK)
-        st = rw_co_prefix(&t, req->name, pfx, sizeof pfx, err, cap);
+        st = rw_co_prefix(&t, req->name, k->np, pfx, sizeof pfx, err, cap);
     if (st == RW_OK) {
         snprintf(next, sizeof next, "%sco_next", pfx);
-        st = rw_co_check(&t, k, req, next, &e, err, cap);
+        st = rw_co_check(&t, k, req, next, &e, written, err, cap);
     }
     if (st == RW_OK && req->form == RW_COARSEN_VECTOR)
         st = rw_vec_edits(&t, k, req->factor, pfx, &ve, &guarded, err, cap);
@@ -560,7 +603,7 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
     else
         rw_co_text(&b, pfx, req->dim, req->factor,
                    req->form == RW_COARSEN_VECTOR ? RW_COARSEN_BLOCKED : req->form);
-    st = rw_co_kernel(&t, k, req, pfx, &e, &ve, guarded, &b, &segs, err, cap);
+    st = rw_co_kernel(&t, k, req, pfx, written, &e, &ve, guarded, &b, &segs, err, cap);
     if (st == RW_OK) {
         rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name, k->np,
                              k->name, rw_co_is_grouped(req->form) ? rw_co_gbuiltins : rw_co_builtins };
