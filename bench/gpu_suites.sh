@@ -20,6 +20,12 @@
 # device's 10 minutes; the parts' results merge with `bench/suites_tune.py
 # --from suites-tune-1.jsonl suites-tune-2.jsonl`. Without a part: all.
 # TUNE_REGEX: tune only the programs whose names match it (before the part).
+# PARBOIL_SIZE=large (run and tune): Parboil's programs get the large inputs
+# instead of the small ones that `prepare` copied (those make microsecond
+# kernels on the H200, too short to measure): written there first, over the
+# small ones in .gpu/suites/parboil/inputs, by tests/suites/parboil_inputs.py
+# --size large (about 380 MB; some tens of seconds of the call, and only when
+# a Parboil program is selected). Default: small.
 set -u
 cmd=${1:?usage: gpu_suites.sh prepare|run [REGEX]|tune [1|2]}
 if [ "$cmd" = prepare ]; then
@@ -47,10 +53,30 @@ if [ "$cmd" = prepare ]; then
         cp -r "$S/parboil/inputs" "$D/parboil/" &&
         (cd "$S" && find parboil/build -mindepth 1 -maxdepth 1 ! -name common -print0 |
             xargs -0 -I{} cp -r --parents {} "$OLDPWD/$D/")
+    # inputs written before apps.list read the sizes from them (args) make the programs fail
+    [ -d "$D/parboil/inputs" ] && [ ! -f "$D/parboil/inputs/fft/args" ] &&
+        echo "warning: $S/parboil/inputs has no args files: run tests/suites/fetch.sh parboil again"
     du -sh "$D"
     exit 0
 fi
 # run, on the GPU machine
+case ${PARBOIL_SIZE:=small} in
+small | large) ;;
+*) echo "gpu_suites.sh: PARBOIL_SIZE must be small or large, not '$PARBOIL_SIZE'"; exit 1 ;;
+esac
+# parboil_large: with PARBOIL_SIZE=large, the large inputs over the small ones
+# (only when a Parboil program is selected: they take some tens of seconds)
+parboil_large() {
+    [ "$PARBOIL_SIZE" = large ] && grep -q '^parboil-' /tmp/gpu-subset.list || return 0
+    local t0
+    t0=$(date +%s.%N)
+    if ! python3 tests/suites/parboil_inputs.py --size large .gpu/suites/parboil/inputs >/tmp/parboil-inputs.log 2>&1; then
+        echo "gpu_suites.sh: PARBOIL_SIZE=large: parboil_inputs.py failed: $(tail -1 /tmp/parboil-inputs.log)"
+        exit 1
+    fi
+    echo "parboil: large inputs written into .gpu/suites/parboil/inputs in $(echo "$t0 $(date +%s.%N)" |
+        awk '{printf "%.1f", $2 - $1}') s"
+}
 mkdir -p /tmp/vend && echo libnvidia-opencl.so.1 >/tmp/vend/nvidia.icd &&
     cp /etc/OpenCL/vendors/pocl.icd /tmp/vend/ 2>/dev/null
 export OCL_ICD_VENDORS=/tmp/vend CLRR_SUITES=$PWD/.gpu/suites
@@ -65,6 +91,7 @@ if [ "$cmd" = tune ]; then
     part=${2:-}
     [ -n "$part" ] && awk -v p="$part" 'NR % 2 == p % 2' /tmp/gpu-subset.list >/tmp/gpu-part.list &&
         mv /tmp/gpu-part.list /tmp/gpu-subset.list
+    parboil_large
     mkdir -p "$OUT" || exit 1
     export CLRR_COSTS=$OUT/costs CLRR_VERIFIED=/tmp/verified
     PYTHONUNBUFFERED=1 python3 bench/suites_tune.py --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
@@ -73,6 +100,7 @@ if [ "$cmd" = tune ]; then
         --results "$OUT/suites-tune${part:+-$part}.jsonl" --table "$OUT/suites-tune${part:+-$part}.md"
     exit
 fi
+parboil_large
 PYTHONUNBUFFERED=1 python3 tests/suites/suite_run.py apps --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
     --known tests/suites/apps.known --record-device gpu --cross cpu --timing -v \
     --results "$OUT/suites-gpu.jsonl" --table "$OUT/suites-gpu.md"
