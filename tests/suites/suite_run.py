@@ -408,6 +408,22 @@ def one(test, args, outcome, foreign, idx):
     m = (lambda o: NUM_RE.sub('N', mask(o))) if getattr(test, 'check', None) is not None else mask
     r['same_stdout'] = m(out) == m(plain_out)
     r['rec_rc'] = rc
+    signalled = r['plain'] == 'crash' or (isinstance(r['plain_rc'], int) and r['plain_rc'] < 0)
+    if signalled and (r['rec'], r['rec_detail']) != (r['plain'], r['plain_detail']):
+        # a native crash with a recording that did not crash: once more plainly,
+        # so that a crash of the program's own (the driver's, the test's) that
+        # does not come back is said as such, not taken for clrr's doing
+        for f in os.listdir(cwd) if test.cwd is None else []:
+            if not f.endswith('.clrr'):
+                p = os.path.join(cwd, f)
+                shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
+        junit2 = junit + '.again'
+        argv2 = [a.replace('@JUNIT@', junit2) for a in test.argv]
+        plain2 = plain[:len(plain) - len(argv)] + argv2
+        rc2, out2, err2 = run(plain2, cwd, env, PLAIN_TIMEOUT)
+        again = outcome(rc2, out2, err2, junit2)
+        r['plain_crash_once'] = r['plain_detail']
+        r['plain'], r['plain_detail'] = again
     if r['rec'] != r['plain'] or r['rec_detail'] != r['plain_detail']:
         r['rec_err'] = (err or '')[-1500:]
     t2 = time.time()
@@ -640,6 +656,10 @@ def main():
     print('  plain:    %s' % count('plain'))
     print('  recorded: %s' % count('rec'))
     print('  outcomes identical: %d of %d' % (n - len(differ), n))
+    once = [r for r in results if r.get('plain_crash_once')]
+    if once:   # the program's own, not clrr's: its second plain run did not crash
+        print('  plain runs that crashed once, not again (the program itself): %s' % ', '.join(
+            '%s (%s; then %s)' % (r['name'], r['plain_crash_once'], r['plain']) for r in once))
     print('  stdout identical (addresses, times, temporary file names masked): %d of %d%s' % (
         sum(1 for r in results if r.get('same_stdout')), n,
         ' (not: %s)' % ', '.join(r['name'] for r in results if not r.get('same_stdout'))[:2000]
