@@ -43,6 +43,13 @@ static int rw_co_is_grouped(unsigned form)
     return form == RW_COARSEN_GROUP_BLOCKED || form == RW_COARSEN_GROUP_STRIDED;
 }
 
+/* The builtins a form redirects (NULL-terminated), their count in *n. */
+static const char *const *rw_co_redirected(int grouped, size_t *n)
+{
+    *n = grouped ? RW_CO_NGBUILTINS : RW_CO_NBUILTINS;
+    return grouped ? rw_co_gbuiltins : rw_co_builtins;
+}
+
 /* Builtins that tie a work-item to its work-group or sub-group: refused
  * wherever K reaches them (prefixes work_group_ and sub_group_ too). */
 static const char *const rw_co_group[] = {
@@ -298,22 +305,47 @@ static rw_status rw_co_reach(const rw_tu *t, const rw_kernel *k, int grouped, ch
     char *tail;
     rw_status st;
 
-    if (grouped)
-        RW_FORWARD(rw_reach_check(t, k, rw_co_gbuiltins, RW_CO_NGBUILTINS, err, cap));
-    else
-        RW_FORWARD(rw_reach_check(t, k, rw_co_builtins, RW_CO_NBUILTINS, err, cap));
+    size_t nr;
+    const char *const *redirected = rw_co_redirected(grouped, &nr);
+
+    RW_FORWARD(rw_reach_check(t, k, redirected, nr, err, cap));
     st = rw_reach_check(t, k, names, grouped ? ngroup : n, err, cap);
     if (st == RW_ERR_REFUSED && err && cap && (tail = strstr(err, ": only calls")) != NULL)
         snprintf(tail, cap - (size_t)(tail - err), ": coarsening keeps only calls in the kernel's own body");
     return st;
 }
 
-/* The helpers and the #defines, '@' the prefix, D, F the dimension and
- * the factor. Blocked: work-item i' of the coarsened launch does the
- * original work-items F*i' .. F*i' + F-1 of dimension D (offsets kept);
- * strided: i', i' + G/F, ..., i' + (F-1)*G/F. */
+/* The helpers and the #defines, P the prefix, D, F the dimension and the
+ * factor. Blocked: work-item i' of the coarsened launch does the original
+ * work-items F*i' .. F*i' + F-1 of dimension D (offsets kept); strided:
+ * i', i' + G/F, ..., i' + (F-1)*G/F. The group forms the same inside each
+ * work-group: local ids l' * F + j (group-blocked) or l' + j * L/F
+ * (group-strided), the group ids and counts the launch's, as the local
+ * size is divided with the global size (uniform work-groups: the caller
+ * makes sure L divides G, so get_enqueued_local_size is get_local_size);
+ * the local builtins are redirected too. */
 static void rw_co_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigned form)
 {
+    int grouped = rw_co_is_grouped(form);
+
+    if (grouped) {
+        rw_buf_addf(b,
+                    "size_t %sco_lsz(uint %sco_d)\n"
+                    "{\n"
+                    "    return %sco_d == %uu ? get_local_size(%uu) * %uu : get_local_size(%sco_d);\n"
+                    "}\n",
+                    P, P, P, D, D, F, P);
+        rw_buf_addf(b,
+                    "size_t %sco_lid(uint %sco_d, uint %sco_j)\n"
+                    "{\n"
+                    "    if (%sco_d != %uu)\n"
+                    "        return get_local_id(%sco_d);\n",
+                    P, P, P, P, D, P);
+        if (form == RW_COARSEN_GROUP_BLOCKED)
+            rw_buf_addf(b, "    return get_local_id(%uu) * %uu + %sco_j;\n}\n", D, F, P);
+        else
+            rw_buf_addf(b, "    return get_local_id(%uu) + (size_t)%sco_j * get_local_size(%uu);\n}\n", D, P, D);
+    }
     rw_buf_addf(b,
                 "size_t %sco_gsz(uint %sco_d)\n"
                 "{\n"
@@ -326,7 +358,10 @@ static void rw_co_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigne
                 "    if (%sco_d != %uu)\n"
                 "        return get_global_id(%sco_d);\n",
                 P, P, P, P, D, P);
-    if (form == RW_COARSEN_BLOCKED)
+    if (grouped)
+        rw_buf_addf(b, "    return get_global_offset(%uu) + get_group_id(%uu) * %sco_lsz(%uu) + %sco_lid(%uu, %sco_j);\n",
+                    D, D, P, D, P, D, P);
+    else if (form == RW_COARSEN_BLOCKED)
         rw_buf_addf(b,
                     "    return get_global_offset(%uu) + (get_global_id(%uu) - get_global_offset(%uu)) * "
                     "%uu + %sco_j;\n",
@@ -343,68 +378,19 @@ static void rw_co_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigne
                 "           (%sco_gid(0u, %sco_j) - get_global_offset(0u));\n"
                 "}\n",
                 P, P, P, P, P, P, P, P, P, P);
+    if (grouped)
+        rw_buf_addf(b,
+                    "size_t %sco_llin(uint %sco_j)\n"
+                    "{\n"
+                    "    return (%sco_lid(2u, %sco_j) * %sco_lsz(1u) + %sco_lid(1u, %sco_j)) * %sco_lsz(0u) +\n"
+                    "           %sco_lid(0u, %sco_j);\n"
+                    "}\n",
+                    P, P, P, P, P, P, P, P, P, P);
     rw_buf_addf(b, "#define get_global_id(d) %sco_gid((d), %sco_j)\n", P, P);
     rw_buf_addf(b, "#define get_global_size(d) %sco_gsz(d)\n", P);
     rw_buf_addf(b, "#define get_global_linear_id() %sco_lin(%sco_j)\n", P, P);
-}
-
-/* The group forms' helpers and #defines: work-item l' of a coarsened
- * work-group of L/F work-items along D does its group's original local
- * ids l' * F + j (group-blocked) or l' + j * L/F (group-strided); the
- * group ids and counts are the launch's, as the local size is divided
- * with the global size (uniform work-groups: the caller makes sure L
- * divides G, so get_enqueued_local_size is get_local_size). */
-static void rw_co_group_text(rw_buf *b, const char *P, unsigned D, unsigned F, unsigned form)
-{
-    rw_buf_addf(b,
-                "size_t %sco_lsz(uint %sco_d)\n"
-                "{\n"
-                "    return %sco_d == %uu ? get_local_size(%uu) * %uu : get_local_size(%sco_d);\n"
-                "}\n",
-                P, P, P, D, D, F, P);
-    rw_buf_addf(b,
-                "size_t %sco_lid(uint %sco_d, uint %sco_j)\n"
-                "{\n"
-                "    if (%sco_d != %uu)\n"
-                "        return get_local_id(%sco_d);\n",
-                P, P, P, P, D, P);
-    if (form == RW_COARSEN_GROUP_BLOCKED)
-        rw_buf_addf(b, "    return get_local_id(%uu) * %uu + %sco_j;\n", D, F, P);
-    else
-        rw_buf_addf(b, "    return get_local_id(%uu) + (size_t)%sco_j * get_local_size(%uu);\n", D, P, D);
-    rw_buf_adds(b, "}\n");
-    rw_buf_addf(b,
-                "size_t %sco_gsz(uint %sco_d)\n"
-                "{\n"
-                "    return %sco_d == %uu ? get_global_size(%uu) * %uu : get_global_size(%sco_d);\n"
-                "}\n",
-                P, P, P, D, D, F, P);
-    rw_buf_addf(b,
-                "size_t %sco_gid(uint %sco_d, uint %sco_j)\n"
-                "{\n"
-                "    if (%sco_d != %uu)\n"
-                "        return get_global_id(%sco_d);\n"
-                "    return get_global_offset(%uu) + get_group_id(%uu) * %sco_lsz(%uu) + %sco_lid(%uu, %sco_j);\n"
-                "}\n",
-                P, P, P, P, D, P, D, D, P, D, P, D, P);
-    rw_buf_addf(b,
-                "size_t %sco_lin(uint %sco_j)\n"
-                "{\n"
-                "    return ((%sco_gid(2u, %sco_j) - get_global_offset(2u)) * %sco_gsz(1u) +\n"
-                "            (%sco_gid(1u, %sco_j) - get_global_offset(1u))) * %sco_gsz(0u) +\n"
-                "           (%sco_gid(0u, %sco_j) - get_global_offset(0u));\n"
-                "}\n",
-                P, P, P, P, P, P, P, P, P, P);
-    rw_buf_addf(b,
-                "size_t %sco_llin(uint %sco_j)\n"
-                "{\n"
-                "    return (%sco_lid(2u, %sco_j) * %sco_lsz(1u) + %sco_lid(1u, %sco_j)) * %sco_lsz(0u) +\n"
-                "           %sco_lid(0u, %sco_j);\n"
-                "}\n",
-                P, P, P, P, P, P, P, P, P, P);
-    rw_buf_addf(b, "#define get_global_id(d) %sco_gid((d), %sco_j)\n", P, P);
-    rw_buf_addf(b, "#define get_global_size(d) %sco_gsz(d)\n", P);
-    rw_buf_addf(b, "#define get_global_linear_id() %sco_lin(%sco_j)\n", P, P);
+    if (!grouped)
+        return;
     rw_buf_addf(b, "#define get_local_id(d) %sco_lid((d), %sco_j)\n", P, P);
     rw_buf_addf(b, "#define get_local_size(d) %sco_lsz(d)\n", P);
     rw_buf_addf(b, "#define get_enqueued_local_size(d) %sco_lsz(d)\n", P);
@@ -479,7 +465,8 @@ static rw_status rw_co_kernel(const rw_tu *t, const rw_kernel *k, const rw_coars
     }
     RW_FORWARD(rw_edits_apply(t, e, k->body_start, k->body_end, b, segs, k->name, err, cap));
     rw_buf_addf(b, "\n    %sco_next: ;\n    }\n}\n", P);
-    const char *const *undef = rw_co_is_grouped(req->form) ? rw_co_gbuiltins : rw_co_builtins;
+    size_t nr;
+    const char *const *undef = rw_co_redirected(rw_co_is_grouped(req->form), &nr);
     for (i = 0; undef[i]; i++)
         rw_buf_addf(b, "#undef %s\n", undef[i]);
     return b->oom ? RW_ERR_NOMEM : RW_OK;
@@ -543,10 +530,9 @@ static rw_status rw_co_check(const rw_tu *t, const rw_kernel *k, const rw_coarse
     clang_visitChildren(k->body, rw_co_visit, &w);
     if (w.st != RW_OK)
         return w.st;
-    if (w.grouped)
-        RW_FORWARD(rw_own_names(t, rw_co_gbuiltins, RW_CO_NGBUILTINS, "coarsened kernel", err, cap));
-    else
-        RW_FORWARD(rw_own_names(t, rw_co_builtins, RW_CO_NBUILTINS, "coarsened kernel", err, cap));
+    size_t nr;
+    const char *const *redirected = rw_co_redirected(w.grouped, &nr);
+    RW_FORWARD(rw_own_names(t, redirected, nr, "coarsened kernel", err, cap));
     return rw_co_reach(t, k, w.grouped, err, cap);
 }
 
@@ -598,15 +584,12 @@ rw_status rw_coarsen(const rw_coarsen_req *req, rw_coarsen_out *out, char *err, 
                 req->name, k->name, req->factor, req->dim, rw_coarsen_form_name(req->form),
                 rw_co_is_grouped(req->form) ? " and a local size" : "", req->factor);
     gen_off = b.len;
-    if (rw_co_is_grouped(req->form))
-        rw_co_group_text(&b, pfx, req->dim, req->factor, req->form);
-    else
-        rw_co_text(&b, pfx, req->dim, req->factor,
-                   req->form == RW_COARSEN_VECTOR ? RW_COARSEN_BLOCKED : req->form);
+    rw_co_text(&b, pfx, req->dim, req->factor, req->form == RW_COARSEN_VECTOR ? RW_COARSEN_BLOCKED : req->form);
     st = rw_co_kernel(&t, k, req, pfx, written, &e, &ve, guarded, &b, &segs, err, cap);
     if (st == RW_OK) {
+        size_t nr;
         rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name, k->np,
-                             k->name, rw_co_is_grouped(req->form) ? rw_co_gbuiltins : rw_co_builtins };
+                             k->name, rw_co_redirected(rw_co_is_grouped(req->form), &nr) };
         st = rw_check(&chk, err, cap);
     }
     if (st == RW_OK) {

@@ -59,22 +59,27 @@ static const char matmul_cl[] =
 
 #define NAME "clrr_coarse"
 
-/* Coarsens cs->kernel along @p dim by 2, 4 and 8 in both forms; each must
- * build, pass clang -fsyntax-only and leave every buffer as K does. */
-static void co_run(const rwp_case *cs, unsigned dim)
+/* Coarsens cs->kernel along @p dim by 2, 4 and 8 in forms @p first ..
+ * @p last; each must build, pass clang -fsyntax-only and leave every
+ * buffer as K does. The group forms: only the factors that divide the
+ * case's local size there, launched with it divided too. */
+static void co_forms(const rwp_case *cs, unsigned dim, unsigned first, unsigned last)
 {
     static const unsigned fs[] = { 2, 4, 8 };
     unsigned char *full = NULL;
     char err[4096];
-    unsigned i, form;
+    unsigned i, form, ran = 0;
 
     if (rwp_full(cs, &full, err, sizeof err) < 0) {
         fprintf(stderr, "\n  %s as written: %s\n", cs->kernel, err);
         CU_FAIL("the kernel does not run as written");
         return;
     }
-    for (form = RW_COARSEN_BLOCKED; form <= RW_COARSEN_STRIDED; form++)
+    for (form = first; form <= last; form++)
         for (i = 0; i < 3; i++) {
+            int grouped = form >= RW_COARSEN_GROUP_BLOCKED;
+            if (grouped && cs->local[dim] % fs[i])
+                continue;
             rw_coarsen_req r = { cs->src, cs->len, cs->options, cs->kernel, NAME, dim, fs[i], form };
             rw_coarsen_out o;
             rw_status st = rw_coarsen(&r, &o, err, sizeof err);
@@ -93,14 +98,27 @@ static void co_run(const rwp_case *cs, unsigned dim)
                 fprintf(stderr, "\n  clang -fsyntax-only: %s\n%s\n", err, o.source + cs->len);
                 CU_FAIL("the coarsened source does not pass clang -fsyntax-only");
             }
-            rc = rwp_compare_coarse(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
+            rc = grouped ? rwp_compare_group(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err)
+                         : rwp_compare_coarse(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
             if (rc != 0)
                 fprintf(stderr, "\n  %s coarsened (dim %u, %u, %s): %s\n%s\n", cs->kernel, dim,
                         fs[i], rw_coarsen_form_name(form), err, o.source + cs->len);
             CU_ASSERT_EQUAL(rc, 0);
+            ran++;
             rw_coarsen_free(&o);
         }
+    CU_ASSERT(ran >= 2);
     free(full);
+}
+
+static void co_run(const rwp_case *cs, unsigned dim)
+{
+    co_forms(cs, dim, RW_COARSEN_BLOCKED, RW_COARSEN_STRIDED);
+}
+
+static void co_run_group(const rwp_case *cs, unsigned dim)
+{
+    co_forms(cs, dim, RW_COARSEN_GROUP_BLOCKED, RW_COARSEN_GROUP_STRIDED);
 }
 
 /* ------------------------------------------------------- workloads */
@@ -227,50 +245,6 @@ static void test_cl20(void)
 
 /* ----------------------------------------------------- group forms */
 
-/* Coarsens cs->kernel along @p dim inside its work-groups by each factor
- * of 2, 4 and 8 that divides the case's local size there, in both group
- * forms; each must leave every buffer as K does. */
-static void co_run_group(const rwp_case *cs, unsigned dim)
-{
-    static const unsigned fs[] = { 2, 4, 8 };
-    unsigned char *full = NULL;
-    char err[4096];
-    unsigned i, form, ran = 0;
-
-    if (rwp_full(cs, &full, err, sizeof err) < 0) {
-        fprintf(stderr, "\n  %s as written: %s\n", cs->kernel, err);
-        CU_FAIL("the kernel does not run as written");
-        return;
-    }
-    for (form = RW_COARSEN_GROUP_BLOCKED; form <= RW_COARSEN_GROUP_STRIDED; form++)
-        for (i = 0; i < 3; i++) {
-            if (cs->local[dim] % fs[i])
-                continue;
-            rw_coarsen_req r = { cs->src, cs->len, cs->options, cs->kernel, NAME, dim, fs[i], form };
-            rw_coarsen_out o;
-            rw_status st = rw_coarsen(&r, &o, err, sizeof err);
-            if (st != RW_OK)
-                fprintf(stderr, "\n  rw_coarsen(%s, dim %u, %u, %s): %s\n", cs->kernel, dim, fs[i],
-                        rw_coarsen_form_name(form), err);
-            CU_ASSERT_EQUAL(st, RW_OK);
-            if (st != RW_OK)
-                continue;
-            if (!rwt_syntax_ok(o.source, o.len, cs->options, err, sizeof err)) {
-                fprintf(stderr, "\n  clang -fsyntax-only: %s\n%s\n", err, o.source + cs->len);
-                CU_FAIL("the coarsened source does not pass clang -fsyntax-only");
-            }
-            int rc = rwp_compare_group(cs, full, o.source, o.len, NAME, dim, fs[i], err, sizeof err);
-            if (rc != 0)
-                fprintf(stderr, "\n  %s coarsened (dim %u, %u, %s): %s\n%s\n", cs->kernel, dim, fs[i],
-                        rw_coarsen_form_name(form), err, o.source + cs->len);
-            CU_ASSERT_EQUAL(rc, 0);
-            ran++;
-            rw_coarsen_free(&o);
-        }
-    CU_ASSERT(ran >= 2);
-    free(full);
-}
-
 /* Parboil mri-q's way of finding its element: the group's first plus the
  * local id, with the block size a constant of the program; a loop over a
  * table every work-item reads. */
@@ -354,9 +328,12 @@ static void test_group_oracle(void)
 
 /* What the group forms still refuse, and get_local_linear_id (OpenCL C
  * 2.0) redirected. */
-static void group_refused(const char *src, const char *kernel, const char *why)
+/* Coarsening @p kernel of @p src along @p dim by @p factor in @p form is
+ * refused, for a reason that holds @p why. */
+static void refused_as(const char *src, const char *kernel, unsigned dim, unsigned factor, unsigned form,
+                       const char *why)
 {
-    rw_coarsen_req r = { src, strlen(src), NULL, kernel, NAME, 0, 2, RW_COARSEN_GROUP_STRIDED };
+    rw_coarsen_req r = { src, strlen(src), NULL, kernel, NAME, dim, factor, form };
     rw_coarsen_out o;
     char err[1024] = "";
     rw_status st = rw_coarsen(&r, &o, err, sizeof err);
@@ -365,6 +342,12 @@ static void group_refused(const char *src, const char *kernel, const char *why)
         fprintf(stderr, "\n  %s: status %d, '%s' (expected '%s')\n", kernel, (int)st, err, why);
     CU_ASSERT_EQUAL(st, RW_ERR_REFUSED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, why));
+    CU_ASSERT_PTR_NULL(o.source);
+}
+
+static void group_refused(const char *src, const char *kernel, const char *why)
+{
+    refused_as(src, kernel, 0, 2, RW_COARSEN_GROUP_STRIDED, why);
 }
 
 static void test_group_refusals(void)
@@ -441,16 +424,7 @@ static void test_params(void)
 
 static void refused(const char *src, const char *kernel, unsigned dim, const char *why)
 {
-    rw_coarsen_req r = { src, strlen(src), NULL, kernel, NAME, dim, 4, RW_COARSEN_BLOCKED };
-    rw_coarsen_out o;
-    char err[1024] = "";
-    rw_status st = rw_coarsen(&r, &o, err, sizeof err);
-
-    if (st != RW_ERR_REFUSED || !strstr(err, why))
-        fprintf(stderr, "\n  %s: status %d, '%s' (expected '%s')\n", kernel, (int)st, err, why);
-    CU_ASSERT_EQUAL(st, RW_ERR_REFUSED);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, why));
-    CU_ASSERT_PTR_NULL(o.source);
+    refused_as(src, kernel, dim, 4, RW_COARSEN_BLOCKED, why);
 }
 
 static void test_refusals(void)
