@@ -20,10 +20,10 @@ need "$DW"
     fail "clrr record -- deadwork: $(tail -3 "$TMP/rec.out")"
 "$CLRR" optimize --measure=3 --budget 600 --json "$TMP/t.clrr" -o "$TMP/t.plan" >"$TMP/opt.json" 2>"$TMP/opt.err" ||
     fail "clrr optimize --measure: $(cat "$TMP/opt.err")"
-grep -Eq '^clrr optimize: verify: pass dead kept: measured [0-9.]+ ms with it, [0-9.]+ ms without \(medians of 3 alternated replays, noise [0-9.]+%\)$' \
+grep -Eq '^clrr optimize: verify: pass dead kept: measured [0-9.]+ ms with it, [0-9.]+ ms without \(medians of 3 alternated replays, noise [0-9.]+%; faster in [0-9]+ of 3 pairs, median ratio [0-9.]+\)$' \
     "$TMP/opt.err" || fail "the dead pass was not measured faster: $(cat "$TMP/opt.err")"
 # the final check: the whole plan against no plan (dead saves most of the time)
-grep -Eq '^clrr optimize: verify: final check: the whole plan \(dead(, redundant)?\) kept: measured [0-9.]+ ms with it, [0-9.]+ ms without \(medians of 3 alternated replays, noise [0-9.]+%\)$' \
+grep -Eq '^clrr optimize: verify: final check: the whole plan \(dead(, redundant)?\) kept: measured [0-9.]+ ms with it, [0-9.]+ ms without \(medians of 3 alternated replays, noise [0-9.]+%; faster in [0-9]+ of 3 pairs, median ratio [0-9.]+\)$' \
     "$TMP/opt.err" || fail "the final check: $(cat "$TMP/opt.err")"
 python3 - "$TMP/opt.json" <<'PY' || fail "the measured plan: $(cat "$TMP/opt.err")"
 import json, sys

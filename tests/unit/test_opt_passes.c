@@ -706,6 +706,9 @@ static void test_verify(void)
 typedef struct tcase {
     double t[4];
     unsigned timed, lines, final_lines;
+    const double *drift, *jitter;   /* optional factors: per pair of runs, per run (cycled, 8 each) */
+    const char *want;               /* a line to find (NULL: none); found sets seen */
+    int seen;
 } tcase;
 
 static int tcase_time(void *user, const plan_file *p, double *ns, char *err, size_t cap)
@@ -716,8 +719,8 @@ static int tcase_time(void *user, const plan_file *p, double *ns, char *err, siz
     unsigned m = 0;
     for (size_t i = 0; i < plan_xform_count(p); i++)
         m |= plan_get_xform(p, i)->pass == D ? 1u : plan_get_xform(p, i)->pass == R ? 2u : 0u;
+    *ns = c->t[m] * (c->drift ? c->drift[(c->timed / 2) % 8] : 1) * (c->jitter ? c->jitter[c->timed % 8] : 1);
     c->timed++;
-    *ns = c->t[m];
     return c->t[m] < 0;   /* as a timed replay that mismatched */
 }
 
@@ -735,6 +738,7 @@ static void tcase_line(void *user, const char *line)
     tcase *c = user;
     c->lines++;
     c->final_lines += strstr(line, "final check: ") == line;
+    c->seen |= c->want && strstr(line, c->want);
 }
 
 /* The measured plan: each pass kept where the plan with it is faster than
@@ -759,7 +763,7 @@ static void test_measure_final(void)
     plan_file *p = NULL;
     opt_verify_result res;
     /* each pass faster, the whole faster: kept, one final line */
-    tcase k = {{100e6, 90e6, 90e6, 80e6}, 0, 0, 0};
+    tcase k = {.t = {100e6, 90e6, 90e6, 80e6}};
     opt_verify hk = {.replay = tcase_replay, .on_removed = tcase_line, .user = &k, .max_replays = 24,
                      .time = tcase_time, .reps = 3};
     CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &hk, &p, &res, err, sizeof err) == PLAN_OK);
@@ -770,7 +774,7 @@ static void test_measure_final(void)
     /* each pass faster than the plan without it, the whole not faster than
      * no plan: dead (the first of equal gains) goes, then redundant alone is
      * not faster either: the plan keeps nothing */
-    tcase e = {{80e6, 100e6, 100e6, 90e6}, 0, 0, 0};
+    tcase e = {.t = {80e6, 100e6, 100e6, 90e6}};
     opt_verify he = {.replay = tcase_replay, .on_removed = tcase_line, .user = &e, .max_replays = 24,
                      .time = tcase_time, .reps = 3};
     CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &he, &p, &res, err, sizeof err) == PLAN_OK);
@@ -778,11 +782,32 @@ static void test_measure_final(void)
     CU_ASSERT(plan_get_pass(p, D)->enabled && plan_get_pass(p, R)->enabled);
     plan_free(p);
     /* a timed replay that fails: nothing unmeasured is kept */
-    tcase f = {{80e6, 100e6, -1, 90e6}, 0, 0, 0};
+    tcase f = {.t = {80e6, 100e6, -1, 90e6}};
     opt_verify hf = {.replay = tcase_replay, .on_removed = tcase_line, .user = &f, .max_replays = 24,
                      .time = tcase_time, .reps = 3};
     CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &hf, &p, &res, err, sizeof err) == PLAN_OK);
     CU_ASSERT(plan_xform_count(p) == 0 && res.unmeasured == 2 && f.lines == 1 && !f.final_lines);
+    plan_free(p);
+    /* the dead pass alone, 5% faster on a machine whose speed drifts by 25%
+     * between pairs of replays (the two of a pair alike): the medians are
+     * inside the noise, the pairs are not: more pairs are timed until 5 of 5
+     * say faster (a sign test at 5%), and it is kept */
+    static const double drift[8] = {1.0, 1.3, 0.8, 1.2, 0.9, 1.25, 0.85, 1.1};
+    opt_options od = {.passes = 1u << D};
+    tcase d = {.t = {100e6, 95e6, 95e6, 95e6}, .drift = drift, .want = "faster in 5 of 5 pairs, median ratio 0.950"};
+    opt_verify hd = {.replay = tcase_replay, .on_removed = tcase_line, .user = &d, .max_replays = 24,
+                     .time = tcase_time, .reps = 3};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &od, &hd, &p, &res, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_get_pass(p, D)->transformations == 1 && d.timed == 10 && d.seen);
+    plan_free(p);
+    /* the same plan no faster, each run 4% off the next: never kept, and
+     * the extra pairs stop once the sign test can no longer pass */
+    static const double jitter[8] = {1.0, 1.04, 0.98, 0.96, 1.03, 1.0, 0.97, 1.02};
+    tcase eq = {.t = {100e6, 100e6, 100e6, 100e6}, .drift = drift, .jitter = jitter};
+    opt_verify hq = {.replay = tcase_replay, .on_removed = tcase_line, .user = &eq, .max_replays = 24,
+                     .time = tcase_time, .reps = 3};
+    CU_ASSERT_FATAL(opt_optimize_verified(b.path, &od, &hq, &p, &res, err, sizeof err) == PLAN_OK);
+    CU_ASSERT(plan_xform_count(p) == 0 && eq.timed >= 6 && eq.timed <= 2 * OPT_VERIFY_MAX_REPS);
     plan_free(p);
     unlink(b.path);
 }
