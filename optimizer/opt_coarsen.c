@@ -278,11 +278,21 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
                    (unsigned long long)seq);
         goto out;
     }
-    /* 1. the sources (the rewriter refuses what it cannot prove safe); the
-     *    group forms only where it refused every plain form (for a kernel
-     *    that asks nothing of its work-group, group-blocked is blocked) */
+    /* 1. the sources (the rewriter refuses what it cannot prove safe) and
+     * 2. the outputs: each coarsening once, every memory argument hashed
+     *    and compared with the recorded launch's. The group forms only
+     *    where no plain form got that far: every one refused by the
+     *    rewriter, or failing at its launch (for a kernel that asks nothing
+     *    of its work-group, group-blocked is blocked; a plain form keeps
+     *    the local size, which the coarsened kernel may no longer run at:
+     *    Parboil's sgemm at 32x32 on the H200, "its local size is not
+     *    legal here", where the group forms halve it) */
     char grefusal[320] = "";
-    for (unsigned pass = 0; pass < 2 && !(pass == 1 && made); pass++) {
+    int hashed0 = 0;
+    for (unsigned pass = 0; pass < 2; pass++) {
+        if (pass == 1 && (same || (made && !failed)))
+            break;
+        unsigned made_here = 0;
         for (unsigned i = 0; i < n; i++) {
             if (opt_co_grouped(v[i].form) != (pass == 1))
                 continue;
@@ -300,7 +310,40 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
                     snprintf(to, sizeof refusal, "%s", why);
                 continue;
             }
-            made++;
+            made_here++;
+        }
+        made += made_here;
+        if (!made_here)
+            continue;
+        if (!hashed0) {
+            if (t->hash(t->user, seq, NULL, h0, err, sizeof err)) {
+                opt_co_say(t, "%s (launch %llu): not coarsened: %s", kernel, (unsigned long long)seq, err);
+                goto out;
+            }
+            hashed0 = 1;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            if (!v[i].out.source || opt_co_grouped(v[i].form) != (pass == 1))
+                continue;
+            if (opt_co_now() > deadline) {
+                unchecked++;
+                continue;
+            }
+            opt_coarse_cand c = {v[i].out.source, v[i].out.len, pg->options, v[i].name, v[i].dim, v[i].factor,
+                                 v[i].form, 0, {0, 0, 0}};
+            opt_co_local(&L, v[i].dim, v[i].factor, v[i].form, &c);
+            uint8_t h[16];
+            if (t->co_hash(t->user, seq, &c, h, err, sizeof err)) {
+                if (!failed++)
+                    snprintf(fail1, sizeof fail1, "%s", err);
+                continue;
+            }
+            if (memcmp(h, h0, 16)) {
+                differ++;
+                continue;
+            }
+            v[i].same = 1;
+            same++;
         }
     }
     if (!made) {
@@ -308,35 +351,6 @@ plan_status opt_co_shape(const opt_tune *t, plan_file *p, opt_co_progs *g, uint6
         opt_co_say(t, "%s (launch %llu): not coarsened: %s%s%.300s", kernel, (unsigned long long)seq, refusal,
                    grefusal[0] ? "; inside its work-groups: " : "", grefusal);
         goto out;
-    }
-    /* 2. the outputs: each coarsening once, every memory argument hashed
-     *    and compared with the recorded launch's */
-    if (t->hash(t->user, seq, NULL, h0, err, sizeof err)) {
-        opt_co_say(t, "%s (launch %llu): not coarsened: %s", kernel, (unsigned long long)seq, err);
-        goto out;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        if (!v[i].out.source)
-            continue;
-        if (opt_co_now() > deadline) {
-            unchecked++;
-            continue;
-        }
-        opt_coarse_cand c = {v[i].out.source, v[i].out.len, pg->options, v[i].name, v[i].dim, v[i].factor,
-                             v[i].form, 0, {0, 0, 0}};
-        opt_co_local(&L, v[i].dim, v[i].factor, v[i].form, &c);
-        uint8_t h[16];
-        if (t->co_hash(t->user, seq, &c, h, err, sizeof err)) {
-            if (!failed++)
-                snprintf(fail1, sizeof fail1, "%s", err);
-            continue;
-        }
-        if (memcmp(h, h0, 16)) {
-            differ++;
-            continue;
-        }
-        v[i].same = 1;
-        same++;
     }
     if (differ)
         res->co_differ++;
