@@ -31,7 +31,7 @@ printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"
 "$CLRR" record -o "$TMP/c.clrr" -- "$P" --size 262144 >/dev/null || fail "recording coarsen"
 
 # 1. measured: a line for axpb either way, lid in the group forms either way
-"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/m.plan" --tune=rapid --budget 20 >"$TMP/m.txt" 2>"$TMP/m.err" ||
+"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/m.plan" --tune=rapid --budget 90 >"$TMP/m.txt" 2>"$TMP/m.err" ||
     fail "optimize --tune: $(cat "$TMP/m.txt" "$TMP/m.err")"
 grep -Eq "^clrr optimize: tune: lid \(launch [0-9]+, 2 launches\): (coarsened by [24] along dimension 0 \(group-(blocked|strided)\): .*outputs identical|not coarsened: .* ms as recorded; the fastest coarsening with the same outputs \(group-(blocked|strided), [24] along 0\) .* ms, not faster beyond the noise)" \
     "$TMP/m.err" || fail "no measured group-form decision for lid: $(cat "$TMP/m.err")"
@@ -61,7 +61,7 @@ else
 fi
 
 # 2. forced (testing aid): kept wherever the outputs are identical, and said
-"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/f.plan" --tune=rapid --budget 20 --tune-force=coarsen:4 >"$TMP/f.txt" 2>"$TMP/f.err" ||
+"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/f.plan" --tune=rapid --budget 90 --tune-force=coarsen:4 >"$TMP/f.txt" 2>"$TMP/f.err" ||
     fail "optimize --tune-force: $(cat "$TMP/f.txt" "$TMP/f.err")"
 grep -q "^clrr optimize: tune: axpb (launch [0-9]*, 2 launches): coarsened by 4 along dimension 0 (blocked): .*outputs identical ([12] of 2 coarsenings); forced by --tune-force" \
     "$TMP/f.err" || fail "forced: $(cat "$TMP/f.err")"

@@ -24,12 +24,12 @@ printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"
 "$W" --size 256 >"$TMP/plain.out" || fail "wgtune: $(cat "$TMP/plain.out")"
 "$CLRR" record -o "$TMP/w.clrr" -- "$W" --size 256 >/dev/null || fail "recording wgtune"
 # --device: the tuning's replays run on the device named (here the first)
-"$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 --device 0 >"$TMP/o.txt" 2>"$TMP/o.err" ||
+"$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 60 --device 0 >"$TMP/o.txt" 2>"$TMP/o.err" ||
     fail "optimize --tune --device 0: $(cat "$TMP/o.txt" "$TMP/o.err")"
 if ! grep -q "^pass      wgsize     1 launch shape tuned" "$TMP/o.txt"; then
     # timing on a machine shared with other jobs: once more, saying why
     echo "note: the first tuning found nothing; its lines:"; cat "$TMP/o.err"
-    "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 20 >"$TMP/o.txt" 2>"$TMP/o.err" ||
+    "$CLRR" optimize "$TMP/w.clrr" -o "$TMP/w.plan" --tune=rapid --budget 60 >"$TMP/o.txt" 2>"$TMP/o.err" ||
         fail "optimize --tune: $(cat "$TMP/o.txt" "$TMP/o.err")"
 fi
 # a device that is not here: one line, exit 2, no plan written

@@ -24,7 +24,7 @@ printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"   # a zero-cost lay
 "$CLRR" record -o "$TMP/c.clrr" -- "$P" --size 262144 >/dev/null || fail "recording coarsen"
 
 # 1. measured (normal mode: vector 4, 8, 16 among the candidates): a decision either way
-"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/m.plan" --tune --budget 20 >"$TMP/m.txt" 2>"$TMP/m.err" ||
+"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/m.plan" --tune --budget 90 >"$TMP/m.txt" 2>"$TMP/m.err" ||
     fail "optimize --tune: $(cat "$TMP/m.txt" "$TMP/m.err")"
 if ! grep -q "^clrr optimize: tune: axpb (launch [0-9]*, 2 launches): local size [0-9x]* instead of" "$TMP/m.err"; then
     grep -Eq "^clrr optimize: tune: axpb \(launch [0-9]+, 2 launches\): (coarsened by [0-9]+ along dimension 0 \((blocked|strided|vector)\): .*outputs identical \(9 of 9 coarsenings\)|not coarsened: .* ms as recorded; the fastest coarsening with the same outputs \((blocked|strided|vector), [0-9]+ along 0\) .* ms, not faster beyond the noise)" \
@@ -32,7 +32,7 @@ if ! grep -q "^clrr optimize: tune: axpb (launch [0-9]*, 2 launches): local size
 fi
 
 # 2. forced: the vector form by 4 kept, and said
-"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/f.plan" --tune=rapid --budget 20 --tune-force=vector:4 >"$TMP/f.txt" 2>"$TMP/f.err" ||
+"$CLRR" optimize "$TMP/c.clrr" -o "$TMP/f.plan" --tune=rapid --budget 90 --tune-force=vector:4 >"$TMP/f.txt" 2>"$TMP/f.err" ||
     fail "optimize --tune-force=vector:4: $(cat "$TMP/f.txt" "$TMP/f.err")"
 grep -q "^clrr optimize: tune: axpb (launch [0-9]*, 2 launches): coarsened by 4 along dimension 0 (vector): .*outputs identical (1 of 1 coarsenings); forced by --tune-force" \
     "$TMP/f.err" || fail "forced: $(cat "$TMP/f.err")"

@@ -92,7 +92,7 @@ grep -q 'not analyzed: does not compile: .*clrr: no header recorded with the tra
 # is generated from anywhere and its plan replays verified away from the
 # headers (before, the rewriter saw the bare source: "'./inc.h' file not
 # found", and nothing was coarsened in Parboil's programs on the H200)
-(cd "$TMP/elsewhere" && "$CLRR" optimize "$TMP/inc.clrr" -o "$TMP/inc.plan" --tune=rapid --budget 20 \
+(cd "$TMP/elsewhere" && "$CLRR" optimize "$TMP/inc.clrr" -o "$TMP/inc.plan" --tune=rapid --budget 90 \
     --tune-force=coarsen:2) >"$TMP/co.out" 2>"$TMP/co.err" || fail "clrr optimize: $(cat "$TMP/co.out" "$TMP/co.err")"
 grep -q "^clrr optimize: tune: fill (launch [0-9][^)]*): coarsened by 2 along dimension 0 (blocked): .*forced by --tune-force" \
     "$TMP/co.err" || fail "the include program's kernel was not coarsened: $(cat "$TMP/co.err")"
