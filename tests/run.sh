@@ -16,6 +16,12 @@
 # per job as "LABEL SECONDS" lines; jobs not listed start first, as if
 # long); jobs listed in tests/serial.txt (timing-sensitive: they assert
 # on clocks or kill at chosen moments) run after the others, one at a time.
+# A sanitizer job (BUILD_DIR build-san, or :san) starts only once the same
+# test of the plain flavour given in the same run has ended (its twin: the
+# same script, or the test program of the same name): PoCL compiles each
+# kernel once per shape into its cache (~/.cache/pocl), shared by both
+# flavours, and twins started together both compile everything cold (on
+# this 2-core VM test_rw_coarsen takes 88 s cold, 13 s warm).
 # Each job's output is kept and printed only when it fails: its first
 # lines that say fail or error (up to 10), then its last 40 lines.
 # The closing line is "LABEL: N passed, N failed, N skipped"; exit 0
@@ -44,6 +50,10 @@ dur_of() {   # dur_of LABEL: the recorded seconds, or 100000 when unknown
         "$here/durations.txt" 2>/dev/null || echo 100000
 }
 is_serial() { local p=${1#*:}; grep -qxF "${p%%:*}" "$here/serial.txt" 2>/dev/null; }
+# twin_key JOB: the test's name whatever the flavour (a script's path, a
+# program's file name); is_san JOB: 0 when it is the sanitizer flavour
+twin_key() { local r=${1#*:}; local p=${r%%:*}; [[ $p == *.sh ]] && echo "$p" || echo "${p##*/}"; }
+is_san() { local b=${1%%:*} r=${1#*:}; [[ $b == *-san || $r == *:san ]]; }
 
 # order: parallel jobs longest first, then the serial ones
 par=(); ser=()
@@ -53,8 +63,14 @@ for j in "$@"; do is_serial "$j" && ser+=("$j"); done
 out=$(mktemp -d "${TMPDIR:-/tmp}/clrr-tests.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 pass=0; fail=0; skip=0; failed=()
-declare -A pid_job=() pid_start=()
+declare -A pid_job=() pid_start=() plain_left=()
 n=0
+# the plain jobs whose sanitizer twins wait for them (a count per name)
+declare -a key_of=() san_of=()
+for i in "${!par[@]}"; do
+    key_of[$i]=$(twin_key "${par[$i]}"); san_of[$i]=0; is_san "${par[$i]}" && san_of[$i]=1
+    [ "${san_of[$i]}" = 0 ] && plain_left[${key_of[$i]}]=$(( ${plain_left[${key_of[$i]}]:-0} + 1 ))
+done
 
 start_job() {   # start_job JOB INDEX
     local j=$1 i=$2 b=${1%%:*} r=${1#*:} p san=0
@@ -68,6 +84,7 @@ start_job() {   # start_job JOB INDEX
 finish_job() {  # finish_job PID RC
     local pid=$1 rc=$2 i j l ms dt
     read -r i j <<<"${pid_job[$pid]}"
+    if ! is_san "$j"; then local k; k=$(twin_key "$j"); plain_left[$k]=$(( ${plain_left[$k]:-1} - 1 )); fi
     ms=$(( ($(date +%s%N) - ${pid_start[$pid]}) / 1000000 )); dt="$((ms/1000)).$(( (ms%1000)/100 ))"
     l=$(label "$j")
     unset "pid_job[$pid]" "pid_start[$pid]"
@@ -92,9 +109,20 @@ wait_one() {
     finish_job "$pid" "$rc"
 }
 
-for j in "${par[@]}"; do
+# ready I: 0 when par[I] may start (not a sanitizer job whose plain twin
+# is still to end)
+ready() { [ "${san_of[$1]}" = 0 ] || [ "${plain_left[${key_of[$1]}]:-0}" -le 0 ]; }
+left=${#par[@]}
+declare -A started=()
+while [ "$left" -gt 0 ]; do
     while [ "${#pid_job[@]}" -ge "$jobs" ]; do wait_one; done
-    n=$((n+1)); start_job "$j" "$n"
+    pick=-1
+    for i in "${!par[@]}"; do
+        [ -z "${started[$i]:-}" ] && ready "$i" && { pick=$i; break; }
+    done
+    if [ "$pick" -lt 0 ]; then wait_one; continue; fi
+    started[$pick]=1; left=$((left-1))
+    n=$((n+1)); start_job "${par[$pick]}" "$n"
 done
 while [ "${#pid_job[@]}" -gt 0 ]; do wait_one; done
 for j in "${ser[@]}"; do
