@@ -118,13 +118,6 @@ rw_status rw_tu_parse(rw_tu *t, const char *src, size_t len, const char *args, i
                       char *err, size_t cap);
 void rw_tu_close(rw_tu *t);
 
-/* A request's program: its parse's command line from @p options
- * (rw_parse_args, *args malloc'd) and its parse (rw_tu_parse; @p src NULL
- * with len 0: an empty program). Close with rw_tu_close() and free *args
- * whatever the result. */
-rw_status rw_tu_open(rw_tu *t, const char *src, size_t len, const char *options, char **args, int *nargs,
-                     char *err, size_t cap);
-
 /* ------------------------------------------------------------- rw_pos.c */
 
 /* File offsets of cursor @p c's extent; -1 when it is not in the program. */
@@ -327,6 +320,47 @@ typedef struct rw_check_req {
  * (or being a redirected builtin), and no call of a redirected builtin left
  * in the new kernel. RW_ERR_INTERNAL or RW_ERR_REFUSED otherwise. */
 rw_status rw_check(const rw_check_req *r, char *err, size_t cap);
+
+/* ------------------------------------------------------------- rw_job.c */
+
+/* One rewrite, the frame every entry point (rw_coarsen, rw_partition,
+ * rw_specialize, rw_fuse) shares: rw_job_open empties the result and err,
+ * the entry point checks its request and rw_job_parse parses the program
+ * and finds its kernels; the entry point writes the new program into b
+ * (the program itself, its comment, then rw_job_start and its own text,
+ * what it copies listed in segs); rw_job_end checks it (rw_check) and hands
+ * it out; rw_job_close frees the rest, whatever happened. */
+typedef struct rw_job {
+    rw_tu t;                   /* the program's parse */
+    rw_kernel *k[2];           /* the kernels named: k[1] only for a fusion */
+    char *args;                /* the parse's arguments (rw_parse_args) */
+    int nargs;
+    rw_buf b;                  /* the new program */
+    size_t gen_off;            /* where the rewriter's own text starts in b */
+    rw_segs segs;              /* what that text copies from the program */
+} rw_job;
+
+/* Empties *j, err and *out (@p size bytes); RW_ERR_ARG when out is NULL. */
+rw_status rw_job_open(rw_job *j, void *out, size_t size, char *err, size_t cap);
+
+/* The request's program: its parse's command line from @p options, its
+ * parse (@p src NULL with len 0: an empty program), the kernel named @p k0
+ * into k[0] and, unless NULL, @p k1 into k[1]. */
+rw_status rw_job_parse(rw_job *j, const char *src, size_t len, const char *options, const char *k0,
+                       const char *k1, char *err, size_t cap);
+
+/* Marks where the rewriter's own text starts in b (its length now). */
+void rw_job_start(rw_job *j);
+
+/* Checks the new program (rw_check: kernel @p name with @p nparams
+ * parameters, copied from @p from; @p redirected as there) and on success
+ * hands b over: *source (malloc'd, NUL-terminated) and *len. */
+rw_status rw_job_end(rw_job *j, const char *name, unsigned nparams, const char *from,
+                     const char *const *redirected, char **source, size_t *len, char *err, size_t cap);
+
+/* Frees the job; when @p st is not RW_OK also empties *out (@p size bytes;
+ * NULL: nothing), so that a failed rewrite hands out nothing. */
+void rw_job_close(rw_job *j, rw_status st, void *out, size_t size);
 
 /* ---------------------------------------------------------- rw_vector.c */
 

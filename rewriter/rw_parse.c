@@ -311,13 +311,3 @@ void rw_tu_close(rw_tu *t)
     free(t->defs);
     memset(t, 0, sizeof *t);
 }
-
-rw_status rw_tu_open(rw_tu *t, const char *src, size_t len, const char *options, char **args, int *nargs,
-                     char *err, size_t cap)
-{
-    rw_status st = rw_parse_args(options, args, nargs, err, cap);
-
-    if (st == RW_OK)
-        st = rw_tu_parse(t, src ? src : "", len, *args, *nargs, err, cap);
-    return st;
-}

@@ -288,64 +288,35 @@ static void rw_spec_comment(rw_buf *b, const rw_kernel *k, const rw_spec_param *
 
 rw_status rw_specialize(const rw_spec_req *req, rw_spec_out *out, char *err, size_t cap)
 {
-    rw_tu t;
-    rw_kernel *k = NULL;
+    rw_job j;
+    rw_kernel *k;
     rw_spec_param *sp = NULL;
     rw_edits ren = { 0 };
-    rw_segs segs = { 0 };
-    rw_buf b = { 0 };
-    char *args = NULL;
-    size_t gen_off;
-    int nargs = 0;
-    rw_status st;
+    rw_status st = rw_job_open(&j, out, sizeof *out, err, cap);
 
-    memset(&t, 0, sizeof t);
-    if (err && cap)
-        err[0] = '\0';
-    if (!out)
-        return rw_fail(err, cap, RW_ERR_ARG, "no output");
-    memset(out, 0, sizeof *out);
-    st = rw_spec_req_ok(req, err, cap);
     if (st == RW_OK)
-        st = rw_tu_open(&t, req->source, req->len, req->options, &args, &nargs, err, cap);
+        st = rw_spec_req_ok(req, err, cap);
+    if (st == RW_OK)
+        st = rw_job_parse(&j, req->source, req->len, req->options, req->kernel, NULL, err, cap);
     if (st != RW_OK)
         goto out;
-    k = malloc(sizeof *k);
+    k = j.k[0];
     sp = calloc(RW_MAX_PARAMS, sizeof *sp);
-    if (!k || !sp) {
-        st = RW_ERR_NOMEM;
+    st = sp ? rw_spec_plan(&j.t, k, req, sp, &ren, err, cap) : RW_ERR_NOMEM;
+    if (st != RW_OK)
         goto out;
-    }
-    st = rw_kernel_find(&t, req->kernel, k, err, cap);
+    rw_buf_program(&j.b, &j.t);
+    rw_spec_comment(&j.b, k, sp, req->name, req->nconsts);
+    rw_job_start(&j);
+    st = rw_spec_kernel(&j.t, k, sp, req->name, &ren, &j.b, &j.segs, err, cap);
     if (st == RW_OK)
-        st = rw_spec_plan(&t, k, req, sp, &ren, err, cap);
-    if (st != RW_OK)
-        goto out;
-    rw_buf_program(&b, &t);
-    rw_spec_comment(&b, k, sp, req->name, req->nconsts);
-    gen_off = b.len;
-    st = rw_spec_kernel(&t, k, sp, req->name, &ren, &b, &segs, err, cap);
-    if (st == RW_OK) {
-        rw_check_req chk = { &t, b.s, b.len, args, nargs, gen_off, &segs, req->name, k->np,
-                             k->name, NULL };
-        st = rw_check(&chk, err, cap);
-    }
-    if (st == RW_OK) {
-        out->source = b.s;
-        out->len = b.len;
+        st = rw_job_end(&j, req->name, k->np, k->name, NULL, &out->source, &out->len, err, cap);
+    if (st == RW_OK)
         out->nparams = k->np;
-        b.s = NULL;
-    }
 out:
-    if (st != RW_OK)
-        memset(out, 0, sizeof *out);
-    rw_buf_free(&b);
-    rw_segs_free(&segs);
+    rw_job_close(&j, st, out, sizeof *out);
     rw_edits_free(&ren);
     free(sp);
-    free(k);
-    free(args);
-    rw_tu_close(&t);
     return st;
 }
 
