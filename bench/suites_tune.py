@@ -406,6 +406,8 @@ def main():
     ap.add_argument('--opt-timeout', type=int, default=600, help='per trace (default 600 s)')
     ap.add_argument('--deadline', type=float, default=0, help='start no program after S seconds (0: no limit)')
     ap.add_argument('--work')
+    ap.add_argument('--costs', help='the cost database clrr reads and adds to (default: one of the run\'s own, '
+                    'in --work, never this machine\'s: a run neither depends on earlier ones nor changes later ones)')
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--results', help='one JSON line per program')
     ap.add_argument('--from', dest='from_', nargs='+', metavar='RESULTS',
@@ -468,6 +470,7 @@ def main():
     own = not args.work
     args.work = args.work or tempfile.mkdtemp(prefix='clrr-suites-tune.')
     os.makedirs(args.work, exist_ok=True)
+    os.environ['CLRR_COSTS'] = os.path.abspath(args.costs) if args.costs else os.path.join(args.work, 'costs')
     res = open(args.results, 'w') if args.results else None
     if res:
         for a in absent:
