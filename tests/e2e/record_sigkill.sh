@@ -1,5 +1,6 @@
 # A recording killed with SIGKILL at a random moment leaves a trace that
-# `clrr info` and `clrr dump` read, holding the calls up to the last flush.
+# `clrr info` and `clrr dump` read, holding the calls up to the last flush
+# (the moment is drawn once the first flush is on disk).
 # (make test: 3 kills; CLRR_KILLS=100 for the long version.)
 . "$(dirname "$0")/lib.sh"
 need "$LAYER"; need "$CLRR"
@@ -10,7 +11,15 @@ for i in $(seq 1 "$kills"); do
     t=$TMP/k$i.clrr
     OPENCL_LAYERS=$LAYER CLRR_OUTPUT=$t CLRR_FLUSH_MS=50 "$app" --iters 100000 --quiet &
     pid=$!
-    sleep "0.$(( (RANDOM % 8) + 2 ))"
+    # the random moment falls after the first flush (more than the file's
+    # header on disk): on a loaded machine, with the sanitizers, the
+    # program's start alone can take longer than the whole random delay
+    for _ in $(seq 1 300); do
+        [ "$(stat -c %s "$t" 2>/dev/null || echo 0)" -gt 32 ] && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep "0.$(( RANDOM % 8 ))"
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
     [ -s "$t" ] || fail "kill $i: no trace"
