@@ -36,7 +36,7 @@ ALL_TARGETS += $(RW_SO)
 # driver and checks every fused source with clang -fsyntax-only. The
 # device runs happen in rwt-run (tests/rw/rwt_run.c), a program of its own
 # that links only OpenCL: PoCL's LLVM 15 crashes in a process that holds
-# libclang-16's LLVM.
+# libclang-16's LLVM. One rwt-run serves all of a test's runs (rwh.c).
 RWT_OBJS := $(call objs,tests/rw/rwt.c)
 RWT_RUN := $(B)/tests/rwt-run
 UNIT_LIBS_test_rw := $(RWT_OBJS) $(RW_LIB) $(RW_LIBS) -ldl
@@ -44,9 +44,9 @@ $(B)/tests/test_rw: $(RW_LIB) $(RWT_OBJS) $(RWT_RUN) $(RW_SO)
 $(B)/obj/tests/unit/test_rw.o: $(B)/gen/apps/sobel_cl.h $(B)/gen/apps/geomatrix_cl.h \
     $(B)/gen/apps/exposure_cl.h
 $(RWT_OBJS): CPPFLAGS += -DRW_TEST_CLANG='"$(LLVM_BINDIR)/clang"'
-$(RWT_RUN): $(call objs,tests/rw/rwt_run.c)
+$(RWT_RUN): $(call objs,tests/rw/rwt_run.c tests/rw/rwh.c)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL
 
 # Unit test of partition-ready kernels: the workload kernels and inline
 # ones, each run on the OpenCL driver as one full launch and, made
@@ -60,9 +60,9 @@ $(B)/tests/test_rw_part: $(RW_LIB) $(RWP_OBJS) $(RWT_OBJS) $(RWP_RUN) $(RW_SO)
 $(B)/obj/tests/unit/test_rw_part.o: $(B)/gen/apps/vecadd_cl.h $(B)/gen/apps/nbody_cl.h \
     $(B)/gen/apps/blackscholes_cl.h $(B)/gen/apps/histogram_cl.h $(B)/gen/apps/matmul_cl.h \
     $(B)/gen/apps/ep_cl.h $(B)/gen/apps/aes_cl.h
-$(RWP_RUN): $(call objs,tests/rw/rwp_run.c)
+$(RWP_RUN): $(call objs,tests/rw/rwp_run.c tests/rw/rwh.c)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL
+	$(CC) $(LDFLAGS) -o $@ $^ -lOpenCL
 
 # Unit test of specialized kernels: the workload kernels and inline ones
 # (every integer type, float, double), each run on the OpenCL driver as

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -120,15 +121,122 @@ static void rwt_no_driver_leaks(void)
     setenv("ASAN_OPTIONS", v, 1);
 }
 
+/* One helper serving the test's runs (rwh.h, --serve): spawned on the
+ * first run, kept while it answers, and spawned again after one it did
+ * not answer (it crashed or hung up: that run fails with its status). */
+typedef struct rwt_server {
+    char prog[16];
+    pid_t pid;
+    FILE *to, *from;
+} rwt_server;
+
+static rwt_server rwt_servers[2];
+
+static void rwt_server_stop(rwt_server *s, int *status)
+{
+    if (s->to)
+        fclose(s->to);
+    if (s->from)
+        fclose(s->from);
+    if (s->pid > 0 && waitpid(s->pid, status, 0) != s->pid)
+        *status = -1;
+    s->to = s->from = NULL;
+    s->pid = 0;
+}
+
+/* At the test's exit: the helpers see the end of their input and leave. */
+static void rwt_servers_stop(void)
+{
+    int status;
+
+    for (unsigned i = 0; i < sizeof rwt_servers / sizeof rwt_servers[0]; i++)
+        rwt_server_stop(&rwt_servers[i], &status);
+}
+
+static rwt_server *rwt_server_get(const char *prog, const char *helper)
+{
+    static int hooked;
+    rwt_server *s = NULL;
+    posix_spawn_file_actions_t fa;
+    char *argv[] = { (char *)helper, "--serve", NULL };
+    int in[2], out[2];
+
+    for (unsigned i = 0; i < sizeof rwt_servers / sizeof rwt_servers[0]; i++)
+        if (!strcmp(rwt_servers[i].prog, prog) || (!s && !rwt_servers[i].prog[0]))
+            s = &rwt_servers[i];
+    if (s == NULL || strlen(prog) >= sizeof s->prog)
+        return NULL;
+    if (s->pid > 0)
+        return s;
+    if (!hooked) {
+        hooked = 1;
+        signal(SIGPIPE, SIG_IGN);   /* a helper gone: a failed write, not the test's death */
+        atexit(rwt_servers_stop);
+    }
+    if (pipe2(in, O_CLOEXEC) != 0)
+        return NULL;
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return NULL;
+    }
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    if (posix_spawn(&s->pid, helper, &fa, NULL, argv, environ) != 0)
+        s->pid = 0;
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]);
+    close(out[1]);
+    s->to = s->pid > 0 ? fdopen(in[1], "w") : NULL;
+    s->from = s->pid > 0 ? fdopen(out[0], "r") : NULL;
+    if (!s->to || !s->from) {
+        int status;
+        if (!s->to)
+            close(in[1]);
+        if (!s->from)
+            close(out[0]);
+        rwt_server_stop(s, &status);
+        return NULL;
+    }
+    snprintf(s->prog, sizeof s->prog, "%s", prog);
+    return s;
+}
+
+/* Runs @p argv (from word 1, NULL-terminated) in @p prog's server, its
+ * stderr to @p lpath. @return its exit status, or -1 with the server's
+ * wait status in *status when it did not answer. */
+static int rwt_serve(const char *prog, const char *helper, char **argv, const char *lpath,
+                     int *status)
+{
+    rwt_server *s = rwt_server_get(prog, helper);
+    unsigned n = 0, i;
+    int rc = -1;
+
+    *status = -1;
+    if (s == NULL)
+        return -1;
+    while (argv[n + 1])
+        n++;
+    fprintf(s->to, "%u\n%s%c", n + 1, lpath, '\0');
+    for (i = 1; i <= n; i++)
+        fprintf(s->to, "%s%c", argv[i], '\0');
+    if (fflush(s->to) != 0 || fscanf(s->from, "%d", &rc) != 1) {
+        kill(s->pid, SIGKILL);
+        rwt_server_stop(s, status);
+        return -1;
+    }
+    *status = rc << 8;   /* as waitpid(2) would say it */
+    return rc;
+}
+
 int rwt_spawn(const char *prog, const char *src, size_t len, char **argv, size_t out_bytes,
               unsigned char **out, char *err, size_t cap)
 {
     char exe[4096], helper[4200], spath[] = "/tmp/rwt-XXXXXX.cl", opath[] = "/tmp/rwt-XXXXXX.out",
          lpath[] = "/tmp/rwt-XXXXXX.log";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    posix_spawn_file_actions_t fa;
     int rc = -1, status = 0, ofd, lfd;
-    pid_t pid;
     FILE *f;
 
     *out = NULL;
@@ -148,15 +256,7 @@ int rwt_spawn(const char *prog, const char *src, size_t len, char **argv, size_t
     argv[0] = helper;
     argv[1] = spath;
     argv[2] = opath;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, lfd, 2);
-    if (posix_spawn(&pid, helper, &fa, NULL, argv, environ) != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        rwt_err(err, cap, "cannot run %s", helper);
-        goto out;
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (rwt_serve(prog, helper, argv, lpath, &status) != 0) {
         char log[1024];
         rwt_read_text(lpath, log, sizeof log);
         rwt_err(err, cap, "%s failed (status %d): %s", prog, status, log);

@@ -61,6 +61,8 @@ int rwt_compare(const rwt_case *cs, const rw_fuse_out *f, const char *name, int 
  *  NULL-terminated @p argv, whose words 0, 1 and 2 it sets to the
  *  program's path, the source's path and an output file's path (and
  *  clears again); reads @p out_bytes of that output into *out (malloc'd).
+ *  One process of each program serves every run (its --serve mode,
+ *  rwh.h), started again after a run it did not answer (that run fails).
  *  @return 0, or -1 with why in err (the program's stderr when it failed). */
 int rwt_spawn(const char *prog, const char *src, size_t len, char **argv, size_t out_bytes,
               unsigned char **out, char *err, size_t cap);

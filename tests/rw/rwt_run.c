@@ -6,133 +6,36 @@
  *   rwt-run SOURCE OUT OPTIONS DIMS G0 G1 L0 L1 BUF... -- KERNEL ARG... [-- KERNEL ARG...]
  *
  * BUF is f32:BYTES or i32:BYTES (random floats in [0, 1), ints in
- * [0, 1000)); ARG is bN (buffer N), iV (int), uV (uint), lV (ulong) or
- * fX (a float's bits in hex); L0 = 0: the driver picks the local size.
- * Exit status 0, 2 usage, 3 OpenCL failure (one line on stderr). */
+ * [0, 1000)); ARG is bN (buffer N), iV (int), uV (uint), lV (ulong),
+ * fX (a float's bits in hex) and the others of rwh_set_arg (rwh.h);
+ * L0 = 0: the driver picks the local size.
+ * Exit status 0, 2 usage, 3 OpenCL failure (one line on stderr).
+ * rwt-run --serve: one run per request from stdin (tests/rw/rwh.h). */
 #include <CL/cl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RWT_MAX_BUFS 8
+#include "tests/rw/rwh.h"
 
-static cl_context ctx;
-static cl_command_queue q;
-static cl_device_id dev;
+#define NAME "rwt-run"
 
-static int fail(const char *what, cl_int e)
+static int run(int argc, char **argv)
 {
-    fprintf(stderr, "rwt-run: %s: %d\n", what, e);
-    return 3;
-}
-
-static uint64_t next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-static void fill(unsigned char *d, size_t bytes, int ints, unsigned which)
-{
-    uint64_t s = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(which + 1) * 0x100000001b3ull);
-    size_t i;
-
-    for (i = 0; i + 4 <= bytes; i += 4) {
-        uint32_t r = (uint32_t)(next(&s) >> 11);
-        if (ints) {
-            int32_t v = (int32_t)(r % 1000u);
-            memcpy(d + i, &v, 4);
-        } else {
-            float v = (float)(r & 0xffffff) / 16777216.0f;
-            memcpy(d + i, &v, 4);
-        }
-    }
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    long n;
-
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        s = malloc((size_t)n + 1);
-        if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-            free(s);
-            s = NULL;
-        }
-        if (s) {
-            s[n] = '\0';
-            *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return s;
-}
-
-static int set_arg(cl_kernel k, cl_uint i, const char *a, cl_mem *mems, unsigned nbufs)
-{
-    const char *v = a + 1;
-    cl_int e;
-
-    switch (a[0]) {
-    case 'b': {
-        unsigned n = (unsigned)strtoul(v, NULL, 10);
-        if (n >= nbufs)
-            return -1;
-        e = clSetKernelArg(k, i, sizeof(cl_mem), &mems[n]);
-        break;
-    }
-    case 'i': {
-        cl_int x = (cl_int)strtol(v, NULL, 10);
-        e = clSetKernelArg(k, i, sizeof x, &x);
-        break;
-    }
-    case 'u': {
-        cl_uint x = (cl_uint)strtoul(v, NULL, 10);
-        e = clSetKernelArg(k, i, sizeof x, &x);
-        break;
-    }
-    case 'l': {
-        cl_ulong x = (cl_ulong)strtoull(v, NULL, 10);
-        e = clSetKernelArg(k, i, sizeof x, &x);
-        break;
-    }
-    case 'f': {
-        uint32_t bits = (uint32_t)strtoul(v, NULL, 16);
-        cl_float x;
-        memcpy(&x, &bits, sizeof x);
-        e = clSetKernelArg(k, i, sizeof x, &x);
-        break;
-    }
-    default:
-        return -1;
-    }
-    return e == CL_SUCCESS ? 0 : -1;
-}
-
-int main(int argc, char **argv)
-{
-    cl_platform_id plats[8];
-    cl_uint np = 0, p, nd;
-    cl_mem mems[RWT_MAX_BUFS] = { 0 };
-    size_t bytes[RWT_MAX_BUFS], global[2], local[2], len = 0;
-    unsigned nbufs = 0, dims, i;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_mem mems[RWH_MAX_BUFS] = { 0 };
+    size_t bytes[RWH_MAX_BUFS], global[2], local[2], len = 0;
+    unsigned nbufs = 0, dims;
     cl_program prog = NULL;
     cl_int e;
     char *src;
-    const char *s;
-    FILE *out;
-    int a, rc = 3;
+    int a = 9, rc = 3;
 
     if (argc < 10)
         return 2;
-    src = slurp(argv[1], &len);
+    src = rwh_slurp(argv[1], &len);
     if (!src)
         return 2;
     dims = (unsigned)atoi(argv[4]);
@@ -140,55 +43,14 @@ int main(int argc, char **argv)
     global[1] = strtoul(argv[6], NULL, 10);
     local[0] = strtoul(argv[7], NULL, 10);
     local[1] = strtoul(argv[8], NULL, 10);
-    if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS || np == 0)
-        return fail("clGetPlatformIDs", CL_INVALID_PLATFORM);
-    for (p = 0; p < np && p < 8; p++)
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 1, &dev, &nd) == CL_SUCCESS)
-            break;
-    if (p == np || p == 8)
-        return fail("clGetDeviceIDs", CL_DEVICE_NOT_FOUND);
-    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-    if (!ctx)
-        return fail("clCreateContext", e);
-    q = clCreateCommandQueue(ctx, dev, 0, &e);
-    if (!q) {
-        rc = fail("clCreateCommandQueue", e);
+    if ((rc = rwh_device(NAME, &dev, &ctx, &q)) != 0)
         goto out;
-    }
-    s = src;
-    prog = clCreateProgramWithSource(ctx, 1, &s, &len, &e);
-    if (!prog) {
-        rc = fail("clCreateProgramWithSource", e);
+    rc = 3;
+    if ((prog = rwh_build(NAME, src, len, argv[3])) == NULL)
         goto out;
-    }
-    e = clBuildProgram(prog, 1, &dev, argv[3], NULL, NULL);
-    if (e != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        fprintf(stderr, "rwt-run: clBuildProgram: %d: %s\n", e, log);
+    if ((rc = rwh_buffers(NAME, argc, argv, &a, mems, bytes, &nbufs)) != 0)
         goto out;
-    }
-    for (a = 9; a < argc && strcmp(argv[a], "--"); a++) {
-        int ints = !strncmp(argv[a], "i32:", 4);
-        unsigned char *init;
-        if (nbufs == RWT_MAX_BUFS || (!ints && strncmp(argv[a], "f32:", 4))) {
-            rc = 2;
-            goto out;
-        }
-        bytes[nbufs] = strtoul(argv[a] + 4, NULL, 10);
-        init = calloc(1, bytes[nbufs] ? bytes[nbufs] : 1);
-        if (!init)
-            goto out;
-        fill(init, bytes[nbufs], ints, nbufs);
-        mems[nbufs] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes[nbufs],
-                                     init, &e);
-        free(init);
-        if (!mems[nbufs]) {
-            rc = fail("clCreateBuffer", e);
-            goto out;
-        }
-        nbufs++;
-    }
+    rc = 3;
     while (a < argc) {   /* at "--" */
         cl_kernel k;
         cl_uint n = 0;
@@ -198,12 +60,12 @@ int main(int argc, char **argv)
         }
         k = clCreateKernel(prog, argv[a], &e);
         if (!k) {
-            fprintf(stderr, "rwt-run: clCreateKernel(%s): %d\n", argv[a], e);
+            fprintf(stderr, NAME ": clCreateKernel(%s): %d\n", argv[a], e);
             goto out;
         }
         for (a++; a < argc && strcmp(argv[a], "--"); a++, n++)
-            if (set_arg(k, n, argv[a], mems, nbufs) < 0) {
-                fprintf(stderr, "rwt-run: argument %u (%s) of %s\n", n, argv[a], "the kernel");
+            if (rwh_set_arg(k, n, argv[a], mems, nbufs) < 0) {
+                fprintf(stderr, NAME ": argument %u (%s) of %s\n", n, argv[a], "the kernel");
                 clReleaseKernel(k);
                 goto out;
             }
@@ -211,34 +73,18 @@ int main(int argc, char **argv)
                                    NULL);
         clReleaseKernel(k);
         if (e != CL_SUCCESS) {
-            rc = fail("clEnqueueNDRangeKernel", e);
+            rc = rwh_fail(NAME, "clEnqueueNDRangeKernel", e);
             goto out;
         }
     }
-    out = fopen(argv[2], "wb");
-    if (!out)
-        goto out;
-    for (i = 0; i < nbufs; i++) {
-        unsigned char *d = malloc(bytes[i] ? bytes[i] : 1);
-        e = d ? clEnqueueReadBuffer(q, mems[i], CL_TRUE, 0, bytes[i], d, 0, NULL, NULL)
-              : CL_OUT_OF_HOST_MEMORY;
-        if (e != CL_SUCCESS || fwrite(d, 1, bytes[i], out) != bytes[i]) {
-            free(d);
-            fclose(out);
-            rc = fail("clEnqueueReadBuffer", e);
-            goto out;
-        }
-        free(d);
-    }
-    rc = fclose(out) == 0 ? 0 : 3;
+    rc = rwh_write_out(NAME, argv[2], mems, bytes, nbufs);
 out:
-    for (i = 0; i < nbufs; i++)
-        clReleaseMemObject(mems[i]);
-    if (prog)
-        clReleaseProgram(prog);
-    if (q)
-        clReleaseCommandQueue(q);
-    clReleaseContext(ctx);
+    rwh_release(prog, mems, nbufs);
     free(src);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    return rwh_main(argc, argv, run);
 }
