@@ -1309,13 +1309,13 @@ static void rp_split_report(FILE *f)
             ", \"split\": %llu, \"split_parts\": %llu, \"split_bytes_out\": %llu, \"split_bytes_in\": %llu, "
             "\"split_resident\": %llu, \"split_fallback\": %llu, \"split_declined\": %llu, \"split_adapted\": %llu, "
             "\"split_errors\": %llu, \"split_build_us\": %lld, \"split_built_ahead\": %llu, "
-            "\"split_built_late\": %llu, \"split_ns\": {\"wait\": %lld, \"send\": %lld, \"parts\": %lld, \"merge\": %lld}, "
+            "\"split_built_late\": %llu, \"split_programs\": %llu, \"split_ns\": {\"wait\": %lld, \"send\": %lld, \"parts\": %lld, \"merge\": %lld}, "
             "\"split_launch_ns\": [",
             (unsigned long long)t->launches, (unsigned long long)t->parts, (unsigned long long)t->bytes_out,
             (unsigned long long)t->bytes_in, (unsigned long long)t->resident, (unsigned long long)t->fallback,
             (unsigned long long)t->declined, (unsigned long long)t->adapted, (unsigned long long)rp.split_errors,
             (long long)(rp.split_build_ns / 1000), (unsigned long long)t->built_ahead,
-            (unsigned long long)t->built_late, (long long)t->wait_ns, (long long)t->send_ns, (long long)t->parts_ns, (long long)t->merge_ns);
+            (unsigned long long)t->built_late, (unsigned long long)t->programs, (long long)t->wait_ns, (long long)t->send_ns, (long long)t->parts_ns, (long long)t->merge_ns);
     for (unsigned i = 0; i < t->nlaunch_ns; i++)
         fprintf(f, "%s%lld", i ? ", " : "", (long long)t->launch_ns[i]);
     fprintf(f, "], \"split_learned\": %llu, \"costs\": ", (unsigned long long)t->learned);

@@ -260,6 +260,8 @@ typedef struct rpl_split_stats {
     uint64_t learned;         /* parts' times the learn callback took */
     uint64_t built_ahead;     /* partition-ready kernels built by rpl_splitter_prepare */
     uint64_t built_late;      /* ... built at a launch (their time is in the launch's) */
+    uint64_t programs;        /* programs built for them: one per source, options,
+                               * kernel and device (splits of one kernel share it) */
     int64_t wait_ns;          /* split launches' wall time: waiting for earlier work, */
     int64_t send_ns;          /* ... sending other devices their bytes, */
     int64_t parts_ns;         /* ... from the first launch until the other devices'

@@ -38,6 +38,8 @@ typedef struct rpl_split_build {
     uint32_t id;
     cl_context ctx;
     cl_device_id dev;         /* built for this device of ctx */
+    uint8_t src[16];          /* tf_hash of the source: splits of the same source, */
+    char *opts, *name;        /* options and kernel share prog (built once) */
     cl_program prog;
     cl_kernel k;              /* NULL: it failed to build (not retried) */
     char why[256];

@@ -49,6 +49,9 @@ done < <(split_workloads)
 # exposure's decimate writes every other row of its output: merged by diff
 [ "$(j "$TMP/exposure-basic-pthread-1_1-0_3.plan" "any(m == 'diff' for s in d['splits'] for m in s['merge'])")" = True ] ||
     fail "exposure: no diff merge"
+# its 34 splits of 13 kernels share one program per kernel and device
+[ "$(j "$TMP/exposure-basic-pthread-1_1-0_3.r.json" "(d['plan']['split_programs'], d['plan']['split_built_ahead'])")" = "(26, 68)" ] ||
+    fail "exposure: programs built per split: $(j "$TMP/exposure-basic-pthread-1_1-0_3.r.json" "d['plan']")"
 # one work-group on a device; both parts away from the queue's device; four parts, two on each
 for spec in "0:0.0001,1:1" "0:1,0:1" "1:1,0:1,1:1,0:1"; do
     for a in "vecadd --size=10000_--iters=3" "sobel --size=128_--iters=2" "nbody --size=512_--iters=3"; do

@@ -516,6 +516,7 @@ static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
     CLI_JSET(o, "split_learned", cli_json_u64(s->split.learned));
     CLI_JSET(o, "split_built_ahead", cli_json_u64(s->split.built_ahead));
     CLI_JSET(o, "split_built_late", cli_json_u64(s->split.built_late));
+    CLI_JSET(o, "split_programs", cli_json_u64(s->split.programs));
     CLI_JSET(o, "split_launch_ns", a = json_array());
     for (unsigned i = 0; i < s->split.nlaunch_ns; i++)
         json_array_append_new(a, json_integer(s->split.launch_ns[i]));
