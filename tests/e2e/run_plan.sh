@@ -137,9 +137,9 @@ run -q --plan "$TMP/dw.plan" --report "$TMP/dw.json" -- "$DW" --iters 3 >"$TMP/d
 # 4 MiB buffers: the dead write of zeros (b) is past what the layer keeps
 # (1 MiB: a copy costs what the write does), so its 3 run as made; the
 # launches and the fill are deferred as before, and the results are right
-"$CLRR" record -o "$TMP/dwb.clrr" -- "$DW" --iters 3 --size 1048576 --quiet || fail "recording deadwork --size 1048576"
+"$CLRR" record -o "$TMP/dwb.clrr" -- "$DW" --iters 3 --size 1048576 --work 1 --quiet || fail "recording deadwork --size 1048576"
 "$CLRR" optimize "$TMP/dwb.clrr" -o "$TMP/dwb.plan" >/dev/null || fail "optimize deadwork --size 1048576"
-run -q --plan "$TMP/dwb.plan" --report "$TMP/dwb.json" -- "$DW" --iters 3 --size 1048576 >"$TMP/dwb.out" 2>&1 ||
+run -q --plan "$TMP/dwb.plan" --report "$TMP/dwb.json" -- "$DW" --iters 3 --size 1048576 --work 1 >"$TMP/dwb.out" 2>&1 ||
     fail "deadwork --size 1048576 with the plan: $(cat "$TMP/dwb.out")"
 grep -q "^deadwork: ok" "$TMP/dwb.out" || fail "deadwork --size 1048576: $(cat "$TMP/dwb.out")"
 [ "$(j "$TMP/dwb.json" "(d['deferred'], d['not_kept'])")" = "(6, 3)" ] || fail "deadwork, 4 MiB writes: $(j "$TMP/dwb.json" d)"
