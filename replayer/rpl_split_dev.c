@@ -285,8 +285,8 @@ cl_kernel rpl_split_kernel(rpl_splitter *x, const rpl_split *sp, cl_context ctx,
     b->name = strdup(sp->name);
     for (size_t i = 0; b->opts && b->name && i + 1 < x->nbuilds; i++) {
         rpl_split_build *o = &x->builds[i];
-        if (o->prog && o->ctx == ctx && o->dev == dev && !memcmp(o->src, b->src, 16) && !strcmp(o->opts, opts) &&
-            !strcmp(o->name, sp->name)) {
+        if (o->prog && o->opts && o->name && o->ctx == ctx && o->dev == dev && !memcmp(o->src, b->src, 16) &&
+            !strcmp(o->opts, opts) && !strcmp(o->name, sp->name)) {
             cl_int e = CL_SUCCESS;
             b->k = x->api.clCreateKernel(o->prog, sp->name, &e);
             if (b->k && e == CL_SUCCESS && x->api.clRetainProgram && x->api.clRetainProgram(o->prog) == CL_SUCCESS) {

@@ -154,56 +154,47 @@ int rwh_buffers(const char *name, int argc, char **argv, int *a, cl_mem *mems, s
 int rwh_set_arg(cl_kernel k, cl_uint i, const char *w, const cl_mem *mems, unsigned nbufs)
 {
     const char *v = w + 1;
-    cl_int e;
+    unsigned long long bits = 0;
+    size_t n = 0;   /* the bytes of a scalar in bits */
+    cl_int e = CL_SUCCESS;
 
     switch (w[0]) {
     case 'b': {
-        unsigned n = (unsigned)strtoul(v, NULL, 10);
-        if (n >= nbufs)
+        unsigned idx = (unsigned)strtoul(v, NULL, 10);
+        if (idx >= nbufs)
             return -1;
-        e = clSetKernelArg(k, i, sizeof(cl_mem), &mems[n]);
+        e = clSetKernelArg(k, i, sizeof(cl_mem), &mems[idx]);
         break;
     }
     case 's':
         e = clSetKernelArg(k, i, (size_t)strtoull(v, NULL, 10), NULL);
         break;
-    case 'i': {
-        cl_int x = (cl_int)strtol(v, NULL, 10);
-        e = clSetKernelArg(k, i, sizeof x, &x);
+    case 'i':   /* int, uint, ulong: 4 or 8 bytes, little-endian (x86) */
+    case 'u':
+    case 'l':
+        n = w[0] == 'l' ? 8 : 4;
+        bits = w[0] == 'i' ? (unsigned long long)strtoll(v, NULL, 10) : strtoull(v, NULL, 10);
         break;
-    }
-    case 'u': {
-        cl_uint x = (cl_uint)strtoul(v, NULL, 10);
-        e = clSetKernelArg(k, i, sizeof x, &x);
+    case 'f':   /* a float's bits */
+        n = 4;
+        bits = strtoull(v, NULL, 16);
         break;
-    }
-    case 'l': {
-        cl_ulong x = (cl_ulong)strtoull(v, NULL, 10);
-        e = clSetKernelArg(k, i, sizeof x, &x);
-        break;
-    }
-    case 'f': {
-        uint32_t bits = (uint32_t)strtoul(v, NULL, 16);
-        cl_float x;
-        memcpy(&x, &bits, sizeof x);
-        e = clSetKernelArg(k, i, sizeof x, &x);
-        break;
-    }
-    case 'x': {
+    case 'x': { /* xN:X */
         char *colon;
-        size_t n = (size_t)strtoul(v, &colon, 10), b;
-        unsigned long long bits;
-        unsigned char x[8];
+        n = (size_t)strtoul(v, &colon, 10);
         if (n < 1 || n > 8 || *colon != ':')
             return -1;
         bits = strtoull(colon + 1, NULL, 16);
-        for (b = 0; b < n; b++)
-            x[b] = (unsigned char)(bits >> (8 * b));
-        e = clSetKernelArg(k, i, n, x);
         break;
     }
     default:
         return -1;
+    }
+    if (n) {
+        unsigned char x[8];
+        for (size_t b = 0; b < n; b++)
+            x[b] = (unsigned char)(bits >> (8 * b));
+        e = clSetKernelArg(k, i, n, x);
     }
     return e == CL_SUCCESS ? 0 : -1;
 }
