@@ -58,18 +58,7 @@ run() {   # run MODE VARIANT ROUND
     fi
     if [ "$2" != plain ] && [ "$3" = 1 ]; then
         local d
-        d=$("$NEW/bin/clrr" dump --json "$TRACE" | python3 -c '
-import json, sys
-names, ctx = {}, None
-for line in sys.stdin:
-    d = json.loads(line)
-    if d.get("type") == "call" and d.get("fn") == "clCreateContext" and ctx is None:
-        ctx = d.get("args", {}).get("devices")
-    for dev in (d.get("devices") or []) if isinstance(d.get("devices"), list) else []:
-        if isinstance(dev, dict) and "id" in dev:
-            names[dev["id"]] = dev.get("name") or dev.get("CL_DEVICE_NAME")
-ids = ctx if isinstance(ctx, list) else [ctx]
-print(", ".join(str(names.get(i, "#%s" % i)) for i in ids))')
+        d=$("$NEW/bin/clrr" dump --json "$TRACE" | python3 "$(dirname "$0")/trace_device.py")
         if [ -n "${CLRR_APP_DEVICE:-}" ] && ! echo "$d" | grep -qi nvidia; then
             echo "gpu_recorder_ab.sh: micro data $1 ($2) ran on '$d', not NVIDIA's GPU" >&2
             exit 1

@@ -88,18 +88,7 @@ run() {
 }
 # device MODE: the device of the recorded clCreateContext in $TRACE
 device() {
-    "$CLRR" dump --json "$TRACE" | python3 -c '
-import json, sys
-names, ctx = {}, None
-for line in sys.stdin:
-    d = json.loads(line)
-    if d.get("type") == "call" and d.get("fn") == "clCreateContext" and ctx is None:
-        ctx = d.get("args", {}).get("devices")
-    for dev in (d.get("devices") or []) if isinstance(d.get("devices"), list) else []:
-        if isinstance(dev, dict) and "id" in dev:
-            names[dev["id"]] = dev.get("name") or dev.get("CL_DEVICE_NAME")
-ids = ctx if isinstance(ctx, list) else [ctx]
-print(", ".join(str(names.get(i, "#%s" % i)) for i in ids))'
+    "$CLRR" dump --json "$TRACE" | python3 "$(dirname "$0")/trace_device.py"
 }
 
 echo "== clrr devices"
