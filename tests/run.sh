@@ -16,6 +16,10 @@
 # per job as "LABEL SECONDS" lines; jobs not listed start first, as if
 # long); jobs listed in tests/serial.txt (timing-sensitive: they assert
 # on clocks or kill at chosen moments) run after the others, one at a time.
+# A job of a test named second on a line of tests/after.txt ("FIRST SECOND",
+# each a script path or a test program's file name) starts only once the
+# plain jobs of FIRST given in the same run have ended: the two build the
+# same kernels, and started together both compile them cold.
 # A sanitizer job (BUILD_DIR build-san, or :san) starts only once the same
 # test of the plain flavour given in the same run has ended (its twin: the
 # same script, or the test program of the same name): PoCL compiles each
@@ -26,7 +30,8 @@
 # lines that say fail or error (up to 10), then its last 40 lines.
 # The closing line is "LABEL: N passed, N failed, N skipped"; exit 0
 # when nothing failed. CLRR_TEST_DURATIONS=FILE writes the measured
-# durations there (to refresh tests/durations.txt).
+# durations there (to refresh tests/durations.txt); CLRR_TEST_CPU=FILE
+# writes each job's CPU seconds (user + system, all its processes) there.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${CLRR_TEST_JOBS:-$(( $(nproc) * 2 ))}
@@ -76,7 +81,11 @@ start_job() {   # start_job JOB INDEX
     local j=$1 i=$2 b=${1%%:*} r=${1#*:} p san=0
     p=${r%%:*}; [ "$r" != "$p" ] && [ "${r#*:}" = san ] && san=1
     (
-        if [[ $p == *.sh ]]; then CLRR_SAN=$san exec bash "$p" "$b"; else exec "$p"; fi
+        if [ -z "${CLRR_TEST_CPU:-}" ]; then
+            if [[ $p == *.sh ]]; then CLRR_SAN=$san exec bash "$p" "$b"; else exec "$p"; fi
+        fi
+        if [[ $p == *.sh ]]; then CLRR_SAN=$san bash "$p" "$b"; else "$p"; fi
+        rc=$?; times >"$out/$i.cpu"; exit $rc
     ) >"$out/$i.log" 2>&1 </dev/null &
     pid_job[$!]="$i $j"; pid_start[$!]=$(date +%s%N)
 }
@@ -89,6 +98,10 @@ finish_job() {  # finish_job PID RC
     l=$(label "$j")
     unset "pid_job[$pid]" "pid_start[$pid]"
     [ -n "${CLRR_TEST_DURATIONS:-}" ] && echo "$l $dt" >>"$CLRR_TEST_DURATIONS"
+    # the job's CPU seconds (its processes' user + system time, every thread)
+    [ -n "${CLRR_TEST_CPU:-}" ] && [ -s "$out/$i.cpu" ] &&
+        awk -v l="$l" '{ s = 0; for (f = 1; f <= 2; f++) { split($f, a, /[ms]/); s += a[1] * 60 + a[2] }
+                         printf "%s %.1f\n", l, s }' <(tail -1 "$out/$i.cpu") >>"$CLRR_TEST_CPU"
     case $rc in
         0) pass=$((pass+1)); echo "PASS $l (${dt}s)";;
         77) if [[ ${j#*:} == *.sh* ]]; then skip=$((skip+1)); echo "SKIP $l: $(tail -1 "$out/$i.log")";
@@ -109,9 +122,18 @@ wait_one() {
     finish_job "$pid" "$rc"
 }
 
-# ready I: 0 when par[I] may start (not a sanitizer job whose plain twin
-# is still to end)
-ready() { [ "${san_of[$1]}" = 0 ] || [ "${plain_left[${key_of[$1]}]:-0}" -le 0 ]; }
+# the tests each test waits for (tests/after.txt), by key
+declare -A after=()
+while read -r a b _; do
+    [ -n "${b:-}" ] && [[ $a != \#* ]] && after[$b]="${after[$b]:-} $a"
+done < <(cat "$here/after.txt" 2>/dev/null)
+# ready I: 0 when par[I] may start: a plain job whose firsts have ended,
+# or a sanitizer job whose plain twin has ended
+ready() {
+    local a
+    if [ "${san_of[$1]}" = 1 ]; then [ "${plain_left[${key_of[$1]}]:-0}" -le 0 ]; return; fi
+    for a in ${after[${key_of[$1]}]:-}; do [ "${plain_left[$a]:-0}" -le 0 ] || return 1; done
+}
 left=${#par[@]}
 declare -A started=()
 while [ "$left" -gt 0 ]; do
@@ -120,6 +142,9 @@ while [ "$left" -gt 0 ]; do
     for i in "${!par[@]}"; do
         [ -z "${started[$i]:-}" ] && ready "$i" && { pick=$i; break; }
     done
+    if [ "$pick" -lt 0 ] && [ "${#pid_job[@]}" -eq 0 ]; then   # a cycle in after.txt: start one anyway
+        for i in "${!par[@]}"; do [ -z "${started[$i]:-}" ] && { pick=$i; break; }; done
+    fi
     if [ "$pick" -lt 0 ]; then wait_one; continue; fi
     started[$pick]=1; left=$((left-1))
     n=$((n+1)); start_job "${par[$pick]}" "$n"
