@@ -18,7 +18,6 @@
 S=$B/apps/sobel
 W=$B/tests/progs/wgtune
 need "$CLRR"; need "$LAYER"; need "$S"; need "$W"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD CLRR_APP_DEVICE
 export CLRR_COSTS=$TMP/costs CLRR_KERNEL_CACHE=$TMP/kc
 args=(--size 128 --iters 2)

@@ -11,7 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/sobel"; need "$APPS/geomatrix"; need "$APPS/exposure"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # app  args  expected fused kernels (first>last launch's kernel)  fused
 # launches per run  launches each fused kernel does

@@ -22,7 +22,6 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=87"
 DW=$B/tests/progs/deadwork
 # j FILE EXPR: a value from a JSON file (python expression on d)
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 "$CLRR" record -o "$TMP/a.clrr" -- "$DW" --size 4096 --iters 4 --work 8 >/dev/null 2>"$TMP/err" ||
     fail "recording deadwork: $(cat "$TMP/err")"

@@ -12,7 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/overlap"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 "$CLRR" record -o "$TMP/o.clrr" -- "$APPS/overlap" --size 262144 --iters 4 --work 1 --quiet >/dev/null 2>"$TMP/err" ||
     fail "recording overlap: $(cat "$TMP/err")"

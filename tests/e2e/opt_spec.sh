@@ -13,7 +13,6 @@
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/nbody"; need "$APPS/vecadd"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
 
 "$CLRR" record -o "$TMP/nb.clrr" -- "$APPS/nbody" --size 1024 --iters 3 --quiet || fail "recording nbody"

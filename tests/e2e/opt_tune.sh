@@ -14,7 +14,6 @@
 . "$(dirname "$0")/lib.sh"
 W=$B/tests/progs/wgtune
 need "$CLRR"; need "$LAYER"; need "$W"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD CLRR_APP_DEVICE
 export CLRR_COSTS=$TMP/costs
 # a layer that costs nothing (an `l` record): this tests the tuning, not

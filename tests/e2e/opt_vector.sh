@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 P=$B/tests/progs/coarsen
 need "$CLRR"; need "$LAYER"; need "$P"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD CLRR_APP_DEVICE
 export CLRR_COSTS=$TMP/costs CLRR_VERIFIED=$TMP/verified
 printf 'clrr-costs\t1\nl\ttest\t1\t0\t0\t0\n' >"$CLRR_COSTS"   # a zero-cost layer (see opt_coarsen.sh)

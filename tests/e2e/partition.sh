@@ -16,7 +16,6 @@
 need "$CLRR"; need "$APPS/nbody"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 export POCL_DEVICES="basic pthread"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 "$CLRR" record -o "$TMP/nb.clrr" -- "$APPS/nbody" --size 1024 --iters 3 --device 1 --quiet || fail "record nbody"
 "$CLRR" profile "$TMP/nb.clrr" --reps 3 --costs "$TMP/real" >"$TMP/prof.txt" 2>&1 || fail "profile: $(tail -3 "$TMP/prof.txt")"

@@ -20,7 +20,6 @@
 need "$CLRR"; need "$LAYER"; need "$APPS/nbody"; need "$APPS/sobel"; need "$APPS/vecadd"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE CLRR_TRUST_PLAN
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 T() { timeout 60 "$@"; }   # nothing here may hang
 # mutate IN OUT PYTHON-EDIT-OF-d
 mutate() {

@@ -18,7 +18,6 @@
 # schedules.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/overlap"; need "$APPS/sobel"; need "$APPS/geomatrix"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
 
 # with_schedule IN OUT QUEUE LANES [bare]: OUT is plan IN scheduling the

@@ -18,7 +18,6 @@
 need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/deadwork"; need "$B/tests/progs/kargs"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 DW=$B/tests/progs/deadwork
 # the layer through OPENCL_LAYERS, as `clrr record` loads it; our programs
 # carry ASan's runtime themselves in the sanitizer build

@@ -20,7 +20,6 @@ need "$CLRR"; need "$LAYER"; need "$APPS/vecadd"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS CLRR_APP_DEVICE CLRR_SPLIT_FIXED
 export POCL_DEVICES="basic pthread"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # live APP ARGS SPEC [RUN OPTIONS]: record APP on device 1, plan the split,
 # run the application with the plan; it must say ok, and every launch the

@@ -28,7 +28,6 @@ need "$CLRR"; need "$LAYER"; need "$APPS/sobel"; need "$B/tests/progs/api_tour"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES CLRR_APP_DEVICE CLRR_STAGE CLRR_STAGE_THREADS \
     CLRR_STAGE_MIN CLRR_STAGE_CAP
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 strip_ms() { sed 's/ ocl_ms=[0-9.]*//' "$1"; }
 
 # any plan will do: staging does not depend on what the plan transforms

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/vecadd"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }   # also from inside $(split ...)
 resident=0
 

@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/nbody"
 [ -e "$B/lib/libclrr-rw.so" ] || skip "the rewriter (libclrr-rw.so) is not built"
-j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # adaptive proportions: nbody over 8 steps on the unequal pair starts even
 # and moves work-groups to the faster device; --split-fixed keeps 1:1
