@@ -62,7 +62,8 @@ const live_kc_stats *live_kc_get(void);
  * without host-unified memory go through pinned blocks of the layer's,
  * copied by several threads (live_stage.c says how and when). Thread-safe
  * (its own mutex, rs.mu, taken after rp.mu when both are). */
-void live_stage_init(void);                   /* reads CLRR_STAGE* (plan mode only) */
+void live_stage_init(void);                   /* reads CLRR_STAGE* */
+int live_stage_record(void);                  /* record mode: live_stage_init; 1 when staging is on */
 int live_stage_on(void);                      /* 0: nothing is ever staged */
 void live_stage_user_event(void);             /* the application made a user event */
 void live_stage_wait(void);                   /* the application is about to wait (clFinish,

@@ -1,4 +1,5 @@
-/* live_stage.c — plan mode's staged transfers (`clrr run --plan`, CLRR_STAGE).
+/* live_stage.c — staged transfers (`clrr run --plan` and `clrr record`,
+ * CLRR_STAGE).
  *
  * A discrete GPU moves pageable (malloc'd) host memory through the driver's
  * own staging, which copies on one CPU core: on the H100 machine about
@@ -179,10 +180,11 @@ static unsigned long long rs_env_num(const char *name, unsigned long long dflt, 
 void live_stage_init(void)
 {
     const char *m = getenv("CLRR_STAGE");
-    rs.mode = !m || !*m || !strcmp(m, "auto") ? 1 : !strcmp(m, "all") ? 2 : 0;
-    if (m && *m && strcmp(m, "auto") && strcmp(m, "all") && strcmp(m, "off"))
-        fprintf(stderr, "clrr: CLRR_STAGE=%s is not auto, all or off; transfers are not staged\n", m);
-    rs.writes_only = rs_env_num("CLRR_STAGE_READS", 1, 1) == 0;
+    int writes = m && !strcmp(m, "writes");   /* auto, reads as made */
+    rs.mode = !m || !*m || !strcmp(m, "auto") || writes ? 1 : !strcmp(m, "all") ? 2 : 0;
+    if (m && *m && strcmp(m, "auto") && !writes && strcmp(m, "all") && strcmp(m, "off"))
+        fprintf(stderr, "clrr: CLRR_STAGE=%s is not auto, writes, all or off; transfers are not staged\n", m);
+    rs.writes_only = writes || rs_env_num("CLRR_STAGE_READS", 1, 1) == 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned dflt = cpus >= 4 ? (unsigned)(cpus / 2) : 1;
     rs.threads = (unsigned)rs_env_num("CLRR_STAGE_THREADS", dflt > 8 ? 8 : dflt, RS_MAX_THREADS);
@@ -198,6 +200,13 @@ void live_stage_init(void)
 
 int live_stage_on(void)
 {
+    return rs.mode != 0;
+}
+
+int live_stage_record(void)
+{
+    live_next = rec_next_layer();
+    live_stage_init();
     return rs.mode != 0;
 }
 

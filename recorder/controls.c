@@ -41,6 +41,14 @@ static int rec_parse_str(const char *s, const char **out)
     return 0;
 }
 
+static int rec_parse_stage(const char *s, const char **out)
+{
+    if (strcmp(s, "auto") && strcmp(s, "writes") && strcmp(s, "all") && strcmp(s, "off"))
+        return -1;
+    *out = s;
+    return 0;
+}
+
 static int rec_parse_bool(const char *s, int *out)
 {
     if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
@@ -125,5 +133,7 @@ int rec_control_parse(const rec_control_desc *d, const char *value)
         return rec_parse_u64(value, &scratch.first_call);
     if (!strcmp(d->type, "size"))
         return rec_parse_size(value, &scratch.memory);
+    if (!strcmp(d->type, "stage"))
+        return rec_parse_stage(value, &scratch.stage);
     return -1;
 }

@@ -8,14 +8,17 @@
 #include <string.h>
 
 /* ------------------------------------------------------------ reads */
-/* A large blocking read: in pieces, each captured while the driver reads
- * the next (rec_data.c rec_read_pipe says when). */
+/* A large read: staged through the layer's pinned memory where record
+ * mode stages (rec_read_stage), else, blocking, in pieces, each captured
+ * while the driver reads the next (rec_data.c rec_read_pipe says when). */
 int rec_pre_clEnqueueReadBuffer(rec_call *c, cl_command_queue *a_command_queue, cl_mem *a_buffer,
                                 cl_bool *a_blocking_read, size_t *a_offset, size_t *a_size, void **a_ptr,
                                 cl_uint *a_num_events_in_wait_list, const cl_event **a_event_wait_list,
                                 cl_event **a_event)
 {
-    return rec_read_pipe(c, *a_command_queue, *a_buffer, *a_blocking_read, *a_offset, *a_size, *a_ptr,
+    return rec_read_stage(c, *a_command_queue, *a_buffer, *a_blocking_read, *a_offset, *a_size, *a_ptr,
+                          *a_num_events_in_wait_list, *a_event_wait_list, *a_event) ||
+           rec_read_pipe(c, *a_command_queue, *a_buffer, *a_blocking_read, *a_offset, *a_size, *a_ptr,
                          *a_num_events_in_wait_list, *a_event_wait_list, *a_event);
 }
 

@@ -21,7 +21,8 @@ extern "C" {
 #endif
 
 /* REC_CONTROL(type, field, ENV suffix, long option, default, "doc")
- * type is one of: str, bool, int, u64, size (size accepts K/M/G suffixes).
+ * type is one of: str, bool, int, u64, size (size accepts K/M/G suffixes),
+ * stage (auto, writes, all or off).
  * The environment variable is "CLRR_" ENV; the option is "--" option. */
 #define REC_CONTROLS(X) \
     X(str,  output,       OUTPUT,       "output",        "clrr.trace", \
@@ -53,7 +54,9 @@ extern "C" {
     X(bool, quiet,        QUIET,        "quiet",         0, \
       "no recorder messages on stderr except errors") \
     X(str,  device,       DEVICE,       "device",        NULL, \
-      "present this device as the application's first platform and device: an index of `clrr devices`, cpu, gpu, gpu1, or part of a device or platform name (docs/recording.md)")
+      "present this device as the application's first platform and device: an index of `clrr devices`, cpu, gpu, gpu1, or part of a device or platform name (docs/recording.md)") \
+    X(stage, stage,       STAGE,        "stage",         "auto", \
+      "buffer writes and reads of at least 512 KiB go through pinned memory of the layer's, copied by several threads (half the processors, at most 8; the driver's own staging of pageable memory copies on one core), while the recorder captures their bytes: auto (on devices without host-unified memory, with 2 or more copy threads), writes (reads run as made), all (every device), off (docs/recording.md)")
 
 typedef struct rec_controls {
 #define REC_CTL_FIELD_str  const char *
@@ -61,6 +64,7 @@ typedef struct rec_controls {
 #define REC_CTL_FIELD_int  int
 #define REC_CTL_FIELD_u64  uint64_t
 #define REC_CTL_FIELD_size size_t
+#define REC_CTL_FIELD_stage const char *
 #define REC_CTL_DECLARE(type, field, env, opt, def, doc) REC_CTL_FIELD_##type field;
     REC_CONTROLS(REC_CTL_DECLARE)
 #undef REC_CTL_DECLARE
@@ -177,6 +181,20 @@ typedef struct rec_hooks {
     void (*stage_user_event)(void);
     void (*stage_wait)(void);
     void (*stage_buffer)(cl_context context, size_t size);
+    /* Record mode (init answered 0), once, right after init: reads the
+     * staging settings (CLRR_STAGE*); 1: buffer writes and reads may be
+     * staged, and stage_write, stage_read, stage_buffer, stage_user_event
+     * and stage_wait are then called as in plan mode. */
+    int (*stage_record)(void);
+    /* Record mode: a clEnqueueWriteBuffer / clEnqueueReadBuffer the
+     * application made (its parameters), calling thread, no lock held,
+     * the recorder's capture of a write's bytes possibly running beside it:
+     * 1 when the hook made the transfer (staged), its status in *ret; 0:
+     * nothing was enqueued, the recorder calls the driver. */
+    int (*stage_write)(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
+                       const void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event, cl_int *ret);
+    int (*stage_read)(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
+                      void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event, cl_int *ret);
 } rec_hooks;
 
 /*! rec_hooks_set() : registers @p h (static storage: the recorder keeps

@@ -276,6 +276,7 @@ static void rec_init(void)
     } else if (rec_open_writer()) {
         return;
     } else {
+        rec_stage_record_init();
         tf_writer_opts no = {.sink = rec_discard_sink};
         if (tf_writer_open(&rec_null_w, NULL, &no) != TF_OK)
             rec_null_w = NULL;

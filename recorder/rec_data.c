@@ -231,6 +231,19 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
     return 1;
 }
 
+static const char rec_stage_mark;   /* c->hook_p: the layer staged the read */
+
+int rec_read_stage(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
+                   void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    cl_int r;
+    if (!rec_g.stage || !rec_stage_read_call(q, buf, blocking, off, size, ptr, nwait, wait, event, &r))
+        return 0;
+    c->hook_p = &rec_stage_mark;
+    c->ret_override = r;
+    return 1;
+}
+
 void rec_data_counts(void)
 {
     const char *path = getenv("CLRR_REC_COUNTS");
@@ -238,8 +251,9 @@ void rec_data_counts(void)
 
     if (!path || !*path || !(fp = fopen(path, "a")))
         return;
-    fprintf(fp, "overlapped_captures %llu pipelined_reads %llu\n",
-            (unsigned long long)atomic_load(&rec_n_overlap), (unsigned long long)atomic_load(&rec_n_pipe));
+    fprintf(fp, "overlapped_captures %llu pipelined_reads %llu staged_transfers %llu\n",
+            (unsigned long long)atomic_load(&rec_n_overlap), (unsigned long long)atomic_load(&rec_n_pipe),
+            (unsigned long long)atomic_load(&rec_n_staged));
     fclose(fp);
 }
 
@@ -266,7 +280,8 @@ void rec_cap_out(rec_call *c, unsigned i, const void *p, size_t len)
 void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_bool blocking,
                       cl_event ev)
 {
-    if (!p || !c->capture || blocking) {
+    if (!p || !c->capture || blocking ||
+        (c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_stage_mark)) {   /* (staged: the bytes are there) */
         if (c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_pipe_mark) {   /* rec_read_pipe's */
             if (c->out[i].state == REC_SLOT_NONE)
                 rec_slot_fill_read(c, &c->out[i], p, len);   /* no ticket: captured now */

@@ -104,20 +104,47 @@ int rec_stage_on(void)
 
 void rec_stage_user_event(void)
 {
-    if (rec_g.plan)
+    if (rec_g.plan || rec_g.stage)
         rec_hk->stage_user_event();
 }
 
 void rec_stage_wait(void)
 {
-    if (rec_g.plan)
+    if (rec_g.plan || rec_g.stage)
         rec_hk->stage_wait();
 }
 
 void rec_stage_buffer(cl_context ctx, size_t size)
 {
-    if (rec_g.plan)
+    if (rec_g.plan || rec_g.stage)
         rec_hk->stage_buffer(ctx, size);
+}
+
+_Atomic uint64_t rec_n_staged;
+
+void rec_stage_record_init(void)
+{
+    rec_g.stage = rec_hk && rec_hk->stage_record && rec_hk->stage_record();
+}
+
+cl_int rec_xfer_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
+                                     const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev)
+{
+    cl_int r;
+    if (rec_g.stage && rec_hk->stage_write(q, buf, blocking, off, size, ptr, nw, wl, ev, &r)) {
+        atomic_fetch_add_explicit(&rec_n_staged, 1, memory_order_relaxed);
+        return r;
+    }
+    return rec_next.clEnqueueWriteBuffer(q, buf, blocking, off, size, ptr, nw, wl, ev);
+}
+
+int rec_stage_read_call(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                        cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
+{
+    if (!rec_g.stage || !rec_hk->stage_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret))
+        return 0;
+    atomic_fetch_add_explicit(&rec_n_staged, 1, memory_order_relaxed);
+    return 1;
 }
 
 /* ------------------------------------------------------------ for the hooks */

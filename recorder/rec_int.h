@@ -106,6 +106,8 @@ typedef struct rec_state {
                                        pays one load per call for it, not a call */
     int call_times;                 /* plan mode with a report: each call's time is summed
                                        per function (rec_plan_time) */
+    int stage;                      /* record mode: buffer writes and reads may go through
+                                       the layer's pinned blocks (rec_stage_record_init) */
     _Atomic uint64_t seq;           /* the last call number given */
     int seq_at_enter;               /* numbers are taken at entry, atomically (plan mode, a
                                        capture range); else under the record lock (rec_begin) */
@@ -197,6 +199,18 @@ int rec_stage_on(void);
 void rec_stage_user_event(void);
 void rec_stage_wait(void);
 void rec_stage_buffer(cl_context ctx, size_t size);
+/* Record mode's staged transfers (rec_hooks.c): rec_stage_record_init()
+ * sets rec_g.stage once, after rec_plan_init answered 0. The generated
+ * clEnqueueWriteBuffer calls the driver through rec_xfer_clEnqueueWriteBuffer
+ * (api.overlay `stage`), while its capture runs; rec_stage_read_call() is
+ * the read's (rec_data.c rec_read_stage): 1 when it made the read, its
+ * status in *ret, the bytes in @p ptr when it returns. */
+void rec_stage_record_init(void);
+cl_int rec_xfer_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
+                                     const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev);
+int rec_stage_read_call(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                        cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
+extern _Atomic uint64_t rec_n_staged;   /* transfers staged (CLRR_REC_COUNTS) */
 
 /* --------------------------------------------------------- rec_device.c */
 /* The device override (CLRR_DEVICE; rec_device.c says what it answers).
@@ -332,10 +346,17 @@ void rec_cap_join(rec_call *c);
  * refused). Same thread as the call; any number of threads at once. */
 int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
                   void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event);
+/* rec_read_stage(): a clEnqueueReadBuffer staged in record mode
+ * (rec_stage_read_call): 1 when the layer made it (its status in
+ * c->ret_override; the bytes are in @p ptr, so rec_cap_complete captures
+ * them at once, a non-blocking read's too), 0: not staged, nothing issued. */
+int rec_read_stage(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
+                   void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event);
 /* CLRR_REC_COUNTS=FILE: at exit (rec_core.c's shutdown) appends a line
- * "overlapped_captures N pipelined_reads M" to FILE, how many captures
- * overlapped the driver's call and how many reads went in pieces (for the
- * tests and benchmarks to see the paths ran). */
+ * "overlapped_captures N pipelined_reads M staged_transfers S" to FILE,
+ * how many captures overlapped the driver's call, how many reads went in
+ * pieces and how many writes and reads were staged (for the tests and
+ * benchmarks to see the paths ran). */
 void rec_data_counts(void);
 /* The same for a read-back: its hash when --hash-reads (or
  * --hash-reads-over, past the size) says so. */
@@ -513,6 +534,8 @@ static inline void rec_begin_done(rec_call *c)
                   ((c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer) && rec_stage_on());
         if (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents)
             rec_stage_wait();
+    } else if (rec_g.stage && (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents)) {
+        rec_stage_wait();
     }
 }
 

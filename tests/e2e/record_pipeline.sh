@@ -35,7 +35,7 @@ rec() {   # NAME SEED MODE PIPELINED [ENV=VALUE]
     env CLRR_REC_COUNTS="$TMP/$1.counts" ${5:-} "$CLRR" record -o "$TMP/$1.clrr" -- "$PROG" "$2" "$3" \
         >"$TMP/$1.out" 2>"$TMP/$1.err" || fail "record $1: $(cat "$TMP/$1.err" "$TMP/$1.out")"
     [ -s "$TMP/$1.err" ] && fail "record $1 printed: $(cat "$TMP/$1.err")"
-    grep -q "^overlapped_captures [0-9]* pipelined_reads $4\$" "$TMP/$1.counts" ||
+    grep -q "^overlapped_captures [0-9]* pipelined_reads $4 staged_transfers 0$" "$TMP/$1.counts" ||
         fail "$1: not $4 pipelined reads: $(cat "$TMP/$1.counts" 2>&1)"
     "$CLRR" replay --json "$TMP/$1.clrr" >"$TMP/$1.json" 2>"$TMP/$1.rerr" ||
         fail "replay $1: $(cat "$TMP/$1.rerr" "$TMP/$1.json")"

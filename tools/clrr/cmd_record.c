@@ -40,6 +40,7 @@ static const char *cli_rec_metavar(const rec_control_desc *d)
     if (!strcmp(d->type, "int")) return "INT";
     if (!strcmp(d->type, "u64")) return "N";
     if (!strcmp(d->type, "size")) return "SIZE";
+    if (!strcmp(d->type, "stage")) return "MODE";
     return "TEXT";
 }
 
@@ -69,9 +70,15 @@ static void cli_rec_wrap(FILE *f, const char *text, int indent)
     putc('\n', f);
 }
 
-/* "268435456" -> "256M" for size controls; other defaults as they are. */
+/* "268435456" -> "256M" for size controls, "\"auto\"" -> "auto"; other
+ * defaults as they are. */
 static const char *cli_rec_default(const rec_control_desc *d, char *buf, size_t cap)
 {
+    size_t len = strlen(d->def);
+    if (len >= 2 && d->def[0] == '"' && d->def[len - 1] == '"') {   /* a string default, as the table spells it */
+        snprintf(buf, cap, "%.*s", (int)(len - 2), d->def + 1);
+        return buf;
+    }
     unsigned long long v = strtoull(d->def, NULL, 10);
     if (strcmp(d->type, "size") || !v)
         return d->def;

@@ -63,6 +63,7 @@ typedef struct gen_func {
     int rpl_pre, rpl_post;   /* replay hooks (`replay` lines) */
     int ext;             /* wrapped extension function */
     int overlap;         /* host input captured while the driver runs (`overlap` lines) */
+    int stage;           /* the driver is called through rec_xfer_NAME (`stage` lines) */
     int in_dispatch;     /* has a slot in struct _cl_icd_dispatch */
 } gen_func;
 

@@ -297,12 +297,13 @@ static int gen_overlaps(const gen_func *f)
 }
 
 /* The driver's call as an expression (skip_: a pre hook's or the plan's
- * answer, for functions returning cl_int). */
+ * answer, for functions returning cl_int); for a `stage` function, through
+ * the recorder's rec_xfer_NAME (record mode's staged transfers). */
 static void gen_call_expr(FILE *o, const gen_func *f, int ret_cl_int)
 {
     if (ret_cl_int)
         fprintf(o, "skip_ ? (%s)c->ret_override : ", f->ret);
-    fprintf(o, "rec_next.%s(", f->name);
+    fprintf(o, f->stage ? "rec_xfer_%s(" : "rec_next.%s(", f->name);
     gen_args(o, f, "a_");
     fputs(")", o);
 }

@@ -171,6 +171,12 @@ int gen_apply_overlay(gen_api *api, const char *path)
             if (f->ret_void)
                 gen_die("%s: overlap: %s returns nothing to hold while the capture is joined", where, tok[1]);
             f->overlap = 1;
+        } else if (!strcmp(tok[0], "stage")) {
+            if (n < 3 || !tok[2][0])
+                gen_die("%s: stage needs a reason", where);
+            if (strcmp(f->ret, "cl_int"))
+                gen_die("%s: stage: %s does not return cl_int", where, tok[1]);
+            f->stage = 1;
         } else if (gen_sem_directive(api, f, tok, n, where)) {
             /* cat, op, mem, waits, drop, unknown (gen_sem.c) */
         } else if (!strcmp(tok[0], "enum") || !strcmp(tok[0], "bits")) {
