@@ -11,7 +11,11 @@
 #   on     the capture during the driver's call and pipelined reads, no
 #          staging (--stage off: the capture's own cost)
 #   stage  the default: transfers staged through the layer's pinned
-#          memory (--stage auto) beside the capture
+#          memory (--stage auto) beside the capture, a staged read's
+#          read-back captured from the layer's block after the call returns
+#   stagecall  the same with staged read-backs captured from the
+#          application's memory before the call returns
+#          (CLRR_REC_STAGE_HOLD=0)
 # Writes a markdown table (medians, ranges, ratios to plain, the median of
 # each round's difference to the first recorded variant, what
 # CLRR_REC_COUNTS counted in round 1: captures overlapped / reads
@@ -77,7 +81,8 @@ run() {
     ov) CLRR_REC_COUNTS=$counts CLRR_REC_PIPELINE_READS=0 "${rec[@]}" --stage off -- "$M" data "$ITERS" "$mode" >"$log" 2>&1 || rc=$? ;;
     on) CLRR_REC_COUNTS=$counts "${rec[@]}" --stage off -- "$M" data "$ITERS" "$mode" >"$log" 2>&1 || rc=$? ;;
     stage) CLRR_REC_COUNTS=$counts "${rec[@]}" -- "$M" data "$ITERS" "$mode" >"$log" 2>&1 || rc=$? ;;
-    *) echo "gpu_recorder_overlap.sh: unknown variant '$v' (off ov on stage)" >&2; exit 2 ;;
+    stagecall) CLRR_REC_COUNTS=$counts CLRR_REC_STAGE_HOLD=0 "${rec[@]}" -- "$M" data "$ITERS" "$mode" >"$log" 2>&1 || rc=$? ;;
+    *) echo "gpu_recorder_overlap.sh: unknown variant '$v' (off ov on stage stagecall)" >&2; exit 2 ;;
     esac
     local t; t=$(ns)
     if [ "$rc" != 0 ] || [ -z "$t" ]; then

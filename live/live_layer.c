@@ -1466,7 +1466,8 @@ static const rec_hooks live_hooks = {
     .stage_buffer = live_stage_buffer,
     .stage_record = live_stage_record,
     .stage_write = live_stage_write,
-    .stage_read = live_stage_read,
+    .stage_read = live_stage_read_held,
+    .stage_release = live_stage_release,
 };
 
 /* At load of libclrr.so, before the application's first OpenCL call (the

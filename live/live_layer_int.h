@@ -75,6 +75,13 @@ int live_stage_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t of
                      cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
 int live_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
                     cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
+/* live_stage_read with the block kept where *hold is not NULL on return
+ * (the read succeeded): its bytes at *bytes, the read-back's, until
+ * live_stage_release(*hold) (record mode's deferred capture). */
+int live_stage_read_held(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                         cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret, const void **bytes,
+                         void **hold);
+void live_stage_release(void *hold);
 /* The application made a buffer of @p size bytes in @p ctx: where its
  * transfers will be staged, a block is made now, at set-up rather than in
  * the application's loop (up to 8 per context and block size, within the

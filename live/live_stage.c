@@ -872,8 +872,10 @@ static int rs_read_pieces(cl_command_queue q, cl_mem buf, size_t off, size_t siz
     return 1;
 }
 
-int live_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
-                   cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
+/* The staged read, its block kept (record mode: the recorder captures the
+ * read-back from the block after the call returns, then releases it). */
+static int rs_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                   cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret, rs_block **held)
 {
     if ((nw > 0) != (wl != NULL))
         return 0;
@@ -890,9 +892,38 @@ int live_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off
             rs_count(1, size, rec_time_ns() - t0);
         }
     }
-    rs_block_put(b);
+    if (held && r == CL_SUCCESS)
+        *held = b;
+    else
+        rs_block_put(b);
     *ret = r;
     return 1;
+}
+
+int live_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                    cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
+{
+    return rs_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret, NULL);
+}
+
+int live_stage_read_held(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
+                         cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret, const void **bytes,
+                         void **hold)
+{
+    rs_block *b = NULL;
+    if (!rs_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret, hold ? &b : NULL))
+        return 0;
+    if (hold) {
+        *hold = b;
+        *bytes = b ? b->p : NULL;
+    }
+    return 1;
+}
+
+void live_stage_release(void *hold)
+{
+    if (hold)
+        rs_block_put(hold);
 }
 
 void live_stage_report(FILE *f)

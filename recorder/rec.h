@@ -193,8 +193,14 @@ typedef struct rec_hooks {
      * nothing was enqueued, the recorder calls the driver. */
     int (*stage_write)(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
                        const void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event, cl_int *ret);
+    /* The read's: with @p hold not NULL, the hook may keep the block the
+     * bytes went through, setting *hold (else NULL) and *bytes (the
+     * read-back's @p size bytes, unchanged until stage_release(*hold),
+     * which any thread may call). */
     int (*stage_read)(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
-                      void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event, cl_int *ret);
+                      void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event, cl_int *ret,
+                      const void **bytes, void **hold);
+    void (*stage_release)(void *hold);
 } rec_hooks;
 
 /*! rec_hooks_set() : registers @p h (static storage: the recorder keeps

@@ -232,15 +232,35 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
 }
 
 static const char rec_stage_mark;   /* c->hook_p: the layer staged the read */
+static _Atomic int rec_hold_on = -1;  /* CLRR_REC_STAGE_HOLD=0: staged read-backs captured at the call; read once */
+
+static int rec_hold_enabled(void)
+{
+    int on = atomic_load_explicit(&rec_hold_on, memory_order_relaxed);
+    if (on < 0) {
+        const char *v = getenv("CLRR_REC_STAGE_HOLD");
+        on = !(v && !strcmp(v, "0"));
+        atomic_store_explicit(&rec_hold_on, on, memory_order_relaxed);
+    }
+    return on;
+}
 
 int rec_read_stage(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
                    void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event)
 {
     cl_int r;
-    if (!rec_g.stage || !rec_stage_read_call(q, buf, blocking, off, size, ptr, nwait, wait, event, &r))
+    const void *bytes = NULL;
+    void *hold = NULL;
+    /* the capture from the block, later, where it would copy the bytes
+     * (no capture range: numbers given at entry order DATA records too) */
+    int later = ptr && c->capture && !rec_g.seq_at_enter && rec_hold_enabled();
+    if (!rec_g.stage ||
+        !rec_stage_read_call(q, buf, blocking, off, size, ptr, nwait, wait, event, &r, &bytes, later ? &hold : NULL))
         return 0;
     c->hook_p = &rec_stage_mark;
     c->ret_override = r;
+    c->scratch[0] = (uintptr_t)bytes;
+    c->scratch[1] = (uintptr_t)hold;
     return 1;
 }
 
@@ -280,8 +300,21 @@ void rec_cap_out(rec_call *c, unsigned i, const void *p, size_t len)
 void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_bool blocking,
                       cl_event ev)
 {
-    if (!p || !c->capture || blocking ||
-        (c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_stage_mark)) {   /* (staged: the bytes are there) */
+    int staged = c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_stage_mark;
+    if (staged && c->scratch[1]) {   /* rec_read_stage kept the block: captured from it, later */
+        if (p && c->capture) {
+            c->out[i].state = REC_SLOT_DEFERRED;
+            rec_defer_held(c->seq, rec_gen_sigs[c->fn].params[i].name, (const void *)(uintptr_t)c->scratch[0], len,
+                           (void *)(uintptr_t)c->scratch[1]);
+        } else {
+            rec_stage_release((void *)(uintptr_t)c->scratch[1]);
+        }
+        c->scratch[1] = 0;
+        if (blocking)
+            rec_events_poll(0);
+        return;
+    }
+    if (!p || !c->capture || blocking || staged) {   /* (staged: the bytes are there) */
         if (c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_pipe_mark) {   /* rec_read_pipe's */
             if (c->out[i].state == REC_SLOT_NONE)
                 rec_slot_fill_read(c, &c->out[i], p, len);   /* no ticket: captured now */

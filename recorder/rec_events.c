@@ -21,7 +21,13 @@ typedef struct rec_pending {
     const char *key;          /* capture: DATA key (static), else NULL */
     const void *p;
     size_t len;
+    void *hold;               /* a staged read's block (rec_defer_held): ev is REC_EV_HELD */
 } rec_pending;
+
+/* The event of an entry whose bytes are ready (a staged read's block,
+ * rec_defer_held): never handed to the driver. */
+static const char rec_ev_held_tag;
+#define REC_EV_HELD ((cl_event)(uintptr_t)&rec_ev_held_tag)
 
 static pthread_mutex_t rec_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t rec_poll_lock = PTHREAD_MUTEX_INITIALIZER;   /* one poller at a time; before rec_ev_lock */
@@ -118,7 +124,8 @@ static size_t rec_push(const rec_pending *p)
         rec_pending *n = realloc(rec_pend, cap * sizeof *n);
         if (!n) {
             pthread_mutex_unlock(&rec_ev_lock);
-            rec_next.clReleaseEvent(p->ev);
+            if (!p->hold)
+                rec_next.clReleaseEvent(p->ev);
             return 0;
         }
         rec_pend = n;
@@ -135,7 +142,7 @@ static size_t rec_push(const rec_pending *p)
      * per sampled launch: on an H200 host that made sampled timing cost a
      * call-heavy loop far more than the events themselves should
      * (bench/results/nvidia-h200-recorder.txt). Hence the rule above. */
-    if ((live == 1 && p->key) || live == REC_EV_BUSY)
+    if ((live == 1 && p->key) || p->hold || live == REC_EV_BUSY)   /* a held block: the stager waits for it */
         pthread_cond_signal(&rec_ev_cond);
     pthread_mutex_unlock(&rec_ev_lock);
     return live;
@@ -162,6 +169,17 @@ void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p
     rec_next.clRetainEvent(ev);
     rec_pending x = {.ev = ev, .seq = seq, .key = key, .p = p, .len = len};
     rec_push(&x);
+}
+
+static void rec_write_data(const rec_pending *p, int status);
+
+void rec_defer_held(uint64_t seq, const char *key, const void *p, size_t len, void *hold)
+{
+    rec_pending x = {.ev = REC_EV_HELD, .seq = seq, .key = key, .p = p, .len = len, .hold = hold};
+    if (!rec_push(&x)) {   /* (out of memory) captured now */
+        rec_write_data(&x, CL_COMPLETE);
+        rec_stage_release(hold);
+    }
 }
 
 /* Device times of a completed command: 0 when not available. Only START
@@ -253,6 +271,10 @@ static void rec_poll(int wait_all, int who)
                 break;
             if (!p->key)
                 continue;   /* device times: the background thread's */
+            if (p->hold) {
+                caps_seen++;
+                continue;   /* the layer's block: not the application's memory, the background thread's */
+            }
         } else if (who == REC_POLL_BG && atomic_load(&rec_sync_waiting)) {
             break;   /* the sync poll goes first; the rest waits for the next poll */
         } else if (incomplete >= 8) {
@@ -262,6 +284,13 @@ static void rec_poll(int wait_all, int who)
                 continue;   /* device times wait for a later poll */
         }
         caps_seen += p->key != NULL;
+        if (p->hold) {   /* ready: no event */
+            rec_write_data(p, CL_COMPLETE);
+            rec_stage_release(p->hold);
+            p->ev = NULL;
+            done_caps++;
+            continue;
+        }
         if (wait_all)
             rec_next.clWaitForEvents(1, &p->ev);
         if (p->key) {
@@ -332,7 +361,7 @@ void rec_reads_settle(const void *p, size_t len)
         for (size_t i = rec_head; i < rec_npend; i++) {
             const rec_pending *x = &rec_pend[i];
             uintptr_t xa = (uintptr_t)x->p;
-            if (!x->ev || !x->key || !x->p || xa >= b || a >= xa + x->len)
+            if (!x->ev || !x->key || !x->p || x->hold || xa >= b || a >= xa + x->len)
                 continue;
             if (n == REC_SETTLE_MAX) {
                 more = block;

@@ -139,12 +139,20 @@ cl_int rec_xfer_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blo
 }
 
 int rec_stage_read_call(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
-                        cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
+                        cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret, const void **bytes, void **hold)
 {
-    if (!rec_g.stage || !rec_hk->stage_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret))
+    if (hold)
+        *hold = NULL;
+    if (!rec_g.stage || !rec_hk->stage_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret, bytes, hold))
         return 0;
     atomic_fetch_add_explicit(&rec_n_staged, 1, memory_order_relaxed);
     return 1;
+}
+
+void rec_stage_release(void *hold)
+{
+    if (hold)
+        rec_hk->stage_release(hold);
 }
 
 /* ------------------------------------------------------------ for the hooks */

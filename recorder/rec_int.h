@@ -204,12 +204,15 @@ void rec_stage_buffer(cl_context ctx, size_t size);
  * clEnqueueWriteBuffer calls the driver through rec_xfer_clEnqueueWriteBuffer
  * (api.overlay `stage`), while its capture runs; rec_stage_read_call() is
  * the read's (rec_data.c rec_read_stage): 1 when it made the read, its
- * status in *ret, the bytes in @p ptr when it returns. */
+ * status in *ret, the bytes in @p ptr when it returns; with @p hold, the
+ * layer may keep the block they came through (*hold, its bytes at *bytes)
+ * until rec_stage_release(*hold). */
 void rec_stage_record_init(void);
 cl_int rec_xfer_clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
                                      const void *ptr, cl_uint nw, const cl_event *wl, cl_event *ev);
 int rec_stage_read_call(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
-                        cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret);
+                        cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret, const void **bytes, void **hold);
+void rec_stage_release(void *hold);   /* a block rec_stage_read_call kept (NULL: nothing) */
 extern _Atomic uint64_t rec_n_staged;   /* transfers staged (CLRR_REC_COUNTS) */
 
 /* --------------------------------------------------------- rec_device.c */
@@ -349,7 +352,9 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
 /* rec_read_stage(): a clEnqueueReadBuffer staged in record mode
  * (rec_stage_read_call): 1 when the layer made it (its status in
  * c->ret_override; the bytes are in @p ptr, so rec_cap_complete captures
- * them at once, a non-blocking read's too), 0: not staged, nothing issued. */
+ * them at once, a non-blocking read's too: from the layer's block, kept
+ * for it, by the background thread, rec_defer_held; from @p ptr when the
+ * layer kept none), 0: not staged, nothing issued. */
 int rec_read_stage(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,
                    void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event);
 /* CLRR_REC_COUNTS=FILE: at exit (rec_core.c's shutdown) appends a line
@@ -395,6 +400,12 @@ int rec_want_event(rec_call *c, cl_bool blocking);
 void rec_track_event(rec_call *c, cl_event ev, int owned);
 /* A read-back to capture when @p ev completes (non-blocking reads, maps). */
 void rec_defer_capture(uint64_t seq, const char *key, cl_event ev, const void *p, size_t len);
+/* rec_defer_held(): the read-back of call @p seq is the @p len bytes at
+ * @p p, a staged read's block (rec_read_stage), which nothing changes
+ * until rec_stage_release(@p hold): captured by the background thread (a
+ * DATA record), not on the application's, which does not see the block;
+ * then the block is released. */
+void rec_defer_held(uint64_t seq, const char *key, const void *p, size_t len, void *hold);
 /* Captures every completed deferred read-back and device time now. */
 void rec_events_poll(int wait_all);
 /* rec_reads_settle(): host memory [@p p, +@p len) that a call is about to

@@ -9,7 +9,10 @@
 #    that is not a multiple of 64 bytes): the program prints what it prints
 #    without clrr, every write and read of 512 KiB or more was staged
 #    (CLRR_REC_COUNTS), the trace replays verified and holds the same calls
-#    and read-backs as a recording with --stage off (clrr diff: "same");
+#    and read-backs as a recording with --stage off (clrr diff: "same",
+#    every read-back compared; another seed's all differ): a staged
+#    blocking read's read-back is a DATA record captured from the layer's
+#    block after the call, in the END with CLRR_REC_STAGE_HOLD=0;
 #  - deferred copies off and forced (CLRR_STAGE_ASYNC=0 and 2), writes only:
 #    the same output and the same trace;
 #  - api_tour with every buffer transfer staged (CLRR_STAGE_MIN=0): events,
@@ -41,10 +44,13 @@ rec() {
     [ "$(staged "$TMP/$name.counts")" = "$want" ] || fail "$name: staged $(cat "$TMP/$name.counts"), want $want"
     "$CLRR" replay "$TMP/$name.clrr" >"$TMP/$name.rpl" 2>&1 || fail "$name: replay: $(cat "$TMP/$name.rpl")"
 }
-# same NAME OTHER: the two traces hold the same calls and read-backs
+# same NAME OTHER: the two traces hold the same calls and read-backs, every
+# read-back compared (a staged read's is a DATA record, captured from the
+# layer's block after the call returned; the other's is in the call's END)
 same() {
     "$CLRR" diff "$TMP/$1.clrr" "$TMP/$2.clrr" >"$TMP/$1.diff" 2>&1 || fail "$1 against $2: $(cat "$TMP/$1.diff")"
-    grep -q "^same: " "$TMP/$1.diff" || fail "$1 against $2: $(cat "$TMP/$1.diff")"
+    grep -q "^same: [0-9]* calls, [1-9][0-9]* read-backs compared$" "$TMP/$1.diff" ||
+        fail "$1 against $2: $(cat "$TMP/$1.diff")"
 }
 
 # app  args  staged transfers (writes + reads of 512 KiB and more)
@@ -63,6 +69,27 @@ overlap --size_262144_--iters_4 12
 overlap --size_262144_--iters_4_--blocking-read 12
 overlap --size_262147_--iters_4 12
 EOF
+
+# a staged blocking read's read-back is captured from the layer's block
+# after the call (a DATA record); with CLRR_REC_STAGE_HOLD=0 from the
+# application's memory before it returns (in the END), as unstaged
+late() { "$CLRR" dump "$TMP/$1.clrr" | grep -c "^   data #"; }
+"$APPS/overlap" --size 262144 --iters 4 --blocking-read >"$TMP/overlap.plain" || fail "overlap plain"
+STAGE="--stage all" CLRR_REC_STAGE_HOLD=0 rec overlap.hold0 12 "$APPS/overlap" --size 262144 --iters 4 --blocking-read
+same overlap.hold0 overlap4.off
+[ "$(late overlap4.all) $(late overlap4.off) $(late overlap.hold0)" = "4 0 0" ] ||
+    fail "late read-backs (staged, off, hold 0): $(late overlap4.all) $(late overlap4.off) $(late overlap.hold0)"
+
+# the comparison can fail: another seed's staged read-backs differ from
+# the plain recording's, every one of them (diff both ways)
+CLRR_STAGE_THREADS=4 "$CLRR" record --quiet -o "$TMP/seed2.clrr" --stage all -- "$APPS/sobel" --size 1024 --iters 3 \
+    --seed 2 >"$TMP/seed2.out" 2>&1 || fail "sobel --seed 2: $(cat "$TMP/seed2.out")"
+for pair in "seed2 sobel1.off" "sobel1.off seed2"; do
+    set -- $pair
+    "$CLRR" diff "$TMP/$1.clrr" "$TMP/$2.clrr" --max 100 --json >"$TMP/seed.json" 2>&1 && fail "$1 against $2: same"
+    [ "$(j "$TMP/seed.json" "(d['readbacks_compared'], d['captured_one_side'], sum(1 for x in d['differences'] if x['output']))")" \
+        = "(3, 0, 3)" ] || fail "$1 against $2: $(cat "$TMP/seed.json")"
+done
 
 # copies first, every copy deferred, writes only: the same output, the same trace
 STAGE="--stage all" CLRR_STAGE_ASYNC=0 rec sobel.sync 6 "$APPS/sobel" --size 1024 --iters 3

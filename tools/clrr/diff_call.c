@@ -268,9 +268,22 @@ static int cli_diff_params(cli_diff_ctx *d, cli_diff_slot *s, const tf_call *ca,
             int64_t ret = 0;
             at.readback = 1;
             at.what = p->name ? p->name : "?";
-            if (x->type == TF_NIL && y->type == TF_NIL &&
-                (ca->ret.type == TF_NIL || (tf_value_i64(&ca->ret, &ret) && ret == 0)))
+            int ok = ca->ret.type == TF_NIL || (tf_value_i64(&ca->ret, &ret) && ret == 0);
+            if (x->type == TF_NIL && y->type == TF_NIL && ok)
                 s->expect = 1;   /* a read that completes later: DATA */
+            if (ok && (x->type == TF_NIL) != (y->type == TF_NIL) && cli_diff_is_data(x->type == TF_NIL ? y : x)) {
+                /* captured at the call on one side, later (DATA) on the
+                   other (a read-back recorded when its command completed,
+                   or from a staged read's block): the inline one waits for
+                   the other's DATA as if it were late too */
+                int side = x->type == TF_NIL;
+                tf_data late = {.seq = side ? cb->seq : ca->seq, .key = p->name ? p->name : "?",
+                                .value = side ? *y : *x};
+                s->expect = 1;
+                if (cli_diff_late_data(d, side, &late))
+                    return -1;
+                continue;
+            }
         }
         if (cli_diff_one(d, s, ca, cb, &at, x, y))
             return -1;
