@@ -689,6 +689,51 @@ static void test_mutations(void)
     free(t);
 }
 
+/* plan_add_local's rules for tuned shapes that name a coarsening (the
+ * optimizer's side; the reader's check of the same rules is
+ * tests/e2e/opt_coarsen.sh): a group form (3, 4) keeps the recorded
+ * work-groups, each `factor` times fewer work-items along its dimension,
+ * so it needs the recorded local size and exactly that divided; a plain
+ * form takes any local size that divides the coarsened global one, or
+ * none. */
+static void test_group_locals(void)
+{
+    plan_file *p = plan_new();
+    CU_ASSERT_FATAL(p != NULL);
+    plan_coarse cb = {.name = "k_gb2", .kernel = "k", .source = "kernel void k_gb2(){}", .options = "",
+                      .dim = 0, .factor = 2, .form = 3, .nargs = 1};
+    plan_coarse cs = cb;
+    cs.name = "k_s2";
+    cs.form = 1;
+    uint32_t gb = 0, st = 0;
+    CU_ASSERT_FATAL(plan_add_coarse(p, &cb, &gb) == PLAN_OK);
+    CU_ASSERT_FATAL(plan_add_coarse(p, &cs, &st) == PLAN_OK);
+    struct { uint32_t coarsen; int has_recorded; uint64_t recorded0, local0, local1; plan_status want; } cases[] = {
+        {gb, 1, 64, 32, 4, PLAN_OK},         /* the recorded 64x4, halved along 0 */
+        {gb, 1, 64, 64, 4, PLAN_ERR_ARG},    /* not divided */
+        {gb, 1, 64, 16, 4, PLAN_ERR_ARG},    /* divided by 4, not by the factor */
+        {gb, 1, 64, 32, 2, PLAN_ERR_ARG},    /* the other dimension changed */
+        {gb, 0, 0, 32, 4, PLAN_ERR_ARG},     /* no recorded local size */
+        {gb, 1, 64, 0, 0, PLAN_ERR_ARG},     /* no local size at all */
+        {gb, 1, 3, 1, 4, PLAN_ERR_ARG},      /* a recorded size the factor does not divide (and 1024 % 3) */
+        {st, 1, 64, 64, 4, PLAN_OK},         /* strided: any size dividing 512 x 16 */
+        {st, 0, 0, 0, 0, PLAN_OK},           /* strided, no local size */
+        {st, 0, 0, 1024, 4, PLAN_ERR_ARG},   /* more than the coarsened global 512 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plan_tuned t = {.device = "d", .driver = "v", .local = {cases[i].local0, cases[i].local1, 0},
+                        .reps = 5, .coarsen = cases[i].coarsen};
+        plan_local l = {.kernel = "k", .dim = 2, .global = {1024, 16, 0}, .has_recorded = cases[i].has_recorded,
+                        .recorded = {cases[i].recorded0, 4, 0}, .ntuned = 1, .tuned = &t};
+        plan_status got = plan_add_local(p, &l, NULL);
+        if (got != cases[i].want)
+            fprintf(stderr, "case %zu: plan_add_local %d, want %d\n", i, got, cases[i].want);
+        CU_ASSERT(got == cases[i].want);
+    }
+    CU_ASSERT(plan_local_count(p) == 3);
+    plan_free(p);
+}
+
 static void test_passes_parse(void)
 {
     unsigned m = 0;
@@ -721,6 +766,7 @@ int main(void)
     CU_add_test(s, "limits: size, nesting, arguments, one call twice", test_limits);
     CU_add_test(s, "random mutations", test_mutations);
     CU_add_test(s, "pass lists", test_passes_parse);
+    CU_add_test(s, "1.12: tuned shapes of group coarsenings keep the recorded work-groups", test_group_locals);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
