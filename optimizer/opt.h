@@ -226,10 +226,11 @@ typedef struct opt_live_result {
  *  applying it live costs (`clrr run --plan` loads the layer only when
  *  something of the plan applies; the layer then costs every call of the
  *  run and its set-up: cdb_get_layer of @p costs, NULL for the defaults).
- *  The plan's gain is what was measured: the final check's whole-plan gain
- *  (vr->final_gain_ns, when vr->final_checked), else @p vr's passes
+ *  The plan's gain is what was measured: its parts, @p vr's passes
  *  (vr->gain_ns, when vr->measured) plus its tuned local sizes (before less
- *  after, times the launches of their shape). When that gain is not above OPT_LIVE_MARGIN
+ *  after, times the launches of their shape), or the final check's
+ *  whole-plan gain (vr->final_gain_ns, when vr->final_checked) where that
+ *  is smaller. When that gain is not above OPT_LIVE_MARGIN
  *  times the cost, every transformation is removed (*p replaced by the
  *  plan of @p o with no pass, o's passes listed) and one line goes to
  *  @p say. Plans whose passes were not measured (no vr->measured) and that

@@ -734,6 +734,47 @@ static void test_group_locals(void)
     plan_free(p);
 }
 
+/* opt_live_check credits a plan with its parts' measured gain (here one
+ * tuned shape: 0.1 ms a launch, 100 launches) or the whole plan's, where
+ * that is smaller: a whole replay's noise must not keep a plan live that
+ * its parts do not pay for (the layer's default cost for 10 calls: 5.04
+ * ms; kept above 1.5 times that). */
+static void test_live_gain(void)
+{
+    struct { int whole; double final_ms, want_ms; int kept; } cases[] = {
+        {0, 0, 10, 1},       /* no final check: the parts */
+        {1, 17, 10, 1},      /* the whole plan measured more: the parts */
+        {1, 8, 8, 1},        /* the whole plan measured less: the whole */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plan_file *p = plan_new();
+        CU_ASSERT_FATAL(p != NULL);
+        plan_info_mut(p)->trace_calls = 10;
+        plan_tuned t = {.device = "d", .driver = "v", .local = {32, 0, 0}, .before_ns = 300000, .after_ns = 200000,
+                        .reps = 5};
+        plan_local l = {.kernel = "k", .dim = 1, .global = {1024, 0, 0}, .ntuned = 1, .tuned = &t};
+        uint32_t lid = 0;
+        CU_ASSERT_FATAL(plan_add_local(p, &l, &lid) == PLAN_OK);
+        plan_xform x = {.pass = PLAN_PASS_WGSIZE, .action = PLAN_ACT_LOCAL_SIZE, .seq = 7,
+                        .function = "clEnqueueNDRangeKernel", .pattern = "{}", .occurrences = 100, .local = lid};
+        CU_ASSERT_FATAL(plan_add_xform(p, &x) == PLAN_OK);
+        opt_verify_result vr;
+        memset(&vr, 0, sizeof vr);
+        vr.final_checked = cases[i].whole;
+        vr.final_gain_ns = cases[i].final_ms * 1e6;
+        opt_options o;
+        memset(&o, 0, sizeof o);
+        opt_live_result res;
+        char err[256];
+        CU_ASSERT(opt_live_check("/nonexistent.clrr", &o, &vr, NULL, NULL, NULL, &p, &res, err, sizeof err) == PLAN_OK);
+        CU_ASSERT(res.checked == 1);
+        CU_ASSERT(res.dropped == !cases[i].kept);
+        CU_ASSERT(res.gain_ns > cases[i].want_ms * 1e6 - 1 && res.gain_ns < cases[i].want_ms * 1e6 + 1);
+        CU_ASSERT(plan_xform_count(p) == 1);
+        plan_free(p);
+    }
+}
+
 static void test_passes_parse(void)
 {
     unsigned m = 0;
@@ -767,6 +808,7 @@ int main(void)
     CU_add_test(s, "random mutations", test_mutations);
     CU_add_test(s, "pass lists", test_passes_parse);
     CU_add_test(s, "1.12: tuned shapes of group coarsenings keep the recorded work-groups", test_group_locals);
+    CU_add_test(s, "never slower live: the plan credited with no more than its parts measured", test_live_gain);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
