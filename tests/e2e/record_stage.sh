@@ -20,6 +20,8 @@
 #    trace replays verified;
 #  - user_events: non-blocking reads after a user event are not staged;
 #    nothing waits forever;
+#  - tests/progs/forker, fork before and after OpenCL: each process stages
+#    its own transfers into its own trace, every one replayed verified;
 #  - auto (the default) on the CPU device: nothing staged;
 #  - a bad --stage or CLRR_STAGE: one line, exit 2, nothing run.
 . "$(dirname "$0")/lib.sh"
@@ -115,6 +117,24 @@ grep -q "^api_tour: ok" "$TMP/at.out" || fail "api_tour staged: $(cat "$TMP/at.o
 CLRR_STAGE_MIN=0 timeout 60 "$CLRR" record --quiet -o "$TMP/ue.clrr" --stage all -- "$B/tests/progs/user_events" \
     >"$TMP/ue.out" 2>&1 || fail "user_events staged: $(cat "$TMP/ue.out")"
 diff "$TMP/ue.plain" "$TMP/ue.out" >/dev/null || fail "user_events: $(cat "$TMP/ue.out")"
+
+# processes: fork before OpenCL (parent and child each stage their own
+# transfers into their own traces) and after it (the child only exits;
+# the parent works on), every trace replayed verified
+C=$(realpath "$CLRR"); F=$(realpath "$B/tests/progs/forker")
+for m in before after; do
+    mkdir -p "$TMP/fork.$m"
+    rm -f "$TMP/fork.$m.counts"
+    (cd "$TMP/fork.$m" && CLRR_STAGE_MIN=0 CLRR_STAGE_THREADS=2 CLRR_REC_COUNTS=$TMP/fork.$m.counts timeout 60 \
+        "$C" record --quiet -o f.clrr --stage all -- "$F" $m >out 2>&1) ||
+        fail "forker $m staged: $(cat "$TMP/fork.$m/out")"
+    want=$([ $m = before ] && echo "2 2" || echo 4)
+    [ "$(staged "$TMP/fork.$m.counts" | sort | tr '\n' ' ' | sed 's/ $//')" = "$want" ] ||
+        fail "forker $m: staged $(cat "$TMP/fork.$m.counts"), want $want"
+    for t in "$TMP/fork.$m"/*.clrr; do
+        "$CLRR" replay "$t" >"$TMP/fork.rpl" 2>&1 || fail "forker $m: replay $t: $(cat "$TMP/fork.rpl")"
+    done
+done
 
 # auto, the default: PoCL's CPU device shares the host's memory
 STAGE="" rec sobel.auto 0 "$APPS/sobel" --size 1024 --iters 3
