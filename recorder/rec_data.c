@@ -30,19 +30,26 @@ void rec_slot_fill(rec_call *c, rec_slot *s, const void *p, size_t len)
     }
 }
 
+/* A capture path's switch for measuring one path against another: 1
+ * unless variable @p name is "0", read once into @p cache (-1: not yet). */
+static int rec_env_on(_Atomic int *cache, const char *name)
+{
+    int on = atomic_load_explicit(cache, memory_order_relaxed);
+    if (on < 0) {
+        const char *v = getenv(name);
+        on = !(v && !strcmp(v, "0"));
+        atomic_store_explicit(cache, on, memory_order_relaxed);
+    }
+    return on;
+}
+
 /* CLRR_REC_OVERLAP=0: inputs are captured before the driver's call, as
- * before the overlap (for measuring one against the other); read once. */
+ * before the overlap (for measuring one against the other). */
 static _Atomic int rec_overlap_on = -1;
 
 static int rec_overlap(void)
 {
-    int on = atomic_load_explicit(&rec_overlap_on, memory_order_relaxed);
-    if (on < 0) {
-        const char *v = getenv("CLRR_REC_OVERLAP");
-        on = !(v && !strcmp(v, "0"));
-        atomic_store_explicit(&rec_overlap_on, on, memory_order_relaxed);
-    }
-    return on;
+    return rec_env_on(&rec_overlap_on, "CLRR_REC_OVERLAP");
 }
 
 /* Why the ticket is safe: the application's memory is valid and unchanged
@@ -105,17 +112,11 @@ uint32_t rec_data_features(void)
 #define REC_PIPE_PIECE ((size_t)4 << 20)   /* a piece (a multiple of TF_BLOB_PIECE) */
 #define REC_PIPE_MAXK  16                  /* most pieces; larger reads get larger pieces */
 
-static _Atomic int rec_pipe_on = -1;   /* CLRR_REC_PIPELINE_READS=0: off; read once */
+static _Atomic int rec_pipe_on = -1;   /* CLRR_REC_PIPELINE_READS=0: off */
 
 static int rec_pipe_enabled(void)
 {
-    int on = atomic_load_explicit(&rec_pipe_on, memory_order_relaxed);
-    if (on < 0) {
-        const char *v = getenv("CLRR_REC_PIPELINE_READS");
-        on = !(v && !strcmp(v, "0"));
-        atomic_store_explicit(&rec_pipe_on, on, memory_order_relaxed);
-    }
-    return on;
+    return rec_env_on(&rec_pipe_on, "CLRR_REC_PIPELINE_READS");
 }
 
 static int rec_hashes(size_t len);
@@ -232,17 +233,11 @@ int rec_read_pipe(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking,
 }
 
 static const char rec_stage_mark;   /* c->hook_p: the layer staged the read */
-static _Atomic int rec_hold_on = -1;  /* CLRR_REC_STAGE_HOLD=0: staged read-backs captured at the call; read once */
+static _Atomic int rec_hold_on = -1;  /* CLRR_REC_STAGE_HOLD=0: staged read-backs captured at the call */
 
 static int rec_hold_enabled(void)
 {
-    int on = atomic_load_explicit(&rec_hold_on, memory_order_relaxed);
-    if (on < 0) {
-        const char *v = getenv("CLRR_REC_STAGE_HOLD");
-        on = !(v && !strcmp(v, "0"));
-        atomic_store_explicit(&rec_hold_on, on, memory_order_relaxed);
-    }
-    return on;
+    return rec_env_on(&rec_hold_on, "CLRR_REC_STAGE_HOLD");
 }
 
 int rec_read_stage(rec_call *c, cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size,

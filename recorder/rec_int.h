@@ -545,7 +545,7 @@ static inline void rec_begin_done(rec_call *c)
                   ((c->fn == REC_FN_clEnqueueWriteBuffer || c->fn == REC_FN_clEnqueueReadBuffer) && rec_stage_on());
         if (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents)
             rec_stage_wait();
-    } else if (rec_g.stage && (c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents)) {
+    } else if ((c->fn == REC_FN_clFinish || c->fn == REC_FN_clWaitForEvents) && rec_g.stage) {
         rec_stage_wait();
     }
 }
