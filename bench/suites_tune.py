@@ -87,6 +87,8 @@ def plan_kinds(path):
     for x in p.get('transformations', []):
         k = x.get('pass') or x.get('action') or '?'
         kinds[k] = kinds.get(k, 0) + 1
+    if p.get('staging'):   # plan 1.13: a measured staging decision (no transformation)
+        kinds['stage'] = len(p['staging'])
     return kinds
 
 

@@ -51,6 +51,14 @@ static int live_rpl_coarsen(void *user, const char *device, const char *driver, 
     return 1;
 }
 
+/* The plan's staging on this device (plan 1.13): its least bytes, 0 none. */
+static uint64_t live_rpl_stage_min(void *user, const char *device, const char *driver)
+{
+    const live_exec *x = user;
+    const plan_stage *s = plan_stage_for(x->p, device, driver);
+    return s ? s->min_bytes : 0;
+}
+
 /* The split handed to the session (valid until the next one). */
 static int live_rpl_split(void *user, rpl_split *out)
 {
@@ -84,5 +92,5 @@ static void live_rpl_rewind(void *user)
 void live_exec_replay_hook(live_exec *x, struct rpl_plan_hook *out)
 {
     *out = (rpl_plan_hook){x, live_rpl_item, live_rpl_rewind, live_rpl_fused, live_rpl_split, live_rpl_split_of,
-                           live_rpl_lanes, live_rpl_local, live_rpl_coarsen};
+                           live_rpl_lanes, live_rpl_local, live_rpl_coarsen, live_rpl_stage_min};
 }

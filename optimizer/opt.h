@@ -108,6 +108,18 @@ plan_status opt_optimize(const char *path, const opt_options *o, plan_file **out
 
 /* How opt_optimize_verified() replays a candidate plan: the caller's
  * replayer (the optimizer does not link one). */
+/* What the last replay of opt_verify moved (opt_verify.replay_info): its
+ * buffer writes and blocking reads of at least min_bytes (those a staging
+ * would take) and the device of the first one's queue. */
+typedef struct opt_replay_info {
+    uint64_t min_bytes, transfers, bytes;
+    char device[257], driver[257];   /* CL_DEVICE_NAME, CL_DRIVER_VERSION; "" when none */
+    int unified;              /* CL_DEVICE_HOST_UNIFIED_MEMORY */
+} opt_replay_info;
+#define OPT_STAGE_OFF 0
+#define OPT_STAGE_AUTO 1      /* devices without host-unified memory */
+#define OPT_STAGE_ALL 2
+
 typedef struct opt_verify {
     /* Replays the trace with plan @p p (owned by the caller of the hook,
      * valid during the call). @return 0 every read-back matched the
@@ -147,6 +159,15 @@ typedef struct opt_verify {
      * "final"), the replay's number from 1 of @p total, the seconds left
      * of end_s (-1: unbounded), for a progress line. */
     void (*on_stage)(void *user, const char *stage, unsigned done, unsigned total, double left_s);
+    /* With time and replay_info: after the final check, a staging decision
+     * (plan 1.13, PLAN.md "Staging") for the device of the trace's large
+     * transfers, OPT_STAGE_AUTO where it has no host-unified memory,
+     * OPT_STAGE_ALL on any: the plan with it timed against the plan without
+     * it (alternated pairs, as a pass), kept only when faster beyond the
+     * noise, its medians and pairs in the decision. OPT_STAGE_OFF: none. */
+    int stage;
+    /* The last replay's large transfers (may be NULL: no staging). */
+    void (*replay_info)(void *user, opt_replay_info *out);
 } opt_verify;
 
 /*! opt_now() : CLOCK_MONOTONIC in seconds (for opt_verify.end_s). Thread-safe. */
@@ -180,6 +201,9 @@ typedef struct opt_verify_result {
                                  the final check removed, or every one when it emptied the plan */
     int final_empty;          /* the final check emptied the plan (not faster, not measured,
                                  or not within end_s) */
+    int stage_timed;          /* a staging decision was timed (opt_verify.stage) */
+    int stage_kept;           /* ... and kept */
+    double stage_gain_ns;     /* ... its measured gain (median without less with it) */
 } opt_verify_result;
 
 /*! opt_optimize_verified() : opt_optimize(), then @p v's replay of the

@@ -22,6 +22,9 @@
  * faster than without by more than the noise (half the spread of the runs
  * without it, at least 2%), or faster in enough of the alternated pairs
  * (a sign test, opt_vdecide; more pairs are timed while that is in doubt).
+ * With opt_verify.stage, a staging decision for the device of the trace's
+ * large transfers is then timed the same way (the plan with it against
+ * the plan without it) and kept only when faster (opt_vstage).
  * opt_live_check then weighs what was measured against what applying the
  * plan live costs (the layer's per-call and per-run cost, costs/cdb.h
  * cdb_get_layer): a plan that does not gain OPT_LIVE_MARGIN times that
@@ -51,6 +54,7 @@ typedef struct opt_vrun {
     size_t err_cap;
     int plan_fails;           /* the trace replays verified alone: a replay that fails is the plan's */
     int whole_pass;           /* pass + 1 whose timing compared the whole plan with no plan */
+    int stage_due;            /* opt_vstage will time a staging: its pairs are reserved too */
 } opt_vrun;
 
 double opt_now(void)
@@ -292,10 +296,12 @@ static unsigned opt_vfit(const opt_vrun *x, double avail)
     return fit < n ? (unsigned)fit : n;
 }
 
-/* The seconds the final check's minimum (3 alternated pairs) takes. */
+/* The seconds the final check's minimum (3 alternated pairs) takes, and
+ * the staging's after it (opt_vstage) when the trace has transfers it
+ * would take. */
 static double opt_vreserve(const opt_vrun *x)
 {
-    return 6 * x->res->replay_s;
+    return (x->stage_due ? 12 : 6) * x->res->replay_s;
 }
 
 /* What opt_vcompare measured: the medians with and without (ns), the
@@ -618,7 +624,8 @@ static plan_status opt_vfinal(opt_vrun *x, plan_file **p)
             opt_vsay(x, "final check: the plan is pass %s alone, measured against no plan above: kept", names);
             return PLAN_OK;
         }
-        double left = opt_vleft(x);
+        double sres = x->stage_due ? 6 * x->res->replay_s : 0;   /* the staging's pairs, after it */
+        double left = opt_vleft(x) - sres;
         unsigned n = opt_vfit(x, left);
         int r = -2;
         opt_vcmp c = {0};
@@ -626,7 +633,7 @@ static plan_status opt_vfinal(opt_vrun *x, plan_file **p)
         if (n) {
             if ((st = opt_vbuild(x, 0, NULL, 0, &none)) != PLAN_OK)
                 return st;
-            r = opt_vcompare(x, "final", *p, none, &n, x->v->end_s > 0 ? x->v->end_s : INFINITY, &c);
+            r = opt_vcompare(x, "final", *p, none, &n, x->v->end_s > 0 ? x->v->end_s - sres : INFINITY, &c);
             plan_free(none);
         }
         if (r == 1) {
@@ -679,10 +686,103 @@ static plan_status opt_vfinal(opt_vrun *x, plan_file **p)
     }
 }
 
+/* Whether opt_vstage will time a staging, from the last replay's large
+ * transfers (unknown before a replay: not yet). */
+static void opt_vstage_due(opt_vrun *x)
+{
+    opt_replay_info ri;
+    memset(&ri, 0, sizeof ri);
+    if (x->v->time && x->v->replay_info && x->v->stage != OPT_STAGE_OFF)
+        x->v->replay_info(x->v->user, &ri);
+    x->stage_due = ri.transfers && ri.device[0] && ri.min_bytes >= PLAN_STAGE_MIN_BYTES &&
+                   (!ri.unified || x->v->stage == OPT_STAGE_ALL);
+}
+
+/* A staging decision (plan 1.13) for the device of the last replay's
+ * large transfers, timed as a pass: *p with it against *p without it. */
+static plan_status opt_vstage(opt_vrun *x, plan_file **p)
+{
+    if (!x->v->time || !x->v->replay_info || x->v->stage == OPT_STAGE_OFF)
+        return PLAN_OK;
+    opt_replay_info ri;
+    memset(&ri, 0, sizeof ri);
+    x->v->replay_info(x->v->user, &ri);
+    if (!ri.device[0] && x->res->replay_s <= 0) {   /* nothing replayed yet (a plan that changes nothing) */
+        double ns = 0, t0 = opt_now();
+        if (x->v->time(x->v->user, *p, &ns, x->err, x->err_cap)) {
+            x->err[0] = 0;
+            return PLAN_OK;   /* not replayable verified: nothing to decide */
+        }
+        opt_vtook(x, opt_now() - t0);
+        x->res->timed++;
+        x->v->replay_info(x->v->user, &ri);
+    }
+    if (!ri.transfers || !ri.device[0] || ri.min_bytes < PLAN_STAGE_MIN_BYTES)
+        return PLAN_OK;   /* nothing a staging would take */
+    if (ri.unified && x->v->stage != OPT_STAGE_ALL) {
+        opt_vsay(x, "staging not tried: %.200s shares the host's memory (its transfers are copies in host memory; "
+                 "--stage all tries it)", ri.device);
+        return PLAN_OK;
+    }
+    double left = opt_vleft(x);
+    unsigned n = opt_vfit(x, left);
+    if (!n) {
+        opt_vsay(x, "staging not measured within --budget (3 alternated pairs of %.1f s replays need %.1f s, %.1f s "
+                 "left)", x->res->replay_s, 6 * x->res->replay_s, left > 0 ? left : 0);
+        return PLAN_OK;
+    }
+    plan_file *q = NULL;
+    plan_status st = opt_vbuild(x, x->o.passes, NULL, 0, &q);
+    if (st == PLAN_OK)
+        st = opt_vcopy_tuning(*p, q);
+    plan_stage e = {.device = ri.device, .driver = ri.driver, .min_bytes = ri.min_bytes, .transfers = ri.transfers,
+                    .bytes = ri.bytes, .reps = 1};
+    if (st == PLAN_OK)
+        st = plan_add_stage(q, &e);
+    if (st != PLAN_OK) {
+        plan_free(q);
+        return st;
+    }
+    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
+        plan_pass_mut(q, (plan_pass)i)->enabled = plan_get_pass(*p, (plan_pass)i)->enabled;
+    opt_vcmp c = {0};
+    int r = opt_vcompare(x, "stage", q, *p, &n, x->v->end_s > 0 ? x->v->end_s : INFINITY, &c);
+    x->res->stage_timed = r >= 0;
+    if (r == 1 && c.mw < c.mo) {
+        e.before_ns = (uint64_t)c.mo;
+        e.after_ns = (uint64_t)c.mw;
+        e.noise_ns = (uint64_t)(c.noise * c.mo);
+        e.reps = n;
+        plan_remove_stages(q);
+        if ((st = plan_add_stage(q, &e)) != PLAN_OK) {
+            plan_free(q);
+            return st;
+        }
+        x->res->stage_kept = 1;
+        x->res->stage_gain_ns = c.mo - c.mw;
+        plan_free(*p);
+        *p = q;
+    } else {
+        plan_free(q);
+    }
+    if (r < 0) {
+        opt_vsay(x, "staging not measured (%s)", x->err);
+        x->err[0] = 0;
+        return PLAN_OK;
+    }
+    opt_vsay(x, "staging %s on %.200s: %llu transfers of %llu KiB or more (%.1f MiB): measured %.3f ms with it, %.3f "
+             "ms without (medians of %u alternated replays, noise %.1f%%; faster in %u of %u pairs, median ratio "
+             "%.3f)", x->res->stage_kept ? "kept" : "not kept", ri.device, (unsigned long long)ri.transfers,
+             (unsigned long long)(ri.min_bytes >> 10), (double)ri.bytes / 1048576.0, c.mw / 1e6, c.mo / 1e6, c.n,
+             c.noise * 100, c.wins, c.n, c.ratio);
+    return PLAN_OK;
+}
+
 /* After the verification: each pass measured, the caller's own measuring
- * (the tuning), the final check. */
+ * (the tuning), the final check, the staging. */
 static plan_status opt_vfinish(opt_vrun *x, plan_file **p)
 {
+    opt_vstage_due(x);
     plan_status st = opt_vmeasure(x, p);
     if (st != PLAN_OK)
         return st;
@@ -691,6 +791,7 @@ static plan_status opt_vfinish(opt_vrun *x, plan_file **p)
         if (!x->v->time(x->v->user, *p, &ns, x->err, x->err_cap))
             opt_vtook(x, opt_now() - t0);
         x->err[0] = 0;
+        opt_vstage_due(x);
     }
     if (x->v->after) {
         /* with end_s: what is left less the final check's reserve and the
@@ -703,7 +804,9 @@ static plan_status opt_vfinish(opt_vrun *x, plan_file **p)
         else if ((st = x->v->after(x->v->user, *p, b, x->err, x->err_cap)) != PLAN_OK)
             return st;
     }
-    return opt_vfinal(x, p);
+    if ((st = opt_vfinal(x, p)) != PLAN_OK)
+        return st;
+    return opt_vstage(x, p);
 }
 
 plan_status opt_optimize_verified(const char *path, const opt_options *o, const opt_verify *v, plan_file **out,
@@ -881,7 +984,10 @@ plan_status opt_live_check(const char *path, const opt_options *o, const opt_ver
         tuned = 1;
     }
     double gain = whole && vr->final_gain_ns < parts ? vr->final_gain_ns : parts;
-    if (!nx || (others && !(vr && vr->measured)) || (!others && !tuned))
+    /* a staging decision: its own timing, against the plan it was added to */
+    int staged = plan_stage_count(*p) > 0 && vr && vr->stage_kept;
+    gain += staged ? vr->stage_gain_ns : 0;
+    if ((!nx && !staged) || (others && !(vr && vr->measured)) || (!others && !tuned && !staged))
         return PLAN_OK;   /* nothing to weigh, or rules that were not measured */
     cdb_layer_cost lc;
     cdb_get_layer(costs, &lc);

@@ -51,7 +51,7 @@ const char *plan_strerror(plan_status s);
  * "Versions"). */
 #define PLAN_FORMAT "clrr-plan"
 #define PLAN_MAJOR 1
-#define PLAN_MINOR 12
+#define PLAN_MINOR 13
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -311,6 +311,37 @@ plan_status plan_add_local(plan_file *p, const plan_local *l, uint32_t *id);
  *  transformation, tuned shape and coarsened kernel (the others keep
  *  their order; ids renumbered). */
 void plan_remove_locals(plan_file *p);
+/* A measured staging decision (1.13, PLAN.md "Staging"): on the device
+ * named (CL_DEVICE_NAME, CL_DRIVER_VERSION), buffer writes and blocking
+ * reads of at least min_bytes go through pinned memory of clrr's (live:
+ * the layer's stager, live/live_stage.c; replay: the replayer's pinned
+ * blocks, the bytes copied in or out as the stager does). Measured by
+ * whole replays of the trace with and without it, alternated. */
+#define PLAN_MAX_STAGES 16u
+#define PLAN_STAGE_MIN_BYTES 4096u
+typedef struct plan_stage {
+    const char *device;       /* CL_DEVICE_NAME */
+    const char *driver;       /* CL_DRIVER_VERSION */
+    uint64_t min_bytes;       /* >= PLAN_STAGE_MIN_BYTES */
+    uint64_t transfers;       /* the replay's transfers it staged */
+    uint64_t bytes;           /* ... their bytes */
+    uint64_t before_ns, after_ns, noise_ns;   /* medians of whole replays' OpenCL time: without, with */
+    unsigned reps;            /* alternated pairs, 1..1000 */
+} plan_stage;
+/*! plan_stage_count() / plan_get_stage() : the staging decisions (1.13);
+ *  by index from 0 (NULL out of range). */
+size_t plan_stage_count(const plan_file *p);
+const plan_stage *plan_get_stage(const plan_file *p, size_t i);
+/*! plan_stage_for() : the decision for the device named @p device with
+ *  driver @p driver, or NULL. */
+const plan_stage *plan_stage_for(const plan_file *p, const char *device, const char *driver);
+/*! plan_add_stage() : appends a copy of @p s. @return PLAN_OK,
+ *  PLAN_ERR_ARG (min_bytes below PLAN_STAGE_MIN_BYTES, reps out of range,
+ *  after_ns above before_ns, a device and driver already decided),
+ *  PLAN_ERR_NOMEM or PLAN_ERR_LIMIT. */
+plan_status plan_add_stage(plan_file *p, const plan_stage *s);
+/*! plan_remove_stages() : removes every staging decision. */
+void plan_remove_stages(plan_file *p);
 /* A launch as tuned shapes name it (1.10): kernel, program, NDRange. */
 typedef struct plan_shape {
     const char *kernel;       /* the tracker's string */

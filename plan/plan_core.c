@@ -31,6 +31,7 @@ void plan_free(plan_file *p)
     free(p->sc);
     free(p->lz);
     free(p->cz);
+    free(p->st);
     free(p->programs);
     plan_arena_free(&p->arena);
     free(p);
@@ -217,6 +218,48 @@ plan_status plan_add_coarse(plan_file *p, const plan_coarse *c, uint32_t *id)
     if (id)
         *id = d->id;
     return PLAN_OK;
+}
+
+size_t plan_stage_count(const plan_file *p)
+{
+    return p->nst;
+}
+
+const plan_stage *plan_get_stage(const plan_file *p, size_t i)
+{
+    return i < p->nst ? &p->st[i] : NULL;
+}
+
+const plan_stage *plan_stage_for(const plan_file *p, const char *device, const char *driver)
+{
+    for (size_t i = 0; device && driver && i < p->nst; i++)
+        if (!strcmp(p->st[i].device, device) && !strcmp(p->st[i].driver, driver))
+            return &p->st[i];
+    return NULL;
+}
+
+plan_status plan_add_stage(plan_file *p, const plan_stage *s)
+{
+    if (p->nst >= PLAN_MAX_STAGES)
+        return PLAN_ERR_LIMIT;
+    if (!s->device || !s->driver || s->min_bytes < PLAN_STAGE_MIN_BYTES || !s->reps || s->reps > 1000 ||
+        s->after_ns > s->before_ns || s->transfers > s->bytes / s->min_bytes || plan_stage_for(p, s->device, s->driver))
+        return PLAN_ERR_ARG;
+    if (plan_grow((void **)&p->st, &p->capst, p->nst + 1, sizeof *p->st))
+        return PLAN_ERR_NOMEM;
+    plan_stage *d = &p->st[p->nst];
+    *d = *s;
+    d->device = plan_str(p, s->device);
+    d->driver = plan_str(p, s->driver);
+    if (!d->device || !d->driver)
+        return PLAN_ERR_NOMEM;
+    p->nst++;
+    return PLAN_OK;
+}
+
+void plan_remove_stages(plan_file *p)
+{
+    p->nst = 0;
 }
 
 void plan_remove_locals(plan_file *p)

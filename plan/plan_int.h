@@ -32,6 +32,8 @@ struct plan_file {
     size_t nlz, caplz;
     plan_coarse *cz;
     size_t ncz, capcz;
+    plan_stage *st;
+    size_t nst, capst;
 };
 
 /* ------------------------------------------------------------ patterns */

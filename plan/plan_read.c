@@ -203,7 +203,7 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
     r->lenient = mi > PLAN_MINOR;
     static const char *const top[] = {"format", "version", "requires", "generator", "trace", "passes", "kernels",
                                       "transformations", "device_selection", "splits", "fused_kernels",
-                                      "specializations", "schedule", "local_sizes", "coarsenings", NULL};
+                                      "specializations", "schedule", "local_sizes", "coarsenings", "staging", NULL};
     PLAN_TRY(plan_members(r, root, "plan", top));
     if (mi >= 9)   /* first: a feature this build does not know is the reason to refuse */
         PLAN_TRY(plan_rd_requires(r, root, mi));
@@ -228,6 +228,9 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
     if (mi < 12 && json_object_get(root, "coarsenings") && !r->lenient)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.coarsenings: comes with 1.12 (this plan is %lu.%lu)",
                           ma, mi);
+    if (mi < 13 && json_object_get(root, "staging") && !r->lenient)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.staging: comes with 1.13 (this plan is %lu.%lu)", ma,
+                          mi);
     for (size_t i = 0; plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, plan_reserved[i]);
         if (v && !json_is_null(v))
@@ -775,6 +778,45 @@ static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
     return plan_add_coarse(r->p, &c, NULL);
 }
 
+/* staging[i] (1.13): a measured staging decision, one per device. */
+static plan_status plan_rd_stage(plan_rd *r, const json_t *o, size_t i)
+{
+    static const char *const names[] = {"device", "driver", "min_bytes", "transfers", "bytes", "before_ns",
+                                        "after_ns", "noise_ns", "reps", NULL};
+    char where[48];
+    plan_stage s;
+    uint64_t reps;
+    memset(&s, 0, sizeof s);
+    snprintf(where, sizeof where, "staging[%zu]", i);
+    if (!json_is_object(o))
+        return plan_bad(r, PLAN_ERR_PLAN, where, "expected an object");
+    PLAN_TRY(plan_members(r, o, where, names));
+    PLAN_TRY(plan_get_str(r, o, "device", where, 256, &s.device));
+    PLAN_TRY(plan_get_str(r, o, "driver", where, 256, &s.driver));
+    PLAN_TRY(plan_get_u64(r, o, "min_bytes", where, &s.min_bytes));
+    if (s.min_bytes < PLAN_STAGE_MIN_BYTES)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.min_bytes: %llu, at least %u", where,
+                          (unsigned long long)s.min_bytes, PLAN_STAGE_MIN_BYTES);
+    PLAN_TRY(plan_get_u64(r, o, "transfers", where, &s.transfers));
+    PLAN_TRY(plan_get_u64(r, o, "bytes", where, &s.bytes));
+    if (s.transfers > s.bytes / s.min_bytes)
+        return plan_bad(r, PLAN_ERR_PLAN, where, "bytes: fewer than transfers of min_bytes each");
+    PLAN_TRY(plan_get_u64(r, o, "before_ns", where, &s.before_ns));
+    PLAN_TRY(plan_get_u64(r, o, "after_ns", where, &s.after_ns));
+    PLAN_TRY(plan_get_u64(r, o, "noise_ns", where, &s.noise_ns));
+    if (s.after_ns > s.before_ns)
+        return plan_bad(r, PLAN_ERR_PLAN, where, "after_ns: above before_ns (a decision is kept only when faster)");
+    PLAN_TRY(plan_get_u64(r, o, "reps", where, &reps));
+    if (!reps || reps > 1000)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.reps: %llu, expected 1 to 1000", where,
+                          (unsigned long long)reps);
+    s.reps = (unsigned)reps;
+    if (plan_stage_for(r->p, s.device, s.driver))
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.device: %s (driver %s) is decided twice", where,
+                          s.device, s.driver);
+    return plan_add_stage(r->p, &s);
+}
+
 /* local_sizes[i] (1.10): a tuned launch shape of a plan whose wgsize pass
  * ran; every local size in range (each dimension 1..global, at most
  * PLAN_LOCAL_MAX_ITEMS work-items in all). */
@@ -1198,6 +1240,8 @@ plan_status plan_parse(const char *text, size_t len, plan_file **out, char *err,
         st = plan_rd_section(&r, root, "coarsenings", PLAN_MAX_COARSE, plan_rd_coarse);
     if (st == PLAN_OK && r.p->info.minor >= 10)
         st = plan_rd_section(&r, root, "local_sizes", PLAN_MAX_LOCALS, plan_rd_local);
+    if (st == PLAN_OK && r.p->info.minor >= 13 && json_object_get(root, "staging"))
+        st = plan_rd_section(&r, root, "staging", PLAN_MAX_STAGES, plan_rd_stage);
     if (st == PLAN_OK)
         st = plan_rd_xforms(&r, root);
     if (st == PLAN_OK && r.p->info.minor < 9)   /* last: what older versions refuse says more */

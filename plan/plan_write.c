@@ -13,7 +13,7 @@ static const char *const plan_acc_names[] = {"none", "read", "write", "rw", "unk
 const char *const plan_reserved[] = {"device_selection", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
-                                            "schedule", "coarsenings", "local_sizes", NULL};
+                                            "schedule", "coarsenings", "local_sizes", "staging", NULL};
 
 static json_t *plan_u64(uint64_t v)
 {
@@ -156,6 +156,14 @@ static json_t *plan_sched_json(const plan_sched *s)
                      "lanes", (int)s->lanes, "commands", plan_u64(s->commands), "uploads", plan_u64(s->uploads),
                      "downloads", plan_u64(s->downloads), "recorded_ns", plan_u64(s->recorded_ns), "predicted_ns",
                      plan_u64(s->predicted_ns), "reason", s->reason);
+}
+
+static json_t *plan_stage_json(const plan_stage *s)
+{
+    return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "device", s->device, "driver", s->driver, "min_bytes",
+                     plan_u64(s->min_bytes), "transfers", plan_u64(s->transfers), "bytes", plan_u64(s->bytes),
+                     "before_ns", plan_u64(s->before_ns), "after_ns", plan_u64(s->after_ns), "noise_ns",
+                     plan_u64(s->noise_ns), "reps", (int)s->reps);
 }
 
 static const char *const plan_split_arg_names[] = {"value", "mem", "local"};
@@ -313,6 +321,17 @@ plan_status plan_write(const plan_file *p, FILE *f)
             for (size_t i = 0; i < p->ncz; i++) {
                 fputs(i ? ",\n  " : "\n  ", f);
                 rc |= plan_put(f, plan_coarse_json(&p->cz[i]));
+            }
+            fputs("\n]", f);
+            continue;
+        }
+        if (!strcmp(plan_tail[t], "staging")) {
+            if (in->minor < 13 || !p->nst)
+                continue;   /* no such member before 1.13; left out when empty */
+            fputs(",\n\"staging\": [", f);
+            for (size_t i = 0; i < p->nst; i++) {
+                fputs(i ? ",\n  " : "\n  ", f);
+                rc |= plan_put(f, plan_stage_json(&p->st[i]));
             }
             fputs("\n]", f);
             continue;

@@ -490,7 +490,17 @@ typedef struct rpl_plan_hook {
      * *out set, 0 when the plan does not coarsen it there (local_size is
      * asked then). May be NULL. */
     int (*coarsen)(void *user, const char *device, const char *driver, rpl_coarse *out);
+    /* The staging the plan gives the transfers of queues on the device
+     * named @p device with driver @p driver (plan 1.13): the least bytes of
+     * a clEnqueueWriteBuffer, or of a blocking clEnqueueReadBuffer, whose
+     * bytes go through pinned memory of the replay's (copied in before the
+     * call, out after it, the copies counted in the call's time, as the
+     * layer's stager copies them); 0: none. Asked once per queue. May be
+     * NULL. */
+    uint64_t (*stage_min)(void *user, const char *device, const char *driver);
 } rpl_plan_hook;
+#define RPL_STAGE_PROBE ((uint64_t)512 << 10)   /* rpl_summary.large_transfers' least bytes: the layer's
+                                                    staging's default (live/live_stage.c) */
 
 
 
@@ -620,6 +630,9 @@ typedef struct rpl_opts {
     const rpl_plan_hook *plan;   /* a plan's matcher, or NULL (must outlive the session) */
     int lanes;                /* a plan's scheduled queues get lanes: RPL_LANES_AUTO (on
                                * devices without host-unified memory), _ALWAYS or _OFF */
+    int probe_stage;          /* the summary's large_device, large_driver, large_unified
+                               * asked of the driver (calls the trace does not hold;
+                               * not with exact_calls): `clrr optimize --stage` */
     size_t pin_max;           /* pinned memory the lanes' transfers may hold (rpl_pin.c);
                                * 0 = 1 GiB; never more than max_memory */
     int split_fixed;          /* split launches keep the plan's proportions (no adaptation) */
@@ -729,6 +742,15 @@ typedef struct rpl_summary {
     uint64_t plan_lane_pinned;   /* ... transfers from and to pinned memory (rpl_pin.c) */
     uint64_t plan_lane_unpinned; /* ... large transfers that found no pinned block (ordinary memory) */
     uint64_t plan_lane_pin_evicted; /* ... free pinned blocks released to make room for another size */
+    uint64_t plan_staged;        /* transfers a plan staged through pinned memory (1.13) */
+    uint64_t plan_staged_bytes;  /* ... their bytes */
+    uint64_t plan_stage_unpinned;   /* ... transfers it would stage that found no pinned block */
+    /* the transfers a staging would take (buffer writes and blocking reads
+     * of at least RPL_STAGE_PROBE bytes), and the device of the first one's
+     * queue (what `clrr optimize` decides a staging for) */
+    uint64_t large_transfers, large_bytes;
+    char large_device[257], large_driver[257];   /* CL_DEVICE_NAME, CL_DRIVER_VERSION */
+    int large_unified;        /* ... CL_DEVICE_HOST_UNIFIED_MEMORY */
     char plan_lane_note[320];    /* why a queue the schedule names runs without lanes ("" when none) */
     char plan_unbuilt[320];   /* "NAME: why" of the first fused kernel that could
                                * not be built here ("" when none) */

@@ -49,6 +49,87 @@ static rpl_chunk *rpl_chunk_pinned(rpl_cx *x, size_t len)
     return c;
 }
 
+/* The plan's staging (rpl_plan_hook.stage_min) for the transfers of queue
+ * @p q, asked once per queue: the least bytes staged, 0 none. */
+static uint64_t rpl_stage_min(rpl_session *s, rpl_obj *q, size_t len)
+{
+    if (!q || q->kind != RPL_OBJ_QUEUE)
+        return 0;
+    int first = len >= RPL_STAGE_PROBE && !s->sum.large_transfers++ && s->o.probe_stage && !s->o.exact_calls;
+    s->sum.large_bytes += len >= RPL_STAGE_PROBE ? len : 0;
+    int ask = !q->stage_asked && s->o.plan && s->o.plan->stage_min;
+    if (ask || first) {   /* driver queries only where the plan or the probe needs them */
+        cl_device_id dev = NULL;
+        char name[257] = "", drv[257] = "";
+        cl_bool uni = CL_FALSE;
+        q->stage_asked |= ask;
+        if (s->api.clGetCommandQueueInfo(q->live, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS &&
+            s->api.clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL) == CL_SUCCESS &&
+            s->api.clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL) == CL_SUCCESS) {
+            if (ask)
+                q->stage_min = s->o.plan->stage_min(s->o.plan->user, name, drv);
+            if (first) {
+                memcpy(s->sum.large_device, name, sizeof name);
+                memcpy(s->sum.large_driver, drv, sizeof drv);
+                s->sum.large_unified = s->api.clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof uni, &uni,
+                                                              NULL) == CL_SUCCESS && uni;
+            }
+        }
+    }
+    return q->stage_min;
+}
+
+/* A pinned chunk of @p len bytes for the call's staged transfer (the
+ * plan's staging on its queue's device, @p len at least its least bytes),
+ * counted, the time taking it took in x->stage_ns; NULL when the plan
+ * stages nothing here or no block is left. */
+static rpl_chunk *rpl_chunk_staged(rpl_cx *x, size_t len)
+{
+    rpl_session *s = x->s;
+    rpl_obj *q = rpl_obj_find(s, rpl_arg_id(x, 0));
+    uint64_t min = rpl_stage_min(s, q, len);
+    if (!min || len < min || len > SIZE_MAX - sizeof(rpl_chunk))
+        return NULL;
+    /* a block made here pins memory (milliseconds per hundred MiB): the
+     * layer pins its blocks in the application's run too (at buffer
+     * creation), so that is counted in the call's time as well */
+    void *pin = NULL;
+    int64_t t0 = rpl_clock_ns();
+    rpl_chunk *c = rpl_pin_take(s, q->live, sizeof *c + len, &pin);
+    x->stage_ns += rpl_clock_ns() - t0;
+    if (!c) {
+        s->sum.plan_stage_unpinned++;
+        return NULL;
+    }
+    c->next = NULL;
+    c->size = len;
+    c->pin = pin;
+    s->sum.plan_staged++;
+    s->sum.plan_staged_bytes += len;
+    return c;
+}
+
+int rpl_stage_out(rpl_cx *x)
+{
+    rpl_session *s = x->s;
+    size_t n = x->stage_out;
+    x->stage_out = 0;
+    if (!x->readback || !n)
+        return RPL_OK;
+    if (s->stage_sink_cap < n) {   /* the application's memory is there already: made and touched untimed */
+        unsigned char *d = realloc(s->stage_sink, n);
+        if (!d)
+            return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", n);
+        memset(d, 0, n);
+        s->stage_sink = d;
+        s->stage_sink_cap = n;
+    }
+    int64_t t0 = rpl_clock_ns();
+    memcpy(s->stage_sink, x->readback, n);
+    x->host_ns += rpl_clock_ns() - t0;
+    return RPL_OK;
+}
+
 void rpl_noop_callback(void)
 {
 }
@@ -438,6 +519,17 @@ int rpl_in_blob(rpl_cx *x, unsigned i, size_t len, const void **out)
     if ((st = rpl_data_to(x->s, v, d, size)) < 0)
         return rpl_fail(x, st);
     rpl_count_bytes_in(x->s, (size_t)size);
+    /* a plan's staging: the bytes copied into pinned memory at the call, as
+     * the layer's stager copies the application's (the copy timed with it) */
+    rpl_chunk *sc = !c && x->fn == RPL_FN_clEnqueueWriteBuffer ? rpl_chunk_staged(x, n) : NULL;
+    if (sc) {
+        sc->next = x->scratch;
+        x->scratch = sc;
+        int64_t t0 = rpl_clock_ns();
+        memcpy(sc->data, d, n);
+        x->stage_ns += rpl_clock_ns() - t0;
+        d = (char *)sc->data;
+    }
     *out = d;
     return RPL_OK;
 }
@@ -565,6 +657,10 @@ int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
                               rpl_session_opts(x->s)->max_memory);
     rpl_block_free(x->readback);
     rpl_chunk *c = x->fn == RPL_FN_clEnqueueReadBuffer ? rpl_chunk_pinned(x, len) : NULL;
+    uint64_t blocking = 0;
+    if (!c && x->fn == RPL_FN_clEnqueueReadBuffer && tf_value_u64(rpl_arg(x, 2), &blocking) && blocking &&
+        (c = rpl_chunk_staged(x, len)))
+        x->stage_out = len;   /* copied out after the call (rpl_stage_out) */
     x->readback = c ? (void *)c->data : rpl_block_alloc(len);
     if (!x->readback)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", len);

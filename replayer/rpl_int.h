@@ -62,6 +62,9 @@ typedef struct rpl_obj {
     struct rpl_def *def;
     uint8_t *pad3;
     uint8_t pad3_asked;
+    /* queues: the plan's staging on their device (rpl_args.c; asked once) */
+    uint8_t stage_asked;
+    uint64_t stage_min;
 } rpl_obj;
 #define RPL_ARGSZ_UNKNOWN 0u
 #define RPL_ARGSZ_LOCAL 0xFFFFFFFFu
@@ -195,6 +198,8 @@ struct rpl_cx {
                                    * are repacked into the recorded layout */
     rpl_lanes *lanes;         /* the command was routed over these lanes (rpl_sched.c) */
     rpl_lane_cmd lane_cmd;
+    int64_t stage_ns;         /* a staged write's copy into pinned memory (counted in host_ns) */
+    size_t stage_out;         /* a staged read: bytes to copy out after the call (rpl_stage_out) */
 };
 
 #define RPL_TRY(expr)                          \
@@ -327,7 +332,9 @@ struct rpl_session {
     /* queues with lanes (a plan's schedule, rpl_sched.c) */
     struct rpl_sched_q *sq;
     size_t nsq;
-    struct rpl_pins *pins;    /* pinned memory for their transfers (rpl_pin.c) */
+    struct rpl_pins *pins;    /* pinned memory for their transfers (rpl_pin.c), and for a plan's staging */
+    unsigned char *stage_sink;   /* where a staged read's bytes are copied out (rpl_stage_out) */
+    size_t stage_sink_cap;
     uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
@@ -537,6 +544,10 @@ void rpl_scratch_list_free(void *chunks);
 void *rpl_block_alloc(size_t len);
 void rpl_block_free(void *data);
 void rpl_block_to_scratch(rpl_cx *x, void *data);
+/* After a staged blocking read (x->stage_out bytes in pinned memory): the
+ * copy out that the layer's stager makes into the application's memory,
+ * timed into x->host_ns. RPL_OK or RPL_ERR_NOMEM. */
+int rpl_stage_out(rpl_cx *x);
 /* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
 void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);
 /* The last read-back this step produced (for rpl_step's rb). */

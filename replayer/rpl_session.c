@@ -409,6 +409,8 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
     if (pst < 0 || dropped)
         return pst;
     int st = rpl_gen_table[fn].replay(&x);
+    if (st >= 0 && x.stage_out)
+        st = rpl_stage_out(&x);
     /* data handed to a command may be read by the device until it completes */
     if (st >= 0 && x.scratch && rpl_is_cat(fn, API_CAT_ENQUEUE)) {
         rpl_obj *q = rpl_obj_find(s, rpl_arg_id(&x, 0));
@@ -753,6 +755,7 @@ void rpl_close(rpl_session *s)
     free(s->devtime_ns);
     rpl_readbacks_free(s);
     rpl_pin_free(s);   /* after every chunk that may lie in a pinned block */
+    free(s->stage_sink);
     rpl_progsrc_free(s);
     rpl_watchdog_stop(s);
     free(s);

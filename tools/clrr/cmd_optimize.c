@@ -162,6 +162,14 @@ static const char cli_optimize_usage[] =
     "                       30). Progress on stderr when it is a terminal. Tuned\n"
     "                       local sizes are also added to the cost database (--costs\n"
     "                       DB, default this machine's; --no-costs: not)\n"
+    "  --stage MODE         with --measure, last: a staging decision for the device\n"
+    "                       of the trace's buffer writes and blocking reads of 512\n"
+    "                       KiB or more (through pinned memory, as clrr run stages\n"
+    "                       them; making the blocks and the copies counted), timed\n"
+    "                       as a pass and kept only when faster. MODE: auto\n"
+    "                       (devices without host-unified memory), all (any\n"
+    "                       device), off (the default: live runs pin more blocks\n"
+    "                       than the replays, optimizer/README.md \"Staging\")\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -423,6 +431,7 @@ typedef struct cli_verify {
     uint64_t calls;           /* the trace's, for the progress line (0: not counted yet) */
     char dev[256];            /* the last replay's device, as a trust record names it */
     unsigned tuned;           /* --tune: local sizes kept after the tuned plan replayed verified */
+    opt_replay_info info;     /* the last replay's large transfers (staging) */
     char pcmd[64];            /* the progress line's command ("optimize: final 3/6 20s left", cut to
                                  what cli_progress keeps; empty: "optimize") */
     unsigned timed;           /* timed replays so far (CLRR_TEST_TIMED_MISMATCH) */
@@ -444,7 +453,8 @@ static int cli_verify_replay_here(void *user, const plan_file *p, char *err, siz
     rpl_opts_init(&o);
     o.max_memory = v->max_memory;
     o.device = v->device;
-    if (plan_xform_count(p) || plan_sched_count(p))
+    o.probe_stage = 1;   /* the large transfers' device, for --stage */
+    if (plan_xform_count(p) || plan_sched_count(p) || plan_stage_count(p))
         o.plan = &hook;
     rpl_session *s = NULL;
     int rc = -1;
@@ -473,6 +483,13 @@ static int cli_verify_replay_here(void *user, const plan_file *p, char *err, siz
         v->readbacks = sum.readbacks;
     v->exec_ns = sum.exec_ns;
     v->mismatches = sum.mismatches;
+    memset(&v->info, 0, sizeof v->info);
+    v->info.min_bytes = RPL_STAGE_PROBE;
+    v->info.transfers = sum.large_transfers;
+    v->info.bytes = sum.large_bytes;
+    v->info.unified = sum.large_unified;
+    memcpy(v->info.device, sum.large_device, sizeof v->info.device);
+    memcpy(v->info.driver, sum.large_driver, sizeof v->info.driver);
     cli_opt_device_name(sum.device, v->dev, sizeof v->dev);
     rc = !sum.mismatches ? 0 : strcmp(sum.device, sum.recorded_device) ? 2 : 1;
     if (rc == 2)
@@ -488,6 +505,7 @@ typedef struct cli_vres {
     int32_t rc;
     uint64_t readbacks, mismatches, calls;
     int64_t exec_ns;
+    opt_replay_info info;
     char dev[256], err[512];
 } cli_vres;
 
@@ -516,6 +534,7 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
         r.mismatches = v->mismatches;
         r.calls = v->calls;
         r.exec_ns = v->exec_ns;
+        r.info = v->info;
         snprintf(r.dev, sizeof r.dev, "%s", v->dev);
         const char *c = (const char *)&r;
         size_t n = sizeof r;
@@ -566,6 +585,8 @@ static int cli_verify_replay(void *user, const plan_file *p, char *err, size_t e
     v->mismatches = r.mismatches;
     v->calls = r.calls;
     v->exec_ns = r.exec_ns;
+    v->info = r.info;
+    v->info.device[sizeof v->info.device - 1] = v->info.driver[sizeof v->info.driver - 1] = 0;
     snprintf(v->dev, sizeof v->dev, "%s", r.dev);
     if (r.rc)
         snprintf(err, err_cap, "%s", r.err);
@@ -601,6 +622,12 @@ static unsigned cli_verify_tuned(const struct cli_verify *cv)
 static uint64_t cli_verify_readbacks(const struct cli_verify *cv)
 {
     return cv->readbacks;
+}
+
+/* opt_verify.replay_info: the last replay's large transfers. */
+static void cli_verify_info(void *user, opt_replay_info *out)
+{
+    *out = ((const cli_verify *)user)->info;
 }
 
 static void cli_verify_removed(void *user, const char *line)
@@ -1023,7 +1050,7 @@ static plan_status cli_tune_after(void *user, plan_file *p, double budget, char 
 static int cli_optimize_run(int argc, char **argv)
 {
     enum { O_PASSES = 256, O_NO_VERIFY, O_MEASURE, O_NO_DEAD, O_NO_REDUNDANT, O_NO_FUSE, O_NO_SPECIALIZE, O_NO_SCHEDULE, O_SCHEDULE, O_HORIZONTAL, O_MAXMEM, O_JSON, O_SPLIT, O_SPLIT_KERNEL, O_COSTS,
-           O_NO_COSTS, O_DEVICE, O_TUNE, O_BUDGET, O_TUNE_FORCE };
+           O_NO_COSTS, O_DEVICE, O_TUNE, O_BUDGET, O_TUNE_FORCE, O_STAGE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"passes", required_argument, NULL, O_PASSES},
         {"no-verify", no_argument, NULL, O_NO_VERIFY}, {"measure", optional_argument, NULL, O_MEASURE}, {"no-dead", no_argument, NULL, O_NO_DEAD}, {"no-redundant", no_argument, NULL, O_NO_REDUNDANT},
@@ -1035,7 +1062,7 @@ static int cli_optimize_run(int argc, char **argv)
         {"no-costs", no_argument, NULL, O_NO_COSTS}, {"device", required_argument, NULL, O_DEVICE},
         {"max-memory", required_argument, NULL, O_MAXMEM}, {"json", no_argument, NULL, O_JSON},
         {"tune", optional_argument, NULL, O_TUNE}, {"budget", required_argument, NULL, O_BUDGET},
-        {"tune-force", required_argument, NULL, O_TUNE_FORCE},
+        {"tune-force", required_argument, NULL, O_TUNE_FORCE}, {"stage", required_argument, NULL, O_STAGE},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     const char *worker = getenv("CLRR_TUNE_WORKER");   /* a measurement of --tune's (cli_tune_call) */
@@ -1053,6 +1080,7 @@ static int cli_optimize_run(int argc, char **argv)
     opt_tune_mode tune_mode = OPT_TUNE_NORMAL;
     double budget = 0;   /* 0: the default (60 s with --measure, 30 s for --tune alone) */
     unsigned force_factor = 0;
+    int stage = OPT_STAGE_OFF, stage_set = 0;
     unsigned off = 0, on = 0;
     int json = 0, c;
     uint64_t v;
@@ -1119,6 +1147,13 @@ static int cli_optimize_run(int argc, char **argv)
                 return cli_usage_err("--tune-force takes coarsen:2, coarsen:4, coarsen:8 or vector:2, vector:4, "
                                      "vector:8, vector:16, not '%s'", optarg);
             break;
+        case O_STAGE:
+            if (!strcmp(optarg, "auto") || !strcmp(optarg, "all") || !strcmp(optarg, "off"))
+                stage = optarg[1] == 'u' ? OPT_STAGE_AUTO : optarg[1] == 'l' ? OPT_STAGE_ALL : OPT_STAGE_OFF;
+            else
+                return cli_usage_err("--stage takes auto, all or off, not '%s'", optarg);
+            stage_set = 1;
+            break;
         case 'h': fputs(cli_optimize_usage, stdout); return CLI_EXIT_OK;
         default: return cli_opt_err(argv, c);
         }
@@ -1132,6 +1167,8 @@ static int cli_optimize_run(int argc, char **argv)
         return cli_usage_err("--tune measures a verified plan: it excludes --no-verify");
     if (force_factor && !tune)
         return cli_usage_err("--tune-force needs --tune");
+    if (stage_set && !measure)
+        return cli_usage_err("--stage decides by timed replays: it needs --measure");
     if (budget > 0 && !tune && !measure)
         return cli_usage_err("--budget bounds --measure and --tune: it needs one of them");
     if (o.split)
@@ -1182,7 +1219,7 @@ static int cli_optimize_run(int argc, char **argv)
     }
     plan_file *p = NULL;
     plan_status st;
-    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*", 0, "", 0};
+    cli_verify cv = {path, o.device, o.max_memory, 0, 0, json, 0, 0, "*", 0, {0}, "", 0};
     opt_verify_result vr;
     memset(&vr, 0, sizeof vr);
     if (no_verify) {
@@ -1194,7 +1231,7 @@ static int cli_optimize_run(int argc, char **argv)
         cli_after_ctx = (cli_after){&cv, path, o.max_memory, tune_mode, measure ? measure : 5, o.costs, force_factor};
         opt_verify v = {cli_verify_replay, cli_verify_removed, &cv, 24, measure ? cli_verify_time : NULL, measure,
                         measure ? opt_now() + budget_s : 0, tune ? cli_tune_after : NULL, budget_s,
-                        measure ? cli_verify_stage : NULL};
+                        measure ? cli_verify_stage : NULL, stage, measure ? cli_verify_info : NULL};
         st = opt_optimize_verified(path, &o, &v, &p, &vr, err, sizeof err);
         if (st == PLAN_OK && vr.unverified)
             cli_err("warning: %s: the plan is not verified here: %s", path, vr.why);

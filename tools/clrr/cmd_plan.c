@@ -173,6 +173,13 @@ static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
         }
         printf("\n");
     }
+    for (size_t i = 0; i < plan_stage_count(p); i++) {   /* staging decisions (1.13) */
+        const plan_stage *g = plan_get_stage(p, i);
+        printf("%s transfers of %" PRIu64 " KiB or more through pinned memory on %s (driver %s): %.3f ms -> %.3f ms "
+               "(whole replays, %u pairs, noise %.3f ms; %" PRIu64 " transfers, %.1f MiB)\n", i ? "         " : "staging  ",
+               g->min_bytes >> 10, g->device, g->driver, g->before_ns / 1e6, g->after_ns / 1e6, g->reps,
+               g->noise_ns / 1e6, g->transfers, (double)g->bytes / 1048576.0);
+    }
     size_t n = plan_xform_count(p);
     char *buf = malloc(PLAN_PATTERN_MAX + 1);
     for (size_t i = 0; i < n && i < max; i++) {
@@ -303,7 +310,7 @@ static int cli_plan_verify(const char *path, const char *trace, const char *devi
     ro.timeout_s = timeout;
     ro.on_timeout = cli_pv_timeout;
     cli_pv_path = path;
-    if (plan_xform_count(p) || plan_sched_count(p))
+    if (plan_xform_count(p) || plan_sched_count(p) || plan_stage_count(p))
         ro.plan = &hook;
     if (rpl_open(&s, trace, &ro) != RPL_OK) {
         cli_err("%s: %s", trace, rpl_open_error());

@@ -532,6 +532,11 @@ static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
     CLI_JSET(t, "note", cli_json_ctext(s->plan_lane_note));
     CLI_JSET(o, "lanes", t);
     t = json_object();
+    CLI_JSET(t, "transfers", cli_json_u64(s->plan_staged));
+    CLI_JSET(t, "bytes", cli_json_u64(s->plan_staged_bytes));
+    CLI_JSET(t, "unpinned", cli_json_u64(s->plan_stage_unpinned));
+    CLI_JSET(o, "staged", t);
+    t = json_object();
     CLI_JSET(t, "applied", cli_json_u64(s->plan_local));
     CLI_JSET(t, "unmeasured_device", cli_json_u64(s->plan_local_unmeasured));
     CLI_JSET(t, "refused", cli_json_u64(s->plan_local_refused));
@@ -583,6 +588,12 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
                s->plan_lane_queues, s->plan_lane_moved, s->plan_lane_waits, s->plan_lane_pinned);
     if (s->plan_lane_note[0])
         printf("          schedule not applied: %s\n", s->plan_lane_note);
+    if (s->plan_staged || s->plan_stage_unpinned) {
+        char c2[CLI_FMT_CAP];
+        printf("          %" PRIu64 " transfers staged through pinned memory (%s; staging)%s%s\n", s->plan_staged,
+               cli_fmt_size(s->plan_staged_bytes, c2), s->plan_stage_unpinned ? ", not: " : "",
+               s->plan_stage_unpinned ? "found no pinned block" : "");
+    }
     if (s->split.launches || s->split.fallback) {
         char c2[CLI_FMT_CAP];
         printf("          %" PRIu64 " launches ran split (%" PRIu64 " parts): %s sent to other devices, %s back, "
@@ -896,7 +907,7 @@ static int cli_replay_plan(const char *path, rpl_opts *o, cli_replay *r, plan_fi
        (a schedule alone only gives queues lanes) */
     if (!plan_xform_count(*plan))
         hook->on_item = NULL;
-    if (plan_xform_count(*plan) || plan_sched_count(*plan))
+    if (plan_xform_count(*plan) || plan_sched_count(*plan) || plan_stage_count(*plan))
         o->plan = hook;
     return CLI_EXIT_OK;
 }

@@ -240,7 +240,7 @@ static int cli_run_device_only(char **cmd, int preload, int quiet, const char *d
 }
 
 /* 1 when a device here (its name and driver) is one plan @p arg measured
- * a local size on, else 0; in a child process (cli_in_child), so that
+ * a local size or a staging on, else 0; in a child process (cli_in_child), so that
  * the drivers it starts do not hold a device the application then needs. */
 static int cli_run_local_here(void *arg, char *buf, size_t cap)
 {
@@ -257,11 +257,12 @@ static int cli_run_local_here(void *arg, char *buf, size_t cap)
         if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
             continue;
         for (cl_uint d = 0; d < nd && d < 64; d++) {
-            char name[256] = "", drv[128] = "";
-            if (clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name, name, NULL) != CL_SUCCESS ||
-                clGetDeviceInfo(devs[d], CL_DRIVER_VERSION, sizeof drv, drv, NULL) != CL_SUCCESS)
+            char name[257] = "", drv[257] = "";
+            if (clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL) != CL_SUCCESS ||
+                clGetDeviceInfo(devs[d], CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL) != CL_SUCCESS)
                 continue;
-            name[sizeof name - 1] = drv[sizeof drv - 1] = 0;
+            if (plan_stage_for(p, name, drv))
+                return 1;
             for (size_t k = 0; k < plan_local_count(p); k++)
                 if (plan_local_for(plan_get_local(p, k), name, drv))
                     return 1;
@@ -369,7 +370,8 @@ static int cli_run_applies(const plan_file *p, const char *key, char *why, size_
         nl++;
     }
     *nlocal = nl;
-    if (!nl) {
+    size_t ns = plan_stage_count(p);
+    if (!nl && !ns) {
         snprintf(why, cap, "it has no transformation%s", plan_sched_count(p) ? "; its schedule applies to replays only" : "");
         return 0;
     }
@@ -384,9 +386,13 @@ static int cli_run_applies(const plan_file *p, const char *key, char *why, size_
     if (yes)
         return 1;
     const plan_local *l = plan_get_local(p, 0);
-    snprintf(why, cap, "its %zu local size%s %s measured on %s (driver %s), not on a device here", nl,
-             nl == 1 ? "" : "s", nl == 1 ? "was" : "were", l && l->ntuned ? l->tuned[0].device : "?",
-             l && l->ntuned ? l->tuned[0].driver : "?");
+    const plan_stage *g = plan_get_stage(p, 0);
+    if (nl)
+        snprintf(why, cap, "its %zu local size%s %s measured on %s (driver %s), not on a device here", nl,
+                 nl == 1 ? "" : "s", nl == 1 ? "was" : "were", l && l->ntuned ? l->tuned[0].device : "?",
+                 l && l->ntuned ? l->tuned[0].driver : "?");
+    else
+        snprintf(why, cap, "its staging was measured on %s (driver %s), not on a device here", g->device, g->driver);
     return 0;
 }
 

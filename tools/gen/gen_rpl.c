@@ -348,7 +348,7 @@ static void gen_rpl_function(FILE *o, const gen_func *f)
     fprintf(o, "x_->api->%s(", f->name);
     for (int i = 0; i < f->np; i++)
         fprintf(o, "%s%s", i ? ", " : "", f->p[i].name);
-    fputs(");\n    x_->host_ns = rpl_clock_ns() - t0_ + tl_;\n", o);
+    fputs(");\n    x_->host_ns = rpl_clock_ns() - t0_ + tl_ + x_->stage_ns;\n", o);
     if (routed)
         fprintf(o, "    RPL_TRY(rpl_lane_post(x_, %s, ev_ ? *ev_ : NULL));\n",
                 ret_int ? "ret_ == CL_SUCCESS" : "1");
