@@ -4,7 +4,8 @@
 # recorded once more; a crash that does not come back is listed and not
 # counted, one that comes back is a problem (exit 1). Two programs run
 # vecadd and then die of SIGSEGV: one in its first recording only, the
-# other in every recording.
+# other in every recording; the one that crashes again is recorded the
+# second time with core files on, and gdb's backtrace is in the report.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"; need "$APPS/vecadd"
 # the rule is suite_run.py's, whatever the build; under the sanitizers it
@@ -29,4 +30,15 @@ grep -q "recorded runs that crashed once, not again: once (" "$TMP/once.out" ||
 [ -e "$TMP/crashed" ] || fail "the program never crashed"
 suite always && fail "a crash in every recording passed: $(cat "$TMP/always.out")"
 grep -q "PROBLEMS" "$TMP/always.out" || fail "no problem said: $(cat "$TMP/always.out")"
+# the retry keeps a core file: where the crash came back is said (gdb's
+# backtrace of the shell that killed itself), and the core is removed;
+# only where the kernel writes cores into the crashing process's directory
+if [ "$(cat /proc/sys/kernel/core_pattern 2>/dev/null)" = core ] && command -v gdb >/dev/null &&
+    [ "$(ulimit -Hc)" != 0 ]; then
+    grep -q "core backtrace:" "$TMP/always.out" && grep -q "Program terminated with signal SIGSEGV" "$TMP/always.out" ||
+        fail "no backtrace of the crash that came back: $(cat "$TMP/always.out")"
+    [ -z "$(find "$TMP/w-always" -name 'core*' -type f)" ] || fail "a core file was left: $(find "$TMP/w-always" -name 'core*')"
+else
+    echo "note: cores are not written into the process's directory here: no backtrace checked"
+fi
 echo "ok: a recording that crashed once is recorded again; one that crashes again is a problem"
