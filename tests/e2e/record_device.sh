@@ -97,4 +97,17 @@ rc=0; CLRR_DEVICE=nosuchdevice CLRR_OUTPUT=$TMP/direct.clrr OPENCL_LAYERS=$LAYER
 grep -qx "platform: clrr stub" "$TMP/d.out" && [ "$(wc -l <"$TMP/d.err")" = 1 ] &&
     grep -q "^clrr: --device nosuchdevice: no device here matches" "$TMP/d.err" || fail "the layer with a bad CLRR_DEVICE: $(cat "$TMP/d.out" "$TMP/d.err")"
 "$CLRR" info "$TMP/direct.clrr" | grep -q "^override   --device nosuchdevice matched nothing" || fail "clrr info: the failed override"
+# the device check's answer is kept (tools/clrr/cli_here.c): a second run
+# starts no driver before the application; its description is the kept
+# one; a spec that names nothing is never kept (the tests keep nothing
+# elsewhere: lib.sh sets CLRR_KERNEL_CACHE, under which no answer is kept)
+X=$TMP/xdg
+env -u CLRR_KERNEL_CACHE XDG_CACHE_HOME=$X "$CLRR" run --device 0 -- /bin/true 2>"$TMP/k1.err" || fail "run --device 0: $(cat "$TMP/k1.err")"
+kept=$(ls "$X/clrr/run-here/" 2>/dev/null)
+[ "$(echo "$kept" | wc -w)" = 1 ] && grep -q "^ok	" "$X/clrr/run-here/$kept" || fail "no kept answer: $(ls -R "$X")"
+printf 'ok\tKEPT DEVICE (kept)\n' >"$X/clrr/run-here/$kept"
+env -u CLRR_KERNEL_CACHE XDG_CACHE_HOME=$X "$CLRR" run --device 0 -- /bin/true 2>"$TMP/k2.err" || fail "run --device 0, kept: $(cat "$TMP/k2.err")"
+grep -q "^clrr run: KEPT DEVICE (kept) is /bin/true's first platform and device" "$TMP/k2.err" || fail "the kept answer was not used: $(cat "$TMP/k2.err")"
+rc=0; env -u CLRR_KERNEL_CACHE XDG_CACHE_HOME=$X "$CLRR" run --device nosuchdevice -- /bin/true 2>/dev/null || rc=$?
+[ $rc = 2 ] && [ "$(ls "$X/clrr/run-here/" | wc -l)" = 1 ] || fail "a spec that names nothing: exit $rc, kept $(ls "$X/clrr/run-here/")"
 echo "ok: --device presents the chosen device first (layer and preload, record and run); traces replay verified"

@@ -189,6 +189,13 @@ int cli_layer_mode(int preload, int quiet, const char *cmd);
 /*! cli_env_join() : sets @p name to @p add joined to its value with ':'
  *  (after it when @p append). @return 0 or -1 (errno). */
 int cli_env_join(const char *name, const char *add, int append);
+/*! cli_here_get() / cli_here_put() : an answer about this machine's
+ *  devices (one line, no newline, at most @p cap - 1 bytes) kept under
+ *  @p key for a day, keyed also by what decides which devices an
+ *  application sees (cli_here.c). get: 1 with @p val set, 0 none (or
+ *  expired). put: best effort. */
+int cli_here_get(const char *key, char *val, size_t cap);
+void cli_here_put(const char *key, const char *val);
 /*! cli_in_child() : runs @p fn(@p arg, @p buf, @p cap) in a child process
  *  and waits: OpenCL drivers it starts end with it, so that a device a
  *  driver holds for its process (an NVIDIA GPU in exclusive-process mode)

@@ -271,90 +271,6 @@ static int cli_run_local_here(void *arg, char *buf, size_t cap)
     return 0;
 }
 
-/* The answer of cli_run_local_here is kept (CLI_RUN_HERE_S seconds) in
- * $XDG_CACHE_HOME/clrr/run-here/KEY, KEY a hash of the plan's trust key
- * and of what decides which devices the application sees (the ICD
- * loader's and the drivers' variables, the ICD files of
- * /etc/OpenCL/vendors with their times and sizes): asking costs a start of
- * every OpenCL driver (PoCL here: 30-100 ms of wall time before the
- * application starts). A stale answer is safe both ways: a plan whose
- * device is gone loads the layer, which then runs the launches as made; one
- * whose device came runs without the plan until the entry expires. */
-#define CLI_RUN_HERE_S (24 * 3600)
-static int cli_run_here_path(const char *key, char *path, size_t cap)
-{
-    static const char *vars[] = {"OCL_ICD_VENDORS", "OCL_ICD_FILENAMES", "OPENCL_VENDOR_PATH", "POCL_DEVICES",
-                                 "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CLRR_DEVICE", "CLRR_APP_DEVICE", NULL};
-    char dir[PATH_MAX];
-    if (!cdb_kc_dir(dir, sizeof dir))
-        return -1;
-    char *slash = strrchr(dir, '/');   /* .../clrr/kernels -> .../clrr/run-here */
-    if (!slash || getenv("CLRR_KERNEL_CACHE"))
-        return -1;   /* (a kernel cache elsewhere: no answer kept) */
-    *slash = 0;
-    uint64_t h = 1469598103934665603ull;
-#define CLI_FNV(p, n) do { const unsigned char *q_ = (const unsigned char *)(p); \
-        for (size_t i_ = 0; i_ < (n); i_++) { h ^= q_[i_]; h *= 1099511628211ull; } h ^= 0xff; h *= 1099511628211ull; } while (0)
-    CLI_FNV(key, strlen(key));
-    for (unsigned i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        CLI_FNV(v ? v : "-", strlen(v ? v : "-"));
-    }
-    DIR *d = opendir("/etc/OpenCL/vendors");
-    struct dirent *e;
-    uint64_t sum = 0;
-    while (d && (e = readdir(d)) != NULL) {   /* order-free: a sum of per-file hashes */
-        struct stat st;
-        char f[PATH_MAX];
-        snprintf(f, sizeof f, "/etc/OpenCL/vendors/%s", e->d_name);
-        if (e->d_name[0] == '.' || stat(f, &st))
-            continue;
-        uint64_t outer = h;
-        h = 1469598103934665603ull;
-        CLI_FNV(e->d_name, strlen(e->d_name));
-        CLI_FNV(&st.st_mtim, sizeof st.st_mtim);
-        CLI_FNV(&st.st_size, sizeof st.st_size);
-        sum += h;
-        h = outer;
-    }
-    if (d)
-        closedir(d);
-    CLI_FNV(&sum, sizeof sum);
-#undef CLI_FNV
-    int n = snprintf(path, cap, "%s/run-here/%016llx", dir, (unsigned long long)h);
-    return n < 0 || (size_t)n >= cap ? -1 : 0;
-}
-
-/* The kept answer for @p path: 1 or 0, or -1 (none, or expired). */
-static int cli_run_here_get(const char *path)
-{
-    struct stat st;
-    char c = 0;
-    FILE *f = stat(path, &st) || time(NULL) - st.st_mtime > CLI_RUN_HERE_S ? NULL : fopen(path, "r");
-    int r = f && fread(&c, 1, 1, f) == 1 && (c == '0' || c == '1') ? c - '0' : -1;
-    if (f)
-        fclose(f);
-    return r;
-}
-
-static void cli_run_here_put(const char *path, int yes)
-{
-    char dir[PATH_MAX], tmp[PATH_MAX + 16];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return;
-    *slash = 0;
-    mkdir(dir, 0755);
-    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return;
-    int bad = write(fd, yes ? "1\n" : "0\n", 2) != 2;
-    if (close(fd) || bad || rename(tmp, path))
-        unlink(tmp);
-}
-
 /* 1 when something of plan @p p applies to a live run here: a
  * transformation other than local_size, or a local_size measured on a
  * device present (name and driver; the answer kept, above). Else 0, with
@@ -375,13 +291,13 @@ static int cli_run_applies(const plan_file *p, const char *key, char *why, size_
         snprintf(why, cap, "it has no transformation%s", plan_sched_count(p) ? "; its schedule applies to replays only" : "");
         return 0;
     }
-    char buf[8], here[PATH_MAX];
-    int named = !cli_run_here_path(key, here, sizeof here);
-    int yes = named ? cli_run_here_get(here) : -1;
+    /* the answer kept (cli_here.c: asking costs a start of every OpenCL
+     * driver, 30-100 ms of PoCL's before the application starts) */
+    char buf[8], kept[4];
+    int yes = cli_here_get(key, kept, sizeof kept) ? kept[0] == '1' : -1;
     if (yes < 0) {
         yes = cli_in_child(cli_run_local_here, (void *)p, buf, sizeof buf) == 1;
-        if (named)
-            cli_run_here_put(here, yes);
+        cli_here_put(key, yes ? "1" : "0");
     }
     if (yes)
         return 1;
