@@ -20,6 +20,7 @@
 # device's 10 minutes; the parts' results merge with `bench/suites_tune.py
 # --from suites-tune-1.jsonl suites-tune-2.jsonl`. Without a part: all.
 # TUNE_REGEX: tune only the programs whose names match it (before the part).
+# TUNE_STAGE=auto|all: `clrr optimize --stage` (a measured staging decision).
 # PARBOIL_SIZE=large (run and tune): Parboil's programs get the large inputs
 # instead of the small ones that `prepare` copied (those make microsecond
 # kernels on the H200, too short to measure): written there first, over the
@@ -96,6 +97,7 @@ if [ "$cmd" = tune ]; then
     export CLRR_COSTS=$OUT/costs CLRR_VERIFIED=/tmp/verified
     PYTHONUNBUFFERED=1 python3 bench/suites_tune.py --clrr build/bin/clrr --subset /tmp/gpu-subset.list \
         --record-device gpu --budget "${TUNE_BUDGET:-10}" --deadline "${TUNE_DEADLINE:-420}" -v \
+        ${TUNE_STAGE:+--stage "$TUNE_STAGE"} \
         --title "clrr optimize on third-party programs, NVIDIA H200${part:+ (part $part)}" \
         --results "$OUT/suites-tune${part:+-$part}.jsonl" --table "$OUT/suites-tune${part:+-$part}.md"
     exit

@@ -145,6 +145,7 @@ def one(test, args, idx):
         rc, j, err = jrun([C, 'optimize'] + (['--measure'] if args.measure else []) +
                           (['--tune=' + args.mode] if args.tune else []) +
                           (['--budget', str(args.budget)] if args.tune or args.measure else []) +
+                          (['--stage', args.stage] if args.stage and args.measure else []) +
                           ['--json', t, '-o', plan] + (['--device', args.record_device] if args.record_device else []),
                           cwd, env, args.opt_timeout)
         r['opt_s'] += round(time.time() - t1, 2)
@@ -401,6 +402,7 @@ def main():
                     help='clrr optimize without --measure (every pass as its rules decide)')
     ap.add_argument('--no-tune', dest='tune', action='store_false', help='clrr optimize without --tune')
     ap.add_argument('--mode', default='normal', choices=['rapid', 'normal', 'exhaustive'])
+    ap.add_argument('--stage', choices=['auto', 'all', 'off'], help='clrr optimize --stage MODE (default: its own, off)')
     ap.add_argument('--reps', type=int, default=5, help='alternated replays each, plain and with the plan (0: none)')
     ap.add_argument('--live-reps', type=int, default=5, help='alternated live runs each (0: none)')
     ap.add_argument('--record-device', help='as suite_run.py: record with --device SPEC, run with clrr run --device')

@@ -95,7 +95,7 @@ static rpl_chunk *rpl_chunk_staged(rpl_cx *x, size_t len)
      * creation), so that is counted in the call's time as well */
     void *pin = NULL;
     int64_t t0 = rpl_clock_ns();
-    rpl_chunk *c = rpl_pin_take(s, q->live, sizeof *c + len, &pin);
+    rpl_chunk *c = rpl_pin_take_capped(s, q->live, sizeof *c + len, RPL_STAGE_CAP, &pin);
     x->stage_ns += rpl_clock_ns() - t0;
     if (!c) {
         s->sum.plan_stage_unpinned++;
@@ -107,6 +107,49 @@ static rpl_chunk *rpl_chunk_staged(rpl_cx *x, size_t len)
     s->sum.plan_staged++;
     s->sum.plan_staged_bytes += len;
     return c;
+}
+
+int rpl_stage_buffer(rpl_cx *x, cl_context ctx, size_t size)
+{
+    rpl_session *s = x->s;
+    rpl_obj *co = rpl_obj_find(s, rpl_arg_id(x, 0));
+    if (!ctx || !co || !s->o.plan || !s->o.plan->stage_min || size < 4096)
+        return RPL_OK;
+    if (!co->stage_asked) {   /* the context's first device the plan stages on, as the layer's */
+        cl_device_id devs[16];
+        size_t bytes = 0;
+        co->stage_asked = 1;
+        if (s->api.clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes) != CL_SUCCESS)
+            bytes = 0;
+        for (size_t i = 0; i < bytes / sizeof *devs && !co->stage_min; i++) {
+            char name[257] = "", drv[257] = "";
+            if (s->api.clGetDeviceInfo(devs[i], CL_DEVICE_NAME, sizeof name - 1, name, NULL) == CL_SUCCESS &&
+                s->api.clGetDeviceInfo(devs[i], CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL) == CL_SUCCESS &&
+                (co->stage_min = s->o.plan->stage_min(s->o.plan->user, name, drv)) != 0)
+                co->stage_dev = devs[i];
+        }
+    }
+    if (!co->stage_min || size < co->stage_min || size > SIZE_MAX - sizeof(rpl_chunk))
+        return RPL_OK;
+    /* per context and block size, for its first RPL_STAGE_PREPARE buffers:
+     * a block per buffer and one more, as the layer makes them */
+    size_t cls = sizeof(rpl_chunk) + size, i = 0;
+    while (i < s->nstage_bufs && (s->stage_bufs[i].ctx != ctx || s->stage_bufs[i].size != cls))
+        i++;
+    if (i == s->nstage_bufs) {
+        void *a = realloc(s->stage_bufs, (i + 1) * sizeof *s->stage_bufs);
+        if (!a)
+            return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+        s->stage_bufs = a;
+        s->stage_bufs[s->nstage_bufs++] = (struct rpl_stage_buf){ctx, cls, 0};
+    }
+    if (s->stage_bufs[i].count >= RPL_STAGE_PREPARE)
+        return RPL_OK;
+    unsigned want = ++s->stage_bufs[i].count + 1;
+    int64_t t0 = rpl_clock_ns();
+    s->sum.plan_stage_ahead += rpl_pin_ahead(s, ctx, co->stage_dev, cls, RPL_STAGE_CAP, want);
+    x->stage_ns += rpl_clock_ns() - t0;
+    return RPL_OK;
 }
 
 int rpl_stage_out(rpl_cx *x)

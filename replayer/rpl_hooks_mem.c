@@ -94,9 +94,9 @@ int rpl_pre_clCreateBuffer(rpl_cx *x_, cl_context *context, cl_mem_flags *flags,
 int rpl_post_clCreateBuffer(rpl_cx *x_, int ok, cl_mem *ret, cl_context context, cl_mem_flags flags, size_t size,
                             void *host_ptr, cl_int *errcode_ret)
 {
-    (void)context;
     (void)errcode_ret;
-    return rpl_mem_created(x_, ok, *ret, flags, host_ptr, size, 0);
+    int st = rpl_mem_created(x_, ok, *ret, flags, host_ptr, size, 0);
+    return st >= 0 && ok ? rpl_stage_buffer(x_, context, size) : st;
 }
 
 int rpl_pre_clCreateBufferWithProperties(rpl_cx *x_, cl_context *context, const cl_mem_properties **properties,
@@ -112,10 +112,10 @@ int rpl_post_clCreateBufferWithProperties(rpl_cx *x_, int ok, cl_mem *ret, cl_co
                                           const cl_mem_properties *properties, cl_mem_flags flags, size_t size,
                                           void *host_ptr, cl_int *errcode_ret)
 {
-    (void)context;
     (void)properties;
     (void)errcode_ret;
-    return rpl_mem_created(x_, ok, *ret, flags, host_ptr, size, 0);
+    int st = rpl_mem_created(x_, ok, *ret, flags, host_ptr, size, 0);
+    return st >= 0 && ok ? rpl_stage_buffer(x_, context, size) : st;
 }
 
 int rpl_post_clCreateSubBuffer(rpl_cx *x_, int ok, cl_mem *ret, cl_mem buffer, cl_mem_flags flags,

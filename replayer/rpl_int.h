@@ -62,9 +62,10 @@ typedef struct rpl_obj {
     struct rpl_def *def;
     uint8_t *pad3;
     uint8_t pad3_asked;
-    /* queues: the plan's staging on their device (rpl_args.c; asked once) */
+    /* queues, contexts: the plan's staging on their device (rpl_args.c; asked once) */
     uint8_t stage_asked;
     uint64_t stage_min;
+    void *stage_dev;          /* contexts: the device it stages on */
 } rpl_obj;
 #define RPL_ARGSZ_UNKNOWN 0u
 #define RPL_ARGSZ_LOCAL 0xFFFFFFFFu
@@ -335,6 +336,8 @@ struct rpl_session {
     struct rpl_pins *pins;    /* pinned memory for their transfers (rpl_pin.c), and for a plan's staging */
     unsigned char *stage_sink;   /* where a staged read's bytes are copied out (rpl_stage_out) */
     size_t stage_sink_cap;
+    struct rpl_stage_buf { cl_context ctx; size_t size; unsigned count; } *stage_bufs;   /* rpl_stage_buffer */
+    size_t nstage_bufs;
     uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
@@ -470,6 +473,13 @@ int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);
  * its handle for rpl_pin_give; NULL when there is none (ordinary memory
  * then). rpl_pin_free: at the session's end, after every chunk. */
 void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin);
+/* rpl_pin_take_capped: the same, the blocks of the class it takes from
+ * holding at most @p cap bytes in all (0: the pool's bound). rpl_pin_ahead:
+ * blocks of @p size's class made in @p ctx (mapped through a queue on @p
+ * dev) until @p want of that class are there, within @p cap; how many it
+ * made. */
+void *rpl_pin_take_capped(rpl_session *s, cl_command_queue q, size_t size, size_t cap, void **pin);
+unsigned rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap, unsigned want);
 void rpl_pin_give(void *pin);
 void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *evicted);
 void rpl_pin_free(rpl_session *s);
@@ -548,6 +558,16 @@ void rpl_block_to_scratch(rpl_cx *x, void *data);
  * copy out that the layer's stager makes into the application's memory,
  * timed into x->host_ns. RPL_OK or RPL_ERR_NOMEM. */
 int rpl_stage_out(rpl_cx *x);
+/* After a clCreateBuffer of @p size bytes in @p ctx: the blocks the
+ * layer's stager makes ahead for it (live/live_stage.c
+ * live_stage_buffer: one per buffer of a block size and one more, for the
+ * first RPL_STAGE_PREPARE per context and size, within RPL_STAGE_CAP),
+ * made when the plan stages on the context's device, their time in
+ * x->stage_ns (rpl_exec counts it as OpenCL time: the live run pays it).
+ * RPL_OK or RPL_ERR_NOMEM. */
+int rpl_stage_buffer(rpl_cx *x, cl_context ctx, size_t size);
+#define RPL_STAGE_PREPARE 8u
+#define RPL_STAGE_CAP ((size_t)256 << 20)   /* the layer's CLRR_STAGE_CAP default */
 /* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
 void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);
 /* The last read-back this step produced (for rpl_step's rb). */

@@ -60,15 +60,11 @@ static size_t rpl_pin_cap(const rpl_session *s)
     return s->o.max_memory && s->o.max_memory < cap ? s->o.max_memory : cap;
 }
 
-/* The pool's queue in @p q's context (made at the first block). */
-static cl_command_queue rpl_pin_queue(rpl_session *s, struct rpl_pins *P, cl_command_queue q, cl_context *ctx)
+/* The pool's queue in context @p ctx, on @p dev (made at the first block). */
+static cl_command_queue rpl_pin_ctx_queue(rpl_session *s, struct rpl_pins *P, cl_context ctx, cl_device_id dev)
 {
-    cl_device_id dev = NULL;
-    if (s->api.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS ||
-        s->api.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
-        return NULL;
     for (size_t i = 0; i < P->nc; i++)
-        if (P->c[i].ctx == *ctx)
+        if (P->c[i].ctx == ctx)
             return P->c[i].q;
     rpl_pin_ctx *a = realloc(P->c, (P->nc + 1) * sizeof *a);
     if (!a)
@@ -76,12 +72,22 @@ static cl_command_queue rpl_pin_queue(rpl_session *s, struct rpl_pins *P, cl_com
     P->c = a;
     cl_int e = CL_SUCCESS;
     cl_command_queue mq = s->api.clCreateCommandQueueWithProperties
-                              ? s->api.clCreateCommandQueueWithProperties(*ctx, dev, NULL, &e)
+                              ? s->api.clCreateCommandQueueWithProperties(ctx, dev, NULL, &e)
                               : NULL;
     if (!mq || e != CL_SUCCESS)
         return NULL;
-    P->c[P->nc++] = (rpl_pin_ctx){*ctx, mq};
+    P->c[P->nc++] = (rpl_pin_ctx){ctx, mq};
     return mq;
+}
+
+/* The pool's queue in @p q's context (made at the first block). */
+static cl_command_queue rpl_pin_queue(rpl_session *s, struct rpl_pins *P, cl_command_queue q, cl_context *ctx)
+{
+    cl_device_id dev = NULL;
+    if (s->api.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS ||
+        s->api.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return NULL;
+    return rpl_pin_ctx_queue(s, P, *ctx, dev);
 }
 
 static void rpl_pin_release(rpl_session *s, struct rpl_pins *P, size_t i)
@@ -98,28 +104,11 @@ static void rpl_pin_release(rpl_session *s, struct rpl_pins *P, size_t i)
     P->b[i] = P->b[--P->nb];
 }
 
-void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
+/* A new free block of @p cls bytes in @p ctx, mapped by @p mq, room made
+ * within @p cap by releasing free blocks; NULL when there is none. */
+static rpl_pin *rpl_pin_make(rpl_session *s, struct rpl_pins *P, cl_context ctx, cl_command_queue mq, size_t cls,
+                             size_t cap)
 {
-    *pin = NULL;
-    if (!s->pins && !(s->pins = calloc(1, sizeof *s->pins)))
-        return NULL;
-    struct rpl_pins *P = s->pins;
-    size_t cap = rpl_pin_cap(s), cls = RPL_PIN_MIN;
-    while (cls < size && cls <= cap / 2)
-        cls *= 2;
-    cl_context ctx = NULL;
-    cl_command_queue mq = cls >= size && cls <= cap ? rpl_pin_queue(s, P, q, &ctx) : NULL;
-    if (!mq) {
-        P->fallbacks++;
-        return NULL;
-    }
-    for (size_t i = 0; i < P->nb; i++)
-        if (!P->b[i]->busy && P->b[i]->ctx == ctx && P->b[i]->size == cls) {
-            P->b[i]->busy = 1;
-            P->taken++;
-            *pin = P->b[i];
-            return P->b[i]->p;
-        }
     for (size_t i = P->nb; i-- > 0 && P->bytes + cls > cap;)
         if (!P->b[i]->busy) {
             rpl_pin_release(s, P, i);   /* a free block of another size or context */
@@ -138,17 +127,80 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
         if (b && b->mem)
             s->api.clReleaseMemObject(b->mem);
         free(b);
-        P->fallbacks++;
         return NULL;
     }
     b->ctx = ctx;
     b->size = cls;
-    b->busy = 1;
     P->b[P->nb++] = b;
     P->bytes += cls;
+    return b;
+}
+
+/* The class of @p size: a power of two from RPL_PIN_MIN, 0 past @p cap. */
+static size_t rpl_pin_class(size_t size, size_t cap)
+{
+    size_t cls = RPL_PIN_MIN;
+    while (cls < size && cls <= cap / 2)
+        cls *= 2;
+    return cls >= size && cls <= cap ? cls : 0;
+}
+
+static struct rpl_pins *rpl_pins_of(rpl_session *s)
+{
+    if (!s->pins)
+        s->pins = calloc(1, sizeof *s->pins);
+    return s->pins;
+}
+
+void *rpl_pin_take_capped(rpl_session *s, cl_command_queue q, size_t size, size_t cap, void **pin)
+{
+    *pin = NULL;
+    struct rpl_pins *P = rpl_pins_of(s);
+    if (!P)
+        return NULL;
+    cap = cap && cap < rpl_pin_cap(s) ? cap : rpl_pin_cap(s);
+    size_t cls = rpl_pin_class(size, cap);
+    cl_context ctx = NULL;
+    cl_command_queue mq = cls ? rpl_pin_queue(s, P, q, &ctx) : NULL;
+    if (!mq) {
+        P->fallbacks++;
+        return NULL;
+    }
+    rpl_pin *b = NULL;
+    for (size_t i = 0; i < P->nb && !b; i++)
+        if (!P->b[i]->busy && P->b[i]->ctx == ctx && P->b[i]->size == cls)
+            b = P->b[i];
+    if (!b && !(b = rpl_pin_make(s, P, ctx, mq, cls, cap))) {
+        P->fallbacks++;
+        return NULL;
+    }
+    b->busy = 1;
     P->taken++;
     *pin = b;
     return b->p;
+}
+
+void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
+{
+    return rpl_pin_take_capped(s, q, size, 0, pin);
+}
+
+unsigned rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap, unsigned want)
+{
+    struct rpl_pins *P = rpl_pins_of(s);
+    cap = cap && cap < rpl_pin_cap(s) ? cap : rpl_pin_cap(s);
+    size_t cls = rpl_pin_class(size, cap);
+    cl_command_queue mq = P && cls ? rpl_pin_ctx_queue(s, P, ctx, dev) : NULL;
+    if (!mq)
+        return 0;
+    unsigned have = 0, made = 0;
+    for (size_t i = 0; i < P->nb; i++)
+        have += P->b[i]->ctx == ctx && P->b[i]->size == cls;
+    while (have < want && rpl_pin_make(s, P, ctx, mq, cls, cap)) {
+        have++;
+        made++;
+    }
+    return made;
 }
 
 void rpl_pin_give(void *pin)

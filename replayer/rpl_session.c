@@ -437,6 +437,9 @@ int rpl_exec(rpl_session *s, const tf_call *c, unsigned fn, int measure, int ver
     if (measure && (rpl_is_cat(fn, API_CAT_ENQUEUE | API_CAT_MAP | API_CAT_SYNC))) {
         s->sum.exec_ns += x.host_ns;
         s->iter_exec += x.host_ns;
+    } else if (measure && x.stage_ns) {   /* a staging's blocks made ahead (rpl_stage_buffer) */
+        s->sum.exec_ns += x.stage_ns;
+        s->iter_exec += x.stage_ns;
     }
     return RPL_OK;
 }
@@ -756,6 +759,7 @@ void rpl_close(rpl_session *s)
     rpl_readbacks_free(s);
     rpl_pin_free(s);   /* after every chunk that may lie in a pinned block */
     free(s->stage_sink);
+    free(s->stage_bufs);
     rpl_progsrc_free(s);
     rpl_watchdog_stop(s);
     free(s);

@@ -62,13 +62,15 @@ PY
 "$CLRR" plan show "$TMP/here.plan" >"$TMP/show.txt" 2>&1 || fail "plan show: $(cat "$TMP/show.txt")"
 grep -q "^staging   transfers of 512 KiB or more through pinned memory on $dev (driver $drv): 2.000 ms -> 1.000 ms (whole replays, 5 pairs" \
     "$TMP/show.txt" || fail "plan show: $(cat "$TMP/show.txt")"
-# replay: the writes (3 x 2 of 4 MiB) staged, verified (vecadd reads without blocking: a
+# replay: the writes (3 x 2 of 4 MiB) staged, verified, and the blocks the
+# layer would make ahead for vecadd's 3 buffers of 4 MiB (one each and one
+# more) made at their creation (vecadd reads without blocking: a
 # replay stages blocking reads only; the layer makes such a read blocking and stages it)
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/here.plan" --json >"$TMP/h.json" 2>"$TMP/h.err" || fail "replay --plan here.plan: $(cat "$TMP/h.err")"
-[ "$(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged']['transfers'], d['plan']['staged']['bytes'] >> 20, d['plan']['staged']['unpinned'])")" \
-    = "(True, 0, 6, 24, 0)" ] || fail "replay staged: $(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged'])")"
+[ "$(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged']['transfers'], d['plan']['staged']['bytes'] >> 20, d['plan']['staged']['unpinned'], d['plan']['staged']['ahead'])")" \
+    = "(True, 0, 6, 24, 0, 4)" ] || fail "replay staged: $(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged'])")"
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/here.plan" >"$TMP/h.out" 2>&1 || fail "replay --plan here.plan: $(cat "$TMP/h.out")"
-grep -q "6 transfers staged through pinned memory (24.0 MiB; staging)" "$TMP/h.out" || fail "replay summary: $(cat "$TMP/h.out")"
+grep -q "6 transfers staged through pinned memory (24.0 MiB; staging; 4 blocks made ahead at buffer creation)" "$TMP/h.out" || fail "replay summary: $(cat "$TMP/h.out")"
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/there.plan" --json >"$TMP/t.json" 2>"$TMP/t.err" || fail "replay --plan there.plan: $(cat "$TMP/t.err")"
 [ "$(j "$TMP/t.json" "(d['ok'], d['plan']['staged']['transfers'])")" = "(True, 0)" ] || fail "another device's staging applied in replay"
 

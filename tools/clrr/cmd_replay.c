@@ -535,6 +535,7 @@ static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
     CLI_JSET(t, "transfers", cli_json_u64(s->plan_staged));
     CLI_JSET(t, "bytes", cli_json_u64(s->plan_staged_bytes));
     CLI_JSET(t, "unpinned", cli_json_u64(s->plan_stage_unpinned));
+    CLI_JSET(t, "ahead", cli_json_u64(s->plan_stage_ahead));
     CLI_JSET(o, "staged", t);
     t = json_object();
     CLI_JSET(t, "applied", cli_json_u64(s->plan_local));
@@ -590,8 +591,9 @@ static void cli_print_plan(const rpl_summary *s, cli_replay *r)
         printf("          schedule not applied: %s\n", s->plan_lane_note);
     if (s->plan_staged || s->plan_stage_unpinned) {
         char c2[CLI_FMT_CAP];
-        printf("          %" PRIu64 " transfers staged through pinned memory (%s; staging)%s%s\n", s->plan_staged,
-               cli_fmt_size(s->plan_staged_bytes, c2), s->plan_stage_unpinned ? ", not: " : "",
+        printf("          %" PRIu64 " transfers staged through pinned memory (%s; staging; %" PRIu64 " blocks made "
+               "ahead at buffer creation)%s%s\n", s->plan_staged, cli_fmt_size(s->plan_staged_bytes, c2),
+               s->plan_stage_ahead, s->plan_stage_unpinned ? ", not: " : "",
                s->plan_stage_unpinned ? "found no pinned block" : "");
     }
     if (s->split.launches || s->split.fallback) {
