@@ -30,6 +30,7 @@
  * result or an OpenCL call was wrong, 2 on usage errors, 3 when a child
  * failed or was killed. */
 #include <CL/cl.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -129,8 +130,25 @@ static void *spin(void *arg)
     return NULL;
 }
 
+/* A child's SIGALRM (it hung): where it is, on stderr (addresses in
+ * libraries as MODULE(+OFFSET), for addr2line), then the default action,
+ * so that the parent still reports the signal. */
+static void hung(int sig)
+{
+    static const char msg[] = "forker: a child hung; its stack:\n";
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    if (write(2, msg, sizeof msg - 1) < 0)
+        n = 0;
+    backtrace_symbols_fd(frames, n, 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int threads(int n)
 {
+    void *warm[4];
+    backtrace(warm, 4);   /* loads what backtrace needs before any fork (not in a signal handler) */
     cl_platform_id p;
     cl_device_id d;
     cl_int e = clGetPlatformIDs(1, &p, NULL);
@@ -156,7 +174,8 @@ static int threads(int n)
             break;
         }
         if (c == 0) {
-            alarm(20);   /* SIGALRM: a hung child is reported, not waited for */
+            signal(SIGALRM, hung);
+            alarm(20);   /* SIGALRM: a hung child is reported (where it hung), not waited for */
             cl_uint np = 0;
             char name[256];
             cl_platform_id cp;
