@@ -570,20 +570,30 @@ static plan_status opt_vcopy_tuning(const plan_file *from, plan_file *to)
     return st;
 }
 
-/* *p replaced by the plan of the passes in x->o.passes (and the tuning of
- * *p unless @p no_tuning), the passes listed as in *p. */
-static plan_status opt_vrebuild(opt_vrun *x, plan_file **p, int no_tuning)
+/* The plan of the passes in x->o.passes (and the tuning of @p p unless
+ * @p no_tuning), the passes listed as in @p p, into *q. */
+static plan_status opt_vremake(opt_vrun *x, const plan_file *p, int no_tuning, plan_file **q)
 {
-    plan_file *q = NULL;
-    plan_status st = opt_vbuild(x, x->o.passes, NULL, 0, &q);
+    plan_status st = opt_vbuild(x, x->o.passes, NULL, 0, q);
     if (st == PLAN_OK && !no_tuning)
-        st = opt_vcopy_tuning(*p, q);
+        st = opt_vcopy_tuning(p, *q);
     if (st != PLAN_OK) {
-        plan_free(q);
+        plan_free(*q);
+        *q = NULL;
         return st;
     }
     for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
-        plan_pass_mut(q, (plan_pass)i)->enabled = plan_get_pass(*p, (plan_pass)i)->enabled;
+        plan_pass_mut(*q, (plan_pass)i)->enabled = plan_get_pass(p, (plan_pass)i)->enabled;
+    return PLAN_OK;
+}
+
+/* *p replaced by opt_vremake's plan. */
+static plan_status opt_vrebuild(opt_vrun *x, plan_file **p, int no_tuning)
+{
+    plan_file *q = NULL;
+    plan_status st = opt_vremake(x, *p, no_tuning, &q);
+    if (st != PLAN_OK)
+        return st;
     plan_free(*p);
     *p = q;
     return PLAN_OK;
@@ -686,16 +696,25 @@ static plan_status opt_vfinal(opt_vrun *x, plan_file **p)
     }
 }
 
-/* Whether opt_vstage will time a staging, from the last replay's large
- * transfers (unknown before a replay: not yet). */
+/* The last replay's large transfers into *ri: 1 a staging would be timed
+ * for their device, 2 not, as it shares the host's memory and the mode is
+ * auto, 0 none (or no staging asked, or nothing replayed yet). */
+static int opt_vstage_info(const opt_vrun *x, opt_replay_info *ri)
+{
+    memset(ri, 0, sizeof *ri);
+    if (!x->v->time || !x->v->replay_info || x->v->stage == OPT_STAGE_OFF)
+        return 0;
+    x->v->replay_info(x->v->user, ri);
+    if (!ri->transfers || !ri->device[0] || ri->min_bytes < PLAN_STAGE_MIN_BYTES)
+        return 0;
+    return ri->unified && x->v->stage != OPT_STAGE_ALL ? 2 : 1;
+}
+
+/* Whether opt_vstage will time a staging (its pairs reserved). */
 static void opt_vstage_due(opt_vrun *x)
 {
     opt_replay_info ri;
-    memset(&ri, 0, sizeof ri);
-    if (x->v->time && x->v->replay_info && x->v->stage != OPT_STAGE_OFF)
-        x->v->replay_info(x->v->user, &ri);
-    x->stage_due = ri.transfers && ri.device[0] && ri.min_bytes >= PLAN_STAGE_MIN_BYTES &&
-                   (!ri.unified || x->v->stage == OPT_STAGE_ALL);
+    x->stage_due = opt_vstage_info(x, &ri) == 1;
 }
 
 /* A staging decision (plan 1.13) for the device of the last replay's
@@ -705,8 +724,7 @@ static plan_status opt_vstage(opt_vrun *x, plan_file **p)
     if (!x->v->time || !x->v->replay_info || x->v->stage == OPT_STAGE_OFF)
         return PLAN_OK;
     opt_replay_info ri;
-    memset(&ri, 0, sizeof ri);
-    x->v->replay_info(x->v->user, &ri);
+    int want = opt_vstage_info(x, &ri);
     if (!ri.device[0] && x->res->replay_s <= 0) {   /* nothing replayed yet (a plan that changes nothing) */
         double ns = 0, t0 = opt_now();
         if (x->v->time(x->v->user, *p, &ns, x->err, x->err_cap)) {
@@ -715,11 +733,11 @@ static plan_status opt_vstage(opt_vrun *x, plan_file **p)
         }
         opt_vtook(x, opt_now() - t0);
         x->res->timed++;
-        x->v->replay_info(x->v->user, &ri);
+        want = opt_vstage_info(x, &ri);
     }
-    if (!ri.transfers || !ri.device[0] || ri.min_bytes < PLAN_STAGE_MIN_BYTES)
+    if (!want)
         return PLAN_OK;   /* nothing a staging would take */
-    if (ri.unified && x->v->stage != OPT_STAGE_ALL) {
+    if (want == 2) {
         opt_vsay(x, "staging not tried: %.200s shares the host's memory (its transfers are copies in host memory; "
                  "--stage all tries it)", ri.device);
         return PLAN_OK;
@@ -731,20 +749,14 @@ static plan_status opt_vstage(opt_vrun *x, plan_file **p)
                  "left)", x->res->replay_s, 6 * x->res->replay_s, left > 0 ? left : 0);
         return PLAN_OK;
     }
-    plan_file *q = NULL;
-    plan_status st = opt_vbuild(x, x->o.passes, NULL, 0, &q);
-    if (st == PLAN_OK)
-        st = opt_vcopy_tuning(*p, q);
+    plan_file *q = NULL;   /* *p with the decision */
     plan_stage e = {.device = ri.device, .driver = ri.driver, .min_bytes = ri.min_bytes, .transfers = ri.transfers,
                     .bytes = ri.bytes, .reps = 1};
-    if (st == PLAN_OK)
-        st = plan_add_stage(q, &e);
-    if (st != PLAN_OK) {
+    plan_status st = opt_vremake(x, *p, 0, &q);
+    if (st == PLAN_OK && (st = plan_add_stage(q, &e)) != PLAN_OK)
         plan_free(q);
+    if (st != PLAN_OK)
         return st;
-    }
-    for (unsigned i = 0; i < PLAN_PASS_COUNT; i++)
-        plan_pass_mut(q, (plan_pass)i)->enabled = plan_get_pass(*p, (plan_pass)i)->enabled;
     opt_vcmp c = {0};
     int r = opt_vcompare(x, "stage", q, *p, &n, x->v->end_s > 0 ? x->v->end_s : INFINITY, &c);
     x->res->stage_timed = r >= 0;

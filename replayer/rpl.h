@@ -495,8 +495,9 @@ typedef struct rpl_plan_hook {
      * a clEnqueueWriteBuffer, or of a blocking clEnqueueReadBuffer, whose
      * bytes go through pinned memory of the replay's (copied in before the
      * call, out after it, the copies counted in the call's time, as the
-     * layer's stager copies them); 0: none. Asked once per queue. May be
-     * NULL. */
+     * layer's stager copies them); 0: none. Asked once per queue, and once
+     * per context for the blocks made ahead at its buffers' creation. May
+     * be NULL. */
     uint64_t (*stage_min)(void *user, const char *device, const char *driver);
 } rpl_plan_hook;
 #define RPL_STAGE_PROBE ((uint64_t)512 << 10)   /* rpl_summary.large_transfers' least bytes: the layer's

@@ -55,26 +55,27 @@ static uint64_t rpl_stage_min(rpl_session *s, rpl_obj *q, size_t len)
 {
     if (!q || q->kind != RPL_OBJ_QUEUE)
         return 0;
-    int first = len >= RPL_STAGE_PROBE && !s->sum.large_transfers++ && s->o.probe_stage && !s->o.exact_calls;
-    s->sum.large_bytes += len >= RPL_STAGE_PROBE ? len : 0;
+    int first = 0;   /* the probe's: the first large transfer's device */
+    if (len >= RPL_STAGE_PROBE) {
+        first = !s->sum.large_transfers++ && s->o.probe_stage && !s->o.exact_calls;
+        s->sum.large_bytes += len;
+    }
     int ask = !q->stage_asked && s->o.plan && s->o.plan->stage_min;
-    if (ask || first) {   /* driver queries only where the plan or the probe needs them */
-        cl_device_id dev = NULL;
-        char name[257] = "", drv[257] = "";
+    if (!ask && !first)
+        return q->stage_min;   /* driver queries only where the plan or the probe needs them */
+    cl_device_id dev = NULL;
+    char name[257], drv[257];
+    q->stage_asked |= ask;
+    if (!rpl_queue_device(&s->api, q->live, &dev, name, sizeof name, drv, sizeof drv))
+        return q->stage_min;
+    if (ask)
+        q->stage_min = s->o.plan->stage_min(s->o.plan->user, name, drv);
+    if (first) {
         cl_bool uni = CL_FALSE;
-        q->stage_asked |= ask;
-        if (s->api.clGetCommandQueueInfo(q->live, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS &&
-            s->api.clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL) == CL_SUCCESS &&
-            s->api.clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL) == CL_SUCCESS) {
-            if (ask)
-                q->stage_min = s->o.plan->stage_min(s->o.plan->user, name, drv);
-            if (first) {
-                memcpy(s->sum.large_device, name, sizeof name);
-                memcpy(s->sum.large_driver, drv, sizeof drv);
-                s->sum.large_unified = s->api.clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof uni, &uni,
-                                                              NULL) == CL_SUCCESS && uni;
-            }
-        }
+        memcpy(s->sum.large_device, name, sizeof name);
+        memcpy(s->sum.large_driver, drv, sizeof drv);
+        s->sum.large_unified = s->api.clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof uni, &uni, NULL) ==
+                               CL_SUCCESS && uni;
     }
     return q->stage_min;
 }
@@ -122,33 +123,20 @@ int rpl_stage_buffer(rpl_cx *x, cl_context ctx, size_t size)
         if (s->api.clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes) != CL_SUCCESS)
             bytes = 0;
         for (size_t i = 0; i < bytes / sizeof *devs && !co->stage_min; i++) {
-            char name[257] = "", drv[257] = "";
-            if (s->api.clGetDeviceInfo(devs[i], CL_DEVICE_NAME, sizeof name - 1, name, NULL) == CL_SUCCESS &&
-                s->api.clGetDeviceInfo(devs[i], CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL) == CL_SUCCESS &&
+            char name[257], drv[257];
+            if (rpl_device_names(&s->api, devs[i], name, sizeof name, drv, sizeof drv) &&
                 (co->stage_min = s->o.plan->stage_min(s->o.plan->user, name, drv)) != 0)
                 co->stage_dev = devs[i];
         }
     }
     if (!co->stage_min || size < co->stage_min || size > SIZE_MAX - sizeof(rpl_chunk))
         return RPL_OK;
-    /* per context and block size, for its first RPL_STAGE_PREPARE buffers:
-     * a block per buffer and one more, as the layer makes them */
-    size_t cls = sizeof(rpl_chunk) + size, i = 0;
-    while (i < s->nstage_bufs && (s->stage_bufs[i].ctx != ctx || s->stage_bufs[i].size != cls))
-        i++;
-    if (i == s->nstage_bufs) {
-        void *a = realloc(s->stage_bufs, (i + 1) * sizeof *s->stage_bufs);
-        if (!a)
-            return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
-        s->stage_bufs = a;
-        s->stage_bufs[s->nstage_bufs++] = (struct rpl_stage_buf){ctx, cls, 0};
-    }
-    if (s->stage_bufs[i].count >= RPL_STAGE_PREPARE)
-        return RPL_OK;
-    unsigned want = ++s->stage_bufs[i].count + 1;
     int64_t t0 = rpl_clock_ns();
-    s->sum.plan_stage_ahead += rpl_pin_ahead(s, ctx, co->stage_dev, cls, RPL_STAGE_CAP, want);
+    int made = rpl_pin_ahead(s, ctx, co->stage_dev, sizeof(rpl_chunk) + size, RPL_STAGE_CAP);
     x->stage_ns += rpl_clock_ns() - t0;
+    if (made < 0)
+        return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");
+    s->sum.plan_stage_ahead += (unsigned)made;
     return RPL_OK;
 }
 

@@ -152,6 +152,24 @@ static void rpl_dev_str(const rpl_api_table *a, cl_device_id d, cl_device_info w
     dst[cap - 1] = 0;
 }
 
+int rpl_device_names(const rpl_api_table *a, cl_device_id dev, char *name, size_t name_cap, char *drv, size_t drv_cap)
+{
+    rpl_dev_str(a, dev, CL_DEVICE_NAME, name, name_cap);
+    rpl_dev_str(a, dev, CL_DRIVER_VERSION, drv, drv_cap);
+    return name[0] && drv[0];
+}
+
+int rpl_queue_device(const rpl_api_table *a, cl_command_queue q, cl_device_id *dev, char *name, size_t name_cap,
+                     char *drv, size_t drv_cap)
+{
+    name[0] = drv[0] = 0;
+    if (a->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS) {
+        *dev = NULL;
+        return 0;
+    }
+    return rpl_device_names(a, *dev, name, name_cap, drv, drv_cap);
+}
+
 /* A device's identity string (cdb_identity) and what a snapshot lists. */
 void rpl_device_describe(const rpl_api_table *a, cl_device_id dev, cl_platform_id plat, char *id, size_t id_cap,
                          char name[256], char pname[256], cl_device_type *type)

@@ -172,6 +172,13 @@ int rpl_devices_enumerate(const rpl_api_table *a, rpl_live_dev **out, unsigned *
 int rpl_devices_pick(const rpl_live_dev *live, unsigned n, const char *spec, char *err, size_t cap);
 /* Device @p dev's identity (cdb_identity) into @p id, and its name,
  * platform name and type (rpl_cl.c). */
+/* rpl_device_names: @p dev's CL_DEVICE_NAME and CL_DRIVER_VERSION ("" when
+ * the driver does not say); rpl_queue_device: the same of queue @p q's
+ * device, into *dev too (NULL when not known). @return 1 when both are
+ * known. */
+int rpl_device_names(const rpl_api_table *a, cl_device_id dev, char *name, size_t name_cap, char *drv, size_t drv_cap);
+int rpl_queue_device(const rpl_api_table *a, cl_command_queue q, cl_device_id *dev, char *name, size_t name_cap,
+                     char *drv, size_t drv_cap);
 void rpl_device_describe(const rpl_api_table *a, cl_device_id dev, cl_platform_id plat, char *id, size_t id_cap,
                          char name[256], char pname[256], cl_device_type *type);
 void rpl_device_identity_of(const rpl_api_table *a, cl_device_id dev, char *id, size_t cap);
@@ -336,8 +343,6 @@ struct rpl_session {
     struct rpl_pins *pins;    /* pinned memory for their transfers (rpl_pin.c), and for a plan's staging */
     unsigned char *stage_sink;   /* where a staged read's bytes are copied out (rpl_stage_out) */
     size_t stage_sink_cap;
-    struct rpl_stage_buf { cl_context ctx; size_t size; unsigned count; } *stage_bufs;   /* rpl_stage_buffer */
-    size_t nstage_bufs;
     uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
@@ -473,13 +478,17 @@ int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);
  * its handle for rpl_pin_give; NULL when there is none (ordinary memory
  * then). rpl_pin_free: at the session's end, after every chunk. */
 void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin);
-/* rpl_pin_take_capped: the same, the blocks of the class it takes from
- * holding at most @p cap bytes in all (0: the pool's bound). rpl_pin_ahead:
- * blocks of @p size's class made in @p ctx (mapped through a queue on @p
- * dev) until @p want of that class are there, within @p cap; how many it
- * made. */
+/* rpl_pin_take_capped: the same, the pool holding at most @p cap bytes
+ * (0: its own bound). rpl_pin_ahead: a buffer whose transfers take blocks
+ * of @p size was made in @p ctx: for the first RPL_PIN_PREPARE such
+ * buffers per context and block size, blocks of that size are made
+ * (mapped through a queue on @p dev) until there is one per buffer and one
+ * more, within @p cap, as the layer's stager makes them ahead
+ * (live/live_stage.c live_stage_buffer). @return the blocks made, or -1
+ * (out of memory). */
 void *rpl_pin_take_capped(rpl_session *s, cl_command_queue q, size_t size, size_t cap, void **pin);
-unsigned rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap, unsigned want);
+int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap);
+#define RPL_PIN_PREPARE 8u   /* the layer's RS_PREPARE */
 void rpl_pin_give(void *pin);
 void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *evicted);
 void rpl_pin_free(rpl_session *s);
@@ -558,15 +567,12 @@ void rpl_block_to_scratch(rpl_cx *x, void *data);
  * copy out that the layer's stager makes into the application's memory,
  * timed into x->host_ns. RPL_OK or RPL_ERR_NOMEM. */
 int rpl_stage_out(rpl_cx *x);
-/* After a clCreateBuffer of @p size bytes in @p ctx: the blocks the
- * layer's stager makes ahead for it (live/live_stage.c
- * live_stage_buffer: one per buffer of a block size and one more, for the
- * first RPL_STAGE_PREPARE per context and size, within RPL_STAGE_CAP),
- * made when the plan stages on the context's device, their time in
- * x->stage_ns (rpl_exec counts it as OpenCL time: the live run pays it).
- * RPL_OK or RPL_ERR_NOMEM. */
+/* After a clCreateBuffer of @p size bytes in @p ctx: when the plan stages
+ * on the context's device, the blocks the layer's stager makes ahead for
+ * it (rpl_pin_ahead, within RPL_STAGE_CAP), their time in x->stage_ns
+ * (rpl_exec counts it as OpenCL time: the live run pays it). RPL_OK or
+ * RPL_ERR_NOMEM. */
 int rpl_stage_buffer(rpl_cx *x, cl_context ctx, size_t size);
-#define RPL_STAGE_PREPARE 8u
 #define RPL_STAGE_CAP ((size_t)256 << 20)   /* the layer's CLRR_STAGE_CAP default */
 /* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
 void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);

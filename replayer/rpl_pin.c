@@ -44,9 +44,19 @@ typedef struct rpl_pin_ctx {
     cl_command_queue q;       /* maps and unmaps the context's blocks */
 } rpl_pin_ctx;
 
+/* Buffers made in a context whose transfers take blocks of one size
+ * (rpl_pin_ahead). */
+typedef struct rpl_pin_bufs {
+    cl_context ctx;
+    size_t size;
+    unsigned count;
+} rpl_pin_bufs;
+
 struct rpl_pins {
     rpl_pin **b;
     size_t nb, bytes;
+    rpl_pin_bufs *bufs;
+    size_t nbufs;
     rpl_pin_ctx *c;
     size_t nc;
     uint64_t taken, fallbacks;   /* chunks given a block; large ones that found none */
@@ -185,17 +195,34 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
     return rpl_pin_take_capped(s, q, size, 0, pin);
 }
 
-unsigned rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap, unsigned want)
+int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap)
 {
     struct rpl_pins *P = rpl_pins_of(s);
+    if (!P)
+        return -1;
     cap = cap && cap < rpl_pin_cap(s) ? cap : rpl_pin_cap(s);
-    size_t cls = rpl_pin_class(size, cap);
-    cl_command_queue mq = P && cls ? rpl_pin_ctx_queue(s, P, ctx, dev) : NULL;
+    size_t cls = rpl_pin_class(size, cap), i = 0;
+    if (!cls)
+        return 0;
+    while (i < P->nbufs && (P->bufs[i].ctx != ctx || P->bufs[i].size != cls))
+        i++;
+    if (i == P->nbufs) {
+        rpl_pin_bufs *a = realloc(P->bufs, (i + 1) * sizeof *a);
+        if (!a)
+            return -1;
+        P->bufs = a;
+        P->bufs[P->nbufs++] = (rpl_pin_bufs){ctx, cls, 0};
+    }
+    if (P->bufs[i].count >= RPL_PIN_PREPARE)
+        return 0;
+    unsigned want = ++P->bufs[i].count + 1;   /* one per buffer and one more */
+    cl_command_queue mq = rpl_pin_ctx_queue(s, P, ctx, dev);
     if (!mq)
         return 0;
-    unsigned have = 0, made = 0;
-    for (size_t i = 0; i < P->nb; i++)
-        have += P->b[i]->ctx == ctx && P->b[i]->size == cls;
+    unsigned have = 0;
+    int made = 0;
+    for (size_t k = 0; k < P->nb; k++)
+        have += P->b[k]->ctx == ctx && P->b[k]->size == cls;
     while (have < want && rpl_pin_make(s, P, ctx, mq, cls, cap)) {
         have++;
         made++;
@@ -228,6 +255,7 @@ void rpl_pin_free(rpl_session *s)
         s->api.clReleaseCommandQueue(P->c[i].q);
     free(P->b);
     free(P->c);
+    free(P->bufs);
     free(P);
     s->pins = NULL;
 }

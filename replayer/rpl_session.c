@@ -759,7 +759,6 @@ void rpl_close(rpl_session *s)
     rpl_readbacks_free(s);
     rpl_pin_free(s);   /* after every chunk that may lie in a pinned block */
     free(s->stage_sink);
-    free(s->stage_bufs);
     rpl_progsrc_free(s);
     rpl_watchdog_stop(s);
     free(s);

@@ -29,23 +29,6 @@ struct rpl_tune_state {
     int cur;                  /* the candidate the running launch has (-1: recorded) */
 };
 
-/* The device of queue @p q: its name and driver version. */
-static void rpl_local_device(const rpl_api_table *api, cl_command_queue q, cl_device_id *dev, char *name,
-                             size_t name_cap, char *drv, size_t drv_cap)
-{
-    *dev = NULL;
-    name[0] = drv[0] = 0;
-    if (api->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS) {
-        *dev = NULL;
-        return;
-    }
-    if (api->clGetDeviceInfo(*dev, CL_DEVICE_NAME, name_cap, name, NULL) != CL_SUCCESS)
-        name[0] = 0;
-    if (api->clGetDeviceInfo(*dev, CL_DRIVER_VERSION, drv_cap, drv, NULL) != CL_SUCCESS)
-        drv[0] = 0;
-    name[name_cap - 1] = drv[drv_cap - 1] = 0;
-}
-
 /* 1 when local size @p l (dim entries) is legal for kernel @p k over
  * @p gsz on @p dev: each dimension within the device's item sizes and
  * dividing the global size, the product within the device's and the
@@ -97,7 +80,7 @@ static int rpl_coarse_swap(rpl_cx *x, cl_command_queue q, cl_kernel *k, cl_uint 
     if (co->has_local) {
         cl_device_id dev;
         char name[256], drv[128];
-        rpl_local_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
+        rpl_queue_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
         if (!rpl_local_legal(x->api, dev, ck, dim, g, co->local)) {
             snprintf(err, cap, "its local size is not legal here");
             return 0;
@@ -135,7 +118,7 @@ int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel *kp, cl_uint dim, con
         if (t->mode == RPL_TUNE_PROBE) {
             rpl_tune_limits *L = t->lim;
             cl_device_id dev;
-            rpl_local_device(x->api, q, &dev, L->device, sizeof L->device, L->driver, sizeof L->driver);
+            rpl_queue_device(x->api, q, &dev, L->device, sizeof L->device, L->driver, sizeof L->driver);
             L->dim = dim;
             for (cl_uint d = 0; d < dim && d < 3 && gsz; d++)
                 L->global[d] = gsz[d];
@@ -183,7 +166,7 @@ int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel *kp, cl_uint dim, con
             return RPL_OK;
         cl_device_id dev;
         char name[256], drv[128];
-        rpl_local_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
+        rpl_queue_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
         if (!rpl_local_legal(x->api, dev, k, dim, gsz, want))
             return rpl_call_error(x, RPL_ERR_ARG, "tuning: local size %zu,%zu,%zu is not legal for this launch here",
                                   want[0], dim > 1 ? want[1] : 1, dim > 2 ? want[2] : 1);
@@ -192,7 +175,7 @@ int rpl_local_pre(rpl_cx *x, cl_command_queue q, cl_kernel *kp, cl_uint dim, con
         cl_device_id dev;
         char name[256], drv[128];
         size_t l[3] = {1, 1, 1};
-        rpl_local_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
+        rpl_queue_device(x->api, q, &dev, name, sizeof name, drv, sizeof drv);
         rpl_coarse co;
         memset(&co, 0, sizeof co);
         if (s->o.plan && s->o.plan->coarsen && s->o.plan->coarsen(s->o.plan->user, name, drv, &co) == 1) {
