@@ -86,6 +86,27 @@ cmp -s <(grep -v ocl_ms "$TMP/plain.out") <(grep -v ocl_ms "$TMP/run.out") || { 
 grep -q "nothing in it applies here (its staging was measured on no such device (driver .*), not on a device here): .* runs without the layer" \
     "$TMP/rt.err" || fail "run with another device's staging: $(cat "$TMP/rt.err")"
 
+# the blocks made ahead are the layer's: per context and block size, one
+# per buffer and one more (spmv's buffers of 524292 and 2 x 524288 bytes
+# share the 1 MiB blocks, its 2 of 8115464 the 8 MiB ones: 4 + 3), the
+# replay's count equal to the layer's own in a live run
+S=$B/apps/spmv
+need "$S"
+"$CLRR" record -o "$TMP/sp.clrr" -- "$S" --size 131072 --quiet >/dev/null || fail "recording spmv"
+"$CLRR" optimize "$TMP/sp.clrr" -o "$TMP/spd.plan" >/dev/null 2>&1 || fail "optimize spmv"
+python3 - "$TMP/spd.plan" "$TMP/here.plan" "$TMP/sp.plan" <<'PY' || fail "making sp.plan"
+import json, sys
+d, h = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+d["staging"] = h["staging"]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$CLRR" replay "$TMP/sp.clrr" --plan "$TMP/sp.plan" --json >"$TMP/sp.json" 2>"$TMP/sp.err" || fail "replay spmv: $(cat "$TMP/sp.err")"
+"$CLRR" run --plan "$TMP/sp.plan" --trust-plan --stage all --report "$TMP/spr.json" -- "$S" --size 131072 --quiet \
+    >/dev/null 2>"$TMP/spr.err" || fail "run spmv: $(cat "$TMP/spr.err")"
+[ "$(j "$TMP/sp.json" "(d['ok'], d['plan']['staged']['ahead'])")" = "(True, 7)" ] &&
+    [ "$(j "$TMP/spr.json" "d['stage_blocks_ahead']")" = 7 ] && [ "$(j "$TMP/r.json" "d['stage_blocks_ahead']")" = 4 ] ||
+    fail "blocks made ahead: replay $(j "$TMP/sp.json" "d['plan']['staged']"), live $(j "$TMP/spr.json" "d['stage_blocks_ahead']")"
+
 # corrupt entries: one line, exit 3
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" small "d['staging'][0]['min_bytes'] = 100" "staging\[0\].min_bytes: 100, at least 4096"
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" slower "d['staging'][0]['after_ns'] = 3000000" "staging\[0\]: after_ns: above before_ns"
