@@ -43,21 +43,38 @@ static void cli_out_on_signal(int sig)
     raise(sig);
 }
 
-/* Registers (@p on) or forgets the temporary @p name for cli_out_on_signal. */
-static void cli_out_track(char *name, int on)
+static const int cli_out_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+/* Installs cli_out_on_signal (once, only where nobody handles or ignores
+ * the signal already), then blocks those signals until cli_out_unblock
+ * (*@p old: the mask before), so that a temporary is created and
+ * registered with no window in which a signal ends the command and leaves
+ * it (a signal sent then is handled at cli_out_unblock). */
+static void cli_out_block(sigset_t *old)
 {
     static int handlers;
-    if (on && !handlers) {
-        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-            struct sigaction old, sa = { .sa_handler = cli_out_on_signal };
-            sigemptyset(&sa.sa_mask);
-            /* only where nobody handles (or ignores) the signal already */
-            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-                sigaction(sigs[i], &sa, NULL);
-        }
-        handlers = 1;
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof cli_out_sigs / sizeof cli_out_sigs[0]; i++) {
+        sigaddset(&set, cli_out_sigs[i]);
+        struct sigaction was, sa = { .sa_handler = cli_out_on_signal };
+        sigemptyset(&sa.sa_mask);
+        if (!handlers && sigaction(cli_out_sigs[i], NULL, &was) == 0 && was.sa_handler == SIG_DFL)
+            sigaction(cli_out_sigs[i], &sa, NULL);
     }
+    handlers = 1;
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void cli_out_unblock(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Registers (@p on) or forgets the temporary @p name for cli_out_on_signal
+ * (registering: between cli_out_block and cli_out_unblock). */
+static void cli_out_track(char *name, int on)
+{
     for (int i = 0; i < CLI_OUT_SLOTS; i++)
         if (on ? !cli_out_live[i] : cli_out_live[i] == name) {
             cli_out_live[i] = on ? name : NULL;
@@ -116,7 +133,10 @@ static int cli_out_stream_tmp(cli_out *o)
         return CLI_EXIT_ERROR;
     }
     snprintf(t, n, "%s/clrr-out.XXXXXX", d);
+    sigset_t old;
+    cli_out_block(&old);
     if ((o->fd = cli_out_mkstemp(t, &o->tst)) < 0) {
+        cli_out_unblock(&old);
         cli_err("cannot create a temporary file in %s: %s", d, strerror(errno));
         free(t);
         return CLI_EXIT_ERROR;
@@ -130,6 +150,7 @@ static int cli_out_stream_tmp(cli_out *o)
         o->tmp = t;
         cli_out_track(t, 1);
     }
+    cli_out_unblock(&old);
     return CLI_EXIT_OK;
 }
 
@@ -182,14 +203,19 @@ int cli_out_open(cli_out *o, const char *path, unsigned flags, const char *const
             cli_out_abort(o);
             return CLI_EXIT_ERROR;
         }
+        sigset_t old;
+        cli_out_block(&old);
         if ((o->fd = cli_out_mkstemp(o->tmp, &o->tst)) < 0) {
-            cli_err("cannot write %s: %s", path, strerror(errno));
+            int e = errno;
+            cli_out_unblock(&old);
+            cli_err("cannot write %s: %s", path, strerror(e));
             free(o->tmp);
             o->tmp = NULL;
             cli_out_abort(o);
             return CLI_EXIT_ERROR;
         }
         cli_out_track(o->tmp, 1);
+        cli_out_unblock(&old);
     } else {
         /* a stream: stdout, a FIFO, a device */
         if (to_stdout) {
