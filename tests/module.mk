@@ -57,6 +57,16 @@ $(B)/tests/progs/%: $(B)/obj/tests/progs/%.o
 	$(CC) $(LDFLAGS) -o $@ $< -lOpenCL -lm
 ALL_TARGETS += $(PROG_BINS)
 
+# LD_PRELOAD shims some end-to-end tests use to widen a race window
+# (tests/shims/*.c, one shared object each; plain build only: ASan's
+# runtime must come first).
+SHIM_SRCS := $(wildcard tests/shims/*.c)
+SHIM_LIBS := $(patsubst tests/shims/%.c,$(B)/tests/shims/%.so,$(SHIM_SRCS))
+$(B)/tests/shims/%.so: tests/shims/%.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -fsanitize=%,$(CFLAGS)) -fPIC -shared -o $@ $< -ldl
+ALL_TARGETS += $(SHIM_LIBS)
+
 # Longer runs than CI needs: 100 random SIGKILLs of a recording, and the
 # full third-party suites (LONG_E2E, from tests/suites/module.mk).
 test-long: all

@@ -6,10 +6,11 @@
 # input left byte for byte; '-' gives on stdout what OUT would hold (a
 # trace: never onto a terminal); a failing run leaves an existing OUT as it
 # was and no temporary behind; a symlink planted at the old predictable
-# temporary name (OUT.tmp<PID>) is not followed; a FIFO is written in place.
+# temporary name (OUT.tmp<PID>) is not followed; a FIFO is written in place;
+# a SIGTERM leaves no temporary, even one sent as the temporary is made.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$APPS/vecadd"
-CLRR=$(realpath "$CLRR"); APPS=$(realpath "$APPS")
+CLRR=$(realpath "$CLRR"); APPS=$(realpath "$APPS"); SHIM=$(realpath -m "$B/tests/shims/slow_mkostemp.so")
 cd "$TMP" || fail "cd $TMP"
 
 "$CLRR" record -o v.clrr -- "$APPS/vecadd" --size 4096 --iters 2 --quiet || fail "recording vecadd"
@@ -155,6 +156,19 @@ for _ in $(seq 100); do compgen -G 'slow.svg.tmp*' >/dev/null && break; sleep 0.
 compgen -G 'slow.svg.tmp*' >/dev/null || fail "graph made no temporary beside slow.svg"
 kill -TERM $pid; wait $pid
 [ ! -e slow.svg ] && ! compgen -G 'slow.svg.tmp*' >/dev/null || fail "SIGTERM left $(ls slow.svg*)"
+# ... also when the signal comes the moment the temporary exists, before
+# clrr could register it (a shim holds mkostemp there 300 ms; plain build)
+if [ "${CLRR_SAN:-0}" != 1 ]; then
+    [ -f "$SHIM" ] || fail "no $SHIM"
+    CLRR_DOT=$TMP/slowdot CLRR_SLOW_MKSTEMP=early.svg.tmp LD_PRELOAD=$SHIM \
+        "$CLRR" graph v.clrr -o early.svg 2>/dev/null &
+    pid=$!
+    for _ in $(seq 100); do compgen -G 'early.svg.tmp*' >/dev/null && break; sleep 0.01; done
+    compgen -G 'early.svg.tmp*' >/dev/null || fail "graph made no temporary beside early.svg"
+    kill -TERM $pid; wait $pid
+    [ ! -e early.svg ] && ! compgen -G 'early.svg.tmp*' >/dev/null ||
+        fail "SIGTERM as the temporary was made left $(ls early.svg*)"
+fi
 
 # --- no temporary left behind, by any of the above
 left=$(ls -A | grep '\.tmp' || true)
