@@ -160,7 +160,7 @@ kill -TERM $pid; wait $pid
 # clrr could register it (a shim holds mkostemp there 300 ms; plain build)
 if [ "${CLRR_SAN:-0}" != 1 ]; then
     [ -f "$SHIM" ] || fail "no $SHIM"
-    CLRR_DOT=$TMP/slowdot CLRR_SLOW_MKSTEMP=early.svg.tmp LD_PRELOAD=$SHIM \
+    CLRR_DOT=$TMP/slowdot SLOW_MKSTEMP_MARK=early.svg.tmp LD_PRELOAD=$SHIM \
         "$CLRR" graph v.clrr -o early.svg 2>/dev/null &
     pid=$!
     for _ in $(seq 100); do compgen -G 'early.svg.tmp*' >/dev/null && break; sleep 0.01; done
