@@ -20,7 +20,7 @@
 # device's 10 minutes; the parts' results merge with `bench/suites_tune.py
 # --from suites-tune-1.jsonl suites-tune-2.jsonl`. Without a part: all.
 # TUNE_REGEX: tune only the programs whose names match it (before the part).
-# TUNE_STAGE=auto|all: `clrr optimize --stage` (a measured staging decision).
+# TUNE_STAGE=auto|all|off: `clrr optimize --stage` (default: its own, auto).
 # PARBOIL_SIZE=large (run and tune): Parboil's programs get the large inputs
 # instead of the small ones that `prepare` copied (those make microsecond
 # kernels on the H200, too short to measure): written there first, over the

@@ -402,7 +402,7 @@ def main():
                     help='clrr optimize without --measure (every pass as its rules decide)')
     ap.add_argument('--no-tune', dest='tune', action='store_false', help='clrr optimize without --tune')
     ap.add_argument('--mode', default='normal', choices=['rapid', 'normal', 'exhaustive'])
-    ap.add_argument('--stage', choices=['auto', 'all', 'off'], help='clrr optimize --stage MODE (default: its own, off)')
+    ap.add_argument('--stage', choices=['auto', 'all', 'off'], help='clrr optimize --stage MODE (default: its own, auto with --measure)')
     ap.add_argument('--reps', type=int, default=5, help='alternated replays each, plain and with the plan (0: none)')
     ap.add_argument('--live-reps', type=int, default=5, help='alternated live runs each (0: none)')
     ap.add_argument('--record-device', help='as suite_run.py: record with --device SPEC, run with clrr run --device')

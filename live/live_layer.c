@@ -402,6 +402,7 @@ int live_plan_init(tf_writer_opts *o, int *call_times)
     o->sink = rp_sink;
     o->sink_ctx = NULL;
     live_stage_init();
+    live_stage_plan(rp.plan);
     rp.init_ns = rec_time_ns() - init_t0;
     rp_on = 1;
     return 1;

@@ -63,6 +63,10 @@ const live_kc_stats *live_kc_get(void);
  * copied by several threads (live_stage.c says how and when). Thread-safe
  * (its own mutex, rs.mu, taken after rp.mu when both are). */
 void live_stage_init(void);                   /* reads CLRR_STAGE* */
+/* plan mode, after live_stage_init: where CLRR_STAGE is not set, the
+ * plan's measured decisions (staging, unstaged; @p p outlives the run)
+ * decide for the devices they name, the rule for the others */
+void live_stage_plan(const plan_file *p);
 int live_stage_record(void);                  /* record mode: live_stage_init; 1 when staging is on */
 int live_stage_on(void);                      /* 0: nothing is ever staged */
 void live_stage_user_event(void);             /* the application made a user event */

@@ -90,7 +90,7 @@ typedef struct rs_block {
 
 typedef struct rs_dev {
     cl_device_id d;
-    int stage;
+    size_t min;               /* transfers of at least this many bytes are staged; 0: none */
 } rs_dev;
 
 typedef struct rs_bufs {     /* large buffers the application made, per context and class */
@@ -107,6 +107,10 @@ typedef struct rs_ctx {
 static struct {
     pthread_mutex_t mu;
     int mode;                 /* 0 off, 1 auto, 2 all devices */
+    int rule_off;             /* auto's rule stages nothing (one copy thread): only the plan's decisions */
+    const plan_file *plan;    /* its staging decisions, where CLRR_STAGE is not set (live_stage_plan) */
+    size_t rule_min;          /* CLRR_STAGE_MIN: the rule's least bytes (min_bytes: the least of all) */
+    unsigned plan_kept, plan_unstaged;   /* devices the plan decided, as seen */
     int writes_only;          /* CLRR_STAGE_READS=0: reads run as made */
     unsigned threads;
     size_t min_bytes, cap, total;
@@ -188,7 +192,7 @@ void live_stage_init(void)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned dflt = cpus >= 4 ? (unsigned)(cpus / 2) : 1;
     rs.threads = (unsigned)rs_env_num("CLRR_STAGE_THREADS", dflt > 8 ? 8 : dflt, RS_MAX_THREADS);
-    rs.min_bytes = (size_t)rs_env_num("CLRR_STAGE_MIN", (size_t)512 << 10, (size_t)1 << 40);
+    rs.min_bytes = rs.rule_min = (size_t)rs_env_num("CLRR_STAGE_MIN", (size_t)512 << 10, (size_t)1 << 40);
     rs.cap = (size_t)rs_env_num("CLRR_STAGE_CAP", (size_t)256 << 20, (size_t)1 << 40);
     if (rs.mode == 1 && rs.threads < 2)
         rs.mode = 0;
@@ -196,6 +200,23 @@ void live_stage_init(void)
     rs.nt = rs_env_num("CLRR_STAGE_NT", 1, 1) != 0;
     rs.piece = (size_t)rs_env_num("CLRR_STAGE_READ_PIECE", (size_t)1 << 20, (size_t)1 << 40);
     rs.pid = getpid();
+}
+
+void live_stage_plan(const plan_file *p)
+{
+    const char *m = getenv("CLRR_STAGE");
+    if ((m && *m) || !p || (!plan_stage_count(p) && !plan_unstaged_count(p)))
+        return;   /* asked for (clrr run --stage), or nothing measured: the rule alone */
+    rs.plan = p;
+    for (size_t i = 0; i < plan_stage_count(p); i++) {
+        uint64_t b = plan_get_stage(p, i)->min_bytes;
+        if (b < rs.min_bytes)
+            rs.min_bytes = (size_t)b;
+    }
+    if (!rs.mode && plan_stage_count(p)) {   /* auto turned off for one copy thread */
+        rs.mode = 1;
+        rs.rule_off = 1;
+    }
 }
 
 int live_stage_on(void)
@@ -386,23 +407,41 @@ static void rs_copy(void *dst, const void *src, size_t n, int nt)
 
 /* ------------------------------------------------------------ blocks */
 
-/* Whether transfers to and from @p d are staged (asked once). Under rs.mu. */
-static int rs_dev_stages(cl_device_id d)
+/* The least bytes of a transfer to or from @p d that is staged, 0 when
+ * none is (asked once): the plan's measured decision for the device (its
+ * name and driver), where it has one (live_stage_plan), else the rule
+ * (auto: a device without host-unified memory; all: every device). Under
+ * rs.mu. */
+static size_t rs_dev_stages(cl_device_id d)
 {
     for (size_t i = 0; i < rs.ndev; i++)
         if (rs.dev[i].d == d)
-            return rs.dev[i].stage;
+            return rs.dev[i].min;
     cl_bool unified = CL_TRUE;
     if (live_next->clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
         unified = CL_TRUE;
-    int stage = rs.mode == 2 || (rs.mode == 1 && !unified);
+    /* (CLRR_STAGE_MIN=0: every transfer, as 1 byte here, 0 meaning none) */
+    size_t min = rs.mode == 2 || (rs.mode == 1 && !rs.rule_off && !unified) ? (rs.rule_min ? rs.rule_min : 1) : 0;
+    char name[257] = "", drv[257] = "";
+    if (rs.plan && live_next->clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name - 1, name, NULL) == CL_SUCCESS &&
+        live_next->clGetDeviceInfo(d, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL) == CL_SUCCESS) {
+        const plan_stage *s = plan_stage_for(rs.plan, name, drv);
+        if (s) {
+            min = (size_t)s->min_bytes;
+            rs.plan_kept++;
+        } else if (plan_unstaged_for(rs.plan, name, drv)) {
+            min = 0;
+            rs.plan_unstaged++;
+        }
+    }
     if (plan_grow((void **)&rs.dev, &rs.capdev, rs.ndev + 1, sizeof *rs.dev) == 0)
-        rs.dev[rs.ndev++] = (rs_dev){d, stage};
-    return stage;
+        rs.dev[rs.ndev++] = (rs_dev){d, min};
+    return min;
 }
 
-/* Whether transfers on @p q are staged; its context and device in *ctx, *dev. Under rs.mu. */
-static int rs_queue_stages(cl_command_queue q, cl_context *ctx, cl_device_id *dev)
+/* The least bytes staged on @p q's device (0: none); its context and
+ * device in *ctx, *dev. Under rs.mu. */
+static size_t rs_queue_stages(cl_command_queue q, cl_context *ctx, cl_device_id *dev)
 {
     if (live_next->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL) != CL_SUCCESS ||
         live_next->clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS)
@@ -523,16 +562,19 @@ static rs_block *rs_block_take(cl_context ctx, cl_device_id dev, size_t n)
     return best;
 }
 
-/* live_stage_buffer(): the context's first staging device, or NULL. Under rs.mu. */
-static cl_device_id rs_ctx_device(cl_context ctx)
+/* live_stage_buffer(): the context's first device that stages a buffer
+ * of @p size bytes, or NULL. Under rs.mu. */
+static cl_device_id rs_ctx_device(cl_context ctx, size_t size)
 {
     cl_device_id devs[16];
     size_t bytes = 0;
     if (live_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes) != CL_SUCCESS)
         return NULL;
-    for (size_t i = 0; i < bytes / sizeof *devs; i++)
-        if (rs_dev_stages(devs[i]))
+    for (size_t i = 0; i < bytes / sizeof *devs; i++) {
+        size_t min = rs_dev_stages(devs[i]);
+        if (min && size >= min)
             return devs[i];
+    }
     return NULL;
 }
 
@@ -553,7 +595,7 @@ void live_stage_buffer(cl_context ctx, size_t size)
             have += rs.b[k]->ctx == ctx && rs.b[k]->size == cls;
         /* one per buffer and one more: a read finds a free block while
            every buffer's write is still pending (deferred copies) */
-        cl_device_id dev = have <= rs.buf[i].count ? rs_ctx_device(ctx) : NULL;
+        cl_device_id dev = have <= rs.buf[i].count ? rs_ctx_device(ctx, size) : NULL;
         while (dev && have <= rs.buf[i].count && rs_block_make(ctx, dev, cls)) {
             rs.ahead++;
             have++;
@@ -585,7 +627,8 @@ static rs_block *rs_begin(cl_command_queue q, size_t size, const void *ptr, int 
     cl_device_id dev;
     rs_block *b = NULL;
     pthread_mutex_lock(&rs.mu);
-    if ((!read || blocking || !rs.user_events) && rs_queue_stages(q, &ctx, &dev)) {
+    size_t min;
+    if ((!read || blocking || !rs.user_events) && (min = rs_queue_stages(q, &ctx, &dev)) && size >= min) {
         b = rs_block_take(ctx, dev, size);
         if (!b)
             rs.no_block++;
@@ -939,12 +982,14 @@ void live_stage_report(FILE *f)
             "\"staged_bytes\": %llu, \"stage_no_block\": %llu, \"stage_block_bytes\": %llu, \"stage_alloc_us\": %lld, "
             "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu, \"stage_deferred\": %llu, "
             "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu, \"stage_deferred_uncounted\": %d, "
-            "\"stage_deferred_first_us\": %lld, \"stage_read_pieces\": %llu",
+            "\"stage_deferred_first_us\": %lld, \"stage_read_pieces\": %llu, \"stage_plan\": %s, "
+            "\"stage_plan_kept\": %u, \"stage_plan_unstaged\": %u",
             rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.writes_only ? "false" : "true",
             rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
             (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead,
-            (unsigned long long)rs.deferred, early, late, uncounted, first_us, (unsigned long long)rs.piecewise);
+            (unsigned long long)rs.deferred, early, late, uncounted, first_us, (unsigned long long)rs.piecewise,
+            rs.plan ? "true" : "false", rs.plan_kept, rs.plan_unstaged);
     pthread_mutex_unlock(&rs.mu);
 }

@@ -164,7 +164,9 @@ typedef struct opt_verify {
      * transfers, OPT_STAGE_AUTO where it has no host-unified memory,
      * OPT_STAGE_ALL on any: the plan with it timed against the plan without
      * it (alternated pairs, as a pass), kept only when faster beyond the
-     * noise, its medians and pairs in the decision. OPT_STAGE_OFF: none. */
+     * noise, its medians and pairs in the decision; measured and not
+     * kept, the same in `unstaged` (1.14: a live run does not stage there
+     * by the layer's rule). OPT_STAGE_OFF: none. */
     int stage;
     /* The last replay's large transfers (may be NULL: no staging). */
     void (*replay_info)(void *user, opt_replay_info *out);

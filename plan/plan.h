@@ -51,7 +51,7 @@ const char *plan_strerror(plan_status s);
  * "Versions"). */
 #define PLAN_FORMAT "clrr-plan"
 #define PLAN_MAJOR 1
-#define PLAN_MINOR 13
+#define PLAN_MINOR 14
 
 /* Reader limits (PLAN.md, "Limits"). */
 #define PLAN_MAX_BYTES ((size_t)64 << 20)    /* plan file */
@@ -340,8 +340,20 @@ const plan_stage *plan_stage_for(const plan_file *p, const char *device, const c
  *  after_ns above before_ns, a device and driver already decided),
  *  PLAN_ERR_NOMEM or PLAN_ERR_LIMIT. */
 plan_status plan_add_stage(plan_file *p, const plan_stage *s);
-/*! plan_remove_stages() : removes every staging decision. */
+/*! plan_remove_stages() : removes every staging decision, kept or not. */
 void plan_remove_stages(plan_file *p);
+/*! plan_unstaged_count() / plan_get_unstaged() / plan_unstaged_for() :
+ *  the devices where a staging was measured and not kept (1.14, PLAN.md
+ *  "Staging"; the same members, after_ns any): a live run under the plan
+ *  does not stage there by the layer's rule. */
+size_t plan_unstaged_count(const plan_file *p);
+const plan_stage *plan_get_unstaged(const plan_file *p, size_t i);
+const plan_stage *plan_unstaged_for(const plan_file *p, const char *device, const char *driver);
+/*! plan_add_unstaged() : appends a copy of @p s. @return PLAN_OK,
+ *  PLAN_ERR_ARG (as plan_add_stage, but after_ns may be above before_ns;
+ *  a device and driver already decided either way), PLAN_ERR_NOMEM or
+ *  PLAN_ERR_LIMIT. */
+plan_status plan_add_unstaged(plan_file *p, const plan_stage *s);
 /* A launch as tuned shapes name it (1.10): kernel, program, NDRange. */
 typedef struct plan_shape {
     const char *kernel;       /* the tracker's string */

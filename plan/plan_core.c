@@ -32,6 +32,7 @@ void plan_free(plan_file *p)
     free(p->lz);
     free(p->cz);
     free(p->st);
+    free(p->un);
     free(p->programs);
     plan_arena_free(&p->arena);
     free(p);
@@ -238,28 +239,61 @@ const plan_stage *plan_stage_for(const plan_file *p, const char *device, const c
     return NULL;
 }
 
-plan_status plan_add_stage(plan_file *p, const plan_stage *s)
+size_t plan_unstaged_count(const plan_file *p)
 {
-    if (p->nst >= PLAN_MAX_STAGES)
+    return p->nun;
+}
+
+const plan_stage *plan_get_unstaged(const plan_file *p, size_t i)
+{
+    return i < p->nun ? &p->un[i] : NULL;
+}
+
+const plan_stage *plan_unstaged_for(const plan_file *p, const char *device, const char *driver)
+{
+    for (size_t i = 0; device && driver && i < p->nun; i++)
+        if (!strcmp(p->un[i].device, device) && !strcmp(p->un[i].driver, driver))
+            return &p->un[i];
+    return NULL;
+}
+
+/* Appends @p s to staging (@p kept) or unstaged: one entry per device
+ * and driver across both, each within the members' ranges. */
+static plan_status plan_add_decision(plan_file *p, const plan_stage *s, int kept)
+{
+    plan_stage **a = kept ? &p->st : &p->un;
+    size_t *n = kept ? &p->nst : &p->nun, *cap = kept ? &p->capst : &p->capun;
+    if (*n >= PLAN_MAX_STAGES)
         return PLAN_ERR_LIMIT;
     if (!s->device || !s->driver || s->min_bytes < PLAN_STAGE_MIN_BYTES || !s->reps || s->reps > 1000 ||
-        s->after_ns > s->before_ns || s->transfers > s->bytes / s->min_bytes || plan_stage_for(p, s->device, s->driver))
+        (kept && s->after_ns > s->before_ns) || s->transfers > s->bytes / s->min_bytes ||
+        plan_stage_for(p, s->device, s->driver) || plan_unstaged_for(p, s->device, s->driver))
         return PLAN_ERR_ARG;
-    if (plan_grow((void **)&p->st, &p->capst, p->nst + 1, sizeof *p->st))
+    if (plan_grow((void **)a, cap, *n + 1, sizeof **a))
         return PLAN_ERR_NOMEM;
-    plan_stage *d = &p->st[p->nst];
+    plan_stage *d = &(*a)[*n];
     *d = *s;
     d->device = plan_str(p, s->device);
     d->driver = plan_str(p, s->driver);
     if (!d->device || !d->driver)
         return PLAN_ERR_NOMEM;
-    p->nst++;
+    (*n)++;
     return PLAN_OK;
+}
+
+plan_status plan_add_stage(plan_file *p, const plan_stage *s)
+{
+    return plan_add_decision(p, s, 1);
+}
+
+plan_status plan_add_unstaged(plan_file *p, const plan_stage *s)
+{
+    return plan_add_decision(p, s, 0);
 }
 
 void plan_remove_stages(plan_file *p)
 {
-    p->nst = 0;
+    p->nst = p->nun = 0;
 }
 
 void plan_remove_locals(plan_file *p)

@@ -34,6 +34,8 @@ struct plan_file {
     size_t ncz, capcz;
     plan_stage *st;
     size_t nst, capst;
+    plan_stage *un;           /* measured, not kept (1.14) */
+    size_t nun, capun;
 };
 
 /* ------------------------------------------------------------ patterns */

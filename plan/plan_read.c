@@ -203,7 +203,8 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
     r->lenient = mi > PLAN_MINOR;
     static const char *const top[] = {"format", "version", "requires", "generator", "trace", "passes", "kernels",
                                       "transformations", "device_selection", "splits", "fused_kernels",
-                                      "specializations", "schedule", "local_sizes", "coarsenings", "staging", NULL};
+                                      "specializations", "schedule", "local_sizes", "coarsenings", "staging",
+                                      "unstaged", NULL};
     PLAN_TRY(plan_members(r, root, "plan", top));
     if (mi >= 9)   /* first: a feature this build does not know is the reason to refuse */
         PLAN_TRY(plan_rd_requires(r, root, mi));
@@ -230,6 +231,9 @@ static plan_status plan_rd_header(plan_rd *r, const json_t *root)
                           ma, mi);
     if (mi < 13 && json_object_get(root, "staging") && !r->lenient)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.staging: comes with 1.13 (this plan is %lu.%lu)", ma,
+                          mi);
+    if (mi < 14 && json_object_get(root, "unstaged") && !r->lenient)
+        return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "plan.unstaged: comes with 1.14 (this plan is %lu.%lu)", ma,
                           mi);
     for (size_t i = 0; plan_reserved[i]; i++) {
         json_t *v = json_object_get(root, plan_reserved[i]);
@@ -778,8 +782,9 @@ static plan_status plan_rd_coarse(plan_rd *r, const json_t *o, size_t i)
     return plan_add_coarse(r->p, &c, NULL);
 }
 
-/* staging[i] (1.13): a measured staging decision, one per device. */
-static plan_status plan_rd_stage(plan_rd *r, const json_t *o, size_t i)
+/* staging[i] (1.13), unstaged[i] (1.14, @p kept 0): a measured staging
+ * decision, one per device across both. */
+static plan_status plan_rd_decision(plan_rd *r, const json_t *o, size_t i, int kept)
 {
     static const char *const names[] = {"device", "driver", "min_bytes", "transfers", "bytes", "before_ns",
                                         "after_ns", "noise_ns", "reps", NULL};
@@ -787,7 +792,7 @@ static plan_status plan_rd_stage(plan_rd *r, const json_t *o, size_t i)
     plan_stage s;
     uint64_t reps;
     memset(&s, 0, sizeof s);
-    snprintf(where, sizeof where, "staging[%zu]", i);
+    snprintf(where, sizeof where, "%s[%zu]", kept ? "staging" : "unstaged", i);
     if (!json_is_object(o))
         return plan_bad(r, PLAN_ERR_PLAN, where, "expected an object");
     PLAN_TRY(plan_members(r, o, where, names));
@@ -804,17 +809,27 @@ static plan_status plan_rd_stage(plan_rd *r, const json_t *o, size_t i)
     PLAN_TRY(plan_get_u64(r, o, "before_ns", where, &s.before_ns));
     PLAN_TRY(plan_get_u64(r, o, "after_ns", where, &s.after_ns));
     PLAN_TRY(plan_get_u64(r, o, "noise_ns", where, &s.noise_ns));
-    if (s.after_ns > s.before_ns)
+    if (kept && s.after_ns > s.before_ns)
         return plan_bad(r, PLAN_ERR_PLAN, where, "after_ns: above before_ns (a decision is kept only when faster)");
     PLAN_TRY(plan_get_u64(r, o, "reps", where, &reps));
     if (!reps || reps > 1000)
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.reps: %llu, expected 1 to 1000", where,
                           (unsigned long long)reps);
     s.reps = (unsigned)reps;
-    if (plan_stage_for(r->p, s.device, s.driver))
+    if (plan_stage_for(r->p, s.device, s.driver) || plan_unstaged_for(r->p, s.device, s.driver))
         return plan_seterr(r->err, r->cap, PLAN_ERR_PLAN, "%s.device: %s (driver %s) is decided twice", where,
                           s.device, s.driver);
-    return plan_add_stage(r->p, &s);
+    return kept ? plan_add_stage(r->p, &s) : plan_add_unstaged(r->p, &s);
+}
+
+static plan_status plan_rd_stage(plan_rd *r, const json_t *o, size_t i)
+{
+    return plan_rd_decision(r, o, i, 1);
+}
+
+static plan_status plan_rd_unstaged(plan_rd *r, const json_t *o, size_t i)
+{
+    return plan_rd_decision(r, o, i, 0);
 }
 
 /* local_sizes[i] (1.10): a tuned launch shape of a plan whose wgsize pass
@@ -1242,6 +1257,8 @@ plan_status plan_parse(const char *text, size_t len, plan_file **out, char *err,
         st = plan_rd_section(&r, root, "local_sizes", PLAN_MAX_LOCALS, plan_rd_local);
     if (st == PLAN_OK && r.p->info.minor >= 13 && json_object_get(root, "staging"))
         st = plan_rd_section(&r, root, "staging", PLAN_MAX_STAGES, plan_rd_stage);
+    if (st == PLAN_OK && r.p->info.minor >= 14 && json_object_get(root, "unstaged"))
+        st = plan_rd_section(&r, root, "unstaged", PLAN_MAX_STAGES, plan_rd_unstaged);
     if (st == PLAN_OK)
         st = plan_rd_xforms(&r, root);
     if (st == PLAN_OK && r.p->info.minor < 9)   /* last: what older versions refuse says more */

@@ -13,7 +13,8 @@ static const char *const plan_acc_names[] = {"none", "read", "write", "rw", "unk
 const char *const plan_reserved[] = {"device_selection", NULL};
 /* The sections after the transformations, in the order they are written. */
 static const char *const plan_tail[] = {"device_selection", "splits", "fused_kernels", "specializations",
-                                            "schedule", "coarsenings", "local_sizes", "staging", NULL};
+                                            "schedule", "coarsenings", "local_sizes", "staging", "unstaged",
+                                            NULL};
 
 static json_t *plan_u64(uint64_t v)
 {
@@ -325,13 +326,15 @@ plan_status plan_write(const plan_file *p, FILE *f)
             fputs("\n]", f);
             continue;
         }
-        if (!strcmp(plan_tail[t], "staging")) {
-            if (in->minor < 13 || !p->nst)
-                continue;   /* no such member before 1.13; left out when empty */
-            fputs(",\n\"staging\": [", f);
-            for (size_t i = 0; i < p->nst; i++) {
+        if (!strcmp(plan_tail[t], "staging") || !strcmp(plan_tail[t], "unstaged")) {
+            int kept = !strcmp(plan_tail[t], "staging");
+            size_t n = kept ? p->nst : p->nun;
+            if (in->minor < (kept ? 13u : 14u) || !n)
+                continue;   /* no such member before 1.13 (1.14); left out when empty */
+            fprintf(f, ",\n\"%s\": [", plan_tail[t]);
+            for (size_t i = 0; i < n; i++) {
                 fputs(i ? ",\n  " : "\n  ", f);
-                rc |= plan_put(f, plan_stage_json(&p->st[i]));
+                rc |= plan_put(f, plan_stage_json(kept ? &p->st[i] : &p->un[i]));
             }
             fputs("\n]", f);
             continue;

@@ -68,7 +68,7 @@ grep -q "^clrr optimize: tune: lid (launch [0-9]*, 2 launches): coarsened by 4 a
     "$TMP/f.err" || fail "forced, lid: $(cat "$TMP/f.err")"
 grep -q "^verified  the plan replayed here" "$TMP/f.txt" || fail "forced plan not verified: $(cat "$TMP/f.txt")"
 [ "$(j "$TMP/f.plan" "(d['version'], 'coarsen' in d['requires'], [(t['pass'], t['action'], t['occurrences']) for t in d['transformations']])")" \
-    = "('1.13', True, [('wgsize', 'coarsen', 2), ('wgsize', 'coarsen', 2)])" ] || fail "the plan: $(j "$TMP/f.plan" "d['transformations']")"
+    = "('1.14', True, [('wgsize', 'coarsen', 2), ('wgsize', 'coarsen', 2)])" ] || fail "the plan: $(j "$TMP/f.plan" "d['transformations']")"
 python3 - "$TMP/f.plan" <<'PY' || fail "the coarsened kernel: $(j "$TMP/f.plan" "d['coarsenings']")"
 import json, sys
 d = json.load(open(sys.argv[1]))

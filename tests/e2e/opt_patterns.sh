@@ -23,7 +23,7 @@ path, n = sys.argv[1], int(sys.argv[2])
 size = os.path.getsize(path)
 assert size < 64 * 1024, "plan of %d bytes" % size
 p = json.load(open(path))
-assert p["version"] == "1.13", p["version"]
+assert p["version"] == "1.14", p["version"]
 xs = p["transformations"]
 assert len(xs) == 2, [(x["pass"], x["call"]) for x in xs]
 dead = [x for x in xs if x["pass"] == "dead"]
@@ -44,7 +44,7 @@ grep -q "$((2 * N - 1)) commands not executed" "$TMP/rp.out" ||
 grep -q "dead       drop call #[0-9]* clEnqueueFillBuffer (occurrences 0 to $((N - 1)) of its pattern)" "$TMP/show.out" ||
     fail "plan show does not say which occurrences: $(grep '^#' "$TMP/show.out")"
 # a plan of an older version with repeat is refused, in one line
-sed 's/"version": "1.13"/"version": "1.10"/' "$TMP/t.plan" >"$TMP/old.plan"
+sed 's/"version": "1.14"/"version": "1.10"/' "$TMP/t.plan" >"$TMP/old.plan"
 "$CLRR" plan show "$TMP/old.plan" >"$TMP/old.out" 2>&1 && fail "a 1.10 plan with repeat was read"
 [ "$(wc -l <"$TMP/old.out")" -eq 1 ] && grep -q 'repeat' "$TMP/old.out" || fail "the refusal is not one line about repeat: $(cat "$TMP/old.out")"
 echo "ok: $N repeated dead fills and redundant writes are one transformation each; the plan replays verified"

@@ -49,7 +49,7 @@ grep -q "^pass      dead       8 commands (4 kernel launches)" "$TMP/o.txt" ||
 
 # --- plan show: readable, and --json reads back as the same plan
 "$CLRR" plan show "$TMP/a.plan" >"$TMP/show.txt" 2>"$TMP/err" || fail "clrr plan show: $(cat "$TMP/err")"
-grep -q "^plan      .*a.plan (clrr-plan 1.13" "$TMP/show.txt" || fail "plan show: no header"
+grep -q "^plan      .*a.plan (clrr-plan 1.14" "$TMP/show.txt" || fail "plan show: no header"
 grep -q "^pass      dead       6 transformations" "$TMP/show.txt" || fail "plan show: no dead pass line"
 grep -q "^pass      redundant  2 transformations" "$TMP/show.txt" || fail "plan show: no redundant pass line"
 grep -q "pattern  clEnqueueNDRangeKernel args(.*kernel=stats@" "$TMP/show.txt" || fail "plan show: no stats pattern"
@@ -165,7 +165,7 @@ one_line() {   # WANT CMD...
     [ "$(wc -l <"$TMP/err")" = 1 ] || fail "clrr $*: not one error line: $(cat "$TMP/err")"
 }
 head -c 300 "$TMP/a.plan" >"$TMP/bad1.plan"
-sed 's/"version": "1.13"/"version": "9.0"/' "$TMP/a.plan" >"$TMP/bad2.plan"
+sed 's/"version": "1.14"/"version": "9.0"/' "$TMP/a.plan" >"$TMP/bad2.plan"
 sed 's/"transformations":6,/"transformations":99999999999,/' "$TMP/a.plan" >"$TMP/bad3.plan"
 sed 's/"occurrence":0,/"occurrence":"zero",/' "$TMP/a.plan" >"$TMP/bad4.plan"
 sed 's/"calls":[0-9]*/"calls":1e999/' "$TMP/a.plan" >"$TMP/bad5.plan"

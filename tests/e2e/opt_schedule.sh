@@ -49,7 +49,7 @@ grep -q "^pass      schedule   [01] queues\? scheduled" "$TMP/d.txt" || fail "th
 grep -q "^pass      schedule   off" "$TMP/n.txt" || fail "--no-schedule summary: $(cat "$TMP/n.txt")"
 ! grep -q "^schedule  " "$TMP/n.txt" || fail "--no-schedule printed a schedule"
 [ "$(j "$TMP/n.plan" "(d['version'], d['schedule'], [p['enabled'] for p in d['passes'] if p['name'] == 'schedule'])")" \
-    = "('1.13', [], [False])" ] || fail "--no-schedule plan: $(j "$TMP/n.plan" "(d['schedule'], d['passes'])")"
+    = "('1.14', [], [False])" ] || fail "--no-schedule plan: $(j "$TMP/n.plan" "(d['schedule'], d['passes'])")"
 
 # --- a schedule-only plan with its entry given by hand: listed, replayed
 #     verified (a schedule keeps every conflicting pair's order)

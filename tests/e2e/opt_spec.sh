@@ -26,7 +26,7 @@ grep -q "^pass      specialize $launches launches specialized (1 specialized ker
 # the plan: one specialization of nbody_step, n (argument 4) = 1024 among
 # its constants (little-endian bytes), every launch a `specialize`
 [ "$(j "$TMP/nb.plan" "(d['version'], len(d['specializations']), d['specializations'][0]['kernel'], [4, '00040000'] in d['specializations'][0]['constants'], d['specializations'][0]['args'])")" \
-    = "('1.13', 1, 'nbody_step', True, 12)" ] || fail "the plan: $(j "$TMP/nb.plan" "[(s['kernel'], s['constants']) for s in d['specializations']]")"
+    = "('1.14', 1, 'nbody_step', True, 12)" ] || fail "the plan: $(j "$TMP/nb.plan" "[(s['kernel'], s['constants']) for s in d['specializations']]")"
 [ "$(j "$TMP/nb.plan" "sorted({(t['pass'], t['action'], t.get('specialization')) for t in d['transformations']})")" \
     = "[('specialize', 'specialize', 1)]" ] || fail "transformations: $(j "$TMP/nb.plan" "[(t['pass'], t['action']) for t in d['transformations']]")"
 # the generated kernel: nbody_step's twelve parameters, n renamed, and n a

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# opt_stage.sh BUILD_DIR — measured staging decisions (plan 1.13, issue
-# 36): `clrr optimize --measure --stage MODE` times whole replays of the
-# trace with its large buffer writes and blocking reads through pinned
-# memory (making the blocks and the copies counted) against replays
-# without, and keeps a decision for the device only when faster. On PoCL's
-# CPU device (host-unified memory) `auto` does not try it and `all` times
-# it; either way the plan replays verified. A staging decision for this
-# device makes `clrr replay --plan` stage the transfers (counted, verified)
-# and `clrr run --plan` load the layer (which stages them with --stage
-# all) with the application's output unchanged; one for another device is
-# not applied (replay stages nothing, run runs without the layer). Corrupt
-# staging entries are refused with one line.
+# opt_stage.sh BUILD_DIR — measured staging decisions (plan 1.13, 1.14,
+# issue 36): `clrr optimize --measure --stage MODE` (auto by default with
+# --measure) times whole replays of the trace with its large buffer writes
+# and blocking reads through pinned memory (making the blocks and the
+# copies counted) against replays without, and keeps a decision for the
+# device only when faster, or says in `unstaged` that it was not. On
+# PoCL's CPU device (host-unified memory) `auto` does not try it and `all`
+# times it; either way the plan replays verified. A staging decision for
+# this device makes `clrr replay --plan` stage the transfers (counted,
+# verified) and `clrr run --plan` load the layer, which stages them (by
+# the decision: no --stage needed on a CPU device, where the rule stages
+# nothing) with the application's output unchanged; an `unstaged` entry
+# for this device makes the layer stage nothing there, an explicit
+# --stage overrides both; a decision for another device is not applied
+# (replay stages nothing, run runs without the layer). Corrupt entries are
+# refused with one line.
 . "$(dirname "$0")/lib.sh"
 V=$B/apps/vecadd
 need "$CLRR"; need "$LAYER"; need "$V"
@@ -27,13 +31,16 @@ for a in "--measure --stage sometimes" "--stage all"; do
 done
 grep -q "needs --measure" "$TMP/u.err" || fail "--stage without --measure: $(cat "$TMP/u.err")"
 
-# the default: no staging timed; auto: not tried on a device that shares the host's memory
-"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/d.plan" --measure=3 --budget 30 >/dev/null 2>"$TMP/d.err" || fail "optimize: $(cat "$TMP/d.err")"
-! grep -q "staging" "$TMP/d.err" || fail "staging timed by default: $(cat "$TMP/d.err")"
-"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/a.plan" --measure=3 --stage auto --budget 30 >/dev/null 2>"$TMP/a.err" ||
-    fail "optimize --stage auto: $(cat "$TMP/a.err")"
+# off: no staging timed; auto (the default with --measure): not tried on a
+# device that shares the host's memory, and nothing said of it in the plan
+"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/d.plan" --measure=3 --stage off --budget 30 >/dev/null 2>"$TMP/d.err" ||
+    fail "optimize --stage off: $(cat "$TMP/d.err")"
+! grep -q "staging" "$TMP/d.err" || fail "staging timed with --stage off: $(cat "$TMP/d.err")"
+"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/a.plan" --measure=3 --budget 30 >/dev/null 2>"$TMP/a.err" ||
+    fail "optimize --measure: $(cat "$TMP/a.err")"
 grep -q "^clrr optimize: verify: staging not tried: .* shares the host's memory" "$TMP/a.err" || fail "--stage auto: $(cat "$TMP/a.err")"
-[ "$(j "$TMP/a.plan" "(d['version'], 'staging' in d)")" = "('1.13', False)" ] || fail "--stage auto plan: $(cat "$TMP/a.plan")"
+[ "$(j "$TMP/a.plan" "(d['version'], 'staging' in d, 'unstaged' in d)")" = "('1.14', False, False)" ] ||
+    fail "--stage auto plan: $(cat "$TMP/a.plan")"
 
 # all: timed on the CPU device; kept or not, said with what was measured, and the plan replays verified
 "$CLRR" optimize "$TMP/v.clrr" -o "$TMP/s.plan" --measure=3 --stage all --budget 60 >/dev/null 2>"$TMP/s.err" ||
@@ -42,8 +49,13 @@ grep -q "^clrr optimize: verify: staging \(kept\|not kept\) on .*: 6 transfers o
     "$TMP/s.err" || fail "--stage all: $(cat "$TMP/s.err")"
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/s.plan" >"$TMP/sr.out" 2>&1 || fail "replay --plan s.plan: $(cat "$TMP/sr.out")"
 if grep -q "staging kept" "$TMP/s.err"; then
-    j "$TMP/s.plan" "d['staging'][0]['min_bytes'] == 524288 and d['staging'][0]['after_ns'] < d['staging'][0]['before_ns']" |
+    j "$TMP/s.plan" "d['staging'][0]['min_bytes'] == 524288 and d['staging'][0]['after_ns'] < d['staging'][0]['before_ns'] and 'unstaged' not in d" |
         grep -qx True || fail "the kept decision: $(cat "$TMP/s.plan")"
+else   # measured, not kept: said so, with what was measured
+    j "$TMP/s.plan" "'staging' not in d and d['unstaged'][0]['min_bytes'] == 524288 and d['unstaged'][0]['transfers'] == 6 and d['unstaged'][0]['reps'] >= 3" |
+        grep -qx True || fail "the unstaged entry: $(cat "$TMP/s.plan")"
+    "$CLRR" plan show "$TMP/s.plan" | grep -q "^unstaged  not staged on .*, measured slower or no faster: .* a live run does not stage there" ||
+        fail "plan show s.plan: $("$CLRR" plan show "$TMP/s.plan")"
 fi
 
 # a staging decision for this device (made from the measured plan's header)
@@ -74,13 +86,14 @@ grep -q "6 transfers staged through pinned memory (24.0 MiB; staging; 4 blocks m
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/there.plan" --json >"$TMP/t.json" 2>"$TMP/t.err" || fail "replay --plan there.plan: $(cat "$TMP/t.err")"
 [ "$(j "$TMP/t.json" "(d['ok'], d['plan']['staged']['transfers'])")" = "(True, 0)" ] || fail "another device's staging applied in replay"
 
-# run: this device's decision loads the layer, which stages (--stage all on a CPU device); same output
-"$CLRR" run --plan "$TMP/here.plan" --trust-plan --stage all --report "$TMP/r.json" -- "$V" --size 1048576 --iters 3 \
+# run: this device's decision loads the layer, which stages by it (the
+# rule would not, on a CPU device); same output
+"$CLRR" run --plan "$TMP/here.plan" --trust-plan --report "$TMP/r.json" -- "$V" --size 1048576 --iters 3 \
     >"$TMP/run.out" 2>"$TMP/run.err" || fail "run --plan here.plan: $(cat "$TMP/run.err")"
 cmp -s <(grep -v ocl_ms "$TMP/plain.out") <(grep -v ocl_ms "$TMP/run.out") || { sed 's/ ocl_ms=.*//' "$TMP/plain.out" >"$TMP/p1"
     sed 's/ ocl_ms=.*//' "$TMP/run.out" >"$TMP/p2"; cmp -s "$TMP/p1" "$TMP/p2" || fail "output under the plan: $(cat "$TMP/run.out")"; }
-[ "$(j "$TMP/r.json" "(d['staged_writes'], d['staged_reads'])")" = "(6, 3)" ] ||
-    fail "run report: $(j "$TMP/r.json" "(d.get('layer'), d.get('staged_writes'), d.get('staged_reads'))")"
+[ "$(j "$TMP/r.json" "(d['staged_writes'], d['staged_reads'], d['stage_plan'], d['stage_plan_kept'], d['stage_plan_unstaged'])")" = "(6, 3, True, 1, 0)" ] ||
+    fail "run report: $(j "$TMP/r.json" "(d.get('layer'), d.get('staged_writes'), d.get('staged_reads'), d.get('stage_plan'), d.get('stage_plan_kept'))")"
 "$CLRR" run --plan "$TMP/there.plan" --trust-plan -- "$V" --size 1048576 --iters 3 >/dev/null 2>"$TMP/rt.err" ||
     fail "run --plan there.plan: $(cat "$TMP/rt.err")"
 grep -q "nothing in it applies here (its staging was measured on no such device (driver .*), not on a device here): .* runs without the layer" \
@@ -101,11 +114,40 @@ d["staging"] = h["staging"]
 json.dump(d, open(sys.argv[3], "w"))
 PY
 "$CLRR" replay "$TMP/sp.clrr" --plan "$TMP/sp.plan" --json >"$TMP/sp.json" 2>"$TMP/sp.err" || fail "replay spmv: $(cat "$TMP/sp.err")"
-"$CLRR" run --plan "$TMP/sp.plan" --trust-plan --stage all --report "$TMP/spr.json" -- "$S" --size 131072 --quiet \
+"$CLRR" run --plan "$TMP/sp.plan" --trust-plan --report "$TMP/spr.json" -- "$S" --size 131072 --quiet \
     >/dev/null 2>"$TMP/spr.err" || fail "run spmv: $(cat "$TMP/spr.err")"
 [ "$(j "$TMP/sp.json" "(d['ok'], d['plan']['staged']['ahead'])")" = "(True, 7)" ] &&
     [ "$(j "$TMP/spr.json" "d['stage_blocks_ahead']")" = 7 ] && [ "$(j "$TMP/r.json" "d['stage_blocks_ahead']")" = 4 ] ||
     fail "blocks made ahead: replay $(j "$TMP/sp.json" "d['plan']['staged']"), live $(j "$TMP/spr.json" "d['stage_blocks_ahead']")"
+
+# unstaged (1.14): a plan whose layer runs anyway (deadwork's dead and
+# redundant transfers), with this device's staging measured and not kept:
+# the layer stages nothing there; kept instead, it stages; --stage all
+# stages whatever the plan says
+D=$B/tests/progs/deadwork
+need "$D"
+"$CLRR" record -o "$TMP/dw.clrr" -- "$D" --size 262144 --iters 3 --quiet >/dev/null || fail "recording deadwork"
+"$CLRR" optimize "$TMP/dw.clrr" -o "$TMP/dw.plan" >/dev/null 2>&1 || fail "optimize deadwork"
+python3 - "$TMP/dw.plan" "$TMP/here.plan" <<'PY' || fail "making the deadwork plans"
+import json, sys
+d, h = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+e = dict(h["staging"][0], before_ns=1000000, after_ns=2000000)
+d["unstaged"] = [e]
+json.dump(d, open(sys.argv[1].replace("dw.plan", "dwu.plan"), "w"))
+del d["unstaged"]
+d["staging"] = h["staging"]
+json.dump(d, open(sys.argv[1].replace("dw.plan", "dwk.plan"), "w"))
+PY
+"$CLRR" plan show "$TMP/dwu.plan" | grep -q "^unstaged  not staged on $dev (driver $drv), measured slower or no faster: 1.000 ms without, 2.000 ms with" ||
+    fail "plan show dwu.plan: $("$CLRR" plan show "$TMP/dwu.plan")"
+# (2 copy threads: with one, as on a 2-core machine, the rule is off anyway)
+for c in "dwu:--stage-threads 2:(0, True, 0, 1)" "dwk:--stage-threads 2:(True, True, 1, 0)" "dwu:--stage all:(True, False, 0, 0)"; do
+    n=${c%%:*}; rest=${c#*:}; opt=${rest%%:*}; want=${rest#*:}
+    "$CLRR" run --plan "$TMP/$n.plan" --trust-plan $opt --report "$TMP/$n.json" -- "$D" --size 262144 --iters 3 --quiet \
+        >/dev/null 2>"$TMP/$n.err" || fail "run --plan $n.plan $opt: $(cat "$TMP/$n.err")"
+    got=$(j "$TMP/$n.json" "(d['staged_writes'] and True, d['stage_plan'], d['stage_plan_kept'], d['stage_plan_unstaged'])")
+    [ "$got" = "$want" ] || fail "run --plan $n.plan $opt: (staged, stage_plan, kept, unstaged) $got, expected $want"
+done
 
 # corrupt entries: one line, exit 3
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" small "d['staging'][0]['min_bytes'] = 100" "staging\[0\].min_bytes: 100, at least 4096"
@@ -115,4 +157,7 @@ plan_refused "$TMP/here.plan" "$TMP/v.clrr" reps "d['staging'][0]['reps'] = 0" "
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" bytes "d['staging'][0]['bytes'] = 1" "staging\[0\]: bytes: fewer than transfers"
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" member "d['staging'][0]['extra'] = 1" "staging\[0\]"
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" old "d['version'] = '1.12'" "plan.staging: comes with 1.13"
+plan_refused "$TMP/here.plan" "$TMP/v.clrr" uold "d['version'] = '1.13'; d['unstaged'] = d.pop('staging')" "plan.unstaged: comes with 1.14"
+plan_refused "$TMP/here.plan" "$TMP/v.clrr" both "d['unstaged'] = [dict(d['staging'][0])]" "unstaged\[0\].device: .* is decided twice"
+plan_refused "$TMP/here.plan" "$TMP/v.clrr" usmall "d['unstaged'] = [dict(d.pop('staging')[0], min_bytes=4095)]" "unstaged\[0\].min_bytes: 4095, at least 4096"
 echo "opt_stage: ok"

@@ -49,10 +49,10 @@ t = json.load(open(sys.argv[2]))["local_sizes"][0]["tuned"][0]
 assert len(w) == 1 and w[0][3] == "blur" and w[0][6] == "1,1,1", w
 assert w[0][7] == "%d,%d,1" % tuple(t["local"]) and int(w[0][8]) == t["before_ns"] and int(w[0][9]) == t["after_ns"], (w, t)
 PY
-# the plan: 1.13, requires local_size, one tuned shape (blur) by pattern,
+# the plan: 1.14, requires local_size, one tuned shape (blur) by pattern,
 # with this device's measurements; nothing for ids
 [ "$(j "$TMP/w.plan" "(d['version'], 'local_size' in d['requires'], len(d['local_sizes']), d['local_sizes'][0]['kernel'], d['local_sizes'][0]['recorded'])")" \
-    = "('1.13', True, 1, 'blur', [1, 1])" ] || fail "the plan: $(j "$TMP/w.plan" "d['local_sizes']")"
+    = "('1.14', True, 1, 'blur', [1, 1])" ] || fail "the plan: $(j "$TMP/w.plan" "d['local_sizes']")"
 [ "$(j "$TMP/w.plan" "[(t['pass'], t['action'], t['occurrences']) for t in d['transformations'] if t['pass'] == 'wgsize']")" \
     = "[('wgsize', 'local_size', 2)]" ] || fail "transformations: $(j "$TMP/w.plan" "d['transformations']")"
 [ "$(j "$TMP/w.plan" "[t for t in d['transformations'] if 'ids@' in json.dumps(t) or t['pattern'].get('kernel', {}).get('kernel') == 'ids']")" = "[]" ] ||

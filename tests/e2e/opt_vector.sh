@@ -39,7 +39,7 @@ grep -q "^verified  the plan replayed here" "$TMP/f.txt" || fail "forced plan no
 python3 - "$TMP/f.plan" <<'PY' || fail "the vector kernel: $(j "$TMP/f.plan" "d['coarsenings']")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == "1.13", d["version"]
+assert d["version"] == "1.14", d["version"]
 c, = d["coarsenings"]
 assert (c["kernel"], c["dim"], c["factor"], c["form"], c["args"]) == ("axpb", 0, 4, "vector", 5), c
 s = c["source"]

@@ -1530,7 +1530,7 @@ static void sched_check(const plan_file *p, uint64_t queue, uint64_t predicted, 
     if (!strstr(buf, json))
         fprintf(stderr, "\n  the plan has no %s\n%s\n", json, buf);
     /* 1.9: the plan says it uses the schedule (PLAN.md, "Requires") */
-    const char *rq = strstr(buf, "\"version\": \"1.13\",\n\"requires\": [");
+    const char *rq = strstr(buf, "\"version\": \"1.14\",\n\"requires\": [");
     const char *line = rq ? strchr(rq, '\n') + 1 : NULL, *sc = line ? strstr(line, "\"schedule\"]") : NULL;
     CU_ASSERT(strstr(buf, json) != NULL && sc && sc < strchr(line, '\n'));
     free(buf);

@@ -488,7 +488,7 @@ static void test_requires(void)
     plan_file *e = plan_new();
     CU_ASSERT_FATAL(e != NULL);
     w = write_text(e);
-    CU_ASSERT(strstr(w, "\"version\": \"1.13\",\n\"requires\": [],\n") != NULL);
+    CU_ASSERT(strstr(w, "\"version\": \"1.14\",\n\"requires\": [],\n") != NULL);
     free(w);
     plan_free(e);
     CU_ASSERT(!strcmp(plan_feature_name(PLAN_FEAT_CHAIN), "chain") && plan_feature_name(PLAN_FEAT_COUNT) == NULL);
@@ -775,7 +775,8 @@ static void test_live_gain(void)
     }
 }
 
-/* 1.13: staging decisions, one per device, only when faster; written
+/* 1.13, 1.14: staging decisions, one per device, kept only when faster
+ * (unstaged: measured, not kept); written
  * and read back as they were; weighed live by their measured gain alone
  * (a plan with no transformation but a staging decision loads the layer). */
 static void test_stages(void)
@@ -802,7 +803,7 @@ static void test_stages(void)
     CU_ASSERT(plan_stage_count(p) == 1 && plan_stage_for(p, "NVIDIA H200", "580.1") == plan_get_stage(p, 0));
     CU_ASSERT(plan_stage_for(p, "NVIDIA H200", "580.2") == NULL);
     char *w = write_text(p);
-    CU_ASSERT(strstr(w, "\"version\": \"1.13\"") && strstr(w, "\n\"staging\": [\n  {\"device\":\"NVIDIA H200\","));
+    CU_ASSERT(strstr(w, "\"version\": \"1.14\"") && strstr(w, "\n\"staging\": [\n  {\"device\":\"NVIDIA H200\","));
     plan_file *q = NULL;
     char err[256] = "";
     plan_status st = plan_parse(w, strlen(w), &q, err, sizeof err);
@@ -819,6 +820,43 @@ static void test_stages(void)
     free(w2);
     free(w);
     plan_free(q);
+    /* 1.14: a measured decision not kept, slower or not (after_ns any);
+       one entry per device across both sections; written after staging,
+       read back as it was, and not a staging decision */
+    plan_stage u = s;
+    u.device = "NVIDIA H100";
+    u.after_ns = u.before_ns + 5000000;
+    plan_stage dup = u;
+    dup.device = s.device;
+    CU_ASSERT(plan_add_unstaged(p, &dup) == PLAN_ERR_ARG);   /* decided already, kept */
+    bad = u;
+    bad.min_bytes = 4095;
+    CU_ASSERT(plan_add_unstaged(p, &bad) == PLAN_ERR_ARG);
+    CU_ASSERT_FATAL(plan_add_unstaged(p, &u) == PLAN_OK);
+    CU_ASSERT(plan_add_stage(p, &(plan_stage){.device = u.device, .driver = u.driver, .min_bytes = 524288, .reps = 1}) ==
+              PLAN_ERR_ARG);   /* decided already, not kept */
+    CU_ASSERT(plan_unstaged_count(p) == 1 && plan_stage_count(p) == 1 &&
+              plan_unstaged_for(p, "NVIDIA H100", "580.1") == plan_get_unstaged(p, 0) &&
+              plan_stage_for(p, "NVIDIA H100", "580.1") == NULL && plan_unstaged_for(p, "NVIDIA H200", "580.1") == NULL);
+    w = write_text(p);
+    const char *ws = strstr(w, "\n\"staging\": ["), *wu = strstr(w, "\n\"unstaged\": [\n  {\"device\":\"NVIDIA H100\",");
+    CU_ASSERT(ws && wu && ws < wu);
+    q = NULL;
+    st = plan_parse(w, strlen(w), &q, err, sizeof err);
+    if (st != PLAN_OK)
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_FATAL(st == PLAN_OK);
+    g = plan_get_unstaged(q, 0);
+    CU_ASSERT_FATAL(plan_unstaged_count(q) == 1 && plan_stage_count(q) == 1 && g != NULL);
+    CU_ASSERT(!strcmp(g->device, u.device) && g->before_ns == u.before_ns && g->after_ns == u.after_ns &&
+              g->reps == u.reps && g->transfers == u.transfers);
+    w2 = write_text(q);
+    CU_ASSERT(!strcmp(w, w2));
+    free(w2);
+    free(w);
+    plan_free(q);
+    plan_remove_stages(p);
+    CU_ASSERT(plan_stage_count(p) == 0 && plan_unstaged_count(p) == 0);
     /* live: 20 ms against the layer's default 5.04 ms for 10 calls: kept;
        4 ms: below 1.5 times it, the decision removed */
     for (int k = 0; k < 2; k++) {
@@ -878,7 +916,7 @@ int main(void)
     CU_add_test(s, "random mutations", test_mutations);
     CU_add_test(s, "pass lists", test_passes_parse);
     CU_add_test(s, "1.12: tuned shapes of group coarsenings keep the recorded work-groups", test_group_locals);
-    CU_add_test(s, "1.13: staging decisions, their rules, round trip and live weighing", test_stages);
+    CU_add_test(s, "1.13, 1.14: staging decisions (kept and not), their rules, round trip and live weighing", test_stages);
     CU_add_test(s, "never slower live: the plan credited with no more than its parts measured", test_live_gain);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -166,10 +166,10 @@ static const char cli_optimize_usage[] =
     "                       of the trace's buffer writes and blocking reads of 512\n"
     "                       KiB or more (through pinned memory, as clrr run stages\n"
     "                       them; making the blocks and the copies counted), timed\n"
-    "                       as a pass and kept only when faster. MODE: auto\n"
-    "                       (devices without host-unified memory), all (any\n"
-    "                       device), off (the default, until it is measured on\n"
-    "                       more programs: optimizer/README.md \"Staging\")\n"
+    "                       as a pass and kept only when faster; when not, the plan\n"
+    "                       says so and clrr run does not stage there by its rule.\n"
+    "                       MODE: auto (the default with --measure: devices without\n"
+    "                       host-unified memory), all (any device), off\n"
     "  --json               one JSON object on stdout instead of the summary\n"
     "\n"
     "Exit status: 0 plan written, 2 usage error (PLAN is FILE, ...), 3 failed\n"
@@ -1169,6 +1169,8 @@ static int cli_optimize_run(int argc, char **argv)
         return cli_usage_err("--tune-force needs --tune");
     if (stage_set && !measure)
         return cli_usage_err("--stage decides by timed replays: it needs --measure");
+    if (!stage_set && measure)
+        stage = OPT_STAGE_AUTO;
     if (budget > 0 && !tune && !measure)
         return cli_usage_err("--budget bounds --measure and --tune: it needs one of them");
     if (o.split)

@@ -180,6 +180,14 @@ static void cli_plan_list(const char *path, const plan_file *p, uint64_t max)
                g->min_bytes >> 10, g->device, g->driver, g->before_ns / 1e6, g->after_ns / 1e6, g->reps,
                g->noise_ns / 1e6, g->transfers, (double)g->bytes / 1048576.0);
     }
+    for (size_t i = 0; i < plan_unstaged_count(p); i++) {   /* measured, not kept (1.14) */
+        const plan_stage *g = plan_get_unstaged(p, i);
+        printf("%s not staged on %s (driver %s), measured slower or no faster: %.3f ms without, %.3f ms with "
+               "(whole replays, %u pairs, noise %.3f ms; %" PRIu64 " transfers of %" PRIu64 " KiB or more, %.1f "
+               "MiB); a live run does not stage there\n", i ? "         " : "unstaged ", g->device, g->driver,
+               g->before_ns / 1e6, g->after_ns / 1e6, g->reps, g->noise_ns / 1e6, g->transfers, g->min_bytes >> 10,
+               (double)g->bytes / 1048576.0);
+    }
     size_t n = plan_xform_count(p);
     char *buf = malloc(PLAN_PATTERN_MAX + 1);
     for (size_t i = 0; i < n && i < max; i++) {
