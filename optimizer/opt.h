@@ -119,6 +119,7 @@ typedef struct opt_replay_info {
 #define OPT_STAGE_OFF 0
 #define OPT_STAGE_AUTO 1      /* devices without host-unified memory */
 #define OPT_STAGE_ALL 2
+#define OPT_STAGE_DEFAULT 3   /* auto, not asked for: no line where it is not tried */
 
 typedef struct opt_verify {
     /* Replays the trace with plan @p p (owned by the caller of the hook,

@@ -738,6 +738,8 @@ static plan_status opt_vstage(opt_vrun *x, plan_file **p)
     if (!want)
         return PLAN_OK;   /* nothing a staging would take */
     if (want == 2) {
+        if (x->v->stage == OPT_STAGE_DEFAULT)
+            return PLAN_OK;   /* not asked for: nothing to say on every CPU device */
         opt_vsay(x, "staging not tried: %.200s shares the host's memory (its transfers are copies in host memory; "
                  "--stage all tries it)", ri.device);
         return PLAN_OK;

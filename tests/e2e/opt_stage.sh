@@ -31,13 +31,18 @@ for a in "--measure --stage sometimes" "--stage all"; do
 done
 grep -q "needs --measure" "$TMP/u.err" || fail "--stage without --measure: $(cat "$TMP/u.err")"
 
-# off: no staging timed; auto (the default with --measure): not tried on a
-# device that shares the host's memory, and nothing said of it in the plan
+# off: no staging timed; auto (the default with --measure, when it says
+# nothing of it): not tried on a device that shares the host's memory,
+# and nothing said of it in the plan
 "$CLRR" optimize "$TMP/v.clrr" -o "$TMP/d.plan" --measure=3 --stage off --budget 30 >/dev/null 2>"$TMP/d.err" ||
     fail "optimize --stage off: $(cat "$TMP/d.err")"
 ! grep -q "staging" "$TMP/d.err" || fail "staging timed with --stage off: $(cat "$TMP/d.err")"
-"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/a.plan" --measure=3 --budget 30 >/dev/null 2>"$TMP/a.err" ||
-    fail "optimize --measure: $(cat "$TMP/a.err")"
+"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/n.plan" --measure=3 --budget 30 >/dev/null 2>"$TMP/n.err" ||
+    fail "optimize --measure: $(cat "$TMP/n.err")"
+! grep -q "staging" "$TMP/n.err" || fail "staging said by default on a CPU device: $(cat "$TMP/n.err")"
+[ "$(j "$TMP/n.plan" "('staging' in d, 'unstaged' in d)")" = "(False, False)" ] || fail "default plan: $(cat "$TMP/n.plan")"
+"$CLRR" optimize "$TMP/v.clrr" -o "$TMP/a.plan" --measure=3 --stage auto --budget 30 >/dev/null 2>"$TMP/a.err" ||
+    fail "optimize --stage auto: $(cat "$TMP/a.err")"
 grep -q "^clrr optimize: verify: staging not tried: .* shares the host's memory" "$TMP/a.err" || fail "--stage auto: $(cat "$TMP/a.err")"
 [ "$(j "$TMP/a.plan" "(d['version'], 'staging' in d, 'unstaged' in d)")" = "('1.14', False, False)" ] ||
     fail "--stage auto plan: $(cat "$TMP/a.plan")"

@@ -1170,7 +1170,7 @@ static int cli_optimize_run(int argc, char **argv)
     if (stage_set && !measure)
         return cli_usage_err("--stage decides by timed replays: it needs --measure");
     if (!stage_set && measure)
-        stage = OPT_STAGE_AUTO;
+        stage = OPT_STAGE_DEFAULT;   /* auto, without the line where it is not tried */
     if (budget > 0 && !tune && !measure)
         return cli_usage_err("--budget bounds --measure and --tune: it needs one of them");
     if (o.split)
