@@ -56,7 +56,10 @@ rec_fork() {
         rc=0
         # a retry replaces the hung try's partial traces (--force)
         timeout 30 "$CLRR" record $([ $try -gt 1 ] && echo --force) "$@" >"$label.out" 2>"$label.err" || rc=$?
-        [ $rc = 124 ] && [ "${CLRR_SAN:-0}" = 1 ] && [ $try -lt 3 ] && continue
+        # (a hung child of forker's dies of its own 20 s alarm, its stack
+        # printed, before the 30 s timeout: a hang too)
+        { [ $rc = 124 ] || { [ $rc != 0 ] && grep -q "^forker: a child hung" "$label.err"; }; } &&
+            [ "${CLRR_SAN:-0}" = 1 ] && [ $try -lt 3 ] && { cp "$label.err" "$label.hung$try.err"; continue; }
         break
     done
     [ $rc = 124 ] && fail "$label: clrr record hung (killed after 30 s)"
