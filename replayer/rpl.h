@@ -747,6 +747,8 @@ typedef struct rpl_summary {
     uint64_t plan_staged_bytes;  /* ... their bytes */
     uint64_t plan_stage_unpinned;   /* ... transfers it would stage that found no pinned block */
     uint64_t plan_stage_ahead;   /* ... blocks made ahead at buffer creation, as the layer makes them */
+    uint64_t plan_stage_block_bytes;   /* ... the data bytes of the blocks made (ahead or at a transfer;
+                                          the layer's stage_block_bytes) */
     /* the transfers a staging would take (buffer writes and blocking reads
      * of at least RPL_STAGE_PROBE bytes), and the device of the first one's
      * queue (what `clrr optimize` decides a staging for) */

@@ -96,7 +96,7 @@ static rpl_chunk *rpl_chunk_staged(rpl_cx *x, size_t len)
      * creation), so that is counted in the call's time as well */
     void *pin = NULL;
     int64_t t0 = rpl_clock_ns();
-    rpl_chunk *c = rpl_pin_take_capped(s, q->live, sizeof *c + len, RPL_STAGE_CAP, &pin);
+    rpl_chunk *c = rpl_pin_take_staged(s, q->live, sizeof *c, len, &pin);
     x->stage_ns += rpl_clock_ns() - t0;
     if (!c) {
         s->sum.plan_stage_unpinned++;
@@ -132,7 +132,7 @@ int rpl_stage_buffer(rpl_cx *x, cl_context ctx, size_t size)
     if (!co->stage_min || size < co->stage_min || size > SIZE_MAX - sizeof(rpl_chunk))
         return RPL_OK;
     int64_t t0 = rpl_clock_ns();
-    int made = rpl_pin_ahead(s, ctx, co->stage_dev, sizeof(rpl_chunk) + size, RPL_STAGE_CAP);
+    int made = rpl_pin_ahead(s, ctx, co->stage_dev, sizeof(rpl_chunk), size);
     x->stage_ns += rpl_clock_ns() - t0;
     if (made < 0)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory");

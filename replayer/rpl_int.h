@@ -478,16 +478,19 @@ int rpl_sched_sync(rpl_cx *x, cl_command_queue q, int finish);
  * its handle for rpl_pin_give; NULL when there is none (ordinary memory
  * then). rpl_pin_free: at the session's end, after every chunk. */
 void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin);
-/* rpl_pin_take_capped: the same, the pool holding at most @p cap bytes
- * (0: its own bound). rpl_pin_ahead: a buffer whose transfers take blocks
- * of @p size was made in @p ctx: for the first RPL_PIN_PREPARE such
- * buffers per context and block size, blocks of that size are made
- * (mapped through a queue on @p dev) until there is one per buffer and one
- * more, within @p cap, as the layer's stager makes them ahead
- * (live/live_stage.c live_stage_buffer). @return the blocks made, or -1
- * (out of memory). */
-void *rpl_pin_take_capped(rpl_session *s, cl_command_queue q, size_t size, size_t cap, void **pin);
-int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap);
+/* rpl_pin_take_staged: the same for a plan's staged transfer of @p len
+ * bytes behind a chunk header of @p hdr: a block of the layer's size for
+ * @p len (a power of two from RPL_STAGE_BLOCK_MIN) and the header, the
+ * staging's blocks within the layer's RPL_STAGE_CAP. rpl_pin_ahead: a
+ * buffer of @p len bytes, whose transfers take such blocks, was made in
+ * @p ctx: for the first RPL_PIN_PREPARE such buffers per context and
+ * block size, blocks of that size are made (mapped through a queue on
+ * @p dev) until there is one per buffer and one more, as the layer's
+ * stager makes them ahead (live/live_stage.c live_stage_buffer). Both add
+ * the data bytes of the blocks they make to plan_stage_block_bytes.
+ * @return the blocks made, or -1 (out of memory). */
+void *rpl_pin_take_staged(rpl_session *s, cl_command_queue q, size_t hdr, size_t len, void **pin);
+int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t hdr, size_t len);
 #define RPL_PIN_PREPARE 8u   /* the layer's RS_PREPARE */
 void rpl_pin_give(void *pin);
 void rpl_pin_stats(const rpl_session *s, uint64_t *taken, uint64_t *fallbacks, uint64_t *evicted);
@@ -574,6 +577,7 @@ int rpl_stage_out(rpl_cx *x);
  * RPL_ERR_NOMEM. */
 int rpl_stage_buffer(rpl_cx *x, cl_context ctx, size_t size);
 #define RPL_STAGE_CAP ((size_t)256 << 20)   /* the layer's CLRR_STAGE_CAP default */
+#define RPL_STAGE_BLOCK_MIN ((size_t)1 << 20)   /* the layer's least block (RS_BLOCK_MIN) */
 /* Notes that launch @p seq of kernel @p kernel_id may write its memory arguments. */
 void rpl_note_launch(rpl_session *s, uint64_t seq, rpl_obj *kernel);
 /* The last read-back this step produced (for rpl_step's rb). */

@@ -155,6 +155,27 @@ static size_t rpl_pin_class(size_t size, size_t cap)
     return cls >= size && cls <= cap ? cls : 0;
 }
 
+/* The block of a staged transfer of @p len bytes behind a chunk header of
+ * @p hdr bytes: the layer's block for it (live/live_stage.c rs_class: a
+ * power of two from 1 MiB) and the header, so that the replay pins what
+ * the layer pins; 0 when that data would pass @p cap. */
+static size_t rpl_pin_stage_class(size_t hdr, size_t len, size_t cap)
+{
+    size_t cls = RPL_STAGE_BLOCK_MIN;
+    while (cls < len && cls <= cap / 2)
+        cls *= 2;
+    return cls >= len && cls <= cap ? cls + hdr : 0;
+}
+
+/* The staging's bound, in the pool's bytes: RPL_STAGE_CAP of the layer's
+ * data (its cap counts its blocks' bytes), each block here also holding
+ * one header (at most one per RPL_STAGE_BLOCK_MIN), within the pool's. */
+static size_t rpl_pin_stage_cap(const rpl_session *s, size_t hdr)
+{
+    size_t cap = RPL_STAGE_CAP + RPL_STAGE_CAP / RPL_STAGE_BLOCK_MIN * hdr;
+    return cap < rpl_pin_cap(s) ? cap : rpl_pin_cap(s);
+}
+
 static struct rpl_pins *rpl_pins_of(rpl_session *s)
 {
     if (!s->pins)
@@ -162,14 +183,10 @@ static struct rpl_pins *rpl_pins_of(rpl_session *s)
     return s->pins;
 }
 
-void *rpl_pin_take_capped(rpl_session *s, cl_command_queue q, size_t size, size_t cap, void **pin)
+/* A free block of @p cls bytes in @p q's context, made within @p cap when
+ * there is none (*made set then); NULL when it cannot be had. */
+static rpl_pin *rpl_pin_get(rpl_session *s, struct rpl_pins *P, cl_command_queue q, size_t cls, size_t cap, int *made)
 {
-    *pin = NULL;
-    struct rpl_pins *P = rpl_pins_of(s);
-    if (!P)
-        return NULL;
-    cap = cap && cap < rpl_pin_cap(s) ? cap : rpl_pin_cap(s);
-    size_t cls = rpl_pin_class(size, cap);
     cl_context ctx = NULL;
     cl_command_queue mq = cls ? rpl_pin_queue(s, P, q, &ctx) : NULL;
     if (!mq) {
@@ -180,28 +197,42 @@ void *rpl_pin_take_capped(rpl_session *s, cl_command_queue q, size_t size, size_
     for (size_t i = 0; i < P->nb && !b; i++)
         if (!P->b[i]->busy && P->b[i]->ctx == ctx && P->b[i]->size == cls)
             b = P->b[i];
-    if (!b && !(b = rpl_pin_make(s, P, ctx, mq, cls, cap))) {
+    if (!b && (*made = 1) && !(b = rpl_pin_make(s, P, ctx, mq, cls, cap))) {
         P->fallbacks++;
         return NULL;
     }
     b->busy = 1;
     P->taken++;
-    *pin = b;
-    return b->p;
+    return b;
 }
 
 void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
 {
-    return rpl_pin_take_capped(s, q, size, 0, pin);
+    struct rpl_pins *P = rpl_pins_of(s);
+    int made = 0;
+    rpl_pin *b = P ? rpl_pin_get(s, P, q, rpl_pin_class(size, rpl_pin_cap(s)), rpl_pin_cap(s), &made) : NULL;
+    *pin = b;
+    return b ? b->p : NULL;
 }
 
-int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size, size_t cap)
+void *rpl_pin_take_staged(rpl_session *s, cl_command_queue q, size_t hdr, size_t len, void **pin)
+{
+    struct rpl_pins *P = rpl_pins_of(s);
+    size_t cap = rpl_pin_stage_cap(s, hdr), cls = rpl_pin_stage_class(hdr, len, RPL_STAGE_CAP);
+    int made = 0;
+    rpl_pin *b = P ? rpl_pin_get(s, P, q, cls, cap, &made) : NULL;
+    if (b && made)
+        s->sum.plan_stage_block_bytes += cls - hdr;
+    *pin = b;
+    return b ? b->p : NULL;
+}
+
+int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t hdr, size_t len)
 {
     struct rpl_pins *P = rpl_pins_of(s);
     if (!P)
         return -1;
-    cap = cap && cap < rpl_pin_cap(s) ? cap : rpl_pin_cap(s);
-    size_t cls = rpl_pin_class(size, cap), i = 0;
+    size_t cap = rpl_pin_stage_cap(s, hdr), cls = rpl_pin_stage_class(hdr, len, RPL_STAGE_CAP), i = 0;
     if (!cls)
         return 0;
     while (i < P->nbufs && (P->bufs[i].ctx != ctx || P->bufs[i].size != cls))
@@ -226,6 +257,7 @@ int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t size,
     while (have < want && rpl_pin_make(s, P, ctx, mq, cls, cap)) {
         have++;
         made++;
+        s->sum.plan_stage_block_bytes += cls - hdr;
     }
     return made;
 }

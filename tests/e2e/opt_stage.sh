@@ -124,6 +124,14 @@ PY
 [ "$(j "$TMP/sp.json" "(d['ok'], d['plan']['staged']['ahead'])")" = "(True, 7)" ] &&
     [ "$(j "$TMP/spr.json" "d['stage_blocks_ahead']")" = 7 ] && [ "$(j "$TMP/r.json" "d['stage_blocks_ahead']")" = 4 ] ||
     fail "blocks made ahead: replay $(j "$TMP/sp.json" "d['plan']['staged']"), live $(j "$TMP/spr.json" "d['stage_blocks_ahead']")"
+# ... and of the layer's sizes: the replay pins the bytes the layer pins
+# (its blocks also hold a chunk header; a 4 MiB transfer took an 8 MiB block
+# before), spmv 4 + 3 blocks of 1 and 8 MiB, vecadd 4 of 4 MiB
+[ "$(j "$TMP/sp.json" "d['plan']['staged']['block_bytes']")" = "$(j "$TMP/spr.json" "d['stage_block_bytes']")" ] &&
+    [ "$(j "$TMP/spr.json" "d['stage_block_bytes']")" = $(((4 + 3 * 8) << 20)) ] &&
+    [ "$(j "$TMP/h.json" "d['plan']['staged']['block_bytes']")" = "$(j "$TMP/r.json" "d['stage_block_bytes']")" ] &&
+    [ "$(j "$TMP/r.json" "d['stage_block_bytes']")" = $((16 << 20)) ] ||
+    fail "blocks' bytes: replay spmv $(j "$TMP/sp.json" "d['plan']['staged']"), live $(j "$TMP/spr.json" "d['stage_block_bytes']"); replay vecadd $(j "$TMP/h.json" "d['plan']['staged']"), live $(j "$TMP/r.json" "d['stage_block_bytes']")"
 
 # unstaged (1.14): a plan whose layer runs anyway (deadwork's dead and
 # redundant transfers), with this device's staging measured and not kept:

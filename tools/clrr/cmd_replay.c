@@ -536,6 +536,7 @@ static json_t *cli_plan_json(const rpl_summary *s, const cli_replay *r)
     CLI_JSET(t, "bytes", cli_json_u64(s->plan_staged_bytes));
     CLI_JSET(t, "unpinned", cli_json_u64(s->plan_stage_unpinned));
     CLI_JSET(t, "ahead", cli_json_u64(s->plan_stage_ahead));
+    CLI_JSET(t, "block_bytes", cli_json_u64(s->plan_stage_block_bytes));
     CLI_JSET(o, "staged", t);
     t = json_object();
     CLI_JSET(t, "applied", cli_json_u64(s->plan_local));
