@@ -812,6 +812,97 @@ static void test_measure_final(void)
     unlink(b.path);
 }
 
+/* The staging decision (opt_vstage, last): on a device without host-unified
+ * memory the plan with a staging decision is timed against the plan
+ * without; asked for (--stage auto), faster is written in staging, slower
+ * in unstaged; by default (OPT_STAGE_DEFAULT) only slower is written (a
+ * faster one is left to the layer's rule, with one line), and a device
+ * that shares the host's memory is not tried, without a line. */
+typedef struct scase {
+    tcase t;
+    double factor;            /* a plan with a staging decision takes this times as long */
+    int unified;
+} scase;
+
+static int scase_time(void *user, const plan_file *p, double *ns, char *err, size_t cap)
+{
+    scase *c = user;
+    int r = tcase_time(&c->t, p, ns, err, cap);
+    if (plan_stage_count(p))
+        *ns *= c->factor;
+    return r;
+}
+
+static void scase_line(void *user, const char *line)
+{
+    tcase_line(&((scase *)user)->t, line);
+}
+
+static void scase_info(void *user, opt_replay_info *out)
+{
+    const scase *c = user;
+    memset(out, 0, sizeof *out);
+    out->min_bytes = 524288;
+    out->transfers = 2;
+    out->bytes = 2u << 20;
+    out->unified = c->unified;
+    snprintf(out->device, sizeof out->device, "GPU X");
+    snprintf(out->driver, sizeof out->driver, "1.0");
+}
+
+static void test_measure_stage(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 4096, NULL);
+    tb_write(&b, q, a, 0, 4096, Y);   /* dead: overwritten by the next */
+    tb_write(&b, q, a, 0, 4096, X);
+    tb_read(&b, q, a, 0, 4096, X);
+    tb_close(&b);
+    opt_options o = {.passes = 1u << D};
+    char err[512] = "";
+    static const struct {
+        int mode, unified;
+        double factor;
+        int staging, unstaged;
+        const char *want;
+    } cases[] = {
+        {OPT_STAGE_AUTO, 0, 0.5, 1, 0, "staging kept on GPU X: 2 transfers of 512 KiB or more (2.0 MiB)"},
+        {OPT_STAGE_AUTO, 0, 2.0, 0, 1, "staging not kept on GPU X: 2 transfers of 512 KiB or more (2.0 MiB): measured "
+                                       "160.000 ms with it, 80.000 ms without"},
+        {OPT_STAGE_DEFAULT, 0, 0.5, 0, 0, "staging faster, not written on GPU X"},
+        {OPT_STAGE_DEFAULT, 0, 2.0, 0, 1, "written as unstaged: a live run does not stage there"},
+        {OPT_STAGE_DEFAULT, 1, 0.5, 0, 0, NULL},
+        {OPT_STAGE_AUTO, 1, 0.5, 0, 0, "staging not tried: GPU X shares the host's memory"},
+        {OPT_STAGE_ALL, 1, 0.5, 1, 0, "staging kept on GPU X"},
+        {OPT_STAGE_OFF, 0, 0.5, 0, 0, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        scase c = {.t = {.t = {100e6, 80e6, 80e6, 80e6}, .want = cases[k].want}, .factor = cases[k].factor,
+                   .unified = cases[k].unified};
+        opt_verify h = {.replay = tcase_replay, .on_removed = scase_line, .user = &c, .max_replays = 24,
+                        .time = scase_time, .reps = 3, .stage = cases[k].mode, .replay_info = scase_info};
+        plan_file *p = NULL;
+        opt_verify_result res;
+        CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h, &p, &res, err, sizeof err) == PLAN_OK);
+        int said = c.t.seen;
+        if ((int)plan_stage_count(p) != cases[k].staging || (int)plan_unstaged_count(p) != cases[k].unstaged ||
+            (cases[k].want && !said) || plan_get_pass(p, D)->transformations != 1)
+            fprintf(stderr, "\nstage case %zu: staging %zu, unstaged %zu, line %s\n", k, plan_stage_count(p),
+                    plan_unstaged_count(p), said ? "said" : "not said");
+        CU_ASSERT((int)plan_stage_count(p) == cases[k].staging && (int)plan_unstaged_count(p) == cases[k].unstaged);
+        CU_ASSERT(!cases[k].want || said);
+        CU_ASSERT(plan_get_pass(p, D)->transformations == 1);
+        CU_ASSERT(res.stage_kept == (cases[k].staging == 1));
+        if (cases[k].unstaged) {
+            const plan_stage *u = plan_get_unstaged(p, 0);
+            CU_ASSERT(u && !strcmp(u->device, "GPU X") && u->after_ns > u->before_ns && u->reps >= 3);
+        }
+        plan_free(p);
+    }
+    unlink(b.path);
+}
+
 /* Vertical fusion: p's output b read by the next launch at the same element
  * fuses (b no longer stored when nothing reads it later, stored when the
  * host reads it); a consumer reading another element, or a command between
@@ -1658,6 +1749,8 @@ int main(void)
                 test_dead_binary_kernels);
     CU_add_test(s, "verify: the transformation that mismatches is found and left out", test_verify);
     CU_add_test(s, "measure: each pass, then the whole plan against no plan", test_measure_final);
+    CU_add_test(s, "measure: staging written when faster (asked), unstaged when slower, the default's win left to the rule",
+                test_measure_stage);
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);
