@@ -1465,6 +1465,7 @@ static const rec_hooks live_hooks = {
     .stage_user_event = live_stage_user_event,
     .stage_wait = live_stage_wait,
     .stage_buffer = live_stage_buffer,
+    .stage_filling = live_stage_filling,
     .stage_record = live_stage_record,
     .stage_write = live_stage_write,
     .stage_read = live_stage_read_held,

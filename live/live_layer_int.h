@@ -67,6 +67,10 @@ void live_stage_init(void);                   /* reads CLRR_STAGE* */
  * plan's measured decisions (staging, unstaged; @p p outlives the run)
  * decide for the devices they name, the rule for the others */
 void live_stage_plan(const plan_file *p);
+/* a non-blocking read that was not staged fills [p, p + n) until event
+ * @p e completes (NULL: never learned): no write is staged from there
+ * meanwhile (its early copy would miss the read's bytes) */
+void live_stage_filling(const void *p, size_t n, cl_event e);
 int live_stage_record(void);                  /* record mode: live_stage_init; 1 when staging is on */
 int live_stage_on(void);                      /* 0: nothing is ever staged */
 void live_stage_user_event(void);             /* the application made a user event */

@@ -99,6 +99,19 @@ typedef struct rs_bufs {     /* large buffers the application made, per context 
     unsigned count;
 } rs_bufs;
 
+/* A non-blocking read the stager did not stage, still filling the
+ * application's memory [p, p + n): a write staged from there would copy
+ * bytes the read has not written yet (made as the application made it,
+ * the write reads them when it runs, after the read on an in-order
+ * queue). Set done by the read's event's callback; one whose completion
+ * cannot be learned stays. */
+typedef struct rs_fill {
+    const unsigned char *p;
+    size_t n;
+    _Atomic int done;
+} rs_fill;
+#define RS_FILL_MAX 4096        /* more pending at once: no write is staged until some complete */
+
 typedef struct rs_ctx {
     cl_context ctx;
     cl_command_queue q;       /* maps this context's blocks */
@@ -111,6 +124,10 @@ static struct {
     const plan_file *plan;    /* its staging decisions, where CLRR_STAGE is not set (live_stage_plan) */
     size_t rule_min;          /* CLRR_STAGE_MIN: the rule's least bytes (min_bytes: the least of all) */
     unsigned plan_kept, plan_unstaged;   /* devices the plan decided, as seen */
+    rs_fill **fill;           /* pending non-blocking reads into the application's memory */
+    size_t nfill, capfill;
+    int fill_full;            /* RS_FILL_MAX reached: writes are not staged while it lasts */
+    uint64_t fill_kept;       /* writes not staged: a pending read still fills their bytes */
     int writes_only;          /* CLRR_STAGE_READS=0: reads run as made */
     unsigned threads;
     size_t min_bytes, cap, total;
@@ -618,6 +635,58 @@ static void CL_CALLBACK rs_written(cl_event e, cl_int status, void *user)
     rs_block_put(user);
 }
 
+/* Whether a pending read (rs_fill) still fills some of [p, p + n); the
+ * completed ones are forgotten. Under rs.mu. */
+static int rs_filling(const void *p, size_t n)
+{
+    const unsigned char *a = p;
+    int hit = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < rs.nfill; i++) {
+        rs_fill *f = rs.fill[i];
+        if (atomic_load(&f->done)) {
+            free(f);
+            continue;
+        }
+        hit |= a < f->p + f->n && f->p < a + n;
+        rs.fill[k++] = f;
+    }
+    rs.nfill = k;
+    if (k < RS_FILL_MAX)
+        rs.fill_full = 0;
+    return hit || rs.fill_full;
+}
+
+static void CL_CALLBACK rs_filled(cl_event e, cl_int status, void *user)
+{
+    (void)e;
+    (void)status;   /* complete or failed: the read writes no more */
+    atomic_store(&((rs_fill *)user)->done, 1);
+}
+
+void live_stage_filling(const void *p, size_t n, cl_event e)
+{
+    if (!rs.mode || !p || !n)
+        return;
+    rs_fill *f = calloc(1, sizeof *f);
+    pthread_mutex_lock(&rs.mu);
+    if (!f || rs.nfill >= RS_FILL_MAX ||
+        plan_grow((void **)&rs.fill, &rs.capfill, rs.nfill + 1, sizeof *rs.fill)) {
+        rs.fill_full = 1;   /* not tracked: no write is staged until the list drains */
+        pthread_mutex_unlock(&rs.mu);
+        free(f);
+        return;
+    }
+    f->p = p;
+    f->n = n;
+    rs.fill[rs.nfill++] = f;
+    pthread_mutex_unlock(&rs.mu);
+    /* no event, or no callback: its completion is never learned, and the
+       range is never staged from again */
+    if (e)
+        live_next->clSetEventCallback(e, CL_COMPLETE, rs_filled, f);
+}
+
 /* A block for a transfer of @p size bytes on @p q, or NULL: not staged. */
 static rs_block *rs_begin(cl_command_queue q, size_t size, const void *ptr, int read, cl_bool blocking)
 {
@@ -628,6 +697,11 @@ static rs_block *rs_begin(cl_command_queue q, size_t size, const void *ptr, int 
     rs_block *b = NULL;
     pthread_mutex_lock(&rs.mu);
     size_t min;
+    if (!read && (rs.nfill || rs.fill_full) && rs_filling(ptr, size)) {
+        rs.fill_kept++;   /* a pending read fills these bytes: the driver reads them when the write runs */
+        pthread_mutex_unlock(&rs.mu);
+        return NULL;
+    }
     if ((!read || blocking || !rs.user_events) && (min = rs_queue_stages(q, &ctx, &dev)) && size >= min) {
         b = rs_block_take(ctx, dev, size);
         if (!b)
@@ -946,7 +1020,21 @@ static int rs_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off,
 int live_stage_read(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
                     cl_uint nw, const cl_event *wl, cl_event *ev, cl_int *ret)
 {
-    return rs_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret, NULL);
+    if (rs_read(q, buf, blocking, off, size, ptr, nw, wl, ev, ret, NULL))
+        return 1;
+    if (blocking || !rs.mode || !ptr || !size || (nw > 0) != (wl != NULL))
+        return 0;
+    /* not staged and non-blocking: made here as the application made it,
+       with an event (ours where it asked none, released at once: the
+       callback still comes) to learn when its bytes are in */
+    cl_event mine = NULL;
+    cl_int r = live_next->clEnqueueReadBuffer(q, buf, CL_FALSE, off, size, ptr, nw, wl, ev ? ev : &mine);
+    if (r == CL_SUCCESS)
+        live_stage_filling(ptr, size, ev ? *ev : mine);
+    if (mine)
+        live_next->clReleaseEvent(mine);
+    *ret = r;
+    return 1;
 }
 
 int live_stage_read_held(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t off, size_t size, void *ptr,
@@ -983,13 +1071,13 @@ void live_stage_report(FILE *f)
             "\"stage_copy_us\": %lld, \"stage_blocks\": %llu, \"stage_blocks_ahead\": %llu, \"stage_deferred\": %llu, "
             "\"stage_deferred_early\": %llu, \"stage_deferred_late\": %llu, \"stage_deferred_uncounted\": %d, "
             "\"stage_deferred_first_us\": %lld, \"stage_read_pieces\": %llu, \"stage_plan\": %s, "
-            "\"stage_plan_kept\": %u, \"stage_plan_unstaged\": %u",
+            "\"stage_plan_kept\": %u, \"stage_plan_unstaged\": %u, \"stage_fill_kept\": %llu",
             rs.mode == 2 ? "all" : rs.mode == 1 ? "auto" : "off", rs.writes_only ? "false" : "true",
             rs.mode ? rs.threads : 0,
             (unsigned long long)rs.writes, (unsigned long long)rs.reads, (unsigned long long)rs.bytes,
             (unsigned long long)rs.no_block, (unsigned long long)rs.total, (long long)(rs.alloc_ns / 1000),
             (long long)(rs.copy_ns / 1000), (unsigned long long)rs.made, (unsigned long long)rs.ahead,
             (unsigned long long)rs.deferred, early, late, uncounted, first_us, (unsigned long long)rs.piecewise,
-            rs.plan ? "true" : "false", rs.plan_kept, rs.plan_unstaged);
+            rs.plan ? "true" : "false", rs.plan_kept, rs.plan_unstaged, (unsigned long long)rs.fill_kept);
     pthread_mutex_unlock(&rs.mu);
 }

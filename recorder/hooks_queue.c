@@ -184,6 +184,6 @@ void rec_post_clCreateUserEvent(rec_call *c, int ok, cl_event *ret, cl_context a
     (void)a_errcode_ret;
     if (ok)
         rec_host_user_event();
-    if (ok && rec_g.plan)
-        rec_stage_user_event();
+    if (ok)
+        rec_stage_user_event();   /* plan mode, and record mode's staging (it checks) */
 }

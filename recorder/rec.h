@@ -181,6 +181,12 @@ typedef struct rec_hooks {
     void (*stage_user_event)(void);
     void (*stage_wait)(void);
     void (*stage_buffer)(cl_context context, size_t size);
+    /* A non-blocking read into host memory that the hooks did not make
+     * (clEnqueueReadBufferRect, clEnqueueReadImage; clEnqueueReadBuffer in
+     * record mode) fills [p, p + n) until event @p e completes (NULL: not
+     * known): no write may be staged from there meanwhile. Calling thread,
+     * no lock held. */
+    void (*stage_filling)(const void *p, size_t n, cl_event e);
     /* Record mode (init answered 0), once, right after init: reads the
      * staging settings (CLRR_STAGE*); 1: buffer writes and reads may be
      * staged, and stage_write, stage_read, stage_buffer, stage_user_event

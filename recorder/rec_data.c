@@ -296,6 +296,11 @@ void rec_cap_complete(rec_call *c, unsigned i, const void *p, size_t len, cl_boo
                       cl_event ev)
 {
     int staged = c->fn == REC_FN_clEnqueueReadBuffer && c->hook_p == &rec_stage_mark;
+    /* a non-blocking read the stager did not make (in plan mode it makes
+       every clEnqueueReadBuffer it sees, live_stage_read): no write is
+       staged from its memory until it completes */
+    if (!blocking && p && !staged && !(c->plan && c->fn == REC_FN_clEnqueueReadBuffer))
+        rec_stage_filling(p, len, ev);
     if (staged && c->scratch[1]) {   /* rec_read_stage kept the block: captured from it, later */
         if (p && c->capture) {
             c->out[i].state = REC_SLOT_DEFERRED;

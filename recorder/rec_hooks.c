@@ -120,6 +120,12 @@ void rec_stage_buffer(cl_context ctx, size_t size)
         rec_hk->stage_buffer(ctx, size);
 }
 
+void rec_stage_filling(const void *p, size_t n, cl_event e)
+{
+    if ((rec_g.plan || rec_g.stage) && rec_hk->stage_filling)
+        rec_hk->stage_filling(p, n, e);
+}
+
 _Atomic uint64_t rec_n_staged;
 
 void rec_stage_record_init(void)

@@ -197,6 +197,7 @@ void rec_plan_end(void);
 void rec_plan_time(uint32_t fn, int64_t ns);
 int rec_stage_on(void);
 void rec_stage_user_event(void);
+void rec_stage_filling(const void *p, size_t n, cl_event e);   /* rec_hooks.stage_filling */
 void rec_stage_wait(void);
 void rec_stage_buffer(cl_context ctx, size_t size);
 /* Record mode's staged transfers (rec_hooks.c): rec_stage_record_init()

@@ -162,6 +162,25 @@ for c in "dwu:--stage-threads 2:(0, True, 0, 1)" "dwk:--stage-threads 2:(True, T
     [ "$got" = "$want" ] || fail "run --plan $n.plan $opt: (staged, stage_plan, kept, unstaged) $got, expected $want"
 done
 
+# a staged write never copies memory a pending non-blocking read still
+# fills (the layer makes every such read it does not stage and follows its
+# event): nbread's modes under this device's decision, and writes only
+# (CLRR_STAGE_READS=0, as --stage writes on a GPU), right results; uevent
+# (the read waits for a user event, so it is not made blocking) keeps its
+# write unstaged (write, writes only: when the read is still running then;
+# on a CPU device it has often finished: either, x)
+N=$B/tests/progs/nbread
+need "$N"
+for c in "read::0" "map::0" "write::0" "uevent::1" "write:0:x" "uevent:0:1"; do
+    m=${c%%:*}; rest=${c#*:}; reads=${rest%%:*}; kept=${rest#*:}
+    rc=0
+    env ${reads:+CLRR_STAGE=all CLRR_STAGE_READS=$reads} timeout 60 "$CLRR" run -q --plan "$TMP/here.plan" --trust-plan \
+        --report "$TMP/nb.json" -- "$N" $m >"$TMP/nb.out" 2>&1 || rc=$?
+    [ $rc = 0 ] && grep -q "nbread $m: .* ok" "$TMP/nb.out" || fail "nbread $m (reads ${reads:-staged}) under the plan: exit $rc: $(cat "$TMP/nb.out")"
+    [ "$kept" = x ] || [ "$(j "$TMP/nb.json" "d['stage_fill_kept']")" = "$kept" ] ||
+        fail "nbread $m (reads ${reads:-staged}): stage_fill_kept $(j "$TMP/nb.json" "(d['stage_fill_kept'], d['staged_writes'], d['staged_reads'])"), expected $kept"
+done
+
 # corrupt entries: one line, exit 3
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" small "d['staging'][0]['min_bytes'] = 100" "staging\[0\].min_bytes: 100, at least 4096"
 plan_refused "$TMP/here.plan" "$TMP/v.clrr" slower "d['staging'][0]['after_ns'] = 3000000" "staging\[0\]: after_ns: above before_ns"

@@ -13,7 +13,8 @@
 # it recorded the bytes from before the read). Also at a size under 1 MiB
 # (captured without the overlap). Mode uevent: the read waits for a user
 # event set after a non-blocking write's call: no wait then (it would
-# hang), one warning line.
+# hang), one warning line. Modes write and uevent again with staged
+# transfers (--stage all, and writes only): results right, no hang.
 . "$(dirname "$0")/lib.sh"
 need "$CLRR"; need "$LAYER"
 unset OPENCL_LAYERS LD_PRELOAD OCL_ICD_VENDORS POCL_DEVICES
@@ -39,4 +40,20 @@ done
 timeout 60 "$CLRR" record -o "$TMP/ue.clrr" -- "$PROG" uevent >"$TMP/rec" 2>&1 || fail "record nbread uevent: exit $?: $(cat "$TMP/rec")"
 grep -q "nbread uevent: .* ok" "$TMP/rec" || fail "nbread uevent under clrr record: $(cat "$TMP/rec")"
 grep -q "non-blocking read still fills.*user events" "$TMP/rec" || fail "nbread uevent: no warning: $(cat "$TMP/rec")"
+
+# the same, its writes and reads staged (`--stage all`: how a discrete GPU
+# records; CLRR_STAGE_READS=0: writes only): the program's results stay
+# right and nothing hangs. A write staged from the memory the pending read
+# fills would copy it before the read's bytes are in (uevent, writes only:
+# the program saw stale bytes), and the layer, not told of the user event,
+# made the read waiting for it blocking (uevent: the recording hung)
+for m in write uevent; do
+    for reads in 1 0; do
+        rc=0
+        CLRR_STAGE_READS=$reads timeout 60 "$CLRR" record --force --stage all -o "$TMP/st$m$reads.clrr" -- "$PROG" $m \
+            >"$TMP/rec" 2>&1 || rc=$?
+        [ $rc = 0 ] && grep -q "nbread $m: .* ok" "$TMP/rec" ||
+            fail "nbread $m staged (reads $reads) under clrr record: exit $rc: $(cat "$TMP/rec")"
+    done
+done
 echo "record_nbread: ok"
