@@ -689,9 +689,13 @@ int rpl_readback_alloc(rpl_cx *x, size_t len, void **p)
     rpl_block_free(x->readback);
     rpl_chunk *c = x->fn == RPL_FN_clEnqueueReadBuffer ? rpl_chunk_pinned(x, len) : NULL;
     uint64_t blocking = 0;
-    if (!c && x->fn == RPL_FN_clEnqueueReadBuffer && tf_value_u64(rpl_arg(x, 2), &blocking) && blocking &&
-        (c = rpl_chunk_staged(x, len)))
+    /* staged as the layer stages: a blocking read, or a non-blocking one
+       made blocking while no user event was made */
+    if (!c && x->fn == RPL_FN_clEnqueueReadBuffer && tf_value_u64(rpl_arg(x, 2), &blocking) &&
+        (blocking || !x->s->made_user_event) && (c = rpl_chunk_staged(x, len))) {
         x->stage_out = len;   /* copied out after the call (rpl_stage_out) */
+        x->stage_block = !blocking;
+    }
     x->readback = c ? (void *)c->data : rpl_block_alloc(len);
     if (!x->readback)
         return rpl_call_error(x, RPL_ERR_NOMEM, "out of memory (%zu bytes)", len);
@@ -795,6 +799,7 @@ int rpl_ret_handle(rpl_cx *x, void *live, unsigned kind)
         o->name = strndup(n->v.str.ptr, n->v.str.len);
     }
     o->user_unset = x->fn == RPL_FN_clCreateUserEvent && x->live_ok;   /* rpl_user_events_abort */
+    x->s->made_user_event |= x->fn == RPL_FN_clCreateUserEvent;
     if (o->user_unset)
         return rpl_uev_created(x, id);
     return RPL_OK;

@@ -208,6 +208,8 @@ struct rpl_cx {
     rpl_lane_cmd lane_cmd;
     int64_t stage_ns;         /* a staged write's copy into pinned memory (counted in host_ns) */
     size_t stage_out;         /* a staged read: bytes to copy out after the call (rpl_stage_out) */
+    int stage_block;          /* a staged non-blocking read: made blocking (the generated call
+                                 sets its blocking argument), as the layer's stager makes it */
 };
 
 #define RPL_TRY(expr)                          \
@@ -343,6 +345,8 @@ struct rpl_session {
     struct rpl_pins *pins;    /* pinned memory for their transfers (rpl_pin.c), and for a plan's staging */
     unsigned char *stage_sink;   /* where a staged read's bytes are copied out (rpl_stage_out) */
     size_t stage_sink_cap;
+    int made_user_event;      /* a clCreateUserEvent replayed: non-blocking reads are not staged
+                                 (the layer's rule: such a read might wait for a later call) */
     uint64_t nqueues;         /* command queues created so far */
     size_t *uev_index;
     size_t cap_uev_index;
@@ -566,7 +570,8 @@ void rpl_scratch_list_free(void *chunks);
 void *rpl_block_alloc(size_t len);
 void rpl_block_free(void *data);
 void rpl_block_to_scratch(rpl_cx *x, void *data);
-/* After a staged blocking read (x->stage_out bytes in pinned memory): the
+/* After a staged read (x->stage_out bytes in pinned memory; a non-blocking
+ * one made blocking, x->stage_block, while no user event was made): the
  * copy out that the layer's stager makes into the application's memory,
  * timed into x->host_ns. RPL_OK or RPL_ERR_NOMEM. */
 int rpl_stage_out(rpl_cx *x);

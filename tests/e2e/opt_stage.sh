@@ -50,14 +50,14 @@ grep -q "^clrr optimize: verify: staging not tried: .* shares the host's memory"
 # all: timed on the CPU device; kept or not, said with what was measured, and the plan replays verified
 "$CLRR" optimize "$TMP/v.clrr" -o "$TMP/s.plan" --measure=3 --stage all --budget 60 >/dev/null 2>"$TMP/s.err" ||
     fail "optimize --stage all: $(cat "$TMP/s.err")"
-grep -q "^clrr optimize: verify: staging \(kept\|not kept\) on .*: 6 transfers of 512 KiB or more (24.0 MiB): measured .* ms with it, .* ms without" \
+grep -q "^clrr optimize: verify: staging \(kept\|not kept\) on .*: 9 transfers of 512 KiB or more (36.0 MiB): measured .* ms with it, .* ms without" \
     "$TMP/s.err" || fail "--stage all: $(cat "$TMP/s.err")"
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/s.plan" >"$TMP/sr.out" 2>&1 || fail "replay --plan s.plan: $(cat "$TMP/sr.out")"
 if grep -q "staging kept" "$TMP/s.err"; then
     j "$TMP/s.plan" "d['staging'][0]['min_bytes'] == 524288 and d['staging'][0]['after_ns'] < d['staging'][0]['before_ns'] and 'unstaged' not in d" |
         grep -qx True || fail "the kept decision: $(cat "$TMP/s.plan")"
 else   # measured, not kept: said so, with what was measured
-    j "$TMP/s.plan" "'staging' not in d and d['unstaged'][0]['min_bytes'] == 524288 and d['unstaged'][0]['transfers'] == 6 and d['unstaged'][0]['reps'] >= 3" |
+    j "$TMP/s.plan" "'staging' not in d and d['unstaged'][0]['min_bytes'] == 524288 and d['unstaged'][0]['transfers'] == 9 and d['unstaged'][0]['reps'] >= 3" |
         grep -qx True || fail "the unstaged entry: $(cat "$TMP/s.plan")"
     "$CLRR" plan show "$TMP/s.plan" | grep -q "^unstaged  not staged on .*, measured slower or no faster: .* a live run does not stage there" ||
         fail "plan show s.plan: $("$CLRR" plan show "$TMP/s.plan")"
@@ -79,15 +79,16 @@ PY
 "$CLRR" plan show "$TMP/here.plan" >"$TMP/show.txt" 2>&1 || fail "plan show: $(cat "$TMP/show.txt")"
 grep -q "^staging   transfers of 512 KiB or more through pinned memory on $dev (driver $drv): 2.000 ms -> 1.000 ms (whole replays, 5 pairs" \
     "$TMP/show.txt" || fail "plan show: $(cat "$TMP/show.txt")"
-# replay: the writes (3 x 2 of 4 MiB) staged, verified, and the blocks the
-# layer would make ahead for vecadd's 3 buffers of 4 MiB (one each and one
-# more) made at their creation (vecadd reads without blocking: a
-# replay stages blocking reads only; the layer makes such a read blocking and stages it)
+# replay: the writes (3 x 2 of 4 MiB) and the reads (3 of 4 MiB: vecadd
+# reads without blocking, and made no user event, so the replay makes each
+# read blocking and stages it, as the layer does) staged, verified, and the
+# blocks the layer would make ahead for vecadd's 3 buffers of 4 MiB (one
+# each and one more) made at their creation
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/here.plan" --json >"$TMP/h.json" 2>"$TMP/h.err" || fail "replay --plan here.plan: $(cat "$TMP/h.err")"
 [ "$(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged']['transfers'], d['plan']['staged']['bytes'] >> 20, d['plan']['staged']['unpinned'], d['plan']['staged']['ahead'])")" \
-    = "(True, 0, 6, 24, 0, 4)" ] || fail "replay staged: $(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged'])")"
+    = "(True, 0, 9, 36, 0, 4)" ] || fail "replay staged: $(j "$TMP/h.json" "(d['ok'], d['mismatches'], d['plan']['staged'])")"
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/here.plan" >"$TMP/h.out" 2>&1 || fail "replay --plan here.plan: $(cat "$TMP/h.out")"
-grep -q "6 transfers staged through pinned memory (24.0 MiB; staging; 4 blocks made ahead at buffer creation)" "$TMP/h.out" || fail "replay summary: $(cat "$TMP/h.out")"
+grep -q "9 transfers staged through pinned memory (36.0 MiB; staging; 4 blocks made ahead at buffer creation)" "$TMP/h.out" || fail "replay summary: $(cat "$TMP/h.out")"
 "$CLRR" replay "$TMP/v.clrr" --plan "$TMP/there.plan" --json >"$TMP/t.json" 2>"$TMP/t.err" || fail "replay --plan there.plan: $(cat "$TMP/t.err")"
 [ "$(j "$TMP/t.json" "(d['ok'], d['plan']['staged']['transfers'])")" = "(True, 0)" ] || fail "another device's staging applied in replay"
 
@@ -99,6 +100,9 @@ cmp -s <(grep -v ocl_ms "$TMP/plain.out") <(grep -v ocl_ms "$TMP/run.out") || { 
     sed 's/ ocl_ms=.*//' "$TMP/run.out" >"$TMP/p2"; cmp -s "$TMP/p1" "$TMP/p2" || fail "output under the plan: $(cat "$TMP/run.out")"; }
 [ "$(j "$TMP/r.json" "(d['staged_writes'], d['staged_reads'], d['stage_plan'], d['stage_plan_kept'], d['stage_plan_unstaged'])")" = "(6, 3, True, 1, 0)" ] ||
     fail "run report: $(j "$TMP/r.json" "(d.get('layer'), d.get('staged_writes'), d.get('staged_reads'), d.get('stage_plan'), d.get('stage_plan_kept'))")"
+# the replay staged what the layer stages: 9 transfers, of 6 + 3
+[ "$(j "$TMP/h.json" "d['plan']['staged']['transfers']")" = "$(j "$TMP/r.json" "d['staged_writes'] + d['staged_reads']")" ] ||
+    fail "replay staged $(j "$TMP/h.json" "d['plan']['staged']"), the layer $(j "$TMP/r.json" "(d['staged_writes'], d['staged_reads'])")"
 "$CLRR" run --plan "$TMP/there.plan" --trust-plan -- "$V" --size 1048576 --iters 3 >/dev/null 2>"$TMP/rt.err" ||
     fail "run --plan there.plan: $(cat "$TMP/rt.err")"
 grep -q "nothing in it applies here (its staging was measured on no such device (driver .*), not on a device here): .* runs without the layer" \

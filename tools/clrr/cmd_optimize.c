@@ -163,7 +163,7 @@ static const char cli_optimize_usage[] =
     "                       local sizes are also added to the cost database (--costs\n"
     "                       DB, default this machine's; --no-costs: not)\n"
     "  --stage MODE         with --measure, last: a staging decision for the device\n"
-    "                       of the trace's buffer writes and blocking reads of 512\n"
+    "                       of the trace's buffer writes and reads of 512\n"
     "                       KiB or more (through pinned memory, as clrr run stages\n"
     "                       them; making the blocks and the copies counted), timed\n"
     "                       as a pass: kept (staging) only when faster; when not,\n"

@@ -216,10 +216,12 @@ static void gen_rpl_out_storage(FILE *o, const gen_func *f, const gen_param *p, 
                 i, p->a.len, n, n);
         break;
     case GK_BLOB:
-        if (p->a.complete)
+        if (p->a.complete) {
             fprintf(o, "    if (rpl_in_present(x_, %d)) RPL_TRY(rpl_readback_alloc(x_, (size_t)(%s), (void **)&%s));\n",
                     i, p->a.len, n);
-        else
+            if (p->a.blocking)   /* a staged read, as the layer's stager makes it (rpl_readback_alloc) */
+                fprintf(o, "    if (x_->stage_block) %s = CL_TRUE;\n", p->a.blocking);
+        } else
             fprintf(o, "    if (rpl_in_present(x_, %d)) RPL_TRY(rpl_out_alloc(x_, (size_t)(%s), 1, (void **)&%s));\n",
                     i, p->a.len, n);
         break;
