@@ -188,6 +188,24 @@ out=$("$CLRR" run --plan "$TMP/dw.plan" 2>&1); rc=$?
 [ "$rc" = 2 ] || fail "no command: rc $rc: $out"
 out=$("$CLRR" run --plan "$TMP/dw.plan" -- /nonexistent/app 2>&1); rc=$?
 [ "$rc" = 127 ] || fail "missing command: rc $rc: $out"
+# the layer's cost record (costs/COSTS.md `l`): its per-run part holds what
+# clrr run took before the application (CLRR_RUN_PRE_NS, which clrr run
+# sets: a positive count under a second, seen by the application)
+rm -f "$TMP/lcost"
+CLRR_COSTS=$TMP/lcost run -q --plan "$TMP/dw.plan" -- sh -c 'echo "$CLRR_RUN_PRE_NS" >"$0.pre"; exec "$1" --iters 3' \
+    "$TMP/lrun" "$DW" >/dev/null 2>&1 || fail "run with the layer's cost learned"
+pre=$(cat "$TMP/lrun.pre")
+[[ $pre =~ ^[0-9]+$ ]] && [ "$pre" -gt 0 ] && [ "$pre" -lt 1000000000 ] || fail "CLRR_RUN_PRE_NS: '$pre'"
+fixed=$(awk -F'\t' '$1 == "l" { print $5; exit }' "$TMP/lcost")
+[ -n "$fixed" ] && [ "$fixed" -ge "$pre" ] || fail "the layer's cost record: fixed '$fixed' ns, below clrr run's own $pre ns: $(cat "$TMP/lcost")"
+# ... as the layer reads it: 5 s of it appear in the record
+rm -f "$TMP/lcost"
+CLRR_COSTS=$TMP/lcost CLRR_PLAN=$TMP/dw.plan CLRR_PLAN_REPORT=$TMP/lr.json CLRR_RUN_PRE_NS=5000000000 LD_PRELOAD=$LAYER \
+    CLRR_TRUST_PLAN=1 "$DW" --iters 3 \
+    >/dev/null 2>&1 || fail "the layer with CLRR_RUN_PRE_NS"
+fixed=$(awk -F'\t' '$1 == "l" { print $5; exit }' "$TMP/lcost")
+[ -n "$fixed" ] && [ "$fixed" -ge 5000000000 ] || fail "CLRR_RUN_PRE_NS=5 s: the record's fixed part '$fixed' ns: $(cat "$TMP/lcost" 2>/dev/null)"
+
 # the application's exit status is clrr's
 "$DW" --size 1 >/dev/null 2>&1; want=$?
 run -q --plan "$TMP/dw.plan" -- "$DW" --size 1 >/dev/null 2>&1; rc=$?

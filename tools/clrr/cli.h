@@ -63,6 +63,10 @@ void cli_print_usage(const cli_command *cmd, FILE *f);
 /*! cli_set_command() : names the running subcommand for cli_err()
  *  (NULL: plain "clrr"). Called by main() before run(). */
 void cli_set_command(const char *name);
+/*! cli_started_ns() : CLOCK_MONOTONIC when main() began (set by main(),
+ *  cli_mark_start). */
+int64_t cli_started_ns(void);
+void cli_mark_start(void);
 
 /*! cli_err() : prints "clrr CMD: message" as ONE line on stderr; newlines and
  *  control characters inside the message are replaced by spaces. */

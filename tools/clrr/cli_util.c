@@ -13,12 +13,27 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *cli_cmd_name;
 
 void cli_set_command(const char *name)
 {
     cli_cmd_name = name;
+}
+
+static int64_t cli_t0_ns;
+
+void cli_mark_start(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    cli_t0_ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int64_t cli_started_ns(void)
+{
+    return cli_t0_ns;
 }
 
 void cli_print_usage(const cli_command *cmd, FILE *f)

@@ -94,6 +94,7 @@ static const cli_command *cli_find(const char *name)
 
 int main(int argc, char **argv)
 {
+    cli_mark_start();
     if (argc < 2) {
         cli_main_usage(stderr);
         return CLI_EXIT_USAGE;
