@@ -110,7 +110,7 @@ typedef struct rs_fill {
     size_t n;
     _Atomic int done;
 } rs_fill;
-#define RS_FILL_MAX 4096        /* more pending at once: no write is staged until some complete */
+#define RS_FILL_MAX 4096        /* more pending at once: no write is staged again (one read untracked) */
 
 typedef struct rs_ctx {
     cl_context ctx;
@@ -126,7 +126,7 @@ static struct {
     unsigned plan_kept, plan_unstaged;   /* devices the plan decided, as seen */
     rs_fill **fill;           /* pending non-blocking reads into the application's memory */
     size_t nfill, capfill;
-    int fill_full;            /* RS_FILL_MAX reached: writes are not staged while it lasts */
+    int fill_full;            /* a read could not be tracked (RS_FILL_MAX, memory): no write is staged again */
     uint64_t fill_kept;       /* writes not staged: a pending read still fills their bytes */
     int writes_only;          /* CLRR_STAGE_READS=0: reads run as made */
     unsigned threads;
@@ -652,8 +652,6 @@ static int rs_filling(const void *p, size_t n)
         rs.fill[k++] = f;
     }
     rs.nfill = k;
-    if (k < RS_FILL_MAX)
-        rs.fill_full = 0;
     return hit || rs.fill_full;
 }
 
@@ -672,7 +670,7 @@ void live_stage_filling(const void *p, size_t n, cl_event e)
     pthread_mutex_lock(&rs.mu);
     if (!f || rs.nfill >= RS_FILL_MAX ||
         plan_grow((void **)&rs.fill, &rs.capfill, rs.nfill + 1, sizeof *rs.fill)) {
-        rs.fill_full = 1;   /* not tracked: no write is staged until the list drains */
+        rs.fill_full = 1;   /* not tracked, so any write's bytes may be its: none is staged again */
         pthread_mutex_unlock(&rs.mu);
         free(f);
         return;
