@@ -768,31 +768,17 @@ static plan_status opt_vstage(opt_vrun *x, plan_file **p)
        would load the layer where the plan has nothing else; a live run
        stages there by the layer's rule, as without it. A staging measured
        slower is written (unstaged): the rule then does not apply there. */
-    int quiet_win = r == 1 && c.mw < c.mo && x->v->stage == OPT_STAGE_DEFAULT;
-    if (r == 1 && c.mw < c.mo && !quiet_win) {
+    int faster = r == 1 && c.mw < c.mo, quiet_win = faster && x->v->stage == OPT_STAGE_DEFAULT;
+    plan_free(q);   /* rebuilt with the measured figures, or not kept */
+    if (r >= 0 && !quiet_win) {   /* staging, or unstaged (1.14): the layer does not stage there by its rule */
         e.before_ns = (uint64_t)c.mo;
         e.after_ns = (uint64_t)c.mw;
         e.noise_ns = (uint64_t)(c.noise * c.mo);
-        e.reps = n;
-        plan_remove_stages(q);
-        if ((st = plan_add_stage(q, &e)) != PLAN_OK) {
-            plan_free(q);
+        e.reps = c.n ? c.n : 1;
+        if ((st = faster ? plan_add_stage(*p, &e) : plan_add_unstaged(*p, &e)) != PLAN_OK)
             return st;
-        }
-        x->res->stage_kept = 1;
-        x->res->stage_gain_ns = c.mo - c.mw;
-        plan_free(*p);
-        *p = q;
-    } else {
-        plan_free(q);
-        if (r >= 0 && !quiet_win) {   /* measured, not faster: the layer does not stage there by its rule (1.14) */
-            e.before_ns = (uint64_t)c.mo;
-            e.after_ns = (uint64_t)c.mw;
-            e.noise_ns = (uint64_t)(c.noise * c.mo);
-            e.reps = c.n ? c.n : 1;
-            if ((st = plan_add_unstaged(*p, &e)) != PLAN_OK)
-                return st;
-        }
+        x->res->stage_kept = faster;
+        x->res->stage_gain_ns = faster ? c.mo - c.mw : 0;
     }
     if (r < 0) {
         opt_vsay(x, "staging not measured (%s)", x->err);

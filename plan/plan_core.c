@@ -231,12 +231,18 @@ const plan_stage *plan_get_stage(const plan_file *p, size_t i)
     return i < p->nst ? &p->st[i] : NULL;
 }
 
+/* The entry of @p a[0..n) for @p device and @p driver, or NULL. */
+static const plan_stage *plan_decision_in(const plan_stage *a, size_t n, const char *device, const char *driver)
+{
+    for (size_t i = 0; device && driver && i < n; i++)
+        if (!strcmp(a[i].device, device) && !strcmp(a[i].driver, driver))
+            return &a[i];
+    return NULL;
+}
+
 const plan_stage *plan_stage_for(const plan_file *p, const char *device, const char *driver)
 {
-    for (size_t i = 0; device && driver && i < p->nst; i++)
-        if (!strcmp(p->st[i].device, device) && !strcmp(p->st[i].driver, driver))
-            return &p->st[i];
-    return NULL;
+    return plan_decision_in(p->st, p->nst, device, driver);
 }
 
 size_t plan_unstaged_count(const plan_file *p)
@@ -251,10 +257,7 @@ const plan_stage *plan_get_unstaged(const plan_file *p, size_t i)
 
 const plan_stage *plan_unstaged_for(const plan_file *p, const char *device, const char *driver)
 {
-    for (size_t i = 0; device && driver && i < p->nun; i++)
-        if (!strcmp(p->un[i].device, device) && !strcmp(p->un[i].driver, driver))
-            return &p->un[i];
-    return NULL;
+    return plan_decision_in(p->un, p->nun, device, driver);
 }
 
 /* Appends @p s to staging (@p kept) or unstaged: one entry per device

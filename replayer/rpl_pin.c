@@ -146,10 +146,10 @@ static rpl_pin *rpl_pin_make(rpl_session *s, struct rpl_pins *P, cl_context ctx,
     return b;
 }
 
-/* The class of @p size: a power of two from RPL_PIN_MIN, 0 past @p cap. */
-static size_t rpl_pin_class(size_t size, size_t cap)
+/* The class of @p size: a power of two from @p least, 0 past @p cap. */
+static size_t rpl_pin_class(size_t size, size_t least, size_t cap)
 {
-    size_t cls = RPL_PIN_MIN;
+    size_t cls = least;
     while (cls < size && cls <= cap / 2)
         cls *= 2;
     return cls >= size && cls <= cap ? cls : 0;
@@ -158,13 +158,11 @@ static size_t rpl_pin_class(size_t size, size_t cap)
 /* The block of a staged transfer of @p len bytes behind a chunk header of
  * @p hdr bytes: the layer's block for it (live/live_stage.c rs_class: a
  * power of two from 1 MiB) and the header, so that the replay pins what
- * the layer pins; 0 when that data would pass @p cap. */
-static size_t rpl_pin_stage_class(size_t hdr, size_t len, size_t cap)
+ * the layer pins; 0 when that data would pass RPL_STAGE_CAP. */
+static size_t rpl_pin_stage_class(size_t hdr, size_t len)
 {
-    size_t cls = RPL_STAGE_BLOCK_MIN;
-    while (cls < len && cls <= cap / 2)
-        cls *= 2;
-    return cls >= len && cls <= cap ? cls + hdr : 0;
+    size_t cls = rpl_pin_class(len, RPL_STAGE_BLOCK_MIN, RPL_STAGE_CAP);
+    return cls ? cls + hdr : 0;
 }
 
 /* The staging's bound, in the pool's bytes: RPL_STAGE_CAP of the layer's
@@ -197,9 +195,12 @@ static rpl_pin *rpl_pin_get(rpl_session *s, struct rpl_pins *P, cl_command_queue
     for (size_t i = 0; i < P->nb && !b; i++)
         if (!P->b[i]->busy && P->b[i]->ctx == ctx && P->b[i]->size == cls)
             b = P->b[i];
-    if (!b && (*made = 1) && !(b = rpl_pin_make(s, P, ctx, mq, cls, cap))) {
-        P->fallbacks++;
-        return NULL;
+    if (!b) {
+        *made = 1;
+        if (!(b = rpl_pin_make(s, P, ctx, mq, cls, cap))) {
+            P->fallbacks++;
+            return NULL;
+        }
     }
     b->busy = 1;
     P->taken++;
@@ -210,7 +211,7 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
 {
     struct rpl_pins *P = rpl_pins_of(s);
     int made = 0;
-    rpl_pin *b = P ? rpl_pin_get(s, P, q, rpl_pin_class(size, rpl_pin_cap(s)), rpl_pin_cap(s), &made) : NULL;
+    rpl_pin *b = P ? rpl_pin_get(s, P, q, rpl_pin_class(size, RPL_PIN_MIN, rpl_pin_cap(s)), rpl_pin_cap(s), &made) : NULL;
     *pin = b;
     return b ? b->p : NULL;
 }
@@ -218,7 +219,7 @@ void *rpl_pin_take(rpl_session *s, cl_command_queue q, size_t size, void **pin)
 void *rpl_pin_take_staged(rpl_session *s, cl_command_queue q, size_t hdr, size_t len, void **pin)
 {
     struct rpl_pins *P = rpl_pins_of(s);
-    size_t cap = rpl_pin_stage_cap(s, hdr), cls = rpl_pin_stage_class(hdr, len, RPL_STAGE_CAP);
+    size_t cap = rpl_pin_stage_cap(s, hdr), cls = rpl_pin_stage_class(hdr, len);
     int made = 0;
     rpl_pin *b = P ? rpl_pin_get(s, P, q, cls, cap, &made) : NULL;
     if (b && made)
@@ -232,7 +233,7 @@ int rpl_pin_ahead(rpl_session *s, cl_context ctx, cl_device_id dev, size_t hdr, 
     struct rpl_pins *P = rpl_pins_of(s);
     if (!P)
         return -1;
-    size_t cap = rpl_pin_stage_cap(s, hdr), cls = rpl_pin_stage_class(hdr, len, RPL_STAGE_CAP), i = 0;
+    size_t cap = rpl_pin_stage_cap(s, hdr), cls = rpl_pin_stage_class(hdr, len), i = 0;
     if (!cls)
         return 0;
     while (i < P->nbufs && (P->bufs[i].ctx != ctx || P->bufs[i].size != cls))
