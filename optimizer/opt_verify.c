@@ -55,6 +55,7 @@ typedef struct opt_vrun {
     int plan_fails;           /* the trace replays verified alone: a replay that fails is the plan's */
     int whole_pass;           /* pass + 1 whose timing compared the whole plan with no plan */
     int stage_due;            /* opt_vstage will time a staging: its pairs are reserved too */
+    int none_timed;           /* a replay without the plan took its part in the budget's unit */
 } opt_vrun;
 
 double opt_now(void)
@@ -297,11 +298,13 @@ static unsigned opt_vfit(const opt_vrun *x, double avail)
 }
 
 /* The seconds the final check's minimum (3 alternated pairs) takes, and
- * the staging's after it (opt_vstage) when the trace has transfers it
- * would take. */
-static double opt_vreserve(const opt_vrun *x)
+ * with @p stage the staging's after it (opt_vstage) when the trace has
+ * transfers it would take. The passes' timings reserve the final check
+ * only (a pass's gain comes before a staging decision's: the decisions
+ * measured so far rarely won, a dead-work pass does), the tuning both. */
+static double opt_vreserve(const opt_vrun *x, int stage)
 {
-    return (x->stage_due ? 12 : 6) * x->res->replay_s;
+    return (stage && x->stage_due ? 12 : 6) * x->res->replay_s;
 }
 
 /* What opt_vcompare measured: the medians with and without (ns), the
@@ -404,13 +407,13 @@ static int opt_vcompare(opt_vrun *x, const char *stage, const plan_file *p, cons
 }
 
 /* Whether plan @p p (with pass @p pass) and @p q (without it) were timed
- * (@p n pairs): 1 p is faster beyond the noise, 0 not, -1 a replay failed
- * or mismatched. */
-static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan_file *q, unsigned n)
+ * (@p n pairs, more while they fit before the end less @p reserve
+ * seconds): 1 p is faster beyond the noise, 0 not, -1 a replay failed or
+ * mismatched. */
+static int opt_vtime(opt_vrun *x, plan_pass pass, const plan_file *p, const plan_file *q, unsigned n, double reserve)
 {
     opt_vcmp c;
-    int keep = opt_vcompare(x, plan_pass_name(pass), p, q, &n, x->v->end_s > 0 ? x->v->end_s - opt_vreserve(x) : INFINITY,
-                            &c);
+    int keep = opt_vcompare(x, plan_pass_name(pass), p, q, &n, x->v->end_s > 0 ? x->v->end_s - reserve : INFINITY, &c);
     if (keep < 0)
         return -1;
     if (keep) {
@@ -436,8 +439,9 @@ static plan_status opt_vmeasure(opt_vrun *x, plan_file **p)
     if (!x->v->time)
         return PLAN_OK;
     x->res->measured = 1;
-    if (x->v->end_s > 0 && opt_vchanges(*p)) {   /* the budget's unit: a replay without the plan (the
-                                                    plan's own may be far shorter) */
+    if (x->v->end_s > 0 && opt_vchanges(*p) && !x->none_timed) {   /* the budget's unit: a replay without
+                                                                      the plan (the plan's own may be far
+                                                                      shorter) */
         plan_file *none = NULL;
         plan_status st = opt_vbuild(x, 0, NULL, 0, &none);
         if (st != PLAN_OK)
@@ -460,20 +464,24 @@ static plan_status opt_vmeasure(opt_vrun *x, plan_file **p)
         }
         if (!opt_vhas(*p, i))
             continue;
-        double left = opt_vleft(x), avail = left - opt_vreserve(x);
-        unsigned n = opt_vfit(x, avail);
-        if (!n) {
-            snprintf(why, sizeof why, "not measured within --budget (3 alternated pairs of %.1f s replays need %.1f s, "
-                     "%.1f s left less the final check's %.1f s)", x->res->replay_s, 6 * x->res->replay_s,
-                     left > 0 ? left : 0, opt_vreserve(x));
-            drop |= 1u << i;
-            continue;
-        }
         plan_file *q = NULL;
         plan_status st = opt_vbuild(x, x->o.passes & ~(1u << i), NULL, 0, &q);
         if (st != PLAN_OK)
             return st;
-        int keep = opt_vtime(x, (plan_pass)i, *p, q, n);
+        /* a pass that is the whole plan is timed against no plan: kept, the
+           final check would time the same again unless the tuning adds to
+           it, which it does only where the check still fits */
+        double left = opt_vleft(x), reserve = opt_vchanges(q) ? opt_vreserve(x, 0) : 0;
+        unsigned n = opt_vfit(x, left - reserve);
+        if (!n) {
+            plan_free(q);
+            snprintf(why, sizeof why, "not measured within --budget (3 alternated pairs of %.1f s replays need %.1f s, "
+                     "%.1f s left less the final check's %.1f s)", x->res->replay_s, 6 * x->res->replay_s,
+                     left > 0 ? left : 0, reserve);
+            drop |= 1u << i;
+            continue;
+        }
+        int keep = opt_vtime(x, (plan_pass)i, *p, q, n, reserve);
         if (keep == 0) {
             x->o.passes &= ~(1u << i);
             x->res->removed += plan_get_pass(*p, (plan_pass)i)->transformations +
@@ -634,9 +642,15 @@ static plan_status opt_vfinal(opt_vrun *x, plan_file **p)
             opt_vsay(x, "final check: the plan is pass %s alone, measured against no plan above: kept", names);
             return PLAN_OK;
         }
-        double sres = x->stage_due ? 6 * x->res->replay_s : 0;   /* the staging's pairs, after it */
+        /* the staging's pairs after it, unless only they make it fit: the
+           passes' gains come first */
+        double sres = x->stage_due ? 6 * x->res->replay_s : 0;
         double left = opt_vleft(x) - sres;
         unsigned n = opt_vfit(x, left);
+        if (!n && sres > 0 && (n = opt_vfit(x, left + sres)) != 0) {
+            left += sres;
+            sres = 0;
+        }
         int r = -2;
         opt_vcmp c = {0};
         plan_file *none = NULL;
@@ -814,11 +828,11 @@ static plan_status opt_vfinish(opt_vrun *x, plan_file **p)
     if (x->v->after) {
         /* with end_s: what is left less the final check's reserve and the
          * replay that verifies what the tuning added */
-        double b = x->v->end_s > 0 ? opt_vleft(x) - (x->v->time ? opt_vreserve(x) : 0) - x->res->replay_s
+        double b = x->v->end_s > 0 ? opt_vleft(x) - (x->v->time ? opt_vreserve(x, 1) : 0) - x->res->replay_s
                                    : x->v->after_budget_s;
         if (b < 1)
             opt_vsay(x, "tuning not run: %.1f s left within --budget, less the final check's %.1f s", opt_vleft(x) > 0 ? opt_vleft(x) : 0,
-                     opt_vreserve(x));
+                     opt_vreserve(x, 1));
         else if ((st = x->v->after(x->v->user, *p, b, x->err, x->err_cap)) != PLAN_OK)
             return st;
     }
@@ -889,12 +903,15 @@ plan_status opt_optimize_verified(const char *path, const opt_options *o, const 
         plan_file *empty = NULL;
         if ((st = opt_optimize(path, &z, &empty, err, err_cap)) != PLAN_OK)
             goto out;
+        double t0 = opt_now();
         r = v->replay(v->user, empty, err, err_cap);
         plan_free(empty);
         if (r < 0) {
             st = PLAN_ERR_TRACE;
             goto out;
         }
+        opt_vtook(&x, opt_now() - t0);   /* the budget's unit: opt_vmeasure need not time one more */
+        x.none_timed = 1;
         if (r == 2) {   /* another device: nothing here says what the results should be */
             res->unverified = 1;
             snprintf(res->why, sizeof res->why, "%s%smismatches even without a plan", err, err[0] ? ", which " : "");

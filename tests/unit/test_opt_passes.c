@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live/live.h"
@@ -709,7 +710,15 @@ typedef struct tcase {
     const double *drift, *jitter;   /* optional factors: per pair of runs, per run (cycled, 8 each) */
     const char *want;               /* a line to find (NULL: none); found sets seen */
     int seen;
+    unsigned sleep_ms;              /* each replay, timed or not, takes this long */
 } tcase;
+
+static void tcase_sleep(const tcase *c)
+{
+    struct timespec ts = {.tv_sec = c->sleep_ms / 1000, .tv_nsec = (long)(c->sleep_ms % 1000) * 1000000L};
+    if (c->sleep_ms)
+        nanosleep(&ts, NULL);
+}
 
 static int tcase_time(void *user, const plan_file *p, double *ns, char *err, size_t cap)
 {
@@ -721,15 +730,16 @@ static int tcase_time(void *user, const plan_file *p, double *ns, char *err, siz
         m |= plan_get_xform(p, i)->pass == D ? 1u : plan_get_xform(p, i)->pass == R ? 2u : 0u;
     *ns = c->t[m] * (c->drift ? c->drift[(c->timed / 2) % 8] : 1) * (c->jitter ? c->jitter[c->timed % 8] : 1);
     c->timed++;
+    tcase_sleep(c);
     return c->t[m] < 0;   /* as a timed replay that mismatched */
 }
 
 static int tcase_replay(void *user, const plan_file *p, char *err, size_t cap)
 {
-    (void)user;
     (void)p;
     (void)err;
     (void)cap;
+    tcase_sleep(user);   /* a tcase, or an scase (whose first member is one) */
     return 0;
 }
 
@@ -898,6 +908,48 @@ static void test_measure_stage(void)
             const plan_stage *u = plan_get_unstaged(p, 0);
             CU_ASSERT(u && !strcmp(u->device, "GPU X") && u->after_ns > u->before_ns && u->reps >= 3);
         }
+        plan_free(p);
+    }
+    unlink(b.path);
+}
+
+/* The budget's order: a pass that is the whole plan is timed against no
+ * plan without the final check's reserve (that check would time the same
+ * again), and before a staging decision's reserve: replays of 100 ms, a
+ * budget of 1.3 s, of which the plan's replay (verified) and one without
+ * it (the budget's unit) take 0.2 and the pass's 3 pairs 0.6; with the
+ * final check's reserve they would not have fitted (1.2 s of 1.1). The
+ * staging's 3 pairs then no longer fit. */
+static void test_measure_budget(void)
+{
+    tb b;
+    tb_open(&b);
+    uint64_t q = tb_queue(&b), a = tb_buffer(&b, 1, 4096, NULL);
+    tb_write(&b, q, a, 0, 4096, Y);   /* dead: overwritten by the next */
+    tb_write(&b, q, a, 0, 4096, X);
+    tb_read(&b, q, a, 0, 4096, X);
+    tb_close(&b);
+    opt_options o = {.passes = 1u << D};
+    char err[512] = "";
+    for (int staged = 0; staged < 2; staged++) {
+        scase c = {.t = {.t = {100e6, 80e6, 80e6, 80e6}, .sleep_ms = 100,
+                         .want = staged ? "staging not measured within --budget" :
+                                          "final check: the plan is pass dead alone, measured against no plan above"},
+                   .factor = 0.5};
+        opt_verify h = {.replay = tcase_replay, .on_removed = scase_line, .user = &c, .max_replays = 24,
+                        .time = scase_time, .reps = 3, .stage = staged ? OPT_STAGE_DEFAULT : OPT_STAGE_OFF,
+                        .replay_info = scase_info};
+        plan_file *p = NULL;
+        opt_verify_result res;
+        h.end_s = opt_now() + 1.3;
+        CU_ASSERT_FATAL(opt_optimize_verified(b.path, &o, &h, &p, &res, err, sizeof err) == PLAN_OK);
+        if (plan_get_pass(p, D)->transformations != 1 || !c.t.seen || res.replays != 1 || c.t.timed != 7)
+            fprintf(stderr, "\nbudget case %d: dead %llu, line %s, replays %u, timed %u\n", staged,
+                    (unsigned long long)plan_get_pass(p, D)->transformations, c.t.seen ? "said" : "not said",
+                    res.replays, c.t.timed);
+        CU_ASSERT(plan_get_pass(p, D)->transformations == 1 && res.final_kept && !res.unmeasured);
+        CU_ASSERT(c.t.seen && res.replays == 1 && c.t.timed == 7);
+        CU_ASSERT(plan_stage_count(p) == 0 && plan_unstaged_count(p) == 0);
         plan_free(p);
     }
     unlink(b.path);
@@ -1751,6 +1803,8 @@ int main(void)
     CU_add_test(s, "measure: each pass, then the whole plan against no plan", test_measure_final);
     CU_add_test(s, "measure: staging written when faster (asked), unstaged when slower, the default's win left to the rule",
                 test_measure_stage);
+    CU_add_test(s, "measure: a pass that is the whole plan fits without the final check's or the staging's reserve",
+                test_measure_budget);
     CU_add_test(s, "the matcher drops the plan's calls, falls back on other bytes", test_exec);
     CU_add_test(s, "fuse: same element fuses, other elements or commands between do not", test_fuse);
     CU_add_test(s, "fuse: a chain of three launches is one kernel; a link that writes an input ends it", test_fuse_chain);
