@@ -196,7 +196,9 @@ typedef struct opt_verify_result {
                                  without it less with it) */
     unsigned unmeasured;      /* passes removed because their timing could not run (a timed
                                  replay mismatched or failed) or did not fit in end_s */
-    double replay_s;          /* the longest wall time of one replay so far (the budget's unit) */
+    double replay_s;          /* the budget's unit: a replay without the plan once the programs were
+                                 built (the first replay builds them cold), or the longest
+                                 since (s) */
     int final_checked;        /* the final check measured the whole plan against no plan */
     int final_kept;           /* ... and kept it (what is left of it), faster beyond the noise */
     double final_gain_ns;     /* ... its measured gain (median without less with the plan) */
